@@ -1,0 +1,31 @@
+# Two commands on a fresh machine with only Python and make: `make test` and `make audit`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: test audit lint bench claims clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q
+
+audit: $(STAMP)
+	$(VENV)/bin/dpquant audit --all --out reports/audit
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check reference audit tests proofs_checks benchmarks
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_exponential_mechanism.py
+
+claims: $(STAMP)
+	$(VENV)/bin/dpquant claims
+
+clean:
+	rm -rf $(VENV) reports .pytest_cache .hypothesis

@@ -1,0 +1,640 @@
+"""Exact output laws and the divergences between them.
+
+Two laws cover every mechanism of this project:
+
+* :class:`DiscreteLaw` -- finitely many atoms with log-probabilities at mpmath precision;
+* :class:`PiecewiseLogLinear` -- a density on an interval made of pieces with
+  ``log f(y) = a·y + b`` (piecewise-constant, truncated and flattened Laplace, the exponential
+  mechanism over Smith's intervals, the tzamos20 extension density).
+
+Each law has a float fast path (``logpdf``/``cdf``/``sample``, vectorised numpy) and an exact path
+(``*_mp`` methods, ``mass``; mpmath at :data:`reference.exact.mp.DPS` digits). Between two laws of
+the same kind: the exact privacy loss :func:`privacy_loss` (sup |log f − log g| over the merged
+breakpoints, infinite when the supports differ), the hockey-stick divergence :func:`hockey_stick`
+δ(ε) and the Rényi divergence :func:`renyi_divergence` of any order α.
+
+Exact parameters: a law stores floats for speed and, optionally, exact values (``Fraction``, ``int``,
+``mpf``) for the exact path; ``exact_*`` arguments may be lazy sequences (anything with
+``__getitem__``) so that a law with 10^6 pieces costs nothing until its exact path is used.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Protocol, runtime_checkable
+
+import mpmath
+import numpy as np
+
+from reference.exact.mp import MP_INF, MP_NINF, logsumexp, to_mpf, workdps
+from reference.sampling import truncated_exponential_inverse
+from reference.validation import check_rng, check_size
+
+Number = float | int | Fraction | mpmath.mpf
+
+# Pieces whose float log-mass lies this far below the largest contribute < e^-350 relative to the
+# normaliser: far below the 60-digit working precision, so the exact normaliser may skip them.
+_NEGLIGIBLE_NATS = 350.0
+
+
+@runtime_checkable
+class ExactDistribution(Protocol):
+    """What every exact law offers."""
+
+    def sample(self, size: int, rng: np.random.Generator) -> np.ndarray: ...
+
+    def cdf(self, y: Any) -> np.ndarray: ...
+
+    def mass(self, lo: Number, hi: Number) -> mpmath.mpf: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Finite discrete laws
+# --------------------------------------------------------------------------------------------
+
+
+class DiscreteLaw:
+    """A finite discrete law: distinct atoms and their log-probabilities (mpf).
+
+    ``log_weights`` need not be normalised; atoms with weight 0 (log-weight -inf) are dropped and
+    repeated atoms are merged. Atoms may be numbers (then the law has a ``cdf`` and the support is
+    sorted) or any hashable label, such as the name of an exception.
+    """
+
+    def __init__(self, support: Sequence[Hashable], log_weights: Sequence[Number]):
+        if len(support) != len(log_weights):
+            raise ValueError(
+                f"support and log_weights must have the same length, got {len(support)} and "
+                f"{len(log_weights)}"
+            )
+        merged: dict[Hashable, list[mpmath.mpf]] = {}
+        with workdps():
+            for atom, lw in zip(support, log_weights, strict=True):
+                value = to_mpf(lw)
+                if mpmath.isnan(value) or value == MP_INF:
+                    raise ValueError(f"log_weights must be finite or -inf, got {lw!r} for {atom!r}")
+                if value != MP_NINF:
+                    merged.setdefault(_atom_key(atom), []).append(value)
+            if not merged:
+                raise ValueError("log_weights must give positive weight to at least one atom")
+            atoms = list(merged)
+            self.numeric = all(_is_number(a) for a in atoms)
+            if self.numeric:
+                atoms.sort()
+            logw = [logsumexp(merged[a]) for a in atoms]
+            log_z = logsumexp(logw)
+            self.support: tuple[Hashable, ...] = tuple(atoms)
+            self.logp: tuple[mpmath.mpf, ...] = tuple(w - log_z for w in logw)
+        self._index = {a: i for i, a in enumerate(self.support)}
+        self._p_float = np.array([float(mpmath.exp(lp)) for lp in self.logp])
+        cum = np.cumsum(self._p_float)
+        self._cum = cum / cum[-1]
+
+    @classmethod
+    def from_probabilities(cls, support: Sequence[Hashable], probabilities: Sequence[Number]) -> DiscreteLaw:
+        """Build from probabilities (Fractions stay exact up to the final logarithm)."""
+        logs = []
+        for p in probabilities:
+            value = to_mpf(p)
+            if value < 0 or mpmath.isnan(value):
+                raise ValueError(f"probabilities must be >= 0, got {p!r}")
+            logs.append(MP_NINF if value == 0 else mpmath.log(value))
+        return cls(support, logs)
+
+    def __len__(self) -> int:
+        return len(self.support)
+
+    def __repr__(self) -> str:
+        return f"DiscreteLaw({len(self)} atoms)"
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """Atom probabilities as floats (aligned with ``support``)."""
+        return self._p_float.copy()
+
+    def logpmf_mp(self, atom: Hashable) -> mpmath.mpf:
+        i = self._index.get(_atom_key(atom))
+        return MP_NINF if i is None else self.logp[i]
+
+    def pmf_mp(self, atom: Hashable) -> mpmath.mpf:
+        with workdps():
+            return mpmath.exp(self.logpmf_mp(atom))
+
+    def logpmf(self, atoms: Any) -> np.ndarray:
+        """Float log-probabilities of ``atoms`` (vectorised; -inf off the support)."""
+        arr = np.atleast_1d(np.asarray(atoms, dtype=float if self.numeric else object))
+        out = np.full(arr.shape, -np.inf)
+        for k, a in enumerate(arr.ravel()):
+            i = self._index.get(_atom_key(a))
+            if i is not None:
+                out.flat[k] = float(self.logp[i])
+        return out
+
+    def cdf(self, y: Any) -> np.ndarray:
+        """P(X <= y), vectorised (numeric atoms only)."""
+        support = self._numeric_support()
+        idx = np.searchsorted(support, np.asarray(y, dtype=float), side="right")
+        return np.concatenate([[0.0], self._cum])[idx]
+
+    def mass(self, lo: Number, hi: Number) -> mpmath.mpf:
+        """Exact P(lo <= X <= hi) (numeric atoms only)."""
+        self._numeric_support()
+        with workdps():
+            terms = [lp for a, lp in zip(self.support, self.logp, strict=True) if lo <= a <= hi]
+            return mpmath.exp(logsumexp(terms))
+
+    def probability(self, event: Callable[[Hashable], bool]) -> mpmath.mpf:
+        """Exact P(event(X)) for a predicate on atoms."""
+        with workdps():
+            return mpmath.exp(logsumexp(lp for a, lp in zip(self.support, self.logp, strict=True) if event(a)))
+
+    def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent draws by inverse CDF (one uniform each, vectorised)."""
+        size, rng = check_size(size), check_rng(rng)
+        idx = np.searchsorted(self._cum, rng.random(size), side="right")
+        idx = np.minimum(idx, len(self.support) - 1)
+        values = self._numeric_support() if self.numeric else np.array(self.support, dtype=object)
+        return values[idx]
+
+    def _numeric_support(self) -> np.ndarray:
+        if not self.numeric:
+            raise ValueError("this law has non-numeric atoms: cdf and mass need numbers")
+        return np.array([float(a) for a in self.support])
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float | Fraction | np.integer | np.floating) and not isinstance(x, bool)
+
+
+def _atom_key(x: Any) -> Hashable:
+    """Normalise numpy scalars so that 1, 1.0 and np.float64(1) are one atom."""
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# Piecewise log-linear densities
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One piece: ``log f(y) = slope·y + intercept`` on [left, right] (unnormalised, exact)."""
+
+    left: Number
+    right: Number
+    slope: mpmath.mpf
+    intercept: mpmath.mpf
+
+
+class PiecewiseLogLinear:
+    """A density on [x_0, x_m] with log f(y) = a_i·y + b_i on [x_i, x_{i+1}] (normalised here).
+
+    Parameters
+    ----------
+    breaks : m + 1 strictly increasing breakpoints; x_0 may be -inf (then a_0 > 0) and x_m may be
+        +inf (then a_{m-1} < 0).
+    slopes, intercepts : m numbers each; an intercept of -inf marks a piece of zero density.
+    exact_breaks, exact_slopes, exact_intercepts : optional exact values (``Fraction``, ``int``,
+        ``mpf``, or lazy sequences of them) used by the exact path instead of the floats.
+    """
+
+    def __init__(
+        self,
+        breaks: Sequence[Number],
+        slopes: Sequence[Number],
+        intercepts: Sequence[Number],
+        *,
+        exact_breaks: Sequence[Number] | None = None,
+        exact_slopes: Sequence[Number] | None = None,
+        exact_intercepts: Sequence[Number] | None = None,
+    ):
+        self._xb = _exact_or_none(breaks, exact_breaks)
+        self._xa = _exact_or_none(slopes, exact_slopes)
+        self._xc = _exact_or_none(intercepts, exact_intercepts)
+        self.breaks = np.asarray([float(x) for x in breaks] if not isinstance(breaks, np.ndarray) else breaks, dtype=float)
+        self.slopes = np.asarray([float(x) for x in slopes] if not isinstance(slopes, np.ndarray) else slopes, dtype=float)
+        self.intercepts = np.asarray(
+            [float(x) for x in intercepts] if not isinstance(intercepts, np.ndarray) else intercepts, dtype=float
+        )
+        self._validate()
+        self._float_path()
+        self._log_z_mp: mpmath.mpf | None = None
+
+    # -- construction ------------------------------------------------------------------------
+
+    def _validate(self) -> None:
+        x, a, b = self.breaks, self.slopes, self.intercepts
+        m = len(a)
+        if x.ndim != 1 or len(x) != m + 1 or len(b) != m or m == 0:
+            raise ValueError(
+                f"breaks must have one more entry than slopes and intercepts (>= 1 piece), got "
+                f"{len(x)}, {len(a)}, {len(b)}"
+            )
+        if np.isnan(x).any() or np.isnan(a).any() or np.isnan(b).any():
+            raise ValueError("breaks, slopes and intercepts must not contain NaN")
+        if not np.all(np.diff(x) > 0):
+            raise ValueError("breaks must be strictly increasing")
+        if np.isinf(x[1:-1]).any() or np.isposinf(x[0]) or np.isneginf(x[-1]):
+            raise ValueError("only the first break may be -inf and only the last may be +inf")
+        if not np.all(np.isfinite(a)):
+            raise ValueError("slopes must be finite")
+        if np.isposinf(b).any():
+            raise ValueError("intercepts must be finite or -inf (a zero piece)")
+        if np.isneginf(x[0]) and np.isfinite(b[0]) and not a[0] > 0:
+            raise ValueError("a piece reaching -inf needs a slope > 0 to be integrable")
+        if np.isposinf(x[-1]) and np.isfinite(b[-1]) and not a[-1] < 0:
+            raise ValueError("a piece reaching +inf needs a slope < 0 to be integrable")
+        if np.isneginf(b).all():
+            raise ValueError("the density must be positive on at least one piece")
+
+    def _float_path(self) -> None:
+        x, a, b = self.breaks, self.slopes, self.intercepts
+        left, right = x[:-1], x[1:]
+        # log f at the finite end where each piece is largest, and the piece's log-mass.
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            at_right = (a > 0) | np.isneginf(left)
+            anchor = np.where(at_right, right, left)
+            log_top = a * anchor + b
+            w = right - left
+            aw = np.abs(a) * w
+            shape = np.where(
+                np.abs(a) * np.where(np.isfinite(w), w, 1.0) < 1e-300,
+                np.log(np.where(np.isfinite(w), w, 1.0)),
+                np.where(np.isinf(w), -np.log(np.abs(a)), np.log(-np.expm1(-aw)) - np.log(np.abs(a))),
+            )
+            flat = a == 0
+            shape = np.where(flat, np.log(w), shape)
+        log_mass = np.where(np.isneginf(b), -np.inf, log_top + shape)
+        top = np.max(log_mass)
+        self._log_z = float(top + np.log(np.sum(np.exp(log_mass - top))))
+        self._log_mass = log_mass - self._log_z  # normalised
+        self._cum = np.cumsum(np.exp(self._log_mass))
+        self._cum /= self._cum[-1]
+        self._log_top = log_top - self._log_z
+
+    # -- float path ---------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.slopes)
+
+    def __repr__(self) -> str:
+        return f"PiecewiseLogLinear({len(self)} pieces on [{self.breaks[0]}, {self.breaks[-1]}])"
+
+    @property
+    def support(self) -> tuple[float, float]:
+        pos = np.flatnonzero(np.isfinite(self.intercepts))
+        return float(self.breaks[pos[0]]), float(self.breaks[pos[-1] + 1])
+
+    @property
+    def log_normalizer(self) -> float:
+        return self._log_z
+
+    def _piece_of(self, y: np.ndarray) -> np.ndarray:
+        return np.clip(np.searchsorted(self.breaks, y, side="right") - 1, 0, len(self) - 1)
+
+    def logpdf(self, y: Any) -> np.ndarray:
+        """Normalised log-density (float, vectorised; -inf outside the support)."""
+        y = np.asarray(y, dtype=float)
+        i = self._piece_of(y)
+        with np.errstate(invalid="ignore"):
+            anchor = np.where((self.slopes[i] > 0) | np.isneginf(self.breaks[i]), self.breaks[i + 1], self.breaks[i])
+            out = self._log_top[i] + self.slopes[i] * (y - anchor)
+        inside = (y >= self.breaks[0]) & (y <= self.breaks[-1])
+        return np.where(inside & np.isfinite(self._log_top[i]), out, -np.inf)
+
+    def pdf(self, y: Any) -> np.ndarray:
+        return np.exp(self.logpdf(y))
+
+    def cdf(self, y: Any) -> np.ndarray:
+        """P(Y <= y) in float, vectorised and stable for steep pieces."""
+        y = np.asarray(y, dtype=float)
+        i = self._piece_of(y)
+        a = self.slopes[i]
+        lo, hi = self.breaks[i], self.breaks[i + 1]
+        yc = np.clip(y, lo, hi)
+        before = np.concatenate([[0.0], self._cum])[i]
+        piece = np.exp(self._log_mass[i])
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            # fraction of the piece's mass below yc: truncated-exponential CDF.
+            w = hi - lo
+            frac_flat = (yc - lo) / w
+            frac_neg = np.expm1(a * (yc - lo)) / np.expm1(a * w)  # a < 0: both terms in (-1, 0]
+            frac_pos = np.exp(a * (yc - hi)) * (-np.expm1(-a * (yc - lo))) / (-np.expm1(-a * w))
+            frac_left_inf = np.exp(a * (yc - hi))  # piece (-inf, hi], a > 0
+            frac_right_inf = -np.expm1(a * (yc - lo))  # piece [lo, inf), a < 0
+            frac = np.select(
+                [np.isneginf(lo), np.isposinf(hi), np.abs(a * w) < 1e-12, a < 0],
+                [frac_left_inf, frac_right_inf, frac_flat, frac_neg],
+                frac_pos,
+            )
+        out = before + piece * np.nan_to_num(frac, nan=0.0)
+        out = np.where(y < self.breaks[0], 0.0, np.where(y >= self.breaks[-1], 1.0, out))
+        return np.clip(out, 0.0, 1.0)
+
+    def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` draws: the piece by inverse CDF on the piece masses, then the stable
+        truncated-exponential inverse inside it (two uniforms a draw, fully vectorised)."""
+        size, rng = check_size(size), check_rng(rng)
+        i = np.searchsorted(self._cum, rng.random(size), side="right")
+        i = np.minimum(i, len(self) - 1)
+        return truncated_exponential_inverse(rng.random(size), self.slopes[i], self.breaks[i], self.breaks[i + 1])
+
+    # -- exact path ---------------------------------------------------------------------------
+
+    def piece(self, i: int) -> Piece:
+        """Exact parameters of piece ``i`` (unnormalised)."""
+        return Piece(
+            left=_exact_at(self._xb, self.breaks, i),
+            right=_exact_at(self._xb, self.breaks, i + 1),
+            slope=to_mpf(_exact_at(self._xa, self.slopes, i)),
+            intercept=to_mpf(_exact_at(self._xc, self.intercepts, i)),
+        )
+
+    def _piece_log_mass_mp(self, i: int) -> mpmath.mpf:
+        p = self.piece(i)
+        return log_integral_exp_linear(p.slope, p.intercept, p.left, p.right)
+
+    @property
+    def log_normalizer_mp(self) -> mpmath.mpf:
+        """Exact log ∫ exp(a y + b) over all pieces (skips pieces below e^-350 relative)."""
+        if self._log_z_mp is None:
+            with workdps():
+                keep = np.flatnonzero(self._log_mass >= np.max(self._log_mass) - _NEGLIGIBLE_NATS)
+                self._log_z_mp = logsumexp(self._piece_log_mass_mp(int(i)) for i in keep)
+        return self._log_z_mp
+
+    def logpdf_mp(self, y: Number) -> mpmath.mpf:
+        """Exact normalised log-density at ``y`` (the right-continuous version at breakpoints)."""
+        i = self._exact_piece_index(y)
+        if i is None:
+            return MP_NINF
+        p = self.piece(i)
+        with workdps():
+            if p.intercept == MP_NINF:
+                return MP_NINF
+            return p.slope * to_mpf(y) + p.intercept - self.log_normalizer_mp
+
+    def cdf_mp(self, y: Number) -> mpmath.mpf:
+        """Exact P(Y <= y)."""
+        return self.mass(self._exact_breaks(0), y)
+
+    def mass(self, lo: Number, hi: Number) -> mpmath.mpf:
+        """Exact P(lo <= Y <= hi)."""
+        with workdps():
+            if not lo < hi:
+                return mpmath.mpf(0)
+            xb = self._exact_list()
+            terms = []
+            first = max(bisect.bisect_right(xb, lo) - 1, 0)
+            for i in range(first, len(self)):
+                left, right = xb[i], xb[i + 1]
+                if left >= hi:
+                    break
+                cl, cr = max(left, lo), min(right, hi)
+                if cl < cr:
+                    p = self.piece(i)
+                    terms.append(log_integral_exp_linear(p.slope, p.intercept, cl, cr))
+            return mpmath.exp(logsumexp(terms) - self.log_normalizer_mp)
+
+    def _exact_breaks(self, i: int) -> Number:
+        return _exact_at(self._xb, self.breaks, i)
+
+    def _exact_list(self) -> list[Number]:
+        return [self._exact_breaks(i) for i in range(len(self) + 1)]
+
+    def _exact_piece_index(self, y: Number) -> int | None:
+        xb = self._exact_list()
+        if y < xb[0] or y > xb[-1]:
+            return None
+        return min(bisect.bisect_right(xb, y) - 1, len(self) - 1)
+
+    def log_density_at_cell(self, left: Number, right: Number) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+        """(slope, normalised intercept) of the piece containing the cell (left, right), exactly;
+        intercept -inf where the density is zero. Returned as (slope, intercept, log Z)."""
+        xb = self._exact_list()
+        if left < xb[0] or right > xb[-1]:
+            return mpmath.mpf(0), MP_NINF, self.log_normalizer_mp
+        i = min(bisect.bisect_right(xb, left) - 1, len(self) - 1)
+        p = self.piece(i)
+        return p.slope, p.intercept - self.log_normalizer_mp, self.log_normalizer_mp
+
+
+def _exact_or_none(values: Sequence[Number], exact: Sequence[Number] | None) -> Sequence[Number] | None:
+    if exact is not None:
+        if len(exact) != len(values):
+            raise ValueError("exact parameters must have the same length as the float ones")
+        return exact
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        return None
+    if any(isinstance(v, Fraction | mpmath.mpf) for v in values):
+        return list(values)
+    return None
+
+
+def _exact_at(exact: Sequence[Number] | None, floats: np.ndarray, i: int) -> Number:
+    if exact is not None:
+        return exact[i]
+    return float(floats[i])
+
+
+def log_integral_exp_linear(a: Number, b: Number, left: Number, right: Number) -> mpmath.mpf:
+    """Exact log ∫_left^right exp(a·y + b) dy (mpmath); ends may be infinite where integrable."""
+    with workdps():
+        a, b = to_mpf(a), to_mpf(b)
+        if b == MP_NINF:
+            return MP_NINF
+        lo, hi = to_mpf(left), to_mpf(right)
+        if not lo < hi:
+            return MP_NINF
+        if mpmath.isinf(lo) or mpmath.isinf(hi):
+            if mpmath.isinf(lo) and mpmath.isinf(hi):
+                return MP_INF
+            if mpmath.isinf(hi):
+                if a >= 0:
+                    return MP_INF
+                return a * lo + b - mpmath.log(-a)
+            if a <= 0:
+                return MP_INF
+            return a * hi + b - mpmath.log(a)
+        w = hi - lo
+        if a == 0:
+            return b + mpmath.log(w)
+        if a > 0:
+            return a * hi + b + mpmath.log(-mpmath.expm1(-a * w)) - mpmath.log(a)
+        return a * lo + b + mpmath.log(-mpmath.expm1(a * w)) - mpmath.log(-a)
+
+
+# --------------------------------------------------------------------------------------------
+# Divergences between two laws
+# --------------------------------------------------------------------------------------------
+
+
+def _merged_cells(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> list[tuple[Number, Number]]:
+    points = sorted(set(p._exact_list()) | set(q._exact_list()), key=lambda v: to_mpf(v))
+    return [(points[k], points[k + 1]) for k in range(len(points) - 1)]
+
+
+def _cell_forms(p: PiecewiseLogLinear, q: PiecewiseLogLinear):
+    """Yield (left, right, a_p, b_p, a_q, b_q) per merged cell, normalised intercepts, exact."""
+    for left, right in _merged_cells(p, q):
+        ap, bp, _ = p.log_density_at_cell(left, right)
+        aq, bq, _ = q.log_density_at_cell(left, right)
+        yield left, right, ap, bp, aq, bq
+
+
+def max_log_ratio(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
+    """Exact ess sup log(p/q) over the support of p (one direction of the privacy loss).
+
+    +inf when p puts mass where q has none."""
+    with workdps():
+        if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw):
+            best = MP_NINF
+            for atom, lp in zip(p.support, p.logp, strict=True):
+                best = max(best, lp - q.logpmf_mp(atom))
+            return best
+        if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
+            best = MP_NINF
+            for left, right, ap, bp, aq, bq in _cell_forms(p, q):
+                if bp == MP_NINF:
+                    continue
+                if bq == MP_NINF:
+                    return MP_INF
+                best = max(best, _linear_sup(ap - aq, bp - bq, left, right))
+            return best
+        return MP_INF  # an atomic law against a continuous one: mutually singular
+
+
+def privacy_loss(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
+    """Exact ε(p, q) = ess sup |log p − log q|: the smallest ε with both directions ε-bounded."""
+    return max(max_log_ratio(p, q), max_log_ratio(q, p))
+
+
+def _linear_sup(slope: mpmath.mpf, const: mpmath.mpf, left: Number, right: Number) -> mpmath.mpf:
+    """sup of slope·y + const over [left, right] (ends may be infinite)."""
+    ends = []
+    for y in (to_mpf(left), to_mpf(right)):
+        if mpmath.isinf(y):
+            ends.append(const if slope == 0 else (MP_INF if slope * y > 0 else MP_NINF))
+        else:
+            ends.append(slope * y + const)
+    return max(ends)
+
+
+def hockey_stick(p: ExactDistribution, q: ExactDistribution, epsilon: Number) -> mpmath.mpf:
+    """Exact δ(ε) = ∫ max(0, p − e^ε q): the smallest δ with P(S) <= e^ε Q(S) + δ for all S."""
+    with workdps():
+        eps = to_mpf(epsilon)
+        if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw):
+            total = mpmath.mpf(0)
+            for atom, lp in zip(p.support, p.logp, strict=True):
+                diff = mpmath.exp(lp) - mpmath.exp(eps + q.logpmf_mp(atom))
+                if diff > 0:
+                    total += diff
+            return total
+        if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
+            total = mpmath.mpf(0)
+            for left, right, ap, bp, aq, bq in _cell_forms(p, q):
+                if bp == MP_NINF:
+                    continue
+                bq_eps = bq + eps
+                # p − e^ε q > 0  <=>  (ap − aq)·y + (bp − bq − ε) > 0: one sub-interval of the cell.
+                lo, hi = _positive_part(ap - aq, bp - bq_eps, to_mpf(left), to_mpf(right))
+                if lo is None:
+                    continue
+                mp_ = mpmath.exp(log_integral_exp_linear(ap, bp, lo, hi))
+                mq = mpmath.exp(log_integral_exp_linear(aq, bq_eps, lo, hi)) if bq != MP_NINF else 0
+                total += max(mp_ - mq, mpmath.mpf(0))
+            return total
+        return mpmath.mpf(1)
+
+
+def _positive_part(slope, const, left, right):
+    """The sub-interval of [left, right] where slope·y + const > 0, or (None, None)."""
+    if slope == 0:
+        return (left, right) if const > 0 else (None, None)
+    root = -const / slope
+    lo, hi = (max(left, root), right) if slope > 0 else (left, min(right, root))
+    return (lo, hi) if lo < hi else (None, None)
+
+
+def renyi_divergence(p: ExactDistribution, q: ExactDistribution, alpha: Number) -> mpmath.mpf:
+    """Exact Rényi divergence D_α(p‖q) = log(∫ p^α q^{1−α})/(α − 1); α = 1 is KL, α = inf is
+    :func:`max_log_ratio`."""
+    with workdps():
+        alpha = to_mpf(alpha)
+        if not alpha > 0 or mpmath.isnan(alpha):
+            raise ValueError(f"alpha must be > 0 (inf allowed), got {alpha}")
+        if alpha == MP_INF:
+            return max_log_ratio(p, q)
+        if alpha == 1:
+            return _kl(p, q)
+        if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw):
+            terms = []
+            for atom, lp in zip(p.support, p.logp, strict=True):
+                lq = q.logpmf_mp(atom)
+                if lq == MP_NINF:
+                    if alpha > 1:
+                        return MP_INF
+                    continue
+                terms.append(alpha * lp + (1 - alpha) * lq)
+            return logsumexp(terms) / (alpha - 1)
+        if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
+            terms = []
+            for left, right, ap, bp, aq, bq in _cell_forms(p, q):
+                if bp == MP_NINF:
+                    continue
+                if bq == MP_NINF:
+                    if alpha > 1:
+                        return MP_INF
+                    continue
+                a = alpha * ap + (1 - alpha) * aq
+                b = alpha * bp + (1 - alpha) * bq
+                terms.append(log_integral_exp_linear(a, b, left, right))
+            return logsumexp(terms) / (alpha - 1)
+        return MP_INF  # mutually singular laws: ∫ p^α q^(1−α) = 0 (α < 1) or = inf (α > 1)
+
+
+def _kl(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
+    if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw):
+        total = mpmath.mpf(0)
+        for atom, lp in zip(p.support, p.logp, strict=True):
+            lq = q.logpmf_mp(atom)
+            if lq == MP_NINF:
+                return MP_INF
+            total += mpmath.exp(lp) * (lp - lq)
+        return total
+    if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
+        total = mpmath.mpf(0)
+        for left, right, ap, bp, aq, bq in _cell_forms(p, q):
+            if bp == MP_NINF:
+                continue
+            if bq == MP_NINF:
+                return MP_INF
+            total += mpmath.quad(
+                lambda y, ap=ap, bp=bp, aq=aq, bq=bq: mpmath.exp(ap * y + bp) * ((ap - aq) * y + bp - bq),
+                [to_mpf(left), to_mpf(right)],
+            )
+        return total
+    return MP_INF
+
+
+def is_finite(x: mpmath.mpf) -> bool:
+    return bool(mpmath.isfinite(x))
+
+
+__all__ = [
+    "DiscreteLaw",
+    "ExactDistribution",
+    "Piece",
+    "PiecewiseLogLinear",
+    "hockey_stick",
+    "log_integral_exp_linear",
+    "max_log_ratio",
+    "privacy_loss",
+    "renyi_divergence",
+]

@@ -1,0 +1,57 @@
+"""mpmath helpers: one working precision for the project and exact conversions.
+
+All exact computations run at :data:`DPS` decimal digits (>= 50). Floats convert to ``mpf``
+exactly (a double has 53 bits, far below the working precision); ``Fraction`` converts by one
+correctly rounded division.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+from mpmath import mp
+
+DPS = 60
+mp.dps = max(mp.dps, DPS)
+
+MP_NINF = mpmath.mpf("-inf")
+MP_INF = mpmath.mpf("inf")
+
+
+def workdps():
+    """Context manager pinning the working precision to :data:`DPS` digits."""
+    return mpmath.workdps(DPS)
+
+
+def to_mpf(x: Any) -> mpmath.mpf:
+    """Exact (floats, ints) or correctly rounded (Fractions) conversion to ``mpf``."""
+    if isinstance(x, mpmath.mpf):
+        return x
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    return mpmath.mpf(x)
+
+
+def logsumexp(values: Iterable[mpmath.mpf]) -> mpmath.mpf:
+    """log Σ exp(v) in mpmath, exact to the working precision; -inf for no finite term."""
+    vals = [v for v in values if v != MP_NINF]
+    if not vals:
+        return MP_NINF
+    top = max(vals)
+    if top == MP_INF:
+        return MP_INF
+    return top + mpmath.log(mpmath.fsum(mpmath.exp(v - top) for v in vals))
+
+
+def log_diff_exp(x: mpmath.mpf, y: mpmath.mpf) -> mpmath.mpf:
+    """log(exp(x) − exp(y)) for x >= y; -inf when equal."""
+    if y == MP_NINF:
+        return x
+    if x == y:
+        return MP_NINF
+    if x < y:
+        raise ValueError("log_diff_exp needs x >= y")
+    return x + mpmath.log(-mpmath.expm1(y - x))
