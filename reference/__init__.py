@@ -1,0 +1,36 @@
+"""dpquant's reference implementations: contracts, exact laws, primitives and the papers'
+mechanisms. See ``../shared/DESIGN.md`` (the design card) and the README."""
+
+from reference.core import (
+    ADJACENCIES,
+    Adjacency,
+    ExactMechanism,
+    Mechanism,
+    PrivacyClaim,
+    check_adjacency,
+)
+from reference.distributions import (
+    DiscreteLaw,
+    ExactDistribution,
+    PiecewiseLogLinear,
+    hockey_stick,
+    max_log_ratio,
+    privacy_loss,
+    renyi_divergence,
+)
+
+__all__ = [
+    "ADJACENCIES",
+    "Adjacency",
+    "DiscreteLaw",
+    "ExactDistribution",
+    "ExactMechanism",
+    "Mechanism",
+    "PiecewiseLogLinear",
+    "PrivacyClaim",
+    "check_adjacency",
+    "hockey_stick",
+    "max_log_ratio",
+    "privacy_loss",
+    "renyi_divergence",
+]

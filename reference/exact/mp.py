@@ -55,3 +55,27 @@ def log_diff_exp(x: mpmath.mpf, y: mpmath.mpf) -> mpmath.mpf:
     if x < y:
         raise ValueError("log_diff_exp needs x >= y")
     return x + mpmath.log(-mpmath.expm1(y - x))
+
+
+class LazySequence:
+    """A read-only sequence whose items are computed on access (and cached).
+
+    Lets a law with 10^6 pieces carry exact parameters without paying for them until its exact
+    path is used.
+    """
+
+    def __init__(self, length: int, item: Any):
+        self._length = int(length)
+        self._item = item
+        self._cache: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, i: int) -> Any:
+        if not -self._length <= i < self._length:
+            raise IndexError(i)
+        i %= self._length
+        if i not in self._cache:
+            self._cache[i] = self._item(i)
+        return self._cache[i]

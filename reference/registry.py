@@ -1,0 +1,51 @@
+"""The reference mechanisms that ``dpquant audit --all`` (and ``make audit``) checks.
+
+Each entry gives a configured mechanism, the grid of values its exhaustive neighbour family is
+drawn from (the bounds, interior points with ties, and values outside the bounds) and the largest
+data-set size. Later issues add the four papers' mechanisms here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from reference.primitives.exponential_mechanism import ExponentialQuantile
+from reference.primitives.randomized_response import RandomizedResponse
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    name: str
+    description: str
+    build: Callable[[], Any]
+    grid: tuple[float, ...]
+    max_n: int
+
+
+UNIT_GRID = (-1000.0, -1.0, 0.0, 0.25, 0.5, 0.75, 1.0, 2.0, 1000.0)
+
+
+def _em(q: float, eps: float, adjacency: str) -> Callable[[], ExponentialQuantile]:
+    return lambda: ExponentialQuantile(q, eps, (0.0, 1.0), adjacency=adjacency)
+
+
+REGISTRY: tuple[RegistryEntry, ...] = (
+    RegistryEntry("randomized_response[eps=1]", "binary randomized response, local DP",
+                  lambda: RandomizedResponse(1.0), (0.0, 1.0), 1),
+    RegistryEntry("randomized_response[eps=0.1]", "binary randomized response, local DP",
+                  lambda: RandomizedResponse(0.1), (0.0, 1.0), 1),
+    RegistryEntry("exponential_quantile[q=0.5,eps=1,replace_one]", "Smith's EM, median, bounds (0, 1)",
+                  _em(0.5, 1.0, "replace_one"), UNIT_GRID, 4),
+    RegistryEntry("exponential_quantile[q=0.5,eps=1,add_remove]", "Smith's EM, median, bounds (0, 1)",
+                  _em(0.5, 1.0, "add_remove"), UNIT_GRID, 4),
+    RegistryEntry("exponential_quantile[q=0.25,eps=0.5,add_remove]", "Smith's EM, first quartile",
+                  _em(0.25, 0.5, "add_remove"), UNIT_GRID, 4),
+    RegistryEntry("exponential_quantile[q=0.9,eps=2,replace_one]", "Smith's EM, 0.9-quantile",
+                  _em(0.9, 2.0, "replace_one"), UNIT_GRID, 4),
+)
+
+
+def registry_names() -> list[str]:
+    return [e.name for e in REGISTRY]
