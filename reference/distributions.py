@@ -216,10 +216,8 @@ class PiecewiseLogLinear:
         self._xb = _exact_or_none(breaks, exact_breaks)
         self._xa = _exact_or_none(slopes, exact_slopes)
         self._xc = _exact_or_none(intercepts, exact_intercepts)
-        self.breaks = np.asarray([float(x) for x in breaks] if not isinstance(breaks, np.ndarray) else breaks, dtype=float)
-        self.slopes = np.asarray([float(x) for x in slopes] if not isinstance(slopes, np.ndarray) else slopes, dtype=float)
-        self.intercepts = np.asarray(
-            [float(x) for x in intercepts] if not isinstance(intercepts, np.ndarray) else intercepts, dtype=float
+        self.breaks, self.slopes, self.intercepts = (
+            _float_array(breaks), _float_array(slopes), _float_array(intercepts)
         )
         self._validate()
         self._float_path()
@@ -253,25 +251,31 @@ class PiecewiseLogLinear:
             raise ValueError("the density must be positive on at least one piece")
 
     def _float_path(self) -> None:
+        """Float log-masses of the pieces, their cumulative sums and each piece's log f at the
+        end where it is largest (the anchor), all normalised; O(m), vectorised."""
         x, a, b = self.breaks, self.slopes, self.intercepts
         left, right = x[:-1], x[1:]
-        # log f at the finite end where each piece is largest, and the piece's log-mass.
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            at_right = (a > 0) | np.isneginf(left)
-            anchor = np.where(at_right, right, left)
-            log_top = a * anchor + b
-            w = right - left
-            aw = np.abs(a) * w
-            shape = np.where(
-                np.abs(a) * np.where(np.isfinite(w), w, 1.0) < 1e-300,
-                np.log(np.where(np.isfinite(w), w, 1.0)),
-                np.where(np.isinf(w), -np.log(np.abs(a)), np.log(-np.expm1(-aw)) - np.log(np.abs(a))),
-            )
-            flat = a == 0
-            shape = np.where(flat, np.log(w), shape)
-        log_mass = np.where(np.isneginf(b), -np.inf, log_top + shape)
-        top = np.max(log_mass)
-        self._log_z = float(top + np.log(np.sum(np.exp(log_mass - top))))
+        live = np.isfinite(b)
+        flat = live & (a == 0)
+        steep = live & (a != 0)
+        log_mass = np.full(len(a), -np.inf)
+        log_top = np.where(live, b, -np.inf)
+        log_mass[flat] = b[flat] + np.log(right[flat] - left[flat])
+        if steep.any():
+            al, bl, lo, hi = a[steep], b[steep], left[steep], right[steep]
+            anchor = np.where((al > 0) | np.isneginf(lo), hi, lo)
+            top = al * anchor + bl
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                aw = np.abs(al) * (hi - lo)  # +inf for a half-line piece
+                shape = np.where(
+                    aw < 1e-12,
+                    np.log(hi - lo),  # numerically flat piece (never a half-line: |a| > 0 there)
+                    np.log(-np.expm1(-aw)) - np.log(np.abs(al)),
+                )
+            log_top[steep] = top
+            log_mass[steep] = top + shape
+        peak = np.max(log_mass)
+        self._log_z = float(peak + np.log(np.sum(np.exp(log_mass - peak))))
         self._log_mass = log_mass - self._log_z  # normalised
         self._cum = np.cumsum(np.exp(self._log_mass))
         self._cum /= self._cum[-1]
@@ -422,6 +426,12 @@ class PiecewiseLogLinear:
         i = min(bisect.bisect_right(xb, left) - 1, len(self) - 1)
         p = self.piece(i)
         return p.slope, p.intercept - self.log_normalizer_mp, self.log_normalizer_mp
+
+
+def _float_array(values: Sequence[Number]) -> np.ndarray:
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        return values.astype(float, copy=False)
+    return np.array([float(v) for v in values], dtype=float)
 
 
 def _exact_or_none(values: Sequence[Number], exact: Sequence[Number] | None) -> Sequence[Number] | None:

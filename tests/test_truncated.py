@@ -25,6 +25,7 @@ from reference.conformance import dkw_test
 from reference.distributions import privacy_loss
 from reference.primitives.truncated import (
     VARIANTS,
+    _laplace_left_probability,
     _laplace_stable_from_uniforms,
     _truncated_exponential_from_uniforms,
     sample_truncated_exponential,
@@ -102,7 +103,10 @@ def test_stable_truncated_exponential_with_huge_beta_and_offset_interval(alpha):
     dkw_test(x, truncated_exponential_law(alpha, beta, left, right).cdf).assert_ok()
 
 
-@pytest.mark.parametrize("mu, sigma, left, right", LAPLACE_CASES)
+@pytest.mark.parametrize(
+    "mu, sigma, left, right",
+    [*LAPLACE_CASES, (1e-30, 1e300, 0.0, 3e-30)],  # last: both side exponents underflow to 0
+)
 def test_stable_truncated_laplace_conforms_to_exact_law(mu, sigma, left, right):
     x = sample_truncated_laplace(mu, sigma, left, right, N, _gen())
     _assert_in_interval(x, left, right)
@@ -118,6 +122,23 @@ def test_stable_truncated_laplace_picks_each_side_with_its_exact_mass():
     x = sample_truncated_laplace(mu, sigma, left, right, N, _gen())
     frac = np.mean(x < mu)
     assert abs(frac - p) < 6 * math.sqrt(p * (1 - p) / N)
+
+
+@pytest.mark.parametrize(
+    "mu, rate, left, right, expected",
+    [
+        (1e-30, 1e-300, 0.0, 3e-30, 1 / 3),  # rate·length underflows to 0 on both sides
+        (1e-20, 1e-300, 0.0, 1.0, 1e-20),  # subnormal on one side
+        (0.5, 1e9, 0.0, 1.0, 0.5),
+        (1e-12, 1e9, 0.0, 1.0, -math.expm1(-1e-3) / (2 - math.exp(-1e-3))),
+        (40.0, 1.0, 0.0, 41.0, -math.expm1(-40) / (-math.expm1(-40) - math.expm1(-1))),
+    ],
+)
+def test_laplace_side_probability_is_exact_even_when_exponents_underflow(
+    mu, rate, left, right, expected
+):
+    p = _laplace_left_probability(mu, rate, left, right)
+    assert math.isclose(p, expected, rel_tol=1e-12), (p, expected)
 
 
 def test_stable_samplers_map_uniform_endpoints_into_the_closed_interval():
