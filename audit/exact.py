@@ -88,4 +88,6 @@ def exact_sweep(mechanism: Any, pairs: Iterable[tuple[Any, Any]]) -> ExactSweep:
                     best_delta, delta_witness = delta, (d0, d1)
     if count == 0:
         raise ValueError("pairs must contain at least one neighbouring pair")
-    return ExactSweep(claim.epsilon, claim.delta, count, best, witness, best_delta, delta_witness, losses)
+    return ExactSweep(
+        claim.epsilon, claim.delta, count, best, witness, best_delta, delta_witness, losses
+    )

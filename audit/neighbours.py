@@ -20,7 +20,9 @@ def multisets(values: Sequence[float], size: int) -> Iterator[Dataset]:
     return combinations_with_replacement(sorted(set(values)), size)
 
 
-def neighbour_pairs(values: Sequence[float], max_n: int, adjacency: str) -> Iterator[tuple[Dataset, Dataset]]:
+def neighbour_pairs(
+    values: Sequence[float], max_n: int, adjacency: str
+) -> Iterator[tuple[Dataset, Dataset]]:
     """Every unordered neighbouring pair of data sets of size <= ``max_n`` over ``values``.
 
     * ``replace_one``: same size 1..max_n, one record replaced by a different value;

@@ -34,8 +34,15 @@ def audit_entry(entry: RegistryEntry, seed: int = 0) -> dict[str, Any]:
     for data in sweep.witness or ():
         data = np.asarray(data, dtype=float)
         result = check_sampler(mech.exact(data), mech.sample(data, CONFORMANCE_SAMPLES, rng))
-        conformance.append({"data": data.tolist(), "test": result.test, "passed": result.passed,
-                            "statistic": result.statistic, "threshold": result.threshold})
+        conformance.append(
+            {
+                "data": data.tolist(),
+                "test": result.test,
+                "passed": result.passed,
+                "statistic": result.statistic,
+                "threshold": result.threshold,
+            }
+        )
     return {
         "mechanism": entry.name,
         "description": entry.description,
@@ -58,7 +65,9 @@ def audit_all(out_dir: Path | str, seed: int = 0) -> dict[str, Any]:
         "alpha": 1e-7,
         "mechanisms": entries,
         "violations": [e["mechanism"] for e in entries if e["exact"]["violation"]],
-        "conformance_failures": [e["mechanism"] for e in entries if not all(c["passed"] for c in e["conformance"])],
+        "conformance_failures": [
+            e["mechanism"] for e in entries if not all(c["passed"] for c in e["conformance"])
+        ],
     }
     (out / "report.json").write_text(json.dumps(report, indent=2))
     (out / "report.md").write_text(render_markdown(report))
@@ -86,6 +95,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"{x['epsilon_exact_max']:.6f} | {x['delta_at_claimed_epsilon_max']:.3g} | {verdict} | {sampler} | "
             f"{x['witness']} |"
         )
-    lines += ["", f"Violations: {report['violations'] or 'none'}.",
-              f"Conformance failures: {report['conformance_failures'] or 'none'}.", ""]
+    lines += [
+        "",
+        f"Violations: {report['violations'] or 'none'}.",
+        f"Conformance failures: {report['conformance_failures'] or 'none'}.",
+        "",
+    ]
     return "\n".join(lines)

@@ -37,7 +37,9 @@ def diffprivlib_release(data: np.ndarray, eps: float) -> Callable[[], object] | 
     except ImportError:
         return None
     rng = np.random.default_rng(1)
-    return lambda: quantile(data, 0.5, epsilon=eps, bounds=BOUNDS, random_state=int(rng.integers(2**31)))
+    return lambda: quantile(
+        data, 0.5, epsilon=eps, bounds=BOUNDS, random_state=int(rng.integers(2**31))
+    )
 
 
 def opendp_release(data: np.ndarray, eps: float) -> Callable[[], object] | None:
@@ -51,7 +53,8 @@ def opendp_release(data: np.ndarray, eps: float) -> Callable[[], object] | None:
     scorer = dp.t.make_quantile_score_candidates(*space, candidates=candidates, alpha=0.5)
     meas = dp.binary_search_chain(
         lambda scale: scorer >> dp.m.then_noisy_max(dp.max_divergence(), scale, negate=True),
-        d_in=1, d_out=eps,
+        d_in=1,
+        d_out=eps,
     )
     return lambda: meas(data)  # a numpy array: a Python list costs ~1 s of conversion
 
@@ -73,15 +76,24 @@ def main() -> None:
     release = best_of(lambda: em.sample(data, 1, rng), args.repeat)
     print(f"n = {args.n:,} unsorted values, q = 0.5, eps = {eps}")
     print(f"dpquant set-up (clamp, sort, intervals, exact law): {setup * 1e3:8.1f} ms")
-    print(f"dpquant {args.draws:,} draws from the built law:      {draws * 1e3:8.1f} ms   (target < 1000 ms)")
-    print(f"dpquant one release on unsorted data:            {release * 1e3:8.1f} ms   (target < 150 ms)")
-    for name, make in (("diffprivlib tools.quantile", diffprivlib_release), ("OpenDP quantile, 1000 candidates", opendp_release)):
+    print(
+        f"dpquant {args.draws:,} draws from the built law:      {draws * 1e3:8.1f} ms   (target < 1000 ms)"
+    )
+    print(
+        f"dpquant one release on unsorted data:            {release * 1e3:8.1f} ms   (target < 150 ms)"
+    )
+    for name, make in (
+        ("diffprivlib tools.quantile", diffprivlib_release),
+        ("OpenDP quantile, 1000 candidates", opendp_release),
+    ):
         fn = make(data, eps)
         if fn is None:
             print(f"{name}: not installed (pip install -e '.[peers]')")
             continue
         peer = best_of(fn, max(1, args.repeat // 2))
-        print(f"{name + ' one release:':<49}{peer * 1e3:8.1f} ms   ratio peer/dpquant = {peer / release:5.2f}")
+        print(
+            f"{name + ' one release:':<49}{peer * 1e3:8.1f} ms   ratio peer/dpquant = {peer / release:5.2f}"
+        )
 
 
 if __name__ == "__main__":

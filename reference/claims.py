@@ -46,7 +46,9 @@ def load_ledger(path: Path | str | None = None) -> list[Claim]:
     for entry in entries:
         missing = {"id", "paper", "kind", "number", "statement", "status"} - set(entry)
         if missing:
-            raise ValueError(f"ledger entry {entry.get('id', '?')!r} lacks fields {sorted(missing)}")
+            raise ValueError(
+                f"ledger entry {entry.get('id', '?')!r} lacks fields {sorted(missing)}"
+            )
         claims.append(
             Claim(
                 id=entry["id"],
@@ -76,7 +78,12 @@ def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
     body = ast.parse(path.read_text()).body
     for name in names:
         found = next(
-            (n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == name),
+            (
+                n
+                for n in body
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and n.name == name
+            ),
             None,
         )
         if found is None:
@@ -97,7 +104,11 @@ def ledger_problems(claims: list[Claim], root: Path = REPO_ROOT) -> list[str]:
             problems.append(f"{c.id}: paper {c.paper!r} must be one of {PAPERS} and prefix the id")
         if c.status != "todo" and not c.checks:
             problems.append(f"{c.id}: status {c.status!r} needs at least one check")
-        problems += [f"{c.id}: check {node} does not exist" for node in c.checks if not check_exists(node, root)]
+        problems += [
+            f"{c.id}: check {node} does not exist"
+            for node in c.checks
+            if not check_exists(node, root)
+        ]
     return problems
 
 
@@ -117,7 +128,9 @@ def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths) + "  " + "-" * 9)
     total = status_counts(claims)
     lines.append("")
-    lines.append("total: " + ", ".join(f"{s} {k}" for s, k in total.items()) + f" ({len(claims)} claims)")
+    lines.append(
+        "total: " + ", ".join(f"{s} {k}" for s, k in total.items()) + f" ({len(claims)} claims)"
+    )
     for paper in PAPERS:
         sub = status_counts([c for c in claims if c.paper == paper])
         lines.append(f"{paper}: " + ", ".join(f"{s} {k}" for s, k in sub.items() if k))

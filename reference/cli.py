@@ -19,7 +19,9 @@ def _claims(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from audit.report import audit_all  # the CLI may use both packages; reference never imports audit
+    from audit.report import (
+        audit_all,
+    )  # the CLI may use both packages; reference never imports audit
 
     if not args.all:
         print("dpquant audit: pass --all to audit every reference mechanism", file=sys.stderr)
@@ -27,8 +29,10 @@ def _audit(args: argparse.Namespace) -> int:
     report = audit_all(args.out, seed=args.seed)
     for e in report["mechanisms"]:
         x = e["exact"]
-        print(f"{e['mechanism']:<52} exact eps {x['epsilon_exact_max']:.6f} <= claimed "
-              f"{x['claimed_epsilon']:g}: {'no' if x['violation'] else 'yes'}  ({x['pairs']} pairs, {e['seconds']} s)")
+        print(
+            f"{e['mechanism']:<52} exact eps {x['epsilon_exact_max']:.6f} <= claimed "
+            f"{x['claimed_epsilon']:g}: {'no' if x['violation'] else 'yes'}  ({x['pairs']} pairs, {e['seconds']} s)"
+        )
     print(f"report written to {args.out}/report.json and {args.out}/report.md")
     return 1 if report["violations"] or report["conformance_failures"] else 0
 
@@ -43,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dpquant", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("claims", help="print the claims ledger with counts per status")
-    p.add_argument("--ledger", default=None, help="path to claims.toml (default: notes/claims.toml)")
+    p.add_argument(
+        "--ledger", default=None, help="path to claims.toml (default: notes/claims.toml)"
+    )
     p.set_defaults(func=_claims)
     p = sub.add_parser("audit", help="audit reference mechanisms and write a report")
     p.add_argument("--all", action="store_true", help="audit every mechanism of the registry")

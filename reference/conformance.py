@@ -51,7 +51,9 @@ def dkw_threshold(n: int, alpha: float) -> float:
     return math.sqrt(math.log(2.0 / alpha) / (2.0 * n))
 
 
-def ks_statistic(samples: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray]) -> tuple[float, float]:
+def ks_statistic(
+    samples: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray]
+) -> tuple[float, float]:
     """sup_y |F̂_N(y) − F(y)| for a continuous F, and the y where it is reached."""
     x = np.sort(np.asarray(samples, dtype=float))
     n = len(x)
@@ -73,10 +75,14 @@ def dkw_test(
     if samples.size == 0:
         raise ValueError("samples must be non-empty")
     if not np.all(np.isfinite(samples)):
-        return ConformanceResult(False, "dkw", math.inf, 0.0, alpha, samples.size, "non-finite samples")
+        return ConformanceResult(
+            False, "dkw", math.inf, 0.0, alpha, samples.size, "non-finite samples"
+        )
     stat, where = ks_statistic(samples, cdf)
     thr = dkw_threshold(samples.size, alpha)
-    return ConformanceResult(stat <= thr, "dkw", stat, thr, alpha, samples.size, f"largest gap at y = {where!r}")
+    return ConformanceResult(
+        stat <= thr, "dkw", stat, thr, alpha, samples.size, f"largest gap at y = {where!r}"
+    )
 
 
 def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
@@ -121,13 +127,18 @@ def atom_test(
         if miss > 0:
             passed = False
             if miss > worst:
-                worst, worst_detail = miss, f"atom {atom!r}: count {k}/{n}, exact p = {p:.6g}, CI [{lo:.6g}, {hi:.6g}]"
+                worst, worst_detail = (
+                    miss,
+                    f"atom {atom!r}: count {k}/{n}, exact p = {p:.6g}, CI [{lo:.6g}, {hi:.6g}]",
+                )
     unexpected = [key for key in counts if key not in listed]
     detail = worst_detail or f"{len(cats)} categories, {len(unexpected)} unlisted values seen"
     return ConformanceResult(passed, "clopper-pearson", worst, 0.0, alpha, n, detail)
 
 
-def check_sampler(law: DiscreteLaw | PiecewiseLogLinear, samples: np.ndarray, alpha: float = DEFAULT_ALPHA) -> ConformanceResult:
+def check_sampler(
+    law: DiscreteLaw | PiecewiseLogLinear, samples: np.ndarray, alpha: float = DEFAULT_ALPHA
+) -> ConformanceResult:
     """Conformance of ``samples`` to an exact law: DKW for densities, Clopper–Pearson for atoms."""
     if isinstance(law, PiecewiseLogLinear):
         return dkw_test(samples, law.cdf, alpha)

@@ -94,7 +94,9 @@ class DiscreteLaw:
         self._cum = cum / cum[-1]
 
     @classmethod
-    def from_probabilities(cls, support: Sequence[Hashable], probabilities: Sequence[Number]) -> DiscreteLaw:
+    def from_probabilities(
+        cls, support: Sequence[Hashable], probabilities: Sequence[Number]
+    ) -> DiscreteLaw:
         """Build from probabilities (Fractions stay exact up to the final logarithm)."""
         logs = []
         for p in probabilities:
@@ -149,7 +151,9 @@ class DiscreteLaw:
     def probability(self, event: Callable[[Hashable], bool]) -> mpmath.mpf:
         """Exact P(event(X)) for a predicate on atoms."""
         with workdps():
-            return mpmath.exp(logsumexp(lp for a, lp in zip(self.support, self.logp, strict=True) if event(a)))
+            return mpmath.exp(
+                logsumexp(lp for a, lp in zip(self.support, self.logp, strict=True) if event(a))
+            )
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent draws by inverse CDF (one uniform each, vectorised)."""
@@ -166,7 +170,9 @@ class DiscreteLaw:
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, int | float | Fraction | np.integer | np.floating) and not isinstance(x, bool)
+    return isinstance(x, int | float | Fraction | np.integer | np.floating) and not isinstance(
+        x, bool
+    )
 
 
 def _atom_key(x: Any) -> Hashable:
@@ -217,7 +223,9 @@ class PiecewiseLogLinear:
         self._xa = _exact_or_none(slopes, exact_slopes)
         self._xc = _exact_or_none(intercepts, exact_intercepts)
         self.breaks, self.slopes, self.intercepts = (
-            _float_array(breaks), _float_array(slopes), _float_array(intercepts)
+            _float_array(breaks),
+            _float_array(slopes),
+            _float_array(intercepts),
         )
         self._validate()
         self._float_path()
@@ -306,7 +314,11 @@ class PiecewiseLogLinear:
         y = np.asarray(y, dtype=float)
         i = self._piece_of(y)
         with np.errstate(invalid="ignore"):
-            anchor = np.where((self.slopes[i] > 0) | np.isneginf(self.breaks[i]), self.breaks[i + 1], self.breaks[i])
+            anchor = np.where(
+                (self.slopes[i] > 0) | np.isneginf(self.breaks[i]),
+                self.breaks[i + 1],
+                self.breaks[i],
+            )
             out = self._log_top[i] + self.slopes[i] * (y - anchor)
         inside = (y >= self.breaks[0]) & (y <= self.breaks[-1])
         return np.where(inside & np.isfinite(self._log_top[i]), out, -np.inf)
@@ -346,7 +358,9 @@ class PiecewiseLogLinear:
         size, rng = check_size(size), check_rng(rng)
         i = np.searchsorted(self._cum, rng.random(size), side="right")
         i = np.minimum(i, len(self) - 1)
-        return truncated_exponential_inverse(rng.random(size), self.slopes[i], self.breaks[i], self.breaks[i + 1])
+        return truncated_exponential_inverse(
+            rng.random(size), self.slopes[i], self.breaks[i], self.breaks[i + 1]
+        )
 
     # -- exact path ---------------------------------------------------------------------------
 
@@ -417,7 +431,9 @@ class PiecewiseLogLinear:
             return None
         return min(bisect.bisect_right(xb, y) - 1, len(self) - 1)
 
-    def log_density_at_cell(self, left: Number, right: Number) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    def log_density_at_cell(
+        self, left: Number, right: Number
+    ) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
         """(slope, normalised intercept) of the piece containing the cell (left, right), exactly;
         intercept -inf where the density is zero. Returned as (slope, intercept, log Z)."""
         xb = self._exact_list()
@@ -434,7 +450,9 @@ def _float_array(values: Sequence[Number]) -> np.ndarray:
     return np.array([float(v) for v in values], dtype=float)
 
 
-def _exact_or_none(values: Sequence[Number], exact: Sequence[Number] | None) -> Sequence[Number] | None:
+def _exact_or_none(
+    values: Sequence[Number], exact: Sequence[Number] | None
+) -> Sequence[Number] | None:
     if exact is not None:
         if len(exact) != len(values):
             raise ValueError("exact parameters must have the same length as the float ones")
@@ -626,7 +644,9 @@ def _kl(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
             if bq == MP_NINF:
                 return MP_INF
             total += mpmath.quad(
-                lambda y, ap=ap, bp=bp, aq=aq, bq=bq: mpmath.exp(ap * y + bp) * ((ap - aq) * y + bp - bq),
+                lambda y, ap=ap, bp=bp, aq=aq, bq=bq: (
+                    mpmath.exp(ap * y + bp) * ((ap - aq) * y + bp - bq)
+                ),
                 [to_mpf(left), to_mpf(right)],
             )
         return total

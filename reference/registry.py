@@ -32,18 +32,48 @@ def _em(q: float, eps: float, adjacency: str) -> Callable[[], ExponentialQuantil
 
 
 REGISTRY: tuple[RegistryEntry, ...] = (
-    RegistryEntry("randomized_response[eps=1]", "binary randomized response, local DP",
-                  lambda: RandomizedResponse(1.0), (0.0, 1.0), 1),
-    RegistryEntry("randomized_response[eps=0.1]", "binary randomized response, local DP",
-                  lambda: RandomizedResponse(0.1), (0.0, 1.0), 1),
-    RegistryEntry("exponential_quantile[q=0.5,eps=1,replace_one]", "Smith's EM, median, bounds (0, 1)",
-                  _em(0.5, 1.0, "replace_one"), UNIT_GRID, 4),
-    RegistryEntry("exponential_quantile[q=0.5,eps=1,add_remove]", "Smith's EM, median, bounds (0, 1)",
-                  _em(0.5, 1.0, "add_remove"), UNIT_GRID, 4),
-    RegistryEntry("exponential_quantile[q=0.25,eps=0.5,add_remove]", "Smith's EM, first quartile",
-                  _em(0.25, 0.5, "add_remove"), UNIT_GRID, 4),
-    RegistryEntry("exponential_quantile[q=0.9,eps=2,replace_one]", "Smith's EM, 0.9-quantile",
-                  _em(0.9, 2.0, "replace_one"), UNIT_GRID, 4),
+    RegistryEntry(
+        "randomized_response[eps=1]",
+        "binary randomized response, local DP",
+        lambda: RandomizedResponse(1.0),
+        (0.0, 1.0),
+        1,
+    ),
+    RegistryEntry(
+        "randomized_response[eps=0.1]",
+        "binary randomized response, local DP",
+        lambda: RandomizedResponse(0.1),
+        (0.0, 1.0),
+        1,
+    ),
+    RegistryEntry(
+        "exponential_quantile[q=0.5,eps=1,replace_one]",
+        "Smith's EM, median, bounds (0, 1)",
+        _em(0.5, 1.0, "replace_one"),
+        UNIT_GRID,
+        4,
+    ),
+    RegistryEntry(
+        "exponential_quantile[q=0.5,eps=1,add_remove]",
+        "Smith's EM, median, bounds (0, 1)",
+        _em(0.5, 1.0, "add_remove"),
+        UNIT_GRID,
+        4,
+    ),
+    RegistryEntry(
+        "exponential_quantile[q=0.25,eps=0.5,add_remove]",
+        "Smith's EM, first quartile",
+        _em(0.25, 0.5, "add_remove"),
+        UNIT_GRID,
+        4,
+    ),
+    RegistryEntry(
+        "exponential_quantile[q=0.9,eps=2,replace_one]",
+        "Smith's EM, 0.9-quantile",
+        _em(0.9, 2.0, "replace_one"),
+        UNIT_GRID,
+        4,
+    ),
 )
 
 

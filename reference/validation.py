@@ -15,7 +15,9 @@ import numpy as np
 
 
 def _is_real_scalar(x: Any) -> bool:
-    return isinstance(x, numbers.Real | np.floating | np.integer) and not isinstance(x, bool | np.bool_)
+    return isinstance(x, numbers.Real | np.floating | np.integer) and not isinstance(
+        x, bool | np.bool_
+    )
 
 
 def check_real(x: Any, name: str) -> float:
@@ -57,7 +59,9 @@ def check_delta(delta: Any, name: str = "delta") -> float:
     return value
 
 
-def check_probability(p: Any, name: str, *, open_left: bool = False, open_right: bool = False) -> float:
+def check_probability(
+    p: Any, name: str, *, open_left: bool = False, open_right: bool = False
+) -> float:
     """A probability in [0, 1], optionally excluding either end."""
     value = check_finite(p, name)
     lo_ok = value > 0 if open_left else value >= 0
@@ -122,7 +126,9 @@ def check_data(
     try:
         arr = np.array(data, dtype=float, copy=True)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 1-D array of finite numbers, got {data!r:.80}") from None
+        raise ValueError(
+            f"{name} must be a 1-D array of finite numbers, got {data!r:.80}"
+        ) from None
     raw = np.asarray(data) if not isinstance(data, np.ndarray) else data
     if raw.dtype == bool:
         raise ValueError(f"{name} must be a 1-D array of finite numbers, got booleans")
@@ -142,7 +148,9 @@ def check_data(
     return arr
 
 
-def check_fraction(x: Any, name: str, *, positive: bool = False, nonnegative: bool = False) -> Fraction:
+def check_fraction(
+    x: Any, name: str, *, positive: bool = False, nonnegative: bool = False
+) -> Fraction:
     """An exact rational (int or Fraction; floats are converted exactly)."""
     if isinstance(x, bool | np.bool_):
         raise ValueError(f"{name} must be a rational number, got {x!r}")
@@ -151,7 +159,9 @@ def check_fraction(x: Any, name: str, *, positive: bool = False, nonnegative: bo
     elif isinstance(x, float | np.floating) and math.isfinite(float(x)):
         value = Fraction(float(x))
     else:
-        raise ValueError(f"{name} must be a rational number (int, Fraction or finite float), got {x!r}")
+        raise ValueError(
+            f"{name} must be a rational number (int, Fraction or finite float), got {x!r}"
+        )
     if positive and value <= 0:
         raise ValueError(f"{name} must be > 0, got {value}")
     if nonnegative and value < 0:

@@ -22,8 +22,15 @@ def test_neighbour_pairs_counts_match_the_combinatorics() -> None:
     pairs = list(neighbour_pairs(grid, 3, "replace_one"))
     assert len(pairs) == len(set(pairs))
     for d0, d1 in pairs:
-        assert len(d0) == len(d1) and sum(a != b for a, b in zip(sorted(d0), sorted(d1), strict=True)) >= 1
-    assert list(neighbour_pairs(grid, 1, "local")) == [((0.0,), (0.5,)), ((0.0,), (1.0,)), ((0.5,), (1.0,))]
+        assert (
+            len(d0) == len(d1)
+            and sum(a != b for a, b in zip(sorted(d0), sorted(d1), strict=True)) >= 1
+        )
+    assert list(neighbour_pairs(grid, 1, "local")) == [
+        ((0.0,), (0.5,)),
+        ((0.0,), (1.0,)),
+        ((0.5,), (1.0,)),
+    ]
 
 
 @pytest.mark.audit

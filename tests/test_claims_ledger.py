@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from reference.claims import PAPERS, STATUSES, check_exists, format_ledger, ledger_problems, load_ledger
+from reference.claims import (
+    PAPERS,
+    STATUSES,
+    check_exists,
+    format_ledger,
+    ledger_problems,
+    load_ledger,
+)
 from reference.cli import main
 
 
@@ -61,6 +68,8 @@ def test_cli_claims_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None
     assert "aamand25/theorem-1.1" in out and "total:" in out
 
 
-def test_cli_claims_with_a_missing_ledger_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_claims_with_a_missing_ledger_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["claims", "--ledger", "/nonexistent/claims.toml"]) == 2
     assert "ledger file not found" in capsys.readouterr().err

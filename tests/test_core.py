@@ -24,11 +24,21 @@ from reference.validation import (
 )
 
 bad_positive = st.one_of(
-    st.just(math.nan), st.just(math.inf), st.just(-math.inf), st.floats(max_value=0.0),
-    st.booleans(), st.text(max_size=3), st.none(),
+    st.just(math.nan),
+    st.just(math.inf),
+    st.just(-math.inf),
+    st.floats(max_value=0.0),
+    st.booleans(),
+    st.text(max_size=3),
+    st.none(),
 )
-bad_delta = st.one_of(st.just(math.nan), st.floats(min_value=1.0), st.floats(max_value=-1e-300),
-                      st.booleans(), st.none())
+bad_delta = st.one_of(
+    st.just(math.nan),
+    st.floats(min_value=1.0),
+    st.floats(max_value=-1e-300),
+    st.booleans(),
+    st.none(),
+)
 
 
 def test_adjacencies_are_the_three_of_the_design() -> None:
@@ -68,8 +78,17 @@ def test_reference_mechanisms_satisfy_the_protocol() -> None:
         assert isinstance(mech.claim, PrivacyClaim)
 
 
-@given(st.one_of(st.just([]), st.just([[1.0, 2.0]]), st.just([1.0, math.nan]), st.just([math.inf]),
-                 st.just("abc"), st.just([True, False]), st.just([None])))
+@given(
+    st.one_of(
+        st.just([]),
+        st.just([[1.0, 2.0]]),
+        st.just([1.0, math.nan]),
+        st.just([math.inf]),
+        st.just("abc"),
+        st.just([True, False]),
+        st.just([None]),
+    )
+)
 def test_check_data_rejects_bad_arrays(data) -> None:
     with pytest.raises(ValueError, match="data"):
         check_data(data)
@@ -85,8 +104,16 @@ def test_check_data_enforces_the_domain_and_copies() -> None:
     assert check_data([], allow_empty=True).size == 0
 
 
-@given(st.one_of(st.just((1.0, 1.0)), st.just((2.0, 1.0)), st.just((math.nan, 1.0)), st.just((0.0,)),
-                 st.just("ab"), st.just(None)))
+@given(
+    st.one_of(
+        st.just((1.0, 1.0)),
+        st.just((2.0, 1.0)),
+        st.just((math.nan, 1.0)),
+        st.just((0.0,)),
+        st.just("ab"),
+        st.just(None),
+    )
+)
 def test_check_domain_rejects_bad_pairs(domain) -> None:
     with pytest.raises(ValueError, match="domain"):
         check_domain(domain)

@@ -6,8 +6,13 @@ import pytest
 from reference.datasets import load_adult
 
 
-@pytest.mark.parametrize("column, lo, hi, quartiles", [("age", 17, 90, (28, 37, 48)), ("hours_per_week", 1, 99, (40, 40, 45))])
-def test_adult_column_has_48842_rows_in_range_with_the_documented_quartiles(column, lo, hi, quartiles) -> None:
+@pytest.mark.parametrize(
+    "column, lo, hi, quartiles",
+    [("age", 17, 90, (28, 37, 48)), ("hours_per_week", 1, 99, (40, 40, 45))],
+)
+def test_adult_column_has_48842_rows_in_range_with_the_documented_quartiles(
+    column, lo, hi, quartiles
+) -> None:
     x = load_adult(column)
     assert x.shape == (48_842,) and x.min() == lo and x.max() == hi
     assert tuple(np.percentile(x, [25, 50, 75], method="inverted_cdf")) == quartiles

@@ -132,7 +132,9 @@ def test_discrete_law_with_labels_samples_labels(rng) -> None:
 
 
 def test_discrete_sampler_conforms_and_a_wrong_one_fails(rng) -> None:
-    law = DiscreteLaw.from_probabilities([0, 1, 2, 3], [Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 8)])
+    law = DiscreteLaw.from_probabilities(
+        [0, 1, 2, 3], [Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 8)]
+    )
     check_sampler(law, law.sample(100_000, rng)).assert_ok()
     wrong = rng.choice(4, size=100_000, p=[0.47, 0.28, 0.125, 0.125])
     assert not check_sampler(law, wrong).passed
@@ -152,9 +154,13 @@ def test_privacy_loss_of_two_step_densities_is_the_largest_log_ratio() -> None:
         assert abs(privacy_loss(p, q) - expected) < TIGHT
         delta0 = sum(max(x - y, 0) * w for (x, y), w in zip(cells, [0.5, 0.5, 1.0], strict=True))
         assert abs(hockey_stick(p, q, 0) - delta0) < TIGHT
-        renyi2 = mpmath.log(sum(x**2 / y * w for (x, y), w in zip(cells, [0.5, 0.5, 1.0], strict=True)))
+        renyi2 = mpmath.log(
+            sum(x**2 / y * w for (x, y), w in zip(cells, [0.5, 0.5, 1.0], strict=True))
+        )
         assert abs(renyi_divergence(p, q, 2) - renyi2) < TIGHT
-        kl = sum(x * mpmath.log(x / y) * w for (x, y), w in zip(cells, [0.5, 0.5, 1.0], strict=True))
+        kl = sum(
+            x * mpmath.log(x / y) * w for (x, y), w in zip(cells, [0.5, 0.5, 1.0], strict=True)
+        )
         assert abs(renyi_divergence(p, q, 1) - kl) < mpmath.mpf("1e-30")
 
 

@@ -29,8 +29,11 @@ def brute_force_interval_probabilities(data, q, eps, bounds, adjacency):
     z = [a, *sorted(min(max(x, a), b) for x in data), b]
     n = len(data)
     with workdps():
-        w = [(mpmath.mpf(z[j + 1]) - z[j]) * mpmath.exp(-mpmath.mpf(eps) * abs(j - mpmath.mpf(q) * n) / (2 * mpmath.mpf(delta_u)))
-             for j in range(n + 1)]
+        w = [
+            (mpmath.mpf(z[j + 1]) - z[j])
+            * mpmath.exp(-mpmath.mpf(eps) * abs(j - mpmath.mpf(q) * n) / (2 * mpmath.mpf(delta_u)))
+            for j in range(n + 1)
+        ]
         total = mpmath.fsum(w)
         return z, [x / total for x in w]
 
@@ -43,7 +46,9 @@ def test_imola25_section_6_1_toy_numbers() -> None:
     expected = (0.124754788695, 0.205685873743, 0.339118675123, 0.205685873743, 0.124754788695)
     for k, p in enumerate(expected):
         assert float(law.mass(k, k + 1)) == pytest.approx(p, abs=1e-12)
-    assert float(privacy_loss(law, em.exact([1, 2, 3, 4.5]))) == pytest.approx(0.460331749964, abs=1e-12)
+    assert float(privacy_loss(law, em.exact([1, 2, 3, 4.5]))) == pytest.approx(
+        0.460331749964, abs=1e-12
+    )
 
 
 @given(
@@ -124,7 +129,9 @@ def test_diffprivlib_issue_107_input_samples_correctly(rng) -> None:
     """800000×[65000] + 200000 random integers in [0, 500000], q = 0.5, ε = 0.5: every linear-space
     weight underflows (the nearest intervals of positive length are ~2·10^5 ranks away)."""
     data_rng = np.random.default_rng(107)
-    data = np.concatenate([np.full(800_000, 65_000.0), data_rng.integers(0, 500_001, 200_000).astype(float)])
+    data = np.concatenate(
+        [np.full(800_000, 65_000.0), data_rng.integers(0, 500_001, 200_000).astype(float)]
+    )
     data_rng.shuffle(data)
     em = ExponentialQuantile(0.5, 0.5, (0.0, 500_000.0))
     law = em.exact(data)

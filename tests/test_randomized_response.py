@@ -74,7 +74,9 @@ def test_a_sampler_with_the_wrong_keep_probability_fails(rng) -> None:
     assert not check_sampler(rr_law(0, 1.0), wrong).passed
 
 
-@given(st.one_of(st.just(2), st.just(-1), st.just(0.5), st.just([0, 1]), st.just(True), st.just("1")))
+@given(
+    st.one_of(st.just(2), st.just(-1), st.just(0.5), st.just([0, 1]), st.just(True), st.just("1"))
+)
 def test_bad_bits_raise(bit) -> None:
     with pytest.raises(ValueError, match="bit|data"):
         RandomizedResponse(1.0).sample(bit, 3, np.random.default_rng(0))
