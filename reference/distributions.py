@@ -373,6 +373,16 @@ class PiecewiseLogLinear:
             intercept=to_mpf(_exact_at(self._xc, self.intercepts, i)),
         )
 
+    def exact_parameters(self, i: int) -> tuple[Number, Number, Number, Number]:
+        """(left, right, slope, intercept) of piece ``i`` exactly as given (Fractions, ints, floats
+        or mpf, never rounded): the input of the interval-arithmetic certification."""
+        return (
+            _exact_at(self._xb, self.breaks, i),
+            _exact_at(self._xb, self.breaks, i + 1),
+            _exact_at(self._xa, self.slopes, i),
+            _exact_at(self._xc, self.intercepts, i),
+        )
+
     def _piece_log_mass_mp(self, i: int) -> mpmath.mpf:
         p = self.piece(i)
         return log_integral_exp_linear(p.slope, p.intercept, p.left, p.right)
