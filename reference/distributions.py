@@ -230,6 +230,7 @@ class PiecewiseLogLinear:
         self._validate()
         self._float_path()
         self._log_z_mp: mpmath.mpf | None = None
+        self._breaks_exact: list[Number] | None = None
 
     # -- construction ------------------------------------------------------------------------
 
@@ -433,7 +434,10 @@ class PiecewiseLogLinear:
         return _exact_at(self._xb, self.breaks, i)
 
     def _exact_list(self) -> list[Number]:
-        return [self._exact_breaks(i) for i in range(len(self) + 1)]
+        """The exact breakpoints (computed once: the law is immutable)."""
+        if self._breaks_exact is None:
+            self._breaks_exact = [self._exact_breaks(i) for i in range(len(self) + 1)]
+        return self._breaks_exact
 
     def _exact_piece_index(self, y: Number) -> int | None:
         xb = self._exact_list()
@@ -441,17 +445,15 @@ class PiecewiseLogLinear:
             return None
         return min(bisect.bisect_right(xb, y) - 1, len(self) - 1)
 
-    def log_density_at_cell(
-        self, left: Number, right: Number
-    ) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    def log_density_at_cell(self, left: Number, right: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
         """(slope, normalised intercept) of the piece containing the cell (left, right), exactly;
-        intercept -inf where the density is zero. Returned as (slope, intercept, log Z)."""
+        the intercept is -inf where the density is zero."""
         xb = self._exact_list()
         if left < xb[0] or right > xb[-1]:
-            return mpmath.mpf(0), MP_NINF, self.log_normalizer_mp
+            return mpmath.mpf(0), MP_NINF
         i = min(bisect.bisect_right(xb, left) - 1, len(self) - 1)
         p = self.piece(i)
-        return p.slope, p.intercept - self.log_normalizer_mp, self.log_normalizer_mp
+        return p.slope, p.intercept - self.log_normalizer_mp
 
 
 def _float_array(values: Sequence[Number]) -> np.ndarray:
@@ -520,8 +522,8 @@ def _merged_cells(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> list[tuple[Nu
 def _cell_forms(p: PiecewiseLogLinear, q: PiecewiseLogLinear):
     """Yield (left, right, a_p, b_p, a_q, b_q) per merged cell, normalised intercepts, exact."""
     for left, right in _merged_cells(p, q):
-        ap, bp, _ = p.log_density_at_cell(left, right)
-        aq, bq, _ = q.log_density_at_cell(left, right)
+        ap, bp = p.log_density_at_cell(left, right)
+        aq, bq = q.log_density_at_cell(left, right)
         yield left, right, ap, bp, aq, bq
 
 
