@@ -30,7 +30,14 @@ import numpy as np
 
 from reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from reference.exact.mp import MP_INF, to_mpf, workdps
-from reference.validation import check_finite, check_int, check_positive, check_rng, check_size
+from reference.validation import (
+    check_finite,
+    check_fraction,
+    check_int,
+    check_positive,
+    check_rng,
+    check_size,
+)
 
 # numpy's bounded integer generator is exact (unbiased) for bounds below 2**63; larger bounds use
 # rejection on raw random bytes.
@@ -40,21 +47,6 @@ _NUMPY_INT_BOUND = 2**62
 # --------------------------------------------------------------------------------------------
 # Validation helpers local to this module
 # --------------------------------------------------------------------------------------------
-
-
-def _exact_real(x: Any) -> Fraction:
-    """The exact rational value of an already validated finite real (float, int or Fraction)."""
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, numbers.Integral | np.integer):
-        return Fraction(int(x))
-    return Fraction(float(x))
-
-
-def _check_positive_exact(x: Any, name: str) -> Fraction:
-    """A finite real > 0 (not bool), returned as its exact rational value."""
-    check_positive(x, name)
-    return _exact_real(x)
 
 
 def _check_rational(x: Any, name: str, *, positive: bool) -> Fraction:
@@ -87,9 +79,8 @@ def laplace_law(loc: float, scale: float) -> PiecewiseLogLinear:
     rational values of ``loc`` and ``scale`` (floats are exact binary rationals), so privacy
     losses come out exact to the working precision.
     """
-    check_finite(loc, "loc")
-    b = _check_positive_exact(scale, "scale")
-    mu = _exact_real(loc)
+    mu = check_fraction(loc, "loc")
+    b = check_fraction(scale, "scale", positive=True)
     with workdps():
         log_2b = mpmath.log(2 * to_mpf(b))
         shift = to_mpf(mu / b)
@@ -130,7 +121,7 @@ class DiscreteLaplaceLaw:
     """
 
     def __init__(self, scale: float | Fraction, loc: int = 0):
-        self.scale_exact = _check_positive_exact(scale, "scale")
+        self.scale_exact = check_fraction(scale, "scale", positive=True)
         self.scale = float(self.scale_exact)
         self.loc = check_int(loc, "loc")
         with workdps():
