@@ -8,7 +8,7 @@ computation on the searched family only, not a proof for all data sets.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import mpmath
@@ -30,7 +30,6 @@ class ExactSweep:
     witness: tuple[Any, Any] | None
     max_delta_at_claim: mpmath.mpf
     delta_witness: tuple[Any, Any] | None
-    losses: list[float] = field(default_factory=list, repr=False)
 
     @property
     def violation(self) -> bool:
@@ -73,12 +72,11 @@ def exact_sweep(mechanism: Any, pairs: Iterable[tuple[Any, Any]]) -> ExactSweep:
 
     best, witness = mpmath.mpf("-inf"), None
     best_delta, delta_witness = mpmath.mpf(0), None
-    losses, count = [], 0
+    count = 0
     with workdps():
         for d0, d1 in pairs:
             p, q = law(d0), law(d1)
             loss = privacy_loss(p, q)
-            losses.append(float(loss))
             count += 1
             if loss > best:
                 best, witness = loss, (d0, d1)
@@ -88,6 +86,4 @@ def exact_sweep(mechanism: Any, pairs: Iterable[tuple[Any, Any]]) -> ExactSweep:
                     best_delta, delta_witness = delta, (d0, d1)
     if count == 0:
         raise ValueError("pairs must contain at least one neighbouring pair")
-    return ExactSweep(
-        claim.epsilon, claim.delta, count, best, witness, best_delta, delta_witness, losses
-    )
+    return ExactSweep(claim.epsilon, claim.delta, count, best, witness, best_delta, delta_witness)

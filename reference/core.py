@@ -5,7 +5,6 @@ These names are public API (``../shared/DESIGN.md``): extend them, never rename 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
@@ -83,7 +82,3 @@ class ExactMechanism(Mechanism, Protocol):
 def has_exact(mechanism: Any) -> bool:
     """True when ``mechanism`` offers an ``exact(data)`` law."""
     return callable(getattr(mechanism, "exact", None))
-
-
-def is_finite_domain(domain: tuple[float, float]) -> bool:
-    return math.isfinite(domain[0]) and math.isfinite(domain[1])

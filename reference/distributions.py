@@ -665,10 +665,6 @@ def _kl(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
     return MP_INF
 
 
-def is_finite(x: mpmath.mpf) -> bool:
-    return bool(mpmath.isfinite(x))
-
-
 __all__ = [
     "DiscreteLaw",
     "ExactDistribution",

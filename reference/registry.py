@@ -75,7 +75,3 @@ REGISTRY: tuple[RegistryEntry, ...] = (
         4,
     ),
 )
-
-
-def registry_names() -> list[str]:
-    return [e.name for e in REGISTRY]

@@ -46,17 +46,6 @@ def logsumexp(values: Iterable[mpmath.mpf]) -> mpmath.mpf:
     return top + mpmath.log(mpmath.fsum(mpmath.exp(v - top) for v in vals))
 
 
-def log_diff_exp(x: mpmath.mpf, y: mpmath.mpf) -> mpmath.mpf:
-    """log(exp(x) − exp(y)) for x >= y; -inf when equal."""
-    if y == MP_NINF:
-        return x
-    if x == y:
-        return MP_NINF
-    if x < y:
-        raise ValueError("log_diff_exp needs x >= y")
-    return x + mpmath.log(-mpmath.expm1(y - x))
-
-
 class LazySequence:
     """A read-only sequence whose items are computed on access (and cached).
 
