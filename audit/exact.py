@@ -15,7 +15,7 @@ import mpmath
 import numpy as np
 
 from reference.core import has_exact
-from reference.distributions import hockey_stick, privacy_loss
+from reference.distributions import hockey_stick, privacy_loss, renyi_divergence
 from reference.exact.mp import workdps
 
 
@@ -87,3 +87,62 @@ def exact_sweep(mechanism: Any, pairs: Iterable[tuple[Any, Any]]) -> ExactSweep:
     if count == 0:
         raise ValueError("pairs must contain at least one neighbouring pair")
     return ExactSweep(claim.epsilon, claim.delta, count, best, witness, best_delta, delta_witness)
+
+
+DELTA_CURVE_POINTS = 25
+RENYI_ORDERS: tuple[float, ...] = (2.0, 5.0, 10.0)
+
+
+@dataclass(frozen=True)
+class ExactPair:
+    """The exact analysis of one neighbouring pair: ε(D, D') (sup of |log ratio|, infinite when the
+    supports differ), the hockey-stick curve δ(ε') = max of both directions, Rényi divergences
+    (max of both directions) and δ at the claimed ε."""
+
+    data: tuple[np.ndarray, np.ndarray]
+    epsilon: mpmath.mpf
+    delta_at_claim: mpmath.mpf
+    delta_curve: tuple[tuple[float, float], ...]
+    renyi: tuple[tuple[float, float], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "data": [d.tolist() for d in self.data],
+            "epsilon_exact": float(self.epsilon),
+            "epsilon_exact_digits": mpmath.nstr(self.epsilon, 30),
+            "delta_at_claimed_epsilon": float(self.delta_at_claim),
+            "delta_curve": [list(p) for p in self.delta_curve],
+            "renyi": [list(p) for p in self.renyi],
+        }
+
+
+def two_sided_loss(p: Any, q: Any) -> mpmath.mpf:
+    with workdps():
+        return privacy_loss(p, q)
+
+
+def delta_at(p: Any, q: Any, epsilon: float) -> mpmath.mpf:
+    """max(δ_{p,q}(ε), δ_{q,p}(ε)): the δ a claim at ε needs on this pair (both orders)."""
+    with workdps():
+        return max(hockey_stick(p, q, epsilon), hockey_stick(q, p, epsilon))
+
+
+def analyse_pair(
+    p: Any, q: Any, data: tuple[np.ndarray, np.ndarray], claim: Any, curve: bool = True
+) -> ExactPair:
+    """Exact ε, δ(ε_claimed), and optionally the δ(ε') curve on [0, max(2ε_claimed, ε)] and the
+    Rényi divergences of orders :data:`RENYI_ORDERS` and ∞."""
+    with workdps():
+        eps = privacy_loss(p, q)
+        delta_claim = delta_at(p, q, claim.epsilon)
+        points: list[tuple[float, float]] = []
+        renyi: list[tuple[float, float]] = []
+        if curve:
+            top = 2.0 * claim.epsilon if mpmath.isinf(eps) else max(2.0 * claim.epsilon, float(eps))
+            for e in np.linspace(0.0, top, DELTA_CURVE_POINTS):
+                points.append((float(e), float(delta_at(p, q, float(e)))))
+            for order in RENYI_ORDERS:
+                d = max(renyi_divergence(p, q, order), renyi_divergence(q, p, order))
+                renyi.append((order, float(d)))
+            renyi.append((float("inf"), float(eps)))
+    return ExactPair(data, eps, delta_claim, tuple(points), tuple(renyi))

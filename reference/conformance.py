@@ -109,10 +109,13 @@ def atom_test(
     probs = np.array([float(probabilities[a]) for a in atoms])
     if np.any(probs < 0) or probs.sum() > 1 + 1e-12:
         raise ValueError("probabilities must be >= 0 and sum to at most 1")
-    keys = [a.item() if isinstance(a, np.generic) else a for a in samples.tolist()]
     counts: dict[Hashable, int] = {}
-    for key in keys:
-        counts[key] = counts.get(key, 0) + 1
+    if samples.dtype.kind in "iuf":  # vectorised count of numeric samples
+        values, freq = np.unique(samples, return_counts=True)
+        counts = {v: int(c) for v, c in zip(values.tolist(), freq.tolist(), strict=True)}
+    else:
+        for key in (a.item() if isinstance(a, np.generic) else a for a in samples.tolist()):
+            counts[key] = counts.get(key, 0) + 1
     listed = {a.item() if isinstance(a, np.generic) else a for a in atoms}
     observed = [counts.get(a.item() if isinstance(a, np.generic) else a, 0) for a in atoms]
     other_count = n - sum(observed)

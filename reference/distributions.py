@@ -129,6 +129,11 @@ class DiscreteLaw:
         """Float log-probabilities of ``atoms`` (vectorised; -inf off the support)."""
         arr = np.atleast_1d(np.asarray(atoms, dtype=float if self.numeric else object))
         out = np.full(arr.shape, -np.inf)
+        if self.numeric and all(isinstance(a, int | float) for a in self.support):
+            support = self._numeric_support()  # sorted; exact float atoms
+            idx = np.clip(np.searchsorted(support, arr), 0, len(support) - 1)
+            logp = np.array([float(lp) for lp in self.logp])
+            return np.where(support[idx] == arr, logp[idx], -np.inf)
         for k, a in enumerate(arr.ravel()):
             i = self._index.get(_atom_key(a))
             if i is not None:

@@ -97,6 +97,11 @@ class RandomizedResponse:
     def domain(self) -> tuple[float, float]:
         return (0.0, 1.0)
 
+    @property
+    def input_values(self) -> tuple[float, ...]:
+        """The valid inputs (a bit): the auditor probes exactly these."""
+        return (0.0, 1.0)
+
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         b = check_bit(data, "data")
         return randomize_bits(np.full(check_size(size), b), self.epsilon, rng)

@@ -1,0 +1,365 @@
+"""Events the black-box auditor tests, and their selection on the selection draws.
+
+Families (spec auditor.md §6.4(ii)):
+
+* intervals (lo, hi] of one output projection, with lo, hi on an empirical-quantile grid of the
+  pooled selection draws (lo = −inf or hi = +inf give the half-lines); when the draws take few
+  distinct values, every value is a grid point, so every atom and every run of atoms is covered;
+* points {y = v} for the most repeated numeric values, and "the output equals a value of the data"
+  (of D ∪ D', of D only, of D' only);
+* named atoms: each exception type (``raised:ValueError``), ``nan``, any other non-numeric output,
+  and "any non-numeric output";
+* projections: the output itself, or for vector outputs each coordinate and each pairwise
+  difference;
+* likelihood-ratio sets {y : ln f_D(y) − ln f_D'(y) > t} when both exact laws are known (the
+  Neyman–Pearson sets, optimal for a given size).
+
+Selection ranks (event, direction) by the bound the evaluation draws would give at pessimistic
+estimates of the two masses (:func:`audit.statistics.selection_score`), never by the raw ratio.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from audit.outputs import NUMERIC, Outputs
+from audit.statistics import selection_score
+
+GRID_POINTS = 64
+MAX_POINT_EVENTS = 16
+EXACT_GRID_LIMIT = 256
+
+Projection = tuple  # () scalar, ("coord", i), ("diff", i, j)
+
+
+def project(out: Outputs, projection: Projection) -> np.ndarray:
+    """Numeric values of one projection (NaN on atom draws)."""
+    v = out.values
+    if not projection:
+        return v[:, 0]
+    if projection[0] == "coord":
+        return v[:, projection[1]]
+    return v[:, projection[1]] - v[:, projection[2]]
+
+
+def projections(width: int) -> list[Projection]:
+    if width == 1:
+        return [()]
+    coords = [("coord", i) for i in range(width)]
+    diffs = [("diff", i, j) for i in range(width) for j in range(i + 1, width)]
+    return coords + diffs
+
+
+@dataclass(frozen=True)
+class Event:
+    """A measurable set of outputs. ``kind`` is one of ``interval`` (lo, hi], ``point``,
+    ``data_value`` (output in ``values``), ``atom`` (named atom ``atom``; ``*`` = any non-numeric)
+    or ``likelihood_ratio`` (ln f_D − ln f_D' > ``lo``)."""
+
+    kind: str
+    projection: Projection = ()
+    lo: float = -np.inf
+    hi: float = np.inf
+    atom: str = ""
+    values: tuple[float, ...] = ()
+    llr: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False, repr=False)
+
+    def indicator(self, out: Outputs) -> np.ndarray:
+        if self.kind == "atom":
+            return ~out.numeric if self.atom == "*" else out.atoms == self.atom
+        numeric = out.numeric
+        if self.kind in ("likelihood_ratio", "histogram_ratio"):
+            z = np.where(numeric[:, None], out.values, 0.0)
+            return numeric & (self.llr(z) > self.lo)
+        z = project(out, self.projection)
+        with np.errstate(invalid="ignore"):
+            if self.kind == "interval":
+                hit = (z > self.lo) & (z <= self.hi)
+            elif self.kind == "point":
+                hit = z == self.lo
+            else:
+                hit = np.isin(z, np.asarray(self.values, dtype=float))
+        return numeric & hit
+
+    def describe(self) -> str:
+        where = _projection_name(self.projection)
+        if self.kind == "interval":
+            return f"{where} in ({self.lo:.6g}, {self.hi:.6g}]"
+        if self.kind == "point":
+            return f"{where} == {self.lo!r}"
+        if self.kind == "data_value":
+            return f"{where} in {{{', '.join(f'{v:g}' for v in self.values)}}}"
+        if self.kind == "atom":
+            return "any non-numeric output" if self.atom == "*" else f"output is atom {self.atom!r}"
+        if self.kind == "histogram_ratio":
+            return f"histogram log-ratio score of y > {self.lo:.6g} (fitted on the selection draws)"
+        return f"ln f_D(y) - ln f_D'(y) > {self.lo:.6g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "description": self.describe()}
+        if self.projection:
+            d["projection"] = list(self.projection)
+        if self.kind in ("interval", "likelihood_ratio", "histogram_ratio", "point"):
+            d["lo"] = _num(self.lo)
+        if self.kind == "interval":
+            d["hi"] = _num(self.hi)
+        if self.kind == "atom":
+            d["atom"] = self.atom
+        if self.kind == "data_value":
+            d["values"] = list(self.values)
+        return d
+
+
+def _num(x: float) -> float | str:
+    return x if np.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def _projection_name(p: Projection) -> str:
+    if not p:
+        return "y"
+    if p[0] == "coord":
+        return f"y[{p[1]}]"
+    return f"y[{p[1]}] - y[{p[2]}]"
+
+
+@dataclass(frozen=True)
+class Scored:
+    """An event with a direction (``forward``: more likely on D than on D') and the bound the
+    evaluation draws would give at the plug-in means."""
+
+    event: Event
+    forward: bool
+    expected: float
+    p0: float
+    p1: float
+
+
+def _grid(pooled: np.ndarray) -> np.ndarray:
+    pooled = pooled[np.isfinite(pooled)]
+    if pooled.size == 0:
+        return np.array([-np.inf, np.inf])
+    distinct = np.unique(pooled)
+    if distinct.size <= EXACT_GRID_LIMIT:
+        inner = distinct
+    else:
+        inner = np.unique(np.quantile(pooled, np.linspace(0, 1, GRID_POINTS + 1), method="lower"))
+    return np.concatenate([[-np.inf], inner, [np.inf]])
+
+
+class _Lazy(Sequence):
+    """``n`` events made on demand (selection scores thousands, keeps a few)."""
+
+    def __init__(self, n: int, make: Callable[[int], Event]):
+        self._n, self._make = n, make
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, k: int) -> Event:  # type: ignore[override]
+        if not 0 <= k < self._n:
+            raise IndexError(k)
+        return self._make(k)
+
+
+class _Chain(Sequence):
+    """Several event sequences seen as one."""
+
+    def __init__(self) -> None:
+        self._parts: list[Sequence[Event]] = []
+        self._starts: list[int] = []
+        self._n = 0
+
+    def extend(self, part: Sequence[Event]) -> None:
+        self._parts.append(part)
+        self._starts.append(self._n)
+        self._n += len(part)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, k: int) -> Event:  # type: ignore[override]
+        if not 0 <= k < self._n:
+            raise IndexError(k)
+        p = bisect.bisect_right(self._starts, k) - 1
+        return self._parts[p][k - self._starts[p]]
+
+
+def _interval_candidates(
+    za: np.ndarray, zb: np.ndarray, projection: Projection
+) -> tuple[list[Event], np.ndarray, np.ndarray]:
+    """All intervals between grid points, with their counts on both samples (vectorised)."""
+    za, zb = np.sort(za[~np.isnan(za)]), np.sort(zb[~np.isnan(zb)])
+    grid = _grid(np.concatenate([za, zb]))
+    ca = np.searchsorted(za, grid, side="right")
+    cb = np.searchsorted(zb, grid, side="right")
+    ca[0] = cb[0] = 0
+    i, j = np.triu_indices(len(grid), k=1)
+    events = _Lazy(
+        len(i), lambda k: Event("interval", projection, float(grid[i[k]]), float(grid[j[k]]))
+    )
+    return events, ca[j] - ca[i], cb[j] - cb[i]
+
+
+def _point_candidates(
+    za: np.ndarray, zb: np.ndarray, projection: Projection
+) -> tuple[list[Event], np.ndarray, np.ndarray]:
+    pooled = np.concatenate([za, zb])
+    pooled = pooled[~np.isnan(pooled)]
+    if pooled.size == 0:
+        return [], np.zeros(0), np.zeros(0)
+    values, counts = np.unique(pooled, return_counts=True)
+    repeated = values[counts >= 2]
+    order = np.argsort(-counts[counts >= 2], kind="stable")[:MAX_POINT_EVENTS]
+    chosen = repeated[order]
+    events = [Event("point", projection, float(v)) for v in chosen]
+    ka = np.array([np.count_nonzero(za == v) for v in chosen])
+    kb = np.array([np.count_nonzero(zb == v) for v in chosen])
+    return events, ka, kb
+
+
+def candidate_events(
+    a: Outputs,
+    b: Outputs,
+    data: Sequence[np.ndarray] = (),
+    llr: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
+    """Every candidate event with its counts on ``a`` (draws on D) and ``b`` (draws on D')."""
+    events = _Chain()
+    ka: list[np.ndarray] = []
+    kb: list[np.ndarray] = []
+
+    def add(evs: Sequence[Event], x: Any, y: Any) -> None:
+        events.extend(evs)
+        ka.append(np.asarray(x, dtype=float))
+        kb.append(np.asarray(y, dtype=float))
+
+    if a.width == b.width:
+        for proj in projections(a.width):
+            za, zb = project(a, proj), project(b, proj)
+            add(*_interval_candidates(za, zb, proj))
+            add(*_point_candidates(za, zb, proj))
+        if a.width == 1 and data:
+            d0, d1 = (np.unique(np.asarray(d, dtype=float)) for d in data)
+            for vals in (np.union1d(d0, d1), np.setdiff1d(d0, d1), np.setdiff1d(d1, d0)):
+                if vals.size:
+                    e = Event("data_value", (), values=tuple(float(v) for v in vals))
+                    add([e], [e.indicator(a).sum()], [e.indicator(b).sum()])
+    names = sorted(set(a.atom_counts()) | set(b.atom_counts()))
+    if names:
+        ca, cb = a.atom_counts(), b.atom_counts()
+        atom_events = [Event("atom", atom=n) for n in names] + [Event("atom", atom="*")]
+        add(
+            atom_events,
+            [ca.get(n, 0) for n in names] + [sum(ca.values())],
+            [cb.get(n, 0) for n in names] + [sum(cb.values())],
+        )
+    if llr is not None and a.width == 1:
+        add(*_likelihood_ratio_candidates(a, b, llr))
+    if a.width == b.width and a.numeric.any() and b.numeric.any():
+        add(*_likelihood_ratio_candidates(a, b, histogram_score(a, b), "histogram_ratio"))
+    return events, np.concatenate(ka), np.concatenate(kb)
+
+
+def _likelihood_ratio_candidates(
+    a: Outputs, b: Outputs, llr: Callable[[np.ndarray], np.ndarray], kind: str = "likelihood_ratio"
+) -> tuple[list[Event], np.ndarray, np.ndarray]:
+    la = llr(a.values[a.numeric])
+    lb = llr(b.values[b.numeric])
+    pooled = np.concatenate([la, lb])
+    pooled = pooled[~np.isnan(pooled)]
+    if pooled.size == 0:
+        return [], np.zeros(0), np.zeros(0)
+    finite = pooled[np.isfinite(pooled)]
+    ts = np.unique(np.quantile(finite, np.linspace(0, 1, GRID_POINTS + 1))) if finite.size else []
+    # thresholds just below each level, so {llr > t} includes that level; and the infinite ends
+    thresholds = np.unique(
+        np.concatenate([np.nextafter(ts, -np.inf), [-np.inf, np.finfo(float).max]])
+    )
+    la, lb = np.sort(la), np.sort(lb)
+    ka = la.size - np.searchsorted(la, thresholds, side="right")
+    kb = lb.size - np.searchsorted(lb, thresholds, side="right")
+    events = _Lazy(len(thresholds), lambda k: Event(kind, lo=float(thresholds[k]), llr=llr))
+    return events, ka, kb
+
+
+HISTOGRAM_BINS = 32
+
+
+def histogram_score(a: Outputs, b: Outputs) -> Callable[[np.ndarray], np.ndarray]:
+    """Naive-Bayes log-likelihood-ratio score from per-coordinate histograms of the numeric
+    draws ``a`` (on D) and ``b`` (on D'), with ½-smoothed counts; a function of the (n, k)
+    output matrix. Bins are quantiles of the pooled draws (every value when few are distinct)."""
+    va, vb = a.values[a.numeric], b.values[b.numeric]
+    edges, ratios = [], []
+    for i in range(va.shape[1]):
+        pooled = np.concatenate([va[:, i], vb[:, i]])
+        distinct = np.unique(pooled)
+        if distinct.size <= EXACT_GRID_LIMIT:
+            cuts = distinct
+        else:
+            cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, HISTOGRAM_BINS + 1)[1:-1]))
+        ca = np.bincount(np.searchsorted(cuts, va[:, i], side="left"), minlength=cuts.size + 1)
+        cb = np.bincount(np.searchsorted(cuts, vb[:, i], side="left"), minlength=cuts.size + 1)
+        ratio = np.log((ca + 0.5) / (len(va) + 1.0)) - np.log((cb + 0.5) / (len(vb) + 1.0))
+        edges.append(cuts)
+        ratios.append(ratio)
+
+    def score(values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=float).reshape(len(values), -1)
+        total = np.zeros(len(values))
+        for i, (cuts, ratio) in enumerate(zip(edges, ratios, strict=True)):
+            total += ratio[np.searchsorted(cuts, values[:, i], side="left")]
+        return total
+
+    return score
+
+
+def score_events(
+    events: Sequence[Event],
+    ka: np.ndarray,
+    kb: np.ndarray,
+    na: int,
+    nb: int,
+    n_eval: int,
+    delta: float,
+    alpha: float,
+    top: int = 1,
+) -> list[Scored]:
+    """The ``top`` best (event, direction) pairs by :func:`audit.statistics.selection_score`."""
+    both = np.concatenate(
+        [
+            selection_score(ka, na, kb, nb, n_eval, delta, alpha),
+            selection_score(kb, nb, ka, na, n_eval, delta, alpha),
+        ]
+    )
+    pa, pb = np.asarray(ka, dtype=float) / na, np.asarray(kb, dtype=float) / nb
+    order = np.argsort(-both, kind="stable")[:top]
+    m = len(events)
+    out = []
+    for k in order:
+        i, forward = (k, True) if k < m else (k - m, False)
+        p0, p1 = (pa[i], pb[i]) if forward else (pb[i], pa[i])
+        out.append(Scored(events[i], forward, float(both[k]), float(p0), float(p1)))
+    return out
+
+
+def best_event(
+    a: Outputs,
+    b: Outputs,
+    n_eval: int,
+    delta: float,
+    alpha: float,
+    data: Sequence[np.ndarray] = (),
+    llr: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> Scored:
+    """The best (event, direction) on the selection draws ``a`` (on D) and ``b`` (on D')."""
+    events, ka, kb = candidate_events(a, b, data, llr)
+    return score_events(events, ka, kb, len(a), len(b), n_eval, delta, alpha)[0]
+
+
+__all__ = ["NUMERIC", "Event", "Scored", "best_event", "candidate_events", "score_events"]

@@ -1,0 +1,133 @@
+"""The :class:`AuditReport`: what an audit found, as a value (JSON-ready, Markdown, plot)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reference.core import PrivacyClaim
+
+
+@dataclass
+class AuditReport:
+    """Result of :func:`audit.audit_mechanism`.
+
+    ``epsilon_lower_bound`` holds with confidence 1 − ``alpha`` (black-box: Clopper–Pearson on
+    fresh evaluation draws, Bonferroni over the candidates carried into evaluation; in ``exact``
+    mode only, it is the exact loss of the worst pair found). ``epsilon_exact`` is the largest exact
+    ε(D, D') over the searched pairs (None without an exact law): a lower bound on the mechanism's
+    true ε, exact on that family. ``violation`` is True when either exceeds the claim (for an
+    approximate claim: when the bound with δ subtracted, or the exact δ(ε_claimed), does).
+    """
+
+    mechanism: str
+    claim: PrivacyClaim
+    mode: str
+    epsilon_lower_bound: float
+    epsilon_exact: float | None
+    violation: bool
+    witness: dict[str, Any] | None
+    alpha: float
+    seed: int
+    samples_used: int
+    seconds: float
+    exact: dict[str, Any] | None = None
+    blackbox: dict[str, Any] | None = None
+    conformance: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def claimed_epsilon(self) -> float:
+        return self.claim.epsilon
+
+    @property
+    def claimed_delta(self) -> float:
+        return self.claim.delta
+
+    @property
+    def tightness(self) -> float:
+        """ε_lb / ε_claimed (1 means the bound reaches the claim)."""
+        return self.epsilon_lower_bound / self.claim.epsilon
+
+    @property
+    def sampler_conforms(self) -> bool | None:
+        if not self.conformance:
+            return None
+        return all(c["passed"] for c in self.conformance)
+
+    def verdict(self) -> str:
+        if self.violation:
+            return "VIOLATION"
+        if self.sampler_conforms is False:
+            return "SAMPLER DOES NOT MATCH ITS EXACT LAW"
+        return "no violation found"
+
+    def summary(self) -> str:
+        exact = "n/a" if self.epsilon_exact is None else _fmt(self.epsilon_exact)
+        return (
+            f"{self.mechanism}: {self.verdict()} -- claimed ε = {self.claim.epsilon:g} "
+            f"(δ = {self.claim.delta:g}, {self.claim.adjacency}); ε lower bound "
+            f"{_fmt(self.epsilon_lower_bound)} at confidence 1 - {self.alpha:g}; exact ε on the "
+            f"searched pairs {exact}; {self.samples_used} draws, {self.seconds:.1f} s"
+        )
+
+    def assert_private(self) -> None:
+        """Raise ``AssertionError`` (with the witness) if the audit found a violation or the
+        sampler does not match its exact law."""
+        if self.violation or self.sampler_conforms is False:
+            raise AssertionError(f"{self.summary()}\nwitness: {self.witness}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(
+            {
+                "mechanism": self.mechanism,
+                "claim": self.claim.to_dict(),
+                "mode": self.mode,
+                "claimed_epsilon": self.claimed_epsilon,
+                "epsilon_lower_bound": self.epsilon_lower_bound,
+                "epsilon_exact": self.epsilon_exact,
+                "tightness": self.tightness,
+                "violation": self.violation,
+                "verdict": self.verdict(),
+                "witness": self.witness,
+                "alpha": self.alpha,
+                "seed": self.seed,
+                "samples_used": self.samples_used,
+                "seconds": round(self.seconds, 3),
+                "exact": self.exact,
+                "blackbox": self.blackbox,
+                "conformance": self.conformance,
+                "notes": self.notes,
+            }
+        )
+
+    def to_markdown(self) -> str:
+        from audit.report import render_report
+
+        return render_report(self)
+
+    def plot(self, path: str | Path) -> Path | None:
+        from audit.report import plot_report
+
+        return plot_report(self, path)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    return "inf" if math.isinf(x) else f"{x:.4f}"
+
+
+def _jsonable(x: Any) -> Any:
+    """Floats that JSON cannot hold (inf, nan) become strings; tuples become lists."""
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        return _jsonable(x.item())
+    return x

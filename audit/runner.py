@@ -1,0 +1,673 @@
+"""``audit_mechanism``: search neighbours, compute exact losses, bound ε from samples.
+
+The pipeline (spec auditor.md §6; DESIGN.md contract):
+
+1. **Candidates.** The caller's pairs, or the auditor's own: every neighbouring pair of small data
+   sets over the probe values (:mod:`audit.search`), quantile patterns at larger sizes, and, for
+   black-box mechanisms, a *crash scan* that bisects on the size of tied data for the size where the
+   mechanism starts raising (SmartNoise #572, diffprivlib #107 fail only beyond some n).
+2. **Exact stage** (mechanisms with ``exact``): every candidate is screened in floats for its loss
+   and its detection power (:mod:`audit.power`); local search climbs the power; the exact loss, the
+   hockey-stick curve and Rényi divergences are computed in mpmath for the worst pairs.
+3. **Black-box stage.** The finalists (by exact power, or by a screening run of a few thousand draws
+   per side) get fresh *selection* draws (30 %), on which the best event and direction are chosen;
+   the best ``CARRIED`` of them get fresh *evaluation* draws (70 %), and
+   ε_lb = ln((p0_L − δ)/p1_U) with Clopper–Pearson bounds at α/(2·CARRIED) each. Everything
+   before the evaluation draws, however adaptive, only chooses what to test; the bound holds with
+   confidence 1 − α.
+4. **Conformance** of the sampler to the exact law on the witness (both data sets), so that the
+   exact stage audits the code and not only the formula.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from audit.events import Event, Scored, best_event
+from audit.exact import analyse_pair, delta_at, two_sided_loss
+from audit.outputs import Outputs
+from audit.power import PairPower, pair_power
+from audit.result import AuditReport
+from audit.sampling import DrawJob, draw
+from audit.search import (
+    Pair,
+    exhaustive_pairs,
+    hill_climb,
+    pattern_pairs,
+    probe_values,
+    refine_values,
+    tie_family,
+)
+from audit.statistics import _wilson, epsilon_lower_bound, event_ratio_interval, samples_needed
+from reference.conformance import check_sampler
+from reference.core import PrivacyClaim, has_exact
+from reference.distributions import DiscreteLaw, PiecewiseLogLinear
+from reference.exact.mp import workdps
+from reference.validation import check_domain, check_int, check_probability
+
+DEFAULT_SAMPLES = 400_000
+SELECTION_FRACTION = 0.3
+SCREEN_SAMPLES = 2_000
+RESCREEN_SAMPLES = 20_000
+RESCREEN_TOP = 16
+CLIMB_SAMPLES = 4_000
+MIN_BUDGET = 4_000
+BUDGET_SAFETY = 10
+FINALISTS = 4
+CARRIED = 2
+EXACT_MAX_N = 4
+BLACKBOX_MAX_N = 2
+CLIMB_STARTS = 3
+CLIMB_STEPS = 12
+CRASH_MAX_SIZE = 4096
+CRASH_DRAWS = 4
+MODES = ("auto", "exact", "blackbox")
+
+_SCREEN, _SELECT, _EVAL, _CRASH, _CLIMB = 1, 2, 3, 4, 5
+
+
+@dataclass
+class Candidate:
+    """A neighbouring pair under test (``pair`` is its search form when the auditor made it)."""
+
+    d0: np.ndarray
+    d1: np.ndarray
+    pair: Pair | None = None
+    prior: tuple[float, float] | None = None  # masses of its best event, from the search
+
+    @property
+    def key(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        return tuple(self.d0.tolist()), tuple(self.d1.tolist())
+
+    def describe(self) -> dict[str, Any]:
+        return {"data": self.d0.tolist(), "data_prime": self.d1.tolist()}
+
+
+@dataclass
+class _Context:
+    mech: Any
+    claim: PrivacyClaim
+    values: tuple[float, ...]
+    samples: int
+    alpha: float
+    seed: int
+    executor: Executor | None
+    search: bool
+    progress: Callable[[str], None]
+    used: int = 0
+    notes: list[str] = field(default_factory=list)
+    laws: dict[tuple[float, ...], Any] = field(default_factory=dict)
+    counter: int = 0
+
+    @property
+    def n_select(self) -> int:
+        return max(1, int(round(self.samples * SELECTION_FRACTION)))
+
+    @property
+    def n_eval(self) -> int:
+        return max(1, self.samples - self.n_select)
+
+    @property
+    def alpha_eval(self) -> float:
+        return self.alpha / CARRIED
+
+    def draw(self, jobs: list[tuple[np.ndarray, int, tuple[int, ...]]]) -> list[Outputs]:
+        self.used += sum(n for _, n, _ in jobs)
+        return draw(self.mech, [DrawJob(d, n, k) for d, n, k in jobs], self.seed, self.executor)
+
+    def next_key(self) -> int:
+        self.counter += 1
+        return self.counter
+
+    def law(self, data: np.ndarray) -> Any:
+        key = tuple(data.tolist())
+        if key not in self.laws:
+            try:
+                self.laws[key] = self.mech.exact(data)
+            except Exception as exc:  # noqa: BLE001 -- no exact law here: black-box only
+                self.laws[key] = None
+                if len(self.notes) < 20:
+                    self.notes.append(f"exact() raised {type(exc).__name__} on {list(key)}: {exc}")
+        return self.laws[key]
+
+
+# --------------------------------------------------------------------------------------------
+# entry point
+# --------------------------------------------------------------------------------------------
+
+
+def audit_mechanism(
+    mech: Any,
+    *,
+    pairs: Iterable[tuple[Any, Any]] | None = None,
+    domain: tuple[float, float] | None = None,
+    samples: int | None = None,
+    alpha: float = 1e-6,
+    seed: int = 0,
+    mode: str = "auto",
+    executor: Executor | None = None,
+    name: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> AuditReport:
+    """Audit ``mech`` against its ``claim``; see the module docstring and ``DESIGN.md``.
+
+    ``samples`` is the number of draws per data set for each final candidate (30 % selection, 70 %
+    evaluation; default :data:`DEFAULT_SAMPLES`); the search draws extra screening samples, counted
+    in ``samples_used``. ``progress`` receives one line per stage.
+    """
+    start = time.perf_counter()
+    claim = getattr(mech, "claim", None)
+    if not isinstance(claim, PrivacyClaim):
+        raise ValueError("mech.claim must be a reference.PrivacyClaim")
+    if not callable(getattr(mech, "sample", None)):
+        raise ValueError("mech must have a sample(data, size, rng) method")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if mode == "exact" and not has_exact(mech):
+        raise ValueError("mode='exact' needs a mechanism with an exact(data) law")
+    alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
+    seed = check_int(seed, "seed", minimum=0)
+    samples = DEFAULT_SAMPLES if samples is None else check_int(samples, "samples", minimum=10)
+    dom = check_domain(domain if domain is not None else mech.domain, "domain")
+    values = probe_values(dom, getattr(mech, "input_values", None))
+    ctx = _Context(
+        mech,
+        claim,
+        values,
+        samples,
+        alpha,
+        seed,
+        executor,
+        pairs is None,
+        progress or (lambda s: None),
+    )
+    candidates = _candidates(ctx, pairs, dom)
+
+    exact_info: dict[str, Any] | None = None
+    finalists: list[Candidate] = []
+    use_exact = mode in ("exact", "auto") and has_exact(mech)
+    if use_exact:
+        ctx.progress(f"exact stage: {len(candidates)} candidate pairs")
+        exact_info, finalists = _exact_stage(ctx, candidates)
+        if exact_info is None and mode == "exact":
+            raise ValueError("mech.exact(data) raised on every candidate data set")
+    blackbox_info: dict[str, Any] | None = None
+    conformance: list[dict[str, Any]] = []
+    witness: dict[str, Any] | None = None
+    lower = 0.0
+    if mode != "exact":
+        if not finalists:
+            finalists = _screening_stage(ctx, candidates, dom)
+        ctx.progress(f"black-box stage: {len(finalists)} finalists, {samples} draws per data set")
+        blackbox_info, witness, lower, eval_draws = _blackbox_stage(ctx, finalists, use_exact)
+        if use_exact and eval_draws is not None:
+            conformance = _conformance(ctx, *eval_draws)
+    exact_eps = None
+    violation = False
+    if exact_info is not None:
+        exact_eps = exact_info["epsilon_exact"]
+        violation = exact_info["violation"]
+        if mode == "exact":
+            lower = exact_eps
+            witness = {**exact_info["worst_pair"], "source": "exact"}
+    if blackbox_info is not None:
+        violation = violation or blackbox_info["violation"]
+        if witness is None and exact_info is not None:
+            witness = {**exact_info["worst_pair"], "source": "exact"}
+    return AuditReport(
+        mechanism=name or _name(mech),
+        claim=claim,
+        mode=mode if mode != "auto" else ("exact+blackbox" if use_exact else "blackbox"),
+        epsilon_lower_bound=max(0.0, float(lower)),
+        epsilon_exact=exact_eps,
+        violation=bool(violation),
+        witness=witness,
+        alpha=alpha,
+        seed=seed,
+        samples_used=ctx.used,
+        seconds=time.perf_counter() - start,
+        exact=exact_info,
+        blackbox=blackbox_info,
+        conformance=conformance,
+        notes=ctx.notes,
+    )
+
+
+def _name(mech: Any) -> str:
+    name = getattr(mech, "name", None)
+    if isinstance(name, str):
+        return name
+    text = repr(mech)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+# --------------------------------------------------------------------------------------------
+# candidates
+# --------------------------------------------------------------------------------------------
+
+
+def check_neighbours(d0: np.ndarray, d1: np.ndarray, adjacency: str) -> None:
+    """Raise ``ValueError`` unless (d0, d1) are neighbours under ``adjacency``."""
+    a, b = np.sort(d0), np.sort(d1)
+    if adjacency == "local":
+        ok = a.size == 1 and b.size == 1
+    elif adjacency == "add_remove":
+        small, big = (a, b) if a.size < b.size else (b, a)
+        ok = big.size == small.size + 1 and any(
+            np.array_equal(np.delete(big, i), small) for i in range(big.size)
+        )
+    else:
+        ok = a.size == b.size and a.size > 0 and len(_unmatched(a, b)) <= 1
+    if not ok:
+        raise ValueError(
+            f"pairs must be neighbours under {adjacency!r}: {a.tolist()} and {b.tolist()} are not"
+        )
+
+
+def _unmatched(a: np.ndarray, b: np.ndarray) -> list[int]:
+    """Indices of a's records left over after matching equal records of b (multiset difference)."""
+    pool = list(b.tolist())
+    out = []
+    for i, v in enumerate(a.tolist()):
+        if v in pool:
+            pool.remove(v)
+        else:
+            out.append(i)
+    return out
+
+
+def _candidates(
+    ctx: _Context, pairs: Iterable[tuple[Any, Any]] | None, dom: tuple[float, float]
+) -> list[Candidate]:
+    if pairs is not None:
+        out = []
+        for d0, d1 in pairs:
+            d0 = np.sort(np.asarray(d0, dtype=float).ravel())
+            d1 = np.sort(np.asarray(d1, dtype=float).ravel())
+            for d in (d0, d1):
+                if np.isnan(d).any() or (d.size and (d.min() < dom[0] or d.max() > dom[1])):
+                    raise ValueError(
+                        f"pairs must hold values in the domain {dom}, got {d.tolist()}"
+                    )
+            check_neighbours(d0, d1, ctx.claim.adjacency)
+            out.append(Candidate(d0, d1))
+        if not out:
+            raise ValueError("pairs must contain at least one neighbouring pair")
+        return out
+    return []  # the stages build their own families
+
+
+def _family(ctx: _Context, max_n: int) -> list[Candidate]:
+    adjacency = ctx.claim.adjacency
+    found = list(exhaustive_pairs(ctx.values, max_n, adjacency))
+    found += pattern_pairs(ctx.values, adjacency)
+    return [Candidate(*p.data, pair=p) for p in dict.fromkeys(found)]
+
+
+# --------------------------------------------------------------------------------------------
+# exact stage
+# --------------------------------------------------------------------------------------------
+
+
+def _power(ctx: _Context, c: Candidate) -> PairPower | None:
+    p, q = ctx.law(c.d0), ctx.law(c.d1)
+    if p is None or q is None:
+        return None
+    return pair_power(p, q, ctx.n_eval, ctx.claim.delta, ctx.alpha_eval)
+
+
+_EXACT_MEMO: dict[Any, tuple[dict[str, Any] | None, list[Candidate], list[str]]] = {}
+
+
+def _exact_stage(
+    ctx: _Context, given: list[Candidate]
+) -> tuple[dict[str, Any] | None, list[Candidate]]:
+    """The exact stage depends on no seed: it is memoised per (mechanism, search setting), so
+    re-auditing the same hashable mechanism with other seeds only redraws the samples."""
+    try:
+        key = (ctx.mech, ctx.values, ctx.samples, ctx.alpha, tuple(c.key for c in given))
+        hash(key)
+    except TypeError:
+        return _exact_stage_uncached(ctx, given)
+    if key not in _EXACT_MEMO:
+        notes_before = len(ctx.notes)
+        info, finalists = _exact_stage_uncached(ctx, given)
+        if len(_EXACT_MEMO) > 64:
+            _EXACT_MEMO.clear()
+        _EXACT_MEMO[key] = (info, finalists, ctx.notes[notes_before:])
+        return info, finalists
+    info, finalists, notes = _EXACT_MEMO[key]
+    ctx.notes.extend(notes)
+    for c in finalists:  # the black-box stage asks for these laws again
+        ctx.law(c.d0), ctx.law(c.d1)
+    return info, finalists
+
+
+def _exact_stage_uncached(
+    ctx: _Context, given: list[Candidate]
+) -> tuple[dict[str, Any] | None, list[Candidate]]:
+    candidates = given or _family(ctx, EXACT_MAX_N)
+    screened = [(c, pw) for c in candidates if (pw := _power(ctx, c)) is not None]
+    if not screened:
+        return None, []
+    climbed = 0
+    if ctx.search:
+        starts = sorted(screened, key=lambda t: -t[1].expected)[:CLIMB_STARTS]
+        starts += sorted(screened, key=lambda t: -t[1].loss)[:CLIMB_STARTS]
+        seen = {c.key for c, _ in screened}
+
+        def objective(p: Pair) -> float:
+            pw = _power(ctx, Candidate(*p.data, pair=p))
+            return -math.inf if pw is None else pw.expected
+
+        discrete = getattr(ctx.mech, "input_values", None) is not None
+        for c, _ in starts:
+            values = ctx.values
+            best = c.pair
+            for _ in range(2):  # climb, refine the grid around the optimum, climb again
+                if not discrete:
+                    values = refine_values(
+                        (*values, *best.shared, best.y, *([best.x] if best.x is not None else []))
+                    )
+                best, _, k = hill_climb(best, objective, values, ctx.claim.adjacency, CLIMB_STEPS)
+                climbed += k
+            cand = Candidate(*best.data, pair=best)
+            if cand.key not in seen and (pw := _power(ctx, cand)) is not None:
+                seen.add(cand.key)
+                screened.append((cand, pw))
+    ctx.progress(f"exact stage: {len(screened)} pairs screened, {climbed} visited by local search")
+    # exact (mpmath) losses for the worst pairs by the float screen, and for the most detectable
+    by_loss = sorted(screened, key=lambda t: -t[1].loss)
+    top_loss = by_loss[0][1].loss
+    chosen = [t for t in by_loss if t[1].loss >= min(top_loss, ctx.claim.epsilon) - 1e-6][:20]
+    chosen += sorted(screened, key=lambda t: -t[1].expected)[:FINALISTS]
+    exact_losses: list[tuple[mpmath.mpf, mpmath.mpf, Candidate]] = []
+    done = set()
+    for c, _ in chosen:
+        if c.key in done:
+            continue
+        done.add(c.key)
+        p, q = ctx.law(c.d0), ctx.law(c.d1)
+        loss = two_sided_loss(p, q)
+        delta = delta_at(p, q, ctx.claim.epsilon) if loss > ctx.claim.epsilon else mpmath.mpf(0)
+        exact_losses.append((loss, delta, c))
+    loss, _, worst = max(exact_losses, key=lambda t: t[0])
+    delta_max = max(d for _, d, _ in exact_losses)
+    analysis = analyse_pair(ctx.law(worst.d0), ctx.law(worst.d1), (worst.d0, worst.d1), ctx.claim)
+    with workdps():
+        violation = bool(delta_max > ctx.claim.delta + mpmath.mpf("1e-30"))
+    finalists = []
+    for c, pw in sorted(screened, key=lambda t: -t[1].expected):
+        if all(f.key != c.key for f in finalists):
+            c.prior = (pw.p0, pw.p1)
+            finalists.append(c)
+        if len(finalists) == FINALISTS:
+            break
+    best_power = max(screened, key=lambda t: t[1].expected)[1]
+    info = {
+        "pairs_screened": len(screened),
+        "pairs_exact": len(exact_losses),
+        "max_n": EXACT_MAX_N if not given else None,
+        "epsilon_exact": float(loss),
+        "epsilon_exact_digits": mpmath.nstr(loss, 30),
+        "delta_at_claimed_epsilon": float(delta_max),
+        "violation": violation,
+        "worst_pair": {"data": worst.d0.tolist(), "data_prime": worst.d1.tolist()},
+        "worst_pair_analysis": analysis.to_dict(),
+        "planning": {
+            "best_expected_bound": best_power.expected,
+            "event_masses": [best_power.p0, best_power.p1],
+            "samples_needed_to_exceed_claim": best_power.samples_needed(
+                ctx.claim.epsilon, ctx.claim.delta, ctx.alpha_eval
+            ),
+        },
+        "note": "proof by computation on the searched family only, not for all data sets",
+    }
+    return info, finalists
+
+
+# --------------------------------------------------------------------------------------------
+# screening (black-box search)
+# --------------------------------------------------------------------------------------------
+
+
+def _screen(ctx: _Context, candidates: list[Candidate], size: int = SCREEN_SAMPLES) -> list[Scored]:
+    jobs = []
+    for c in candidates:
+        key = ctx.next_key()
+        jobs += [(c.d0, size, (_SCREEN, key, 0)), (c.d1, size, (_SCREEN, key, 1))]
+    outs = ctx.draw(jobs)
+    return [
+        best_event(
+            outs[2 * i], outs[2 * i + 1], ctx.n_eval, ctx.claim.delta, ctx.alpha_eval, (c.d0, c.d1)
+        )
+        for i, c in enumerate(candidates)
+    ]
+
+
+def _screening_stage(
+    ctx: _Context, given: list[Candidate], dom: tuple[float, float]
+) -> list[Candidate]:
+    candidates = given or _family(ctx, BLACKBOX_MAX_N)
+    if ctx.search and ctx.claim.adjacency != "local":
+        candidates += _crash_scan(ctx)
+    candidates = list({c.key: c for c in candidates}.values())
+    ctx.progress(f"screening: {len(candidates)} candidate pairs, {SCREEN_SAMPLES} draws each")
+    scores = _screen(ctx, candidates)
+    ranked = sorted(zip(candidates, scores, strict=True), key=lambda t: -t[1].expected)
+    # successive halving: the best get a larger, fresh screening run
+    top = [c for c, _ in ranked[:RESCREEN_TOP]]
+    ranked = list(zip(top, _screen(ctx, top, RESCREEN_SAMPLES), strict=True))
+    if ctx.search:
+        seen = {c.key for c in candidates}
+
+        def objective(p: Pair) -> float:
+            return _screen(ctx, [Candidate(*p.data, pair=p)], CLIMB_SAMPLES)[0].expected
+
+        for c, _ in sorted(ranked, key=lambda t: -t[1].expected)[:CLIMB_STARTS]:
+            if c.pair is None:
+                continue
+            best, _, _ = hill_climb(c.pair, objective, ctx.values, ctx.claim.adjacency, steps=4)
+            cand = Candidate(*best.data, pair=best)
+            if cand.key not in seen:
+                seen.add(cand.key)
+                ranked.append((cand, _screen(ctx, [cand], RESCREEN_SAMPLES)[0]))
+    ranked.sort(key=lambda t: -t[1].expected)
+    finalists = []
+    for c, sc in ranked[:FINALISTS]:
+        # pessimistic masses of its best event (Wilson, z = 2) for budget planning
+        p0 = float(_wilson(np.asarray(sc.p0), RESCREEN_SAMPLES, 2.0, upper=False))
+        p1 = float(_wilson(np.asarray(sc.p1), RESCREEN_SAMPLES, 2.0, upper=True))
+        c.prior = (p0, p1)
+        finalists.append(c)
+    return finalists
+
+
+def _atoms_seen(out: Outputs) -> frozenset[str]:
+    return frozenset(out.atom_counts())
+
+
+def _crash_scan(ctx: _Context) -> list[Candidate]:
+    """Pairs where the atoms (exceptions, NaN) that the mechanism produces change with the size
+    of tied data: sizes 1, 2, 4, ... up to :data:`CRASH_MAX_SIZE`, then bisection on the size."""
+    values = ctx.values
+    sizes = [2**k for k in range(int(math.log2(CRASH_MAX_SIZE)) + 1)]
+    found: list[Candidate] = []
+    ends = sorted({values[0], values[len(values) // 2], values[-1]})
+
+    def status(p: Pair) -> tuple[frozenset[str], frozenset[str]]:
+        key = ctx.next_key()
+        a, b = ctx.draw(
+            [(p.data[0], CRASH_DRAWS, (_CRASH, key, 0)), (p.data[1], CRASH_DRAWS, (_CRASH, key, 1))]
+        )
+        return _atoms_seen(a), _atoms_seen(b)
+
+    for v in ends:
+        for w in values:
+            if w == v:
+                continue
+            family = tie_family(v, w, ctx.claim.adjacency)
+            states = [status(family(n)) for n in sizes]
+            for n, st in zip(sizes, states, strict=True):
+                if st[0] != st[1]:
+                    p = family(n)
+                    found.append(Candidate(*p.data, pair=p))
+            for k in range(len(sizes) - 1):
+                if states[k][0] != states[k + 1][0]:
+                    lo, hi = sizes[k], sizes[k + 1]
+                    while hi - lo > 1:
+                        mid = (lo + hi) // 2
+                        if status(family(mid))[0] == states[k][0]:
+                            lo = mid
+                        else:
+                            hi = mid
+                    for n in (lo, hi):
+                        p = family(n)
+                        found.append(Candidate(*p.data, pair=p))
+    if found:
+        ctx.notes.append(f"crash scan: {len(found)} pairs where the atoms produced change with n")
+    return found[:16]
+
+
+# --------------------------------------------------------------------------------------------
+# black-box stage
+# --------------------------------------------------------------------------------------------
+
+
+def _llr(p: Any, q: Any) -> Callable[[np.ndarray], np.ndarray] | None:
+    if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
+        return lambda y: _diff(p.logpdf(y[:, 0]), q.logpdf(y[:, 0]))
+    if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw) and p.numeric and q.numeric:
+        return lambda y: _diff(p.logpmf(y[:, 0]), q.logpmf(y[:, 0]))
+    return None
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    return np.where(np.isneginf(a) & np.isneginf(b), 0.0, out)
+
+
+def _blackbox_stage(
+    ctx: _Context, finalists: list[Candidate], use_exact: bool
+) -> tuple[dict[str, Any], dict[str, Any] | None, float, tuple | None]:
+    budgets = [_budget(ctx, c) for c in finalists]
+    jobs = []
+    for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
+        n_sel = max(1, int(round(n * SELECTION_FRACTION)))
+        jobs += [(c.d0, n_sel, (_SELECT, i, 0)), (c.d1, n_sel, (_SELECT, i, 1))]
+    sel = ctx.draw(jobs)
+    chosen: list[tuple[Candidate, Scored, int]] = []
+    for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
+        llr = None
+        if use_exact:
+            p, q = ctx.law(c.d0), ctx.law(c.d1)
+            llr = _llr(p, q) if p is not None and q is not None else None
+        n_eval = n - len(sel[2 * i])
+        s = best_event(
+            sel[2 * i], sel[2 * i + 1], n_eval, ctx.claim.delta, ctx.alpha_eval, (c.d0, c.d1), llr
+        )
+        chosen.append((c, s, n_eval))
+    carried = sorted(range(len(chosen)), key=lambda i: -chosen[i][1].expected)[:CARRIED]
+    jobs = []
+    for i in carried:
+        c, _, n_eval = chosen[i]
+        jobs += [(c.d0, n_eval, (_EVAL, i, 0)), (c.d1, n_eval, (_EVAL, i, 1))]
+    ev = ctx.draw(jobs)
+    results = []
+    best = (-math.inf, None, None)
+    for j, i in enumerate(carried):
+        c, s, n = chosen[i]
+        a, b = ev[2 * j], ev[2 * j + 1]
+        k0 = int(np.count_nonzero(s.event.indicator(a if s.forward else b)))
+        k1 = int(np.count_nonzero(s.event.indicator(b if s.forward else a)))
+        bound = float(epsilon_lower_bound(k0, n, k1, n, ctx.claim.delta, ctx.alpha_eval))
+        d_first, d_second = (c.d0, c.d1) if s.forward else (c.d1, c.d0)
+        lo, hi = event_ratio_interval(k0, n, k1, n, ctx.alpha_eval)
+        entry = {
+            "data": d_first.tolist(),
+            "data_prime": d_second.tolist(),
+            "event": s.event.to_dict(),
+            "k0": k0,
+            "n0": n,
+            "k1": k1,
+            "n1": n,
+            "p0_hat": k0 / n,
+            "p1_hat": k1 / n,
+            "epsilon_lower_bound": bound,
+            "event_log_ratio_ci": [lo, hi],
+            "selection_expected_bound": s.expected,
+        }
+        results.append(entry)
+        if bound > best[0]:
+            best = (bound, entry, (c, a, b))
+    bound, witness, draws = best
+    info = {
+        "finalists": [c.describe() for c in finalists],
+        "budgets_per_side": budgets,
+        "selection_fraction": SELECTION_FRACTION,
+        "carried": len(carried),
+        "alpha_per_candidate": ctx.alpha_eval,
+        "evaluated": results,
+        "epsilon_lower_bound": max(0.0, bound),
+        "violation": bool(bound > ctx.claim.epsilon),
+    }
+    return info, {**witness, "source": "blackbox"} if witness else None, bound, draws
+
+
+def _budget(ctx: _Context, c: Candidate) -> int:
+    """Draws per side for a finalist: the full ``samples``, or, when the search already shows a
+    clear violation, ``BUDGET_SAFETY`` times the draws its event needs to exceed the claim (at
+    least ``MIN_BUDGET``). Chosen before any selection or evaluation draw is made."""
+    if c.prior is None:
+        return ctx.samples
+    needed = samples_needed(
+        *c.prior, ctx.claim.epsilon, ctx.claim.delta, ctx.alpha_eval, limit=ctx.samples
+    )
+    if needed is None:
+        return ctx.samples
+    return int(min(ctx.samples, max(MIN_BUDGET, BUDGET_SAFETY * needed)))
+
+
+def _conformance(ctx: _Context, c: Candidate, a: Outputs, b: Outputs) -> list[dict[str, Any]]:
+    results = []
+    for data, out in ((c.d0, a), (c.d1, b)):
+        law = ctx.law(data)
+        if law is None:
+            continue
+        if not out.numeric.all() or out.width != 1:
+            results.append(
+                {
+                    "data": data.tolist(),
+                    "test": "atoms",
+                    "passed": False,
+                    "statistic": math.inf,
+                    "threshold": 0.0,
+                    "detail": f"non-numeric outputs {out.atom_counts()}",
+                }
+            )
+            continue
+        r = check_sampler(law, out.values[:, 0])
+        results.append(
+            {
+                "data": data.tolist(),
+                "test": r.test,
+                "passed": r.passed,
+                "statistic": r.statistic,
+                "threshold": r.threshold,
+                "alpha": r.alpha,
+                "samples": r.samples,
+            }
+        )
+    return results
+
+
+__all__ = ["DEFAULT_SAMPLES", "Candidate", "Event", "audit_mechanism", "check_neighbours"]
