@@ -55,10 +55,10 @@ from reference.validation import check_domain, check_int, check_probability
 
 DEFAULT_SAMPLES = 400_000
 SELECTION_FRACTION = 0.3
-SCREEN_SAMPLES = 2_000
-RESCREEN_SAMPLES = 20_000
-RESCREEN_TOP = 16
-CLIMB_SAMPLES = 4_000
+SCREEN_SAMPLES = 1_000
+RESCREEN_SAMPLES = 10_000
+RESCREEN_TOP = 12
+CLIMB_SAMPLES = 2_000
 MIN_BUDGET = 4_000
 BUDGET_SAFETY = 10
 FINALISTS = 4
@@ -66,6 +66,7 @@ CARRIED = 2
 EXACT_MAX_N = 4
 BLACKBOX_MAX_N = 2
 CLIMB_STARTS = 3
+BLACKBOX_CLIMB_STARTS = 2
 CLIMB_STEPS = 12
 CRASH_MAX_SIZE = 4096
 CRASH_DRAWS = 4
@@ -472,10 +473,10 @@ def _screening_stage(
         def objective(p: Pair) -> float:
             return _screen(ctx, [Candidate(*p.data, pair=p)], CLIMB_SAMPLES)[0].expected
 
-        for c, _ in sorted(ranked, key=lambda t: -t[1].expected)[:CLIMB_STARTS]:
+        for c, _ in sorted(ranked, key=lambda t: -t[1].expected)[:BLACKBOX_CLIMB_STARTS]:
             if c.pair is None:
                 continue
-            best, _, _ = hill_climb(c.pair, objective, ctx.values, ctx.claim.adjacency, steps=4)
+            best, _, _ = hill_climb(c.pair, objective, ctx.values, ctx.claim.adjacency, steps=3)
             cand = Candidate(*best.data, pair=best)
             if cand.key not in seen:
                 seen.add(cand.key)
