@@ -4,25 +4,28 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test audit lint bench claims clean
+.PHONY: test audit lint bench bench-audit claims clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,distributed]'
 	touch $(STAMP)
 
 test: $(STAMP)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q
 
 audit: $(STAMP)
-	$(VENV)/bin/dpquant audit --all --out reports/audit
+	$(VENV)/bin/dpquant audit --all --out reports
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check reference audit tests proofs_checks benchmarks
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_exponential_mechanism.py
+
+bench-audit: $(STAMP)
+	$(PY) benchmarks/bench_audit.py
 
 claims: $(STAMP)
 	$(VENV)/bin/dpquant claims

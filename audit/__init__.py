@@ -3,19 +3,36 @@
 ``audit_mechanism(mech, ...)`` searches neighbouring data sets under the mechanism's declared
 adjacency, computes exact privacy losses where the output law is known, and bounds ε from samples
 with Clopper–Pearson intervals on held-out draws; ``from_callable`` wraps any ``fn(data, rng)``.
+
+The names are imported lazily (PEP 562): the pytest plugin loads this package in every test run
+of an environment where dpquant is installed, and should not pay for scipy there.
 """
 
-from audit.conformance import ConformanceReport, conformance
-from audit.result import AuditReport
-from audit.runner import DEFAULT_SAMPLES, audit_mechanism
-from audit.wrap import CallableMechanism, from_callable
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_SAMPLES",
-    "AuditReport",
-    "CallableMechanism",
-    "ConformanceReport",
-    "audit_mechanism",
-    "conformance",
-    "from_callable",
-]
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "DEFAULT_SAMPLES": "audit.runner",
+    "audit_mechanism": "audit.runner",
+    "AuditReport": "audit.result",
+    "CallableMechanism": "audit.wrap",
+    "from_callable": "audit.wrap",
+    "ConformanceReport": "audit.sampler_check",
+    "conformance": "audit.sampler_check",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'audit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

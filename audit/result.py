@@ -33,6 +33,7 @@ class AuditReport:
     seed: int
     samples_used: int
     seconds: float
+    samples_by_stage: dict[str, int] = field(default_factory=dict)
     exact: dict[str, Any] | None = None
     blackbox: dict[str, Any] | None = None
     conformance: list[dict[str, Any]] = field(default_factory=list)
@@ -95,6 +96,7 @@ class AuditReport:
                 "alpha": self.alpha,
                 "seed": self.seed,
                 "samples_used": self.samples_used,
+                "samples_by_stage": self.samples_by_stage,
                 "seconds": round(self.seconds, 3),
                 "exact": self.exact,
                 "blackbox": self.blackbox,

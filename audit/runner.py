@@ -55,12 +55,15 @@ from reference.validation import check_domain, check_int, check_probability
 
 DEFAULT_SAMPLES = 400_000
 SELECTION_FRACTION = 0.3
-SCREEN_SAMPLES = 1_000
+SCREEN_SAMPLES = 250
+MIDSCREEN_SAMPLES = 2_000
+MIDSCREEN_TOP = 48
 RESCREEN_SAMPLES = 10_000
 RESCREEN_TOP = 12
-CLIMB_SAMPLES = 2_000
+CLIMB_SAMPLES = 1_000
+CLIMB_MAX_SIZE = 12
 MIN_BUDGET = 4_000
-BUDGET_SAFETY = 10
+BUDGET_SAFETY = 4
 FINALISTS = 4
 CARRIED = 2
 EXACT_MAX_N = 4
@@ -73,6 +76,13 @@ CRASH_DRAWS = 4
 MODES = ("auto", "exact", "blackbox")
 
 _SCREEN, _SELECT, _EVAL, _CRASH, _CLIMB = 1, 2, 3, 4, 5
+_STAGE_NAMES = {
+    _SCREEN: "screening",
+    _SELECT: "selection",
+    _EVAL: "evaluation",
+    _CRASH: "crash scan",
+    _CLIMB: "local search",
+}
 
 
 @dataclass
@@ -104,6 +114,7 @@ class _Context:
     search: bool
     progress: Callable[[str], None]
     used: int = 0
+    used_by_stage: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     laws: dict[tuple[float, ...], Any] = field(default_factory=dict)
     counter: int = 0
@@ -121,7 +132,11 @@ class _Context:
         return self.alpha / CARRIED
 
     def draw(self, jobs: list[tuple[np.ndarray, int, tuple[int, ...]]]) -> list[Outputs]:
-        self.used += sum(n for _, n, _ in jobs)
+        n = sum(n for _, n, _ in jobs)
+        self.used += n
+        if jobs:
+            stage = _STAGE_NAMES[jobs[0][2][0]]
+            self.used_by_stage[stage] = self.used_by_stage.get(stage, 0) + n
         return draw(self.mech, [DrawJob(d, n, k) for d, n, k in jobs], self.seed, self.executor)
 
     def next_key(self) -> int:
@@ -196,7 +211,8 @@ def audit_mechanism(
     finalists: list[Candidate] = []
     use_exact = mode in ("exact", "auto") and has_exact(mech)
     if use_exact:
-        ctx.progress(f"exact stage: {len(candidates)} candidate pairs")
+        source = f"{len(candidates)} given pairs" if candidates else "the auditor's own search"
+        ctx.progress(f"exact stage: {source}")
         exact_info, finalists = _exact_stage(ctx, candidates)
         if exact_info is None and mode == "exact":
             raise ValueError("mech.exact(data) raised on every candidate data set")
@@ -234,6 +250,7 @@ def audit_mechanism(
         alpha=alpha,
         seed=seed,
         samples_used=ctx.used,
+        samples_by_stage=dict(ctx.used_by_stage),
         seconds=time.perf_counter() - start,
         exact=exact_info,
         blackbox=blackbox_info,
@@ -440,11 +457,13 @@ def _exact_stage_uncached(
 # --------------------------------------------------------------------------------------------
 
 
-def _screen(ctx: _Context, candidates: list[Candidate], size: int = SCREEN_SAMPLES) -> list[Scored]:
+def _screen(
+    ctx: _Context, candidates: list[Candidate], size: int = SCREEN_SAMPLES, stage: int = _SCREEN
+) -> list[Scored]:
     jobs = []
     for c in candidates:
         key = ctx.next_key()
-        jobs += [(c.d0, size, (_SCREEN, key, 0)), (c.d1, size, (_SCREEN, key, 1))]
+        jobs += [(c.d0, size, (stage, key, 0)), (c.d1, size, (stage, key, 1))]
     outs = ctx.draw(jobs)
     return [
         best_event(
@@ -457,39 +476,70 @@ def _screen(ctx: _Context, candidates: list[Candidate], size: int = SCREEN_SAMPL
 def _screening_stage(
     ctx: _Context, given: list[Candidate], dom: tuple[float, float]
 ) -> list[Candidate]:
-    candidates = given or _family(ctx, BLACKBOX_MAX_N)
-    if ctx.search and ctx.claim.adjacency != "local":
-        candidates += _crash_scan(ctx)
+    """Black-box search: the crash scan's pairs, the exhaustive family and the quantile patterns
+    are screened by successive halving (250 draws per side for all, 2 000 for the best 48, 10 000
+    for the best 12); unless one of them already shows a clear violation (its planned budget is at
+    most half the full one), local search climbs from the best two."""
+    rescreened: dict[Any, tuple[Candidate, Scored]] = {}
+    candidates = list(given)
+    if not given:
+        candidates = _crash_scan(ctx) if ctx.claim.adjacency != "local" else []
+        candidates += _family(ctx, BLACKBOX_MAX_N)
     candidates = list({c.key: c for c in candidates}.values())
-    ctx.progress(f"screening: {len(candidates)} candidate pairs, {SCREEN_SAMPLES} draws each")
-    scores = _screen(ctx, candidates)
-    ranked = sorted(zip(candidates, scores, strict=True), key=lambda t: -t[1].expected)
-    # successive halving: the best get a larger, fresh screening run
+    ctx.progress(f"screening: {len(candidates)} candidate pairs")
+    ranked = sorted(
+        zip(candidates, _screen(ctx, candidates), strict=True), key=lambda t: -t[1].expected
+    )
+    mid = [c for c, _ in ranked[:MIDSCREEN_TOP]]
+    ranked = sorted(
+        zip(mid, _screen(ctx, mid, MIDSCREEN_SAMPLES), strict=True), key=lambda t: -t[1].expected
+    )
     top = [c for c, _ in ranked[:RESCREEN_TOP]]
-    ranked = list(zip(top, _screen(ctx, top, RESCREEN_SAMPLES), strict=True))
-    if ctx.search:
-        seen = {c.key for c in candidates}
+    for c, sc in zip(top, _screen(ctx, top, RESCREEN_SAMPLES), strict=True):
+        rescreened[c.key] = (c, _with_prior(c, sc))
+    if given:
+        return _finalists(rescreened)
+    if _clear_violation(ctx, rescreened):
+        ctx.notes.append("search stopped early: a clear violation was found")
+    else:
+        _climb(ctx, rescreened)
+    return _finalists(rescreened)
 
-        def objective(p: Pair) -> float:
-            return _screen(ctx, [Candidate(*p.data, pair=p)], CLIMB_SAMPLES)[0].expected
 
-        for c, _ in sorted(ranked, key=lambda t: -t[1].expected)[:BLACKBOX_CLIMB_STARTS]:
-            if c.pair is None:
-                continue
-            best, _, _ = hill_climb(c.pair, objective, ctx.values, ctx.claim.adjacency, steps=3)
-            cand = Candidate(*best.data, pair=best)
-            if cand.key not in seen:
-                seen.add(cand.key)
-                ranked.append((cand, _screen(ctx, [cand], RESCREEN_SAMPLES)[0]))
-    ranked.sort(key=lambda t: -t[1].expected)
-    finalists = []
-    for c, sc in ranked[:FINALISTS]:
-        # pessimistic masses of its best event (Wilson, z = 2) for budget planning
-        p0 = float(_wilson(np.asarray(sc.p0), RESCREEN_SAMPLES, 2.0, upper=False))
-        p1 = float(_wilson(np.asarray(sc.p1), RESCREEN_SAMPLES, 2.0, upper=True))
-        c.prior = (p0, p1)
-        finalists.append(c)
-    return finalists
+def _climb(ctx: _Context, rescreened: dict[Any, tuple[Candidate, Scored]]) -> None:
+    def objective(p: Pair) -> float:
+        return _screen(ctx, [Candidate(*p.data, pair=p)], CLIMB_SAMPLES, _CLIMB)[0].expected
+
+    starts = sorted(rescreened.values(), key=lambda t: -t[1].expected)[:BLACKBOX_CLIMB_STARTS]
+    for c, _ in starts:
+        if c.pair is None:
+            continue
+        best, _, _ = hill_climb(
+            c.pair, objective, ctx.values, ctx.claim.adjacency, steps=3, max_size=CLIMB_MAX_SIZE
+        )
+        cand = Candidate(*best.data, pair=best)
+        if cand.key not in rescreened:
+            sc = _screen(ctx, [cand], RESCREEN_SAMPLES)[0]
+            rescreened[cand.key] = (cand, _with_prior(cand, sc))
+
+
+def _with_prior(c: Candidate, sc: Scored) -> Scored:
+    """Record the pessimistic masses of the candidate's best event (Wilson, z = 2, at the
+    re-screening size) for budget planning."""
+    p0 = float(_wilson(np.asarray(sc.p0), RESCREEN_SAMPLES, 2.0, upper=False))
+    p1 = float(_wilson(np.asarray(sc.p1), RESCREEN_SAMPLES, 2.0, upper=True))
+    c.prior = (p0, p1)
+    return sc
+
+
+def _finalists(rescreened: dict[Any, tuple[Candidate, Scored]]) -> list[Candidate]:
+    ranked = sorted(rescreened.values(), key=lambda t: -t[1].expected)
+    return [c for c, _ in ranked[:FINALISTS]]
+
+
+def _clear_violation(ctx: _Context, rescreened: dict[Any, tuple[Candidate, Scored]]) -> bool:
+    """Some candidate's planned budget is at most half the full one (see :func:`_budget`)."""
+    return any(_budget(ctx, c) <= ctx.samples // 2 for c, _ in rescreened.values())
 
 
 def _atoms_seen(out: Outputs) -> frozenset[str]:
@@ -561,6 +611,9 @@ def _blackbox_stage(
     ctx: _Context, finalists: list[Candidate], use_exact: bool
 ) -> tuple[dict[str, Any], dict[str, Any] | None, float, tuple | None]:
     budgets = [_budget(ctx, c) for c in finalists]
+    if min(budgets) < ctx.samples:  # a clear violation: the others need not be tighter than it
+        cap = max(b for b in budgets if b < ctx.samples)
+        budgets = [min(b, cap) for b in budgets]
     jobs = []
     for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
         n_sel = max(1, int(round(n * SELECTION_FRACTION)))

@@ -89,7 +89,7 @@ def samples_needed(
     p0, p1; None if not even ``limit`` draws suffice."""
     if float(expected_bound(p0, p1, limit, delta, alpha)) <= epsilon:
         return None
-    lo, hi = 0, 1  # invariant: n = lo is not enough (n = 0 draws never are), n = hi is
+    lo, hi = 0, 1  # after doubling: n = lo is not enough (n = 0 never is), n = hi is
     while float(expected_bound(p0, p1, hi, delta, alpha)) <= epsilon:
         lo, hi = hi, hi * 2
     while hi - lo > max(1, lo // 1000):

@@ -1,12 +1,43 @@
-"""The ``dpquant`` command line: ``dpquant claims``, ``dpquant audit --all``, ``dpquant mechanisms``."""
+"""The ``dpquant`` command line.
+
+* ``dpquant audit MODULE:ATTR`` (or ``path/to/file.py:ATTR``) audits one mechanism, or one
+  function ``fn(data, rng) -> output`` with the claim given by ``--epsilon/--delta/--adjacency``;
+* ``dpquant audit --all`` audits the reference registry, the controls and the known-bad catalogue
+  and writes ``reports/audit.md`` (the body of ``make audit``);
+* ``dpquant claims`` prints the claims ledger; ``dpquant mechanisms`` lists what ``--all`` audits.
+
+The CLI may import :mod:`audit`; the library modules of :mod:`reference` never do.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
+import json
+import math
+import os
+import re
 import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from reference.claims import format_ledger, ledger_problems, load_ledger
+from reference.core import ADJACENCIES, PrivacyClaim
 from reference.registry import REGISTRY
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+MODES = ("auto", "exact", "blackbox")
+DEFAULT_ALPHA = 1e-6
+DEFAULT_OUT = "reports"
+_SINGLE_ONLY = ("epsilon", "delta", "adjacency", "domain", "alpha", "json", "markdown", "plot")
+
+
+# --------------------------------------------------------------------------------------------
+# dpquant claims / dpquant mechanisms
+# --------------------------------------------------------------------------------------------
 
 
 def _claims(args: argparse.Namespace) -> int:
@@ -15,59 +46,430 @@ def _claims(args: argparse.Namespace) -> int:
     problems = ledger_problems(claims)
     for p in problems:
         print(f"problem: {p}", file=sys.stderr)
-    return 1 if problems else 0
+    return EXIT_FAILED if problems else EXIT_OK
 
 
-def _audit(args: argparse.Namespace) -> int:
-    from audit.report import (
-        audit_all,
-    )  # the CLI may use both packages; reference never imports audit
+def _targets() -> list[tuple[str, str, str]]:
+    """(name, kind, description) of everything ``dpquant audit --all`` audits, in its order."""
+    from audit.catalogue import CATALOGUE, CONTROLS
 
-    if not args.all:
-        print("dpquant audit: pass --all to audit every reference mechanism", file=sys.stderr)
-        return 2
-    report = audit_all(args.out, seed=args.seed)
-    for e in report["mechanisms"]:
-        x = e["exact"]
-        print(
-            f"{e['mechanism']:<52} exact eps {x['epsilon_exact_max']:.6f} <= claimed "
-            f"{x['claimed_epsilon']:g}: {'no' if x['violation'] else 'yes'}  ({x['pairs']} pairs, {e['seconds']} s)"
-        )
-    print(f"report written to {args.out}/report.json and {args.out}/report.md")
-    return 1 if report["violations"] or report["conformance_failures"] else 0
+    out = [(e.name, "reference", e.description) for e in REGISTRY]
+    out += [(e.name, "control", e.description) for e in CONTROLS]
+    out += [(e.name, "known-bad", e.description) for e in CATALOGUE]
+    return out
 
 
 def _mechanisms(args: argparse.Namespace) -> int:
-    for e in REGISTRY:
-        print(f"{e.name:<52} {e.description}")
-    return 0
+    for name, kind, description in _targets():
+        print(f"{name:<48} {kind:<10} {description}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# dpquant audit MODULE:ATTR
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClaimOverride:
+    """``mechanism`` audited against another ``claim``: everything else is the original's.
+
+    ``sample`` and ``domain`` delegate; optional attributes (``exact``, ``input_values``,
+    ``name``) are looked up on the original, so the adapter has them exactly when it does.
+    """
+
+    mechanism: Any
+    claim: PrivacyClaim
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        return self.mechanism.domain
+
+    def sample(self, data: Any, size: int, rng: Any) -> Any:
+        return self.mechanism.sample(data, size, rng)
+
+    def __getattr__(self, attr: str) -> Any:
+        # only called for attributes not found normally; never for private names or the fields
+        # (unpickling looks some up before the fields exist)
+        if attr.startswith("_") or attr in ("mechanism", "claim"):
+            raise AttributeError(attr)
+        return getattr(self.mechanism, attr)
+
+
+def is_mechanism(obj: Any) -> bool:
+    """True for an object with a ``sample`` method and a ``claim`` (a configured mechanism)."""
+    return (
+        not isinstance(obj, type)
+        and callable(getattr(obj, "sample", None))
+        and getattr(obj, "claim", None) is not None
+    )
+
+
+def parse_domain(text: str) -> tuple[float, float]:
+    """``"lo,hi"`` (``inf`` and ``-inf`` allowed) as a pair of floats."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise ValueError(f"--domain must be 'lo,hi', got {text!r}")
+    try:
+        lo, hi = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise ValueError(f"--domain must be two numbers 'lo,hi', got {text!r}") from None
+    if math.isnan(lo) or math.isnan(hi) or not lo < hi:
+        raise ValueError(f"--domain must have lo < hi, got {text!r}")
+    return lo, hi
+
+
+def _looks_like_file(module: str) -> bool:
+    return module.endswith(".py") or "/" in module or (os.sep != "/" and os.sep in module)
+
+
+def _load_file(path: Path) -> Any:
+    if not path.is_file():
+        raise ValueError(f"no such file: {path}")
+    slug = re.sub(r"\W", "_", path.stem)
+    name = f"dpquant_target_{slug}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # as `python file.py` would: its sibling modules import
+    sys.modules[name] = module  # dataclasses and pickle look the module up by name
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        sys.modules.pop(name, None)
+        raise ValueError(f"loading {path} failed: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def load_target(spec: str) -> Any:
+    """The object named by ``MODULE:ATTR`` or ``path/to/file.py:ATTR`` (ATTR may be dotted)."""
+    module_name, sep, attr = str(spec).rpartition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"target must be MODULE:ATTR or path/to/file.py:ATTR, got {spec!r}")
+    if _looks_like_file(module_name):
+        obj = _load_file(Path(module_name))
+    else:
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())  # `dpquant audit mymodule:fn` from the project folder
+        try:
+            obj = importlib.import_module(module_name)
+        except Exception as exc:
+            raise ValueError(
+                f"cannot import module {module_name!r}: {type(exc).__name__}: {exc}"
+            ) from exc
+    where = module_name
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ValueError(f"{where!r} has no attribute {part!r}") from None
+        where = f"{where}.{part}" if where != module_name else f"{module_name}:{part}"
+    return obj
+
+
+def build_mechanism(obj: Any, args: argparse.Namespace, label: str) -> tuple[Any, str]:
+    """The mechanism to audit and its name: ``obj`` itself (its claim overridden by the options
+    given), or a plain function wrapped with :func:`audit.from_callable`."""
+    from audit import from_callable
+
+    if isinstance(obj, type):
+        raise ValueError(
+            f"{label} is a class; point to a configured mechanism instance or to a function "
+            "fn(data, rng) -> output"
+        )
+    if is_mechanism(obj):
+        claim = obj.claim
+        if not isinstance(claim, PrivacyClaim):
+            raise ValueError(f"{label}.claim must be a reference.PrivacyClaim, got {claim!r}")
+        name = getattr(obj, "name", None)
+        name = name if isinstance(name, str) and name else label
+        if args.epsilon is None and args.delta is None and args.adjacency is None:
+            return obj, name
+        claim = PrivacyClaim(
+            claim.epsilon if args.epsilon is None else args.epsilon,
+            claim.delta if args.delta is None else args.delta,
+            claim.adjacency if args.adjacency is None else args.adjacency,
+        )
+        return ClaimOverride(obj, claim), name
+    if callable(obj):
+        if args.epsilon is None:
+            raise ValueError(
+                f"{label} is a plain function, which carries no privacy claim: pass --epsilon "
+                "(and --delta, --adjacency as needed)"
+            )
+        claim = PrivacyClaim(
+            args.epsilon,
+            0.0 if args.delta is None else args.delta,
+            "replace_one" if args.adjacency is None else args.adjacency,
+        )
+        domain = args.domain if args.domain is not None else (-math.inf, math.inf)
+        return from_callable(obj, claim, domain, name=label), label
+    raise ValueError(
+        f"{label} is neither a mechanism (with sample() and claim) nor a function "
+        f"fn(data, rng) -> output: got {type(obj).__name__}"
+    )
+
+
+def passes(report: Any) -> bool:
+    """An audit passes when it found no violation and the sampler matches its exact law."""
+    return not report.violation and report.sampler_conforms is not False
+
+
+def _stderr_progress(quiet: bool) -> Callable[[str], None] | None:
+    if quiet:
+        return None
+    return lambda line: print(f"dpquant: {line}", file=sys.stderr, flush=True)
+
+
+def _witness_text(witness: dict[str, Any] | None) -> str:
+    from audit.report import witness_line
+
+    try:
+        text = witness_line(witness)
+    except (KeyError, TypeError, ValueError):
+        text = json.dumps(witness, default=str)
+    source = (witness or {}).get("source")
+    return f"{text} [{source}]" if source else text
+
+
+def _audit_one(args: argparse.Namespace) -> int:
+    from audit import audit_mechanism
+
+    obj = load_target(args.target)
+    mech, name = build_mechanism(obj, args, args.target)
+    report = audit_mechanism(
+        mech,
+        domain=args.domain,
+        samples=args.samples,
+        alpha=DEFAULT_ALPHA if args.alpha is None else args.alpha,
+        seed=args.seed,
+        mode=args.mode,
+        name=name,
+        progress=_stderr_progress(args.quiet),
+    )
+    print(report.summary())
+    print(f"witness: {_witness_text(report.witness)}")
+    if report.sampler_conforms is False:
+        print("the sampler does not match its exact law (see the conformance section)")
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report.to_dict(), indent=1) + "\n")
+        print(f"JSON written to {path}")
+    if args.markdown:
+        path = Path(args.markdown)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(report.to_markdown())
+        print(f"Markdown written to {path}")
+    if args.plot:
+        written = report.plot(args.plot)
+        if written is None:
+            print("dpquant: warning: matplotlib is not installed; no plot", file=sys.stderr)
+        else:
+            print(f"plot written to {written}")
+    return EXIT_OK if passes(report) else EXIT_FAILED
+
+
+# --------------------------------------------------------------------------------------------
+# dpquant audit --all
+# --------------------------------------------------------------------------------------------
+
+
+def _all_progress(
+    total: int, quiet: bool
+) -> tuple[Callable[[str], None] | None, Callable[[], None]]:
+    """A progress callback for ``audit_all`` and a function closing it: a tqdm bar over the
+    mechanisms when tqdm is installed and stderr is a terminal, else one line per mechanism."""
+    if quiet:
+        return None, lambda: None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dev dependency
+        tqdm = None
+    if tqdm is None or not sys.stderr.isatty():
+        return _stderr_progress(False), lambda: None
+    bar = tqdm(total=total, unit="mech", file=sys.stderr, dynamic_ncols=True)
+    seen: list[str] = []
+
+    def progress(line: str) -> None:
+        if seen:
+            bar.update(1)
+        seen.append(line)
+        bar.set_description(line.split("] ", 1)[-1][:40])
+
+    def close() -> None:
+        if seen:
+            bar.update(1)
+        bar.close()
+
+    return progress, close
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    return "inf" if math.isinf(x) else f"{x:.4f}"
+
+
+def _audit_all(args: argparse.Namespace) -> int:
+    from audit.report import audit_all
+
+    out = Path(args.out or DEFAULT_OUT)
+    targets = _targets()
+    progress, close = _all_progress(len(targets), args.quiet)
+    try:
+        reports = audit_all(out, seed=args.seed, samples=args.samples, progress=progress)
+    finally:
+        close()
+    by_name = {r.mechanism: r for r in reports}
+    unexpected = []
+    print(f"{'mechanism':<48} {'kind':<10} {'verdict':<20} {'eps_lb':>8} {'exact eps':>9} seconds")
+    for name, kind, _ in targets:
+        r = by_name.get(name)
+        if r is None:
+            unexpected.append(f"{name} ({kind}): not audited")
+            continue
+        ok = r.violation if kind == "known-bad" else passes(r)
+        print(
+            f"{name:<48} {kind:<10} {r.verdict():<20} {_fmt(r.epsilon_lower_bound):>8} "
+            f"{_fmt(r.epsilon_exact):>9} {r.seconds:7.1f}{'' if ok else '  UNEXPECTED'}"
+        )
+        if not ok:
+            wanted = "a violation" if kind == "known-bad" else "no violation"
+            unexpected.append(f"{name} ({kind}): expected {wanted}, got {r.verdict()}")
+    print(
+        f"report written to {out / 'audit.md'} and {out / 'audit.json'}, plots in {out / 'audit'}"
+    )
+    for line in unexpected:
+        print(f"unexpected: {line}")
+    return EXIT_FAILED if unexpected else EXIT_OK
+
+
+def _audit(args: argparse.Namespace) -> int:
+    if args.all:
+        if args.target is not None:
+            raise ValueError("pass either a target MODULE:ATTR or --all, not both")
+        given = [f"--{o}" for o in _SINGLE_ONLY if getattr(args, o) is not None]
+        if args.mode != "auto":
+            given.append("--mode")
+        if given:
+            raise ValueError(f"not used with --all (they apply to one target): {', '.join(given)}")
+        return _audit_all(args)
+    if args.target is None:
+        raise ValueError("pass a target MODULE:ATTR (or path/to/file.py:ATTR), or --all")
+    if args.out is not None:
+        raise ValueError("--out only applies to --all (use --json, --markdown, --plot)")
+    return _audit_one(args)
+
+
+# --------------------------------------------------------------------------------------------
+# parser
+# --------------------------------------------------------------------------------------------
+
+
+def _domain_arg(text: str) -> tuple[float, float]:
+    try:
+        return parse_domain(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dpquant", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="dpquant",
+        description="Reference DP quantile mechanisms, their claims ledger and a privacy auditor.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
+
     p = sub.add_parser("claims", help="print the claims ledger with counts per status")
     p.add_argument(
         "--ledger", default=None, help="path to claims.toml (default: notes/claims.toml)"
     )
     p.set_defaults(func=_claims)
-    p = sub.add_parser("audit", help="audit reference mechanisms and write a report")
-    p.add_argument("--all", action="store_true", help="audit every mechanism of the registry")
-    p.add_argument("--out", default="reports/audit", help="output folder (default: reports/audit)")
-    p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser(
+        "audit",
+        help="audit a mechanism or function (MODULE:ATTR), or everything (--all)",
+        description=(
+            "Audit one mechanism (an object with sample() and claim) or one function "
+            "fn(data, rng) -> output named by MODULE:ATTR or path/to/file.py:ATTR; or, with "
+            "--all, the reference registry, the controls and the known-bad catalogue. Exit "
+            "code 0: no violation found (--all: every outcome as expected); 1: a violation "
+            "(or a sampler that does not match its exact law; --all: an unexpected outcome); "
+            "2: usage error."
+        ),
+    )
+    p.add_argument("target", nargs="?", help="MODULE:ATTR or path/to/file.py:ATTR")
+    p.add_argument("--all", action="store_true", help="audit the registry and the catalogue")
+    claim = p.add_argument_group(
+        "claim", "required for a plain function; for a mechanism, each one overrides its claim"
+    )
+    claim.add_argument("--epsilon", type=float, default=None, help="claimed ε")
+    claim.add_argument("--delta", type=float, default=None, help="claimed δ (default 0)")
+    claim.add_argument(
+        "--adjacency",
+        choices=ADJACENCIES,
+        default=None,
+        help="neighbouring relation (default for a function: replace_one)",
+    )
+    p.add_argument(
+        "--domain",
+        type=_domain_arg,
+        default=None,
+        metavar="LO,HI",
+        help="input values to search, e.g. 0,1 or -inf,inf (default: the mechanism's domain)",
+    )
+    p.add_argument(
+        "--samples", type=int, default=None, help="draws per data set (default: the auditor's)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--alpha", type=float, default=None, help="1 − confidence of the bound (default 1e-6)"
+    )
+    p.add_argument("--mode", choices=MODES, default="auto", help="default: auto")
+    p.add_argument("--json", default=None, metavar="PATH", help="write the report as JSON")
+    p.add_argument("--markdown", default=None, metavar="PATH", help="write the report as Markdown")
+    p.add_argument("--plot", default=None, metavar="PATH", help="write a PNG plot")
+    p.add_argument(
+        "--out", default=None, help="--all: output folder (default: reports)", metavar="DIR"
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_audit)
-    p = sub.add_parser("mechanisms", help="list the reference mechanisms")
+
+    p = sub.add_parser(
+        "mechanisms", help="list what `dpquant audit --all` audits (registry and catalogue)"
+    )
     p.set_defaults(func=_mechanisms)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _join_domain(argv: Sequence[str]) -> list[str]:
+    """``--domain -1,1`` as ``--domain=-1,1``: argparse would read ``-1,1`` as an option."""
+    out: list[str] = []
+    it = iter(argv)
+    for a in it:
+        if a == "--domain":
+            nxt = next(it, None)
+            out.append(a if nxt is None else f"--domain={nxt}")
+        else:
+            out.append(a)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(_join_domain(argv))
+    except SystemExit as exc:  # --help, or a usage error argparse has already printed
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
         return args.func(args)
     except ValueError as exc:
         print(f"dpquant: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

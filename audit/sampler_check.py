@@ -1,5 +1,8 @@
 """``audit.conformance``: does a mechanism's sampler draw from its own exact law?
 
+(The function lives in this module and is exported as ``audit.conformance``; the module is not
+called ``conformance`` so that importing it can never shadow the function.)
+
 A thin layer over :mod:`reference.conformance` (DKW band for continuous laws, per-atom
 Clopper–Pearson with Bonferroni for discrete ones): draws ``samples`` outputs on ``data`` with a
 seeded generator and reports the test, its statistic, threshold and a p-value bound.

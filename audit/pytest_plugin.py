@@ -1,0 +1,178 @@
+"""pytest plugin: privacy audits in any project's test suite.
+
+Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by itself; it adds
+
+* the ``audit`` marker (select the audits with ``pytest -m audit``, skip them with
+  ``-m "not audit"``);
+* the options ``--audit-samples N`` (draws per data set; default: the auditor's) and
+  ``--audit-seed S`` (default 0), read from ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_SEED``
+  when not given on the command line;
+* the fixture ``dp_audit``::
+
+      @pytest.mark.audit
+      def test_my_mechanism_is_private(dp_audit):
+          dp_audit(my_mechanism).assert_private()
+
+      def test_my_function_is_private(dp_audit):
+          claim = PrivacyClaim(1.0, adjacency="local")
+          dp_audit(my_fn, claim=claim, domain=(0, 1)).assert_private()
+
+  ``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs)`` runs
+  :func:`audit.audit_mechanism` with the samples and seed of the options (``kwargs`` override
+  them and pass any other argument) and returns the :class:`audit.AuditReport`. A plain function
+  ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`audit.from_callable`.
+
+With ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` set, load it with ``-p dpquant_audit``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+MARKER = "audit"
+MARKER_LINE = f"{MARKER}: privacy audits (dpquant)"
+ENV_SAMPLES = "DPQUANT_AUDIT_SAMPLES"
+ENV_SEED = "DPQUANT_AUDIT_SEED"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dpquant-audit", "privacy audits (dpquant)")
+    group.addoption(
+        "--audit-samples",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"draws per data set for dp_audit (default: ${ENV_SAMPLES}, else the auditor's)",
+    )
+    group.addoption(
+        "--audit-seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help=f"random seed for dp_audit (default: ${ENV_SEED}, else 0)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # a project may already declare the marker in its own ini (dpquant does): keep one line
+    declared = config.getini("markers")
+    if not any(line.split(":", 1)[0].strip() == MARKER for line in declared):
+        config.addinivalue_line("markers", MARKER_LINE)
+    settings(config)  # bad values in the environment are a usage error at start-up
+
+
+def _from_env(name: str, minimum: int) -> int | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise pytest.UsageError(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise pytest.UsageError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def settings(config: pytest.Config) -> dict[str, Any]:
+    """``samples`` and ``seed`` for ``dp_audit``: the command-line options, else the environment
+    variables, else the auditor's default samples (None) and seed 0."""
+    samples = config.getoption("audit_samples", default=None)
+    if samples is None:
+        samples = _from_env(ENV_SAMPLES, 1)
+    elif samples < 1:
+        raise pytest.UsageError(f"--audit-samples must be >= 1, got {samples}")
+    seed = config.getoption("audit_seed", default=None)
+    if seed is None:
+        seed = _from_env(ENV_SEED, 0)
+    elif seed < 0:
+        raise pytest.UsageError(f"--audit-seed must be >= 0, got {seed}")
+    return {"samples": samples, "seed": 0 if seed is None else seed}
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    s = settings(config)
+    explicit = (
+        config.getoption("audit_samples", default=None) is not None
+        or config.getoption("audit_seed", default=None) is not None
+        or os.environ.get(ENV_SAMPLES)
+        or os.environ.get(ENV_SEED)
+    )
+    if not explicit:
+        return None
+    samples = "auditor default" if s["samples"] is None else s["samples"]
+    return f"dpquant audit: samples={samples}, seed={s['seed']}"
+
+
+def _is_mechanism(obj: Any) -> bool:
+    return (
+        not isinstance(obj, type)
+        and callable(getattr(obj, "sample", None))
+        and getattr(obj, "claim", None) is not None
+    )
+
+
+def make_auditor(
+    defaults: dict[str, Any], record: Callable[[Any], None] | None = None
+) -> Callable[..., Any]:
+    """The ``dp_audit`` callable, with ``defaults`` (samples, seed) for ``audit_mechanism``."""
+
+    def dp_audit(
+        mech_or_fn: Any,
+        *,
+        claim: Any = None,
+        domain: tuple[float, float] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        import audit.runner
+        from audit.wrap import from_callable
+
+        options = {k: v for k, v in defaults.items() if v is not None}
+        options.update(kwargs)
+        if _is_mechanism(mech_or_fn):
+            if claim is not None:
+                raise ValueError(
+                    "claim= is for plain functions: a mechanism is audited against its own claim"
+                )
+            mech = mech_or_fn
+            if domain is not None:
+                options["domain"] = domain
+        elif callable(mech_or_fn) and not isinstance(mech_or_fn, type):
+            if claim is None:
+                raise ValueError(
+                    "a plain function fn(data, rng) carries no privacy claim: pass claim="
+                    "PrivacyClaim(epsilon, delta, adjacency) (and domain=(lo, hi))"
+                )
+            args = () if domain is None else (domain,)
+            mech = from_callable(mech_or_fn, claim, *args, name=options.get("name"))
+            options["name"] = mech.name
+        else:
+            raise ValueError(
+                "dp_audit needs a mechanism (with sample() and claim) or a function "
+                f"fn(data, rng) -> output, got {mech_or_fn!r}"
+            )
+        report = audit.runner.audit_mechanism(mech, **options)
+        if record is not None:
+            record(report)
+        return report
+
+    return dp_audit
+
+
+@pytest.fixture
+def dp_audit(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    """``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs) -> AuditReport``.
+
+    Runs :func:`audit.audit_mechanism` with ``--audit-samples``/``--audit-seed`` (``kwargs``
+    override them). Each report's summary is added to the test's ``user_properties`` (and so to
+    JUnit XML), e.g. ``dp_audit(my_mechanism).assert_private()``.
+    """
+
+    def record(report: Any) -> None:
+        request.node.user_properties.append(("dp_audit", report.summary()))
+
+    return make_auditor(settings(request.config), record)

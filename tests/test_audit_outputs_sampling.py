@@ -1,0 +1,292 @@
+"""audit.outputs (normalising draws into numbers and atoms), audit.sampling (seeded chunked draws)
+and audit.wrap.from_callable (any function as a mechanism, exceptions as outputs)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from audit.outputs import NUMERIC, Outputs, Raised, normalise
+from audit.sampling import DrawJob, draw
+from audit.statistics import cp_lower, cp_upper
+from audit.wrap import from_callable
+from reference import PrivacyClaim
+from reference.primitives.exponential_mechanism import ExponentialQuantile
+from reference.primitives.randomized_response import RandomizedResponse
+
+# ---------------------------------------------------------------------------------------------
+# normalise
+# ---------------------------------------------------------------------------------------------
+
+
+def test_normalise_turns_a_float_vector_into_one_numeric_column() -> None:
+    out = normalise(np.array([0.5, -1.0, 3.0]), 3)
+    assert out.values.shape == (3, 1) and out.width == 1 and len(out) == 3
+    np.testing.assert_array_equal(out.values[:, 0], [0.5, -1.0, 3.0])
+    assert out.numeric.all() and out.atom_counts() == {}
+
+
+def test_normalise_keeps_the_columns_of_a_float_matrix() -> None:
+    raw = np.arange(12.0).reshape(4, 3)
+    out = normalise(raw, 4)
+    assert out.values.shape == (4, 3) and out.width == 3
+    np.testing.assert_array_equal(out.values, raw)
+    assert out.numeric.all()
+
+
+def test_normalise_accepts_integer_arrays_as_numbers() -> None:
+    out = normalise(np.array([0, 1, 1], dtype=np.int8), 3)
+    assert out.values.dtype == float and out.numeric.all()
+    np.testing.assert_array_equal(out.values[:, 0], [0.0, 1.0, 1.0])
+
+
+def test_normalise_makes_nan_draws_the_atom_nan() -> None:
+    out = normalise(np.array([1.0, np.nan, 2.0, np.nan]), 4)
+    assert list(out.atoms) == [NUMERIC, "nan", NUMERIC, "nan"]
+    assert out.atom_counts() == {"nan": 2}
+    # one NaN coordinate makes the whole vector draw the atom
+    mat = normalise(np.array([[1.0, np.nan], [2.0, 3.0]]), 2)
+    assert list(mat.atoms) == ["nan", NUMERIC]
+    assert np.isnan(mat.values[0]).all() and not np.isnan(mat.values[1]).any()
+
+
+def test_normalise_mixes_raised_atoms_and_numbers_in_object_arrays() -> None:
+    raw = np.empty(4, dtype=object)
+    raw[:] = [1.5, Raised("ZeroDivisionError"), np.float64(2.0), Raised("KeyError")]
+    out = normalise(raw, 4)
+    assert list(out.atoms) == [NUMERIC, "raised:ZeroDivisionError", NUMERIC, "raised:KeyError"]
+    assert out.values[0, 0] == 1.5 and out.values[2, 0] == 2.0
+    assert np.isnan(out.values[[1, 3], 0]).all()
+    assert out.atom_counts() == {"raised:ZeroDivisionError": 1, "raised:KeyError": 1}
+    assert str(Raised.of(ValueError("boom"))) == "raised:ValueError"
+
+
+def test_normalise_names_non_numeric_objects_as_atoms() -> None:
+    out = normalise([None, "x", True, float("nan"), 3], 5)
+    assert list(out.atoms) == ["None", "'x'", "bool:True", "nan", NUMERIC]
+    assert out.values[4, 0] == 3.0
+
+
+def test_normalise_makes_each_length_of_varying_vectors_its_own_atom() -> None:
+    raw = [np.array([1.0]), np.array([1.0, 2.0]), np.array([3.0, 4.0]), Raised("IndexError")]
+    out = normalise(raw, 4)
+    assert list(out.atoms) == ["length:1", "length:2", "length:2", "raised:IndexError"]
+    assert not out.numeric.any()
+    # vectors of one common length stay numeric
+    same = normalise([np.array([1.0, 2.0]), Raised("KeyError"), (3.0, 4.0)], 3)
+    assert same.width == 2 and list(same.atoms) == [NUMERIC, "raised:KeyError", NUMERIC]
+    np.testing.assert_array_equal(same.values[[0, 2]], [[1.0, 2.0], [3.0, 4.0]])
+
+
+@pytest.mark.parametrize(
+    "raw, size",
+    [
+        (np.zeros(5), 4),
+        (np.zeros((3, 2)), 4),
+        (np.zeros((4, 2, 2)), 4),
+        (np.float64(1.0), 1),
+        ([1.0, 2.0], 3),
+        (np.array([1.0, Raised("E")], dtype=object), 3),
+    ],
+)
+def test_normalise_rejects_the_wrong_number_of_draws(raw, size) -> None:
+    with pytest.raises(ValueError):
+        normalise(raw, size)
+
+
+def test_outputs_concat_pools_draws_and_rejects_mixed_widths() -> None:
+    a, b = normalise(np.array([1.0, 2.0]), 2), normalise([Raised("E")], 1)
+    both = Outputs.concat([a, b])
+    assert len(both) == 3 and list(both.atoms) == [NUMERIC, NUMERIC, "raised:E"]
+    with pytest.raises(ValueError):
+        Outputs.concat([a, normalise(np.zeros((2, 2)), 2)])
+    with pytest.raises(ValueError):
+        Outputs.concat([])
+
+
+# ---------------------------------------------------------------------------------------------
+# draw: seeding, chunks, executors
+# ---------------------------------------------------------------------------------------------
+
+EM = ExponentialQuantile(0.5, 1.0, (0.0, 1.0))
+DATASETS = [np.array([0.1, 0.5, 0.9]), np.array([0.2]), np.array([0.0, 0.0, 1.0, 1.0])]
+
+
+def _same(a: Outputs, b: Outputs) -> bool:
+    return np.array_equal(a.values, b.values, equal_nan=True) and list(a.atoms) == list(b.atoms)
+
+
+def test_draw_is_deterministic_for_a_seed_and_changes_with_the_seed() -> None:
+    jobs = [DrawJob(d, 2500, (j,)) for j, d in enumerate(DATASETS)]
+    first = draw(EM, jobs, seed=7, chunk=1000)
+    again = draw(EM, jobs, seed=7, chunk=1000)
+    other = draw(EM, jobs, seed=8, chunk=1000)
+    assert [len(o) for o in first] == [2500] * 3
+    assert all(_same(a, b) for a, b in zip(first, again, strict=True))
+    assert not any(_same(a, b) for a, b in zip(first, other, strict=True))
+    # distinct keys give distinct streams even on equal data
+    twins = draw(EM, [DrawJob(DATASETS[0], 100, (0,)), DrawJob(DATASETS[0], 100, (1,))], seed=7)
+    assert not _same(*twins)
+
+
+def test_draw_does_not_depend_on_the_executor() -> None:
+    jobs = [DrawJob(d, 3000, (5, j)) for j, d in enumerate(DATASETS)]
+    local = draw(EM, jobs, seed=11, chunk=700)
+    with ThreadPoolExecutor(3) as pool:
+        pooled = draw(EM, jobs, seed=11, executor=pool, chunk=700)
+    assert all(_same(a, b) for a, b in zip(local, pooled, strict=True))
+
+
+def test_draw_results_do_not_depend_on_job_order_or_on_the_other_jobs() -> None:
+    jobs = [DrawJob(d, 1500, (j, 3)) for j, d in enumerate(DATASETS)]
+    together = draw(EM, jobs, seed=3, chunk=400)
+    reversed_ = draw(EM, jobs[::-1], seed=3, chunk=400)[::-1]
+    alone = [draw(EM, [job], seed=3, chunk=400)[0] for job in jobs]
+    for a, b, c in zip(together, reversed_, alone, strict=True):
+        assert _same(a, b) and _same(a, c)
+
+
+def test_draw_chunks_are_seeded_by_job_and_chunk_index() -> None:
+    """A longer job begins with the draws of a shorter one (chunks are seeded by index)."""
+    short, long_ = draw(
+        EM, [DrawJob(DATASETS[0], 800, (1,)), DrawJob(DATASETS[0], 2000, (1,))], seed=0, chunk=400
+    )
+    assert _same(short, Outputs(long_.values[:800], long_.atoms[:800]))
+
+
+def test_draw_of_zero_draws_gives_empty_outputs() -> None:
+    (out,) = draw(EM, [DrawJob(DATASETS[0], 0, (0,))], seed=0)
+    assert len(out) == 0
+
+
+class _VectorisedFails:
+    """sample raises for any batch of more than one draw; single draws are fine numbers."""
+
+    def sample(self, data, size, rng):
+        if size > 1:
+            raise RuntimeError("no batches")
+        return rng.normal(size=1)
+
+
+class _HalfRaises:
+    """Each single draw raises KeyError with probability 1/2 (batches always raise)."""
+
+    def sample(self, data, size, rng):
+        u = rng.random(size)
+        if np.any(u < 0.5):
+            raise KeyError("half")
+        return u
+
+
+def test_a_batch_that_raises_is_retried_draw_by_draw() -> None:
+    (out,) = draw(_VectorisedFails(), [DrawJob(np.array([0.0]), 300, (0,))], seed=1, chunk=128)
+    assert len(out) == 300 and out.numeric.all()
+    assert np.isfinite(out.values).all() and len(np.unique(out.values)) == 300
+    (again,) = draw(_VectorisedFails(), [DrawJob(np.array([0.0]), 300, (0,))], seed=1, chunk=128)
+    assert _same(out, again)
+
+
+def test_each_raising_draw_becomes_a_raised_atom_at_its_own_frequency() -> None:
+    n = 4000
+    (out,) = draw(_HalfRaises(), [DrawJob(np.array([0.0]), n, (0,))], seed=2, chunk=1000)
+    counts = out.atom_counts()
+    assert set(counts) == {"raised:KeyError"}
+    k = counts["raised:KeyError"]
+    # two-sided Clopper–Pearson interval at level 1e-9 (the sampler is seeded: deterministic)
+    assert float(cp_lower(k, n, 5e-10)) <= 0.5 <= float(cp_upper(k, n, 5e-10))
+    assert np.all(out.values[out.numeric, 0] >= 0.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# from_callable
+# ---------------------------------------------------------------------------------------------
+
+CLAIM = PrivacyClaim(1.0)
+
+
+def test_from_callable_turns_exceptions_into_raised_atoms() -> None:
+    def fn(data, rng):
+        u = rng.random()
+        if u < 0.3:
+            raise ZeroDivisionError
+        return float(np.median(data)) + u
+
+    mech = from_callable(fn, CLAIM, domain=(0.0, 1.0))
+    raw = mech.sample(np.array([0.2, 0.4]), 400, np.random.default_rng(0))
+    out = normalise(raw, 400)
+    assert set(out.atom_counts()) == {"raised:ZeroDivisionError"}
+    assert 50 < out.atom_counts()["raised:ZeroDivisionError"] < 200
+    assert np.all(out.values[out.numeric, 0] >= 0.3 + 0.3)
+
+
+def test_from_callable_gives_float_arrays_for_numeric_outputs() -> None:
+    scalar = from_callable(lambda d, rng: rng.random() + d.sum(), CLAIM)
+    x = scalar.sample(np.array([1.0, 2.0]), 50, np.random.default_rng(1))
+    assert x.dtype == float and x.shape == (50,) and np.all((x >= 3) & (x < 4))
+    vector = from_callable(lambda d, rng: rng.random(3), CLAIM)
+    v = vector.sample(np.array([1.0]), 20, np.random.default_rng(1))
+    assert v.dtype == float and v.shape == (20, 3)
+    assert normalise(v, 20).width == 3
+
+
+def test_from_callable_is_seeded_and_gives_fn_a_copy_of_the_data() -> None:
+    def fn(data, rng):
+        data[:] = -1.0  # must not leak into later draws or the caller's array
+        return rng.random()
+
+    mech = from_callable(fn, CLAIM)
+    data = np.array([1.0, 2.0])
+    a = mech.sample(data, 10, np.random.default_rng(5))
+    b = mech.sample(data, 10, np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(data, [1.0, 2.0])
+
+
+def test_from_callable_keeps_a_leaky_crash_visible_through_draw() -> None:
+    """A function that crashes on one data set only: the atom tells the neighbours apart."""
+
+    def fn(data, rng):
+        if data.max() > 0.5:
+            raise OverflowError
+        return rng.random()
+
+    mech = from_callable(fn, CLAIM, domain=(0.0, 1.0))
+    a, b = draw(mech, [DrawJob(np.array([0.1]), 200, (0,)), DrawJob(np.array([0.9]), 200, (1,))], 0)
+    assert a.atom_counts() == {} and b.atom_counts() == {"raised:OverflowError": 200}
+
+
+def test_from_callable_keeps_none_and_strings_as_their_own_atoms() -> None:
+    outputs = iter([None, float("nan"), "1.5", 1.5])
+    mech = from_callable(lambda d, rng: next(outputs), CLAIM)
+    out = normalise(mech.sample(np.array([0.0]), 4, np.random.default_rng(0)), 4)
+    assert list(out.atoms) == ["None", "nan", "'1.5'", NUMERIC]
+
+
+@pytest.mark.parametrize(
+    "fn, claim, domain",
+    [
+        (None, CLAIM, (0.0, 1.0)),
+        (3.0, CLAIM, (0.0, 1.0)),
+        (lambda d, r: 0.0, 1.0, (0.0, 1.0)),
+        (lambda d, r: 0.0, (1.0, 0.0), (0.0, 1.0)),
+        (lambda d, r: 0.0, CLAIM, (1.0, 0.0)),
+        (lambda d, r: 0.0, CLAIM, (0.0, float("nan"))),
+        (lambda d, r: 0.0, CLAIM, (0.0,)),
+        (lambda d, r: 0.0, CLAIM, "0..1"),
+    ],
+)
+def test_from_callable_rejects_bad_fn_claim_or_domain(fn, claim, domain) -> None:
+    with pytest.raises(ValueError):
+        from_callable(fn, claim, domain=domain)
+
+
+@given(st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=17))
+def test_draw_concatenates_chunks_to_the_requested_size(size, chunk) -> None:
+    rr = RandomizedResponse(1.0)
+    (out,) = draw(rr, [DrawJob(np.array(1.0), size, (0,))], seed=0, chunk=chunk)
+    assert len(out) == size and out.numeric.all()
+    assert set(np.unique(out.values)) <= {0.0, 1.0}

@@ -1,0 +1,267 @@
+"""audit.search: neighbour pairs under each adjacency, probe values, patterns, local search."""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections import Counter
+from itertools import combinations, combinations_with_replacement
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from audit.search import (
+    LARGE,
+    Pair,
+    exhaustive_pairs,
+    hill_climb,
+    make_pair,
+    neighbours_of,
+    pattern_pairs,
+    probe_values,
+    refine_values,
+    tie_family,
+)
+
+ADJACENCIES = ("replace_one", "add_remove", "local")
+
+
+def are_neighbours(d0: np.ndarray, d1: np.ndarray, adjacency: str) -> bool:
+    """Independent oracle on multisets."""
+    c0, c1 = Counter(d0.tolist()), Counter(d1.tolist())
+    if adjacency == "local":
+        return len(d0) == 1 and len(d1) == 1 and d0[0] != d1[0]
+    if adjacency == "replace_one":
+        return len(d0) == len(d1) and sum((c0 - c1).values()) == 1 and sum((c1 - c0).values()) == 1
+    small, big = (c0, c1) if len(d0) < len(d1) else (c1, c0)
+    return abs(len(d0) - len(d1)) == 1 and not (small - big)
+
+
+def unordered(pair: Pair) -> frozenset:
+    d0, d1 = (tuple(d.tolist()) for d in pair.data)
+    return frozenset({d0, d1})
+
+
+def brute_force_pairs(grid, max_n, adjacency) -> set[frozenset]:
+    """All unordered neighbouring pairs of multisets of size <= max_n, by checking every pair."""
+    sizes = range(1, 2) if adjacency == "local" else range(0, max_n + 1)
+    sets = [np.array(m) for k in sizes for m in combinations_with_replacement(sorted(grid), k)]
+    if adjacency == "replace_one":
+        sets = [s for s in sets if len(s)]
+    return {
+        frozenset({tuple(a.tolist()), tuple(b.tolist())})
+        for a, b in combinations(sets, 2)
+        if are_neighbours(a, b, adjacency)
+    }
+
+
+def expected_count(g: int, max_n: int, adjacency: str) -> int:
+    """replace-one: a shared multiset of size 0..max_n−1 (Σ_m C(g−1+m, m) = C(g+max_n−1, max_n−1)
+    of them, hockey-stick identity) times an unordered pair x < y of distinct values; add/remove:
+    the same shared multisets times the added value; local: the pairs of distinct values."""
+    shared = math.comb(g + max_n - 1, max_n - 1)
+    if adjacency == "replace_one":
+        return shared * math.comb(g, 2)
+    if adjacency == "add_remove":
+        return shared * g
+    return math.comb(g, 2)
+
+
+@pytest.mark.parametrize("adjacency", ADJACENCIES)
+@pytest.mark.parametrize("g, max_n", [(1, 3), (2, 1), (2, 4), (3, 3), (4, 2), (5, 3)])
+def test_exhaustive_pairs_are_exactly_the_neighbouring_pairs_each_listed_once(
+    adjacency, g, max_n
+) -> None:
+    grid = [0.0, 1.0, -2.5, 7.0, 0.5][:g]
+    pairs = list(exhaustive_pairs(grid, max_n, adjacency))
+    for p in pairs:
+        d0, d1 = p.data
+        assert are_neighbours(d0, d1, adjacency), p
+        assert max(len(d0), len(d1)) <= max_n
+    keys = [unordered(p) for p in pairs]
+    assert len(keys) == len(set(keys))  # no unordered pair twice
+    assert len(pairs) == expected_count(g, max_n, adjacency)
+    assert set(keys) == brute_force_pairs(grid, max_n, adjacency)
+
+
+@pytest.mark.parametrize(
+    "g, max_n, adjacency, count",
+    [
+        (5, 6, "replace_one", 2520),  # (1 + 5 + 15 + 35 + 70 + 126 = C(10, 5) = 252) · C(5, 2)
+        (7, 4, "add_remove", 840),  # (1 + 7 + 28 + 84 = C(10, 3) = 120) · 7
+        (9, 6, "local", 36),
+        (3, 2, "replace_one", 12),  # (1 + 3) · 3
+    ],
+)
+def test_exhaustive_pair_counts_follow_the_hockey_stick_formula(g, max_n, adjacency, count) -> None:
+    grid = np.linspace(-1.0, 1.0, g)
+    assert expected_count(g, max_n, adjacency) == count
+    assert sum(1 for _ in exhaustive_pairs(grid, max_n, adjacency)) == count
+
+
+def test_exhaustive_pairs_ignore_repeated_grid_values_and_reject_bad_arguments() -> None:
+    a = list(exhaustive_pairs([0.0, 1.0, 1.0, 0.0], 2, "replace_one"))
+    assert a == list(exhaustive_pairs([1.0, 0.0], 2, "replace_one"))
+    with pytest.raises(ValueError):
+        list(exhaustive_pairs([], 2, "replace_one"))
+    with pytest.raises(ValueError):
+        list(exhaustive_pairs([0.0, 1.0], 0, "replace_one"))
+    with pytest.raises(ValueError):
+        list(exhaustive_pairs([0.0, 1.0], 2, "swap"))
+
+
+def test_pair_data_are_the_two_sorted_data_sets() -> None:
+    p = make_pair([0.5, 0.1], 0.9, 0.0)
+    d0, d1 = p.data
+    np.testing.assert_array_equal(d0, [0.1, 0.5, 0.9])
+    np.testing.assert_array_equal(d1, [0.0, 0.1, 0.5])
+    assert p.size == 3 and p.key == ((0.0, 0.1, 0.5), (0.1, 0.5, 0.9))
+    q = make_pair([0.5], None, 0.0)
+    assert [d.tolist() for d in q.data] == [[0.5], [0.0, 0.5]]
+
+
+# ---------------------------------------------------------------------------------------------
+# probe values
+# ---------------------------------------------------------------------------------------------
+
+
+def test_probe_values_on_a_finite_domain_include_both_ends_and_interior_points() -> None:
+    values = probe_values((-2.0, 6.0))
+    assert values == tuple(sorted(values))
+    assert values[0] == -2.0 and values[-1] == 6.0
+    assert len(values) >= 5 and all(-2.0 <= v <= 6.0 for v in values)
+
+
+def test_probe_values_on_the_real_line_reach_plus_and_minus_large() -> None:
+    values = probe_values((-math.inf, math.inf))
+    assert values == tuple(sorted(values)) and len(set(values)) == len(values)
+    assert values[0] == -LARGE == -1000.0 and values[-1] == LARGE
+    assert 0.0 in values and 1.0 in values and all(math.isfinite(v) for v in values)
+
+
+@pytest.mark.parametrize("end", [-3.0, 0.0, 10.0])
+def test_probe_values_on_half_lines_include_the_finite_end_and_large_on_the_open_side(end) -> None:
+    right = probe_values((end, math.inf))
+    assert right == tuple(sorted(right)) and right[0] == end and right[-1] == end + LARGE
+    assert all(v >= end for v in right)
+    left = probe_values((-math.inf, end))
+    assert left == tuple(sorted(left)) and left[-1] == end and left[0] == end - LARGE
+    assert all(v <= end for v in left)
+
+
+def test_probe_values_use_the_input_values_when_given() -> None:
+    assert probe_values((0.0, 1.0), inputs=[1, 0, 1]) == (0.0, 1.0)
+    assert probe_values((-math.inf, math.inf), inputs=(3.0, -1.0)) == (-1.0, 3.0)
+
+
+def test_refine_values_adds_the_midpoints() -> None:
+    assert refine_values([1.0, 0.0, 0.5]) == (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# patterns, moves, local search
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("adjacency", ["replace_one", "add_remove"])
+@pytest.mark.parametrize(
+    "values", [probe_values((0.0, 1.0)), probe_values((-math.inf, math.inf)), (0.0, 1.0)]
+)
+def test_pattern_pairs_are_neighbours_beyond_the_exhaustive_sizes(adjacency, values) -> None:
+    pairs = pattern_pairs(values, adjacency)
+    assert pairs and len(set(pairs)) == len(pairs)
+    for p in pairs:
+        d0, d1 = p.data
+        assert are_neighbours(d0, d1, adjacency), p
+        assert set(d0.tolist()) | set(d1.tolist()) <= set(values)
+    assert max(p.size for p in pairs) >= 16
+    # all-equal data with one record moved are among them
+    mid = sorted(values)[len(values) // 2]
+    assert any(set(p.shared) == {mid} for p in pairs)
+
+
+def test_pattern_pairs_are_empty_for_local_dp_and_a_single_value() -> None:
+    assert pattern_pairs((0.0, 1.0), "local") == []
+    assert pattern_pairs((0.5,), "replace_one") == []
+
+
+pairs_strategy = st.sampled_from(ADJACENCIES).flatmap(
+    lambda adj: st.tuples(
+        st.just(adj),
+        st.sampled_from(list(exhaustive_pairs((0.0, 0.25, 0.5, 1.0), 3, adj))),
+    )
+)
+
+
+@given(pairs_strategy)
+def test_neighbours_of_returns_neighbouring_pairs_of_the_same_adjacency(arg) -> None:
+    adjacency, pair = arg
+    values = (0.0, 0.25, 0.5, 1.0, 2.0)
+    moves = neighbours_of(pair, values, adjacency)
+    assert moves and pair not in moves
+    for p in moves:
+        d0, d1 = p.data
+        assert are_neighbours(d0, d1, adjacency), (pair, p)
+        assert (p.x is None) == (adjacency == "add_remove")
+        # one move: the sizes change by at most one record
+        assert abs(p.size - pair.size) <= 1
+
+
+def _target_objective(target_shared, x_target, y_target):
+    def f(p: Pair) -> float:
+        shared = sorted(p.shared)
+        cost = abs(len(shared) - len(target_shared)) + sum(
+            abs(a - b) for a, b in zip(shared, target_shared, strict=False)
+        )
+        if p.x is not None:
+            cost += abs(p.x - x_target)
+        return -(cost + abs(p.y - y_target))
+
+    return f
+
+
+@given(pairs_strategy)
+def test_hill_climb_finds_the_maximum_of_a_separable_objective(arg) -> None:
+    adjacency, start = arg
+    values = (0.0, 0.25, 0.5, 1.0)
+    target = () if adjacency == "local" else (0.5, 0.5)
+    f = _target_objective(target, 0.0, 1.0)
+    best, value, evaluated = hill_climb(start, f, values, adjacency)
+    assert value == f(best) >= f(start)
+    assert value == 0.0 and evaluated > 0
+    assert best.y == 1.0 and best.shared == target
+
+
+@given(pairs_strategy, st.integers(0, 2**32 - 1), st.integers(0, 5))
+def test_hill_climb_never_returns_a_worse_objective_than_its_start(arg, salt, steps) -> None:
+    adjacency, start = arg
+
+    def f(p: Pair) -> float:  # an arbitrary bumpy objective
+        return float(np.random.default_rng([salt, zlib.crc32(repr(p).encode())]).random())
+
+    best, value, evaluated = hill_climb(start, f, (0.0, 0.5, 1.0), adjacency, steps=steps)
+    assert value == f(best) >= f(start)
+    d0, d1 = best.data
+    assert best == start or are_neighbours(d0, d1, adjacency)
+    assert evaluated >= 1
+
+
+def test_hill_climb_respects_the_size_limit() -> None:
+    start = make_pair([0.5], 0.0, 1.0)
+    best, _, _ = hill_climb(start, lambda p: float(p.size), (0.0, 0.5, 1.0), "replace_one", 50, 5)
+    assert best.size == 5
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 16])
+def test_tie_family_pairs_are_neighbours_of_the_documented_sizes(n) -> None:
+    v, w = 0.5, 1.0
+    d0, d1 = tie_family(v, w, "replace_one")(n).data
+    assert are_neighbours(d0, d1, "replace_one")
+    assert Counter(d0.tolist()) == {v: n, w: 1}
+    assert Counter(d1.tolist()) == ({v: n - 1, w: 2} if n > 1 else {w: 2})
+    d0, d1 = tie_family(v, w, "add_remove")(n).data
+    assert are_neighbours(d0, d1, "add_remove")
+    assert Counter(d0.tolist()) == {v: n, w: 1}
+    assert Counter(d1.tolist()) == {v: n, w: 2}

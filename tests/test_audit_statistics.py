@@ -1,0 +1,261 @@
+"""audit.statistics: Clopper–Pearson bounds, the ε lower bound, planning and selection objectives.
+
+The soundness checks are exact, not simulated: for a binomial count the probability that a bound
+misses the true parameter is a finite sum of binomial masses, computed with scipy.stats.binom.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+from audit.statistics import (
+    cp_lower,
+    cp_upper,
+    epsilon_lower_bound,
+    event_ratio_interval,
+    expected_bound,
+    samples_needed,
+    selection_score,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Clopper–Pearson bounds
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 50, 1000])
+@pytest.mark.parametrize("level", [1e-9, 1e-3, 0.05, 0.4])
+def test_clopper_pearson_bounds_match_scipy_beta_quantiles(n, level) -> None:
+    k = np.arange(n + 1)
+    lo, hi = cp_lower(k, n, level), cp_upper(k, n, level)
+    inner = k[(k > 0) & (k < n)]
+    np.testing.assert_allclose(
+        lo[inner], stats.beta.ppf(level, inner, n - inner + 1), rtol=1e-10, atol=1e-300
+    )
+    np.testing.assert_allclose(hi[inner], stats.beta.isf(level, inner + 1, n - inner), rtol=1e-10)
+    # k = n: the lower bound is the beta quantile level^(1/n); the upper bound is 1.
+    assert lo[n] == pytest.approx(stats.beta.ppf(level, n, 1), rel=1e-10)
+    assert lo[n] == pytest.approx(level ** (1.0 / n), rel=1e-10)
+    assert hi[n] == 1.0
+    # k = 0: the lower bound is 0; the upper bound is 1 − level^(1/n).
+    assert lo[0] == 0.0
+    assert hi[0] == pytest.approx(1.0 - level ** (1.0 / n), rel=1e-10)
+    assert hi[0] == pytest.approx(stats.beta.isf(level, 1, n), rel=1e-10)
+
+
+def test_clopper_pearson_bounds_are_ordered_and_monotone_in_k() -> None:
+    n = 40
+    k = np.arange(n + 1)
+    lo, hi = cp_lower(k, n, 1e-4), cp_upper(k, n, 1e-4)
+    assert np.all(lo < hi)
+    assert np.all((0.0 <= lo) & (hi <= 1.0))
+    assert np.all(np.diff(lo) > 0) and np.all(np.diff(hi) > 0)
+    # the bounds bracket the point estimate
+    assert np.all(lo <= k / n) and np.all(k / n <= hi)
+
+
+def _miss_probability(bounds: np.ndarray, n: int, p: float, above: bool) -> float:
+    """Exact P_p(bound(K) > p) (above) or P_p(bound(K) < p), K ~ Bin(n, p)."""
+    k = np.arange(n + 1)
+    miss = bounds > p if above else bounds < p
+    return float(stats.binom.pmf(k[miss], n, p).sum())
+
+
+P_GRID = np.concatenate([np.linspace(0.001, 0.999, 181), [1e-4, 0.5, 0.9999]])
+
+
+@pytest.mark.parametrize("n", [1, 5, 20, 73, 300])
+@pytest.mark.parametrize("level", [0.01, 0.1, 0.3])
+def test_clopper_pearson_lower_bound_has_coverage_at_least_one_minus_level(n, level) -> None:
+    bounds = cp_lower(np.arange(n + 1), n, level)
+    worst = max(_miss_probability(bounds, n, p, above=True) for p in P_GRID)
+    assert worst <= level * (1 + 1e-9)
+    assert worst > 0.3 * level or n < 5  # and it is not vacuously conservative
+
+
+@pytest.mark.parametrize("n", [1, 5, 20, 73, 300])
+@pytest.mark.parametrize("level", [0.01, 0.1, 0.3])
+def test_clopper_pearson_upper_bound_has_coverage_at_least_one_minus_level(n, level) -> None:
+    bounds = cp_upper(np.arange(n + 1), n, level)
+    worst = max(_miss_probability(bounds, n, p, above=False) for p in P_GRID)
+    assert worst <= level * (1 + 1e-9)
+    assert worst > 0.3 * level or n < 5
+
+
+# ---------------------------------------------------------------------------------------------
+# The ε lower bound
+# ---------------------------------------------------------------------------------------------
+
+
+def _exceedance_probability(
+    n: int, p0: float, p1: float, epsilon: float, delta: float, alpha: float
+) -> float:
+    """Exact P(ε_lb(K0, n, K1, n) > ε) for independent K0 ~ Bin(n, p0), K1 ~ Bin(n, p1)."""
+    k = np.arange(n + 1)
+    bound = epsilon_lower_bound(k[:, None], n, k[None, :], n, delta, alpha)
+    joint = np.outer(stats.binom.pmf(k, n, p0), stats.binom.pmf(k, n, p1))
+    return float(joint[bound > epsilon].sum())
+
+
+@pytest.mark.parametrize(
+    "n, epsilon, delta, alpha",
+    [
+        (30, 1.0, 0.0, 0.1),
+        (45, 0.5, 0.0, 0.3),
+        (60, 2.0, 0.0, 0.05),
+        (40, 1.0, 0.05, 0.2),
+        (60, 0.25, 0.1, 0.3),
+    ],
+)
+def test_epsilon_lower_bound_exceeds_the_true_epsilon_with_probability_at_most_alpha(
+    n, epsilon, delta, alpha
+) -> None:
+    """At the boundary p0 = e^ε p1 + δ of an (ε, δ)-DP pair the bound is sound (exact sum)."""
+    top = (1.0 - delta) / math.exp(epsilon)
+    worst = 0.0
+    for p1 in np.linspace(0.002, top * 0.999, 40):
+        p0 = math.exp(epsilon) * p1 + delta
+        worst = max(worst, _exceedance_probability(n, p0, p1, epsilon, delta, alpha))
+    assert worst <= alpha
+    assert worst > 0.01 * alpha  # the sum is not vacuous: the bound does reach ε sometimes
+
+
+counts = st.integers(min_value=1, max_value=400).flatmap(
+    lambda n: st.tuples(st.just(n), st.integers(0, n - 1))
+)
+
+
+@given(counts, counts, st.sampled_from([0.0, 1e-3, 0.05]), st.sampled_from([1e-6, 0.01, 0.3]))
+def test_epsilon_lower_bound_increases_with_k0_and_decreases_with_k1(a, b, delta, alpha) -> None:
+    (n0, k0), (n1, k1) = a, b
+    here = float(epsilon_lower_bound(k0, n0, k1, n1, delta, alpha))
+    assert float(epsilon_lower_bound(k0 + 1, n0, k1, n1, delta, alpha)) >= here
+    assert float(epsilon_lower_bound(k0, n0, k1 + 1, n1, delta, alpha)) <= here
+    if here > -math.inf:
+        assert float(epsilon_lower_bound(k0 + 1, n0, k1, n1, delta, alpha)) > here
+        assert float(epsilon_lower_bound(k0, n0, k1 + 1, n1, delta, alpha)) < here
+
+
+def test_epsilon_lower_bound_is_minus_infinity_when_p0_lower_bound_is_at_most_delta() -> None:
+    assert epsilon_lower_bound(0, 100, 0, 100, 0.0, 1e-3) == -math.inf
+    p0_lower = float(cp_lower(50, 100, 5e-4))
+    assert epsilon_lower_bound(50, 100, 0, 100, p0_lower + 1e-6, 1e-3) == -math.inf
+    assert np.isfinite(epsilon_lower_bound(50, 100, 0, 100, p0_lower - 1e-3, 1e-3))
+
+
+def test_epsilon_lower_bound_rejects_alpha_outside_zero_one() -> None:
+    for alpha in (0.0, 1.0, -0.1, float("nan")):
+        with pytest.raises(ValueError):
+            epsilon_lower_bound(5, 10, 1, 10, 0.0, alpha)
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning: expected bound and samples needed
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p0, p1, delta", [(0.3, 0.1, 0.0), (0.05, 0.001, 0.0), (0.6, 0.2, 0.1)])
+def test_expected_bound_increases_with_n_towards_the_true_log_ratio(p0, p1, delta) -> None:
+    ns = [10, 30, 100, 300, 1000, 10**4, 10**5, 10**6, 10**7]
+    values = [float(expected_bound(p0, p1, n, delta, 1e-6)) for n in ns]
+    finite = [v for v in values if v > -math.inf]
+    assert len(finite) >= 5
+    assert all(b > a for a, b in zip(finite, finite[1:], strict=False))
+    truth = math.log((p0 - delta) / p1)
+    assert finite[-1] < truth
+    assert finite[-1] > truth - 0.1
+
+
+@pytest.mark.parametrize(
+    "p0, p1, epsilon, delta, alpha",
+    [
+        (0.3, 0.1, 0.8, 0.0, 1e-6),
+        (0.02, 0.001, 1.5, 0.0, 1e-6),
+        (0.5, 0.05, 1.0, 0.1, 1e-3),
+        (0.9, 0.35, 0.5, 0.0, 1e-9),
+        (1.0, 0.0, 3.0, 0.0, 1e-6),
+    ],
+)
+def test_samples_needed_is_the_smallest_n_whose_expected_bound_exceeds_the_target(
+    p0, p1, epsilon, delta, alpha
+) -> None:
+    n = samples_needed(p0, p1, epsilon, delta, alpha)
+    assert n is not None
+    assert float(expected_bound(p0, p1, n, delta, alpha)) > epsilon
+    below = int(n * (1 - 1e-3)) - 1  # the bisection stops within 0.1 %
+    assert below >= 1
+    assert float(expected_bound(p0, p1, below, delta, alpha)) <= epsilon
+
+
+def test_samples_needed_is_one_when_a_single_draw_suffices() -> None:
+    assert float(expected_bound(0.9, 0.05, 1, 0.0, 0.5)) > -5.0
+    assert samples_needed(0.9, 0.05, -5.0, 0.0, 0.5) == 1
+
+
+@pytest.mark.parametrize(
+    "p0, p1, epsilon, delta",
+    [(0.2, 0.1, 0.8, 0.0), (0.3, 0.1, 0.8, 0.1), (0.1, 0.1, 0.01, 0.0), (0.05, 0.2, 0.0, 0.0)],
+)
+def test_samples_needed_is_none_when_the_true_log_ratio_is_below_the_target(
+    p0, p1, epsilon, delta
+) -> None:
+    assert math.log((p0 - delta) / p1) < epsilon
+    assert samples_needed(p0, p1, epsilon, delta, 1e-6) is None
+
+
+def test_samples_needed_is_none_when_the_limit_is_too_small() -> None:
+    n = samples_needed(0.3, 0.1, 0.8, 0.0, 1e-6)
+    assert samples_needed(0.3, 0.1, 0.8, 0.0, 1e-6, limit=n // 2) is None
+    assert samples_needed(0.3, 0.1, 0.8, 0.0, 1e-6, limit=2 * n) == n
+
+
+# ---------------------------------------------------------------------------------------------
+# Selection score and the event interval
+# ---------------------------------------------------------------------------------------------
+
+
+def test_selection_score_is_minus_infinity_when_the_p0_bound_is_at_most_delta() -> None:
+    k0 = np.array([0, 1, 3, 200, 200])
+    k1 = np.array([0, 0, 0, 10, 10])
+    deltas = [0.0, 0.05]
+    for delta in deltas:
+        score = selection_score(k0, 1000, k1, 1000, 10_000, delta, 1e-6)
+        assert score[0] == -math.inf  # nothing seen on D
+        assert np.isfinite(score[3])
+    # a δ above the pessimistic p0 bound leaves nothing to detect
+    assert selection_score(k0[3:4], 1000, k1[3:4], 1000, 10_000, 0.2, 1e-6)[0] == -math.inf
+    # the pessimistic p0 bound of 3/1000 is below δ = 0.05
+    assert selection_score(k0[2:3], 1000, k1[2:3], 1000, 10_000, 0.05, 1e-6)[0] == -math.inf
+
+
+def test_selection_score_is_below_the_plug_in_log_ratio_and_prefers_more_evidence() -> None:
+    few = float(selection_score(np.array([6]), 20, np.array([2]), 20, 10_000, 0.0, 1e-6)[0])
+    many = float(
+        selection_score(np.array([300]), 1000, np.array([100]), 1000, 10_000, 0.0, 1e-6)[0]
+    )
+    assert few < many < math.log(3.0)
+
+
+def test_event_ratio_interval_contains_the_true_log_ratio() -> None:
+    """Counts at their means for p0 = 0.3, p1 = 0.1 (true log ratio ln 3)."""
+    lo, hi = event_ratio_interval(3000, 10_000, 1000, 10_000, 1e-6)
+    assert lo < math.log(3.0) < hi
+    assert hi - lo < 0.5
+    # with no draw of D' in the event the ratio is unbounded above
+    lo0, hi0 = event_ratio_interval(30, 100, 0, 100, 1e-6)
+    assert hi0 == math.inf and lo0 > -math.inf
+
+
+@given(counts, counts, st.sampled_from([1e-9, 1e-3, 0.2]))
+def test_event_ratio_interval_lower_end_is_at_most_upper_end(a, b, alpha) -> None:
+    (n0, k0), (n1, k1) = a, b
+    lo, hi = event_ratio_interval(k0, n0, k1, n1, alpha)
+    assert lo <= hi
+    if k0 > 0 and k1 > 0:
+        assert lo <= math.log((k0 / n0) / (k1 / n1)) <= hi

@@ -1,0 +1,165 @@
+"""The pytest plugin (``audit/pytest_plugin.py``) as a downstream project sees it: it is loaded
+by its ``pytest11`` entry point, with no conftest and no ``-p`` option."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+# Entry points are what a downstream project relies on; if autoloading is off, load it by name.
+LOAD = ["-p", "dpquant_audit"] if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") else []
+
+DOWNSTREAM = """
+import math
+
+import pytest
+
+from reference import PrivacyClaim
+from reference.primitives.randomized_response import RandomizedResponse
+
+KEEP = math.exp(1.0) / (1.0 + math.exp(1.0))
+LOCAL = PrivacyClaim(1.0, 0.0, "local")
+
+
+def randomized_response(data, rng):
+    bit = int(data[0] >= 0.5)
+    return bit if rng.random() < KEEP else 1 - bit
+
+
+@pytest.mark.audit
+def test_correct_function(dp_audit):
+    dp_audit(randomized_response, claim=LOCAL, domain=(0, 1)).assert_private()
+
+
+@pytest.mark.audit
+def test_correct_mechanism(dp_audit, request):
+    report = dp_audit(RandomizedResponse(1.0))
+    report.assert_private()
+    assert report.seed == 3  # --audit-seed
+    assert max(report.blackbox["budgets_per_side"]) <= 20_000  # --audit-samples
+    assert request.node.user_properties[0][0] == "dp_audit"
+
+
+@pytest.mark.audit
+def test_broken_function(dp_audit):
+    dp_audit(lambda data, rng: float(data[0]), claim=LOCAL, domain=(0, 1)).assert_private()
+"""
+
+# dp_audit with audit_mechanism replaced by a spy: checks what the options pass, instantly
+SPY = """
+import audit.runner
+import pytest
+
+from reference.primitives.randomized_response import RandomizedResponse
+
+
+class Stub:
+    def summary(self):
+        return "stub"
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    calls = []
+
+    def spy(mech, **kw):
+        calls.append(kw)
+        return Stub()
+
+    monkeypatch.setattr(audit.runner, "audit_mechanism", spy)
+    return calls
+
+
+def test_settings(dp_audit, seen, request):
+    assert request.config.pluginmanager.has_plugin("dpquant_audit")
+    dp_audit(RandomizedResponse(1.0))
+    dp_audit(RandomizedResponse(1.0), samples=99, seed=5, alpha=1e-3)
+    print("SEEN", seen[0].get("samples"), seen[0]["seed"])
+    assert seen[1] == {"samples": 99, "seed": 5, "alpha": 1e-3}
+
+
+def test_function_needs_a_claim(dp_audit, seen):
+    with pytest.raises(ValueError, match="claim="):
+        dp_audit(lambda data, rng: 0.0)
+    with pytest.raises(ValueError, match="own claim"):
+        dp_audit(RandomizedResponse(1.0), claim=RandomizedResponse(1.0).claim)
+"""
+
+
+def test_downstream_audits_pass_and_fail(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_downstream=DOWNSTREAM)
+    result = pytester.runpytest_inprocess(
+        *LOAD, "--strict-markers", "-m", "audit", "--audit-samples", "20000", "--audit-seed", "3"
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*dpquant audit: samples=20000, seed=3*", "*AssertionError*<lambda>: VIOLATION*"]
+    )
+    assert "witness:" in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        ([], {}, "SEEN None 0"),
+        (["--audit-samples", "1234", "--audit-seed", "7"], {}, "SEEN 1234 7"),
+        ([], {"DPQUANT_AUDIT_SAMPLES": "555", "DPQUANT_AUDIT_SEED": "3"}, "SEEN 555 3"),
+        (
+            ["--audit-seed", "8"],
+            {"DPQUANT_AUDIT_SAMPLES": "555", "DPQUANT_AUDIT_SEED": "3"},
+            "SEEN 555 8",
+        ),
+    ],
+)
+def test_options_and_environment(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    env: dict[str, str],
+    expected: str,
+) -> None:
+    for name in ("DPQUANT_AUDIT_SAMPLES", "DPQUANT_AUDIT_SEED"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pytester.makepyfile(test_spy=SPY)
+    result = pytester.runpytest_inprocess(*LOAD, "-s", *args)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines([f"*{expected}*"])
+
+
+def test_bad_environment_value_is_a_usage_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DPQUANT_AUDIT_SAMPLES", "many")
+    pytester.makepyfile(test_spy=SPY)
+    result = pytester.runpytest_inprocess(*LOAD)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "DPQUANT_AUDIT_SAMPLES must be an integer" in result.stderr.str()
+
+
+def test_marker_is_registered_once(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_inprocess(*LOAD, "--markers")
+    lines = [line for line in result.stdout.lines if line.startswith("@pytest.mark.audit:")]
+    assert lines == ["@pytest.mark.audit: privacy audits (dpquant)"]
+    # a project that declares the marker itself (as dpquant does) keeps its own line only
+    pytester.makeini("[pytest]\nmarkers =\n    audit: our audits\n")
+    result = pytester.runpytest_inprocess(*LOAD, "--markers")
+    lines = [line for line in result.stdout.lines if line.startswith("@pytest.mark.audit:")]
+    assert lines == ["@pytest.mark.audit: our audits"]
+
+
+def test_entry_point_autoloads_in_a_fresh_interpreter(pytester: pytest.Pytester) -> None:
+    """The installed entry point, in a new process: the fixture exists without any set-up, and
+    disappears with ``-p no:dpquant_audit``."""
+    pytester.makepyfile(test_spy=SPY)
+    result = pytester.runpytest_subprocess(*LOAD, "-s", "--audit-samples", "42")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*SEEN 42 0*"])
+    if not LOAD:
+        result = pytester.runpytest_subprocess("-p", "no:dpquant_audit")
+        result.assert_outcomes(errors=2)
+        result.stdout.fnmatch_lines(["*fixture 'dp_audit' not found*"])
