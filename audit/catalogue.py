@@ -96,20 +96,11 @@ def _half_scale(epsilon: float) -> Fraction:
     return Fraction(epsilon) / 2
 
 
-# --------------------------------------------------------------------------------------------
-# B1: the factor 1/2 missing from the exponent
-# --------------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
-class EMNoHalf:
-    """Smith's exponential mechanism with weights w_j·exp(ε·u_j): the ½ of exp(ε·u_j/(2Δ)) is
-    missing (Δ = 1 under replace-one), so the mechanism is only 2ε-DP while it claims ε.
-
-    It is :class:`ExponentialQuantile` with the utility sensitivity set to ½. Exact privacy loss on
-    D = (0, .25, .25), D' = (.25, .25, 1) at ε = 1, q = ½ on [0, 1]:
-    1 + ln((3e + 1)/(e + 3)) = 1.4706149197… (auditor spec §7 B1); it tends to 2ε as n grows.
-    """
+class _OneQuantileBug:
+    """Fields and claim shared by the one-quantile entries: q, ε, bounds [a, b]; the claim is
+    ε-DP under replace-one; any finite value is valid input (values outside the bounds are
+    clamped -- except by :class:`EMNoClamp`, which is the bug)."""
 
     quantile: float = 0.5
     epsilon: float = 1.0
@@ -124,8 +115,23 @@ class EMNoHalf:
 
     @property
     def domain(self) -> tuple[float, float]:
-        """Any finite value: values outside ``bounds`` are clamped, as in the correct EM."""
         return (-math.inf, math.inf)
+
+
+# --------------------------------------------------------------------------------------------
+# B1: the factor 1/2 missing from the exponent
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EMNoHalf(_OneQuantileBug):
+    """Smith's exponential mechanism with weights w_j·exp(ε·u_j): the ½ of exp(ε·u_j/(2Δ)) is
+    missing (Δ = 1 under replace-one), so the mechanism is only 2ε-DP while it claims ε.
+
+    It is :class:`ExponentialQuantile` with the utility sensitivity set to ½. Exact privacy loss on
+    D = (0, .25, .25), D' = (.25, .25, 1) at ε = 1, q = ½ on [0, 1]:
+    1 + ln((3e + 1)/(e + 3)) = 1.4706149197… (auditor spec §7 B1); it tends to 2ε as n grows.
+    """
 
     @property
     def em(self) -> ExponentialQuantile:
@@ -147,7 +153,7 @@ class EMNoHalf:
 
 
 @dataclass(frozen=True)
-class EMNoWidth:
+class EMNoWidth(_OneQuantileBug):
     """The exponential mechanism that forgets the interval width: interval j is chosen with
     probability ∝ exp(ε·u_j/2), u_j = −|j − q·n|, then the output is uniform inside it.
 
@@ -158,22 +164,6 @@ class EMNoWidth:
     ln((.9 − .5)/(.6 − .5)) = ln 4 = 1.386… and on D = (.2, .5, .5 + g) it is ln(0.4/g) for small g
     (3.689 at g = 10⁻², 8.294 at 10⁻⁴, 17.50 at 10⁻⁸; auditor spec §7 B3).
     """
-
-    quantile: float = 0.5
-    epsilon: float = 1.0
-    bounds: tuple[float, float] = UNIT
-
-    def __post_init__(self) -> None:
-        _check_em_fields(self)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace_one")
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        """Any finite value: values outside ``bounds`` are clamped."""
-        return (-math.inf, math.inf)
 
     def exact(self, data: Any) -> PiecewiseLogLinear:
         """Piecewise-constant density exp(ε·u_j/2)/(Z·width_j) on interval j, exact in mpmath."""
@@ -211,7 +201,7 @@ class EMNoWidth:
 
 
 @dataclass(frozen=True)
-class EMNoClamp:
+class EMNoClamp(_OneQuantileBug):
     """The exponential mechanism without clamping: the interval ends are sorted({a, b} ∪ D), so a
     data point outside [a, b] stretches the output range.
 
@@ -221,22 +211,6 @@ class EMNoClamp:
     outputs in (1, 1000] are possible only under D': the exact privacy loss is ∞ (auditor spec §7
     B4; the Google library's ±1000 test entries).
     """
-
-    quantile: float = 0.5
-    epsilon: float = 1.0
-    bounds: tuple[float, float] = UNIT
-
-    def __post_init__(self) -> None:
-        _check_em_fields(self)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace_one")
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        """Any finite value (and that is the bug: nothing is clamped)."""
-        return (-math.inf, math.inf)
 
     def _intervals(self, data: Any) -> tuple[np.ndarray, np.ndarray, int]:
         data = check_data(data, "data", allow_empty=True)
@@ -267,7 +241,7 @@ class EMNoClamp:
 
 
 @dataclass(frozen=True)
-class EMDataBounds:
+class EMDataBounds(_OneQuantileBug):
     """The exponential mechanism run on the bounds [min(D), max(D)] instead of declared ones.
 
     ``bounds`` is the declared input domain (data outside it raise ``ValueError``); the mechanism
@@ -277,17 +251,6 @@ class EMDataBounds:
     D' = (.2, .5, .9) (replace-one, ε = 1) the outputs in (.5, .9] are possible only under D': the
     exact privacy loss is ∞ (auditor spec §7 B5).
     """
-
-    quantile: float = 0.5
-    epsilon: float = 1.0
-    bounds: tuple[float, float] = UNIT
-
-    def __post_init__(self) -> None:
-        _check_em_fields(self)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace_one")
 
     @property
     def domain(self) -> tuple[float, float]:
@@ -320,7 +283,7 @@ class EMDataBounds:
 
 
 @dataclass(frozen=True)
-class EMOutputsDataValue:
+class EMOutputsDataValue(_OneQuantileBug):
     """An exponential mechanism over the *data points* instead of the intervals between them:
     rank j = 1..n of the sorted data is chosen with probability ∝ exp(ε·u_j/2), u_j = −|j − q·n|,
     and the data value x_(j) itself is released.
@@ -328,17 +291,6 @@ class EMOutputsDataValue:
     The output set is the data, so it differs between neighbours: on D = (.25,), D' = (.5,)
     (replace-one, ε = 1) the exact privacy loss is ∞. Empty data raise ``ValueError``.
     """
-
-    quantile: float = 0.5
-    epsilon: float = 1.0
-    bounds: tuple[float, float] = UNIT
-
-    def __post_init__(self) -> None:
-        _check_em_fields(self)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace_one")
 
     @property
     def domain(self) -> tuple[float, float]:
@@ -427,7 +379,7 @@ class MedianLocalSensitivityLaplace:
 
 
 @dataclass(frozen=True)
-class EMUnderflow:
+class EMUnderflow(_OneQuantileBug):
     """A naive exponential mechanism: float64 weights width_j·exp(ε·u_j/2), with no shift by the
     largest exponent, normalised by their sum; ``ValueError("no candidate")`` when every weight
     underflows to 0.
@@ -440,22 +392,6 @@ class EMUnderflow:
     does not is n = 2982 (the witness): the error is an output atom possible under D only, so the
     exact privacy loss is ∞ (SmartNoise-SQL #572, diffprivlib #107).
     """
-
-    quantile: float = 0.5
-    epsilon: float = 1.0
-    bounds: tuple[float, float] = UNIT
-
-    def __post_init__(self) -> None:
-        _check_em_fields(self)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace_one")
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        """Any finite value: values outside ``bounds`` are clamped."""
-        return (-math.inf, math.inf)
 
     def probabilities(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
         """(z, p): the interval ends z_0..z_{n+1} and the float probabilities of the n + 1

@@ -15,8 +15,8 @@ The pipeline (spec auditor.md §6; DESIGN.md contract):
    ε_lb = ln((p0_L − δ)/p1_U) with Clopper–Pearson bounds at α/(2·CARRIED) each. Everything
    before the evaluation draws, however adaptive, only chooses what to test; the bound holds with
    confidence 1 − α.
-4. **Conformance** of the sampler to the exact law on the witness (both data sets), so that the
-   exact stage audits the code and not only the formula.
+4. **Conformance** of the sampler to the exact law on the witness (both data sets, each test at
+   level α), so that the exact stage audits the code and not only the formula.
 """
 
 from __future__ import annotations
@@ -709,7 +709,7 @@ def _conformance(ctx: _Context, c: Candidate, a: Outputs, b: Outputs) -> list[di
                 }
             )
             continue
-        r = check_sampler(law, out.values[:, 0])
+        r = check_sampler(law, out.values[:, 0], alpha=ctx.alpha)
         results.append(
             {
                 "data": data.tolist(),

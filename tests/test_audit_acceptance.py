@@ -3,7 +3,8 @@
 * every known-bad catalogue entry is reported as a violation within the default budget;
 * soundness: the black-box ε_lb never exceeds the exact loss of the pair it was computed on;
 * correct primitives are never flagged, over 50 seeds each;
-* tightness: ε_lb / ε_claimed >= 0.8 on randomized response and the one-quantile EM at ε = 1.
+* tightness: ε_lb / ε_claimed >= 0.8 on randomized response and the one-quantile EM at ε = 1;
+* every mechanism of the registry (what `make audit` checks) passes its audit.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from reference.core import has_exact
 from reference.distributions import privacy_loss
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse
+from reference.registry import REGISTRY
 
 pytestmark = pytest.mark.audit
 
 SEEDS = range(50)
-# 2 mechanisms × 50 seeds = 100 audits at α = 1e-9 each: a correct auditor fails this module's
-# false-positive test with probability at most 100 · 1e-9 = 1e-7 (union bound).
+# Tests that assert "no violation" audit at α = 1e-9 (black-box bound and each conformance test):
+# 2 mechanisms × 50 seeds + 2 controls + 6 registry entries = 108 audits, each wrong with
+# probability at most 3e-9, so a correct auditor fails this module with probability < 4e-7.
 FP_ALPHA = 1e-9
 
 
@@ -62,7 +65,7 @@ def test_blackbox_bound_never_exceeds_the_exact_loss_of_its_witness(
 
 @pytest.mark.parametrize("entry", CONTROLS, ids=lambda e: e.name)
 def test_correct_control_is_not_flagged_and_its_sampler_conforms(entry) -> None:
-    r = audit_mechanism(entry.mechanism, name=entry.name, seed=0)
+    r = audit_mechanism(entry.mechanism, name=entry.name, seed=0, alpha=FP_ALPHA)
     assert not r.violation, r.summary()
     assert r.sampler_conforms, r.conformance
     assert r.epsilon_lower_bound <= r.epsilon_exact <= r.claimed_epsilon + 1e-12
@@ -84,6 +87,13 @@ def test_correct_primitive_has_no_false_violation_over_50_seeds(mech) -> None:
     ids=["randomized_response", "exponential_quantile"],
 )
 def test_blackbox_bound_is_tight_on_correct_mechanisms_at_epsilon_1(mech) -> None:
-    r = audit_mechanism(mech, seed=0)
+    r = audit_mechanism(mech, seed=0)  # the default budget and α
     assert r.tightness >= 0.8, r.summary()
-    assert not r.violation
+
+
+@pytest.mark.parametrize("entry", REGISTRY, ids=lambda e: e.name)
+def test_every_reference_mechanism_passes_its_audit(entry) -> None:
+    r = audit_mechanism(entry.build(), name=entry.name, seed=0, alpha=FP_ALPHA)
+    assert not r.violation, r.summary()
+    assert r.sampler_conforms, r.conformance
+    assert r.epsilon_exact <= r.claimed_epsilon + 1e-12

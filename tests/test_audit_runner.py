@@ -55,7 +55,7 @@ def clipped_mean_laplace(data: np.ndarray, rng: np.random.Generator) -> float:
 
 
 def test_report_fields_follow_the_contract() -> None:
-    r = audit_mechanism(EM, pairs=EM_PAIR, samples=20_000, seed=1)
+    r = audit_mechanism(EM, pairs=EM_PAIR, samples=20_000, seed=1, alpha=1e-9)
     assert isinstance(r, AuditReport)
     assert r.claimed_epsilon == 1.0
     assert isinstance(r.epsilon_lower_bound, float) and r.epsilon_lower_bound >= 0.0
@@ -80,7 +80,7 @@ def test_exception_on_one_neighbour_only_is_found_as_a_leak() -> None:
 
 def test_private_callable_is_not_flagged() -> None:
     mech = from_callable(clipped_mean_laplace, PrivacyClaim(1.0, 0.0, "replace_one"), (0.0, 1.0))
-    r = audit_mechanism(mech, samples=40_000, seed=0)
+    r = audit_mechanism(mech, samples=40_000, seed=0, alpha=1e-9)
     assert not r.violation
     assert r.epsilon_exact is None and r.mode == "blackbox"
     assert r.epsilon_lower_bound <= 1.0
@@ -181,7 +181,7 @@ def test_same_seed_same_report_on_a_dask_local_cluster() -> None:
 
 
 def test_markdown_and_plot(tmp_path) -> None:
-    r = audit_mechanism(EM, pairs=EM_PAIR, samples=20_000)
+    r = audit_mechanism(EM, pairs=EM_PAIR, samples=20_000, alpha=1e-9)
     md = r.to_markdown()
     assert "no violation found" in md and "ε lower bound" in md
     png = r.plot(tmp_path / "em.png")
@@ -193,4 +193,4 @@ def test_assert_private_raises_on_a_violation() -> None:
     r = audit_mechanism(mech, pairs=[([0.25], [0.5])], samples=5_000)
     with pytest.raises(AssertionError, match="VIOLATION"):
         r.assert_private()
-    audit_mechanism(EM, pairs=EM_PAIR, samples=20_000).assert_private()
+    audit_mechanism(EM, pairs=EM_PAIR, samples=20_000, alpha=1e-9).assert_private()

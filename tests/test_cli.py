@@ -21,7 +21,7 @@ from reference.primitives.randomized_response import RandomizedResponse
 from reference.registry import REGISTRY
 
 TARGETS = Path(__file__).with_name("cli_targets.py")
-FAST = ["--samples", "20000", "--quiet"]
+FAST = ["--samples", "20000", "--alpha", "1e-9", "--quiet"]
 LOCAL_01 = ["--epsilon", "1", "--adjacency", "local", "--domain", "0,1"]
 CONTRACT_KEYS = {"claimed_epsilon", "epsilon_lower_bound", "epsilon_exact", "violation", "witness"}
 
@@ -35,7 +35,7 @@ def test_audit_of_a_correct_function_in_a_file_passes_and_writes_reports(
 ) -> None:
     out_json, out_md, out_png = tmp_path / "out.json", tmp_path / "r" / "out.md", tmp_path / "p.png"
     code = main(
-        ["audit", target("rr_fn"), *LOCAL_01, "--samples", "20000"]
+        ["audit", target("rr_fn"), *LOCAL_01, "--samples", "20000", "--alpha", "1e-9"]
         + ["--json", str(out_json), "--markdown", str(out_md), "--plot", str(out_png)]
     )
     captured = capsys.readouterr()

@@ -31,12 +31,12 @@ def randomized_response(data, rng):
 
 @pytest.mark.audit
 def test_correct_function(dp_audit):
-    dp_audit(randomized_response, claim=LOCAL, domain=(0, 1)).assert_private()
+    dp_audit(randomized_response, claim=LOCAL, domain=(0, 1), alpha=1e-9).assert_private()
 
 
 @pytest.mark.audit
 def test_correct_mechanism(dp_audit, request):
-    report = dp_audit(RandomizedResponse(1.0))
+    report = dp_audit(RandomizedResponse(1.0), alpha=1e-9)
     report.assert_private()
     assert report.seed == 3  # --audit-seed
     assert max(report.blackbox["budgets_per_side"]) <= 20_000  # --audit-samples
