@@ -9,12 +9,12 @@ The pipeline (spec auditor.md §6; DESIGN.md contract):
 2. **Exact stage** (mechanisms with ``exact``): every candidate is screened in floats for its loss
    and its detection power (:mod:`audit.power`); local search climbs the power; the exact loss, the
    hockey-stick curve and Rényi divergences are computed in mpmath for the worst pairs.
-3. **Black-box stage.** The finalists (by exact power, or by a screening run of a few thousand draws
-   per side) get fresh *selection* draws (30 %), on which the best event and direction are chosen;
-   the best ``CARRIED`` of them get fresh *evaluation* draws (70 %), and
-   ε_lb = ln((p0_L − δ)/p1_U) with Clopper–Pearson bounds at α/(2·CARRIED) each. Everything
-   before the evaluation draws, however adaptive, only chooses what to test; the bound holds with
-   confidence 1 − α.
+3. **Black-box stage.** The finalists (by exact power, or by successive-halving screening runs)
+   get fresh *selection* draws (30 %), on which the best event and direction are chosen; the best
+   ``CARRIED`` of them get fresh *evaluation* draws (70 %), and ε_lb = ln((p0_L − δ)/p1_U) with
+   Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each; first on an eighth of the planned budget,
+   then, unless that already shows a violation, on all of it. Everything before the evaluation
+   draws, however adaptive, only chooses what to test; the bound holds with confidence 1 − α.
 4. **Conformance** of the sampler to the exact law on the witness (both data sets, each test at
    level α), so that the exact stage audits the code and not only the formula.
 """
@@ -31,7 +31,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from audit.events import Event, Scored, best_event
+from audit.events import Scored, best_event
 from audit.exact import analyse_pair, delta_at, two_sided_loss
 from audit.outputs import Outputs
 from audit.power import PairPower, pair_power
@@ -46,7 +46,7 @@ from audit.search import (
     refine_values,
     tie_family,
 )
-from audit.statistics import _wilson, epsilon_lower_bound, event_ratio_interval, samples_needed
+from audit.statistics import epsilon_lower_bound, event_ratio_interval, samples_needed, wilson_bound
 from reference.conformance import check_sampler
 from reference.core import PrivacyClaim, has_exact
 from reference.distributions import DiscreteLaw, PiecewiseLogLinear
@@ -57,15 +57,16 @@ DEFAULT_SAMPLES = 400_000
 SELECTION_FRACTION = 0.3
 SCREEN_SAMPLES = 250
 MIDSCREEN_SAMPLES = 2_000
-MIDSCREEN_TOP = 48
+MIDSCREEN_TOP = 32
 RESCREEN_SAMPLES = 10_000
-RESCREEN_TOP = 12
+RESCREEN_TOP = 8
 CLIMB_SAMPLES = 1_000
 CLIMB_MAX_SIZE = 12
 MIN_BUDGET = 4_000
 BUDGET_SAFETY = 4
 FINALISTS = 4
 CARRIED = 2
+ROUNDS = 2
 EXACT_MAX_N = 4
 BLACKBOX_MAX_N = 2
 CLIMB_STARTS = 3
@@ -129,7 +130,8 @@ class _Context:
 
     @property
     def alpha_eval(self) -> float:
-        return self.alpha / CARRIED
+        """α per evaluated candidate: Bonferroni over CARRIED candidates and ROUNDS rounds."""
+        return self.alpha / (CARRIED * ROUNDS)
 
     def draw(self, jobs: list[tuple[np.ndarray, int, tuple[int, ...]]]) -> list[Outputs]:
         n = sum(n for _, n, _ in jobs)
@@ -222,7 +224,7 @@ def audit_mechanism(
     lower = 0.0
     if mode != "exact":
         if not finalists:
-            finalists = _screening_stage(ctx, candidates, dom)
+            finalists = _screening_stage(ctx, candidates)
         ctx.progress(f"black-box stage: {len(finalists)} finalists, {samples} draws per data set")
         blackbox_info, witness, lower, eval_draws = _blackbox_stage(ctx, finalists, use_exact)
         if use_exact and eval_draws is not None:
@@ -236,13 +238,15 @@ def audit_mechanism(
             lower = exact_eps
             witness = {**exact_info["worst_pair"], "source": "exact"}
     if blackbox_info is not None:
-        violation = violation or blackbox_info["violation"]
-        if witness is None and exact_info is not None:
+        if exact_info is not None and (
+            witness is None or (exact_info["violation"] and not blackbox_info["violation"])
+        ):  # the exact worst pair is the better witness (the black-box one stays in `blackbox`)
             witness = {**exact_info["worst_pair"], "source": "exact"}
+        violation = violation or blackbox_info["violation"]
     return AuditReport(
         mechanism=name or _name(mech),
         claim=claim,
-        mode=mode if mode != "auto" else ("exact+blackbox" if use_exact else "blackbox"),
+        mode=mode if mode != "auto" else ("exact+blackbox" if exact_info else "blackbox"),
         epsilon_lower_bound=max(0.0, float(lower)),
         epsilon_exact=exact_eps,
         violation=bool(violation),
@@ -473,18 +477,22 @@ def _screen(
     ]
 
 
-def _screening_stage(
-    ctx: _Context, given: list[Candidate], dom: tuple[float, float]
-) -> list[Candidate]:
+def _screening_stage(ctx: _Context, given: list[Candidate]) -> list[Candidate]:
     """Black-box search: the crash scan's pairs, the exhaustive family and the quantile patterns
-    are screened by successive halving (250 draws per side for all, 2 000 for the best 48, 10 000
-    for the best 12); unless one of them already shows a clear violation (its planned budget is at
+    are screened by successive halving (250 draws per side for all, 2 000 for the best 32, 10 000
+    for the best 8); the crash scan's pairs go first, and may end the search at once. Unless one of them already shows a clear violation (its planned budget is at
     most half the full one), local search climbs from the best two."""
     rescreened: dict[Any, tuple[Candidate, Scored]] = {}
     candidates = list(given)
     if not given:
-        candidates = _crash_scan(ctx) if ctx.claim.adjacency != "local" else []
-        candidates += _family(ctx, BLACKBOX_MAX_N)
+        crashes = _crash_scan(ctx) if ctx.claim.adjacency != "local" else []
+        if crashes:  # pairs where the atoms change with n: often a clear violation on their own
+            for c, sc in zip(crashes, _screen(ctx, crashes, MIDSCREEN_SAMPLES), strict=True):
+                rescreened[c.key] = (c, _with_prior(c, sc, MIDSCREEN_SAMPLES))
+            if _clear_violation(ctx, rescreened):
+                ctx.notes.append("search stopped early: the crash scan found a clear violation")
+                return _finalists(rescreened)
+        candidates = crashes + _family(ctx, BLACKBOX_MAX_N)
     candidates = list({c.key: c for c in candidates}.values())
     ctx.progress(f"screening: {len(candidates)} candidate pairs")
     ranked = sorted(
@@ -523,11 +531,11 @@ def _climb(ctx: _Context, rescreened: dict[Any, tuple[Candidate, Scored]]) -> No
             rescreened[cand.key] = (cand, _with_prior(cand, sc))
 
 
-def _with_prior(c: Candidate, sc: Scored) -> Scored:
+def _with_prior(c: Candidate, sc: Scored, n: int = RESCREEN_SAMPLES) -> Scored:
     """Record the pessimistic masses of the candidate's best event (Wilson, z = 2, at the
-    re-screening size) for budget planning."""
-    p0 = float(_wilson(np.asarray(sc.p0), RESCREEN_SAMPLES, 2.0, upper=False))
-    p1 = float(_wilson(np.asarray(sc.p1), RESCREEN_SAMPLES, 2.0, upper=True))
+    screening size ``n``) for budget planning."""
+    p0 = float(wilson_bound(np.asarray(sc.p0), n, 2.0, upper=False))
+    p1 = float(wilson_bound(np.asarray(sc.p1), n, 2.0, upper=True))
     c.prior = (p0, p1)
     return sc
 
@@ -610,14 +618,48 @@ def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _blackbox_stage(
     ctx: _Context, finalists: list[Candidate], use_exact: bool
 ) -> tuple[dict[str, Any], dict[str, Any] | None, float, tuple | None]:
+    """Selection and evaluation in up to :data:`ROUNDS` rounds of growing budget (an eighth of
+    the planned draws, then all of them), each with fresh draws and α/ROUNDS: a clear leak is
+    established cheaply in the first round, a subtle one (or a correct mechanism) gets the full
+    budget. The reported bound is the largest of all rounds' bounds (union bound over rounds)."""
     budgets = [_budget(ctx, c) for c in finalists]
     if min(budgets) < ctx.samples:  # a clear violation: the others need not be tighter than it
-        cap = max(b for b in budgets if b < ctx.samples)
-        budgets = [min(b, cap) for b in budgets]
+        budgets = [min(budgets)] * len(budgets)
+    plan = [budgets]
+    if max(budgets) >= 8 * MIN_BUDGET:
+        plan.insert(0, [max(MIN_BUDGET, b // 8) for b in budgets])
+    results: list[dict[str, Any]] = []
+    best: tuple[float, Any, Any] = (-math.inf, None, None)
+    for r, round_budgets in enumerate(plan):
+        entries, round_best = _final_round(ctx, finalists, round_budgets, use_exact, r)
+        results += entries
+        if round_best[0] > best[0]:
+            best = round_best
+        if best[0] > ctx.claim.epsilon:
+            break
+    bound, witness, draws = best
+    info = {
+        "finalists": [c.describe() for c in finalists],
+        "budgets_per_side": budgets,
+        "rounds": [list(b) for b in plan[: r + 1]],
+        "selection_fraction": SELECTION_FRACTION,
+        "carried": CARRIED,
+        "alpha_per_candidate": ctx.alpha_eval,
+        "evaluated": results,
+        "epsilon_lower_bound": max(0.0, bound),
+        "violation": bool(bound > ctx.claim.epsilon),
+    }
+    return info, {**witness, "source": "blackbox"} if witness else None, bound, draws
+
+
+def _final_round(
+    ctx: _Context, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
+) -> tuple[list[dict[str, Any]], tuple[float, Any, Any]]:
+    """One round: selection draws for every finalist, then evaluation of the best CARRIED."""
     jobs = []
     for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
         n_sel = max(1, int(round(n * SELECTION_FRACTION)))
-        jobs += [(c.d0, n_sel, (_SELECT, i, 0)), (c.d1, n_sel, (_SELECT, i, 1))]
+        jobs += [(c.d0, n_sel, (_SELECT, r, i, 0)), (c.d1, n_sel, (_SELECT, r, i, 1))]
     sel = ctx.draw(jobs)
     chosen: list[tuple[Candidate, Scored, int]] = []
     for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
@@ -634,10 +676,10 @@ def _blackbox_stage(
     jobs = []
     for i in carried:
         c, _, n_eval = chosen[i]
-        jobs += [(c.d0, n_eval, (_EVAL, i, 0)), (c.d1, n_eval, (_EVAL, i, 1))]
+        jobs += [(c.d0, n_eval, (_EVAL, r, i, 0)), (c.d1, n_eval, (_EVAL, r, i, 1))]
     ev = ctx.draw(jobs)
     results = []
-    best = (-math.inf, None, None)
+    best: tuple[float, Any, Any] = (-math.inf, None, None)
     for j, i in enumerate(carried):
         c, s, n = chosen[i]
         a, b = ev[2 * j], ev[2 * j + 1]
@@ -647,6 +689,7 @@ def _blackbox_stage(
         d_first, d_second = (c.d0, c.d1) if s.forward else (c.d1, c.d0)
         lo, hi = event_ratio_interval(k0, n, k1, n, ctx.alpha_eval)
         entry = {
+            "round": r,
             "data": d_first.tolist(),
             "data_prime": d_second.tolist(),
             "event": s.event.to_dict(),
@@ -663,18 +706,7 @@ def _blackbox_stage(
         results.append(entry)
         if bound > best[0]:
             best = (bound, entry, (c, a, b))
-    bound, witness, draws = best
-    info = {
-        "finalists": [c.describe() for c in finalists],
-        "budgets_per_side": budgets,
-        "selection_fraction": SELECTION_FRACTION,
-        "carried": len(carried),
-        "alpha_per_candidate": ctx.alpha_eval,
-        "evaluated": results,
-        "epsilon_lower_bound": max(0.0, bound),
-        "violation": bool(bound > ctx.claim.epsilon),
-    }
-    return info, {**witness, "source": "blackbox"} if witness else None, bound, draws
+    return results, best
 
 
 def _budget(ctx: _Context, c: Candidate) -> int:
@@ -724,4 +756,4 @@ def _conformance(ctx: _Context, c: Candidate, a: Outputs, b: Outputs) -> list[di
     return results
 
 
-__all__ = ["DEFAULT_SAMPLES", "Candidate", "Event", "audit_mechanism", "check_neighbours"]
+__all__ = ["DEFAULT_SAMPLES", "Candidate", "audit_mechanism", "check_neighbours"]

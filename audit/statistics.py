@@ -101,7 +101,7 @@ def samples_needed(
     return hi
 
 
-def _wilson(p: np.ndarray, n: np.ndarray | float, z: float, upper: bool) -> np.ndarray:
+def wilson_bound(p: np.ndarray, n: np.ndarray | float, z: float, upper: bool) -> np.ndarray:
     """Wilson score bound for a proportion estimated as ``p`` from ``n`` draws."""
     n = np.asarray(n, dtype=float)
     centre = p + z * z / (2 * n)
@@ -124,11 +124,11 @@ def selection_score(
     taken at their Wilson bounds (z = ``z_selection``, which penalises events resting on a handful
     of draws), then the bound ``n_eval`` evaluation draws would give is approximated with Wilson
     bounds at the evaluation's normal quantile. Used to choose events, never to report a bound."""
-    p0 = _wilson(np.asarray(k0, dtype=float) / n0, n0, z_selection, upper=False)
-    p1 = _wilson(np.asarray(k1, dtype=float) / n1, n1, z_selection, upper=True)
+    p0 = wilson_bound(np.asarray(k0, dtype=float) / n0, n0, z_selection, upper=False)
+    p1 = wilson_bound(np.asarray(k1, dtype=float) / n1, n1, z_selection, upper=True)
     z = float(special.ndtri(1.0 - alpha / 2.0))
-    lo = _wilson(p0, n_eval, z, upper=False) - delta
-    hi = _wilson(p1, n_eval, z, upper=True)
+    lo = wilson_bound(p0, n_eval, z, upper=False) - delta
+    hi = wilson_bound(p1, n_eval, z, upper=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(lo) - np.log(hi)
     return np.where(lo > 0, out, -np.inf)

@@ -19,11 +19,8 @@ from reference.primitives.randomized_response import RandomizedResponse
 
 
 def final_stage_draws(report) -> int:
-    bb = report.blackbox or {}
-    budgets = bb.get("budgets_per_side", [])
-    sel = sum(2 * round(b * bb.get("selection_fraction", 0.3)) for b in budgets)
-    ev = sum(2 * e["n0"] for e in bb.get("evaluated", []))
-    return sel + ev
+    stages = report.samples_by_stage
+    return stages.get("selection", 0) + stages.get("evaluation", 0)
 
 
 def main() -> None:
