@@ -101,6 +101,13 @@ def exhaustive_pairs(values: Sequence[float], max_n: int, adjacency: str) -> Ite
                     yield Pair(shared, x, y)
 
 
+def exhaustive_data_pairs(
+    values: Sequence[float], max_n: int, adjacency: str
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """:func:`exhaustive_pairs` as (D, D') arrays (sorted)."""
+    return (p.data for p in exhaustive_pairs(values, max_n, adjacency))
+
+
 def pattern_pairs(
     values: Sequence[float], adjacency: str, sizes: Sequence[int] = (6, 9, 16, 33)
 ) -> list[Pair]:

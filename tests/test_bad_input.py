@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audit.exact import exact_sweep
-from audit.neighbours import neighbour_pairs
+from audit.search import exhaustive_data_pairs
 from reference.conformance import check_sampler
 from reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from reference.primitives.exponential_mechanism import ExponentialQuantile
@@ -103,11 +103,11 @@ def test_epsilon_taking_entry_points_reject_bad_epsilon(eps) -> None:
 
 def test_audit_helpers_reject_bad_input() -> None:
     with pytest.raises(ValueError, match="adjacency"):
-        list(neighbour_pairs([0.0, 1.0], 2, "swap"))
+        list(exhaustive_data_pairs([0.0, 1.0], 2, "swap"))
     with pytest.raises(ValueError, match="max_n"):
-        list(neighbour_pairs([0.0, 1.0], 0, "replace_one"))
+        list(exhaustive_data_pairs([0.0, 1.0], 0, "replace_one"))
     with pytest.raises(ValueError, match="values"):
-        list(neighbour_pairs([], 2, "replace_one"))
+        list(exhaustive_data_pairs([], 2, "replace_one"))
     with pytest.raises(ValueError, match="exact"):
         exact_sweep(object(), [((0.0,), (1.0,))])
     with pytest.raises(ValueError, match="pairs"):

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audit.exact import exact_sweep
-from audit.neighbours import neighbour_pairs
+from audit.search import exhaustive_data_pairs
 from reference.conformance import check_sampler
 from reference.distributions import privacy_loss
 from reference.exact.mp import workdps
@@ -73,7 +73,7 @@ def test_exact_law_matches_smiths_definition(data, q, eps, adjacency) -> None:
 def test_em_exact_loss_is_at_most_epsilon_on_the_exhaustive_family(adjacency, q, eps) -> None:
     """Every neighbouring pair of size <= 5 over a grid with ties, both bounds and clamped values."""
     em = ExponentialQuantile(q, eps, (0.0, 1.0), adjacency=adjacency)
-    sweep = exact_sweep(em, neighbour_pairs(GRID, 5, adjacency))
+    sweep = exact_sweep(em, exhaustive_data_pairs(GRID, 5, adjacency))
     assert sweep.pairs > 1000
     assert sweep.max_loss <= eps, sweep.witness
     assert not sweep.violation
@@ -87,7 +87,7 @@ def test_em_exact_loss_is_at_most_epsilon_on_the_exhaustive_family(adjacency, q,
 )
 def test_miscalibrated_em_exceeds_its_claim_on_the_family(adjacency, q, sensitivity) -> None:
     em = ExponentialQuantile(q, 1.0, (0.0, 1.0), adjacency=adjacency, sensitivity=sensitivity)
-    sweep = exact_sweep(em, neighbour_pairs(GRID, 5, adjacency))
+    sweep = exact_sweep(em, exhaustive_data_pairs(GRID, 5, adjacency))
     assert sweep.max_loss > 1.0 + 0.05
     assert sweep.violation and sweep.max_delta_at_claim > 0
 

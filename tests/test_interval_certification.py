@@ -7,7 +7,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from audit.neighbours import neighbour_pairs
+from audit.search import exhaustive_data_pairs
 from reference.distributions import privacy_loss
 from reference.exact.interval import certified_privacy_loss
 from reference.primitives.exponential_mechanism import ExponentialQuantile
@@ -41,7 +41,7 @@ def test_em_privacy_is_verified_with_interval_arithmetic_on_the_family(adjacency
     em = ExponentialQuantile(0.5, 1.0, (0.0, 1.0), adjacency=adjacency)
     worst = max(
         certified_privacy_loss(em.exact(d0), em.exact(d1)).b
-        for d0, d1 in neighbour_pairs(GRID, 4, adjacency)
+        for d0, d1 in exhaustive_data_pairs(GRID, 4, adjacency)
     )
     assert worst <= 1.0
 
