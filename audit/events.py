@@ -73,9 +73,10 @@ class Event:
         if self.kind == "atom":
             return ~out.numeric if self.atom == "*" else out.atoms == self.atom
         numeric = out.numeric
-        if self.kind in ("likelihood_ratio", "histogram_ratio"):
+        if self.kind in ("likelihood_ratio", "likelihood_ratio_reverse", "histogram_ratio"):
             z = np.where(numeric[:, None], out.values, 0.0)
-            return numeric & (self.llr(z) > self.lo)
+            score = -self.llr(z) if self.kind == "likelihood_ratio_reverse" else self.llr(z)
+            return numeric & (score > self.lo)
         z = project(out, self.projection)
         with np.errstate(invalid="ignore"):
             if self.kind == "interval":
@@ -98,13 +99,21 @@ class Event:
             return "any non-numeric output" if self.atom == "*" else f"output is atom {self.atom!r}"
         if self.kind == "histogram_ratio":
             return f"histogram log-ratio score of y > {self.lo:.6g} (fitted on the selection draws)"
+        if self.kind == "likelihood_ratio_reverse":
+            return f"ln f_D'(y) - ln f_D(y) > {self.lo:.6g}"
         return f"ln f_D(y) - ln f_D'(y) > {self.lo:.6g}"
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "description": self.describe()}
         if self.projection:
             d["projection"] = list(self.projection)
-        if self.kind in ("interval", "likelihood_ratio", "histogram_ratio", "point"):
+        if self.kind in (
+            "interval",
+            "likelihood_ratio",
+            "likelihood_ratio_reverse",
+            "histogram_ratio",
+            "point",
+        ):
             d["lo"] = _num(self.lo)
         if self.kind == "interval":
             d["hi"] = _num(self.hi)
@@ -258,7 +267,7 @@ def candidate_events(
             [ca.get(n, 0) for n in names] + [sum(ca.values())],
             [cb.get(n, 0) for n in names] + [sum(cb.values())],
         )
-    if llr is not None and a.width == 1:
+    if llr is not None and a.width == b.width:
         add(*_likelihood_ratio_candidates(a, b, llr))
     if a.width == b.width and a.numeric.any() and b.numeric.any():
         add(*_likelihood_ratio_candidates(a, b, histogram_score(a, b), "histogram_ratio"))

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from audit.statistics import expected_bound, samples_needed
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear
+from reference.distributions import MAX_PRODUCT_CELLS, DiscreteLaw, PiecewiseLogLinear, ProductLaw
 
 
 @dataclass(frozen=True)
@@ -33,13 +33,15 @@ class PairPower:
     p0: float
     p1: float
     forward: bool
+    threshold: float = math.inf  # the event is {ln p/q >= threshold} (forward) or <= (backward)
 
     def samples_needed(self, epsilon: float, delta: float, alpha: float) -> int | None:
         return samples_needed(self.p0, self.p1, epsilon, delta, alpha)
 
 
 def cell_masses(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """Float masses of the two laws on common cells, or None when the law types differ."""
+    """Float masses of the two laws on common cells (for product laws, the products of the
+    coordinates' cells), or None when the law types differ."""
     if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw):
         atoms = list(dict.fromkeys([*p.support, *q.support]))
         pp = dict(zip(p.support, p.probabilities, strict=True))
@@ -48,6 +50,14 @@ def cell_masses(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
         breaks = np.union1d(p.breaks, q.breaks)
         return np.diff(p.cdf(breaks)), np.diff(q.cdf(breaks))
+    if isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
+        P, Q = np.ones(1), np.ones(1)
+        for a, b in zip(p.components, q.components, strict=True):
+            cells = cell_masses(a, b)
+            if cells is None or P.size * cells[0].size > MAX_PRODUCT_CELLS:
+                return None
+            P, Q = np.multiply.outer(P, cells[0]).ravel(), np.multiply.outer(Q, cells[1]).ravel()
+        return P, Q
     return None
 
 
@@ -73,5 +83,9 @@ def pair_power(p: Any, q: Any, n_eval: int, delta: float, alpha: float) -> PairP
         bounds = expected_bound(np.minimum(ca, 1.0), np.minimum(cb, 1.0), n_eval, delta, alpha)
         k = int(np.argmax(bounds))
         if bounds[k] > best.expected:
-            best = PairPower(loss, float(bounds[k]), float(ca[k]), float(cb[k]), forward)
+            t = float(llr[order[k]])  # the whole tie group at the threshold is in the event
+            mask = llr >= t if forward else llr <= t
+            p0, p1 = float(min(a[mask].sum(), 1.0)), float(min(b[mask].sum(), 1.0))
+            value = float(expected_bound(p0, p1, n_eval, delta, alpha))
+            best = PairPower(loss, value, p0, p1, forward, t)
     return best

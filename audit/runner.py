@@ -31,7 +31,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from audit.events import Scored, best_event
+from audit.events import Event, Scored, best_event
 from audit.exact import analyse_pair, delta_at, two_sided_loss
 from audit.outputs import Outputs
 from audit.power import PairPower, pair_power
@@ -46,10 +46,16 @@ from audit.search import (
     refine_values,
     tie_family,
 )
-from audit.statistics import epsilon_lower_bound, event_ratio_interval, samples_needed, wilson_bound
+from audit.statistics import (
+    epsilon_lower_bound,
+    event_ratio_interval,
+    expected_bound,
+    samples_needed,
+    wilson_bound,
+)
 from reference.conformance import check_sampler
 from reference.core import PrivacyClaim, has_exact
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear
+from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw
 from reference.exact.mp import workdps
 from reference.validation import check_domain, check_int, check_probability
 
@@ -94,6 +100,7 @@ class Candidate:
     d1: np.ndarray
     pair: Pair | None = None
     prior: tuple[float, float] | None = None  # masses of its best event, from the search
+    planned: PairPower | None = None  # its best likelihood-ratio set, from the exact laws
 
     @property
     def key(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -430,6 +437,7 @@ def _exact_stage_uncached(
     for c, pw in sorted(screened, key=lambda t: -t[1].expected):
         if all(f.key != c.key for f in finalists):
             c.prior = (pw.p0, pw.p1)
+            c.planned = pw
             finalists.append(c)
         if len(finalists) == FINALISTS:
             break
@@ -606,6 +614,10 @@ def _llr(p: Any, q: Any) -> Callable[[np.ndarray], np.ndarray] | None:
         return lambda y: _diff(p.logpdf(y[:, 0]), q.logpdf(y[:, 0]))
     if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw) and p.numeric and q.numeric:
         return lambda y: _diff(p.logpmf(y[:, 0]), q.logpmf(y[:, 0]))
+    if isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
+        parts = [_llr(a, b) for a, b in zip(p.components, q.components, strict=True)]
+        if all(f is not None for f in parts):
+            return lambda y: sum(f(y[:, [i]]) for i, f in enumerate(parts))
     return None
 
 
@@ -652,6 +664,20 @@ def _blackbox_stage(
     return info, {**witness, "source": "blackbox"} if witness else None, bound, draws
 
 
+def _planned_event(
+    ctx: _Context, pw: PairPower, llr: Callable[[np.ndarray], np.ndarray], n_eval: int
+) -> Scored:
+    """The likelihood-ratio set planned from the exact laws (no draws were used to choose it),
+    with the bound its exact masses promise at ``n_eval`` draws. The 1e-9 slack keeps the whole
+    tie group at the threshold despite float rounding of the log-densities."""
+    if pw.forward:
+        event = Event("likelihood_ratio", lo=pw.threshold - 1e-9, llr=llr)
+    else:
+        event = Event("likelihood_ratio_reverse", lo=-pw.threshold - 1e-9, llr=llr)
+    value = float(expected_bound(pw.p0, pw.p1, n_eval, ctx.claim.delta, ctx.alpha_eval))
+    return Scored(event, pw.forward, value, pw.p0, pw.p1)
+
+
 def _final_round(
     ctx: _Context, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
 ) -> tuple[list[dict[str, Any]], tuple[float, Any, Any]]:
@@ -671,6 +697,10 @@ def _final_round(
         s = best_event(
             sel[2 * i], sel[2 * i + 1], n_eval, ctx.claim.delta, ctx.alpha_eval, (c.d0, c.d1), llr
         )
+        if llr is not None and c.planned is not None and math.isfinite(c.planned.threshold):
+            planned = _planned_event(ctx, c.planned, llr, n_eval)
+            if planned.expected >= s.expected:
+                s = planned
         chosen.append((c, s, n_eval))
     carried = sorted(range(len(chosen)), key=lambda i: -chosen[i][1].expected)[:CARRIED]
     jobs = []
@@ -729,7 +759,8 @@ def _conformance(ctx: _Context, c: Candidate, a: Outputs, b: Outputs) -> list[di
         law = ctx.law(data)
         if law is None:
             continue
-        if not out.numeric.all() or out.width != 1:
+        width = len(law) if isinstance(law, ProductLaw) else 1
+        if not out.numeric.all() or out.width != width:
             results.append(
                 {
                     "data": data.tolist(),
@@ -741,7 +772,7 @@ def _conformance(ctx: _Context, c: Candidate, a: Outputs, b: Outputs) -> list[di
                 }
             )
             continue
-        r = check_sampler(law, out.values[:, 0], alpha=ctx.alpha)
+        r = check_sampler(law, out.values if width > 1 else out.values[:, 0], alpha=ctx.alpha)
         results.append(
             {
                 "data": data.tolist(),

@@ -13,7 +13,7 @@ import argparse
 import time
 
 from audit import audit_mechanism
-from audit.catalogue import CATALOGUE, CONTROLS
+from audit.catalogue import CATALOGUE, CONTROLS, catalogue_entry
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse
 
@@ -37,6 +37,11 @@ def main() -> None:
         (
             "exponential_quantile[eps=1] blackbox",
             ExponentialQuantile(0.5, 1.0, (0.0, 1.0)),
+            "blackbox",
+        ),
+        (
+            "multi_quantile_full_budget blackbox",
+            catalogue_entry("multi_quantile_full_budget").mechanism,
             "blackbox",
         ),
     ]

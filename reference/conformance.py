@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear
+from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw
 from reference.validation import check_probability
 
 DEFAULT_ALPHA = 1e-7
@@ -140,9 +140,30 @@ def atom_test(
 
 
 def check_sampler(
-    law: DiscreteLaw | PiecewiseLogLinear, samples: np.ndarray, alpha: float = DEFAULT_ALPHA
+    law: DiscreteLaw | PiecewiseLogLinear | ProductLaw,
+    samples: np.ndarray,
+    alpha: float = DEFAULT_ALPHA,
 ) -> ConformanceResult:
-    """Conformance of ``samples`` to an exact law: DKW for densities, Clopper–Pearson for atoms."""
+    """Conformance of ``samples`` to an exact law: DKW for densities, Clopper–Pearson for atoms;
+    for a product law, each coordinate's marginal at level α/k (Bonferroni; the independence of
+    the coordinates is not tested)."""
+    if isinstance(law, ProductLaw):
+        samples = np.asarray(samples, dtype=float)
+        k = len(law)
+        if samples.ndim != 2 or samples.shape[1] != k:
+            raise ValueError(f"samples must have shape (n, {k}) for this product law")
+        results = [check_sampler(c, samples[:, i], alpha / k) for i, c in enumerate(law.components)]
+        worst = max(range(k), key=lambda i: (not results[i].passed, results[i].statistic))
+        r = results[worst]
+        return ConformanceResult(
+            all(x.passed for x in results),
+            f"product[{r.test}]",
+            r.statistic,
+            r.threshold,
+            alpha,
+            r.samples,
+            f"coordinate {worst}: {r.detail}",
+        )
     if isinstance(law, PiecewiseLogLinear):
         return dkw_test(samples, law.cdf, alpha)
     if isinstance(law, DiscreteLaw):

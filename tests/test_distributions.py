@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -15,6 +16,7 @@ from reference.conformance import check_sampler
 from reference.distributions import (
     DiscreteLaw,
     PiecewiseLogLinear,
+    ProductLaw,
     _merged_cells,
     hockey_stick,
     log_integral_exp_linear,
@@ -234,3 +236,79 @@ def test_exact_fraction_breaks_are_kept_exact() -> None:
     # the merged grid keeps 1/3 and 1/3 + 1e-30 apart even though they are one float
     assert float(law.piece(0).right) == float(other.piece(0).right)
     assert len(_merged_cells(law, other)) == 3
+
+
+# --------------------------------------------------------------------------------------------
+# Product laws (vector outputs with independent coordinates)
+# --------------------------------------------------------------------------------------------
+
+
+def _product_pairs():
+    from reference.primitives.exponential_mechanism import ExponentialQuantile
+
+    rr = [
+        DiscreteLaw.from_probabilities([0, 1], [Fraction(3, 4), Fraction(1, 4)]),
+        DiscreteLaw.from_probabilities([0, 1], [Fraction(1, 4), Fraction(3, 4)]),
+    ]
+    em = ExponentialQuantile(0.5, 1.0, (0.0, 1.0))
+    d0, d1 = np.array([0.0, 0.25, 0.25]), np.array([0.25, 0.25, 1.0])
+    p = ProductLaw([rr[0], em.exact(d0), rr[0]])
+    q = ProductLaw([rr[1], em.exact(d1), rr[0]])
+    return p, q
+
+
+def _brute_cells(p, q):
+    """(P, Q) of every product cell, exact: atoms times the merged pieces of the densities."""
+    per = []
+    for a, b in zip(p.components, q.components, strict=True):
+        if isinstance(a, DiscreteLaw):
+            atoms = sorted(set(a.support) | set(b.support))
+            per.append([(a.pmf_mp(x), b.pmf_mp(x)) for x in atoms])
+        else:
+            br = sorted(set(a.breaks.tolist()) | set(b.breaks.tolist()))
+            per.append(
+                [(a.mass(lo, hi), b.mass(lo, hi)) for lo, hi in zip(br, br[1:], strict=False)]
+            )
+    out = []
+    for combo in itertools.product(*per):
+        P, Q = mpmath.mpf(1), mpmath.mpf(1)
+        for x, y in combo:
+            P, Q = P * x, Q * y
+        out.append((P, Q))
+    return out
+
+
+def test_product_law_divergences_match_sums_over_the_product_cells() -> None:
+    p, q = _product_pairs()
+    cells = _brute_cells(p, q)
+    with workdps():
+        loss = max(abs(mpmath.log(P / Q)) for P, Q in cells if P > 0 and Q > 0)
+        assert abs(privacy_loss(p, q) - loss) < mpmath.mpf("1e-40")
+        for eps in (0.0, 0.5, 1.0, 2.0):
+            delta = mpmath.fsum(max(P - mpmath.exp(eps) * Q, 0) for P, Q in cells)
+            assert abs(hockey_stick(p, q, eps) - delta) < mpmath.mpf("1e-40")
+        renyi2 = mpmath.log(mpmath.fsum(P**2 / Q for P, Q in cells if P > 0))
+        assert abs(renyi_divergence(p, q, 2) - renyi2) < mpmath.mpf("1e-40")
+
+
+def test_product_law_sampler_conforms_and_a_wrong_one_does_not(rng) -> None:
+    p, q = _product_pairs()
+    draws = p.sample(100_000, rng)
+    assert draws.shape == (100_000, 3)
+    assert check_sampler(p, draws).passed
+    assert not check_sampler(q, draws).passed
+    finite = np.isfinite(p.logpdf(draws))
+    assert finite.all()
+
+
+def test_product_law_rejects_bad_components_and_sloped_hockey_sticks() -> None:
+    with pytest.raises(ValueError, match="components"):
+        ProductLaw([])
+    with pytest.raises(ValueError, match="components"):
+        ProductLaw([DiscreteLaw(["a", "b"], [0.0, 0.0])])
+    sloped = PiecewiseLogLinear([0.0, 1.0], [1.0], [0.0])
+    flat = PiecewiseLogLinear([0.0, 1.0], [0.0], [0.0])
+    with pytest.raises(ValueError, match="piecewise-constant"):
+        hockey_stick(ProductLaw([sloped]), ProductLaw([flat]), 0.5)
+    with pytest.raises(ValueError, match="same number"):
+        privacy_loss(ProductLaw([flat]), ProductLaw([flat, flat]))
