@@ -66,7 +66,7 @@ MIDSCREEN_SAMPLES = 2_000
 MIDSCREEN_TOP = 32
 RESCREEN_SAMPLES = 10_000
 RESCREEN_TOP = 8
-CLIMB_SAMPLES = 1_000
+CLIMB_SAMPLES = 4_000  # at the default budget; scaled with `samples` (see _climb)
 CLIMB_MAX_SIZE = 12
 MIN_BUDGET = 4_000
 BUDGET_SAFETY = 4
@@ -486,10 +486,11 @@ def _screen(
 
 
 def _screening_stage(ctx: _Context, given: list[Candidate]) -> list[Candidate]:
-    """Black-box search: the crash scan's pairs, the exhaustive family and the quantile patterns
-    are screened by successive halving (250 draws per side for all, 2 000 for the best 32, 10 000
-    for the best 8); the crash scan's pairs go first, and may end the search at once. Unless one of them already shows a clear violation (its planned budget is at
-    most half the full one), local search climbs from the best two."""
+    """Black-box search: the crash scan's pairs go first (and may end the search at once);
+    then the exhaustive family and the quantile patterns are screened by successive halving (250
+    draws per side for all, 2 000 for the best 32, 10 000 for the best 8). Unless one of them
+    already shows a clear violation (its planned budget is at most half the full one), local
+    search climbs from the best two, refining the grid around its optimum once."""
     rescreened: dict[Any, tuple[Candidate, Scored]] = {}
     candidates = list(given)
     if not given:
@@ -523,16 +524,26 @@ def _screening_stage(ctx: _Context, given: list[Candidate]) -> list[Candidate]:
 
 
 def _climb(ctx: _Context, rescreened: dict[Any, tuple[Candidate, Scored]]) -> None:
+    # the local search's screens scale with the budget: 4 000 draws per side at the default
+    # 400 000, fewer for a small budget (a slow mechanism audited with few draws stays cheap)
+    size = max(500, min(CLIMB_SAMPLES, ctx.samples // 100))
+
     def objective(p: Pair) -> float:
-        return _screen(ctx, [Candidate(*p.data, pair=p)], CLIMB_SAMPLES, _CLIMB)[0].expected
+        return _screen(ctx, [Candidate(*p.data, pair=p)], size, _CLIMB)[0].expected
 
     starts = sorted(rescreened.values(), key=lambda t: -t[1].expected)[:BLACKBOX_CLIMB_STARTS]
     for c, _ in starts:
         if c.pair is None:
             continue
-        best, _, _ = hill_climb(
-            c.pair, objective, ctx.values, ctx.claim.adjacency, steps=3, max_size=CLIMB_MAX_SIZE
-        )
+        best, values = c.pair, ctx.values
+        for _ in range(2):  # climb, refine the grid around the optimum, climb again
+            if getattr(ctx.mech, "input_values", None) is None:
+                values = refine_values(
+                    (*values, *best.shared, best.y, *([best.x] if best.x is not None else []))
+                )
+            best, _, _ = hill_climb(
+                best, objective, values, ctx.claim.adjacency, steps=3, max_size=CLIMB_MAX_SIZE
+            )
         cand = Candidate(*best.data, pair=best)
         if cand.key not in rescreened:
             sc = _screen(ctx, [cand], RESCREEN_SAMPLES)[0]
