@@ -428,9 +428,9 @@ def wrong_keep_probability_mp(epsilon: float) -> mpmath.mpf:
 
 
 @dataclass(frozen=True)
-class RRWrongFlip:
+class RRWrongFlip(RandomizedResponse):
     """Binary randomized response that keeps the bit with probability 1 − e^{−ε}/2 instead of
-    e^ε/(1 + e^ε).
+    e^ε/(1 + e^ε); claim, domain and inputs are those of :class:`RandomizedResponse`.
 
     The likelihood ratio of a report is (1 − e^{−ε}/2)/(e^{−ε}/2) = 2e^ε − 1 > e^ε, so the exact
     privacy loss (local DP, data 0 vs 1) is ln(2e^ε − 1) = 1.4899… at ε = 1.
@@ -440,19 +440,6 @@ class RRWrongFlip:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "local")
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        return (0.0, 1.0)
-
-    @property
-    def input_values(self) -> tuple[float, ...]:
-        """The valid inputs (a bit): the auditor probes exactly these."""
-        return (0.0, 1.0)
 
     def exact(self, data: Any) -> DiscreteLaw:
         b = check_bit(data, "data")
