@@ -69,8 +69,9 @@ class Outputs:
         return Outputs(values, np.concatenate([p.atoms for p in parts]))
 
     @staticmethod
-    def all_atom(name: str, n: int, width: int = 1) -> Outputs:
-        return Outputs(np.full((n, width), np.nan), np.full(n, name, dtype=object))
+    def empty(width: int = 1) -> Outputs:
+        """No draws."""
+        return Outputs(np.empty((0, width)), np.empty(0, dtype=object))
 
 
 def _as_row(x: Any) -> tuple[np.ndarray | None, str]:

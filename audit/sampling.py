@@ -85,4 +85,4 @@ def draw(
     grouped: list[list[Outputs]] = [[] for _ in jobs]
     for (j, _, _), out in zip(plan, results, strict=True):
         grouped[j].append(out)
-    return [Outputs.concat(parts) if parts else Outputs.all_atom("", 0) for parts in grouped]
+    return [Outputs.concat(parts) if parts else Outputs.empty() for parts in grouped]

@@ -77,11 +77,6 @@ def expected_bound(
     return epsilon_lower_bound(p0 * n, n, p1 * n, n, delta, alpha)
 
 
-def smoothed(k: np.ndarray, n: int) -> np.ndarray:
-    """(k + ½)/(n + 1): a plug-in probability that never claims an event is impossible."""
-    return (np.asarray(k, dtype=float) + 0.5) / (n + 1.0)
-
-
 def samples_needed(
     p0: float, p1: float, epsilon: float, delta: float, alpha: float, limit: int = 10**12
 ) -> int | None:
