@@ -116,11 +116,6 @@ class ExactPair:
         }
 
 
-def two_sided_loss(p: Any, q: Any) -> mpmath.mpf:
-    with workdps():
-        return privacy_loss(p, q)
-
-
 def delta_at(p: Any, q: Any, epsilon: float) -> mpmath.mpf:
     """max(δ_{p,q}(ε), δ_{q,p}(ε)): the δ a claim at ε needs on this pair (both orders)."""
     with workdps():

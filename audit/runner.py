@@ -32,7 +32,7 @@ import mpmath
 import numpy as np
 
 from audit.events import Event, Scored, best_event
-from audit.exact import analyse_pair, delta_at, two_sided_loss
+from audit.exact import analyse_pair, exact_sweep
 from audit.outputs import Outputs
 from audit.power import PairPower, pair_power
 from audit.result import AuditReport
@@ -56,7 +56,6 @@ from audit.statistics import (
 from reference.conformance import check_sampler
 from reference.core import PrivacyClaim, has_exact
 from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw
-from reference.exact.mp import workdps
 from reference.validation import check_domain, check_int, check_probability
 
 DEFAULT_SAMPLES = 400_000
@@ -418,21 +417,11 @@ def _exact_stage_uncached(
     top_loss = by_loss[0][1].loss
     chosen = [t for t in by_loss if t[1].loss >= min(top_loss, ctx.claim.epsilon) - 1e-6][:20]
     chosen += sorted(screened, key=lambda t: -t[1].expected)[:FINALISTS]
-    exact_losses: list[tuple[mpmath.mpf, mpmath.mpf, Candidate]] = []
-    done = set()
-    for c, _ in chosen:
-        if c.key in done:
-            continue
-        done.add(c.key)
-        p, q = ctx.law(c.d0), ctx.law(c.d1)
-        loss = two_sided_loss(p, q)
-        delta = delta_at(p, q, ctx.claim.epsilon) if loss > ctx.claim.epsilon else mpmath.mpf(0)
-        exact_losses.append((loss, delta, c))
-    loss, _, worst = max(exact_losses, key=lambda t: t[0])
-    delta_max = max(d for _, d, _ in exact_losses)
-    analysis = analyse_pair(ctx.law(worst.d0), ctx.law(worst.d1), (worst.d0, worst.d1), ctx.claim)
-    with workdps():
-        violation = bool(delta_max > ctx.claim.delta + mpmath.mpf("1e-30"))
+    unique = list({c.key: c for c, _ in chosen}.values())
+    sweep = exact_sweep(ctx.mech, [(c.d0, c.d1) for c in unique])
+    loss, delta_max, violation = sweep.max_loss, sweep.max_delta_at_claim, sweep.violation
+    worst_d0, worst_d1 = sweep.witness
+    analysis = analyse_pair(ctx.law(worst_d0), ctx.law(worst_d1), (worst_d0, worst_d1), ctx.claim)
     finalists = []
     for c, pw in sorted(screened, key=lambda t: -t[1].expected):
         if all(f.key != c.key for f in finalists):
@@ -444,13 +433,13 @@ def _exact_stage_uncached(
     best_power = max(screened, key=lambda t: t[1].expected)[1]
     info = {
         "pairs_screened": len(screened),
-        "pairs_exact": len(exact_losses),
+        "pairs_exact": sweep.pairs,
         "max_n": EXACT_MAX_N if not given else None,
         "epsilon_exact": float(loss),
         "epsilon_exact_digits": mpmath.nstr(loss, 30),
         "delta_at_claimed_epsilon": float(delta_max),
         "violation": violation,
-        "worst_pair": {"data": worst.d0.tolist(), "data_prime": worst.d1.tolist()},
+        "worst_pair": {"data": worst_d0.tolist(), "data_prime": worst_d1.tolist()},
         "worst_pair_analysis": analysis.to_dict(),
         "planning": {
             "best_expected_bound": best_power.expected,

@@ -90,6 +90,7 @@ class DiscreteLaw:
             self.logp: tuple[mpmath.mpf, ...] = tuple(w - log_z for w in logw)
         self._index = {a: i for i, a in enumerate(self.support)}
         self._p_float = np.array([float(mpmath.exp(lp)) for lp in self.logp])
+        self._logp_float = np.array([float(lp) for lp in self.logp])
         cum = np.cumsum(self._p_float)
         self._cum = cum / cum[-1]
 
@@ -132,12 +133,11 @@ class DiscreteLaw:
         if self.numeric and all(isinstance(a, int | float) for a in self.support):
             support = self._numeric_support()  # sorted; exact float atoms
             idx = np.clip(np.searchsorted(support, arr), 0, len(support) - 1)
-            logp = np.array([float(lp) for lp in self.logp])
-            return np.where(support[idx] == arr, logp[idx], -np.inf)
+            return np.where(support[idx] == arr, self._logp_float[idx], -np.inf)
         for k, a in enumerate(arr.ravel()):
             i = self._index.get(_atom_key(a))
             if i is not None:
-                out.flat[k] = float(self.logp[i])
+                out.flat[k] = self._logp_float[i]
         return out
 
     def cdf(self, y: Any) -> np.ndarray:
