@@ -4,7 +4,8 @@
   function ``fn(data, rng) -> output`` with the claim given by ``--epsilon/--delta/--adjacency``;
 * ``dpquant audit --all`` audits the reference registry, the controls and the known-bad catalogue
   and writes ``reports/audit.md`` (the body of ``make audit``);
-* ``dpquant claims`` prints the claims ledger; ``dpquant mechanisms`` lists what ``--all`` audits.
+* ``dpquant claims`` prints the claims ledger; ``dpquant mechanisms`` lists what ``--all`` audits;
+* ``dpquant reproduce aamand25 [--figure NAME]`` re-runs a paper's experiments (CSV and PNG).
 
 The CLI may import :mod:`audit`; the library modules of :mod:`reference` never do.
 """
@@ -26,6 +27,7 @@ from typing import Any
 
 from reference.claims import format_ledger, ledger_problems, load_ledger
 from reference.core import ADJACENCIES, PrivacyClaim
+from reference.experiments.aamand25 import FIGURES as AAMAND25_FIGURES
 from reference.registry import REGISTRY
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -366,6 +368,43 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# dpquant reproduce aamand25
+# --------------------------------------------------------------------------------------------
+
+
+def _reproduce_progress(quiet: bool) -> Callable[[str, int, int], None] | None:
+    """One stderr line per figure each time another tenth of its runs is done."""
+    if quiet:
+        return None
+    shown: dict[str, int] = {}
+
+    def progress(figure: str, done: int, total: int) -> None:
+        tenth = 10 * done // max(total, 1)
+        if tenth > shown.get(figure, -1):
+            shown[figure] = tenth
+            print(f"dpquant: {figure}: {done}/{total} runs", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from reference.experiments.aamand25 import DEFAULT_OUT, run_figures
+
+    paths = run_figures(
+        None if args.figure is None else [args.figure],
+        runs=args.runs,
+        seed=args.seed,
+        workers=args.workers,
+        out=Path(args.out) if args.out is not None else DEFAULT_OUT,
+        quick=args.quick,
+        progress=_reproduce_progress(args.quiet),
+    )
+    for path in paths:
+        print(f"written: {path}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 # parser
 # --------------------------------------------------------------------------------------------
 
@@ -443,6 +482,33 @@ def build_parser() -> argparse.ArgumentParser:
         "mechanisms", help="list what `dpquant audit --all` audits (registry and catalogue)"
     )
     p.set_defaults(func=_mechanisms)
+
+    p = sub.add_parser(
+        "reproduce",
+        help="re-run a paper's experiments and write CSV and PNG files",
+        description=(
+            "Re-run the experiments of a paper (aamand25: Sec. 5 and App. I, figures 1a, 1b, 2, "
+            "3, 4, 5) and write, per figure, <figure>.csv (success rate per configuration, "
+            "mechanism, ε and α_test), <figure>_errors.csv (one row per run) and PNG plots."
+        ),
+    )
+    p.add_argument("paper", choices=("aamand25",), help="the paper whose experiments to run")
+    p.add_argument(
+        "--figure", choices=AAMAND25_FIGURES, default=None, help="one figure (default: all)"
+    )
+    p.add_argument(
+        "--runs", type=int, default=None, help="runs per configuration (default 200; --quick: 4)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed of the runs (default 0)")
+    p.add_argument(
+        "--workers", type=int, default=None, help="processes (default: the number of CPUs)"
+    )
+    p.add_argument(
+        "--out", default=None, metavar="DIR", help="output folder (default: reports/aamand25)"
+    )
+    p.add_argument("--quick", action="store_true", help="a tiny version for smoke tests")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=_reproduce)
     return parser
 
 

@@ -168,5 +168,5 @@ def test_enumerated_protocol_law_is_the_law_the_protocol_samples(protocol, optio
     assert abs(float(sum(law.probabilities)) - 1) < 1e-12
     rng = np.random.default_rng(9)
     draws = np.array([protocol(users, B, eps, rng, **options) for _ in range(3000)])
-    result = atom_test(draws, dict(zip(law.support, law.probabilities)), alpha=1e-7)
+    result = atom_test(draws, dict(zip(law.support, law.probabilities, strict=True)), alpha=1e-7)
     assert result.passed, result

@@ -1,0 +1,378 @@
+"""The Hierarchical Mechanism (Cormode et al. 2019; aamand25 App. D and Sec. 5 experiments).
+
+A non-adaptive ε-LDP protocol for the whole CDF, the non-adaptive baseline of Fig. 1a / Fig. 5.
+
+* **Tree.** A b-ary tree over [B] (branching b, 4 in the experiments, 2 in App. D). With
+  k = ⌈log_b B⌉ the domain is padded up to D = b^k (values B + 1..D hold no user; when B = b^k
+  nothing changes). Level ℓ = 1..k has the b^ℓ b-adic blocks of size b^{k−ℓ}; level k holds the
+  singletons. The root (level 0) is excluded, as in the authors' code: k levels for B = b^k
+  (spec §3.8).
+* **Users.** Each user picks a level uniformly at random from {1, ..., k}, independently, and
+  reports the node holding their value through a unary-encoding frequency oracle over the b^ℓ
+  nodes of that level (OUE by default, as the authors' code; SUE with ε/2 per bit for App. D;
+  :mod:`reference.distributed_quantiles.unary_encoding`). The level is data-independent and one
+  report is ε-LDP, so the protocol is ε-LDP (spec §3.10).
+* **Server.** Per-level frequency estimates (count − n_ℓ·q)/((p − q)·n_ℓ), no consistency
+  post-processing (spec §3.8). A level that no user picked is estimated as all zeros (our choice;
+  the paper is silent; this has probability at most k·(1 − 1/k)^n). The CDF at x is the prefix [1, x]
+  decomposed into whole tree nodes: at most b − 1 siblings per level (all b children of the root
+  when x = D). The released coin is argmin_x |F̂(x) − τ| over x ∈ [B], the smallest such x on ties
+  (``numpy.argmin``), as "released the coin with closest value to 1/2" (App. I).
+
+Sampling is vectorised: one ``rng.integers`` call for the levels, one ``bincount`` for the true
+node counts and :func:`ue_counts` per level (two binomial draws per node), so B = 4^9 costs a few
+tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from reference.core import PrivacyClaim
+from reference.distributed_quantiles.unary_encoding import (
+    check_variant,
+    ue_counts,
+    ue_estimate,
+    ue_probabilities_mp,
+    ue_reports,
+)
+from reference.distributed_quantiles.users import check_domain_size, check_users
+from reference.distributions import DiscreteLaw
+from reference.exact.mp import workdps
+from reference.validation import (
+    check_epsilon,
+    check_int,
+    check_probability,
+    check_rng,
+    check_size,
+)
+
+# The exact law of one report enumerates the 2^{b^ℓ} bit vectors of every level: cap the leaves.
+MAX_RANDOMIZER_LEAVES = 16
+
+
+def check_branching(branching: Any) -> int:
+    """The tree's branching factor: an integer >= 2."""
+    return check_int(branching, "branching", minimum=2)
+
+
+def tree_depth(B: int, branching: int = 4) -> int:
+    """k = ⌈log_b B⌉ >= 1: the number of levels (root excluded) of the padded tree over [b^k]."""
+    B, b = check_domain_size(B), check_branching(branching)
+    k, size = 1, b
+    while size < B:
+        k, size = k + 1, size * b
+    return k
+
+
+def node_index(values: Any, level: int, k: int, branching: int) -> np.ndarray:
+    """0-based index of the level-ℓ node (b-adic block of size b^{k−ℓ}) holding each value in [B]."""
+    return (np.asarray(values, dtype=np.int64) - 1) // branching ** (k - level)
+
+
+def true_level_counts(users: Any, B: int, branching: int = 4) -> list[np.ndarray]:
+    """Exact node counts of all users at every level ℓ = 1..k (entry ℓ − 1 has length b^ℓ)."""
+    b = check_branching(branching)
+    x = check_users(users, B)
+    k = tree_depth(B, b)
+    return [np.bincount(node_index(x, lv, k, b), minlength=b**lv) for lv in range(1, k + 1)]
+
+
+def prefix_nodes(x: int, B: int, branching: int = 4) -> list[tuple[int, int]]:
+    """The decomposition of the prefix [1, x] into tree nodes, as (level, 0-based node) pairs.
+
+    At level ℓ the nodes are the siblings left of the level-ℓ ancestor of the first value after
+    the prefix: at most b − 1 per level, except all b children of the root when x = b^k (App. D:
+    "any range can be partitioned into at most 2 log B subtrees, two for each level" for b = 2).
+    """
+    B, b = check_domain_size(B), check_branching(branching)
+    x = check_int(x, "x", minimum=1)
+    if x > B:
+        raise ValueError(f"x must lie in [1, {B}], got {x}")
+    k = tree_depth(B, b)
+    out = []
+    for level in range(1, k + 1):
+        hi = x // b ** (k - level)  # complete level-ℓ nodes inside the 0-based prefix [0, x)
+        lo = 0 if level == 1 else (hi // b) * b
+        out.extend((level, j) for j in range(lo, hi))
+    return out
+
+
+def prefix_cdf(level_values: list[Any], B: int, branching: int = 4) -> np.ndarray:
+    """Σ of the node values over :func:`prefix_nodes` (x), for every x = 1..B (App. D).
+
+    ``level_values[ℓ − 1]`` holds one value per level-ℓ node (length b^ℓ). With the true node
+    counts (integers) this is exactly n·F(x); with frequency estimates it is the HM's F̂(x).
+    Built top-down: the partial sums of the siblings left of each node, repeated b times per level.
+    """
+    B, b = check_domain_size(B), check_branching(branching)
+    k = tree_depth(B, b)
+    if len(level_values) != k:
+        raise ValueError(
+            f"level_values must hold k = {k} arrays (levels 1..k), got {len(level_values)}"
+        )
+    acc = np.zeros(1)
+    for level, values in enumerate(level_values, start=1):
+        v = np.asarray(values)
+        if v.shape != (b**level,):
+            raise ValueError(
+                f"level_values[{level - 1}] must have shape ({b**level},), got {v.shape}"
+            )
+        groups = v.reshape(-1, b)
+        left = np.zeros_like(groups)  # the sum of the siblings left of each node
+        left[:, 1:] = np.cumsum(groups[:, :-1], axis=1)
+        acc = np.repeat(acc, b) + left.ravel() if level > 1 else left.ravel()
+        if level == 1:
+            total = groups.sum()
+    full = np.concatenate([acc, [total]])  # index j = 0-based prefix length, j = D: everything
+    return full[1 : B + 1]
+
+
+def _check_oracle(oracle: Any) -> str:
+    return check_variant(oracle, "oracle")
+
+
+def _check_levels(levels: Any, n: int, k: int) -> np.ndarray:
+    raw = np.asarray(levels)
+    if raw.dtype == bool or raw.shape != (n,) or not np.issubdtype(raw.dtype, np.integer):
+        raise ValueError(f"levels must be a 1-D integer array of length n = {n} in [1, {k}]")
+    if raw.min() < 1 or raw.max() > k:
+        raise ValueError(f"levels must lie in [1, {k}], got [{int(raw.min())}, {int(raw.max())}]")
+    return raw.astype(np.int64)
+
+
+def level_estimates(
+    users: Any,
+    B: int,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    branching: int = 4,
+    oracle: str = "oue",
+    levels: Any = None,
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """One run of the users' side and the per-level frequency oracles (App. D; spec §3.8).
+
+    Returns (estimates, level_sizes): ``estimates[ℓ − 1]`` are the b^ℓ node-frequency estimates
+    of level ℓ (zeros if no user picked ℓ) and ``level_sizes[ℓ − 1]`` = n_ℓ. ``levels`` (one per
+    user, in 1..k) fixes the users' level choices, for tests; by default each user draws a level
+    uniformly and independently.
+    """
+    b = check_branching(branching)
+    x = check_users(users, B)
+    epsilon, oracle, rng = check_epsilon(epsilon), _check_oracle(oracle), check_rng(rng)
+    k = tree_depth(B, b)
+    if levels is None:
+        levels = rng.integers(1, k + 1, size=x.size)  # uniform and independent per user
+    else:
+        levels = _check_levels(levels, x.size, k)
+    pad = b**k
+    # the users' values as leaves, one histogram per level: a single bincount over (level, leaf)
+    leaves = np.bincount((levels - 1) * pad + (x - 1), minlength=k * pad).reshape(k, pad)
+    estimates, level_sizes = [], np.zeros(k, dtype=np.int64)
+    for level in range(1, k + 1):
+        true = leaves[level - 1].reshape(b**level, -1).sum(axis=1)  # level-ℓ node counts
+        n_level = int(true.sum())
+        level_sizes[level - 1] = n_level
+        if n_level == 0:
+            estimates.append(np.zeros(b**level))
+            continue
+        reports = ue_counts(true, epsilon, rng, oracle)
+        estimates.append(ue_estimate(reports, n_level, epsilon, oracle))
+    return estimates, level_sizes
+
+
+def hierarchical_cdf(
+    users: Any,
+    B: int,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    branching: int = 4,
+    oracle: str = "oue",
+) -> np.ndarray:
+    """The HM's CDF estimate F̂(x) for x = 1..B (prefix decomposition of the level estimates)."""
+    estimates, _ = level_estimates(users, B, epsilon, rng, branching=branching, oracle=oracle)
+    return prefix_cdf(estimates, B, branching)
+
+
+def hierarchical_quantile(
+    users: Any,
+    B: int,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    tau: float = 0.5,
+    branching: int = 4,
+    oracle: str = "oue",
+) -> int:
+    """The Hierarchical Mechanism's τ-quantile: argmin_{x ∈ [B]} |F̂(x) − τ| (App. D, App. I).
+
+    Ties go to the smallest x. ε-LDP for every user (one unary-encoding report at one random level).
+    """
+    tau = check_probability(tau, "tau", open_left=True, open_right=True)
+    cdf = hierarchical_cdf(users, B, epsilon, rng, branching=branching, oracle=oracle)
+    return closest_coin(cdf, tau)
+
+
+def closest_coin(cdf: Any, tau: float) -> int:
+    """The coin x in [B] whose CDF value is closest to τ (``cdf[x − 1]`` = F̂(x)); ties go to the
+    smallest x (App. I: "released the coin with closest value to 1/2")."""
+    values = np.asarray(cdf, dtype=float)
+    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
+        raise ValueError("cdf must be a non-empty 1-D array of finite numbers")
+    return int(np.argmin(np.abs(values - tau))) + 1
+
+
+def hierarchical_median(
+    users: Any,
+    B: int,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    branching: int = 4,
+    oracle: str = "oue",
+) -> int:
+    """:func:`hierarchical_quantile` at τ = 1/2 (the experiments of Sec. 5)."""
+    return hierarchical_quantile(
+        users, B, epsilon, rng, tau=0.5, branching=branching, oracle=oracle
+    )
+
+
+@dataclass(frozen=True)
+class HierarchicalRandomizer:
+    """One user's HM report as a local-DP :class:`reference.core.Mechanism`, for small B.
+
+    The report (level ℓ, bit vector z of the b^ℓ level-ℓ nodes) is flattened into the integer
+    code offset_ℓ + Σ_j z_j·2^j, with offset_ℓ = Σ_{ℓ' < ℓ} 2^{b^ℓ'}. ``exact(x)`` is the mixture
+    over the uniform level of the unary-encoding laws: a :class:`DiscreteLaw` over codes. Needs
+    b^k <= 16 leaves (the law has Σ_ℓ 2^{b^ℓ} atoms).
+    """
+
+    B: int
+    epsilon: float
+    branching: int = 4
+    oracle: str = "oue"
+    k: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        check_domain_size(self.B)
+        check_branching(self.branching)
+        check_epsilon(self.epsilon)
+        object.__setattr__(self, "oracle", _check_oracle(self.oracle))
+        k = tree_depth(self.B, self.branching)
+        if self.branching**k > MAX_RANDOMIZER_LEAVES:
+            raise ValueError(
+                f"B must be small: the padded leaf level b^k = {self.branching**k} must be <= "
+                f"{MAX_RANDOMIZER_LEAVES} for the exact report law"
+            )
+        object.__setattr__(self, "k", k)
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "local")
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        return (1.0, float(self.B))
+
+    @property
+    def input_values(self) -> tuple[float, ...]:
+        return tuple(float(v) for v in range(1, self.B + 1))
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """Code offset of each level ℓ = 1..k, and the total number of codes last."""
+        out = [0]
+        for level in range(1, self.k + 1):
+            out.append(out[-1] + 2 ** (self.branching**level))
+        return tuple(out)
+
+    def decode(self, code: int) -> tuple[int, np.ndarray]:
+        """(level, bit vector) of a report code."""
+        offsets = self.offsets
+        code = check_int(code, "code", minimum=0)
+        if code >= offsets[-1]:
+            raise ValueError(f"code must lie in [0, {offsets[-1] - 1}], got {code}")
+        level = int(np.searchsorted(offsets, code, side="right"))
+        width = self.branching**level
+        local = code - offsets[level - 1]
+        return level, ((local >> np.arange(width)) & 1).astype(np.int8)
+
+    def _value(self, data: Any) -> int:
+        arr = np.asarray(data)
+        bad = f"data must be one user value, an integer in [1, {self.B}], got {data!r}"
+        if arr.dtype == bool or arr.size != 1:
+            raise ValueError(bad)
+        value = arr.reshape(()).item()
+        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+            raise ValueError(bad)
+        if not np.isfinite(value) or value != round(value) or not 1 <= value <= self.B:
+            raise ValueError(bad)
+        return int(value)
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        x = self._value(data)
+        size, rng = check_size(size), check_rng(rng)
+        levels = rng.integers(1, self.k + 1, size=size)
+        codes = np.zeros(size, dtype=np.int64)
+        offsets = self.offsets
+        for level in range(1, self.k + 1):  # a loop over the k levels, not over users
+            rows = np.flatnonzero(levels == level)
+            width = self.branching**level
+            node = int(node_index(x, level, self.k, self.branching)) + 1
+            bits = ue_reports(np.full(rows.size, node), width, self.epsilon, rng, self.oracle)
+            codes[rows] = offsets[level - 1] + bits.astype(np.int64) @ (1 << np.arange(width))
+        return codes
+
+    def exact(self, data: Any) -> DiscreteLaw:
+        x = self._value(data)
+        p, q = ue_probabilities_mp(self.epsilon, self.oracle)
+        offsets = self.offsets
+        support: list[int] = []
+        logs: list[mpmath.mpf] = []
+        with workdps():
+            log_k = mpmath.log(self.k)
+            for level in range(1, self.k + 1):
+                width = self.branching**level
+                node = int(node_index(x, level, self.k, self.branching))
+                # log P(z) depends only on z_node and on the number of other 1-bits
+                table = {
+                    (own, others): (mpmath.log(p) if own else mpmath.log(1 - p))
+                    + others * mpmath.log(q)
+                    + (width - 1 - others) * mpmath.log(1 - q)
+                    - log_k
+                    for own in (0, 1)
+                    for others in range(width)
+                }
+                local = np.arange(2**width, dtype=np.int64)
+                own = (local >> node) & 1
+                ones = np.zeros(local.size, dtype=np.int64)
+                for j in range(width):
+                    ones += (local >> j) & 1
+                for code, o, total in zip(local.tolist(), own.tolist(), ones.tolist(), strict=True):
+                    support.append(offsets[level - 1] + code)
+                    logs.append(table[(o, total - o)])
+        return DiscreteLaw(support, logs)
+
+
+__all__ = [
+    "MAX_RANDOMIZER_LEAVES",
+    "HierarchicalRandomizer",
+    "check_branching",
+    "closest_coin",
+    "hierarchical_cdf",
+    "hierarchical_median",
+    "hierarchical_quantile",
+    "level_estimates",
+    "node_index",
+    "prefix_cdf",
+    "prefix_nodes",
+    "tree_depth",
+    "true_level_counts",
+]

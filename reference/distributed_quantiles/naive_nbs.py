@@ -1,0 +1,184 @@
+"""DpNaiveNBS: the batched noisy binary search of the experiments (aamand25 App. I, Thm G.3).
+
+The coins c_0 < … < c_{K−1} (K = B for the whole domain) are searched in r = ⌈lg K⌉ rounds. The
+users, in a uniformly random order, are cut into r batches; the first n − r·b batches hold b + 1
+users and the rest b, with b = ⌊n/r⌋ (spec §3.6). In each round every user of the batch reports
+RR_ε([x ≤ c_idx]) once, the server debiases the batch mean (Eq. (8)),
+
+    p̂ = ((e^ε + 1)/(e^ε − 1))·(ȳ − 1/(e^ε + 1)),
+
+and moves right (L ← idx + 1) when p̂ ≤ τ, left (R ← idx − 1) when p̂ > τ; ties go right. The
+search stops when L > R or the batches run out and returns c_idx, idx = ⌊(L + R)/2⌋. At the end
+coin c_R had p̂ ≤ τ and coin c_{R+1} had p̂ > τ, so c_R is the τ-quantile coin when every estimate
+is within α of the CDF (the union bound of Thm G.3).
+
+Each user answers exactly one query, so the protocol is ε-LDP (spec §3.10); with a per-batch
+budget ε_L and shuffled batches it is the shuffle-DP search of :mod:`.shuffle_nbs`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from reference.distributed_quantiles.threshold_query import threshold_rr
+from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
+from reference.primitives.randomized_response import keep_probability
+from reference.validation import check_epsilon, check_int, check_probability, check_rng
+
+STAGE = "DpNaiveNBS"
+
+
+def search_rounds(K: int) -> int:
+    """r = ⌈lg K⌉: the number of batches (rounds) of the search over K coins (spec §3.6)."""
+    K = check_int(K, "K", minimum=1)
+    return (K - 1).bit_length()
+
+
+def batch_schedule(n: int, K: int, stage: str = STAGE) -> list[int]:
+    """Batch sizes for n users and K coins: r = ⌈lg K⌉ batches, b = ⌊n/r⌋, the first n − r·b of
+    size b + 1 and the rest of size b (spec §3.6; the sizes sum to n).
+
+    K = 1 needs no query: the schedule is empty. Raises ``ValueError`` ("n too small for ...")
+    when n < r, i.e. when some batch would be empty.
+    """
+    n = check_int(n, "n", minimum=0)
+    r = search_rounds(K)
+    if r == 0:
+        return []
+    b, extra = divmod(n, r)
+    if b == 0:
+        raise ValueError(
+            f"n too small for {stage}: r = ceil(lg K) = {r} batches need at least {r} users, "
+            f"got n = {n}"
+        )
+    return [b + 1] * extra + [b] * (r - extra)
+
+
+def debiased_estimate(ones: int, size: int, epsilon: float) -> float:
+    """Eq. (8): p̂ = ((e^ε + 1)/(e^ε − 1))·(ȳ − 1/(e^ε + 1)) with ȳ = ones/size.
+
+    Written as (ȳ − (1 − p))/(2p − 1), p = e^ε/(1 + e^ε) the keep probability, which is the same
+    number and avoids overflow for large ε.
+    """
+    p = keep_probability(epsilon)
+    return (ones / size - (1.0 - p)) / (2.0 * p - 1.0)
+
+
+class _Coins:
+    """The candidate coins, either 1..K by index arithmetic or a given sorted array."""
+
+    def __init__(self, coins: Any, B: int):
+        if coins is None:
+            self.values: np.ndarray | None = None
+            self.K = B
+            return
+        arr = np.asarray(coins)
+        if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"coins must be a non-empty 1-D array of integers in [1, {B}]")
+        if arr.min() < 1 or arr.max() > B:
+            raise ValueError(
+                f"coins must lie in [1, {B}], got values in [{arr.min()}, {arr.max()}]"
+            )
+        if arr.size > 1 and not np.all(np.diff(arr) > 0):
+            raise ValueError("coins must be strictly increasing")
+        self.values = arr.astype(np.int64)
+        self.K = int(arr.size)
+
+    def __getitem__(self, i: int) -> int:
+        """The i-th coin; i = −1 is the last coin (Python's negative indexing, see ``faithful``)."""
+        if i < 0:
+            i += self.K
+        if self.values is None:
+            return i + 1
+        return int(self.values[i])
+
+
+def _batched_search(
+    stream: UserStream,
+    coins: _Coins,
+    tau: float,
+    eps_local: float,
+    rng: np.random.Generator,
+    *,
+    faithful: bool,
+    stage: str,
+) -> int:
+    """The batched binary search shared by DpNaiveNBS (ε_L = ε) and the shuffle search (spec §3.6).
+
+    Uses all ``stream.remaining`` users: batch t is the next ``batch_schedule[t]`` users of the
+    stream. Each batch answers one coin through RR at ``eps_local``; only the batch's number of
+    ones reaches the server. Batches left over when L > R are taken from the stream unqueried.
+    """
+    K = coins.K
+    if K == 1:
+        return coins[0]
+    schedule = batch_schedule(stream.remaining, K, stage)
+    left, right = 0, K - 1
+    idx = (left + right) // 2
+    for size in schedule:
+        batch = stream.take(size, stage)
+        if left > right:
+            continue  # the search is over: this batch is discarded without a query
+        ones = int(threshold_rr(batch, coins[idx], eps_local, rng).sum())
+        if debiased_estimate(ones, size, eps_local) > tau:
+            right = idx - 1
+        else:  # ties p̂ = τ go right
+            left = idx + 1
+        idx = (left + right) // 2
+    if idx < 0 and not faithful:
+        # Every answer said "the τ-quantile lies left of this coin": the closest coin to the
+        # answer is the smallest one. The authors' code indexes coins[-1] here and returns the
+        # largest coin, the one farthest from the answer (faithful=True reproduces that).
+        return coins[0]
+    return coins[idx]
+
+
+def _stream_for(
+    users: Any, B: int, rng: np.random.Generator, stream: UserStream | None
+) -> UserStream:
+    if stream is None:
+        return UserStream(check_users(users, B), rng)
+    if not isinstance(stream, UserStream):
+        raise ValueError(f"stream must be a UserStream, got {type(stream).__name__}")
+    rest = stream.order[stream.used :]
+    if rest.size and (rest.min() < 1 or rest.max() > B):
+        raise ValueError(f"stream users must lie in [1, {B}]")
+    return stream
+
+
+def dp_naive_nbs(
+    users: Any,
+    B: int,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    tau: float = 0.5,
+    coins: Any = None,
+    stream: UserStream | None = None,
+    faithful: bool = False,
+) -> int:
+    """DpNaiveNBS (spec §3.6; App. I, Thm G.3): an ε-LDP estimate of the τ-quantile coin.
+
+    Parameters
+    ----------
+    users: the users' values in [1, B] (ignored when ``stream`` is given; pass ``None`` then).
+    B: the domain size (>= 2).
+    epsilon: each user's local budget ε > 0 (one RR bit per user).
+    rng: the randomness of the RR bits (and of the user order when no stream is given).
+    tau: the quantile in (0, 1).
+    coins: a strictly increasing array of candidate coins in [1, B]; default 1..B (never built).
+    stream: a :class:`UserStream` to take the users from; all ``stream.remaining`` users are used.
+    faithful: reproduce the authors' code when every answer goes left (R = −1): it returns the
+        *largest* coin (Python's ``coins[-1]``); the default returns the smallest coin.
+
+    Returns the coin c_idx. Raises ``ValueError`` when fewer users than rounds remain.
+    """
+    B = check_domain_size(B)
+    epsilon = check_epsilon(epsilon)
+    rng = check_rng(rng)
+    tau = check_probability(tau, "tau", open_left=True, open_right=True)
+    cs = _Coins(coins, B)
+    src = _stream_for(users, B, rng, stream)
+    return _batched_search(src, cs, tau, epsilon, rng, faithful=bool(faithful), stage=STAGE)
