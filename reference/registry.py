@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from reference.distributed_quantiles.hierarchical import HierarchicalRandomizer
+from reference.distributed_quantiles.threshold_query import ThresholdQuery
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse
 
@@ -44,6 +46,20 @@ REGISTRY: tuple[RegistryEntry, ...] = (
         "binary randomized response, local DP",
         lambda: RandomizedResponse(0.1),
         (0.0, 1.0),
+        1,
+    ),
+    RegistryEntry(
+        "aamand25_threshold_query[B=8,coin=4,eps=1]",
+        "aamand25 local randomizer: ε-RR of [x <= coin], local DP",
+        lambda: ThresholdQuery(8, 4, 1.0),
+        tuple(float(v) for v in range(1, 9)),
+        1,
+    ),
+    RegistryEntry(
+        "aamand25_hm_randomizer[B=4,b=2,oue,eps=1]",
+        "aamand25 Hierarchical Mechanism user report (OUE at a random level), local DP",
+        lambda: HierarchicalRandomizer(4, 1.0, branching=2),
+        (1.0, 2.0, 3.0, 4.0),
         1,
     ),
     RegistryEntry(

@@ -453,3 +453,14 @@ def test_real_naive_and_shuffle_protocols_run_and_refusals_become_notes(tmp_path
     # (ε²·16666/(80 ln(4·10⁸)) = 0.105 < 1), so both shuffle rows at ε = 0.1 are skipped notes
     low = [r for r in rows if A.SERIES[r["mechanism"]].shuffle and float(r["epsilon"]) == 0.1]
     assert len(low) == 2 and all(r["note"].startswith("skipped") for r in low)
+
+
+def test_real_bayess_naive_and_hierarchical_complete_every_quick_fig1a_run(tmp_path: Path) -> None:
+    for module in ("dp_bayess", "naive_nbs", "hierarchical"):
+        pytest.importorskip(f"reference.distributed_quantiles.{module}")
+    A.run_figure("fig1a", runs=2, seed=0, workers=1, out=tmp_path, quick=True, plot=False)
+    rows = read_csv(tmp_path / "fig1a.csv")
+    assert {r["mechanism"] for r in rows} == set(A._COMPARISON)
+    assert all(r["note"] == "" and r["completed_runs"] == "2" for r in rows)
+    for e in read_csv(tmp_path / "fig1a_errors.csv"):
+        assert 1 <= int(e["coin"]) <= int(e["B"])

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.audit
 
 SEEDS = range(50)
 # Tests that assert "no violation" audit at α = 1e-9 (black-box bound and each conformance test):
-# 2 mechanisms × 50 seeds + 2 controls + 6 registry entries = 108 audits, each wrong with
+# 2 mechanisms × 50 seeds + 2 controls + 8 registry entries = 110 audits, each wrong with
 # probability at most 3e-9, so a correct auditor fails this module with probability < 4e-7.
 FP_ALPHA = 1e-9
 
