@@ -26,7 +26,6 @@ tens of milliseconds.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +40,7 @@ from reference.distributed_quantiles.unary_encoding import (
     ue_probabilities_mp,
     ue_reports,
 )
-from reference.distributed_quantiles.users import check_domain_size, check_users
+from reference.distributed_quantiles.users import check_domain_size, check_user_value, check_users
 from reference.distributions import DiscreteLaw
 from reference.exact.mp import workdps
 from reference.validation import (
@@ -305,16 +304,7 @@ class HierarchicalRandomizer:
         return level, ((local >> np.arange(width)) & 1).astype(np.int8)
 
     def _value(self, data: Any) -> int:
-        arr = np.asarray(data)
-        bad = f"data must be one user value, an integer in [1, {self.B}], got {data!r}"
-        if arr.dtype == bool or arr.size != 1:
-            raise ValueError(bad)
-        value = arr.reshape(()).item()
-        if not isinstance(value, numbers.Real) or isinstance(value, bool):
-            raise ValueError(bad)
-        if not np.isfinite(value) or value != round(value) or not 1 <= value <= self.B:
-            raise ValueError(bad)
-        return int(value)
+        return check_user_value(data, self.B)
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         x = self._value(data)

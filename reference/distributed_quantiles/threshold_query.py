@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from reference.core import PrivacyClaim
-from reference.distributed_quantiles.users import check_domain_size
+from reference.distributed_quantiles.users import check_domain_size, check_user_value
 from reference.distributions import DiscreteLaw, ProductLaw
 from reference.primitives.randomized_response import keep_probability, rr_law
 from reference.validation import check_epsilon, check_int, check_rng, check_size
@@ -74,15 +74,7 @@ class ThresholdQuery:
         return tuple(float(v) for v in sorted(v for v in around if 1 <= v <= self.B))
 
     def _value(self, data: Any) -> int:
-        arr = np.asarray(data, dtype=float).reshape(-1)
-        if arr.size != 1 or not np.isfinite(arr[0]) or arr[0] != round(arr[0]):
-            raise ValueError(
-                f"data must be one user value, an integer in [1, {self.B}], got {data!r}"
-            )
-        x = int(arr[0])
-        if not 1 <= x <= self.B:
-            raise ValueError(f"data must be one user value, an integer in [1, {self.B}], got {x}")
-        return x
+        return check_user_value(data, self.B)
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         x = self._value(data)

@@ -22,7 +22,6 @@ independently over v (every bit of every user is perturbed independently), which
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +30,7 @@ import numpy as np
 from scipy import special
 
 from reference.core import PrivacyClaim
+from reference.distributed_quantiles.users import check_user_value
 from reference.distributions import DiscreteLaw, ProductLaw
 from reference.exact.mp import to_mpf, workdps
 from reference.validation import check_epsilon, check_int, check_rng, check_size
@@ -244,17 +244,7 @@ class UnaryEncoding:
         return tuple(float(v) for v in range(1, self.d + 1))
 
     def _item(self, data: Any) -> int:
-        arr = np.asarray(data)
-        if arr.dtype == bool or arr.size != 1:
-            raise ValueError(f"data must be one item, an integer in [1, {self.d}], got {data!r}")
-        value = arr.reshape(()).item()
-        is_number = isinstance(value, numbers.Real) and not isinstance(value, bool)
-        if not is_number or not np.isfinite(value) or value != round(value):
-            raise ValueError(f"data must be one item, an integer in [1, {self.d}], got {data!r}")
-        item = int(value)
-        if not 1 <= item <= self.d:
-            raise ValueError(f"data must be one item, an integer in [1, {self.d}], got {item}")
-        return item
+        return check_user_value(data, self.d, "one item")
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         item = self._item(data)

@@ -51,6 +51,20 @@ def check_users(users: Any, B: int, name: str = "users") -> np.ndarray:
     return arr
 
 
+def check_user_value(data: Any, B: int, what: str = "one user value") -> int:
+    """The input of a local randomizer: a single integer in [1, B] (not bool, finite)."""
+    arr = np.asarray(data)
+    bad = f"data must be {what}, an integer in [1, {B}], got {data!r}"
+    if arr.dtype == bool or arr.dtype == object or arr.size != 1:
+        raise ValueError(bad)
+    value = arr.reshape(()).item()
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise ValueError(bad)
+    if not np.isfinite(value) or value != round(value) or not 1 <= value <= B:
+        raise ValueError(bad)
+    return int(value)
+
+
 def empirical_cdf(users: np.ndarray, points: Any) -> np.ndarray:
     """F(m) = |{i : x_i <= m}| / n at each point (Eq. (1)); F(B + 1) = 1 by convention."""
     x = np.sort(np.asarray(users))
