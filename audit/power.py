@@ -20,7 +20,14 @@ from typing import Any
 import numpy as np
 
 from audit.statistics import expected_bound, samples_needed
-from reference.distributions import MAX_PRODUCT_CELLS, DiscreteLaw, PiecewiseLogLinear, ProductLaw
+from reference.distributions import (
+    MAX_PRODUCT_CELLS,
+    DiscreteLaw,
+    GridLaw,
+    PiecewiseLogLinear,
+    ProductLaw,
+    grid_cell_masses,
+)
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,8 @@ def cell_masses(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
         breaks = np.union1d(p.breaks, q.breaks)
         return np.diff(p.cdf(breaks)), np.diff(q.cdf(breaks))
+    if isinstance(p, GridLaw) and isinstance(q, GridLaw) and len(p) == len(q):
+        return grid_cell_masses(p, q)
     if isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
         P, Q = np.ones(1), np.ones(1)
         for a, b in zip(p.components, q.components, strict=True):

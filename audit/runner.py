@@ -55,7 +55,7 @@ from audit.statistics import (
 )
 from reference.conformance import check_sampler
 from reference.core import PrivacyClaim, has_exact
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw
+from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
 from reference.validation import check_domain, check_int, check_probability
 
 DEFAULT_SAMPLES = 400_000
@@ -614,6 +614,8 @@ def _llr(p: Any, q: Any) -> Callable[[np.ndarray], np.ndarray] | None:
         return lambda y: _diff(p.logpdf(y[:, 0]), q.logpdf(y[:, 0]))
     if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw) and p.numeric and q.numeric:
         return lambda y: _diff(p.logpmf(y[:, 0]), q.logpmf(y[:, 0]))
+    if isinstance(p, GridLaw) and isinstance(q, GridLaw) and len(p) == len(q):
+        return lambda y: _diff(p.logpdf(y), q.logpdf(y))
     if isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
         parts = [_llr(a, b) for a, b in zip(p.components, q.components, strict=True)]
         if all(f is not None for f in parts):
@@ -759,7 +761,7 @@ def _conformance(ctx: _Context, c: Candidate, a: Outputs, b: Outputs) -> list[di
         law = ctx.law(data)
         if law is None:
             continue
-        width = len(law) if isinstance(law, ProductLaw) else 1
+        width = len(law) if isinstance(law, (ProductLaw, GridLaw)) else 1
         if not out.numeric.all() or out.width != width:
             results.append(
                 {

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw
+from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
 from reference.validation import check_probability
 
 DEFAULT_ALPHA = 1e-7
@@ -145,14 +145,17 @@ def check_sampler(
     alpha: float = DEFAULT_ALPHA,
 ) -> ConformanceResult:
     """Conformance of ``samples`` to an exact law: DKW for densities, Clopper–Pearson for atoms;
-    for a product law, each coordinate's marginal at level α/k (Bonferroni; the independence of
-    the coordinates is not tested)."""
-    if isinstance(law, ProductLaw):
+    for a product law or a grid law, each coordinate's marginal at level α/k (Bonferroni; the
+    joint law beyond the marginals is not tested)."""
+    if isinstance(law, (ProductLaw, GridLaw)):
         samples = np.asarray(samples, dtype=float)
         k = len(law)
         if samples.ndim != 2 or samples.shape[1] != k:
-            raise ValueError(f"samples must have shape (n, {k}) for this product law")
-        results = [check_sampler(c, samples[:, i], alpha / k) for i, c in enumerate(law.components)]
+            raise ValueError(f"samples must have shape (n, {k}) for this {type(law).__name__}")
+        marginals = (
+            law.components if isinstance(law, ProductLaw) else [law.marginal(i) for i in range(k)]
+        )
+        results = [check_sampler(c, samples[:, i], alpha / k) for i, c in enumerate(marginals)]
         worst = max(range(k), key=lambda i: (not results[i].passed, results[i].statistic))
         r = results[worst]
         return ConformanceResult(

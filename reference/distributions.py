@@ -668,6 +668,8 @@ def max_log_ratio(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
                     return MP_INF
                 best = max(best, _linear_sup(ap - aq, bp - bq, left, right))
             return best
+        if isinstance(p, GridLaw) and isinstance(q, GridLaw):
+            return _grid_max_log_ratio(p, q)
         if isinstance(p, ProductLaw) and isinstance(q, ProductLaw):
             _same_shape(p, q)  # sup of a sum of independent terms = the sum of their sups
             return mpmath.fsum(
@@ -719,6 +721,8 @@ def hockey_stick(p: ExactDistribution, q: ExactDistribution, epsilon: Number) ->
             return total
         if isinstance(p, ProductLaw) and isinstance(q, ProductLaw):
             return _product_hockey_stick(p, q, eps)
+        if isinstance(p, GridLaw) and isinstance(q, GridLaw):
+            return _grid_hockey_stick(p, q, eps)
         return mpmath.mpf(1)
 
 
@@ -740,6 +744,8 @@ def renyi_divergence(p: ExactDistribution, q: ExactDistribution, alpha: Number) 
             raise ValueError(f"alpha must be > 0 (inf allowed), got {alpha}")
         if alpha == MP_INF:
             return max_log_ratio(p, q)
+        if isinstance(p, GridLaw) and isinstance(q, GridLaw):
+            return _grid_renyi(p, q, alpha)
         if isinstance(p, ProductLaw) and isinstance(q, ProductLaw):
             _same_shape(p, q)  # Rényi divergences of independent coordinates add up
             return mpmath.fsum(
@@ -800,12 +806,229 @@ def _kl(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
     return MP_INF
 
 
+# --------------------------------------------------------------------------------------------
+# Piecewise-constant densities on a product grid
+# --------------------------------------------------------------------------------------------
+
+
+class GridLaw:
+    """A density on a box in R^k that is constant on every cell of a product grid.
+
+    ``breaks[i]`` are the strictly increasing cut points of axis i (exact values: ``Fraction``,
+    ``int``, float or ``mpf``); ``log_density`` (shape = the number of cells per axis) holds the
+    log-density of each cell up to one additive constant (mpmath values or floats, ``-inf`` for
+    empty cells); the law is normalised on construction, exactly (mpmath). This is the output law
+    of a mechanism that releases k correlated real numbers, each piecewise uniform given the
+    mechanism's discrete choices: a finite mixture of products of piecewise-constant densities,
+    such as imola25's SliceQuantiles (spec §6.5).
+
+    Divergences against another :class:`GridLaw` of the same dimension are exact sums over the
+    merged grid (the product of the axes' merged breakpoints), where both densities are constant.
+    """
+
+    def __init__(self, breaks: Sequence[Sequence[Number]], log_density: Any):
+        axes = [list(b) for b in breaks]
+        if not axes:
+            raise ValueError("breaks must give at least one axis")
+        for i, b in enumerate(axes):
+            if len(b) < 2 or any(
+                not to_mpf(x) < to_mpf(y) for x, y in zip(b[:-1], b[1:], strict=True)
+            ):
+                raise ValueError(f"breaks[{i}] must be >= 2 strictly increasing finite values")
+            if any(not mpmath.isfinite(to_mpf(x)) for x in b):
+                raise ValueError(f"breaks[{i}] must be finite")
+        shape = tuple(len(b) - 1 for b in axes)
+        dens = np.asarray(log_density, dtype=object)
+        if dens.shape != shape:
+            raise ValueError(f"log_density must have shape {shape}, got {dens.shape}")
+        self.exact_breaks = tuple(axes)
+        self.breaks = tuple(np.array([float(x) for x in b]) for b in axes)
+        with workdps():
+            logv = self._log_volumes(axes)
+            flat = [to_mpf(x) for x in dens.ravel()]
+            log_total = logsumexp([a + v for a, v in zip(flat, logv.ravel(), strict=True)])
+            if log_total == MP_NINF or not mpmath.isfinite(log_total):
+                raise ValueError("log_density must give a positive, finite total mass")
+            self.logp = np.array([x - log_total for x in flat], dtype=object).reshape(shape)
+        self._logmass = np.array(
+            [_float_log_mp(a + v) for a, v in zip(self.logp.ravel(), logv.ravel(), strict=True)]
+        ).reshape(shape)
+        self._logpdf = np.array([_float_log_mp(a) for a in self.logp.ravel()]).reshape(shape)
+
+    @staticmethod
+    def _log_volumes(axes: Sequence[Sequence[Number]]) -> np.ndarray:
+        out = np.zeros(1, dtype=object)
+        out[0] = mpmath.mpf(0)
+        for b in axes:
+            widths = np.array(
+                [mpmath.log(to_mpf(y) - to_mpf(x)) for x, y in zip(b[:-1], b[1:], strict=True)],
+                dtype=object,
+            )
+            out = np.add.outer(out, widths).ravel()
+        return out.reshape(tuple(len(b) - 1 for b in axes))
+
+    def __len__(self) -> int:
+        return len(self.breaks)
+
+    def __repr__(self) -> str:
+        return f"GridLaw({len(self)} axes, cells {self.logp.shape})"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.logp.shape
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """Float mass of every cell (shape :attr:`shape`)."""
+        return np.exp(self._logmass)
+
+    def logpdf(self, y: Any) -> np.ndarray:
+        """Float log-density at the rows of ``y`` (n, k); -inf outside the box."""
+        y = np.asarray(y, dtype=float).reshape(-1, len(self))
+        index, inside = [], np.ones(len(y), dtype=bool)
+        for i, b in enumerate(self.breaks):
+            j = np.searchsorted(b, y[:, i], side="right") - 1
+            j = np.where(y[:, i] == b[-1], len(b) - 2, j)
+            inside &= (j >= 0) & (j < len(b) - 1)
+            index.append(np.clip(j, 0, len(b) - 2))
+        out = self._logpdf[tuple(index)]
+        return np.where(inside, out, -np.inf)
+
+    def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` draws, shape (size, k): a cell by its mass, then uniform inside it."""
+        size, rng = check_size(size), check_rng(rng)
+        prob = self.probabilities.ravel()
+        cells = rng.choice(prob.size, size=size, p=prob / prob.sum())
+        index = np.unravel_index(cells, self.shape)
+        cols = []
+        for b, j in zip(self.breaks, index, strict=True):
+            cols.append(b[j] + rng.random(size) * (b[j + 1] - b[j]))
+        return np.column_stack(cols)
+
+    def marginal(self, axis: int) -> PiecewiseLogLinear:
+        """The exact marginal density of coordinate ``axis`` (piecewise constant)."""
+        if not 0 <= axis < len(self):
+            raise ValueError(f"axis must be in [0, {len(self)}), got {axis}")
+        with workdps():
+            logv = self._log_volumes(self.exact_breaks)
+            terms = np.moveaxis(
+                np.array(
+                    [a + v for a, v in zip(self.logp.ravel(), logv.ravel(), strict=True)],
+                    dtype=object,
+                ).reshape(self.shape),
+                axis,
+                0,
+            ).reshape(self.shape[axis], -1)
+            b = self.exact_breaks[axis]
+            logs = [
+                logsumexp(list(row)) - mpmath.log(to_mpf(y) - to_mpf(x))
+                for row, x, y in zip(terms, b[:-1], b[1:], strict=True)
+            ]
+        return PiecewiseLogLinear(
+            self.breaks[axis],
+            np.zeros(len(logs)),
+            np.array([_float_log_mp(x) for x in logs]),
+            exact_breaks=b,
+            exact_intercepts=logs,
+        )
+
+    def on_grid(self, breaks: Sequence[Sequence[Number]]) -> np.ndarray:
+        """Exact log-densities (object array) on a finer grid whose axes contain this law's
+        breakpoints; cells outside this law's box get -inf."""
+        index = []
+        for mine, theirs in zip(self.exact_breaks, breaks, strict=True):
+            lo, hi = to_mpf(mine[0]), to_mpf(mine[-1])
+            mine_mp = [to_mpf(x) for x in mine]
+            idx = []
+            for x, y in zip(theirs[:-1], theirs[1:], strict=True):
+                xl, yr = to_mpf(x), to_mpf(y)
+                idx.append(bisect.bisect_right(mine_mp, xl) - 1 if lo <= xl and yr <= hi else -1)
+            index.append(np.array(idx))
+        out = np.empty(tuple(len(i) for i in index), dtype=object)
+        for pos in np.ndindex(out.shape):
+            js = tuple(index[a][p] for a, p in enumerate(pos))
+            out[pos] = MP_NINF if min(js) < 0 else self.logp[js]
+        return out
+
+
+def _float_log_mp(x: mpmath.mpf) -> float:
+    return -np.inf if x == MP_NINF else float(x)
+
+
+def merged_grid_cells(p: GridLaw, q: GridLaw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(log-volume, log p, log q) per cell of the merged grid, exact (flattened object arrays)."""
+    if len(p) != len(q):
+        raise ValueError(f"grid laws of different dimensions: {len(p)} and {len(q)}")
+    with workdps():
+        merged = []
+        for a, b in zip(p.exact_breaks, q.exact_breaks, strict=True):
+            merged.append(sorted(set(a) | set(b), key=to_mpf))
+        logv = GridLaw._log_volumes(merged).ravel()
+        return logv, p.on_grid(merged).ravel(), q.on_grid(merged).ravel()
+
+
+def grid_cell_masses(p: GridLaw, q: GridLaw) -> tuple[np.ndarray, np.ndarray]:
+    """Float masses of two grid laws on their merged cells."""
+    logv, lp, lq = merged_grid_cells(p, q)
+    mass = np.vectorize(lambda v, a: 0.0 if a == MP_NINF else float(mpmath.exp(a + v)))
+    return mass(logv, lp).astype(float), mass(logv, lq).astype(float)
+
+
+def _grid_max_log_ratio(p: GridLaw, q: GridLaw) -> mpmath.mpf:
+    _, lp, lq = merged_grid_cells(p, q)
+    best = MP_NINF
+    for a, b in zip(lp, lq, strict=True):
+        if a == MP_NINF:
+            continue
+        if b == MP_NINF:
+            return MP_INF
+        best = max(best, a - b)
+    return best
+
+
+def _grid_hockey_stick(p: GridLaw, q: GridLaw, eps: mpmath.mpf) -> mpmath.mpf:
+    logv, lp, lq = merged_grid_cells(p, q)
+    total = mpmath.mpf(0)
+    for v, a, b in zip(logv, lp, lq, strict=True):
+        if a == MP_NINF:
+            continue
+        diff = mpmath.exp(a + v) - (0 if b == MP_NINF else mpmath.exp(b + eps + v))
+        if diff > 0:
+            total += diff
+    return total
+
+
+def _grid_renyi(p: GridLaw, q: GridLaw, alpha: mpmath.mpf) -> mpmath.mpf:
+    logv, lp, lq = merged_grid_cells(p, q)
+    if alpha == 1:
+        total = mpmath.mpf(0)
+        for v, a, b in zip(logv, lp, lq, strict=True):
+            if a == MP_NINF:
+                continue
+            if b == MP_NINF:
+                return MP_INF
+            total += mpmath.exp(a + v) * (a - b)
+        return total
+    terms = []
+    for v, a, b in zip(logv, lp, lq, strict=True):
+        if a == MP_NINF:
+            continue
+        if b == MP_NINF:
+            if alpha > 1:
+                return MP_INF
+            continue
+        terms.append(alpha * a + (1 - alpha) * b + v)
+    return logsumexp(terms) / (alpha - 1)
+
+
 __all__ = [
     "DiscreteLaw",
     "ExactDistribution",
+    "GridLaw",
     "Piece",
     "PiecewiseLogLinear",
     "ProductLaw",
+    "grid_cell_masses",
     "hockey_stick",
     "log_integral_exp_linear",
     "max_log_ratio",
