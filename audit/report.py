@@ -157,19 +157,21 @@ def audit_all(
     out = Path(out)
     plots = out / "audit"
     plots.mkdir(parents=True, exist_ok=True)
-    targets: list[tuple[str, Any, str]] = [(e.name, e.build(), "reference") for e in REGISTRY]
-    targets += [(e.name, e.mechanism, "control") for e in CONTROLS]
-    targets += [(e.name, e.mechanism, "known-bad") for e in CATALOGUE]
+    targets: list[tuple[str, Any, str, Any]] = [
+        (e.name, e.build(), "reference", e.pairs() if e.pairs else None) for e in REGISTRY
+    ]
+    targets += [(e.name, e.mechanism, "control", None) for e in CONTROLS]
+    targets += [(e.name, e.mechanism, "known-bad", None) for e in CATALOGUE]
     reports: list[AuditReport] = []
     sections: list[str] = []
     rows = [
         "| mechanism | kind | claim | ε lower bound | exact ε (searched) | verdict | draws | seconds |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for i, (name, mech, kind) in enumerate(targets):
+    for i, (name, mech, kind, pairs) in enumerate(targets):
         if progress:
             progress(f"[{i + 1}/{len(targets)}] {name}")
-        r = audit_mechanism(mech, samples=samples, seed=seed, name=name)
+        r = audit_mechanism(mech, pairs=pairs, samples=samples, seed=seed, name=name)
         reports.append(r)
         png = plot_report(r, plots / f"{_slug(name)}.png")
         rel = f"audit/{png.name}" if png else None

@@ -11,10 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from reference.distributed_quantiles.hierarchical import HierarchicalRandomizer
 from reference.distributed_quantiles.threshold_query import ThresholdQuery
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse
+from reference.slice_quantiles.exact_law import theorem_4_2_delta
+from reference.slice_quantiles.slice_quantiles import SliceQuantiles
 
 
 @dataclass(frozen=True)
@@ -24,9 +28,32 @@ class RegistryEntry:
     build: Callable[[], Any]
     grid: tuple[float, ...]
     max_n: int
+    pairs: Callable[[], list[tuple[Any, Any]]] | None = None  # explicit neighbours, else searched
 
 
 UNIT_GRID = (-1000.0, -1.0, 0.0, 0.25, 0.5, 0.75, 1.0, 2.0, 1000.0)
+
+
+def _tiny_slice_quantiles() -> SliceQuantiles:
+    """imola25 spec §6.5's instance: X = {1..10}, (a, b) = (0, 11), r = (3, 8), h = 1, ε1 = 8,
+    ε2 = 4, add/remove, no ClipRange; claim (ε1 + 2ε2, Thm 4.2's exact δ for sizes >= 10)."""
+    mech = SliceQuantiles((3, 8), 1, 8.0, 4.0, (0.0, 11.0), "add_remove", clip_range=False)
+    return SliceQuantiles(
+        (3, 8),
+        1,
+        8.0,
+        4.0,
+        (0.0, 11.0),
+        "add_remove",
+        delta=float(theorem_4_2_delta(mech, 10)),
+        clip_range=False,
+    )
+
+
+def _tiny_slice_quantiles_pairs() -> list[tuple[Any, Any]]:
+    """X = {1..10} and X plus one point, the point at every half-integer of [0, 11]."""
+    x = np.arange(1.0, 11.0)
+    return [(x, np.sort(np.append(x, v))) for v in np.arange(0.5, 11.0, 1.0)]
 
 
 def _em(q: float, eps: float, adjacency: str) -> Callable[[], ExponentialQuantile]:
@@ -89,5 +116,13 @@ REGISTRY: tuple[RegistryEntry, ...] = (
         _em(0.9, 2.0, "replace_one"),
         UNIT_GRID,
         4,
+    ),
+    RegistryEntry(
+        "imola25_slice_quantiles[m=2,h=1,eps1=8,eps2=4,add_remove]",
+        "SliceQuantiles (no ClipRange, discrete CC) on X = {1..10} and X plus one point",
+        _tiny_slice_quantiles,
+        tuple(float(v) for v in np.arange(0.5, 11.0, 1.0)),
+        11,
+        _tiny_slice_quantiles_pairs,
     ),
 )

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.audit
 
 SEEDS = range(50)
 # Tests that assert "no violation" audit at α = 1e-9 (black-box bound and each conformance test):
-# 2 mechanisms × 50 seeds + 2 controls + 8 registry entries = 110 audits, each wrong with
+# 2 mechanisms × 50 seeds + 2 controls + 9 registry entries = 111 audits, each wrong with
 # probability at most 3e-9, so a correct auditor fails this module with probability < 4e-7.
 FP_ALPHA = 1e-9
 
@@ -96,7 +96,8 @@ def test_blackbox_bound_is_tight_on_correct_mechanisms_at_epsilon_1(mech, mode) 
 
 @pytest.mark.parametrize("entry", REGISTRY, ids=lambda e: e.name)
 def test_every_reference_mechanism_passes_its_audit(entry) -> None:
-    r = audit_mechanism(entry.build(), name=entry.name, seed=0, alpha=FP_ALPHA)
+    pairs = entry.pairs() if entry.pairs else None
+    r = audit_mechanism(entry.build(), pairs=pairs, name=entry.name, seed=0, alpha=FP_ALPHA)
     assert not r.violation, r.summary()
     assert r.sampler_conforms, r.conformance
     assert r.epsilon_exact <= r.claimed_epsilon + 1e-12

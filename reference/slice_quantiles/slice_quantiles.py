@@ -296,6 +296,7 @@ def _ranks_for(quantiles: Any, ranks: Any, n: int) -> np.ndarray:
     return check_ranks(r, n)
 
 
+@lru_cache(maxsize=1024)
 def cc_error(
     epsilon1: float,
     m: int,
@@ -305,7 +306,8 @@ def cc_error(
     delta: float | None = None,
     log_delta: float | None = None,
 ) -> int:
-    """w: the CC max-error bound at failure probability δ (``reference.slice_quantiles.cc_tails``)."""
+    """w: the CC max-error bound at failure probability δ (``reference.slice_quantiles.cc_tails``),
+    cached (experiments plan thousands of releases with the same parameters)."""
     from reference.slice_quantiles.cc_tails import cc_error_bound
 
     if method not in ERROR_BOUNDS:

@@ -1,0 +1,279 @@
+"""SliceQuantiles (imola25 Algorithm 1): parameters, sampler, exact law (spec §2.3–2.5, §6.5, §6.6)."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.conformance import check_sampler, dkw_test
+from reference.distributions import PiecewiseLogLinear, hockey_stick, privacy_loss
+from reference.slice_quantiles.exact_law import (
+    failure_probability,
+    output_law,
+    theorem_4_2_delta,
+)
+from reference.slice_quantiles.parameters import (
+    budget_split,
+    half_width,
+    paper_pure_w,
+    pure_log_delta,
+    target_ranks,
+    total_epsilon,
+)
+from reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
+from reference.slice_quantiles.slice_quantiles import (
+    SliceQuantiles,
+    release_levels,
+    release_order,
+    slice_quantiles,
+)
+
+X10 = np.arange(1.0, 11.0)
+ALPHA = 1e-9  # each conformance test: a correct sampler fails with probability <= 1e-9
+
+
+def _tiny(e1: float, e2: float, **kw) -> SliceQuantiles:
+    return SliceQuantiles((3, 8), 1, e1, e2, (0.0, 11.0), "add_remove", clip_range=False, **kw)
+
+
+# ---------------------------------------------------------------- parameters (spec §2.3, §6.6)
+
+
+def test_budget_split_composes_to_epsilon_under_both_adjacencies() -> None:
+    for adj, (e1, e2) in (("add_remove", (0.5, 0.25)), ("replace_one", (0.25, 1 / 6))):
+        split = budget_split(1.0, adj)
+        assert (split.epsilon1, split.epsilon2) == pytest.approx((e1, e2))
+        assert split.total == pytest.approx(1.0)
+    assert total_epsilon(1.0, 1.0, "add_remove") == 3.0
+    assert total_epsilon(1.0, 1.0, "replace_one") == 5.0
+
+
+@pytest.mark.parametrize(
+    ("m", "ar_tiny_g", "ar_paper_g", "sub_tiny_g", "sub_paper_g"),
+    [(10, 302, 192, 453, 287), (100, 320, 210, 480, 315), (200, 326, 215, 489, 323)],
+)
+def test_half_width_reproduces_spec_6_6(m, ar_tiny_g, ar_paper_g, sub_tiny_g, sub_paper_g) -> None:
+    n = 586_104
+    assert half_width(m, 0.25, 100 / (1e-6 / n)) == ar_tiny_g  # authors' g = 1e-6/n
+    assert half_width(m, 0.25, 100 * n) == ar_paper_g  # paper's g = 1/n
+    assert half_width(m, 1 / 6, 100 / (1e-6 / n)) == sub_tiny_g
+    assert half_width(m, 1 / 6, 100 * n) == sub_paper_g
+
+
+def test_section_4_worked_example_needs_base_2_logs() -> None:
+    """Sec. 4: ε1 = ε2 = 1, b = 2^32, m = 100 gives w ≈ 65,000 only with log₂ (spec §2.4)."""
+    w2 = paper_pure_w(100, 1.0, 1.0, 0.05, 2.0**32, "add_remove", 2)
+    we = paper_pure_w(100, 1.0, 1.0, 0.05, 2.0**32, "add_remove", math.e)
+    assert 64_000 < w2 < 64_100
+    assert 30_700 < we < 30_800
+
+
+def test_corollary_4_4_corrected_delta_puts_expm1_in_the_numerator_of_delta() -> None:
+    """Lemma 4.3 needs δ <= γ(e^ε − 1)/|Y|^m; the paper's log(2m(e^ε − 1)/γ) has it inverted."""
+    gamma, eps, y, m = 0.05, 2.0, 101, 3
+    log_d = pure_log_delta(gamma, eps, y, m)
+    assert log_d == pytest.approx(math.log(gamma * math.expm1(eps) / y**m))
+    # mixing weight recovered by Lemma 4.3 from this δ is γ again
+    assert math.exp(log_d) * y**m / math.expm1(eps) == pytest.approx(gamma)
+    printed = math.log(2 * m * math.expm1(eps) / gamma)  # the paper's bracket term
+    corrected = math.log(2 * m / (gamma * math.expm1(eps)))
+    assert printed - corrected == pytest.approx(2 * math.log(math.expm1(eps)))
+
+
+def test_target_ranks_floor_q_n_and_bad_quantiles_raise() -> None:
+    assert target_ranks([0.1, 0.5, 0.99], 10).tolist() == [1, 5, 9]
+    for bad in ([0.5, 0.2], [0.2, 0.2], [0.0, 0.5], [0.5, 1.0], [np.nan], []):
+        with pytest.raises(ValueError, match="quantiles"):
+            target_ranks(bad, 10)
+
+
+# ---------------------------------------------------------------- the slice EM
+
+
+def test_batched_slice_em_matches_its_exact_law() -> None:
+    pts = np.array([1.0, 2.0, 2.0, 5.0, 9.0])
+    breaks, logd = slice_em_log_density(list(pts), 0.0, 10.0, 1.5)
+    law = PiecewiseLogLinear(
+        np.array([float(b) for b in breaks]),
+        np.zeros(len(logd)),
+        np.array([float(v) for v in logd]),
+    )
+    rng = np.random.default_rng(11)
+    k = 200_000
+    z = sample_slices_em(np.tile(pts, (k, 1)), np.zeros(k), np.full(k, 10.0), 1.5, rng)
+    dkw_test(z, law.cdf, ALPHA).assert_ok()
+
+
+def test_slice_em_clips_points_into_the_range() -> None:
+    rng = np.random.default_rng(1)
+    rows = np.array([[0.0, 5.0, 20.0]] * 1000)
+    z = sample_slices_em(rows, np.full(1000, 2.0), np.full(1000, 8.0), 3.0, rng)
+    assert np.all((z >= 2.0) & (z <= 8.0))
+
+
+# ---------------------------------------------------------------- ClipRange (tree order)
+
+
+def test_tree_order_releases_the_middle_first_and_covers_every_index() -> None:
+    assert release_order(7) == [3, 1, 5, 0, 2, 4, 6]
+    for m in range(1, 40):
+        order = release_order(m)
+        assert sorted(order) == list(range(m))
+        assert order[0] == m // 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_outputs_are_monotone_under_the_tree_order(m: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = np.sort(rng.uniform(0, 100, 40 * m + 20))
+    ranks = tuple(int(v) for v in np.linspace(10, len(x) - 10, m).astype(int))
+    mech = SliceQuantiles(ranks, 2, 4.0, 2.0, (0.0, 100.0), "add_remove", cc_scale=0.01)
+    z = mech.sample(x, 50, rng)
+    assert np.all(np.diff(z, axis=1) >= 0)
+
+
+def test_anchors_of_each_level_were_released_before() -> None:
+    for m in (1, 2, 5, 16, 33):
+        released: set[int] = {-1, m}
+        for idx, left, right in release_levels(m):
+            assert set(left.tolist()) <= released and set(right.tolist()) <= released
+            released |= set(idx.tolist())
+
+
+# ---------------------------------------------------------------- exact law (spec §6.5)
+
+
+def _digits(x, n: int = 10) -> str:
+    return mpmath.nstr(x, n)
+
+
+def test_section_6_5_failure_probabilities_at_eps1_2() -> None:
+    mech = _tiny(2.0, 1.0)
+    assert _digits(failure_probability(mech, 10), 9) == "0.269707864"
+    assert _digits(failure_probability(mech, 11), 10) == "0.2136628316"
+    assert _digits(failure_probability(mech, 10, 2), 9) == "0.786447733"
+    assert _digits(failure_probability(_tiny(8.0, 4.0), 10), 4) == "0.0006821"
+    assert _digits(failure_probability(_tiny(4.0, 2.0), 10), 4) == "0.03898"
+
+
+def test_section_6_5_exact_epsilon_and_delta_at_eps1_2() -> None:
+    mech = _tiny(2.0, 1.0)
+    p, q = output_law(mech, X10), output_law(mech, np.append(X10, 5.5))
+    assert _digits(privacy_loss(p, q), 10) == "0.2395624233"
+    for eps in (3.0, 4.0):
+        assert hockey_stick(p, q, eps) == 0 and hockey_stick(q, p, eps) == 0
+
+
+@pytest.mark.parametrize(
+    ("e1", "e2", "neighbour", "eps0", "deltas"),
+    [
+        (8.0, 4.0, "add 5.5", "1.91322", ("0.3881", "0.2981", "0.0")),
+        (8.0, 4.0, "add 0.5", "3.84578", ("0.6384", "0.5611", "0.3096")),
+        (8.0, 4.0, "sub 6 -> 2.5", "1.57785", ("0.2551", "0.1535", "0.0")),
+        (4.0, 2.0, "add 5.5", "0.781417", None),
+        (4.0, 2.0, "add 0.5", "1.52905", None),
+        (4.0, 2.0, "sub 6 -> 2.5", "0.720309", None),
+    ],
+)
+def test_section_6_5_regression_numbers(e1, e2, neighbour, eps0, deltas) -> None:
+    mech = _tiny(e1, e2)
+    if neighbour.startswith("add"):
+        other = np.append(X10, float(neighbour.split()[1]))
+    else:
+        other = X10.copy()
+        other[5] = 2.5
+    p, q = output_law(mech, X10), output_law(mech, other)
+    significant = len(eps0.replace(".", "").lstrip("0"))
+    assert _digits(privacy_loss(p, q), significant) == eps0
+    if deltas is not None:
+        for eps, want in zip((0.5, 1.0, 2.0), deltas, strict=True):
+            got = max(hockey_stick(p, q, eps), hockey_stick(q, p, eps))
+            assert (_digits(got, 4) if want != "0.0" else _digits(got, 1)) == want
+
+
+def test_theorem_4_2_testable_core_holds_on_the_regression_instance() -> None:
+    """Spec §3: δ(ε1 + ε2) of X → X ∪ {x} <= P(∉ Good*_{m,n,h}) and δ(ε1 + 2ε2) of the reverse
+    <= P(∉ Good*_{m,|X'|−1,h+1}), for every half-integer x."""
+    for e1, e2 in ((2.0, 1.0), (8.0, 4.0)):
+        mech = _tiny(e1, e2)
+        p = output_law(mech, X10)
+        add_bound, remove_bound = failure_probability(mech, 10), failure_probability(mech, 10, 2)
+        for v in np.arange(0.5, 11.0, 1.0):
+            q = output_law(mech, np.append(X10, v))
+            assert hockey_stick(p, q, e1 + e2) <= add_bound
+            assert hockey_stick(q, p, e1 + 2 * e2) <= remove_bound
+        assert theorem_4_2_delta(mech, 10) == remove_bound
+
+
+def test_sampler_matches_the_exact_law() -> None:
+    mech = _tiny(4.0, 2.0)
+    rng = np.random.default_rng(5)
+    for data in (X10, np.append(X10, 0.5)):
+        check_sampler(output_law(mech, data), mech.sample(data, 200_000, rng), ALPHA).assert_ok()
+
+
+def test_exact_law_refuses_cliprange_and_laplace_noise() -> None:
+    with pytest.raises(ValueError, match="clip_range"):
+        output_law(SliceQuantiles((3, 8), 1, 2.0, 1.0, (0.0, 11.0)), X10)
+    with pytest.raises(ValueError, match="discrete"):
+        output_law(_tiny(2.0, 1.0, noise="laplace"), X10)
+
+
+# ---------------------------------------------------------------- pure variant
+
+
+def test_pure_variant_outputs_lie_on_the_grid() -> None:
+    mech = SliceQuantiles((3, 8), 1, 4.0, 2.0, (0.0, 11.0), gamma=0.2, grid_step=0.5)
+    z = mech.sample(X10, 2000, np.random.default_rng(2))
+    k = z / 0.5
+    assert np.all(k == np.round(k)) and np.all((z >= 0) & (z <= 11))
+    assert mech.grid_size == 23
+
+
+def test_pure_variant_gamma_branch_has_the_uniform_grid_law() -> None:
+    """With γ close to 1 every output is uniform on the grid: atom frequencies match 1/|Y|."""
+    from reference.conformance import atom_test
+
+    mech = SliceQuantiles((3, 8), 1, 4.0, 2.0, (0.0, 2.0), gamma=0.999999, grid_step=0.5)
+    z = mech.sample(np.linspace(0.1, 1.9, 10), 50_000, np.random.default_rng(3))[:, 0]
+    atom_test(z, {v: 0.2 for v in (0.0, 0.5, 1.0, 1.5, 2.0)}, ALPHA).assert_ok()
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_bad_input_raises_value_error_naming_the_parameter() -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="bounds"):
+        SliceQuantiles((3, 8), 1, 1.0, 1.0, (0.0, 5.0)).sample(X10, 1, rng)
+    with pytest.raises(ValueError, match="ranks"):
+        SliceQuantiles((8, 3), 1, 1.0, 1.0, (0.0, 11.0))
+    with pytest.raises(ValueError, match="epsilon1"):
+        SliceQuantiles((3, 8), 1, 0.0, 1.0, (0.0, 11.0))
+    with pytest.raises(ValueError, match="adjacency"):
+        SliceQuantiles((3, 8), 1, 1.0, 1.0, (0.0, 11.0), "local")
+    with pytest.raises(ValueError, match="grid_step"):
+        SliceQuantiles((3, 8), 1, 1.0, 1.0, (0.0, 11.0), gamma=0.1)
+    with pytest.raises(ValueError, match="quantiles"):
+        slice_quantiles(X10, [0.5, 0.3], bounds=(0, 11), epsilon=1, delta=1e-6, rng=rng)
+    with pytest.raises(ValueError, match="add_remove"):
+        slice_quantiles(
+            X10, [0.5], bounds=(0, 11), epsilon=1, delta=1e-6, rng=rng, adjacency="add_remove"
+        )
+    with pytest.raises(ValueError, match="n is len"):
+        slice_quantiles(X10, [0.5], bounds=(0, 11), epsilon=1, delta=1e-6, rng=rng, n=11)
+    with pytest.raises(ValueError, match="delta"):
+        slice_quantiles(X10, [0.5], bounds=(0, 11), epsilon=1, delta=1.5, rng=rng, half_width=1)
+
+
+def test_clamp_accepts_out_of_bounds_data() -> None:
+    mech = SliceQuantiles((3, 8), 1, 1.0, 1.0, (0.0, 5.0), clamp=True)
+    assert mech.domain == (-math.inf, math.inf)
+    z = mech.sample(X10, 100, np.random.default_rng(0))
+    assert np.all((z >= 0) & (z <= 5))
