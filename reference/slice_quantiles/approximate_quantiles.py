@@ -1,0 +1,559 @@
+"""Kaplan–Schnapp–Stemmer ApproximateQuantiles (AQ), imola25's baseline (spec §2.6, §5 item 27).
+
+AQ releases the middle quantile q* = Q[⌊|Q|/2⌋] of the current sub-problem with the exponential
+mechanism (EM) on the current data subset X_s and range (lo, hi), splits the data at the released
+value v (X_l = X_s[X_s <= v], X_u = X_s[X_s >= v]) and the remaining quantiles (rescaled to
+q/q* and (q − q*)/(1 − q*)), and recurses on (X_l, (lo, v)) and (X_u, (v, hi)). The outputs are
+monotone by construction and are returned in quantile order (= sorted).
+
+Every EM call (spec §2.6, the authors' fork of github.com/ShacharSchnapp/DP_AQ): utility
+u_j = −|j − q·|X_s|| on Smith's intervals j = 0..|X_s| of the subset clamped into (lo, hi), weight
+exp(ε'·u_j/(2·sens)) times the interval length, sens = max(q, 1 − q) — the add/remove
+sensitivity, used under both adjacencies (replace-one is paid for by doubling the composition).
+
+Budget per EM call ε' (spec §2.6, table §6.6):
+
+* ``layers`` — how many EM calls any one data point takes part in. The recursion on m quantiles
+  has depth D(m) = ⌊log₂ m⌋ + 1 = m.bit_length(), and at each depth the subsets are disjoint up to
+  a probability-zero tie with v, so a point meets at most D(m) calls (counted by
+  :func:`max_em_calls_per_point`). Rules: ``"authors"`` log₂m + 1 (real, the fork), ``"ceil"``
+  ⌈log₂m⌉ + 1, ``"depth"`` D(m). All three are >= D(m), hence all valid; ``"depth"`` is the tight
+  one, ``"authors"`` is conservative by (log₂m + 1)/D(m) (m = 200: 8.64 vs 8).
+* ``comp`` = layers (add/remove) or 2·layers (replace-one = one removal + one addition).
+* pure: ε' = ε/comp. zCDP: ε' = sqrt(8ρ/comp) (EM is ε'²/8-zCDP); the original KSS code had
+  sqrt(2ρ/comp) (the generic pure-DP bound ε'²/2), kept as ``kss_original_constant=True``; with
+  ρ from :func:`~reference.slice_quantiles.zcdp.rho_from_epsilon` (ε, δ) ("cks" form).
+
+Input values outside ``bounds`` are clamped to them (as the authors' ``single_quantile`` does), so
+every finite input is valid: the mechanism's ``domain`` is (−inf, inf). The optional N(0, 1e-5)
+jitter of the authors' code (``random_gauss``) is disabled in their experiments and omitted here.
+
+Caveat (zCDP under replace-one, tested): comp = 2·layers charges each level 2·ε'²/8, but a
+substitution inside one subset (always the case at the root) shifts the EM's utility by one on both
+sides of the target, and the root EM alone then has D_α/α ≈ 4·ε'²/8. The faithful accounting is
+therefore only a 2ρ-zCDP guarantee (comp = 4·layers would restore ρ); pure mode is unaffected
+(the substitution costs the same EM at most 2ε').
+
+Sampling is vectorised over samples (each sample's subset is a contiguous index range of the
+sorted data): several samples use log-space weights; a single release uses linear-space weights
+L_j·e^{−scale·|j − t|} with the decay factors formed as products of two exponentials (falling
+back to log space on underflow), which meets the spec's 50 ms budget for n = 586,104, m = 200.
+Both are tied to :class:`reference.primitives.exponential_mechanism.ExponentialQuantile` by
+conformance tests.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from reference.core import PrivacyClaim, check_adjacency
+from reference.slice_quantiles.zcdp import check_zcdp_delta, rho_from_epsilon
+from reference.validation import (
+    check_data,
+    check_domain,
+    check_epsilon,
+    check_positive,
+    check_rng,
+    check_size,
+)
+
+LAYER_RULES: tuple[str, ...] = ("authors", "ceil", "depth")
+MODES: tuple[str, ...] = ("pure", "zcdp")
+_CHUNK_CELLS = 1 << 22  # samples × intervals per vectorised EM block
+_PICK_BLOCK = 1024
+_SAFE_TOTAL = 1e-200  # below this total weight the linear-space EM defers to log space
+
+
+# --------------------------------------------------------------------------------------------
+# validation shared with joint_exp
+# --------------------------------------------------------------------------------------------
+
+
+def check_quantiles(quantiles: Any, name: str = "quantiles") -> np.ndarray:
+    """A non-empty 1-D array of strictly increasing quantiles in the open interval (0, 1)."""
+    try:
+        q = np.array(quantiles, dtype=float, copy=True)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a 1-D array of numbers in (0, 1)") from None
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of numbers in (0, 1)")
+    if not np.all(np.isfinite(q)) or np.any(q <= 0) or np.any(q >= 1):
+        raise ValueError(f"{name} must lie in the open interval (0, 1), got {q.tolist()}")
+    if np.any(np.diff(q) <= 0):
+        raise ValueError(f"{name} must be strictly increasing (sorted, no duplicates)")
+    return q
+
+
+def check_adjacency_central(adjacency: Any) -> str:
+    """'add_remove' or 'replace_one' (central DP only)."""
+    adjacency = check_adjacency(adjacency)
+    if adjacency not in ("add_remove", "replace_one"):
+        raise ValueError("adjacency must be 'add_remove' or 'replace_one'")
+    return adjacency
+
+
+def clamp_sorted(data: Any, bounds: tuple[float, float]) -> np.ndarray:
+    """The data clamped into ``bounds`` and sorted (documented clamping, module docstring)."""
+    x = check_data(data, "data", allow_empty=True)
+    if x.size and (x.min() < bounds[0] or x.max() > bounds[1]):
+        np.clip(x, bounds[0], bounds[1], out=x)
+    if x.size > 1 and not np.all(x[1:] >= x[:-1]):
+        x.sort()
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# budget (spec §2.6, §6.6)
+# --------------------------------------------------------------------------------------------
+
+
+def recursion_depth(m: int) -> int:
+    """D(m) = ⌊log₂ m⌋ + 1: depth of AQ's recursion on m quantiles (D(1) = 1)."""
+    if m < 1:
+        raise ValueError(f"m must be an integer >= 1, got {m!r}")
+    return int(m).bit_length()
+
+
+def layers_count(m: int, rule: str = "authors") -> float:
+    """Number of EM calls charged to a data point: log₂m + 1 ("authors", real), ⌈log₂m⌉ + 1
+    ("ceil") or ⌊log₂m⌋ + 1 ("depth", tight); spec §2.6."""
+    if rule not in LAYER_RULES:
+        raise ValueError(f"layers must be one of {LAYER_RULES}, got {rule!r}")
+    depth = recursion_depth(m)
+    if rule == "authors":
+        return math.log2(m) + 1.0
+    if rule == "ceil":
+        return float(math.ceil(math.log2(m)) + 1)
+    return float(depth)
+
+
+def composition_count(m: int, adjacency: str, rule: str = "authors") -> float:
+    """comp = layers (add/remove) or 2·layers (replace-one), spec §2.6."""
+    adjacency = check_adjacency_central(adjacency)
+    layers = layers_count(m, rule)
+    return 2.0 * layers if adjacency == "replace_one" else layers
+
+
+def per_em_epsilon(
+    m: int,
+    adjacency: str,
+    mode: str,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    layers: str = "authors",
+    kss_original_constant: bool = False,
+    composition: float | None = None,
+) -> float:
+    """ε' of each EM call: ε/comp (pure) or sqrt(8ρ/comp) (zCDP; sqrt(2ρ/comp) with
+    ``kss_original_constant``); spec §2.6 and the table of §6.6. ``composition`` overrides comp
+    (deliberately broken variants for the auditor)."""
+    comp = composition_count(m, adjacency, layers) if composition is None else composition
+    comp = check_positive(comp, "composition")
+    if mode == "pure":
+        if epsilon is None:
+            raise ValueError("mode 'pure' needs epsilon")
+        return check_epsilon(epsilon) / comp
+    if mode == "zcdp":
+        if rho is None:
+            raise ValueError("mode 'zcdp' needs rho")
+        rho = check_positive(rho, "rho")
+        factor = 2.0 if kss_original_constant else 8.0
+        return math.sqrt(factor * rho / comp)
+    raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+
+
+def em_sensitivity(q: float) -> float:
+    """The add/remove utility sensitivity max(q, 1 − q) the authors use for every call."""
+    return max(q, 1.0 - q)
+
+
+# --------------------------------------------------------------------------------------------
+# the recursion plan (data independent)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Node:
+    """One EM call of AQ: output index, rescaled quantile, children, and depth (root = 1)."""
+
+    index: int
+    q: float
+    depth: int
+    left: Node | None = None
+    right: Node | None = None
+
+
+@dataclass
+class Plan:
+    """AQ's recursion tree in pre-order (parents before children)."""
+
+    root: Node
+    order: list[Node] = field(default_factory=list)
+
+
+def _build(qs: np.ndarray, idx: np.ndarray, depth: int, order: list[Node]) -> Node | None:
+    if qs.size == 0:
+        return None
+    mid = qs.size // 2
+    q_star = float(qs[mid])
+    node = Node(int(idx[mid]), q_star, depth)
+    order.append(node)
+    node.left = _build(qs[:mid] / q_star, idx[:mid], depth + 1, order)
+    node.right = _build((qs[mid + 1 :] - q_star) / (1.0 - q_star), idx[mid + 1 :], depth + 1, order)
+    return node
+
+
+def aq_plan(quantiles: Any) -> Plan:
+    """The recursion of spec §2.6: middle q* = Q[⌊|Q|/2⌋], left part Q[:mid]/q*, right part
+    (Q[mid+1:] − q*)/(1 − q*) (= the fork's array_split of Q without q*)."""
+    q = check_quantiles(quantiles)
+    order: list[Node] = []
+    root = _build(q, np.arange(q.size), 1, order)
+    assert root is not None
+    return Plan(root, order)
+
+
+def max_em_calls_per_point(quantiles: Any) -> int:
+    """The largest number of EM calls whose data subset can contain one given point: the longest
+    root-to-leaf path of the recursion (the subsets of one depth are disjoint a.s.)."""
+    return max(node.depth for node in aq_plan(quantiles).order)
+
+
+# --------------------------------------------------------------------------------------------
+# the EM on subsets (vectorised over samples)
+# --------------------------------------------------------------------------------------------
+
+
+def subset_em_sample(
+    x: np.ndarray,
+    gaps: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    q: float,
+    epsilon: float,
+    sensitivity: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """One EM draw per sample s on the subset x[start_s:stop_s] with range (lo_s, hi_s).
+
+    Interval j = 0..k (k = stop − start) runs from s_j to s_{j+1} with s_0 = lo, s_{k+1} = hi and
+    s_1..s_k the subset; P(j) ∝ (s_{j+1} − s_j)·exp(−ε·|j − q·k|/(2·sens)) (spec §2.2/§2.6); the
+    output is uniform in the chosen interval. ``gaps`` = diff(x). Several samples: log-space
+    weights scaled by their row maximum, inverse CDF (:func:`_em_batch`). One sample (a single
+    release, the hot path): :func:`_em_single`. A sample whose intervals all have length zero
+    (lo = hi) returns lo.
+    """
+    size = start.size
+    scale = epsilon / (2.0 * sensitivity)
+    k = stop - start
+    if size == 1:
+        v = _em_single(x, gaps, int(start[0]), int(k[0]), float(lo[0]), float(hi[0]), q, scale, rng)
+        return np.array([v])
+    out = np.empty(size)
+    if size == 0:
+        return out
+    width = int(k.max()) + 1
+    chunk = max(1, _CHUNK_CELLS // width)
+    for c0 in range(0, size, chunk):
+        sl = slice(c0, min(size, c0 + chunk))
+        out[sl] = _em_batch(x, start[sl], k[sl], lo[sl], hi[sl], q, scale, width, rng)
+    return out
+
+
+def _em_batch(
+    x: np.ndarray,
+    start: np.ndarray,
+    k: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    q: float,
+    scale: float,
+    width: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Vectorised EM over rows with different subsets (padded to ``width`` intervals)."""
+    s, n = start.size, x.size
+    j = np.arange(width + 1)[None, :]  # breakpoint index: s_0 = lo, s_1..s_k data, then hi
+    inside = (j >= 1) & (j <= k[:, None])
+    data_bp = x[np.clip(start[:, None] + j - 1, 0, n - 1)] if n else np.zeros((s, width + 1))
+    bp = np.where(inside, data_bp, np.where(j == 0, lo[:, None], hi[:, None]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logw = np.log(np.diff(bp, axis=1))
+    logw -= scale * np.abs(j[:, :-1] - q * k[:, None])
+    top = logw.max(axis=1)
+    dead = ~np.isfinite(top)
+    top[dead] = 0.0
+    cum = np.cumsum(np.exp(logw - top[:, None]), axis=1)
+    u = rng.random(s) * cum[:, -1]
+    choice = np.minimum((cum <= u[:, None]).sum(axis=1), k)
+    rows = np.arange(s)
+    left, right = bp[rows, choice], bp[rows, choice + 1]
+    v = left + (right - left) * rng.random(s)
+    return np.where(dead, lo, v)
+
+
+def _decay_powers(scale: float, count: int, offset: float = 0.0) -> np.ndarray:
+    """exp(−scale·(d + offset)) for d = 0..count−1 as products of two correctly rounded
+    exponentials (e^{−scale·B·a}·e^{−scale·(b + offset)}, d = B·a + b): about two roundings
+    each, O(sqrt(count)) calls of exp."""
+    block = max(1, math.isqrt(max(count - 1, 0)) + 1)
+    small = np.exp(-scale * (np.arange(block) + offset))
+    big = np.exp(-scale * block * np.arange(-(-count // block)))
+    return np.multiply.outer(big, small).ravel()[:count]
+
+
+def _em_single(
+    x: np.ndarray,
+    gaps: np.ndarray,
+    start: int,
+    k: int,
+    lo: float,
+    hi: float,
+    q: float,
+    scale: float,
+    rng: np.random.Generator,
+) -> float:
+    """One EM draw in linear space: weight_j = L_j·e^{−scale·|j − t|}, t = q·k, with the decay
+    factors from :func:`_decay_powers` (no exp per interval). Falls back to log space
+    (:func:`_em_single_log`) when the total weight is not safely above the underflow range."""
+    lengths = np.empty(k + 1)
+    if k == 0:
+        lengths[0] = hi - lo
+    else:
+        lengths[0] = x[start] - lo
+        lengths[1:k] = gaps[start : start + k - 1]
+        lengths[k] = hi - x[start + k - 1]
+    t = q * k
+    j0 = min(int(math.floor(t)), k)
+    frac = t - j0
+    w = lengths
+    w[: j0 + 1] *= _decay_powers(scale, j0 + 1, frac)[::-1]  # |j − t| = (j0 − j) + frac
+    if k > j0:
+        w[j0 + 1 :] *= _decay_powers(scale, k - j0, 1.0 - frac)  # |j − t| = (j − j0 − 1) + 1 − frac
+    choice = _pick(w, rng.random())
+    if choice < 0:
+        return _em_single_log(x, start, k, lo, hi, q, scale, rng)
+    left = lo if choice == 0 else float(x[start + choice - 1])
+    right = hi if choice == k else float(x[start + choice])
+    return left + (right - left) * rng.random()
+
+
+def _pick(w: np.ndarray, u: float) -> int:
+    """Index J with P(J = j) = w_j/Σw for u ~ U[0, 1) (inverse CDF in two stages: block sums,
+    then the cumulative sum inside the chosen block); −1 when Σw is not safely positive."""
+    n = w.size
+    if n <= 4 * _PICK_BLOCK:
+        cum = np.cumsum(w)
+        total = float(cum[-1])
+        if not (math.isfinite(total) and total > _SAFE_TOTAL):
+            return -1
+        return min(int(np.searchsorted(cum, u * total, side="right")), n - 1)
+    nb = n // _PICK_BLOCK
+    sums = np.empty(nb + 1)
+    sums[:nb] = w[: nb * _PICK_BLOCK].reshape(nb, _PICK_BLOCK).sum(axis=1)
+    sums[nb] = w[nb * _PICK_BLOCK :].sum()
+    cum = np.cumsum(sums)
+    total = float(cum[-1])
+    if not (math.isfinite(total) and total > _SAFE_TOTAL):
+        return -1
+    target = u * total
+    b = min(int(np.searchsorted(cum, target, side="right")), nb)
+    base = b * _PICK_BLOCK
+    inner = np.cumsum(w[base : base + _PICK_BLOCK])
+    rest = target - (float(cum[b - 1]) if b else 0.0)
+    j = min(int(np.searchsorted(inner, rest, side="right")), inner.size - 1)
+    if w[base + j] <= 0:  # rounding pushed past the block's last positive weight
+        j = int(np.flatnonzero(w[base : base + j + 1] > 0)[-1])
+    return base + j
+
+
+def _em_single_log(
+    x: np.ndarray,
+    start: int,
+    k: int,
+    lo: float,
+    hi: float,
+    q: float,
+    scale: float,
+    rng: np.random.Generator,
+) -> float:
+    """The same draw in log space (weights scaled by their maximum): immune to underflow."""
+    bp = np.concatenate([[lo], x[start : start + k], [hi]])
+    with np.errstate(divide="ignore"):
+        logw = np.log(np.diff(bp)) - scale * np.abs(np.arange(k + 1) - q * k)
+    top = logw.max()
+    if not math.isfinite(top):
+        return lo
+    cum = np.cumsum(np.exp(logw - top))
+    choice = min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), k)
+    return float(bp[choice] + (bp[choice + 1] - bp[choice]) * rng.random())
+
+
+# --------------------------------------------------------------------------------------------
+# AQ
+# --------------------------------------------------------------------------------------------
+
+
+def resolve_rho(epsilon: float, mode: str, delta: float | None, rho: float | None) -> float | None:
+    """ρ for mode 'zcdp' (exactly one of ``delta`` — then ρ = rho_from_epsilon(ε, δ) — or
+    ``rho``); None for mode 'pure' (where both must be None)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if mode == "pure":
+        if delta is not None or rho is not None:
+            raise ValueError("mode 'pure' takes neither delta nor rho")
+        return None
+    if (delta is None) == (rho is None):
+        raise ValueError(
+            "mode 'zcdp' needs exactly one of delta (then rho = rho(epsilon, delta)) or rho"
+        )
+    if rho is not None:
+        return check_positive(rho, "rho")
+    return rho_from_epsilon(epsilon, check_zcdp_delta(delta))
+
+
+def sample_aq(
+    x: np.ndarray,
+    plan: Plan,
+    bounds: tuple[float, float],
+    eps_prime: float,
+    size: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """``size`` independent AQ releases on sorted clamped data ``x``: (size, m).
+
+    Each sample's subset at a node is a contiguous range x[start:stop] (splitting by value keeps
+    sorted order); X_l = X_s[X_s <= v] and X_u = X_s[X_s >= v] as in the fork (spec §2.6)."""
+    m = len(plan.order)
+    out = np.empty((size, m))
+    gaps = np.diff(x)
+    a, b = bounds
+    state = {
+        id(plan.root): (
+            np.zeros(size, dtype=np.int64),
+            np.full(size, x.size, dtype=np.int64),
+            np.full(size, a),
+            np.full(size, b),
+        )
+    }
+    for node in plan.order:
+        start, stop, lo, hi = state.pop(id(node))
+        v = subset_em_sample(
+            x, gaps, start, stop, lo, hi, node.q, eps_prime, em_sensitivity(node.q), rng
+        )
+        out[:, node.index] = v
+        if node.left is not None:
+            le = np.clip(np.searchsorted(x, v, side="right"), start, stop)
+            state[id(node.left)] = (start, le, lo, v)
+        if node.right is not None:
+            lt = np.clip(np.searchsorted(x, v, side="left"), start, stop)
+            state[id(node.right)] = (lt, stop, v, hi)
+    return out
+
+
+def approximate_quantiles(
+    data: Any,
+    quantiles: Any,
+    bounds: tuple[float, float],
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    adjacency: str = "replace_one",
+    mode: str = "pure",
+    delta: float | None = None,
+    rho: float | None = None,
+    layers: str = "authors",
+    kss_original_constant: bool = False,
+) -> np.ndarray:
+    """One AQ release (spec §2.6): m estimates, sorted, in quantile order.
+
+    mode 'pure': (ε, 0)-DP. mode 'zcdp': ρ-zCDP with ρ = ``rho`` or ρ = rho_from_epsilon(ε, δ)
+    (then (ε, δ)-DP by the "cks" conversion)."""
+    bounds = check_domain(bounds, "bounds", finite=True)
+    epsilon = check_epsilon(epsilon)
+    rng = check_rng(rng)
+    adjacency = check_adjacency_central(adjacency)
+    plan = aq_plan(quantiles)
+    r = resolve_rho(epsilon, mode, delta, rho)
+    eps_prime = per_em_epsilon(
+        len(plan.order),
+        adjacency,
+        mode,
+        epsilon=epsilon,
+        rho=r,
+        layers=layers,
+        kss_original_constant=kss_original_constant,
+    )
+    x = clamp_sorted(data, bounds)
+    return sample_aq(x, plan, bounds, eps_prime, 1, rng)[0]
+
+
+@dataclass(frozen=True)
+class ApproximateQuantilesMechanism:
+    """AQ as a :class:`reference.core.Mechanism`: claim (ε, 0) (pure) or (ε, δ) (zcdp, ρ =
+    rho_from_epsilon(ε, δ)); ``domain`` (−inf, inf) since inputs are clamped to ``bounds``.
+
+    ``composition`` overrides comp (a value below the true one is a deliberately broken variant).
+    """
+
+    quantiles: tuple[float, ...]
+    epsilon: float
+    bounds: tuple[float, float]
+    adjacency: str = "replace_one"
+    mode: str = "pure"
+    delta: float | None = None
+    layers: str = "authors"
+    kss_original_constant: bool = False
+    composition: float | None = None
+
+    def __post_init__(self) -> None:
+        q = check_quantiles(self.quantiles)
+        object.__setattr__(self, "quantiles", tuple(q.tolist()))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
+        check_adjacency_central(self.adjacency)
+        if self.mode == "zcdp" and self.delta is None:
+            raise ValueError("mode 'zcdp' needs delta in (0, 1)")
+        layers_count(len(q), self.layers)
+        check_positive(self.epsilon_per_call, "epsilon per EM call")  # validates mode, delta
+
+    @property
+    def rho(self) -> float | None:
+        return resolve_rho(self.epsilon, self.mode, self.delta, None)
+
+    @property
+    def epsilon_per_call(self) -> float:
+        return per_em_epsilon(
+            len(self.quantiles),
+            self.adjacency,
+            self.mode,
+            epsilon=self.epsilon,
+            rho=self.rho,
+            layers=self.layers,
+            kss_original_constant=self.kss_original_constant,
+            composition=self.composition,
+        )
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        delta = 0.0 if self.mode == "pure" else float(self.delta)  # type: ignore[arg-type]
+        return PrivacyClaim(self.epsilon, delta, self.adjacency)
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        """Any finite input is valid: values outside ``bounds`` are clamped (documented)."""
+        return (-np.inf, np.inf)
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent releases, shape (size, m), vectorised over the samples."""
+        size, rng = check_size(size), check_rng(rng)
+        x = clamp_sorted(data, self.bounds)
+        plan = aq_plan(self.quantiles)
+        return sample_aq(x, plan, self.bounds, self.epsilon_per_call, size, rng)
