@@ -189,15 +189,17 @@ class SliceQuantiles:
     # ------------------------------------------------------------------ sampling
     def prepare(self, data: Any) -> np.ndarray:
         """Validated, sorted data (clamped into bounds when ``clamp``)."""
-        x = check_data(data, "data")
+        x = check_data(data, "data")  # a fresh copy: sorted in place below
         a, b = self.bounds
         if self.clamp:
-            x = np.clip(x, a, b)
-        elif np.any(x < a) or np.any(x > b):
+            np.clip(x, a, b, out=x)
+        elif x.min() < a or x.max() > b:
             raise ValueError(
                 f"data must lie within bounds [{a}, {b}] (or pass clamp=True to clamp them)"
             )
-        return np.sort(x)
+        if not np.all(x[1:] >= x[:-1]):  # O(n) check: sorted input skips the O(n log n) sort
+            x.sort()
+        return x
 
     def release(self, data: Any, rng: np.random.Generator) -> np.ndarray:
         """One run of Algorithm 1: the m estimates, shape (m,)."""
