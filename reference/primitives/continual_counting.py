@@ -101,8 +101,12 @@ def prefix_sums(eta: np.ndarray) -> np.ndarray:
 
 
 def round_half_up(x: np.ndarray) -> np.ndarray:
-    """⌊x + ½⌋ as int64 (k − ½ ↦ k, spec §5.16)."""
-    return np.floor(np.asarray(x, dtype=float) + 0.5).astype(np.int64)
+    """⌊x + ½⌋ as int64 (k − ½ ↦ k, spec §5.16), computed exactly as ⌊x⌋ + [x − ⌊x⌋ >= ½]: the
+    float sum x + ½ would round 0.5 − 2^−54 up to 1 (and odd integers above 2^52 up by one),
+    whereas x − ⌊x⌋ is exact in floating point."""
+    x = np.asarray(x, dtype=float)
+    k = np.floor(x)
+    return (k + (x - k >= 0.5)).astype(np.int64)
 
 
 def _check_noise(noise: Any) -> str:

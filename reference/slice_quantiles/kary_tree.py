@@ -1,0 +1,581 @@
+"""Why the authors' k-ary tree noise is not a valid CC (imola25 spec §5 item 23), and the Fenwick
+tree for contrast. Analysis only: nothing here samples or releases the authors' noise.
+
+Facts read from the authors' repository (NynsenFaber/DP_CC_quantiles,
+``quantiles_with_continual_counting/k_ary_tree_noise.py``, class ``KaryTreeNoise``), restated in
+our own words:
+
+* height H = ⌈log_k(m)⌉ computed in floating point (``ceil(log(m, k))``; e.g. m = 125, k = 5 gives
+  H = 4 because log(125, 5) = 3.0000000000000004), node noise DLap with scale (H + 1)/(2ε), i.e.
+  p = e^{−2ε/(H+1)} — the "true sensitivity (H + 1)/2" of the repo's comment;
+* a node noise is cached by (level, local child index j ∈ [0, k)) — the same variable is reused
+  under every parent at that level;
+* prefix t (1-based) gets the root, then for levels 1..H with block size k^{H−level}:
+  i = rem // block, rem = rem mod block (rem starts at t − 1); every sibling j ≠ i with
+  j·block < m enters with sign +1 if j < i and −1 if j > i; if rem = 0 after the division the
+  node (level, i) itself is added with sign +1 and the walk stops;
+* k is auto-chosen as the first minimiser over k = 2..m of the variance proxy
+  (2 + Σ_levels (min(k, ⌈m/block⌉) − 1))·Var(node), with an early stop once the proxy exceeds 10×
+  the best; it depends on ε (m = 20: k = 5 for ε <= 0.5, k = 20 for ε = 1);
+* ``high_prob_bound(δ)`` = min over a 100-point λ grid in (10^{−6}, 0.99·(−ln p)) of
+  (max_terms·log M(λ) + log(m/δ))/λ — a one-sided union bound (log(m/δ), not log(2m/δ)).
+
+So the prefix noise is N = A·ξ for an integer matrix A (:func:`authors_kary_noise_matrix`) and iid
+DLap node variables ξ. A CC must satisfy Lemma 3.1 (1) for every contiguous shift e^{(s)}
+(e_i = 1[i >= s]). If e^{(s)} is not in the real column space of A, a left null vector v
+(vᵀA = 0, v·e^{(s)} ≠ 0) separates the supports of r + N and r + e + N: the loss is infinite.
+With integer node noise the right object is the lattice A·ℤ^V: even shifts in the real span
+can leave it (for H = 1, N_t − N_{t−1} = 2ξ_{t−1} is always even), again infinite loss. Where a
+shift is reachable, the loss is at most min{‖c‖₁ : A c = e, c ∈ ℤ^V}/scale, which can exceed the
+budget ((H+1)/2 per unit of scale); :func:`shift_loss_over_box` computes the exact loss at
+lattice points (closed-form pmf, kernel dimension <= 1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+import mpmath
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
+from reference.exact.mp import MP_INF, MP_NINF, logsumexp, to_mpf, workdps
+from reference.primitives.continual_counting import (
+    fenwick_parents,
+    shift_privacy_loss,
+    tree_height,
+)
+from reference.slice_quantiles.cc_tails import resolve_log_delta
+from reference.validation import check_epsilon, check_int
+
+Variable = tuple[int, int]  # (level, local index) for the authors' tree; (0, i) for Fenwick node i
+
+
+# ----------------------------------------------------------------------------- the authors' tree
+def _check_mk(m: Any, k: Any) -> tuple[int, int]:
+    m = check_int(m, "m", minimum=2)  # the repo rejects max_time <= 1
+    k = check_int(k, "k", minimum=2)
+    if k > m:
+        raise ValueError(f"k must be in [2, m] = [2, {m}], got {k}")
+    return m, k
+
+
+def authors_height(m: int, k: int) -> int:
+    """H = ceil(log(m, k)) in floating point, as the repo computes it (spec §5 item 23)."""
+    m, k = _check_mk(m, k)
+    return math.ceil(math.log(m, k))
+
+
+def authors_max_terms(m: int, k: int) -> int:
+    """The repo's count of noise terms per prefix: 2 + Σ_{level=1..H} (min(k, ⌈m/k^{H−level}⌉) − 1)."""
+    m, k = _check_mk(m, k)
+    h = authors_height(m, k)
+    return 2 + sum(min(k, math.ceil(m / k ** (h - level))) - 1 for level in range(1, h + 1))
+
+
+def authors_claimed_sensitivity(m: int, k: int) -> Fraction:
+    """(H + 1)/2: the per-shift L1 budget the repo's scale (H + 1)/(2ε) pays for."""
+    return Fraction(authors_height(m, k) + 1, 2)
+
+
+def authors_auto_k(m: int, epsilon: float) -> int:
+    """The repo's automatic branching factor (first minimiser of its variance proxy over
+    k = 2..m with its early stop; floats as in the repo)."""
+    m = check_int(m, "m", minimum=2)
+    epsilon = check_epsilon(epsilon)
+    best_k, best_var = 2, math.inf
+    for cand in range(2, m + 1):
+        h = math.ceil(math.log(m, cand))
+        b = math.exp(-1.0 / (((h + 1) / 2) / epsilon))
+        var_node = 2 * b / (1 - b) ** 2
+        terms = 2 + sum(
+            min(cand, math.ceil(m / cand ** (h - level))) - 1 for level in range(1, h + 1)
+        )
+        var = terms * var_node
+        if var > 10 * best_var:
+            break
+        if var < best_var:
+            best_var, best_k = var, cand
+    return best_k
+
+
+def authors_prefix_terms(m: int, k: int, t: int) -> list[tuple[Variable, int]]:
+    """The signed node variables ((level, j), ±1) the repo sums for prefix t (1 <= t <= m)."""
+    m, k = _check_mk(m, k)
+    t = check_int(t, "t", minimum=1)
+    if t > m:
+        raise ValueError(f"t must be in [1, m] = [1, {m}], got {t}")
+    h = authors_height(m, k)
+    out: list[tuple[Variable, int]] = [((0, 0), 1)]
+    rem = t - 1
+    for level in range(1, h + 1):
+        block = k ** (h - level)
+        i, rem = divmod(rem, block)
+        for j in range(k):
+            if j != i and j * block < m:
+                out.append(((level, j), 1 if j < i else -1))
+        if rem == 0:
+            out.append(((level, i), 1))
+            break
+    return out
+
+
+def authors_kary_noise_matrix(m: int, k: int) -> tuple[np.ndarray, tuple[Variable, ...]]:
+    """(A, variables): N_t = Σ_v A[t−1, v]·ξ_v for the repo's prefix noise (spec §5 item 23)."""
+    rows = [authors_prefix_terms(m, k, t) for t in range(1, m + 1)]
+    variables = tuple(sorted({v for row in rows for v, _ in row}))
+    col = {v: j for j, v in enumerate(variables)}
+    a = np.zeros((m, len(variables)), dtype=np.int64)
+    for t, row in enumerate(rows):
+        for v, sign in row:
+            a[t, col[v]] += sign
+    return a, variables
+
+
+def authors_chernoff_bound(
+    m: int,
+    epsilon: float,
+    delta: Any = None,
+    k: int | None = None,
+    *,
+    log_delta: Any = None,
+    two_sided: bool = False,
+    grid: bool = True,
+) -> float:
+    """The repo's ``high_prob_bound``: min over λ of (max_terms·log M(λ) + log(c·m/δ))/λ with
+    M(λ) = (1−p)²/((1−pe^λ)(1−pe^{−λ})), p = e^{−2ε/(H+1)}; c = 1 as in the repo (one-sided),
+    c = 2 with ``two_sided`` (spec §6.3 "repo tree Chernoff": 126.5 / 233.8 / 266.2 / 533.2).
+    ``grid`` = the repo's 100-point λ grid; otherwise a fine bounded search. Floats."""
+    kk = authors_auto_k(m, epsilon) if k is None else k
+    m, kk = _check_mk(m, kk)
+    h = authors_height(m, kk)
+    p = math.exp(-1.0 / (((h + 1) / 2) / epsilon))
+    terms = authors_max_terms(m, kk)
+    log_term = math.log((2 if two_sided else 1) * m) - float(resolve_log_delta(delta, log_delta))
+
+    def bound(lam: float) -> float:
+        d1, d2 = 1 - p * math.exp(lam), 1 - p * math.exp(-lam)
+        if d1 <= 0 or d2 <= 0:
+            return math.inf
+        return (terms * math.log((1 - p) ** 2 / (d1 * d2)) + log_term) / lam
+
+    lam_max = -math.log(p)
+    if grid:
+        return min(bound(float(x)) for x in np.linspace(1e-6, 0.99 * lam_max, 100))
+    xs = np.linspace(lam_max * 1e-6, lam_max * (1 - 1e-9), 20001)
+    return min(bound(float(x)) for x in xs)
+
+
+# ----------------------------------------------------------------------------- the Fenwick tree
+def fenwick_noise_matrix(m: int) -> tuple[np.ndarray, tuple[Variable, ...]]:
+    """(W, variables): N_i = Σ_j W[i−1, j−1] η_j, W[i−1, j−1] = 1 iff node j is in the dyadic
+    decomposition of [0, i) (spec §2.1); unimodular (unit lower triangular)."""
+    m = check_int(m, "m", minimum=1)
+    parents = fenwick_parents(m)
+    w = np.zeros((m, m), dtype=np.int64)
+    for i in range(1, m + 1):
+        j = i
+        while j > 0:
+            w[i - 1, j - 1] = 1
+            j = int(parents[j])
+    return w, tuple((0, i) for i in range(1, m + 1))
+
+
+# ----------------------------------------------------------------------------- exact lattice algebra
+@dataclass(frozen=True)
+class ColumnEchelon:
+    """A·U = E with U unimodular (integer, det ±1), E's first ``rank`` columns in column echelon
+    form (pivot rows strictly increasing) and its other columns zero. Columns rank.. of U span
+    the integer kernel {c ∈ ℤ^V : A c = 0}."""
+
+    echelon: tuple[tuple[int, ...], ...]
+    transform: tuple[tuple[int, ...], ...]
+    pivots: tuple[int, ...]  # pivot row of each of the first ``rank`` columns
+
+    @property
+    def rank(self) -> int:
+        return len(self.pivots)
+
+    @cached_property
+    def sparse_rows(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """Non-zero (column, value) pairs of each row of E[:, :rank]."""
+        r = self.rank
+        return tuple(tuple((c, v) for c, v in enumerate(row[:r]) if v != 0) for row in self.echelon)
+
+    @cached_property
+    def sparse_transform_rows(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """Non-zero (column, value) pairs of each row of U."""
+        return tuple(tuple((c, v) for c, v in enumerate(row) if v != 0) for row in self.transform)
+
+    def kernel(self) -> list[list[int]]:
+        """An integer basis of the kernel lattice (columns of U beyond the rank)."""
+        u = self.transform
+        return [[u[r][c] for r in range(len(u))] for c in range(self.rank, len(u[0]))]
+
+
+def integer_column_echelon(a: Any) -> ColumnEchelon:
+    """Exact integer column echelon form by extended-Euclid column operations (Python ints)."""
+    arr = np.asarray(a)
+    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError("a must be a 2-D integer matrix")
+    rows, cols = arr.shape
+    e = [[int(x) for x in row] for row in arr.tolist()]
+    u = [[int(r == c) for c in range(cols)] for r in range(cols)]
+
+    def swap(c1: int, c2: int) -> None:
+        for mat in (e, u):
+            for row in mat:
+                row[c1], row[c2] = row[c2], row[c1]
+
+    def axpy(dst: int, src: int, q: int) -> None:  # column dst -= q·column src
+        for mat in (e, u):
+            for row in mat:
+                row[dst] -= q * row[src]
+
+    pivots: list[int] = []
+    r = 0
+    for row in range(rows):
+        if r == cols:
+            break
+        for c in range(r + 1, cols):
+            while e[row][c] != 0:
+                if e[row][r] == 0:
+                    swap(r, c)
+                    continue
+                axpy(c, r, e[row][c] // e[row][r])
+                if e[row][c] != 0:
+                    swap(r, c)
+        if e[row][r] != 0:
+            if e[row][r] < 0:
+                for mat in (e, u):
+                    for rr in mat:
+                        rr[r] = -rr[r]
+            pivots.append(row)
+            r += 1
+    return ColumnEchelon(tuple(map(tuple, e)), tuple(map(tuple, u)), tuple(pivots))
+
+
+def _exact_div(num: int | Fraction, den: int) -> int | Fraction:
+    """num/den as an int when it divides exactly (keeps the common unimodular case in ints)."""
+    if isinstance(num, int) and num % den == 0:
+        return num // den
+    return Fraction(num) / den
+
+
+def _solve_echelon(ech: ColumnEchelon, x: list[int]) -> list[int | Fraction] | None:
+    """y (length rank) with E[:, :rank] y = x over ℚ, or None if x is not in the real span
+    (forward substitution on the pivot rows, then a check of every row; sparse, exact)."""
+    rows = ech.sparse_rows
+    y: list[int | Fraction] = []
+    for j, prow in enumerate(ech.pivots):
+        acc: int | Fraction = x[prow]
+        pivot = 0
+        for col, val in rows[prow]:
+            if col < j:
+                acc -= val * y[col]
+            elif col == j:
+                pivot = val
+        y.append(_exact_div(acc, pivot))
+    for row, entries in enumerate(rows):
+        if sum((val * y[col] for col, val in entries), 0) != x[row]:
+            return None
+    return y
+
+
+def _apply_transform(ech: ColumnEchelon, y: list[int | Fraction]) -> list[int | Fraction]:
+    """c = U[:, :rank]·y (sparse)."""
+    c: list[int | Fraction] = [0] * len(ech.transform)
+    for r, entries in enumerate(ech.sparse_transform_rows):
+        c[r] = sum((val * y[col] for col, val in entries if col < len(y)), 0)
+    return c
+
+
+def span_membership(ech: ColumnEchelon, x: Any) -> tuple[bool, list[int] | None]:
+    """(x ∈ span_ℝ(A), an integer c with A c = x or None if x ∉ A·ℤ^V), exact."""
+    xs = [int(v) for v in np.asarray(x).tolist()]
+    y = _solve_echelon(ech, xs)
+    if y is None:
+        return False, None
+    if any(isinstance(v, Fraction) and v.denominator != 1 for v in y):
+        return True, None
+    c = _apply_transform(ech, [int(v) for v in y])
+    return True, [int(v) for v in c]
+
+
+def _unique_real_cost(ech: ColumnEchelon, x: Any) -> Fraction:
+    """‖c‖₁ of the unique real solution of A c = x (trivial kernel, x in the span)."""
+    y = _solve_echelon(ech, [int(v) for v in np.asarray(x).tolist()])
+    if y is None:
+        raise ValueError("x is not in the column space")
+    return sum((abs(Fraction(v)) for v in _apply_transform(ech, y)), Fraction(0))
+
+
+def left_null_vectors(a: Any) -> list[list[int]]:
+    """An integer basis of {v : vᵀA = 0} (the null space of the noise covariance A·Aᵀ)."""
+    arr = np.asarray(a)
+    ech = integer_column_echelon(arr.T.copy())
+    return ech.kernel()
+
+
+def contiguous_shift(m: int, s: int, d: int = 1) -> np.ndarray:
+    """e^{(s)} with e_i = d·1[i >= s] (Eq. 1 with t = s − 1), d ∈ {−1, +1}."""
+    m = check_int(m, "m", minimum=1)
+    s = check_int(s, "s", minimum=1)
+    if s > m or d not in (-1, 1):
+        raise ValueError(f"s must be in [1, m] = [1, {m}] and d in {{-1, 1}}, got s={s}, d={d}")
+    return d * (np.arange(1, m + 1) >= s).astype(np.int64)
+
+
+def min_l1_cost(a: Any, e: Any, *, integer: bool = False) -> float | None:
+    """min ‖c‖₁ s.t. A c = e (LP with c = c⁺ − c⁻; ``integer`` = MILP over ℤ^V), None if
+    infeasible. scipy/HiGHS; an integer solution is re-checked exactly."""
+    arr = np.asarray(a, dtype=float)
+    vec = np.asarray(e, dtype=float)
+    nvar = arr.shape[1]
+    cost = np.ones(2 * nvar)
+    aeq = np.hstack([arr, -arr])
+    if integer:
+        res = milp(
+            cost,
+            constraints=LinearConstraint(aeq, vec, vec),
+            integrality=np.ones(2 * nvar),
+            bounds=Bounds(0, np.inf),
+        )
+        if res.status != 0:
+            return None
+        c = np.rint(res.x[:nvar] - res.x[nvar:]).astype(np.int64)
+        if not np.array_equal(np.asarray(a, dtype=np.int64) @ c, np.asarray(e, dtype=np.int64)):
+            raise RuntimeError("MILP solution failed the exact check")
+        return float(np.abs(c).sum())
+    res = linprog(cost, A_eq=aeq, b_eq=vec, bounds=(0, None), method="highs")
+    return float(res.fun) if res.status == 0 else None
+
+
+# ----------------------------------------------------------------------------- reports
+@dataclass(frozen=True)
+class ShiftReport:
+    """Contiguous-shift analysis of an additive tree noise N = A·ξ with iid DLap node noise."""
+
+    tree: str  # "authors_kary" or "fenwick"
+    m: int
+    k: int | None
+    height: int
+    claimed_sensitivity: Fraction  # L1 shift budget paid for by the node scale
+    n_variables: int
+    rank: int  # rank of A = rank of the covariance A·Aᵀ
+    null_vector: tuple[int, ...] | None  # v with vᵀA = 0 and v·e^{(s)} ≠ 0 (witness), if any
+    witness_shift: int | None  # that s
+    witness_dot: int | None  # v·e^{(s)}
+    outside_span: tuple[int, ...]  # s with e^{(s)} ∉ span_ℝ(A): infinite loss
+    outside_lattice: tuple[int, ...]  # s with e^{(s)} ∉ A·ℤ^V (includes outside_span)
+    real_costs: dict[int, float]  # s -> min ‖c‖₁ over ℝ (s in the real span)
+    integer_costs: dict[int, float]  # s -> min ‖c‖₁ over ℤ (s in the lattice)
+
+    @property
+    def full_rank(self) -> bool:
+        return self.rank == self.m
+
+    @property
+    def max_integer_cost(self) -> float | None:
+        return max(self.integer_costs.values()) if self.integer_costs else None
+
+    @property
+    def is_valid_cc(self) -> bool:
+        """Every contiguous shift reachable with integer L1 cost <= the claimed budget: then
+        Lemma 3.1 (1) holds at the claimed ε (sufficient condition)."""
+        return not self.outside_lattice and all(
+            c <= self.claimed_sensitivity + 1e-9 for c in self.integer_costs.values()
+        )
+
+
+def shift_report(
+    a: np.ndarray,
+    tree: str,
+    m: int,
+    k: int | None,
+    height: int,
+    claimed: Fraction,
+    *,
+    costs: bool = True,
+) -> ShiftReport:
+    """The exact rank / span / lattice analysis of all m contiguous shifts (d = +1; d = −1 is
+    the same up to sign), plus LP / MILP costs (``costs``)."""
+    ech = integer_column_echelon(a)
+    outside_span: list[int] = []
+    outside_lattice: list[int] = []
+    real_costs: dict[int, float] = {}
+    integer_costs: dict[int, float] = {}
+    unique = ech.rank == a.shape[1]  # trivial kernel: the solution of A c = e is unique
+    for s in range(1, m + 1):
+        e = contiguous_shift(m, s)
+        in_span, c = span_membership(ech, e)
+        if not in_span:
+            outside_span.append(s)
+        if c is None:
+            outside_lattice.append(s)
+        if costs and in_span:
+            if unique:
+                real_costs[s] = float(_unique_real_cost(ech, e))
+            else:
+                real_costs[s] = min_l1_cost(a, e)  # type: ignore[assignment]
+        if costs and c is not None:
+            if unique:
+                integer_costs[s] = float(sum(abs(v) for v in c))
+            else:
+                integer_costs[s] = min_l1_cost(a, e, integer=True)  # type: ignore[assignment]
+    null_vector = witness = dot = None
+    if outside_span:
+        s0 = outside_span[0]
+        e0 = contiguous_shift(m, s0)
+        for v in left_null_vectors(a):
+            d0 = int(np.dot(v, e0))
+            if d0 != 0:
+                null_vector, witness, dot = tuple(v), s0, d0
+                break
+    return ShiftReport(
+        tree,
+        m,
+        k,
+        height,
+        claimed,
+        a.shape[1],
+        ech.rank,
+        null_vector,
+        witness,
+        dot,
+        tuple(outside_span),
+        tuple(outside_lattice),
+        real_costs,
+        integer_costs,
+    )
+
+
+def kary_shift_report(m: int, k: int, *, costs: bool = True) -> ShiftReport:
+    """:class:`ShiftReport` of the authors' KaryTreeNoise (spec §5 item 23: m = 20, k = 5:
+    10 variables, rank 9; m = 200, k = 15: rank 29; k = 2, m = 4: cost 3 vs 1.5)."""
+    a, _ = authors_kary_noise_matrix(m, k)
+    return shift_report(
+        a,
+        "authors_kary",
+        m,
+        k,
+        authors_height(m, k),
+        authors_claimed_sensitivity(m, k),
+        costs=costs,
+    )
+
+
+def fenwick_shift_report(m: int, *, costs: bool = True) -> ShiftReport:
+    """:class:`ShiftReport` of our Fenwick tree: full rank, unimodular, integer cost
+    c(s) <= T = claimed sensitivity."""
+    w, _ = fenwick_noise_matrix(m)
+    t = tree_height(m)
+    return shift_report(w, "fenwick", m, None, t, Fraction(t), costs=costs)
+
+
+def fenwick_shift_losses(m: int, epsilon: Any) -> dict[int, Fraction]:
+    """Exact loss (ε/T)·c(s) of every contiguous shift (continual_counting.shift_privacy_loss)."""
+    return {s: shift_privacy_loss(m, s, epsilon) for s in range(1, m + 1)}
+
+
+# ----------------------------------------------------------------------------- exact lattice pmf
+def _geometric_block(log_p: mpmath.mpf, g0: int, slope: int, count: int | None) -> mpmath.mpf:
+    """log Σ_{u=1}^{count} p^{g0 + slope·u} (count None = ∞, slope > 0)."""
+    if count is None:
+        return (g0 + slope) * log_p - mpmath.log(-mpmath.expm1(slope * log_p))
+    if slope == 0:
+        return g0 * log_p + mpmath.log(count)
+    r = slope * log_p  # log ratio
+    # Σ_{u=1}^{n} e^{g0 log p + r u} = e^{g0 log p + r} (1 − e^{r n}) / (1 − e^{r})
+    if r < 0:
+        return g0 * log_p + r + mpmath.log(-mpmath.expm1(r * count)) - mpmath.log(-mpmath.expm1(r))
+    return (
+        g0 * log_p
+        + r * count
+        + mpmath.log(-mpmath.expm1(-r * count))
+        - mpmath.log(-mpmath.expm1(-r))
+    )
+
+
+def lattice_noise_logpmf(ech: ColumnEchelon, x: Any, node_scale: Any) -> mpmath.mpf:
+    """Exact log P(A·ξ = x) for iid DLap(p = e^{−1/node_scale}) node variables ξ, when the integer
+    kernel of A has dimension <= 1 (−inf if x ∉ A·ℤ^V). With ξ = c + t·z (t ∈ ℤ), the exponent
+    g(t) = Σ_j |c_j + t z_j| is convex piecewise linear, so the sum over t splits into finitely
+    many geometric series — summed in closed form, no truncation."""
+    _, c = span_membership(ech, x)
+    if c is None:
+        return MP_NINF
+    kern = ech.kernel()
+    if len(kern) > 1:
+        raise ValueError(f"kernel dimension {len(kern)} > 1 is not supported")
+    nvar = len(c)
+    with workdps():
+        b = to_mpf(node_scale)
+        log_p = -1 / b
+        log_norm = nvar * (mpmath.log(-mpmath.expm1(log_p)) - mpmath.log1p(mpmath.exp(log_p)))
+        if not kern:
+            return log_norm + log_p * sum(abs(v) for v in c)
+        z = kern[0]
+
+        def g(t: int) -> int:
+            return sum(abs(cj + t * zj) for cj, zj in zip(c, z, strict=True))
+
+        crit: set[int] = set()
+        for cj, zj in zip(c, z, strict=True):
+            if zj != 0:
+                r = Fraction(-cj, zj)
+                crit.update({math.floor(r), math.ceil(r)})
+        pts = sorted(crit) if crit else [0]
+        parts = [log_p * g(t) for t in pts]
+        for t0, t1 in itertools.pairwise(pts):
+            if t1 - t0 > 1:
+                parts.append(_geometric_block(log_p, g(t0), g(t0 + 1) - g(t0), t1 - t0 - 1))
+        z1 = sum(abs(v) for v in z)
+        parts.append(_geometric_block(log_p, g(pts[-1]), z1, None))  # t > last point
+        parts.append(_geometric_block(log_p, g(pts[0]), z1, None))  # t < first point
+        return log_norm + logsumexp(parts)
+
+
+def shift_loss_over_box(
+    a: np.ndarray, e: Any, node_scale: Any, radius: int
+) -> tuple[mpmath.mpf, tuple[int, ...]]:
+    """max over x ∈ [−radius, radius]^m of |log P(N = x) − log P(N = x + e)| for N = A·ξ
+    (exact pmf, :func:`lattice_noise_logpmf`), and the maximising x: a certified lower bound on
+    the shift's privacy loss (+inf when the supports separate)."""
+    radius = check_int(radius, "radius", minimum=0)
+    arr = np.asarray(a, dtype=np.int64)
+    ech = integer_column_echelon(arr)
+    ev = np.asarray(e, dtype=np.int64)
+    best, arg = mpmath.mpf(0), tuple([0] * arr.shape[0])
+    cache: dict[tuple[int, ...], mpmath.mpf] = {}
+
+    def logp(x: tuple[int, ...]) -> mpmath.mpf:
+        if x not in cache:
+            cache[x] = lattice_noise_logpmf(ech, x, node_scale)
+        return cache[x]
+
+    with workdps():
+        for x in itertools.product(range(-radius, radius + 1), repeat=arr.shape[0]):
+            lx = logp(x)
+            if lx == MP_NINF:
+                continue
+            xe = tuple(int(v) for v in np.asarray(x) + ev)
+            le = logp(xe)
+            loss = MP_INF if le == MP_NINF else abs(lx - le)
+            if loss > best:
+                best, arg = loss, x
+                if loss == MP_INF:
+                    break
+    return best, arg
+
+
+def authors_node_scale(m: int, k: int, epsilon: float) -> mpmath.mpf:
+    """(H + 1)/(2ε), the repo's per-node DLap scale."""
+    epsilon = check_epsilon(epsilon)
+    with workdps():
+        return mpmath.mpf(authors_height(m, k) + 1) / (2 * to_mpf(epsilon))
