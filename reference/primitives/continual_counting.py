@@ -86,18 +86,18 @@ def shift_privacy_loss(m: int, s: int, epsilon: float | Fraction) -> Fraction:
 
 
 def prefix_sums(eta: np.ndarray) -> np.ndarray:
-    """N from the node noises η (shape (..., m)): N_i = Σ of η over the dyadic decomposition of
-    [0, i), computed by walking i → i − lowbit(i) (at most T vectorised steps)."""
+    """N from the node noises η (shape (..., m)): N_i = N_{i − lowbit(i)} + η_i, i.e. the sum of η
+    over the dyadic decomposition of [0, i). Parents come first, so one pass over i suffices; the
+    pass runs on the transposed (contiguous) rows."""
     eta = np.asarray(eta)
     m = eta.shape[-1]
-    total = np.zeros_like(eta)
-    cur = np.arange(1, m + 1, dtype=np.int64)
-    while True:
-        live = cur > 0
-        if not live.any():
-            return total
-        total[..., live] += eta[..., cur[live] - 1]
-        cur = np.where(live, cur - lowbit(cur), 0)
+    parents = fenwick_parents(m)
+    rows = np.moveaxis(eta, -1, 0).copy()  # rows[i − 1] = η_i, each row contiguous
+    for i in range(1, m + 1):
+        p = int(parents[i])
+        if p:
+            rows[i - 1] += rows[p - 1]
+    return np.ascontiguousarray(np.moveaxis(rows, 0, -1))
 
 
 def round_half_up(x: np.ndarray) -> np.ndarray:
