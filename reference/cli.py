@@ -5,7 +5,8 @@
 * ``dpquant audit --all`` audits the reference registry, the controls and the known-bad catalogue
   and writes ``reports/audit.md`` (the body of ``make audit``);
 * ``dpquant claims`` prints the claims ledger; ``dpquant mechanisms`` lists what ``--all`` audits;
-* ``dpquant reproduce aamand25 [--figure NAME]`` re-runs a paper's experiments (CSV and PNG).
+* ``dpquant reproduce aamand25 [--figure NAME]`` and ``dpquant reproduce imola25 [--m LIST]
+  [--panels LIST] [--duplication K] ...`` re-run a paper's experiments (CSV and PNG).
 
 The CLI may import :mod:`audit`; the library modules of :mod:`reference` never do.
 """
@@ -13,6 +14,7 @@ The CLI may import :mod:`audit`; the library modules of :mod:`reference` never d
 from __future__ import annotations
 
 import argparse
+import csv
 import importlib
 import importlib.util
 import json
@@ -368,7 +370,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# dpquant reproduce aamand25
+# dpquant reproduce aamand25 | imola25
 # --------------------------------------------------------------------------------------------
 
 
@@ -387,7 +389,15 @@ def _reproduce_progress(quiet: bool) -> Callable[[str, int, int], None] | None:
     return progress
 
 
+_IMOLA25_ONLY = ("m", "panels", "duplication", "jointexp_runs", "jointexp_m")
+
+
 def _reproduce(args: argparse.Namespace) -> int:
+    if args.paper == "imola25":
+        return _reproduce_imola25(args)
+    given = [f"--{o.replace('_', '-')}" for o in _IMOLA25_ONLY if getattr(args, o) is not None]
+    if given:
+        raise ValueError(f"only for imola25, not aamand25: {', '.join(given)}")
     from reference.experiments.aamand25 import DEFAULT_OUT, run_figures
 
     paths = run_figures(
@@ -402,6 +412,64 @@ def _reproduce(args: argparse.Namespace) -> int:
     for path in paths:
         print(f"written: {path}")
     return EXIT_OK
+
+
+def _reproduce_imola25(args: argparse.Namespace) -> int:
+    """imola25 Sec. 6 / Figure 1 on Adult (spec §4): see :mod:`reference.experiments.imola25`."""
+    from reference.experiments.imola25 import DEFAULT_OUT, run_study
+
+    if args.figure is not None:
+        raise ValueError("--figure only applies to aamand25 (imola25: use --panels)")
+    paths = run_study(
+        panels=args.panels,
+        ms=args.m,
+        runs=args.runs,
+        jointexp_runs=args.jointexp_runs,
+        jointexp_ms=args.jointexp_m,
+        duplication=args.duplication,
+        seed=args.seed,
+        workers=args.workers,
+        out=Path(args.out) if args.out is not None else DEFAULT_OUT,
+        quick=args.quick,
+        progress=_reproduce_progress(args.quiet),
+    )
+    feasibility = next((p for p in paths if p.name == "imola25_feasibility.csv"), None)
+    if feasibility is not None:
+        _print_duplications(feasibility)
+    for path in paths:
+        print(f"written: {path}")
+    return EXIT_OK
+
+
+def _print_duplications(path: Path) -> None:
+    """One line per adjacency: the duplication factor (and n) the study used."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            if row["role"].endswith("(used)"):
+                ok = "feasible" if row["feasible"] == "True" else "NOT feasible for every draw"
+                print(
+                    f"{row['adjacency']}: duplication {row['duplication']} (n = {row['n']}), "
+                    f"SliceQuantiles {ok} at m <= {row['m']} (w = {row['w']}, h = {row['h']})"
+                )
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    """``"10,20,30"`` as a tuple of ints (argparse type)."""
+    try:
+        values = tuple(int(v) for v in str(text).split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers 'a,b,c', got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected integers 'a,b,c', got {text!r}")
+    return values
+
+
+def _panel_list(text: str) -> tuple[str, ...]:
+    """``"a,c"`` as a tuple of imola25 panels (argparse type)."""
+    values = tuple(v.strip() for v in str(text).split(",") if v.strip())
+    if not values or any(v not in ("a", "b", "c", "d") for v in values):
+        raise argparse.ArgumentTypeError(f"panels must be among a,b,c,d, got {text!r}")
+    return values
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,25 +557,75 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Re-run the experiments of a paper (aamand25: Sec. 5 and App. I, figures 1a, 1b, 2, "
             "3, 4, 5) and write, per figure, <figure>.csv (success rate per configuration, "
-            "mechanism, ε and α_test), <figure>_errors.csv (one row per run) and PNG plots."
+            "mechanism, ε and α_test), <figure>_errors.csv (one row per run) and PNG plots. "
+            "imola25: Sec. 6 / Figure 1 on Adult age and hours (ε = 1, δ = 1e-16, both "
+            "adjacencies) at the smallest data duplication where SliceQuantiles is feasible; "
+            "writes imola25.csv (max and mean rank error with bootstrap CIs per panel, m, "
+            "mechanism), imola25_runs.csv, imola25_feasibility.csv and imola25.png."
         ),
     )
-    p.add_argument("paper", choices=("aamand25",), help="the paper whose experiments to run")
     p.add_argument(
-        "--figure", choices=AAMAND25_FIGURES, default=None, help="one figure (default: all)"
+        "paper", choices=("aamand25", "imola25"), help="the paper whose experiments to run"
     )
     p.add_argument(
-        "--runs", type=int, default=None, help="runs per configuration (default 200; --quick: 4)"
+        "--figure",
+        choices=AAMAND25_FIGURES,
+        default=None,
+        help="aamand25: one figure (default: all)",
+    )
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="runs per configuration (default 200; --quick: 4 for aamand25, 3 for imola25)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed of the runs (default 0)")
     p.add_argument(
         "--workers", type=int, default=None, help="processes (default: the number of CPUs)"
     )
     p.add_argument(
-        "--out", default=None, metavar="DIR", help="output folder (default: reports/aamand25)"
+        "--out", default=None, metavar="DIR", help="output folder (default: reports/<paper>)"
     )
     p.add_argument("--quick", action="store_true", help="a tiny version for smoke tests")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    imola = p.add_argument_group("imola25 only")
+    imola.add_argument(
+        "--m",
+        type=_int_list,
+        default=None,
+        metavar="LIST",
+        help="numbers of quantiles, e.g. 10,100,200 (default 10,20,...,200; --quick: 10,20)",
+    )
+    imola.add_argument(
+        "--panels",
+        type=_panel_list,
+        default=None,
+        metavar="LIST",
+        help="a (age, substitute), b (hours, substitute), c (age, add/remove), d (hours, "
+        "add/remove); default a,b,c,d (--quick: a,c)",
+    )
+    imola.add_argument(
+        "--duplication",
+        type=int,
+        default=None,
+        metavar="K",
+        help="force the duplication factor (default: the smallest feasible per adjacency); "
+        "infeasible SliceQuantiles runs are then skipped and noted",
+    )
+    imola.add_argument(
+        "--jointexp-runs",
+        type=int,
+        default=None,
+        metavar="R",
+        help="JointExp runs per m (default 10; --quick: 1; 0: no JointExp)",
+    )
+    imola.add_argument(
+        "--jointexp-m",
+        type=_int_list,
+        default=None,
+        metavar="LIST",
+        help="m values for JointExp, intersected with --m (default 10,50,100,200; --quick: 10)",
+    )
     p.set_defaults(func=_reproduce)
     return parser
 
