@@ -28,6 +28,7 @@ from reference.slice_quantiles.parameters import (
 from reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
 from reference.slice_quantiles.slice_quantiles import (
     SliceQuantiles,
+    plan_slice_quantiles,
     release_levels,
     release_order,
     slice_quantiles,
@@ -277,3 +278,38 @@ def test_clamp_accepts_out_of_bounds_data() -> None:
     assert mech.domain == (-math.inf, math.inf)
     z = mech.sample(X10, 100, np.random.default_rng(0))
     assert np.all((z >= 0) & (z <= 5))
+
+
+def test_infeasible_spacing_and_out_of_range_budgets_are_refused() -> None:
+    rng = np.random.default_rng(0)
+    x = np.arange(1.0, 1001.0)
+    common = {"bounds": (0, 1001), "rng": rng, "half_width": 5}
+    with pytest.raises(ValueError, match="infeasible ranks"):
+        slice_quantiles(x, np.linspace(0.1, 0.9, 40), epsilon=1.0, delta=1e-6, **common)
+    with pytest.raises(ValueError, match="epsilon"):
+        slice_quantiles(x, [0.5], epsilon=0.0, delta=1e-6, **common)
+    with pytest.raises(ValueError, match="delta"):
+        slice_quantiles(x, [0.5], epsilon=1.0, delta=0.0, **common)
+    with pytest.raises(ValueError, match="delta must be 0"):
+        slice_quantiles(x, [0.5], epsilon=1.0, delta=1e-6, variant="pure", grid_step=1.0, **common)
+    with pytest.raises(ValueError, match="half_width, or min_gap"):
+        slice_quantiles(x, [0.5], bounds=(0, 1001), epsilon=1.0, delta=1e-6, rng=rng)
+    # with enough data (and the half-width from the data's gap) the quantiles are answered,
+    # approximately and with pure DP alike: most of 200 releases are within 1000 ranks (the EM
+    # and CC fail with probability <= 2β = 0.1, the γ branch with 0.05; P(Bin(200, 0.85) < 140)
+    # < 1e-8)
+    big = np.arange(1.0, 200_001.0)
+    for variant, delta in (("approximate", 1e-6), ("pure", 0.0)):
+        plan = plan_slice_quantiles(
+            200_000,
+            (0, 200_001),
+            1.0,
+            delta,
+            quantiles=[0.25, 0.5, 0.75],
+            min_gap=1.0,
+            variant=variant,
+            grid_step=1.0,
+        )
+        z = plan.mechanism.sample(big, 200, np.random.default_rng(1))
+        close = np.all(np.abs(z - [50_000, 100_000, 150_000]) < 1_000, axis=1)
+        assert close.sum() >= 140, (variant, close.sum())
