@@ -46,7 +46,7 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from reference.exact.mp import MP_INF, MP_NINF, logsumexp, to_mpf, workdps
 from reference.primitives.continual_counting import (
-    fenwick_parents,
+    prefix_sums,
     shift_privacy_loss,
     tree_height,
 )
@@ -176,14 +176,8 @@ def fenwick_noise_matrix(m: int) -> tuple[np.ndarray, tuple[Variable, ...]]:
     """(W, variables): N_i = Σ_j W[i−1, j−1] η_j, W[i−1, j−1] = 1 iff node j is in the dyadic
     decomposition of [0, i) (spec §2.1); unimodular (unit lower triangular)."""
     m = check_int(m, "m", minimum=1)
-    parents = fenwick_parents(m)
-    w = np.zeros((m, m), dtype=np.int64)
-    for i in range(1, m + 1):
-        j = i
-        while j > 0:
-            w[i - 1, j - 1] = 1
-            j = int(parents[j])
-    return w, tuple((0, i) for i in range(1, m + 1))
+    w = prefix_sums(np.eye(m, dtype=np.int64)).T  # row j of prefix_sums(I): where η_j lands
+    return np.ascontiguousarray(w), tuple((0, i) for i in range(1, m + 1))
 
 
 # ----------------------------------------------------------------------------- exact lattice algebra
