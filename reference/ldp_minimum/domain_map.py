@@ -1,0 +1,66 @@
+"""The affine map from public bounds [a, b] onto the algorithms' domain [−1, 1] (spec §1).
+
+x ↦ 2(x − a)/(b − a) − 1 and back y ↦ a + (y + 1)(b − a)/2. The bounds must be public and known
+before the data are seen. Values outside [a, b] raise ``ValueError`` unless ``clamp=True``, which
+clips them to [a, b] first (a documented, data-independent pre-processing step). Errors are
+reported on the [−1, 1] scale; multiply by :attr:`UnitMap.scale` for the data's scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from reference.validation import check_data, check_domain
+
+
+@dataclass(frozen=True)
+class UnitMap:
+    """x ↦ 2(x − lo)/(hi − lo) − 1 for public finite bounds lo < hi."""
+
+    lo: float = -1.0
+    hi: float = 1.0
+    clamp: bool = False
+
+    def __post_init__(self) -> None:
+        lo, hi = check_domain((self.lo, self.hi), "bounds", finite=True)
+        object.__setattr__(self, "lo", lo)
+        object.__setattr__(self, "hi", hi)
+        if not isinstance(self.clamp, bool):
+            raise ValueError(f"clamp must be True or False, got {self.clamp!r}")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (self.lo, self.hi)
+
+    @property
+    def scale(self) -> float:
+        """(hi − lo)/2: one unit on [−1, 1] in the data's units."""
+        return (self.hi - self.lo) / 2.0
+
+    @property
+    def is_identity(self) -> bool:
+        return self.lo == -1.0 and self.hi == 1.0
+
+    def to_unit(self, data: Any, name: str = "data") -> np.ndarray:
+        """Map data in [lo, hi] (clipped there first when ``clamp``) onto [−1, 1]."""
+        x = check_data(data, name, domain=None if self.clamp else self.bounds)
+        if self.clamp:
+            x = np.clip(x, self.lo, self.hi)
+        if self.is_identity:
+            return x
+        y = 2.0 * (x - self.lo) / (self.hi - self.lo) - 1.0
+        return np.clip(y, -1.0, 1.0)  # rounding only: x already lies in [lo, hi]
+
+    def from_unit(self, y: Any) -> np.ndarray:
+        """Map outputs on [−1, 1] back to [lo, hi] (outputs of the Laplace baseline may lie
+        outside [−1, 1]; they are mapped by the same affine formula)."""
+        y = np.asarray(y, dtype=float)
+        if self.is_identity:
+            return y
+        return self.lo + (y + 1.0) * (self.hi - self.lo) / 2.0
+
+
+__all__ = ["UnitMap"]

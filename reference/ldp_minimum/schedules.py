@@ -1,0 +1,158 @@
+"""Parameter schedules of Algorithm 2: the threshold γ of Theorem 2 and the choices of (L, h_N).
+
+With u = ε/L, Theorem 2 sets
+
+    γ = sqrt(4·e^u·(1 + e^u)·h_N / ((e^u − 1)²·N)),
+
+which makes the Lemma 2 tail at distance γ exactly e^{−h_N}:
+e_γ = exp(−(e^u − 1)²γ²N / (4(e^u + 1)e^u)) = e^{−h_N} (checked symbolically in
+``proofs_checks/test_fukuchi19.py``). It is computed in the stable form
+γ = sqrt(4·h_N·(1 + e^{−u}) / (N·expm1(−u)²)) and never clamped: γ > 1 is allowed (spec §5.4).
+
+Schedules (spec §2.2):
+
+* **Lower α** (Corollary 1 with a known lower bound α₀ on α; the experiments use α₀ = 1):
+  L = ⌈log₂(N)/(2α₀)⌉, h_N = ln(N)/(2α₀);
+* **Unknown α** (Corollary 2, the experiments' constants): L = ⌈log₂²(N)/(2·log₂ 1000)⌉,
+  h_N = ln²(N)/(2·ln 1000).
+
+``extra_log_levels=True`` adds ln L to h_N: the repair of Corollary 1 that the corrected Lemma 1
+asks for (spec §3; off by default, so that the paper's experiments are reproduced).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+
+from reference.exact.mp import to_mpf, workdps
+from reference.validation import check_int, check_positive, check_real
+
+MAX_LEVELS = 52  # every τ and every output is a dyadic float, exact for L <= 52
+SCHEDULES = ("lower_alpha", "unknown_alpha")
+
+
+def check_levels(levels: Any, name: str = "levels") -> int:
+    """L, the number of rounds: an integer in [1, 52] (τ and the outputs stay exact floats)."""
+    value = check_int(levels, name, minimum=1)
+    if value > MAX_LEVELS:
+        raise ValueError(f"{name} must be an integer in [1, {MAX_LEVELS}], got {value}")
+    return value
+
+
+def check_epsilon_or_inf(epsilon: Any, name: str = "epsilon") -> float:
+    """ε > 0, or +inf for the noiseless test mode (p = c = 1)."""
+    value = check_real(epsilon, name)
+    if not value > 0:
+        raise ValueError(f"{name} must be a number > 0 (inf allowed), got {value!r}")
+    return value
+
+
+def theorem_2_gamma(epsilon: float, levels: int, n: int, h_n: float) -> float:
+    """γ of Theorem 2 for per-round budget u = ε/L, N users and h_N (float, stable form)."""
+    epsilon = check_positive(epsilon, "epsilon")
+    levels = check_levels(levels)
+    n = check_int(n, "n", minimum=1)
+    h_n = check_positive(h_n, "h_n")
+    u = epsilon / levels
+    return math.sqrt(4.0 * h_n * (1.0 + math.exp(-u)) / (n * math.expm1(-u) ** 2))
+
+
+def theorem_2_gamma_mp(epsilon: Any, levels: int, n: int, h_n: Any) -> mpmath.mpf:
+    """The same γ at the working precision (the printed form)."""
+    with workdps():
+        a = mpmath.exp(to_mpf(epsilon) / levels)
+        return mpmath.sqrt(4 * a * (1 + a) * to_mpf(h_n) / ((a - 1) ** 2 * n))
+
+
+def e_gamma(epsilon: float, levels: int, n: int, gamma: float) -> float:
+    """e_γ = exp(−(e^u − 1)²γ²N / (4(e^u + 1)e^u)), u = ε/L (the Lemma 2 tail at distance γ)."""
+    epsilon = check_positive(epsilon, "epsilon")
+    levels = check_levels(levels)
+    n = check_int(n, "n", minimum=1)
+    gamma = check_positive(gamma, "gamma")
+    u = epsilon / levels
+    # (e^u − 1)²/(e^u(e^u + 1)) = expm1(−u)²/(1 + e^{−u})
+    return math.exp(-(math.expm1(-u) ** 2) * gamma**2 * n / (4.0 * (1.0 + math.exp(-u))))
+
+
+def log2_n(n: int) -> float:
+    """log₂ N, exact for powers of two (bit length), correctly rounded otherwise."""
+    n = check_int(n, "n", minimum=1)
+    if n & (n - 1) == 0:
+        return float(n.bit_length() - 1)
+    return math.log2(n)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """One configuration of Algorithm 2 for N users and budget ε."""
+
+    name: str
+    n: int
+    epsilon: float
+    levels: int
+    h_n: float
+    gamma: float
+
+
+def lower_alpha_levels(n: int, alpha0: float = 1.0) -> int:
+    """L = ⌈log₂(N)/(2α₀)⌉ (at least 1)."""
+    alpha0 = check_positive(alpha0, "alpha0")
+    return max(1, math.ceil(log2_n(n) / (2.0 * alpha0)))
+
+
+def unknown_alpha_levels(n: int, scale: int = 1000) -> int:
+    """L = ⌈log₂²(N)/(2·log₂ scale)⌉ (at least 1); the experiments use scale = 1000."""
+    scale = check_int(scale, "scale", minimum=2)
+    return max(1, math.ceil(log2_n(n) ** 2 / (2.0 * math.log2(scale))))
+
+
+def schedule(
+    name: str,
+    n: int,
+    epsilon: float,
+    *,
+    alpha0: float = 1.0,
+    scale: int = 1000,
+    extra_log_levels: bool = False,
+) -> Schedule:
+    """The Lower-α (``"lower_alpha"``, Cor. 1 with α₀) or Unknown-α (``"unknown_alpha"``, Cor. 2)
+    schedule for N users and budget ε, with γ from Theorem 2.
+
+    N = 1 gives h_N = 0, which Theorem 2's γ cannot use: N must be at least 2.
+    """
+    if name not in SCHEDULES:
+        raise ValueError(f"schedule name must be one of {SCHEDULES}, got {name!r}")
+    n = check_int(n, "n", minimum=2)
+    epsilon = check_positive(epsilon, "epsilon")
+    if name == "lower_alpha":
+        levels = lower_alpha_levels(n, alpha0)
+        h_n = math.log(n) / (2.0 * check_positive(alpha0, "alpha0"))
+    else:
+        levels = unknown_alpha_levels(n, scale)
+        h_n = math.log(n) ** 2 / (2.0 * math.log(check_int(scale, "scale", minimum=2)))
+    levels = check_levels(levels, "levels (from the schedule)")
+    if extra_log_levels:
+        h_n += math.log(levels)
+    gamma = theorem_2_gamma(epsilon, levels, n, h_n)
+    return Schedule(name, n, epsilon, levels, h_n, gamma)
+
+
+__all__ = [
+    "MAX_LEVELS",
+    "SCHEDULES",
+    "Schedule",
+    "check_epsilon_or_inf",
+    "check_levels",
+    "e_gamma",
+    "log2_n",
+    "lower_alpha_levels",
+    "schedule",
+    "theorem_2_gamma",
+    "theorem_2_gamma_mp",
+    "unknown_alpha_levels",
+]

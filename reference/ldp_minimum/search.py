@@ -1,0 +1,267 @@
+"""Algorithms 1 and 2 of fukuchi19: binary search for the minimum, non-private and ε-LDP.
+
+Three samplers of Algorithm 2, equal in law (spec §2.2; tests in ``tests/test_fukuchi19_search.py``):
+
+* :func:`run_protocol` / :func:`sample_per_user` — the protocol as deployed: in every round every
+  user flips her own bit with probability 1/(1 + e^u) (one uniform per user and round). This is
+  the path for LDP demonstrations and audits; it can return the whole transcript.
+* :func:`sample_binomial` — exact in law and O(L) per run: with k = #{x_i <= τ}, the number of
+  "+1" reports is P = Bin(k, p) + Bin(N − k, 1 − p).
+* :func:`sample_iid` — data i.i.d. from a CDF F, never materialised: it tracks A = #{x <= ℓ} and
+  B = #{ℓ < x <= r} and splits B binomially at each τ.
+
+The search state of a run is the node index j of its current interval; depth-t node j is
+[−1 + j·2^{2−t}, −1 + (j+1)·2^{2−t}] with midpoint τ = −1 + (2j + 1)·2^{1−t}; after L rounds the
+output is leaf j's midpoint −1 + (2j + 1)·2^{−L}. All these are exact floats for L <= 52.
+
+The maximum is found by symmetry: max(x) := −Alg2(−x) (the tie convention is mirrored: x >= τ
+counts), see :func:`maximum`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from reference.ldp_minimum.round_statistic import RoundRule
+from reference.ldp_minimum.schedules import check_levels
+from reference.validation import check_data, check_rng, check_size
+
+UNIT = (-1.0, 1.0)
+TARGETS = ("min", "max")
+CHUNK_CELLS = 1 << 22  # per-user path: users × runs drawn at once
+
+
+def check_unit_data(data: Any, name: str = "data") -> np.ndarray:
+    """A non-empty 1-D float array inside [−1, 1] (map other bounds with :mod:`.domain_map`)."""
+    return check_data(data, name, domain=UNIT)
+
+
+def check_target(target: Any) -> str:
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    return target
+
+
+def midpoints(levels: int, depth: int, node: Any) -> np.ndarray:
+    """τ of depth-``depth`` node(s) j: −1 + (2j + 1)·2^{1−depth} (exact floats)."""
+    j = np.asarray(node, dtype=np.int64)
+    return -1.0 + (2 * j + 1).astype(float) * 2.0 ** (1 - depth)
+
+
+def leaf_values(levels: int) -> np.ndarray:
+    """The 2^L possible outputs −1 + (2j + 1)·2^{−L}, j = 0..2^L − 1 (sorted, exact floats)."""
+    levels = check_levels(levels)
+    return midpoints(levels, levels + 1, np.arange(2**levels, dtype=np.int64))
+
+
+def counts_at_or_below(sorted_data: np.ndarray, tau: Any) -> np.ndarray:
+    """k(τ) = #{x_i <= τ} for each τ (ties count: sign(0) = +1)."""
+    return np.searchsorted(sorted_data, tau, side="right")
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithm 1
+# --------------------------------------------------------------------------------------------
+
+
+def algorithm_1(data: Any, levels: int) -> float:
+    """Algorithm 1 (non-private): go left iff F̃(τ) > 0 (strict), i.e. some x_i <= τ.
+
+    The invariant x_(1) ∈ [ℓ, r] gives |x̃ − x_(1)| <= 2^{−L}.
+    """
+    x = np.sort(check_unit_data(data))
+    levels = check_levels(levels)
+    node = 0
+    for depth in range(1, levels + 1):
+        tau = float(midpoints(levels, depth, node))
+        node = 2 * node + (0 if counts_at_or_below(x, tau) > 0 else 1)
+    return float(midpoints(levels, levels + 1, node))
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithm 2: per-user path
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """One run of the protocol: thresholds τ_t, every report z′_{t,i} ∈ {−1, +1}, the estimates
+    Φ′_t, the decisions and the output x̃."""
+
+    taus: np.ndarray  # (L,)
+    reports: np.ndarray  # (L, N) int8
+    phis: np.ndarray  # (L,)
+    left: np.ndarray  # (L,) bool
+    output: float
+
+
+def _flip_mask(rule: RoundRule, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """True where a report is flipped: uniform >= p (never when p = 1)."""
+    if rule.keep == 1.0:
+        return np.zeros(shape, dtype=bool)
+    return rng.random(shape) >= rule.keep
+
+
+def run_protocol(data: Any, rule: RoundRule, rng: np.random.Generator) -> Transcript:
+    """Algorithm 2 as deployed, for one run, with every user's reports (minimum on [−1, 1])."""
+    x = check_unit_data(data)
+    _check_rule(rule, x.size)
+    rng = check_rng(rng)
+    taus, phis, left = [], [], []
+    reports = np.empty((rule.levels, x.size), dtype=np.int8)
+    node = 0
+    for depth in range(1, rule.levels + 1):
+        tau = float(midpoints(rule.levels, depth, node))
+        bits = np.where(x <= tau, 1, -1).astype(np.int8)
+        z = np.where(_flip_mask(rule, x.shape, rng), -bits, bits).astype(np.int8)
+        plus = int(np.count_nonzero(z == 1))
+        go_left = bool(rule.goes_left(plus))
+        reports[depth - 1] = z
+        taus.append(tau)
+        phis.append(float(rule.phi(plus)))
+        left.append(go_left)
+        node = 2 * node + (0 if go_left else 1)
+    output = float(midpoints(rule.levels, rule.levels + 1, node))
+    return Transcript(np.array(taus), reports, np.array(phis), np.array(left), output)
+
+
+def sample_per_user(data: Any, rule: RoundRule, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` independent outputs of the per-user protocol (users × runs drawn in chunks)."""
+    x = np.sort(check_unit_data(data))
+    _check_rule(rule, x.size)
+    size, rng = check_size(size), check_rng(rng)
+    out = np.empty(size)
+    chunk = max(1, CHUNK_CELLS // x.size)
+    for start in range(0, size, chunk):
+        runs = min(chunk, size - start)
+        node = np.zeros(runs, dtype=np.int64)
+        for depth in range(1, rule.levels + 1):
+            tau = midpoints(rule.levels, depth, node)
+            bits = x[None, :] <= tau[:, None]
+            reports = bits ^ _flip_mask(rule, bits.shape, rng)
+            plus = np.count_nonzero(reports, axis=1)
+            node = 2 * node + np.where(rule.goes_left(plus), 0, 1)
+        out[start : start + runs] = midpoints(rule.levels, rule.levels + 1, node)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithm 2: binomial fast path (fixed data) and lazy i.i.d. sampler
+# --------------------------------------------------------------------------------------------
+
+
+def _plus_counts(rule: RoundRule, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """P = Bin(k, p) + Bin(N − k, 1 − p), vectorised over runs."""
+    if rule.keep == 1.0:
+        return k
+    return rng.binomial(k, rule.keep) + rng.binomial(rule.n - k, 1.0 - rule.keep)
+
+
+def sample_binomial(data: Any, rule: RoundRule, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` outputs of Algorithm 2 on fixed data, exact in law, O(L) per run."""
+    x = np.sort(check_unit_data(data))
+    _check_rule(rule, x.size)
+    size, rng = check_size(size), check_rng(rng)
+    node = np.zeros(size, dtype=np.int64)
+    for depth in range(1, rule.levels + 1):
+        k = counts_at_or_below(x, midpoints(rule.levels, depth, node))
+        node = 2 * node + np.where(rule.goes_left(_plus_counts(rule, k, rng)), 0, 1)
+    return midpoints(rule.levels, rule.levels + 1, node)
+
+
+def _cdf_values(cdf: Callable[[np.ndarray], Any], points: np.ndarray) -> np.ndarray:
+    values = np.asarray(cdf(points), dtype=float)
+    if values.shape != points.shape or not np.all((values >= 0) & (values <= 1)):
+        raise ValueError("cdf must map an array of points to values in [0, 1] of the same shape")
+    return values
+
+
+def sample_iid(
+    cdf: Callable[[np.ndarray], Any],
+    rule: RoundRule,
+    size: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """``size`` outputs of Algorithm 2 on N = ``rule.n`` fresh i.i.d. draws from F = ``cdf``.
+
+    F must be a CDF on [−1, 1] (F(1) = 1), vectorised. Each run: A ~ Bin(N, F(−1)), B = N − A;
+    at τ, B_ℓ ~ Bin(B, (F(τ) − F(ℓ))/(F(r) − F(ℓ))), k = A + B_ℓ; left: B ← B_ℓ; right:
+    A ← A + B_ℓ, B ← B − B_ℓ (spec §2.2). Exact in law: the split is the conditional law of the
+    counts of an i.i.d. sample given the coarser counts.
+    """
+    size, rng = check_size(size), check_rng(rng)
+    ends = _cdf_values(cdf, np.array([-1.0, 1.0]))
+    if ends[1] != 1.0:
+        raise ValueError(f"cdf must reach 1 at x = 1 (data lie in [−1, 1]), got F(1) = {ends[1]}")
+    n = rule.n
+    a = rng.binomial(n, ends[0], size)
+    b = n - a
+    node = np.zeros(size, dtype=np.int64)
+    for depth in range(1, rule.levels + 1):
+        width = 2.0 ** (2 - depth)
+        lo = -1.0 + node.astype(float) * width
+        tau = lo + width / 2.0
+        f_lo, f_tau, f_hi = (_cdf_values(cdf, v) for v in (lo, tau, lo + width))
+        if np.any(f_tau < f_lo) or np.any(f_hi < f_tau):
+            raise ValueError("cdf must be non-decreasing")
+        span = f_hi - f_lo
+        share = np.divide(f_tau - f_lo, span, out=np.zeros_like(span), where=span > 0)
+        b_left = rng.binomial(b, np.clip(share, 0.0, 1.0))
+        k = a + b_left
+        go_left = rule.goes_left(_plus_counts(rule, k, rng))
+        a = np.where(go_left, a, a + b_left)
+        b = np.where(go_left, b_left, b - b_left)
+        node = 2 * node + np.where(go_left, 0, 1)
+    return midpoints(rule.levels, rule.levels + 1, node)
+
+
+SAMPLERS = ("binomial", "per_user")
+
+
+def sample_minimum(
+    data: Any, rule: RoundRule, size: int, rng: np.random.Generator, sampler: str = "binomial"
+) -> np.ndarray:
+    """Algorithm 2's output on [−1, 1] by the chosen sampler (``"binomial"`` or ``"per_user"``)."""
+    if sampler == "binomial":
+        return sample_binomial(data, rule, size, rng)
+    if sampler == "per_user":
+        return sample_per_user(data, rule, size, rng)
+    raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+
+
+def maximum(
+    data: Any, rule: RoundRule, size: int, rng: np.random.Generator, sampler: str = "binomial"
+) -> np.ndarray:
+    """The maximum by symmetry: −Alg2(−x) (ties mirrored: x >= τ counts)."""
+    x = check_unit_data(data)
+    return -sample_minimum(-x, rule, size, rng, sampler)
+
+
+def _check_rule(rule: RoundRule, n: int) -> None:
+    if not isinstance(rule, RoundRule):
+        raise ValueError(f"rule must be a RoundRule (see round_rule), got {type(rule).__name__}")
+    if rule.n != n:
+        raise ValueError(f"rule was built for N = {rule.n} users, but the data has {n} values")
+
+
+__all__ = [
+    "SAMPLERS",
+    "TARGETS",
+    "Transcript",
+    "algorithm_1",
+    "check_target",
+    "check_unit_data",
+    "counts_at_or_below",
+    "leaf_values",
+    "maximum",
+    "midpoints",
+    "run_protocol",
+    "sample_binomial",
+    "sample_iid",
+    "sample_minimum",
+    "sample_per_user",
+]
