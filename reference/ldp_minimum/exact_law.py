@@ -33,10 +33,10 @@ from reference.ldp_minimum.round_statistic import (
     left_probability_exact,
 )
 from reference.ldp_minimum.search import (
-    check_unit_data,
     counts_at_or_below,
     leaf_values,
     midpoints,
+    sorted_unit_data,
 )
 from reference.validation import check_probability
 
@@ -55,7 +55,7 @@ def leaf_probabilities_exact(data: Any, rule: RoundRule) -> list[Exact]:
 
     Exact rationals when ``rule.exp_u`` is given or ε = inf; mpmath (60 digits) otherwise.
     """
-    x = np.sort(check_unit_data(data))
+    x = sorted_unit_data(data)
     _exact_rule(rule, x.size)
     if rule.levels > MAX_EXACT_LEVELS:
         raise ValueError(
@@ -122,7 +122,7 @@ class SparseLeafLaw:
 
 def leaf_probabilities(data: Any, rule: RoundRule, prune: float = 1e-15) -> SparseLeafLaw:
     """The output law in floats by the pruned tree: nodes with mass below ``prune`` are dropped."""
-    x = np.sort(check_unit_data(data))
+    x = sorted_unit_data(data)
     _exact_rule(rule, x.size)
     prune = check_probability(prune, "prune", open_right=True)
     cache: dict[int, tuple[float, float]] = {}

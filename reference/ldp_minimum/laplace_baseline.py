@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.ldp_minimum.search import TARGETS, check_target, check_unit_data
+from reference.ldp_minimum.search import TARGETS, check_target, sorted_unit_data
 from reference.primitives.laplace import sample_laplace
 from reference.validation import check_epsilon, check_rng, check_size
 
@@ -35,7 +35,7 @@ def laplace_scale(epsilon: float) -> float:
 
 def laplace_reports(data: Any, epsilon: float, rng: np.random.Generator) -> np.ndarray:
     """Every user's report x_i + Laplace(0, 2/ε) (one run)."""
-    x = check_unit_data(data)
+    x = sorted_unit_data(data)
     return x + sample_laplace(0.0, laplace_scale(epsilon), x.size, check_rng(rng))
 
 
@@ -50,7 +50,7 @@ def sample_laplace_extreme(
 ) -> np.ndarray:
     """``size`` runs of the baseline: min (or max) of the N noisy reports; users × runs drawn in
     chunks (exact in law: one Laplace draw per user and run)."""
-    x = check_unit_data(data)
+    x = sorted_unit_data(data)
     target = check_target(target)
     size, rng = check_size(size), check_rng(rng)
     b = laplace_scale(epsilon)
@@ -65,7 +65,7 @@ def sample_laplace_extreme(
 
 def minimum_cdf(y: Any, data: Any, epsilon: float) -> np.ndarray:
     """P(min_i (x_i + Lap(0, 2/ε)) <= y) = 1 − Π_i S(y − x_i), vectorised in y (unclipped)."""
-    x = check_unit_data(data)
+    x = sorted_unit_data(data)
     b = laplace_scale(epsilon)
     y = np.atleast_1d(np.asarray(y, dtype=float))
     d = y[:, None] - x[None, :]

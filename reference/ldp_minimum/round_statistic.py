@@ -249,8 +249,9 @@ def left_probability_exact(rule: RoundRule, k: int) -> Exact:
 def left_probability(rule: RoundRule, k: int) -> tuple[float, float]:
     """(P(go left | k), P(go right | k)) in floats, each computed directly (no 1 − x).
 
-    Sums P(Bin(k, p) = i)·P(Bin(N − k, 1 − p) >= m* − i) over the window of i where the first law
-    has mass above e^{−800} (Hoeffding: |Bin − mean| > 20·sqrt(k) has probability < 2e^{−800}).
+    Sums P(Bin(k, p) = i)·P(Bin(N − k, 1 − p) >= m* − i) over the window |i − kp| <= 6·sqrt(k) + 2:
+    by Hoeffding the first law puts less than 2e^{−72} < 1e-31 outside it, far below the float
+    resolution of any probability the pruned tree keeps (>= 1e-15 of the total mass).
     """
     n, m = rule.n, rule.threshold
     if m <= 0:
@@ -260,7 +261,7 @@ def left_probability(rule: RoundRule, k: int) -> tuple[float, float]:
     p = rule.keep
     if p == 1.0:  # noiseless: P = k
         return (1.0, 0.0) if k >= m else (0.0, 1.0)
-    width = 20.0 * math.sqrt(k) + 2.0
+    width = 6.0 * math.sqrt(k) + 2.0
     lo = max(0, int(math.floor(k * p - width)))
     hi = min(k, int(math.ceil(k * p + width)))
     i = np.arange(lo, hi + 1)

@@ -1,0 +1,98 @@
+"""Benchmark: fukuchi19's LDP minimum at N = 2^20 (issue 6 targets).
+
+    python benchmarks/bench_fukuchi19.py [--repeats 200]
+
+* one run of Algorithm 2 on fixed data, N = 2^20 (Beta(1, 1), Δ = 0.3, x_min = −1), Lower-α
+  schedule (L = 10), ε = 1:
+  - the binomial fast path (exact in law), data prepared once (validated and sorted): target <= 1 ms;
+    the one-off preparation is printed too;
+  - the per-user path (every user's report drawn): target <= 1 s;
+* the exact output law (the pruned float tree, pruning 1e-15) at N = 2^20, L = 10: target <= 10 s;
+* for scale: the Unknown-α exact law at N = 2^15 (L = 12; the pruned tree grows quickly with L,
+  so at N = 2^20, L = 21 the experiments simulate), and the Laplace baseline (one run).
+
+No peer implements this mechanism (the paper has no code), so there is no ratio column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from reference.ldp_minimum.exact_law import leaf_probabilities
+from reference.ldp_minimum.laplace_baseline import sample_laplace_extreme
+from reference.ldp_minimum.round_statistic import round_rule
+from reference.ldp_minimum.schedules import schedule
+from reference.ldp_minimum.search import prepare, sample_binomial, sample_per_user
+
+N = 2**20
+
+
+def seconds_per_call(fn: Callable[[], object], repeats: int) -> float:
+    fn()  # warm-up
+    start = time.perf_counter()
+    for _ in range(repeats):
+        fn()
+    return (time.perf_counter() - start) / repeats
+
+
+def _row(name: str, seconds: float, target: str) -> None:
+    print(f"| {name} | {seconds * 1e3:.3f} ms | {target} |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=200)
+    args = parser.parse_args()
+    x = -1.0 + 0.3 * np.arange(N) / (N - 1)
+    rng = np.random.default_rng(0)
+    lower = schedule("lower_alpha", N, 1.0)
+    rule = round_rule(N, lower.levels, lower.gamma, epsilon=1.0)
+    print("| case | time | target |\n|---|---|---|")
+    _row(
+        "prepare the data once (validate + sort), N = 2^20",
+        seconds_per_call(lambda: prepare(x), 5),
+        "—",
+    )
+    data = prepare(x)
+    _row(
+        f"one run, binomial fast path, L = {rule.levels}",
+        seconds_per_call(lambda: sample_binomial(data, rule, 1, rng), args.repeats),
+        "<= 1 ms",
+    )
+    _row(
+        "1000 runs, binomial fast path (vectorised), per run",
+        seconds_per_call(lambda: sample_binomial(data, rule, 1000, rng), 10) / 1000,
+        "—",
+    )
+    _row(
+        f"one run, per-user path, L = {rule.levels}",
+        seconds_per_call(lambda: sample_per_user(data, rule, 1, rng), 5),
+        "<= 1 s",
+    )
+    _row(
+        f"exact law (pruned float tree), L = {rule.levels}",
+        seconds_per_call(lambda: leaf_probabilities(data, rule), 3),
+        "<= 10 s",
+    )
+    n15 = 2**15
+    data15 = prepare(-1.0 + 0.3 * np.arange(n15) / (n15 - 1))
+    unknown = schedule("unknown_alpha", n15, 1.0)
+    rule_u = round_rule(n15, unknown.levels, unknown.gamma, epsilon=1.0)
+    _row(
+        f"exact law (pruned float tree), Unknown α, N = 2^15, L = {rule_u.levels}",
+        seconds_per_call(lambda: leaf_probabilities(data15, rule_u), 1),
+        "—",
+    )
+    _row(
+        "one run, Laplace baseline (N draws)",
+        seconds_per_call(lambda: sample_laplace_extreme(data, 1.0, 1, rng), 5),
+        "—",
+    )
+
+
+if __name__ == "__main__":
+    main()
