@@ -15,6 +15,8 @@ import numpy as np
 
 from reference.distributed_quantiles.hierarchical import HierarchicalRandomizer
 from reference.distributed_quantiles.threshold_query import ThresholdQuery
+from reference.ldp_minimum.mechanisms import LaplaceReport, LDPMinimum
+from reference.ldp_minimum.transcript import UserTranscript
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse
 from reference.slice_quantiles.exact_law import theorem_4_2_delta
@@ -54,6 +56,22 @@ def _tiny_slice_quantiles_pairs() -> list[tuple[Any, Any]]:
     """X = {1..10} and X plus one point, the point at every half-integer of [0, 11]."""
     x = np.arange(1.0, 11.0)
     return [(x, np.sort(np.append(x, v))) for v in np.arange(0.5, 11.0, 1.0)]
+
+
+FUKUCHI19_GRID = (-1.0, -0.5, 0.0, 0.5, 1.0)  # the auditor's probes on [−1, 1]: ends, τ's, ties
+# fukuchi19's LaplaceReport is listed with its default grid noise (exactly ε-LDP as sampled); the
+# paper's float report x + b·noise leaks through the low mantissa bits (Mironov 2012) and the
+# auditor flags it (tests/test_fukuchi19_audit.py).
+
+
+def _fukuchi19_minimum(**options: Any) -> Callable[[], LDPMinimum]:
+    """fukuchi19 Algorithm 2 with e^{ε/L} = 3, L = 2, γ = ½ (ε = 2 ln 3; spec §6's tight case)."""
+    return lambda: LDPMinimum.with_exp_u(3, 2, 0.5, **options)
+
+
+def _fukuchi19_transcript() -> UserTranscript:
+    """One user's whole transcript in Algorithm 2 (e^u = 3, L = 2, γ = ½), others at 0 and ½."""
+    return UserTranscript.with_exp_u(3, 2, 0.5, (0.0, 0.5))
 
 
 def _em(q: float, eps: float, adjacency: str) -> Callable[[], ExponentialQuantile]:
@@ -124,5 +142,33 @@ REGISTRY: tuple[RegistryEntry, ...] = (
         tuple(float(v) for v in np.arange(0.5, 11.0, 1.0)),
         11,
         _tiny_slice_quantiles_pairs,
+    ),
+    RegistryEntry(
+        "fukuchi19_ldp_minimum[exp_u=3,L=2,gamma=0.5]",
+        "fukuchi19 Algorithm 2 (ε-LDP minimum, ε = 2 ln 3), server output, exact law",
+        _fukuchi19_minimum(),
+        FUKUCHI19_GRID,
+        4,
+    ),
+    RegistryEntry(
+        "fukuchi19_ldp_maximum[exp_u=3,L=2,gamma=0.5,per_user]",
+        "fukuchi19 maximum by symmetry, every user's report drawn, exact law",
+        _fukuchi19_minimum(target="max", sampler="per_user"),
+        FUKUCHI19_GRID,
+        4,
+    ),
+    RegistryEntry(
+        "fukuchi19_user_transcript[exp_u=3,L=2,gamma=0.5,others=(0,0.5)]",
+        "fukuchi19 one user's transcript (Theorem 6), local DP, exact law",
+        _fukuchi19_transcript,
+        FUKUCHI19_GRID,
+        1,
+    ),
+    RegistryEntry(
+        "fukuchi19_laplace_report[eps=1,grid=1/4]",
+        "fukuchi19 Laplace baseline, one user's grid report (float-safe), local DP, exact law",
+        lambda: LaplaceReport(1.0, grid=0.25),
+        FUKUCHI19_GRID,
+        1,
     ),
 )

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.audit
 
 SEEDS = range(50)
 # Tests that assert "no violation" audit at α = 1e-9 (black-box bound and each conformance test):
-# 2 mechanisms × 50 seeds + 2 controls + 9 registry entries = 111 audits, each wrong with
+# 2 mechanisms × 50 seeds + 2 controls + 13 registry entries = 115 audits, each wrong with
 # probability at most 3e-9, so a correct auditor fails this module with probability < 4e-7.
 FP_ALPHA = 1e-9
 

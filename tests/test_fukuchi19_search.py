@@ -354,9 +354,20 @@ def test_laplace_minimum_error_is_shift_invariant_in_law() -> None:
 
 
 def test_laplace_report_loss_is_epsilon_at_the_bounds() -> None:
-    rep = LaplaceReport(1.0, bounds=(0.0, 5.0))
-    assert float(privacy_loss(rep.exact(0.0), rep.exact(5.0))) == pytest.approx(1.0, rel=1e-12)
-    assert float(privacy_loss(rep.exact(1.0), rep.exact(2.0))) == pytest.approx(0.2, rel=1e-12)
+    """Real-valued report (``noise="continuous"``): loss ε|x − x′|/(b − a). Grid report: loss
+    |i − i′|/t with i = round(x/Λ) on [−1, 1] and t = 2/(εΛ) (here exactly 32): ε at the bounds,
+    7/32 for x = 1, x′ = 2 on [0, 5] (unit values −0.6, −0.2: indices −10, −3)."""
+    cont = LaplaceReport(1.0, bounds=(0.0, 5.0), noise="continuous")
+    assert float(privacy_loss(cont.exact(0.0), cont.exact(5.0))) == pytest.approx(1.0, rel=1e-12)
+    assert float(privacy_loss(cont.exact(1.0), cont.exact(2.0))) == pytest.approx(0.2, rel=1e-12)
+    grid = LaplaceReport(1.0, bounds=(0.0, 5.0))
+    assert float(privacy_loss(grid.exact(0.0), grid.exact(5.0))) == pytest.approx(1.0, rel=1e-12)
+    assert float(privacy_loss(grid.exact(1.0), grid.exact(2.0))) == pytest.approx(7 / 32, rel=1e-12)
+
+
+def test_grid_report_sampler_follows_its_exact_law() -> None:
+    rep = LaplaceReport(2.0, bounds=(0.0, 5.0), grid=0.125)
+    _conforms(rep.exact(1.3), rep.sample(1.3, 200_000, np.random.default_rng(12)))
 
 
 def test_laplace_extreme_clip_option_clips_to_the_bounds() -> None:
@@ -392,6 +403,9 @@ def test_laplace_extreme_clip_option_clips_to_the_bounds() -> None:
         (lambda: schedule("known", 100, 1.0), "schedule name must be one of"),
         (lambda: schedule("lower_alpha", 1, 1.0), "n must be an integer >= 2"),
         (lambda: LaplaceExtreme(0.0), "epsilon must be a finite number > 0"),
+        (lambda: LaplaceReport(1.0, noise="float"), "noise must be one of"),
+        (lambda: LaplaceReport(1.0, grid=0.3), "grid must be a power of two"),
+        (lambda: LaplaceExtreme(1.0, grid=2.0), "grid must be a power of two"),
     ],
 )
 def test_bad_parameters_raise_a_clear_value_error(build, match: str) -> None:

@@ -269,7 +269,13 @@ def test_discrete_laplace_sampler_with_geometric_parameter_off_fails_atom_test(
 
 
 @pytest.mark.parametrize(
-    ("scale", "n"), [(Fraction(3, 2), 20_000), (2, 20_000), (BIG_SCALE, 5_000)]
+    ("scale", "n"),
+    [
+        (Fraction(3, 2), 20_000),
+        (2, 20_000),
+        (BIG_SCALE, 5_000),
+        (Fraction(2**32 + 1, 2**31), 20_000),  # numerator > 2^31: the scalar path
+    ],
 )
 def test_exact_discrete_laplace_sampler_conforms_to_exact_law_atoms(
     rng: np.random.Generator, scale, n: int

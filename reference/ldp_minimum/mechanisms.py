@@ -4,8 +4,9 @@
   The server's output is a post-processing of ε-LDP reports, so it is ε-DP for the replacement of
   any one user's value: the claim is ``PrivacyClaim(ε, 0, "replace_one")``. N is public (the
   threshold depends on it), so add/remove is not claimed. ``exact(data)`` is the tree law.
-* :class:`LaplaceReport` — one user's baseline report x + Laplace(0, (b − a)/ε), local claim,
-  exact law (a :class:`~reference.distributions.PiecewiseLogLinear`).
+* :class:`LaplaceReport` — one user's baseline report, local claim, exact law: by default the
+  float-safe grid report (exactly ε-LDP), or the paper's x + Laplace(0, (b − a)/ε)
+  (``noise="continuous"``, not ε-LDP in floating point; see :mod:`.laplace_baseline`).
 * :class:`LaplaceExtreme` — the baseline's server output min_i (or max_i) of the reports,
   replace-one claim, sampling only.
 
@@ -26,7 +27,14 @@ from reference.core import PrivacyClaim
 from reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from reference.ldp_minimum.domain_map import UnitMap
 from reference.ldp_minimum.exact_law import leaf_probabilities_exact
-from reference.ldp_minimum.laplace_baseline import sample_laplace_extreme
+from reference.ldp_minimum.laplace_baseline import (
+    GRID,
+    check_grid,
+    check_noise,
+    grid_report_law,
+    sample_grid_reports,
+    sample_laplace_extreme,
+)
 from reference.ldp_minimum.round_statistic import (
     RoundRule,
     check_exp_u,
@@ -147,14 +155,26 @@ class LDPMinimum:
 
 @dataclass(frozen=True)
 class LaplaceReport:
-    """One user's baseline report x + Laplace(0, (b − a)/ε) on public bounds [a, b] (local DP)."""
+    """One user's baseline report on public bounds [a, b] (local DP).
+
+    ``noise="grid"`` (default): the exactly ε-LDP grid report of
+    :mod:`~reference.ldp_minimum.laplace_baseline` (value rounded to the grid ``grid`` on
+    [−1, 1], exact discrete Laplace, clamped), with its finite exact law. ``noise="continuous"``:
+    the paper's x + Laplace(0, (b − a)/ε) in floats; ``exact`` is then the law of the real-valued
+    mechanism, which the float sampler does not follow bit for bit (its realised loss is infinite,
+    and the auditor finds it).
+    """
 
     epsilon: float
     bounds: tuple[float, float] = (-1.0, 1.0)
+    noise: str = "grid"
+    grid: float = GRID
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
         object.__setattr__(self, "bounds", UnitMap(*self.bounds).bounds)
+        check_noise(self.noise)
+        object.__setattr__(self, "grid", check_grid(self.grid))
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -166,6 +186,7 @@ class LaplaceReport:
 
     @property
     def scale(self) -> float:
+        """The continuous noise's scale (b − a)/ε."""
         return (self.bounds[1] - self.bounds[0]) / self.epsilon
 
     def _value(self, data: Any) -> float:
@@ -175,22 +196,37 @@ class LaplaceReport:
         return float(x[0])
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return sample_laplace(self._value(data), self.scale, size, rng)
+        x = self._value(data)
+        if self.noise == "continuous":
+            return sample_laplace(x, self.scale, size, rng)
+        unit = UnitMap(*self.bounds)
+        reports = sample_grid_reports(
+            float(unit.to_unit([x])[0]), self.epsilon, size, rng, self.grid
+        )
+        return unit.from_unit(reports)
 
-    def exact(self, data: Any) -> PiecewiseLogLinear:
-        return laplace_law(self._value(data), self.scale)
+    def exact(self, data: Any) -> PiecewiseLogLinear | DiscreteLaw:
+        x = self._value(data)
+        if self.noise == "continuous":
+            return laplace_law(x, self.scale)
+        unit = UnitMap(*self.bounds)
+        law = grid_report_law(float(unit.to_unit([x])[0]), self.epsilon, self.grid)
+        return DiscreteLaw(unit.from_unit(np.array(law.support)).tolist(), list(law.logp))
 
 
 @dataclass(frozen=True)
 class LaplaceExtreme:
-    """The baseline's server output: min (or max) of every user's x_i + Laplace(0, (b − a)/ε),
-    unclipped unless ``clip`` (then clipped to [a, b])."""
+    """The baseline's server output: min (or max) of every user's report, unclipped unless
+    ``clip`` (then clipped to [a, b]). ``noise`` as in :class:`LaplaceReport` (default
+    ``"grid"``: exactly ε-LDP reports, sampled exactly)."""
 
     epsilon: float
     bounds: tuple[float, float] = (-1.0, 1.0)
     target: str = "min"
     clip: bool = False
     clamp: bool = False
+    noise: str = "grid"
+    grid: float = GRID
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
@@ -198,6 +234,8 @@ class LaplaceExtreme:
         check_target(self.target)
         if not isinstance(self.clip, bool):
             raise ValueError(f"clip must be True or False, got {self.clip!r}")
+        check_noise(self.noise)
+        object.__setattr__(self, "grid", check_grid(self.grid))
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -210,7 +248,14 @@ class LaplaceExtreme:
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         unit = UnitMap(*self.bounds, clamp=self.clamp)
         y = sample_laplace_extreme(
-            unit.to_unit(data), self.epsilon, size, rng, target=self.target, clip=self.clip
+            unit.to_unit(data),
+            self.epsilon,
+            size,
+            rng,
+            target=self.target,
+            clip=self.clip,
+            noise=self.noise,
+            grid=self.grid,
         )
         return unit.from_unit(y)
 
