@@ -161,6 +161,10 @@ def round_rule(
     Give the budget either as ``epsilon`` (a float > 0, or ``inf`` for the noiseless mode) or as
     the exact per-round factor ``exp_u`` = e^{ε/L} (an int or Fraction > 1; then ε = L·ln(exp_u),
     rounded up to a float so that the claim is never below the true ε).
+
+    γ is used as its exact binary value: the float 0.2 is 0.2000000000000000111…, so with N = 5
+    and ε = inf going left needs k >= 2 (γN > 1), not k >= 1. Pass γ = 1/N only when that float
+    times N is at most 1 if you mean "at least one value below τ".
     """
     n = check_int(n, "n", minimum=1)
     levels = check_levels(levels)
