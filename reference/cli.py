@@ -390,9 +390,20 @@ def _reproduce_progress(quiet: bool) -> Callable[[str, int, int], None] | None:
 
 
 _IMOLA25_ONLY = ("m", "panels", "duplication", "jointexp_runs", "jointexp_m")
+_FUKUCHI19_ONLY = (
+    "settings", "other_runs", "min_log2n", "max_log2n", "data_models", "schedules", "laplace",
+    "laplace_iid", "no_eps_sweep", "exact_max_levels",
+)  # fmt: skip
 
 
 def _reproduce(args: argparse.Namespace) -> int:
+    if args.paper == "fukuchi19":
+        return _reproduce_fukuchi19(args)
+    given = [
+        f"--{o.replace('_', '-')}" for o in _FUKUCHI19_ONLY if getattr(args, o) not in (None, False)
+    ]
+    if given:
+        raise ValueError(f"only for fukuchi19, not {args.paper}: {', '.join(given)}")
     if args.paper == "imola25":
         return _reproduce_imola25(args)
     given = [f"--{o.replace('_', '-')}" for o in _IMOLA25_ONLY if getattr(args, o) is not None]
@@ -439,6 +450,46 @@ def _reproduce_imola25(args: argparse.Namespace) -> int:
     for path in paths:
         print(f"written: {path}")
     return EXIT_OK
+
+
+def _reproduce_fukuchi19(args: argparse.Namespace) -> int:
+    """fukuchi19 Sec. 6.1 / Figures 1–2 (spec §4.1): see :mod:`reference.experiments.fukuchi19`."""
+    from reference.experiments.fukuchi19 import DEFAULT_OUT, run_study
+
+    given = [f"--{o.replace('_', '-')}" for o in _IMOLA25_ONLY if getattr(args, o) is not None]
+    if args.figure is not None:
+        given.append("--figure")
+    if given:
+        raise ValueError(f"not for fukuchi19: {', '.join(given)}")
+    paths = run_study(
+        settings=args.settings,
+        runs=args.runs,
+        other_runs=args.other_runs,
+        min_log2n=args.min_log2n,
+        max_log2n=args.max_log2n,
+        data_models=args.data_models,
+        schedules=args.schedules,
+        laplace=args.laplace,
+        laplace_iid=args.laplace_iid,
+        eps_sweep=not args.no_eps_sweep,
+        exact_max_levels=args.exact_max_levels,
+        seed=args.seed,
+        workers=args.workers if args.workers is not None else 1,
+        out=Path(args.out) if args.out is not None else DEFAULT_OUT,
+        quick=args.quick,
+        progress=_reproduce_progress(args.quiet),
+    )
+    for path in paths:
+        print(f"written: {path}")
+    return EXIT_OK
+
+
+def _name_list(text: str) -> tuple[str, ...]:
+    """``"fixed,iid"`` as a tuple of names (argparse type; checked by the experiment)."""
+    values = tuple(v.strip() for v in str(text).split(",") if v.strip())
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected names 'a,b', got {text!r}")
+    return values
 
 
 def _print_duplications(path: Path) -> None:
@@ -561,11 +612,17 @@ def build_parser() -> argparse.ArgumentParser:
             "imola25: Sec. 6 / Figure 1 on Adult age and hours (ε = 1, δ = 1e-16, both "
             "adjacencies) at the smallest data duplication where SliceQuantiles is feasible; "
             "writes imola25.csv (max and mean rank error with bootstrap CIs per panel, m, "
-            "mechanism), imola25_runs.csv, imola25_feasibility.csv and imola25.png."
+            "mechanism), imola25_runs.csv, imola25_feasibility.csv and imola25.png. fukuchi19: "
+            "Sec. 6.1 / Figures 1–2 (synthetic Beta data, Algorithm 2 with the Lower-α and "
+            "Unknown-α schedules, the Laplace baseline); writes fukuchi19.csv (worst case over "
+            "x_min of the MAE per setting, data model, schedule, N and ε), fukuchi19_xmin.csv, "
+            "fukuchi19_fits.csv (guideline fits) and PNG figures."
         ),
     )
     p.add_argument(
-        "paper", choices=("aamand25", "imola25"), help="the paper whose experiments to run"
+        "paper",
+        choices=("aamand25", "imola25", "fukuchi19"),
+        help="the paper whose experiments to run",
     )
     p.add_argument(
         "--figure",
@@ -577,11 +634,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--runs",
         type=int,
         default=None,
-        help="runs per configuration (default 200; --quick: 4 for aamand25, 3 for imola25)",
+        help="runs per configuration (default 200; --quick: 4 for aamand25, 3 for imola25; "
+        "fukuchi19: 1000, --quick 300)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed of the runs (default 0)")
     p.add_argument(
-        "--workers", type=int, default=None, help="processes (default: the number of CPUs)"
+        "--workers",
+        type=int,
+        default=None,
+        help="processes (default: the number of CPUs; fukuchi19: 1)",
     )
     p.add_argument(
         "--out", default=None, metavar="DIR", help="output folder (default: reports/<paper>)"
@@ -625,6 +686,63 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="LIST",
         help="m values for JointExp, intersected with --m (default 10,50,100,200; --quick: 10)",
+    )
+    fukuchi = p.add_argument_group("fukuchi19 only")
+    fukuchi.add_argument(
+        "--settings",
+        choices=("main", "all"),
+        default=None,
+        help="Beta settings: main (α = β = 1, Δ = 0.3) or all 30 (default all; --quick: main)",
+    )
+    fukuchi.add_argument(
+        "--other-runs",
+        type=int,
+        default=None,
+        metavar="R",
+        help="runs per cell for the settings other than the main one (default: --runs)",
+    )
+    fukuchi.add_argument(
+        "--min-log2n", type=int, default=None, metavar="n", help="smallest N = 2^n (default 10)"
+    )
+    fukuchi.add_argument(
+        "--max-log2n",
+        type=int,
+        default=None,
+        metavar="n",
+        help="largest N = 2^n (default 20; --quick: 12)",
+    )
+    fukuchi.add_argument(
+        "--data-models",
+        type=_name_list,
+        default=None,
+        metavar="LIST",
+        help="fixed, iid or fixed,iid (default both)",
+    )
+    fukuchi.add_argument(
+        "--schedules",
+        type=_name_list,
+        default=None,
+        metavar="LIST",
+        help="lower_alpha, unknown_alpha or both (default both)",
+    )
+    fukuchi.add_argument(
+        "--laplace",
+        choices=("main", "all", "none"),
+        default=None,
+        help="settings of the Laplace baseline (N·runs draws per cell; default main)",
+    )
+    fukuchi.add_argument(
+        "--laplace-iid", action="store_true", help="also run the baseline on i.i.d. data"
+    )
+    fukuchi.add_argument(
+        "--no-eps-sweep", action="store_true", help="skip the Err-vs-ε panel (Fig. 1 right)"
+    )
+    fukuchi.add_argument(
+        "--exact-max-levels",
+        type=int,
+        default=None,
+        metavar="L",
+        help="exact tree law on fixed data when L <= this (default 10; 0: never)",
     )
     p.set_defaults(func=_reproduce)
     return parser
