@@ -8,6 +8,7 @@
     the one-off preparation is printed too;
   - the per-user path (every user's report drawn): target <= 1 s;
 * the exact output law (the pruned float tree, pruning 1e-15) at N = 2^20, L = 10: target <= 10 s;
+* the float-safe grid Laplace report (exact discrete Laplace), per report;
 * for scale: the Unknown-α exact law at N = 2^15 (L = 12; the pruned tree grows quickly with L,
   so at N = 2^20, L = 21 the experiments simulate), and the Laplace baseline (one run).
 
@@ -23,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from reference.ldp_minimum.exact_law import leaf_probabilities
-from reference.ldp_minimum.laplace_baseline import sample_laplace_extreme
+from reference.ldp_minimum.laplace_baseline import sample_grid_reports, sample_laplace_extreme
 from reference.ldp_minimum.round_statistic import round_rule
 from reference.ldp_minimum.schedules import schedule
 from reference.ldp_minimum.search import prepare, sample_binomial, sample_per_user
@@ -88,7 +89,12 @@ def main() -> None:
         "—",
     )
     _row(
-        "one run, Laplace baseline (N draws)",
+        "grid Laplace report (exact CKS20 sampler, vectorised), per report",
+        seconds_per_call(lambda: sample_grid_reports(0.0, 1.0, 100_000, rng), 3) / 100_000,
+        "—",
+    )
+    _row(
+        "one run, Laplace baseline (N float draws)",
         seconds_per_call(lambda: sample_laplace_extreme(data, 1.0, 1, rng), 5),
         "—",
     )
