@@ -360,11 +360,11 @@ def beta_order_statistic_moment(k: int, n: int, alpha: Any) -> mpmath.mpf:
         return mpmath.rf(k, s) / mpmath.rf(n + 1, s)
 
 
-def theorem_5_bound_printed(
-    gamma: Any, c: Any, alpha: Any, n: int, levels: int, *, epsilon: Any = None, exp_u: Any = None
-) -> mpmath.mpf:
-    """Theorem 5 as printed (Eq. 10, without its stray ")"):
-    2(1/C)^{1/α}·(⌈2γN⌉)^{(1/α)↑}/(N + 1)^{(1/α)↑} + e_γ + 2^{−L}. False in general (Lemma 1)."""
+def _theorem_5_terms(
+    gamma: Any, c: Any, alpha: Any, n: int, levels: int, epsilon: Any, exp_u: Any
+) -> tuple[mpmath.mpf, Any]:
+    """(2C^{−1/α}(⌈2γN⌉)^{(1/α)↑}/(N + 1)^{(1/α)↑}, e_γ): the two terms Eq. 10 and its
+    correction share (Eqs. 41–46)."""
     g, c, alpha, n = _theorem_inputs(gamma, c, alpha, n)
     j = _order_index(g, n, 2)
     if j > n:
@@ -373,6 +373,16 @@ def theorem_5_bound_printed(
     with workdps():
         e = _e_gamma(n, g, a)
         first = 2 * to_mpf(c) ** (-1 / to_mpf(alpha)) * beta_order_statistic_moment(j, n, alpha)
+    return first, e
+
+
+def theorem_5_bound_printed(
+    gamma: Any, c: Any, alpha: Any, n: int, levels: int, *, epsilon: Any = None, exp_u: Any = None
+) -> mpmath.mpf:
+    """Theorem 5 as printed (Eq. 10, without its stray ")"):
+    2(1/C)^{1/α}·(⌈2γN⌉)^{(1/α)↑}/(N + 1)^{(1/α)↑} + e_γ + 2^{−L}. False in general (Lemma 1)."""
+    first, e = _theorem_5_terms(gamma, c, alpha, n, levels, epsilon, exp_u)
+    with workdps():
         return first + e + mpmath.mpf(2) ** -levels
 
 
@@ -387,14 +397,8 @@ def theorem_5_bound_corrected(
     (Eqs. 41–46). With a smaller x̄ add 2(x_sup − x_min)·P{U_(⌈2γN⌉) >= C(x̄ − x_min)^α}: Eq. 44 needs
     F*(U) < x̄, which fails with positive probability.
     """
-    g, c, alpha, n = _theorem_inputs(gamma, c, alpha, n)
-    j = _order_index(g, n, 2)
-    if j > n:
-        raise ValueError(f"gamma must satisfy ⌈2γN⌉ <= N (2γ <= 1), got ⌈2γN⌉ = {j} > N = {n}")
-    a = rounds_factor(levels, epsilon, exp_u)
+    first, e = _theorem_5_terms(gamma, c, alpha, n, levels, epsilon, exp_u)
     with workdps():
-        e = _e_gamma(n, g, a)
-        first = 2 * to_mpf(c) ** (-1 / to_mpf(alpha)) * beta_order_statistic_moment(j, n, alpha)
         return first + mpmath.mpf(2) ** -levels + far_mistake_term(e, levels)
 
 

@@ -37,6 +37,7 @@ from reference.ldp_minimum.laplace_baseline import (
 )
 from reference.ldp_minimum.round_statistic import (
     RoundRule,
+    check_epsilon_matches_exp_u,
     check_exp_u,
     epsilon_of_exp_u,
     round_rule,
@@ -93,13 +94,10 @@ class LDPMinimum:
         if self.sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, got {self.sampler!r}")
         if self.exp_u is not None:
-            exp_u = check_exp_u(self.exp_u)
+            exp_u = check_epsilon_matches_exp_u(
+                self.epsilon, self.exp_u, self.levels, "LDPMinimum.with_exp_u"
+            )
             object.__setattr__(self, "exp_u", exp_u)
-            if self.epsilon != epsilon_of_exp_u(exp_u, self.levels):
-                raise ValueError(
-                    "epsilon must equal L·ln(exp_u) rounded up when exp_u is given; build the "
-                    "mechanism with LDPMinimum.with_exp_u"
-                )
         check_epsilon(self.epsilon)
 
     @classmethod

@@ -180,6 +180,17 @@ def round_rule(
     return RoundRule(n, levels, gamma, epsilon, exp_u, m)
 
 
+def check_epsilon_matches_exp_u(epsilon: float, exp_u: Any, levels: int, builder: str) -> Fraction:
+    """``exp_u`` checked, and ``epsilon`` required to be L·ln(exp_u) rounded up (as ``builder``,
+    e.g. ``LDPMinimum.with_exp_u``, sets it)."""
+    exp_u = check_exp_u(exp_u)
+    if epsilon != epsilon_of_exp_u(exp_u, levels):
+        raise ValueError(
+            f"epsilon must equal L·ln(exp_u) rounded up when exp_u is given; build it with {builder}"
+        )
+    return exp_u
+
+
 def epsilon_of_exp_u(exp_u: Fraction, levels: int) -> float:
     """L·ln(e^u) as the smallest float >= the true value."""
     with workdps():
@@ -206,16 +217,21 @@ def _binomial_pmf_exact(trials: int, p: Exact) -> list[Exact]:
         ]
 
 
-def plus_count_pmf_exact(rule: RoundRule, k: int) -> list[Exact]:
-    """The exact law of P = Bin(k, p) + Bin(N − k, 1 − p): entry j is P(P = j), j = 0..N."""
+def _two_binomial_laws(rule: RoundRule, k: int) -> tuple[list[Exact], list[Exact], Any]:
+    """The exact laws of Bin(k, p) (the "+1" reports of users with x_i <= τ that are kept) and
+    Bin(N − k, 1 − p) (the flipped reports of the others), and the arithmetic context to use."""
     k = check_int(k, "k", minimum=0)
     if k > rule.n:
         raise ValueError(f"k must lie in [0, {rule.n}], got {k}")
     p = rule.keep_exact()
-    a = _binomial_pmf_exact(k, p)
-    b = _binomial_pmf_exact(rule.n - k, 1 - p)
-    out = [0 * p] * (rule.n + 1)
     ctx = workdps() if not isinstance(p, Fraction) else nullcontext()
+    return _binomial_pmf_exact(k, p), _binomial_pmf_exact(rule.n - k, 1 - p), ctx
+
+
+def plus_count_pmf_exact(rule: RoundRule, k: int) -> list[Exact]:
+    """The exact law of P = Bin(k, p) + Bin(N − k, 1 − p): entry j is P(P = j), j = 0..N."""
+    a, b, ctx = _two_binomial_laws(rule, k)
+    out = [0 * a[0]] * (rule.n + 1)
     with ctx:
         for i, ai in enumerate(a):
             if ai == 0:
@@ -227,19 +243,13 @@ def plus_count_pmf_exact(rule: RoundRule, k: int) -> list[Exact]:
 
 def left_probability_exact(rule: RoundRule, k: int) -> Exact:
     """P(go left | k) = P(P >= m*) exactly (O(N) from the two binomial laws)."""
-    k = check_int(k, "k", minimum=0)
-    if k > rule.n:
-        raise ValueError(f"k must lie in [0, {rule.n}], got {k}")
-    p = rule.keep_exact()
-    a = _binomial_pmf_exact(k, p)
-    b = _binomial_pmf_exact(rule.n - k, 1 - p)
-    ctx = workdps() if not isinstance(p, Fraction) else nullcontext()
+    a, b, ctx = _two_binomial_laws(rule, k)
     with ctx:
         # tail[j] = P(Bin(N − k, 1 − p) >= j), j = 0..N − k + 1
-        tail = [0 * p] * (len(b) + 1)
+        tail = [0 * a[0]] * (len(b) + 1)
         for j in range(len(b) - 1, -1, -1):
             tail[j] = tail[j + 1] + b[j]
-        total = 0 * p
+        total = 0 * a[0]
         m = rule.threshold
         for i, ai in enumerate(a):
             need = m - i
@@ -278,6 +288,7 @@ def left_probability(rule: RoundRule, k: int) -> tuple[float, float]:
 
 __all__ = [
     "RoundRule",
+    "check_epsilon_matches_exp_u",
     "check_exp_u",
     "epsilon_of_exp_u",
     "left_probability",

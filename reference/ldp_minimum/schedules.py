@@ -51,13 +51,16 @@ def check_epsilon_or_inf(epsilon: Any, name: str = "epsilon") -> float:
     return value
 
 
+def _round_budget(epsilon: Any, levels: Any, n: Any) -> tuple[float, int]:
+    """(u = ε/L, N) after checking ε > 0 finite, L in [1, 52] and N >= 1."""
+    epsilon = check_positive(epsilon, "epsilon")
+    return epsilon / check_levels(levels), check_int(n, "n", minimum=1)
+
+
 def theorem_2_gamma(epsilon: float, levels: int, n: int, h_n: float) -> float:
     """γ of Theorem 2 for per-round budget u = ε/L, N users and h_N (float, stable form)."""
-    epsilon = check_positive(epsilon, "epsilon")
-    levels = check_levels(levels)
-    n = check_int(n, "n", minimum=1)
+    u, n = _round_budget(epsilon, levels, n)
     h_n = check_positive(h_n, "h_n")
-    u = epsilon / levels
     return math.sqrt(4.0 * h_n * (1.0 + math.exp(-u)) / (n * math.expm1(-u) ** 2))
 
 
@@ -70,11 +73,8 @@ def theorem_2_gamma_mp(epsilon: Any, levels: int, n: int, h_n: Any) -> mpmath.mp
 
 def e_gamma(epsilon: float, levels: int, n: int, gamma: float) -> float:
     """e_γ = exp(−(e^u − 1)²γ²N / (4(e^u + 1)e^u)), u = ε/L (the Lemma 2 tail at distance γ)."""
-    epsilon = check_positive(epsilon, "epsilon")
-    levels = check_levels(levels)
-    n = check_int(n, "n", minimum=1)
+    u, n = _round_budget(epsilon, levels, n)
     gamma = check_positive(gamma, "gamma")
-    u = epsilon / levels
     # (e^u − 1)²/(e^u(e^u + 1)) = expm1(−u)²/(1 + e^{−u})
     return math.exp(-(math.expm1(-u) ** 2) * gamma**2 * n / (4.0 * (1.0 + math.exp(-u))))
 

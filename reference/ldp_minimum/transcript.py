@@ -55,6 +55,7 @@ from reference.exact.mp import to_mpf, workdps
 from reference.ldp_minimum.round_statistic import (
     Exact,
     RoundRule,
+    check_epsilon_matches_exp_u,
     check_exp_u,
     epsilon_of_exp_u,
     round_rule,
@@ -141,13 +142,10 @@ class UserTranscript:
             raise ValueError(f"sampler must be one of {SAMPLERS}, got {self.sampler!r}")
         check_epsilon(self.epsilon)
         if self.exp_u is not None:
-            exp_u = check_exp_u(self.exp_u)
+            exp_u = check_epsilon_matches_exp_u(
+                self.epsilon, self.exp_u, self.levels, "UserTranscript.with_exp_u"
+            )
             object.__setattr__(self, "exp_u", exp_u)
-            if self.epsilon != epsilon_of_exp_u(exp_u, self.levels):
-                raise ValueError(
-                    "epsilon must equal L·ln(exp_u) rounded up when exp_u is given; build the "
-                    "channel with UserTranscript.with_exp_u"
-                )
         if self.radix**self.levels > MAX_CODE:
             raise ValueError(
                 f"(2N)^L must be at most 2^62 for int64 codes, got N = {self.n}, L = {self.levels}"
