@@ -1,0 +1,190 @@
+"""tzamos20 typical set H and TYPICALHAMMING (spec §1.5, §2.3, §3 T14): the exact formula, the
+paper's greedy and a brute-force oracle agree; the invariants of spec §3 T14 hold."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.private_median.parameters import MedianParameters
+from reference.private_median.typical_set import (
+    distance_to_typical_set,
+    exact_data,
+    in_typical_set,
+    left_median,
+    typical_hamming,
+    typical_hamming_brute,
+    typical_hamming_greedy,
+)
+
+GRID = st.integers(-12, 12).map(lambda k: F(k, 4))  # k/4: ties appear often
+CS = st.sampled_from([F(1), F(5, 4), F(3, 2), F(2)])
+
+
+def _params(n: int, C: F, R: F = F(2)) -> MedianParameters:
+    return MedianParameters(n, F(1, 2), F(1), R, C)
+
+
+@st.composite
+def instances(draw, max_n: int = 7, cs=CS):
+    n = draw(st.integers(1, max_n))
+    x = draw(st.lists(GRID, min_size=n, max_size=n))
+    xi = draw(st.one_of(GRID, st.sampled_from(x)))
+    return x, xi, _params(n, draw(cs), draw(st.sampled_from([F(1), F(2)])))
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances(cs=st.sampled_from([F(1, 2), F(3, 4), F(1), F(5, 4), F(3, 2), F(2)])))
+def test_lemma_4_1_exact_formula_equals_the_brute_force_oracle(case) -> None:
+    x, xi, params = case
+    assert typical_hamming(x, xi, params) == typical_hamming_brute(x, xi, params)
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances(max_n=10))
+def test_claim_e_3_greedy_equals_the_exact_formula_for_c_at_least_one(case) -> None:
+    x, xi, params = case
+    assert typical_hamming_greedy(x, xi, params) == typical_hamming(x, xi, params)
+
+
+def test_greedy_gets_stuck_for_c_below_one_where_the_optimum_is_two() -> None:
+    """Spec §2.3: X = (3/4, 5/4), ξ = 1/2, L = 1/2, r = 1, C = 1/2: the optimum is 2, and it needs
+    a point above ξ to fix a Left deficit, which the greedy (argmin first) never does."""
+    params = MedianParameters(2, F(1, 2), F(1), F(2), F(1, 2))
+    x, xi = [F(3, 4), F(5, 4)], F(1, 2)
+    assert typical_hamming(x, xi, params) == 2 == typical_hamming_brute(x, xi, params)
+    with pytest.raises(ValueError, match="greedy TYPICALHAMMING is stuck"):
+        typical_hamming_greedy(x, xi, params)
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances(max_n=9))
+def test_th_at_the_median_is_zero_exactly_on_h(case) -> None:
+    x, _, params = case
+    m = left_median(exact_data(x), params)
+    assert (typical_hamming(x, m, params) == 0) == in_typical_set(x, params)
+    assert (distance_to_typical_set(x, params) == 0) == in_typical_set(x, params)
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances(max_n=9), st.data())
+def test_th_is_one_lipschitz_in_hamming_distance_and_bounded_by_n(case, data) -> None:
+    x, xi, params = case
+    i = data.draw(st.integers(0, len(x) - 1))
+    y = list(x)
+    y[i] = data.draw(GRID)
+    a, b = typical_hamming(x, xi, params), typical_hamming(y, xi, params)
+    if math.isinf(a):
+        assert math.isinf(b)
+        return
+    assert 0 <= a <= params.n and abs(a - b) <= 1
+    assert abs(distance_to_typical_set(x, params) - distance_to_typical_set(y, params)) <= 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(instances(max_n=8), st.randoms(use_true_random=False))
+def test_th_and_membership_are_permutation_invariant(case, rnd) -> None:
+    x, xi, params = case
+    y = list(x)
+    rnd.shuffle(y)
+    assert typical_hamming(y, xi, params) == typical_hamming(x, xi, params)
+    assert in_typical_set(y, params) == in_typical_set(x, params)
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(max_n=4))
+def test_setting_changed_points_to_xi_dominates_any_other_replacement(case) -> None:
+    """Spec §3 T14: for n <= 4, changing coordinates to values from a grid (that includes the
+    windows' ends) never reaches H with median ξ in fewer changes than TH."""
+    x, xi, params = case
+    th = typical_hamming(x, xi, params)
+    d = params.delta
+    values = sorted({xi + k * d for k in range(-3, 4)} | set(x) | {xi + F(7), xi - F(7)})
+    for size in range(int(min(th, params.n + 1))):
+        for changed in itertools.combinations(range(params.n), size):
+            for repl in itertools.product(values, repeat=size):
+                y = list(x)
+                for i, v in zip(changed, repl, strict=True):
+                    y[i] = v
+                ys = sorted(y)
+                if left_median(ys, params) == xi:
+                    assert not in_typical_set(ys, params)
+
+
+def test_membership_counts_ties_on_both_sides_and_uses_closed_windows() -> None:
+    """n = 8, L = 1/2, r = 1, C = 1: δ = 1/4, K = 2. Three points at the median satisfy κ = 1 and
+    κ = 2 on both sides only because ties count twice; a point at m + 2δ counts (closed)."""
+    params = MedianParameters(8, F(1, 2), F(1), F(2), F(1))
+    assert params.delta == F(1, 4) and params.windows == 2 and params.ell == 4
+    assert in_typical_set([-5, -5, -5, 0, 0, 0, 5, 5], params)
+    # the Right windows hold, but Left κ = 2 needs 3 points in [m − 2δ, m]: only the two zeros
+    assert not in_typical_set([-5, -5, -5, 0, 0, F(1, 100), 5, 5], params)
+    assert not in_typical_set([-5, -5, -5, 0, 0, F(1, 2), 5, 5], params)
+    assert in_typical_set([-5, -5, F(-1, 2), 0, 0, F(1, 2), 5, 5], params)  # closed windows
+
+
+def test_median_outside_xi_is_impossible() -> None:
+    params = _params(3, F(1))
+    lo, hi = params.xi_range
+    assert (lo, hi) == (F(-5, 2), F(5, 2))
+    assert typical_hamming([0, 0, 0], F(3), params) == math.inf
+    assert typical_hamming_greedy([0, 0, 0], F(3), params) == math.inf
+    assert not in_typical_set([3, 3, 3], params)
+
+
+def test_floor_median_index_is_the_printed_definition() -> None:
+    ceil = MedianParameters(5, F(1, 2), F(1), F(2), F(1))
+    floor = MedianParameters(5, F(1, 2), F(1), F(2), F(1), median_index="floor")
+    x = exact_data([1, 2, 3, 4, 5])
+    assert left_median(x, ceil) == 3 and left_median(x, floor) == 2
+    assert MedianParameters(1, F(1, 2), F(1), F(2), F(1), median_index="floor").ell == 1
+
+
+@pytest.mark.parametrize(
+    ("build", "match"),
+    [
+        (lambda: MedianParameters(0, 1, 1, 1, 1), "n must be an integer >= 1"),
+        (lambda: MedianParameters(3, 0, 1, 1, 1), "L must be > 0"),
+        (lambda: MedianParameters(3, F(1, 2), -1, 1, 1), "r must be > 0"),
+        (lambda: MedianParameters(3, F(1, 2), 1, 0, 1), "R must be > 0"),
+        (lambda: MedianParameters(3, F(1, 2), 1, 1, 0), "C must be > 0"),
+        (lambda: MedianParameters(3, 1, 1, 1, 1), r"L·r must be at most 1/2"),
+        (lambda: MedianParameters(3, math.nan, 1, 1, 1), "L must be a rational number"),
+        (lambda: MedianParameters(3, F(1, 2), 1, 1, 1, median_index="mid"), "median_index"),
+        (lambda: in_typical_set([], _params(1, F(1))), "data must be non-empty"),
+        (lambda: in_typical_set([0, math.nan, 1], _params(3, F(1))), "finite numbers only"),
+        (lambda: in_typical_set([0, 1], _params(3, F(1))), "data must have n = 3 values"),
+        (lambda: typical_hamming_brute([0] * 13, 0, _params(13, F(1))), "at most 12"),
+    ],
+)
+def test_bad_input_raises_a_clear_value_error(build, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        build()
+
+
+def test_exact_data_reads_floats_exactly() -> None:
+    assert exact_data([0.1, 1]) == [F(0.1), F(1)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances(max_n=8), st.data())
+def test_claim_e_4_th_is_constant_on_the_open_cells_between_anchors(case, data) -> None:
+    """Claim E.4: with anchors X_i ± κδ (κ = 0..K) and the ends of Ξ, TH(X, ·) is constant on each
+    open cell (P_{j−1}, P_j); |P| <= n(2K + 1) + 2."""
+    x, _, params = case
+    lo, hi = params.xi_range
+    anchors = {lo, hi} | {
+        v + s * k * params.delta for v in x for k in range(params.windows + 1) for s in (-1, 1)
+    }
+    pts = sorted(a for a in anchors if lo <= a <= hi)
+    assert len(pts) <= params.n * (2 * params.windows + 1) + 2
+    j = data.draw(st.integers(1, len(pts) - 1))
+    a, b = pts[j - 1], pts[j]
+    t1, t2 = (data.draw(st.integers(1, 99)) for _ in range(2))
+    xi1, xi2 = a + (b - a) * F(t1, 100), a + (b - a) * F(t2, 100)
+    assert typical_hamming(x, xi1, params) == typical_hamming(x, xi2, params)
