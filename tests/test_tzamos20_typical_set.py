@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from reference.private_median.parameters import MedianParameters
 from reference.private_median.typical_set import (
+    anchor_points,
     distance_to_typical_set,
     exact_data,
     in_typical_set,
@@ -177,11 +178,7 @@ def test_claim_e_4_th_is_constant_on_the_open_cells_between_anchors(case, data) 
     """Claim E.4: with anchors X_i ± κδ (κ = 0..K) and the ends of Ξ, TH(X, ·) is constant on each
     open cell (P_{j−1}, P_j); |P| <= n(2K + 1) + 2."""
     x, _, params = case
-    lo, hi = params.xi_range
-    anchors = {lo, hi} | {
-        v + s * k * params.delta for v in x for k in range(params.windows + 1) for s in (-1, 1)
-    }
-    pts = sorted(a for a in anchors if lo <= a <= hi)
+    pts = anchor_points(x, params)
     assert len(pts) <= params.n * (2 * params.windows + 1) + 2
     j = data.draw(st.integers(1, len(pts) - 1))
     a, b = pts[j - 1], pts[j]

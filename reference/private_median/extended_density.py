@@ -27,7 +27,7 @@ import mpmath
 
 from reference.exact.mp import logsumexp, to_mpf, workdps
 from reference.private_median.parameters import MedianParameters
-from reference.private_median.typical_set import exact_data, typical_hamming
+from reference.private_median.typical_set import anchor_points, exact_data, typical_hamming
 from reference.validation import check_epsilon
 
 
@@ -53,14 +53,7 @@ def cell_levels(data: Any, params: MedianParameters) -> list[tuple[Fraction, Fra
     """The cells of Ξ cut by the anchors (points and open intervals) with TH on each:
     (a, b, k), a = b for a point (Claim E.4, Def. E.6)."""
     x = exact_data(data, params.n)
-    lo, hi = params.xi_range
-    anchors = {lo, hi}
-    for v in x:
-        for kappa in range(params.windows + 1):
-            for a in (v - kappa * params.delta, v + kappa * params.delta):
-                if lo <= a <= hi:
-                    anchors.add(a)
-    pts = sorted(anchors)
+    pts = anchor_points(x, params)
     out = [(p, p, int(typical_hamming(x, p, params))) for p in pts]
     out += [
         (a, b, int(typical_hamming(x, (a + b) / 2, params))) for a, b in itertools.pairwise(pts)

@@ -183,24 +183,32 @@ def typical_hamming_brute(data: Any, xi: Any, params: MedianParameters) -> int |
     return math.inf
 
 
-def distance_to_typical_set(data: Any, params: MedianParameters) -> int:
-    """d(X, H) = min over ξ of TH(X, ξ): ξ ranges over the points where TH can change (the values
-    X_i ± κδ, κ = 0..K, clipped to Ξ, the ends of Ξ) and the midpoints between them."""
+def anchor_points(data: Any, params: MedianParameters) -> list[Fraction]:
+    """CONSTRUCTION-P (Alg. 4 / Claim E.4): the ends of Ξ and X_i ± κδ, κ = 0..K, clipped to Ξ,
+    sorted and distinct. TH(X, ·) is constant on every open interval between two of them."""
     x = exact_data(data, params.n)
     lo, hi = params.xi_range
     anchors = {lo, hi}
     for v in x:
-        for k in range(params.windows + 1):
-            for a in (v - k * params.delta, v + k * params.delta):
+        for kappa in range(params.windows + 1):
+            for a in (v - kappa * params.delta, v + kappa * params.delta):
                 if lo <= a <= hi:
                     anchors.add(a)
-    pts = sorted(anchors)
+    return sorted(anchors)
+
+
+def distance_to_typical_set(data: Any, params: MedianParameters) -> int:
+    """d(X, H) = min over ξ of TH(X, ξ), taken over the anchors and the midpoints between them
+    (TH is constant on the open cells)."""
+    x = exact_data(data, params.n)
+    pts = anchor_points(x, params)
     candidates = pts + [(a + b) / 2 for a, b in itertools.pairwise(pts)]
     return int(min(typical_hamming(x, c, params) for c in candidates))
 
 
 __all__ = [
     "MAX_BRUTE_N",
+    "anchor_points",
     "distance_to_typical_set",
     "exact_data",
     "in_typical_set",
