@@ -24,6 +24,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -396,7 +397,15 @@ _FUKUCHI19_ONLY = (
 )  # fmt: skip
 
 
+_TZAMOS20_ONLY = ("regimes", "distributions", "n_values", "c", "c_rule")
+
+
 def _reproduce(args: argparse.Namespace) -> int:
+    if args.paper == "tzamos20":
+        return _reproduce_tzamos20(args)
+    given = [f"--{o.replace('_', '-')}" for o in _TZAMOS20_ONLY if getattr(args, o) is not None]
+    if given:
+        raise ValueError(f"only for tzamos20, not {args.paper}: {', '.join(given)}")
     if args.paper == "fukuchi19":
         return _reproduce_fukuchi19(args)
     given = [
@@ -482,6 +491,44 @@ def _reproduce_fukuchi19(args: argparse.Namespace) -> int:
     for path in paths:
         print(f"written: {path}")
     return EXIT_OK
+
+
+def _reproduce_tzamos20(args: argparse.Namespace) -> int:
+    """tzamos20 accuracy study (spec §3 T9/T20, §5): see :mod:`reference.experiments.tzamos20`."""
+    from reference.experiments.tzamos20 import DEFAULT_OUT, run_study
+
+    given = [f"--{o.replace('_', '-')}" for o in _IMOLA25_ONLY if getattr(args, o) is not None]
+    given += [
+        f"--{o.replace('_', '-')}" for o in _FUKUCHI19_ONLY if getattr(args, o) not in (None, False)
+    ]
+    if args.figure is not None:
+        given.append("--figure")
+    if given:
+        raise ValueError(f"not for tzamos20: {', '.join(given)}")
+    paths = run_study(
+        regimes=args.regimes,
+        distributions=args.distributions,
+        ns=args.n_values,
+        runs=args.runs,
+        c=args.c,
+        c_rule=args.c_rule if args.c_rule is not None else "constant",
+        seed=args.seed,
+        workers=args.workers if args.workers is not None else 1,
+        out=Path(args.out) if args.out is not None else DEFAULT_OUT,
+        quick=args.quick,
+        progress=_reproduce_progress(args.quiet),
+    )
+    for path in paths:
+        print(f"written: {path}")
+    return EXIT_OK
+
+
+def _fraction_arg(text: str) -> Fraction:
+    """``"5/4"`` or ``"1.25"`` as an exact Fraction (argparse type; checked by the experiment)."""
+    try:
+        return Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"expected a rational such as 5/4, got {text!r}") from None
 
 
 def _name_list(text: str) -> tuple[str, ...]:
@@ -616,12 +663,15 @@ def build_parser() -> argparse.ArgumentParser:
             "Sec. 6.1 / Figures 1–2 (synthetic Beta data, Algorithm 2 with the Lower-α and "
             "Unknown-α schedules, the Laplace baseline); writes fukuchi19.csv (worst case over "
             "x_min of the MAE per setting, data model, schedule, N and ε), fukuchi19_xmin.csv, "
-            "fukuchi19_fits.csv (guideline fits) and PNG figures."
+            "fukuchi19_fits.csv (guideline fits) and PNG figures. tzamos20: the accuracy study of "
+            "the ε-DP private median (exact miss probability per data set, averaged over data "
+            "sets, vs n, against the terms of Theorem 3.1); writes tzamos20.csv, "
+            "tzamos20_runs.csv, tzamos20_crossings.csv and PNG figures."
         ),
     )
     p.add_argument(
         "paper",
-        choices=("aamand25", "imola25", "fukuchi19"),
+        choices=("aamand25", "imola25", "fukuchi19", "tzamos20"),
         help="the paper whose experiments to run",
     )
     p.add_argument(
@@ -635,7 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="runs per configuration (default 200; --quick: 4 for aamand25, 3 for imola25; "
-        "fukuchi19: 1000, --quick 300)",
+        "fukuchi19: 1000, --quick 300; tzamos20: data sets per cell, 40, --quick 12)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed of the runs (default 0)")
     p.add_argument(
@@ -743,6 +793,42 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="L",
         help="exact tree law on fixed data when L <= this (default 10; 0: never)",
+    )
+    tzamos = p.add_argument_group("tzamos20 only")
+    tzamos.add_argument(
+        "--regimes",
+        type=_name_list,
+        default=None,
+        metavar="LIST",
+        help="statistical, local, global (which of T1, T2, T3 dominates; default all three; "
+        "--quick: quick)",
+    )
+    tzamos.add_argument(
+        "--distributions",
+        type=_name_list,
+        default=None,
+        metavar="LIST",
+        help="uniform, pareto or both (default both)",
+    )
+    tzamos.add_argument(
+        "--n-values",
+        type=_int_list,
+        default=None,
+        metavar="LIST",
+        help="sample sizes (default 20,40,80,160,320,480,640; --quick: 8,16,32)",
+    )
+    tzamos.add_argument(
+        "--c",
+        type=_fraction_arg,
+        default=None,
+        metavar="C",
+        help="the constant C (default 5/4), or C0 with --c-rule log (C = C0 ln n)",
+    )
+    tzamos.add_argument(
+        "--c-rule",
+        choices=("constant", "log"),
+        default=None,
+        help="C constant (default) or C0 ln n (Cor. E.10)",
     )
     p.set_defaults(func=_reproduce)
     return parser

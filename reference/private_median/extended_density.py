@@ -25,6 +25,7 @@ from typing import Any
 
 import mpmath
 
+from reference.distributions import PiecewiseLogLinear
 from reference.exact.mp import logsumexp, to_mpf, workdps
 from reference.private_median.parameters import MedianParameters
 from reference.private_median.typical_set import anchor_points, exact_data, typical_hamming
@@ -80,9 +81,20 @@ def _tent_form(
 
 
 def envelope(data: Any, params: MedianParameters) -> list[Piece]:
-    """Ψ_X on [−B, B] as merged linear pieces (exact)."""
-    levels = level_extremes(data, params)
-    s, cap, bound = tent_slope(params), 3 * params.C * params.r, params.output_bound
+    """Ψ_X on [−B, B] as merged linear pieces (exact; the direct construction)."""
+    return envelope_from_levels(level_extremes(data, params), params)
+
+
+def envelope_from_levels(
+    levels: dict[int, tuple[Fraction, Fraction]],
+    params: MedianParameters,
+    cap: Fraction | None = None,
+) -> list[Piece]:
+    """min_k h_k on [−B, B] for the level extremes ``levels`` = {k: (ξ_{k,inf}, ξ_{k,sup})}, as
+    merged exact linear pieces. ``cap`` is the distance at which the tents flatten (3Cr, the
+    paper's, by default: s·3Cr = Lrn/2)."""
+    s, bound = tent_slope(params), params.output_bound
+    cap = 3 * params.C * params.r if cap is None else Fraction(cap)
     cuts = {-bound, bound}
     for inf, sup in levels.values():
         for c in ((inf + sup) / 2, sup - cap, inf + cap):
@@ -130,6 +142,31 @@ def piece_log_mass(piece: Piece, epsilon: Any) -> mpmath.mpf:
         return b + a * top + mpmath.log(-mpmath.expm1(-abs(a) * (hi - lo))) - mpmath.log(abs(a))
 
 
+def exact_epsilon(epsilon: Any) -> Fraction:
+    """ε as an exact rational (a float is read as its exact binary value); ValueError unless ε is
+    finite and > 0."""
+    check_epsilon(float(epsilon))
+    return Fraction(epsilon)
+
+
+def law_from_pieces(pieces: list[Piece], epsilon: Any) -> PiecewiseLogLinear:
+    """The density ∝ exp((ε/2)·Ψ(y)) on [−B, B] for Ψ given by ``pieces`` (Eq. (A.6) with Ẑ
+    absorbed, spec §4.1): slopes (ε/2)·a_i and intercepts (ε/2)·b_i exactly (E10: Alg. 6 omits
+    the ε/2). Exact masses, CDF and log-ratios come from :class:`PiecewiseLogLinear`."""
+    half = exact_epsilon(epsilon) / 2
+    breaks = [pieces[0].lo] + [p.hi for p in pieces]
+    slopes = [half * p.slope for p in pieces]
+    intercepts = [half * p.intercept for p in pieces]
+    return PiecewiseLogLinear(
+        [float(b) for b in breaks],
+        [float(a) for a in slopes],
+        [float(c) for c in intercepts],
+        exact_breaks=breaks,
+        exact_slopes=slopes,
+        exact_intercepts=intercepts,
+    )
+
+
 def log_normalizer(pieces: list[Piece], epsilon: Any) -> mpmath.mpf:
     """log Z_X = log ∫_{−B}^{B} exp((ε/2)Ψ_X(y)) dy (mpmath, >= 50 digits)."""
     check_epsilon(float(epsilon))
@@ -141,6 +178,8 @@ __all__ = [
     "cell_levels",
     "envelope",
     "envelope_brute",
+    "envelope_from_levels",
+    "law_from_pieces",
     "level_extremes",
     "log_normalizer",
     "piece_log_mass",

@@ -1,0 +1,131 @@
+"""The restricted algorithm Â of tzamos20 on the typical set (Eq. (3.4)/(A.2), Lemma A.4,
+Algorithm 2 / Lemma E.1).
+
+f_{Â(X)}(ω) = exp(−(ε/4)·min{(Ln/(3C))·|m(X) − ω|, Lrn})/Ẑ on I = [−B, B], B = R + 4Cr: the
+"flattened Laplace" — Laplace with scale σ = 12C/(εLn) for |ω − m| <= 3Cr, constant e^{−εLrn/4}
+beyond. In the units of :mod:`extended_density` (f ∝ exp((ε/2)Ψ)) its log-density is the single
+tent Ψ(y) = −s·min{|y − m|, 3Cr}, s = Ln/(6C): the envelope of one level k = 0 at ξ = m.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from reference.distributions import PiecewiseLogLinear
+from reference.exact.mp import to_mpf, workdps
+from reference.primitives.truncated import sample_truncated_laplace, sample_uniform
+from reference.private_median.extended_density import (
+    Piece,
+    envelope_from_levels,
+    exact_epsilon,
+    law_from_pieces,
+)
+from reference.private_median.parameters import MedianParameters
+from reference.validation import check_rng, check_size
+
+
+def restricted_pieces(median: Any, params: MedianParameters) -> list[Piece]:
+    """Ψ(y) = −s·min{|y − m|, 3Cr} on [−B, B] as exact pieces (m anywhere on ℝ)."""
+    m = Fraction(median)
+    return envelope_from_levels({0: (m, m)}, params)
+
+
+def restricted_law(median: Any, params: MedianParameters, epsilon: Any) -> PiecewiseLogLinear:
+    """The exact law of Â(X) for m(X) = ``median`` (Eq. (A.2))."""
+    return law_from_pieces(restricted_pieces(median, params), epsilon)
+
+
+def lemma_a_4_normalizer(params: MedianParameters, epsilon: Any) -> mpmath.mpf:
+    """Lemma A.4's closed form (stray dω removed, spec §1.6):
+    Ẑ = (24C/(εLn))(1 − e^{−εLrn/4}) + (2R + 2Cr)e^{−εLrn/4}; valid when C > 1/2 and m ∈ Ξ."""
+    with workdps():
+        e = to_mpf(exact_epsilon(epsilon))
+        L, r, R, C = (to_mpf(v) for v in (params.L, params.r, params.R, params.C))
+        n = params.n
+        tail = mpmath.exp(-e * L * r * n / 4)
+        return 24 * C / (e * L * n) * (1 - tail) + (2 * R + 2 * C * r) * tail
+
+
+def restricted_intervals(
+    median: Any, params: MedianParameters
+) -> list[tuple[str, Fraction, Fraction]]:
+    """Algorithm 2's partition of I: I_left = [−B, m − 3Cr), I_center = [m − 3Cr, m + 3Cr] ∩ I,
+    I_right = (m + 3Cr, B]; empty parts are left out (spec §2.2)."""
+    m, cap, bound = Fraction(median), 3 * params.C * params.r, params.output_bound
+    lo, hi = max(-bound, m - cap), min(bound, m + cap)
+    out = []
+    if -bound < min(lo, bound):
+        out.append(("left", -bound, min(lo, bound)))
+    if lo < hi:
+        out.append(("center", lo, hi))
+    if max(hi, -bound) < bound:
+        out.append(("right", max(hi, -bound), bound))
+    return out
+
+
+def _log_part_mass(kind: str, a: Fraction, b: Fraction, m: Fraction, rate, plateau) -> mpmath.mpf:
+    """log ∫_a^b of the unnormalised density e^{−λ·min(|ω − m|, 3Cr)} (λ = 1/σ) over one part."""
+    if kind != "center":
+        return plateau + mpmath.log(to_mpf(b - a))
+    total = []
+    for lo, hi in ((a, min(b, m)), (max(a, m), b)):
+        if lo < hi:  # ∫ e^{−λ|ω − m|} over [lo, hi] on one side of m
+            near, far = (hi, lo) if hi <= m else (lo, hi)
+            d_near, d_far = abs(to_mpf(near - m)), abs(to_mpf(far - m))
+            total.append(
+                -rate * d_near + mpmath.log(-mpmath.expm1(-rate * (d_far - d_near))) - mpmath.log(rate)
+            )
+    return mpmath.log(sum(mpmath.exp(t) for t in total))
+
+
+def sample_restricted(
+    median: Any,
+    params: MedianParameters,
+    epsilon: Any,
+    size: int,
+    rng: np.random.Generator,
+    *,
+    variant: str = "stable",
+) -> np.ndarray:
+    """``size`` draws of Â(X) by Algorithm 2 (Lemma E.1): a 3-ary coin with the exact masses of
+    I_left, I_center, I_right, then UNIFORM on a side part or TRUNCATEDLAPLACE(m, σ = 12C/(Lnε))
+    on the centre (``variant`` selects the truncated-Laplace inverse of
+    :func:`~reference.primitives.truncated.sample_truncated_laplace`; ``"stable"`` by default)."""
+    size, rng = check_size(size), check_rng(rng)
+    m = Fraction(median)
+    eps = exact_epsilon(epsilon)
+    sigma = 12 * params.C / (params.L * params.n * eps)
+    parts = restricted_intervals(m, params)
+    with workdps():
+        rate = 1 / to_mpf(sigma)
+        plateau = -to_mpf(eps * params.L * params.r * params.n / 4)
+        logs = [_log_part_mass(k, a, b, m, rate, plateau) for k, a, b in parts]
+        top = max(logs)
+        weights = np.array([float(mpmath.exp(v - top)) for v in logs])
+    coin = rng.choice(len(parts), size=size, p=weights / weights.sum())  # the 3-ary coin
+    out = np.empty(size)
+    for i, (kind, a, b) in enumerate(parts):
+        hit = coin == i
+        count = int(hit.sum())
+        if not count:
+            continue
+        if kind == "center":
+            out[hit] = sample_truncated_laplace(
+                float(m), float(sigma), float(a), float(b), count, rng, variant=variant
+            )
+        else:
+            out[hit] = sample_uniform(float(a), float(b), count, rng)
+    return out
+
+
+__all__ = [
+    "lemma_a_4_normalizer",
+    "restricted_intervals",
+    "restricted_law",
+    "restricted_pieces",
+    "sample_restricted",
+]
