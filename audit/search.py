@@ -113,7 +113,8 @@ def pattern_pairs(
 ) -> list[Pair]:
     """StatDP's input patterns adapted to quantiles, at sizes beyond the exhaustive family:
     all-equal data with one record moved (to the ends, far away), heavy ties at the middle rank
-    with one record moved across, and data spread over the values with one record moved."""
+    with one record moved across, data spread over the values with one record moved, and
+    :func:`split_pairs` (two clusters split at the median rank, one record moved across)."""
     adjacency = check_adjacency(adjacency)
     grid = sorted({float(v) for v in values})
     if adjacency == "local" or len(grid) < 2:
@@ -130,6 +131,37 @@ def pattern_pairs(
                     out.append(make_pair(shared, None, y))
                 elif y != mid:
                     out.append(make_pair(shared, mid, y))
+    out += split_pairs(grid, adjacency, sizes)
+    return list(dict.fromkeys(out))
+
+
+def split_pairs(
+    values: Sequence[float], adjacency: str, sizes: Sequence[int] = (6, 9, 16, 33)
+) -> list[Pair]:
+    """Two clusters split at the median rank, one record moved from one to the other, so that the
+    empirical median jumps between the clusters (a mechanism whose output concentrates at the
+    median of tied data loses up to its whole scale here; tzamos20's printed Algorithm 1 is
+    caught this way). Clusters at pairs of the outer, inner-extreme and middle values; the split
+    a = ⌈n/2⌉ − 1 or ⌊n/2⌋ − 1 records at the lower value, so that the ⌈n/2⌉-th or ⌊n/2⌋-th
+    order statistic moves (replace-one: a + 1 of n at v against a; add/remove: the extra record
+    at w removes v's majority)."""
+    adjacency = check_adjacency(adjacency)
+    grid = sorted({float(v) for v in values})
+    if adjacency == "local" or len(grid) < 2:
+        return []
+    picks = sorted({grid[0], grid[1], grid[len(grid) // 2], grid[-2], grid[-1]})
+    out: list[Pair] = []
+    for n in sizes:
+        for a in sorted({(n + 1) // 2 - 1, n // 2 - 1}):
+            if a < 0:
+                continue
+            for i, v in enumerate(picks):
+                for w in picks[i + 1 :]:
+                    if adjacency == "add_remove":  # D = a·v + (n − 1 − a)·w, D' = D + {w}
+                        out.append(make_pair((v,) * a + (w,) * (n - 1 - a), None, w))
+                        out.append(make_pair((v,) * (a + 1) + (w,) * (n - 2 - a), None, v))
+                    else:  # D = (a + 1)·v + (n − 1 − a)·w, D' = a·v + (n − a)·w
+                        out.append(make_pair((v,) * a + (w,) * (n - 1 - a), v, w))
     return list(dict.fromkeys(out))
 
 

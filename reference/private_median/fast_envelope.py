@@ -1,42 +1,54 @@
 """A fast exact construction of Ψ_X (issue 7 item 6; the paper's construction is O(n⁴)).
 
-Three steps, each exact (tested equal to the direct construction of :mod:`extended_density`,
-``tests/test_tzamos20_fast_envelope.py``):
+Three steps, each exact and tested equal to the direct construction of :mod:`extended_density`
+(``tests/test_tzamos20_fast_envelope.py``):
 
-1. **TH in closed form.** In spec §2.3's program, the κ-Right condition
+1. **TH in closed form.** In spec §2.3's program the κ-Right condition
    e₀ + s_L + min(B₀, s_R + r_κ) >= κ + 1 splits into s_L >= κ + 1 − e₀ − B₀ and
    s_L + s_R >= κ + 1 − e₀ − r_κ (likewise κ-Left), so with t = s_L + s_R
 
        TH(X, ξ) = max(a_L + a_R, max_κ (κ + 1 − e₀ − r_κ), max_κ (κ + 1 − e₀ − l_κ), 0),
-       a_L = max(0, A₀ − (ℓ − 1), K + 1 − e₀ − B₀),  a_R = max(0, B₀ − (n − ℓ), K + 1 − e₀ − A₀),
+       a_L = max(0, A₀ − (ℓ − 1), K + 1 − e₀ − B₀),  a_R = max(0, B₀ − (n − ℓ), K + 1 − e₀ − A₀)
 
-   feasible whenever K + 1 <= n (a_L <= A₀, a_R <= B₀ and the window bounds are <= A₀ + B₀);
-   H is empty, TH = +inf, when K + 1 > n. :func:`typical_hamming_closed_form` is this formula.
-2. **All cells at once, in integers.** Write v/δ = p(v) + f(v) (p integer, 0 <= f < 1) and
-   rank the fractional parts f exactly: the key p·M + rank(f) (M distinct fractional parts)
-   orders values exactly, and v + jδ has key key(v) + j·M. Every anchor is X_a + qδ, |q| <= K
-   (or an end of Ξ), so the counts N(P + jδ) = #{X_i <= P + jδ} along the row j = −2K..2K of each
-   distinct X_a are one ``searchsorted`` on int64 keys, and the window maxima
-   max_κ (κ − N(P + κδ)) and max_κ (κ + N(P − κδ)) are sliding-window maxima along the rows
-   (van Herk / Gil–Werman, O(1) per entry). On an open cell (P_t, P_{t+1}) every count equals the
-   count at P_t with "<=" (no data point lies strictly between two anchors shifted by κδ), so the
-   point P_t and the cell to its right share a row. Cost O(n·K) integer operations.
-3. **The envelope by a sweep.** With the nested extremes lo_k = min_{j<=k} ξ_{j,inf},
-   hi_k = max_{j<=k} ξ_{j,sup} (replacing a level's interval by a larger one only lowers a tent,
-   and the level j it came from is lower still, so min_k h_k is unchanged), the tents of the
-   levels k <= k*(y) = the last k with hi_k − 3Cr < y < lo_k + 3Cr are unflattened and all
-   higher ones flat, so
+   (the K + 1 terms only when K >= 1). Every bound is attainable when K + 1 <= n (a_L <= A₀,
+   a_R <= B₀, the window bounds are <= K + 1 − e₀ <= A₀ + B₀); when K + 1 > n, H is empty.
+   :func:`typical_hamming_closed_form` is this formula at one ξ.
+
+2. **All cells at once, in int64.** Write v/δ = p + f (p integer, 0 <= f < 1) and rank the
+   distinct fractional parts of the data and of Ξ's ends exactly (M of them). The key p·M + rank
+   orders these values exactly, and v + jδ has key key(v) + j·M. Every anchor of Claim E.4 is
+   X_a + qδ (|q| <= K) or an end of Ξ, and TH at an anchor P, just right of it (the open cell
+   (P, next anchor)) and just left of it needs only the counts #{X_i <= P + jδ} and
+   #{X_i < P + jδ}, |j| <= 2K: a ``searchsorted`` of the row X_a + jδ, j = −2K..2K, on the data
+   keys. The maxima over κ are sliding-window maxima along the row (van Herk / Gil–Werman).
+   Gaps between the integer parts wider than 2K + 2 are shrunk to 2K + 2 (no comparison made
+   here spans more than 2K lattice steps), so far outliers cannot overflow the keys.
+   Rows are processed in chunks (memory O(chunk·K)); cost O(n·K·log n) integer operations.
+
+   Only the nested level bounds are kept: lo_k = inf{ξ ∈ Ξ : TH(X, ξ) <= k} and
+   hi_k = sup{ξ ∈ Ξ : TH(X, ξ) <= k}. Along a row the anchors increase, so lo_k is attained at a
+   *record* of the running minimum of TH from the left (hi_k from the right): each row gives a
+   few (level, key) records, folded with ``np.minimum.at``; no global sort of the O(n·K) anchors.
+   Only the final bounds (at most 2(n + 1)) are turned back into exact Fractions.
+
+3. **The envelope by a sweep.** With the nested bounds (replacing a level's extremes by the
+   larger [lo_k, hi_k] only lowers its tent, and the level j <= k that set the bound is lower
+   still, so min_k h_k is unchanged), the tents of the levels k <= k*(y) = the last k with
+   hi_k − 3Cr < y < lo_k + 3Cr are unflattened and all higher ones flat, so
 
        Ψ(y) = min(k⁺(y) − s·3Cr, P₁(k*) − s·y, P₂(k*) + s·y),
        P₁(k) = min_{j<=k} (j + s·lo_j),  P₂(k) = min_{j<=k} (j − s·hi_j),
 
-   k⁺ the first level after k*; k* changes only at the 2(n + 1) points hi_k − 3Cr, lo_k + 3Cr,
-   and between two of them Ψ is the minimum of a constant and two lines of slopes ∓s: O(n log n).
+   k⁺ the first level after k*; k* changes only at the points hi_k − 3Cr, lo_k + 3Cr, and
+   between two of them Ψ is the minimum of a constant and two lines of slopes ∓s: O(n log n).
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -47,12 +59,23 @@ from reference.private_median.parameters import MedianParameters
 from reference.private_median.typical_set import exact_data
 
 _KEY_LIMIT = 2**62
+CHUNK_ENTRIES = 1 << 21  # grid entries per chunk of rows (memory ~ 30 int64 arrays of this size)
+TYPICAL_SETS = ("paper", "fixed")
+
+
+def check_typical_set_nonempty(params: MedianParameters) -> None:
+    """ValueError when H is empty: the κ = K window needs K + 1 <= n points, and
+    K = ⌊Lrn/(2C)⌋ <= n − 1 for every n iff C > Lr/2 (C > 1/4 always suffices)."""
+    if params.windows + 1 > params.n:
+        raise ValueError(
+            f"C must be greater than L·r/2 = {params.L * params.r / 2} (got C = {params.C}): "
+            f"for n = {params.n} the typical set H is empty (its κ = K window needs "
+            f"K + 1 = {params.windows + 1} > n points, K = ⌊Lrn/(2C)⌋)"
+        )
 
 
 def typical_hamming_closed_form(data: Any, xi: Any, params: MedianParameters) -> int | float:
-    """TH(X, ξ) by the closed form above (step 1; +inf when ξ ∉ Ξ or K + 1 > n)."""
-    from bisect import bisect_left, bisect_right
-
+    """TH(X, ξ) by the closed form of step 1 (+inf when ξ ∉ Ξ or H is empty)."""
     x = exact_data(data, params.n)
     xi = Fraction(xi)
     lo, hi = params.xi_range
@@ -71,9 +94,71 @@ def typical_hamming_closed_form(data: Any, xi: Any, params: MedianParameters) ->
     return best
 
 
+# ------------------------------------------------------------------------------ exact lattice
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """Exact int64 keys of the δ-lattice through the data and Ξ's ends (step 2).
+
+    ``anchor_p``/``anchor_pc``: the distinct integer parts p of the lattice's base points and
+    their compressed values p′ (gaps > ``gap`` shrunk to ``gap``); ``fracs``: the distinct
+    fractional parts, ranked; key(v + qδ) = (p′(v) + q)·M + rank(frac(v))."""
+
+    delta: Fraction
+    anchor_p: tuple[int, ...]
+    anchor_pc: np.ndarray
+    fracs: tuple[Fraction, ...]
+    rank: dict[Fraction, int]
+    gap: int
+
+    @property
+    def m(self) -> int:
+        return len(self.fracs)
+
+    def split(self, v: Fraction) -> tuple[int, Fraction]:
+        q = v / self.delta
+        p = math.floor(q)
+        return p, q - p
+
+    def key(self, v: Fraction) -> int:
+        """The key of a base point (a data value or an end of Ξ)."""
+        p, f = self.split(v)
+        i = bisect_left(self.anchor_p, p)
+        return int(self.anchor_pc[i]) * self.m + self.rank[f]
+
+    def value(self, key: int) -> Fraction:
+        """The exact value of a lattice point base + qδ with |q| <= gap/2 (what step 2 decodes)."""
+        pc, r = divmod(int(key), self.m)
+        i = int(np.searchsorted(self.anchor_pc, pc, side="right")) - 1
+        if i < 0 or (i + 1 < len(self.anchor_p) and pc - self.anchor_pc[i] > self.gap // 2):
+            i += 1  # nearer to the next base point, across a shrunk gap
+        p = self.anchor_p[i] + (pc - int(self.anchor_pc[i]))
+        return (p + self.fracs[r]) * self.delta
+
+
+def make_lattice(bases: list[Fraction], params: MedianParameters) -> Lattice:
+    """The lattice of ``bases`` (sorted distinct values) with gaps shrunk to 2K + 2."""
+    delta = params.delta
+    gap = 2 * params.windows + 2
+    parts = [math.floor(v / delta) for v in bases]
+    fracs = sorted({v / delta - p for v, p in zip(bases, parts, strict=True)})
+    anchor_p = sorted(set(parts))
+    steps = [min(b - a, gap) for a, b in zip(anchor_p, anchor_p[1:], strict=False)]
+    anchor_pc = np.cumsum([0, *steps], dtype=np.int64)
+    if (int(anchor_pc[-1]) + 2 * gap + 2) * max(len(fracs), 1) >= _KEY_LIMIT:
+        raise ValueError("n and K are too large for the int64 keys of the fast construction")
+    return Lattice(
+        delta, tuple(anchor_p), anchor_pc, tuple(fracs), {f: i for i, f in enumerate(fracs)}, gap
+    )
+
+
+# --------------------------------------------------------------------------- TH on all cells
+
+
 def _sliding_max(rows: np.ndarray, width: int) -> np.ndarray:
-    """out[:, i] = rows[:, i:i + width].max(axis=1) for i = 0..len − width (van Herk / Gil–Werman:
-    block prefix and suffix maxima)."""
+    """out[:, i] = rows[:, i:i + width].max(axis=1), i = 0..len − width (van Herk / Gil–Werman:
+    block prefix and suffix maxima, O(1) per entry)."""
     count, length = rows.shape
     blocks = -(-length // width)
     pad = np.full((count, blocks * width), np.iinfo(np.int64).min, dtype=np.int64)
@@ -85,117 +170,202 @@ def _sliding_max(rows: np.ndarray, width: int) -> np.ndarray:
     return np.maximum(suffix[:, starts], prefix[:, starts + width - 1])
 
 
-def _keys(values: list[Fraction], params: MedianParameters) -> tuple[np.ndarray, int]:
-    """Exact order-preserving int64 keys p·M + rank(f) of ``values`` (v/δ = p + f), with p
-    clipped to a band around Ξ wide enough for every window (clipped values keep their side)."""
-    delta, K = params.delta, params.windows
-    lo, hi = params.xi_range
-    p_lo, p_hi = math.floor(lo / delta) - 3 * K - 4, math.floor(hi / delta) + 3 * K + 4
-    ints, fracs = [], []
-    for v in values:
-        q = v / delta
-        p = math.floor(q)
-        if p < p_lo:
-            ints.append(p_lo - 1)
-            fracs.append(Fraction(0))
-        elif p > p_hi:
-            ints.append(p_hi + 1)
-            fracs.append(Fraction(0))
-        else:
-            ints.append(p)
-            fracs.append(q - p)
-    distinct = sorted(set(fracs))
-    rank = {f: i for i, f in enumerate(distinct)}
-    m = len(distinct)
-    if (max(abs(p_lo), abs(p_hi)) + 2 * K + 4) * m >= _KEY_LIMIT:
-        raise ValueError("the data's range in units of δ is too large for the int64 sweep")
-    keys = np.array([p * m + rank[f] for p, f in zip(ints, fracs, strict=True)], dtype=np.int64)
-    return keys, m
+@dataclass(frozen=True)
+class CellBlock:
+    """TH around the anchors of a block of rows: ``keys[i, q]`` is the anchor's key, ``valid``
+    whether it lies in Ξ (and belongs to the row), ``at``/``right``/``left`` are TH at the anchor,
+    just right of it and just left of it (int64)."""
+
+    keys: np.ndarray
+    valid: np.ndarray
+    at: np.ndarray
+    right: np.ndarray
+    left: np.ndarray
 
 
-def fast_cell_levels(
-    data: Any, params: MedianParameters
-) -> tuple[list[Fraction], np.ndarray, np.ndarray]:
-    """(anchors P_0 < … < P_T, TH at each anchor, TH on each open cell (P_t, P_{t+1})) — step 2.
-    TH values are int64 (−1 marks +inf: H is empty when K + 1 > n)."""
-    x = exact_data(data, params.n)
-    n, ell, K, delta = params.n, params.ell, params.windows, params.delta
-    lo, hi = params.xi_range
-    distinct = sorted(set(x))
-    keys, m = _keys([*x, lo, hi, *distinct], params)
-    data_keys, key_lo, key_hi, row_keys = keys[:n], keys[n], keys[n + 1], keys[n + 2 :]
-    row_values = [*distinct, lo, hi]
-    row_keys = np.concatenate([row_keys, [key_lo, key_hi]])
-    qs = np.arange(-K, K + 1)
-    js = np.arange(-2 * K, 2 * K + 1)
-    grid = row_keys[:, None] + js[None, :] * m  # keys of X_a + jδ
-    n_le = np.searchsorted(data_keys, grid, side="right").astype(np.int64)
-    n_lt = np.searchsorted(data_keys, grid, side="left").astype(np.int64)
-    centre = slice(K, 3 * K + 1)  # columns j = q for q = −K..K
-    if K:
-        # max_{κ=1..K} (κ − N(P + κδ)) = −q + max_{j=q+1..q+K} (j − N_j)
-        w_r = _sliding_max(js - n_le, K)[:, K + 1 : 3 * K + 2] - qs
-        # max_{κ=1..K} (κ + N(P − κδ)) = q + max_{j=q−K..q−1} (N_j − j)
-        w_lo = _sliding_max(n_le - js, K)[:, : 2 * K + 1] + qs
-        w_lp = _sliding_max(n_lt - js, K)[:, : 2 * K + 1] + qs
-    n_at, n_below = n_le[:, centre], n_lt[:, centre]
-    equal = n_at - n_below
+def _level(params, below, equal, above, win_r, win_l) -> np.ndarray:
+    """TH from the counts (step 1), vectorised."""
+    n, ell, K = params.n, params.ell, params.windows
+    a_l = np.maximum(0, below - (ell - 1))
+    a_r = np.maximum(0, above - (n - ell))
+    if not K:
+        return a_l + a_r
+    a_l = np.maximum(a_l, K + 1 - equal - above)
+    a_r = np.maximum(a_r, K + 1 - equal - below)
+    return np.maximum(np.maximum(a_l + a_r, np.maximum(win_r, win_l)), 0)
 
-    def level(below, equal_, above, t_r, t_l):
-        a_l = np.maximum(0, below - (ell - 1))
-        a_r = np.maximum(0, above - (n - ell))
-        if K:
-            a_l = np.maximum(a_l, K + 1 - equal_ - above)
-            a_r = np.maximum(a_r, K + 1 - equal_ - below)
-            return np.maximum.reduce([a_l + a_r, t_r, t_l, np.zeros_like(a_l)])
-        return np.maximum(a_l + a_r, 0)
 
-    if K:
-        th_point = level(
-            n_below,
-            equal,
-            n - n_at,
-            1 - equal + n_at + w_r,
-            1 - equal - n_below + w_lp,
-        )
-        th_open = level(n_at, 0, n - n_at, 1 + n_at + w_r, 1 - n_at + w_lo)
+def _fixed_levels(params, le: np.ndarray, lt: np.ndarray, js: np.ndarray, qs: np.ndarray):
+    """TH_fix (:func:`fixed_typical_set.fixed_typical_hamming`) at, right of and left of the
+    anchors: s₊ = max(0, max_{j<=K₊} (ℓ + j − #{X_i <= ξ + jδ})) and
+    s₋ = max(0, max_{j<=K₋} (#{X_i < ξ − jδ} − (ℓ − 1 − j))), the counts taken at P, P⁺ or P⁻."""
+    from reference.private_median.fixed_typical_set import fixed_window_ranges
+
+    K, ell = params.windows, params.ell
+    k_minus, k_plus = fixed_window_ranges(params)
+    # max_{j=0..K₊} (ℓ + j − N(P + jδ)) = max_{c=q..q+K₊} (c − N_c) + ℓ − q (column c + 2K)
+    plus_le = _sliding_max(js - le, k_plus + 1)[:, K : 3 * K + 1] + ell - qs
+    plus_lt = _sliding_max(js - lt, k_plus + 1)[:, K : 3 * K + 1] + ell - qs
+    # max_{j=0..K₋} (N(P − jδ) − (ℓ − 1 − j)) = max_{c=q−K₋..q} (N_c − c) + q − ℓ + 1
+    start = 2 * K - k_minus
+    minus_lt = _sliding_max(lt - js, k_minus + 1)[:, start - K : start + K + 1] + qs - ell + 1
+    minus_le = _sliding_max(le - js, k_minus + 1)[:, start - K : start + K + 1] + qs - ell + 1
+    zero = np.int64(0)
+    at = np.maximum(plus_le, zero) + np.maximum(minus_lt, zero)
+    right = np.maximum(plus_le, zero) + np.maximum(minus_le, zero)
+    left = np.maximum(plus_lt, zero) + np.maximum(minus_lt, zero)
+    return at, right, left
+
+
+def _cell_block(
+    params: MedianParameters,
+    data_keys: np.ndarray,
+    row_keys: np.ndarray,
+    single: np.ndarray,
+    m: int,
+    key_lo: int,
+    key_hi: int,
+    typical_set: str = "paper",
+) -> CellBlock:
+    """TH at, right of and left of every anchor row_key + qM, |q| <= K (``single`` rows: q = 0
+    only, the ends of Ξ); TH_fix when ``typical_set="fixed"``."""
+    n, K = params.n, params.windows
+    qs = np.arange(-K, K + 1, dtype=np.int64)
+    js = np.arange(-2 * K, 2 * K + 1, dtype=np.int64)
+    grid = row_keys[:, None] + js[None, :] * m
+    le = np.searchsorted(data_keys, grid, side="right").astype(np.int64)  # #{X_i <= P + jδ}
+    lt = np.searchsorted(data_keys, grid, side="left").astype(np.int64)  # #{X_i < P + jδ}
+    del grid
+    centre = slice(K, 3 * K + 1)
+    le_c, lt_c = le[:, centre], lt[:, centre]
+    if typical_set == "fixed":
+        at, right, left = _fixed_levels(params, le, lt, js, qs)
+    elif K:
+        # max_{κ=1..K} (κ − N(P + κδ)) = max_{j=q+1..q+K} (j − N_j) − q, and
+        # max_{κ=1..K} (κ + N(P − κδ)) = max_{j=q−K..q−1} (N_j − j) + q
+        right_le = _sliding_max(js - le, K)[:, K + 1 : 3 * K + 2] - qs
+        right_lt = _sliding_max(js - lt, K)[:, K + 1 : 3 * K + 2] - qs
+        left_le = _sliding_max(le - js, K)[:, : 2 * K + 1] + qs
+        left_lt = _sliding_max(lt - js, K)[:, : 2 * K + 1] + qs
+        at = _level(params, lt_c, le_c - lt_c, n - le_c, 1 + lt_c + right_le, 1 - le_c + left_lt)
+        right = _level(params, le_c, 0, n - le_c, 1 + le_c + right_le, 1 - le_c + left_le)
+        left = _level(params, lt_c, 0, n - lt_c, 1 + lt_c + right_lt, 1 - lt_c + left_lt)
     else:
-        th_point = level(n_below, equal, n - n_at, None, None)
-        th_open = level(n_at, 0, n - n_at, None, None)
-    anchor_keys = row_keys[:, None] + qs[None, :] * m
-    valid = (anchor_keys >= key_lo) & (anchor_keys <= key_hi)
-    n_rows = len(row_values)
-    valid[n_rows - 2 :, :] = False
-    valid[n_rows - 2 :, K] = True  # the ends of Ξ contribute themselves only
-    flat_keys = anchor_keys[valid]
-    order_keys, first = np.unique(flat_keys, return_index=True)
-    rows_idx, q_idx = np.nonzero(valid)
-    rows_idx, q_idx = rows_idx[first], q_idx[first]
-    anchors = [row_values[a] + int(qs[q]) * delta for a, q in zip(rows_idx, q_idx, strict=True)]
-    point = th_point[rows_idx, q_idx]
-    opened = th_open[rows_idx, q_idx][:-1]
-    if K + 1 > n:
-        point, opened = np.full_like(point, -1), np.full_like(opened, -1)
-    assert len(order_keys) == len(anchors)
-    return anchors, point, opened
+        at = _level(params, lt_c, le_c - lt_c, n - le_c, None, None)
+        right = _level(params, le_c, 0, n - le_c, None, None)
+        left = _level(params, lt_c, 0, n - lt_c, None, None)
+    keys = row_keys[:, None] + qs[None, :] * m
+    valid = (keys >= key_lo) & (keys <= key_hi)
+    valid[single, :] = False
+    valid[single, K] = True
+    return CellBlock(keys, valid, at, right, left)
 
 
-def fast_level_extremes(
-    data: Any, params: MedianParameters
-) -> dict[int, tuple[Fraction, Fraction]]:
-    """{k: (ξ_{k,inf}, ξ_{k,sup})}, equal to :func:`extended_density.level_extremes`."""
-    anchors, point, opened = fast_cell_levels(data, params)
-    out: dict[int, list[int]] = {}
-    t = len(anchors)
-    for k in np.unique(np.concatenate([point, opened])):
-        if k < 0:
+def _check_typical_set(typical_set: str) -> str:
+    if typical_set not in TYPICAL_SETS:
+        raise ValueError(f"typical_set must be one of {TYPICAL_SETS}, got {typical_set!r}")
+    return typical_set
+
+
+def _blocks(
+    data: Any, params: MedianParameters, typical_set: str = "paper"
+) -> tuple[Lattice, int, int, Iterator[CellBlock]]:
+    """(lattice, key of Ξ's low end, key of its high end, the blocks of rows): one row per
+    distinct data value whose anchors can meet Ξ, plus the two ends of Ξ."""
+    if _check_typical_set(typical_set) == "paper":
+        check_typical_set_nonempty(params)
+    x = exact_data(data, params.n)
+    lo, hi = params.xi_range
+    K, delta = params.windows, params.delta
+    distinct = sorted(set(x))
+    lattice = make_lattice(sorted({*distinct, lo, hi}), params)
+    keys = {v: lattice.key(v) for v in {*distinct, lo, hi}}
+    data_keys = np.array([keys[v] for v in x], dtype=np.int64)
+    rows = [v for v in distinct if lo - K * delta <= v <= hi + K * delta]
+    row_keys = np.array([keys[v] for v in rows] + [keys[lo], keys[hi]], dtype=np.int64)
+    single = np.zeros(len(row_keys), dtype=bool)
+    single[-2:] = True
+    step = max(1, CHUNK_ENTRIES // (4 * K + 1))
+
+    def blocks() -> Iterator[CellBlock]:
+        for start in range(0, len(row_keys), step):
+            part = slice(start, start + step)
+            yield _cell_block(
+                params,
+                data_keys,
+                row_keys[part],
+                single[part],
+                lattice.m,
+                keys[lo],
+                keys[hi],
+                typical_set,
+            )
+
+    return lattice, keys[lo], keys[hi], blocks()
+
+
+def fast_cells(
+    data: Any, params: MedianParameters, typical_set: str = "paper"
+) -> list[tuple[Fraction, Fraction, int]]:
+    """Every cell of Ξ cut by the anchors, with TH (or TH_fix) on it — (a, b, k), a = b for a
+    point — from the int64 tables (the form of :func:`extended_density.cell_levels`, for tests on
+    small n). Also checks that TH just right of an anchor equals TH just left of the next one."""
+    lattice, _, _, blocks = _blocks(data, params, typical_set)
+    at, right, left = {}, {}, {}
+    for b in blocks:
+        for table, values in ((at, b.at), (right, b.right), (left, b.left)):
+            table.update(zip(b.keys[b.valid].tolist(), values[b.valid].tolist(), strict=True))
+    order = sorted(at)
+    cells = [(lattice.value(k), lattice.value(k), at[k]) for k in order]
+    for k1, k2 in zip(order, order[1:], strict=False):
+        if right[k1] != left[k2]:  # pragma: no cover - a failure of the construction
+            raise AssertionError(f"TH right of {k1} is {right[k1]}, left of {k2} is {left[k2]}")
+        cells.append((lattice.value(k1), lattice.value(k2), right[k1]))
+    return sorted(cells)
+
+
+# --------------------------------------------------------------------- nested level bounds
+
+
+def _records(levels: np.ndarray, from_right: bool) -> np.ndarray:
+    """Where ``levels`` (rows) reaches a new running minimum, scanning each row from the left
+    (or the right)."""
+    big = np.iinfo(np.int64).max
+    seq = levels[:, ::-1] if from_right else levels
+    run = np.minimum.accumulate(seq, axis=1)
+    before = np.concatenate([np.full((len(seq), 1), big), run[:, :-1]], axis=1)
+    out = seq < before
+    return out[:, ::-1] if from_right else out
+
+
+def nested_level_bounds(
+    data: Any, params: MedianParameters, typical_set: str = "paper"
+) -> list[tuple[int, Fraction, Fraction]]:
+    """(k, lo_k, hi_k) with lo_k = inf{ξ ∈ Ξ : TH(X, ξ) <= k}, hi_k = sup{…}, for the levels k at
+    which [lo_k, hi_k] grows (step 2; equal to ``nested_extremes(level_extremes(X))``; TH_fix
+    and ``fixed_level_extremes`` when ``typical_set="fixed"``)."""
+    lattice, key_lo, key_hi, blocks = _blocks(data, params, typical_set)
+    n = params.n
+    big = np.iinfo(np.int64).max
+    best_lo = np.full(n + 1, big, dtype=np.int64)
+    best_hi = np.full(n + 1, np.iinfo(np.int64).min, dtype=np.int64)
+    for b in blocks:
+        inf_side = np.where(b.valid, np.minimum(b.at, np.where(b.keys < key_hi, b.right, big)), big)
+        sup_side = np.where(b.valid, np.minimum(b.at, np.where(b.keys > key_lo, b.left, big)), big)
+        rec = _records(inf_side, from_right=False)
+        np.minimum.at(best_lo, inf_side[rec], b.keys[rec])
+        rec = _records(sup_side, from_right=True)
+        np.maximum.at(best_hi, sup_side[rec], b.keys[rec])
+    lo_k = np.minimum.accumulate(best_lo)
+    hi_k = np.maximum.accumulate(best_hi)
+    out: list[tuple[int, Fraction, Fraction]] = []
+    previous = None
+    for k in range(n + 1):
+        if lo_k[k] == big or (int(lo_k[k]), int(hi_k[k])) == previous:
             continue
-        at_points = np.flatnonzero(point == k)
-        at_cells = np.flatnonzero(opened == k)
-        left = min([*at_points[:1], *at_cells[:1]])
-        right = max([*at_points[-1:], *(at_cells[-1:] + 1)])
-        out[int(k)] = [int(left), int(min(right, t - 1))]
-    return {k: (anchors[a], anchors[b]) for k, (a, b) in sorted(out.items())}
+        previous = (int(lo_k[k]), int(hi_k[k]))
+        out.append((k, lattice.value(previous[0]), lattice.value(previous[1])))
+    return out
 
 
 def nested_extremes(
@@ -214,6 +384,9 @@ def nested_extremes(
     return out
 
 
+# ------------------------------------------------------------------------------- the sweep
+
+
 def _first(values: list[Fraction], test) -> int:
     """The first index where the monotone predicate ``test`` holds (len(values) if none)."""
     lo, hi = 0, len(values)
@@ -227,17 +400,16 @@ def _first(values: list[Fraction], test) -> int:
 
 
 def sweep_envelope(
-    levels: dict[int, tuple[Fraction, Fraction]],
+    nested: list[tuple[int, Fraction, Fraction]],
     params: MedianParameters,
     cap: Fraction | None = None,
 ) -> list[Piece]:
-    """min_k h_k on [−B, B] by the O(n log n) sweep of step 3 (merged exact pieces; equal to
-    :func:`extended_density.envelope_from_levels`)."""
+    """min_k h_k on [−B, B] from the nested level bounds (k, lo_k, hi_k) by the O(n log n) sweep
+    of step 3 (merged exact pieces; equal to :func:`extended_density.envelope_from_levels`)."""
     s, bound = tent_slope(params), params.output_bound
     cap = 3 * params.C * params.r if cap is None else Fraction(cap)
-    nested = nested_extremes(levels)
     if not nested:
-        raise ValueError("levels must be non-empty")
+        raise ValueError("nested must be non-empty")
     p1, p2 = [], []
     for k, a, b in nested:
         p1.append(min(k + s * a, p1[-1]) if p1 else k + s * a)
@@ -286,16 +458,26 @@ def sweep_envelope(
     return pieces
 
 
-def fast_envelope(data: Any, params: MedianParameters) -> list[Piece]:
-    """Ψ_X exactly, by steps 2 and 3 (O(n·K) integer work plus an O(n log n) sweep)."""
-    return sweep_envelope(fast_level_extremes(data, params), params)
+def fast_envelope(
+    data: Any, params: MedianParameters, typical_set: str = "paper", cap: Fraction | None = None
+) -> list[Piece]:
+    """Ψ_X exactly, by steps 2 and 3 (O(n·K·log n) integer work plus an O(n log n) sweep).
+    ``typical_set="fixed"`` with the variant's ``cap`` d_M gives Ψ^fix_X
+    (:func:`fixed_typical_set.fixed_envelope`)."""
+    return sweep_envelope(nested_level_bounds(data, params, typical_set), params, cap)
 
 
 __all__ = [
-    "fast_cell_levels",
+    "CHUNK_ENTRIES",
+    "TYPICAL_SETS",
+    "CellBlock",
+    "Lattice",
+    "check_typical_set_nonempty",
+    "fast_cells",
     "fast_envelope",
-    "fast_level_extremes",
+    "make_lattice",
     "nested_extremes",
+    "nested_level_bounds",
     "sweep_envelope",
     "typical_hamming_closed_form",
 ]

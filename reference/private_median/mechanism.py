@@ -1,17 +1,26 @@
 """PRIVATEMEDIAN (tzamos20 Algorithm 1) as a :class:`~reference.core.Mechanism`.
 
-Modes (spec §2.1, E1):
+Modes (spec §2.1, §6 E1):
 
 * ``"extension"`` (default): always sample D_general, f ∝ exp((ε/2)Ψ_X) on [−B, B] (Eq. (A.6),
   Prop. A.5(a)). ε-DP for every pair of inputs, whatever H is.
 * ``"paper"``: Algorithm 1 as printed — the restricted flattened Laplace Â(X) when X ∈ H
   (Case (A), Algorithm 2), D_general otherwise (Case (B), Algorithm 7). **Not ε-DP**: Lemma 3.3
-  and Prop. A.5(b) are false for the paper's H (spec §6 E1), and the auditor finds a violation.
+  and Prop. A.5(b) are false for the paper's H (spec §6 E1); the auditor finds a violation.
+* ``"fixed"`` [OURS, a documented deviation]: Algorithm 1 with the fixed typical set H_fix of
+  spec §6 E1 (order-statistic constraints) and the cap M = min{Lrn, 4K} (``cap_rule="spec"``) or
+  min{Lrn, 2(K₋ + K₊ + 1)} (``"tight"``) — :mod:`fixed_typical_set`. For this H the extension
+  equals the restricted law on H_fix (the variant's Prop. A.5(b), proved in ``notes/tzamos20.md``
+  and checked exactly), so the Case-(A) shortcut is safe and the mechanism is ε-DP.
 
 n is public (the data set's size; replace-one neighbours); L, r, R, C are the public constants of
 :class:`MedianParameters`. The exact law of every output is a :class:`PiecewiseLogLinear`
 (``exact``); ``sample`` draws from it by Algorithm 7 (an m-ary coin on the exact piece masses,
 then the stable TRUNCATEDEXPONENTIAL inverse) or, in Case (A), by Algorithm 2.
+
+Ψ is built by the fast exact construction of :mod:`fast_envelope` (``construction="fast"``,
+default) or by the direct one of :mod:`extended_density` (``"direct"``, O(n²K) Fractions; the
+reference the fast one is tested against). Both give the same exact pieces.
 """
 
 from __future__ import annotations
@@ -26,29 +35,101 @@ import numpy as np
 
 from reference.core import PrivacyClaim
 from reference.distributions import PiecewiseLogLinear
-from reference.private_median.extended_density import Piece, envelope, law_from_pieces
-from reference.private_median.parameters import MEDIAN_INDICES, MedianParameters
+from reference.private_median.extended_density import (
+    Piece,
+    envelope,
+    exact_epsilon,
+    law_from_pieces,
+)
+from reference.private_median.fast_envelope import check_typical_set_nonempty, fast_envelope
+from reference.private_median.fixed_typical_set import (
+    CAP_RULES,
+    fixed_cap,
+    fixed_envelope,
+    fixed_restricted_pieces,
+    in_fixed_typical_set,
+)
+from reference.private_median.parameters import MedianParameters
 from reference.private_median.restricted_density import restricted_pieces, sample_restricted
 from reference.private_median.typical_set import exact_data, in_typical_set, left_median
 from reference.validation import check_rng, check_size
 
-MODES = ("extension", "paper")
+MODES = ("extension", "paper", "fixed")
+CONSTRUCTIONS = ("fast", "direct")
+OUTPUTS = ("grid", "continuous")
+GRID_BITS = 32
 
 
-@functools.lru_cache(maxsize=4096)
-def _envelope(params: MedianParameters, data: tuple[Fraction, ...]) -> tuple[Piece, ...]:
-    return tuple(envelope(list(data), params))
+def output_grid(params: MedianParameters) -> float:
+    """Λ = 2^(⌈log₂ B⌉ − 32): the public spacing of the released outputs (``output="grid"``).
+
+    Every |y| <= B has ulp(y) <= 2^(⌈log₂ B⌉ − 52), so Λ is 2^20 ulps or more: the few-ulp
+    rounding of the float sampler moves an output into a neighbouring grid cell only within
+    ~2^-19 of a cell's width of its boundary, and every input has the same set of possible
+    outputs (the multiples of Λ). Λ·j is an exact double for |j| <= 2^32."""
+    exponent = math.ceil(math.log2(params.output_bound))
+    while Fraction(2) ** exponent < params.output_bound:  # guard the float log2
+        exponent += 1
+    while exponent > -1074 and Fraction(2) ** (exponent - 1) >= params.output_bound:
+        exponent -= 1
+    return math.ldexp(1.0, exponent - GRID_BITS)
 
 
-def extension_pieces(data: Any, params: MedianParameters) -> list[Piece]:
-    """Ψ_X (memoised on the sorted data: the partition does not depend on ε, spec §4.2)."""
-    return list(_envelope(params, tuple(exact_data(data, params.n))))
+def snap_to_grid(values: np.ndarray, spacing: float) -> np.ndarray:
+    """Λ·round(y/Λ) (exact in floats for a power-of-two Λ): post-processing of y."""
+    return np.round(np.asarray(values, dtype=float) / spacing) * spacing
+
+
+@functools.lru_cache(maxsize=256)
+def _envelope(
+    params: MedianParameters,
+    data: tuple[Fraction, ...],
+    typical_set: str,
+    cap_rule: str,
+    construction: str,
+) -> tuple[Piece, ...]:
+    if typical_set == "fixed":
+        if construction == "direct":
+            return tuple(fixed_envelope(list(data), params, cap_rule))
+        return tuple(fast_envelope(list(data), params, "fixed", fixed_cap(params, cap_rule)))
+    check_typical_set_nonempty(params)
+    if construction == "direct":
+        return tuple(envelope(list(data), params))
+    return tuple(fast_envelope(list(data), params))
+
+
+def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def extension_pieces(
+    data: Any,
+    params: MedianParameters,
+    *,
+    typical_set: str = "paper",
+    cap_rule: str = "spec",
+    construction: str = "fast",
+) -> list[Piece]:
+    """Ψ_X (or Ψ^fix_X for ``typical_set="fixed"``), memoised on the sorted data: the partition
+    does not depend on ε (spec §4.2). ValueError when the paper's H is empty (C <= Lr/2 for
+    this n)."""
+    _choice(typical_set, ("paper", "fixed"), "typical_set")
+    _choice(cap_rule, CAP_RULES, "cap_rule")
+    _choice(construction, CONSTRUCTIONS, "construction")
+    x = tuple(exact_data(data, params.n))
+    return list(_envelope(params, x, typical_set, cap_rule, construction))
 
 
 @dataclass(frozen=True)
 class PrivateMedian:
     """tzamos20's ε-DP median estimator for (L, R, r)-admissible data (Assumption 1.2 as
-    reconstructed, spec §1.2). Outputs lie in [−R − 4Cr, R + 4Cr]."""
+    reconstructed, spec §1.2). Outputs lie in [−R − 4Cr, R + 4Cr]; n is the data set's size.
+
+    ``mode``: ``"extension"`` (default), ``"paper"`` (Algorithm 1 as printed, not ε-DP) or
+    ``"fixed"`` (H_fix with ``cap_rule``); ``median_index``: ``"ceil"`` (ℓ = ⌈n/2⌉, default) or
+    the printed ``"floor"``; ``construction``: ``"fast"`` (default) or ``"direct"``."""
 
     L: Any
     r: Any
@@ -57,17 +138,19 @@ class PrivateMedian:
     epsilon: Any
     mode: str = "extension"
     median_index: str = "ceil"
+    cap_rule: str = "spec"
+    construction: str = "fast"
+    output: str = "grid"
 
     def __post_init__(self) -> None:
-        MedianParameters(1, self.L, self.r, self.R, self.C, self.median_index)  # validates
+        checked = MedianParameters(1, self.L, self.r, self.R, self.C, self.median_index)
         for name in ("L", "r", "R", "C"):
-            object.__setattr__(self, name, Fraction(getattr(self, name)))
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
-        if self.median_index not in MEDIAN_INDICES:  # pragma: no cover - validated above
-            raise ValueError(f"median_index must be one of {MEDIAN_INDICES}")
-        PrivacyClaim(float(self.epsilon))  # validates ε
-        object.__setattr__(self, "epsilon", Fraction(self.epsilon))
+            object.__setattr__(self, name, getattr(checked, name))
+        _choice(self.mode, MODES, "mode")
+        _choice(self.cap_rule, CAP_RULES, "cap_rule")
+        _choice(self.construction, CONSTRUCTIONS, "construction")
+        _choice(self.output, OUTPUTS, "output")
+        object.__setattr__(self, "epsilon", exact_epsilon(self.epsilon))
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -79,8 +162,10 @@ class PrivateMedian:
 
     @property
     def name(self) -> str:
+        extra = f",cap={self.cap_rule}" if self.mode == "fixed" else ""
+        extra += ",output=continuous" if self.output == "continuous" else ""
         return (
-            f"tzamos20_private_median[mode={self.mode},L={self.L},r={self.r},R={self.R},"
+            f"tzamos20_private_median[mode={self.mode}{extra},L={self.L},r={self.r},R={self.R},"
             f"C={self.C},eps={self.epsilon}]"
         )
 
@@ -90,29 +175,61 @@ class PrivateMedian:
     def _case(self, data: Any) -> tuple[MedianParameters, list[Fraction], bool]:
         values = exact_data(data)
         params = self.parameters(len(values))
-        restricted = self.mode == "paper" and in_typical_set(values, params)
-        return params, values, restricted
+        if self.mode == "paper":
+            check_typical_set_nonempty(params)
+            return params, values, in_typical_set(values, params)
+        if self.mode == "fixed":
+            return params, values, in_fixed_typical_set(values, params)
+        return params, values, False
+
+    def restricted(self, data: Any) -> bool:
+        """Whether ``data`` takes Algorithm 1's Case (A) (always False for ``"extension"``)."""
+        return self._case(data)[2]
 
     def pieces(self, data: Any) -> list[Piece]:
-        """Ψ for this input: Ψ_X, or the single tent at m(X) in the paper's Case (A)."""
+        """Ψ for this input (f ∝ exp((ε/2)Ψ)): the extension's envelope, or the single tent at
+        m(X) in Case (A)."""
         params, values, restricted = self._case(data)
-        if restricted:
+        if restricted and self.mode == "paper":
             return restricted_pieces(left_median(values, params), params)
-        return extension_pieces(values, params)
+        if restricted:
+            return fixed_restricted_pieces(left_median(values, params), params, self.cap_rule)
+        return extension_pieces(
+            values,
+            params,
+            typical_set="fixed" if self.mode == "fixed" else "paper",
+            cap_rule=self.cap_rule,
+            construction=self.construction,
+        )
 
     def exact(self, data: Any) -> PiecewiseLogLinear:
         """The exact output law on ``data``."""
         return law_from_pieces(self.pieces(data), self.epsilon)
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent outputs on ``data``: Algorithm 2 in the paper's Case (A),
-        Algorithm 7 otherwise."""
+        """``size`` independent outputs on ``data``: Algorithm 2 in Case (A), Algorithm 7
+        otherwise; then, for ``output="grid"`` (default), snapped to the multiples of
+        :func:`output_grid` (float-safe; ``"continuous"`` releases the sampler's doubles)."""
         size, rng = check_size(size), check_rng(rng)
         params, values, restricted = self._case(data)
         if restricted:
+            cap = fixed_cap(params, self.cap_rule) if self.mode == "fixed" else None
             m = left_median(values, params)
-            return sample_restricted(m, params, self.epsilon, size, rng)
-        return law_from_pieces(extension_pieces(values, params), self.epsilon).sample(size, rng)
+            draws = sample_restricted(m, params, self.epsilon, size, rng, cap=cap)
+        else:
+            draws = self.exact(values).sample(size, rng)
+        if self.output == "grid":
+            return snap_to_grid(draws, output_grid(params))
+        return draws
 
 
-__all__ = ["MODES", "PrivateMedian", "extension_pieces"]
+__all__ = [
+    "CONSTRUCTIONS",
+    "GRID_BITS",
+    "MODES",
+    "OUTPUTS",
+    "PrivateMedian",
+    "extension_pieces",
+    "output_grid",
+    "snap_to_grid",
+]

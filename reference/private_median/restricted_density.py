@@ -51,11 +51,13 @@ def lemma_a_4_normalizer(params: MedianParameters, epsilon: Any) -> mpmath.mpf:
 
 
 def restricted_intervals(
-    median: Any, params: MedianParameters
+    median: Any, params: MedianParameters, cap: Fraction | None = None
 ) -> list[tuple[str, Fraction, Fraction]]:
     """Algorithm 2's partition of I: I_left = [−B, m − 3Cr), I_center = [m − 3Cr, m + 3Cr] ∩ I,
-    I_right = (m + 3Cr, B]; empty parts are left out (spec §2.2)."""
-    m, cap, bound = Fraction(median), 3 * params.C * params.r, params.output_bound
+    I_right = (m + 3Cr, B]; empty parts are left out (spec §2.2). ``cap`` replaces 3Cr (the
+    fixed variant's d_M)."""
+    m, bound = Fraction(median), params.output_bound
+    cap = 3 * params.C * params.r if cap is None else Fraction(cap)
     lo, hi = max(-bound, m - cap), min(bound, m + cap)
     out = []
     if -bound < min(lo, bound):
@@ -90,19 +92,22 @@ def sample_restricted(
     rng: np.random.Generator,
     *,
     variant: str = "stable",
+    cap: Fraction | None = None,
 ) -> np.ndarray:
     """``size`` draws of Â(X) by Algorithm 2 (Lemma E.1): a 3-ary coin with the exact masses of
     I_left, I_center, I_right, then UNIFORM on a side part or TRUNCATEDLAPLACE(m, σ = 12C/(Lnε))
     on the centre (``variant`` selects the truncated-Laplace inverse of
-    :func:`~reference.primitives.truncated.sample_truncated_laplace`; ``"stable"`` by default)."""
+    :func:`~reference.primitives.truncated.sample_truncated_laplace`; ``"stable"`` by default).
+    ``cap`` replaces the flattening distance 3Cr (the fixed variant's d_M)."""
     size, rng = check_size(size), check_rng(rng)
     m = Fraction(median)
     eps = exact_epsilon(epsilon)
     sigma = 12 * params.C / (params.L * params.n * eps)
-    parts = restricted_intervals(m, params)
+    cap = 3 * params.C * params.r if cap is None else Fraction(cap)
+    parts = restricted_intervals(m, params, cap)
     with workdps():
         rate = 1 / to_mpf(sigma)
-        plateau = -to_mpf(eps * params.L * params.r * params.n / 4)
+        plateau = -rate * to_mpf(cap)  # λ·3Cr = εLrn/4 for the paper's cap
         logs = [_log_part_mass(k, a, b, m, rate, plateau) for k, a, b in parts]
         top = max(logs)
         weights = np.array([float(mpmath.exp(v - top)) for v in logs])
