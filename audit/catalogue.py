@@ -32,7 +32,10 @@ Sources of the bugs:
   bounds, "to check that bounding is applied correctly") and diffprivlib's ``PrivacyLeakWarning``
   when the bounds are computed from the data;
 * Warner (1965) randomized response, with a mis-derived keep probability;
-* sequential composition (Dwork and Roth 2014, Thm 3.16) for the multi-quantile release.
+* sequential composition (Dwork and Roth 2014, Thm 3.16) for the multi-quantile release;
+* Tzamos, Vlatakis-Gkaragkounis and Zadik (NeurIPS 2020), Algorithm 1 as printed: the restricted
+  flattened Laplace on their typical set H is not ε/2-DP (Lemma 3.3 is false; ties at the median
+  count on both sides of H's windows), so the shortcut "X ∈ H ⇒ sample Â(X)" loses (ε/4)·Lrn.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from reference.exact.mp import LazySequence, to_mpf, workdps
 from reference.primitives.exponential_mechanism import ExponentialQuantile, smith_intervals
 from reference.primitives.laplace import laplace_law
 from reference.primitives.randomized_response import RandomizedResponse, check_bit
+from reference.private_median.mechanism import PrivateMedian
 from reference.validation import (
     check_data,
     check_domain,
@@ -566,6 +570,9 @@ _CONTROL_EM_EPS = float(
 _RR_WRONG_FLIP_EPS = float(mpmath.log(2 * mpmath.e - 1))
 _MULTI_QUANTILE_EPS = 2.157894408761311  # multi_quantile_exact_epsilon on the witness below
 _UNDERFLOW_N = 2982  # smallest n with [0]*n + [1] raising while [0]*(n-1) + [1, 1] does not
+# tzamos20's printed Algorithm 1 on two neighbours in H (n = 9, C = 1, K = 2): medians −5 and −1/2,
+# restricted laws (ε/4)·min{(Ln/3C)|Δm|, Lrn} = (ε/4)·Lrn = 9/8 apart at ε = 1
+_TZAMOS20_PAPER_EPS = 9 / 8
 
 CATALOGUE: tuple[CatalogueEntry, ...] = (
     CatalogueEntry(
@@ -631,6 +638,14 @@ CATALOGUE: tuple[CatalogueEntry, ...] = (
         _RR_WRONG_FLIP_EPS,
         ((0.0,), (1.0,)),
         "Warner 1965 randomized response with a mis-derived keep probability; catalogue addition",
+    ),
+    CatalogueEntry(
+        "tzamos20_paper_algorithm_1",
+        "tzamos20 Algorithm 1 as printed: the restricted law on the typical set H is not ε/2-DP",
+        PrivateMedian(Fraction(1, 2), 1, 5, 1, 1, mode="paper"),
+        _TZAMOS20_PAPER_EPS,
+        ((-5.0,) * 5 + (-0.5,) * 4, (-5.0,) * 4 + (-0.5,) * 5),
+        "tzamos20 Lemma 3.3 / Prop. A.5(b) (spec §6 E1; proofs_checks/test_tzamos20_counterexamples.py)",
     ),
     CatalogueEntry(
         "multi_quantile_full_budget",

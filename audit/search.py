@@ -143,8 +143,9 @@ def split_pairs(
     median of tied data loses up to its whole scale here; tzamos20's printed Algorithm 1 is
     caught this way). Clusters at pairs of the outer, inner-extreme and middle values; the split
     a = ⌈n/2⌉ − 1 or ⌊n/2⌋ − 1 records at the lower value, so that the ⌈n/2⌉-th or ⌊n/2⌋-th
-    order statistic moves (replace-one: a + 1 of n at v against a; add/remove: the extra record
-    at w removes v's majority)."""
+    order statistic moves. Replace-one: a + 1 of n records at v against a. Add/remove: D holds a
+    records at v and n − 1 − a at w, D′ adds one more at w or at v (whichever moves the median
+    rank's value for that n and convention)."""
     adjacency = check_adjacency(adjacency)
     grid = sorted({float(v) for v in values})
     if adjacency == "local" or len(grid) < 2:
@@ -152,16 +153,16 @@ def split_pairs(
     picks = sorted({grid[0], grid[1], grid[len(grid) // 2], grid[-2], grid[-1]})
     out: list[Pair] = []
     for n in sizes:
-        for a in sorted({(n + 1) // 2 - 1, n // 2 - 1}):
-            if a < 0:
-                continue
+        for rank in (lambda k: (k + 1) // 2, lambda k: max(k // 2, 1)):  # ⌈k/2⌉, ⌊k/2⌋
+            a = rank(n) - 1  # records at v in D′ ∩ D; the rank-th of n is v iff a + 1 of n are
             for i, v in enumerate(picks):
                 for w in picks[i + 1 :]:
-                    if adjacency == "add_remove":  # D = a·v + (n − 1 − a)·w, D' = D + {w}
-                        out.append(make_pair((v,) * a + (w,) * (n - 1 - a), None, w))
-                        out.append(make_pair((v,) * (a + 1) + (w,) * (n - 2 - a), None, v))
-                    else:  # D = (a + 1)·v + (n − 1 − a)·w, D' = a·v + (n − a)·w
-                        out.append(make_pair((v,) * a + (w,) * (n - 1 - a), v, w))
+                    shared = (v,) * a + (w,) * (n - 1 - a)
+                    if adjacency == "replace_one":  # D = shared + {v}, D′ = shared + {w}
+                        out.append(make_pair(shared, v, w))
+                    elif n >= 2:  # D = shared (n − 1 records), D′ = shared + {w} or + {v}
+                        moved_up = rank(n) > rank(n - 1)  # then shared's median is v, D′'s w
+                        out.append(make_pair(shared, None, w if moved_up else v))
     return list(dict.fromkeys(out))
 
 

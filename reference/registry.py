@@ -2,13 +2,14 @@
 
 Each entry gives a configured mechanism, the grid of values its exhaustive neighbour family is
 drawn from (the bounds, interior points with ties, and values outside the bounds) and the largest
-data-set size. Later issues add the four papers' mechanisms here.
+data-set size.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from reference.ldp_minimum.mechanisms import LaplaceReport, LDPMinimum
 from reference.ldp_minimum.transcript import UserTranscript
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse
+from reference.private_median.mechanism import PrivateMedian
 from reference.slice_quantiles.exact_law import theorem_4_2_delta
 from reference.slice_quantiles.slice_quantiles import SliceQuantiles
 
@@ -72,6 +74,13 @@ def _fukuchi19_minimum(**options: Any) -> Callable[[], LDPMinimum]:
 def _fukuchi19_transcript() -> UserTranscript:
     """One user's whole transcript in Algorithm 2 (e^u = 3, L = 2, γ = ½), others at 0 and ½."""
     return UserTranscript.with_exp_u(3, 2, 0.5, (0.0, 0.5))
+
+
+def _tzamos20(mode: str) -> Callable[[], PrivateMedian]:
+    """tzamos20 PRIVATEMEDIAN with spec §4.5's constants (L = 1/2, r = 1, R = 5, C = 1, so
+    Ξ = [−11/2, 11/2], B = 9) at ε = 1, on the float-safe output grid. The printed Algorithm 1
+    (mode="paper") is in the known-bad catalogue (audit/catalogue.py)."""
+    return lambda: PrivateMedian(Fraction(1, 2), 1, 5, 1, 1, mode=mode)
 
 
 def _em(q: float, eps: float, adjacency: str) -> Callable[[], ExponentialQuantile]:
@@ -163,6 +172,20 @@ REGISTRY: tuple[RegistryEntry, ...] = (
         _fukuchi19_transcript,
         FUKUCHI19_GRID,
         1,
+    ),
+    RegistryEntry(
+        "tzamos20_private_median[extension,L=1/2,r=1,R=5,C=1,eps=1]",
+        "tzamos20 ε-DP median, the extension density always (Prop. A.5(a)), exact law",
+        _tzamos20("extension"),
+        UNIT_GRID,
+        4,
+    ),
+    RegistryEntry(
+        "tzamos20_private_median[fixed,L=1/2,r=1,R=5,C=1,eps=1]",
+        "tzamos20 Algorithm 1 with the fixed typical set H_fix and cap min{Lrn, 4K} (ours)",
+        _tzamos20("fixed"),
+        UNIT_GRID,
+        4,
     ),
     RegistryEntry(
         "fukuchi19_laplace_report[eps=1,grid=1/4]",

@@ -22,6 +22,7 @@ from audit.search import (
     pattern_pairs,
     probe_values,
     refine_values,
+    split_pairs,
     tie_family,
 )
 
@@ -180,6 +181,31 @@ def test_pattern_pairs_are_neighbours_beyond_the_exhaustive_sizes(adjacency, val
     # all-equal data with one record moved are among them
     mid = sorted(values)[len(values) // 2]
     assert any(set(p.shared) == {mid} for p in pairs)
+
+
+@pytest.mark.parametrize("adjacency", ["replace_one", "add_remove"])
+@pytest.mark.parametrize("values", [probe_values((0.0, 1.0)), probe_values((-math.inf, math.inf))])
+def test_split_pairs_move_the_median_from_one_cluster_to_the_other(adjacency, values) -> None:
+    """Two clusters split at the median rank: one record moved (or added) makes the ⌈n/2⌉-th or
+    the ⌊n/2⌋-th order statistic jump from one cluster value to the other, for every size and
+    for every pair of the outer, inner-extreme and middle values (so (−1, 2) on the real line)."""
+    pairs = split_pairs(values, adjacency)
+    assert pairs and set(pairs) <= set(pattern_pairs(values, adjacency))
+    jumps = set()
+    for p in pairs:
+        d0, d1 = p.data
+        assert are_neighbours(d0, d1, adjacency), p
+        assert len(set(d0.tolist()) | set(d1.tolist())) == 2
+        ranks = (lambda k: (k + 1) // 2, lambda k: max(k // 2, 1))  # ⌈k/2⌉, ⌊k/2⌋
+        moved = [
+            (d0[rank(len(d0)) - 1], d1[rank(len(d1)) - 1])
+            for rank in ranks
+            if d0[rank(len(d0)) - 1] != d1[rank(len(d1)) - 1]
+        ]
+        assert moved, p
+        jumps |= {tuple(sorted(m)) for m in moved}
+    grid = sorted(values)
+    assert (grid[1], grid[-2]) in jumps and (grid[0], grid[-1]) in jumps
 
 
 def test_pattern_pairs_are_empty_for_local_dp_and_a_single_value() -> None:

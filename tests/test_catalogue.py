@@ -59,7 +59,7 @@ def frac(x: float) -> Fraction:
 # --------------------------------------------------------------------------------------------
 
 
-def test_catalogue_lists_the_nine_known_bad_mechanisms_under_unique_names() -> None:
+def test_catalogue_lists_the_ten_known_bad_mechanisms_under_unique_names() -> None:
     names = [e.name for e in ALL]
     assert len(set(names)) == len(names)
     assert {e.name for e in CATALOGUE} == {
@@ -72,6 +72,7 @@ def test_catalogue_lists_the_nine_known_bad_mechanisms_under_unique_names() -> N
         "em_underflow",
         "rr_wrong_flip",
         "multi_quantile_full_budget",
+        "tzamos20_paper_algorithm_1",
     }
     for entry in ALL:
         assert catalogue_entry(entry.name) is entry
@@ -498,3 +499,20 @@ def test_out_of_domain_or_empty_data_raise(mech, data) -> None:
     if has_exact(mech):
         with pytest.raises(ValueError, match="data"):
             mech.exact(data)
+
+
+def test_tzamos20_paper_algorithm_1_exact_epsilon_is_nine_eighths_on_the_witness() -> None:
+    """Both witness data sets lie in tzamos20's typical set H (n = 9, C = 1, K = 2: five ties at
+    the median fill both windows), so the printed Algorithm 1 samples the restricted laws at the
+    medians −5 and −1/2; their exact loss is (ε/4)·min{(Ln/3C)·9/2, Lrn} = 9/8 > ε = 1."""
+    from reference.private_median.typical_set import in_typical_set
+
+    entry = catalogue_entry("tzamos20_paper_algorithm_1")
+    mech = entry.mechanism
+    d0, d1 = (list(d) for d in entry.witness)
+    params = mech.parameters(9)
+    assert in_typical_set(d0, params) and in_typical_set(d1, params)
+    assert mech.restricted(d0) and mech.restricted(d1)
+    loss = privacy_loss(mech.exact(d0), mech.exact(d1))
+    assert abs(loss - mpmath.mpf(9) / 8) < TIGHT
+    assert entry.epsilon_exact == 9 / 8

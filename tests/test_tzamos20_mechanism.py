@@ -1,0 +1,274 @@
+"""tzamos20 PRIVATEMEDIAN (Algorithm 1) as a Mechanism: its modes, its samplers tied to the
+exact law (Algorithms 2 and 7, spec §2.2, §2.6, T16), its float-safe output, the median index,
+the two constructions of Ψ, and bad input.
+
+Statistical checks: ``check_sampler`` (DKW band, false alarm <= 1e-7 each); 20 such checks here,
+so a correct implementation fails this module with probability < 2e-6 and, seeded, never in CI.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from reference.conformance import check_sampler
+from reference.core import Mechanism
+from reference.private_median.extended_density import envelope
+from reference.private_median.fixed_typical_set import (
+    fixed_cap,
+    fixed_restricted_pieces,
+    in_fixed_typical_set,
+)
+from reference.private_median.mechanism import (
+    GRID_BITS,
+    PrivateMedian,
+    output_grid,
+    snap_to_grid,
+)
+from reference.private_median.parameters import MedianParameters
+from reference.private_median.restricted_density import (
+    restricted_law,
+    restricted_pieces,
+    sample_restricted,
+)
+from reference.private_median.typical_set import in_typical_set
+
+FIX = dict(L=F(1, 2), r=F(1), R=F(5), C=F(1))  # spec §4.5: B = 9, Ξ = [−11/2, 11/2]
+FIXTURE_1 = [-5, -5, -5, 0, 0, 0, 5, 5]  # in H, A(X) ≠ Â(X)
+FIXTURE_2 = [F(-1, 4), F(-1, 8), 0, 0, F(1, 8), F(1, 4), F(3, 8), F(1, 2)]  # in H and H_fix
+FIXTURE_3 = [1000] * 8  # far from H
+FIXTURE_4 = [-3, -1, 0, 2, 4, 6]  # outside H (κ = 1 window)
+DRAWS = 200_000
+
+
+def params_for(x, **kw) -> MedianParameters:
+    return MedianParameters(len(x), **{**FIX, **kw})
+
+
+# --------------------------------------------------------------------------------- the modes
+
+
+def test_mechanism_protocol_claim_domain_and_pickling() -> None:
+    mech = PrivateMedian(epsilon=1, **FIX)
+    assert isinstance(mech, Mechanism)
+    assert (mech.claim.epsilon, mech.claim.delta, mech.claim.adjacency) == (1.0, 0.0, "replace_one")
+    assert mech.domain == (-math.inf, math.inf)
+    clone = pickle.loads(pickle.dumps(mech))
+    assert clone == mech and clone.name == mech.name
+    a = mech.sample(FIXTURE_4, 20, np.random.default_rng(1))
+    assert np.array_equal(a, clone.sample(FIXTURE_4, 20, np.random.default_rng(1)))
+
+
+@pytest.mark.parametrize("x", [FIXTURE_1, FIXTURE_2, FIXTURE_3, FIXTURE_4])
+def test_case_a_is_taken_exactly_on_the_modes_typical_set(x) -> None:
+    """Algorithm 1's branch: never for "extension", X ∈ H for "paper", X ∈ H_fix for "fixed";
+    Case (A) returns the restricted tent at m(X) (with the variant's cap d_M for "fixed")."""
+    p = params_for(x)
+    ext, paper, fixed = (PrivateMedian(epsilon=1, mode=m, **FIX) for m in ("extension", "paper", "fixed"))
+    assert not ext.restricted(x)
+    assert paper.restricted(x) == in_typical_set(x, p)
+    assert fixed.restricted(x) == in_fixed_typical_set(x, p)
+    assert ext.pieces(x) == envelope(x, p)
+    m = sorted(F(v) for v in x)[p.ell - 1]
+    if paper.restricted(x):
+        assert paper.pieces(x) == restricted_pieces(m, p)
+    else:
+        assert paper.pieces(x) == ext.pieces(x)
+    if fixed.restricted(x):
+        assert fixed.pieces(x) == fixed_restricted_pieces(m, p)
+
+
+def test_paper_mode_differs_from_the_extension_on_fixture_1_and_agrees_on_fixture_2() -> None:
+    """Spec §4.5: on fixture 1 (X ∈ H) the printed Case (A) uses Â(X) while the extension's
+    Ψ_X(0) = −1; on fixture 2 both are the single tent at 0."""
+    paper, ext = PrivateMedian(epsilon=1, mode="paper", **FIX), PrivateMedian(epsilon=1, **FIX)
+    assert paper.pieces(FIXTURE_1) != ext.pieces(FIXTURE_1)
+    assert paper.pieces(FIXTURE_2) == ext.pieces(FIXTURE_2)
+
+
+def test_direct_and_fast_constructions_give_the_same_laws_in_every_mode() -> None:
+    for mode in ("extension", "paper", "fixed"):
+        fast = PrivateMedian(epsilon=1, mode=mode, **FIX)
+        direct = PrivateMedian(epsilon=1, mode=mode, construction="direct", **FIX)
+        for x in (FIXTURE_1, FIXTURE_2, FIXTURE_3, FIXTURE_4, [0.3, -2.1, 4.4, 4.4, 0.3]):
+            assert fast.pieces(x) == direct.pieces(x)
+
+
+def test_median_index_floor_is_the_printed_left_median_for_odd_n() -> None:
+    """Def. A.2 as printed (ℓ = ⌊n/2⌋) vs the default ⌈n/2⌉ (spec §1.4 / E2): on X = (−2, 0, 2)
+    with C = 1 (K = 0, H = {m ∈ Ξ}) the paper mode's restricted tent sits at −2 or at 0."""
+    x = [-2, 0, 2]
+    ceil = PrivateMedian(epsilon=1, mode="paper", **FIX)
+    floor = PrivateMedian(epsilon=1, mode="paper", median_index="floor", **FIX)
+    assert ceil.pieces(x) == restricted_pieces(0, params_for(x))
+    assert floor.pieces(x) == restricted_pieces(-2, params_for(x, median_index="floor"))
+    even = [-2, 0, 2, 4]
+    assert ceil.pieces(even) == floor.pieces(even)
+
+
+# ------------------------------------------------------------------- samplers vs exact laws
+
+
+@pytest.mark.parametrize("mode", ["extension", "paper", "fixed"])
+@pytest.mark.parametrize("x", [FIXTURE_1, FIXTURE_2, FIXTURE_4])
+def test_sampler_conforms_to_the_exact_law(mode, x) -> None:
+    """Algorithm 7 (m-ary coin on the exact piece masses, stable truncated-exponential inverse)
+    and, in Case (A), Algorithm 2 (3-ary coin, uniform sides, truncated Laplace centre): DKW
+    against the exact law (released on the grid Λ ≈ 4e-9, far below the DKW band)."""
+    mech = PrivateMedian(epsilon=1, mode=mode, **FIX)
+    draws = mech.sample(x, DRAWS, np.random.default_rng(20261124))
+    check_sampler(mech.exact(x), draws).assert_ok()
+
+
+def test_sampler_conforms_at_larger_n_and_small_epsilon() -> None:
+    """n = 301 uniform data, ε = 1/4, C = 5/4 (the study's setting): Algorithm 7 on the fast Ψ."""
+    x = np.random.default_rng(5).uniform(-1.25, 1.25, 301)
+    mech = PrivateMedian(F(2, 5), 1, 1, F(5, 4), F(1, 4))
+    draws = mech.sample(x, DRAWS, np.random.default_rng(6))
+    check_sampler(mech.exact(x), draws).assert_ok()
+
+
+@pytest.mark.parametrize("median", [F(0), F(-11, 2), F(9, 4)])
+def test_algorithm_2_conforms_and_the_printed_inverse_does_not(median) -> None:
+    """Algorithm 2 with the corrected (stable) TRUNCATEDLAPLACE draws from Eq. (A.2); the printed
+    Algorithm 11 (spurious 1/σ in the CDF, spec E11) does not, even on the centre interval, which
+    is symmetric about m."""
+    p = MedianParameters(8, **FIX)
+    law = restricted_law(median, p, 1)
+    good = sample_restricted(median, p, 1, DRAWS, np.random.default_rng(1))
+    check_sampler(law, good).assert_ok()
+    bad = sample_restricted(median, p, 1, DRAWS, np.random.default_rng(2), variant="paper")
+    assert not check_sampler(law, bad).passed
+
+
+def test_algorithm_2_with_the_variants_cap_conforms() -> None:
+    """The fixed variant's Case (A) (cap d_M = 3CM/(Ln), M = min{Lrn, 4K}) with C = 4, n = 40:
+    K = 2, M = 8 < Lrn = 20, so the flattening starts at d_M = 24/5 < 3Cr = 12."""
+    mech = PrivateMedian(F(1, 2), 1, 5, 4, 1, mode="fixed")
+    x = [F(k, 10) for k in range(-20, 20)]
+    p = mech.parameters(40)
+    assert mech.restricted(x) and fixed_cap(p) == F(24, 5) < 3 * p.C * p.r
+    check_sampler(mech.exact(x), mech.sample(x, DRAWS, np.random.default_rng(3))).assert_ok()
+
+
+# ------------------------------------------------------------------------ float-safe output
+
+
+def test_output_grid_is_a_power_of_two_2_to_the_32_below_b() -> None:
+    for R, C in [(F(5), F(1)), (F(10**6), F(5, 4)), (F(1, 3), F(1, 2)), (F(3), F(1, 4))]:
+        p = MedianParameters(10, F(1, 2), F(1), R, C)
+        g = output_grid(p)
+        e = math.frexp(g)
+        assert e[0] == 0.5  # a power of two
+        assert F(g) * 2**GRID_BITS >= p.output_bound > F(g) * 2 ** (GRID_BITS - 1)
+
+
+def test_grid_output_is_the_snapped_continuous_draw() -> None:
+    """output="grid" releases Λ·round(Y/Λ) of the very draws output="continuous" releases
+    (post-processing), all multiples of Λ within Λ/2 of Y."""
+    grid = PrivateMedian(epsilon=1, **FIX)
+    cont = PrivateMedian(epsilon=1, output="continuous", **FIX)
+    y = cont.sample(FIXTURE_4, 10_000, np.random.default_rng(9))
+    z = grid.sample(FIXTURE_4, 10_000, np.random.default_rng(9))
+    lam = output_grid(grid.parameters(6))
+    assert np.array_equal(z, snap_to_grid(y, lam))
+    assert np.all(np.abs(z - y) <= lam / 2) and np.all(np.mod(z, lam) == 0)
+    assert not np.all(np.mod(y, lam) == 0)
+
+
+NEIGHBOURS = ([0.5] * 7 + [0.625] + [2.0] * 8, [0.5] * 8 + [0.625] + [2.0] * 7)
+
+
+def test_float_output_puts_neighbours_on_different_lattices_of_doubles() -> None:
+    """Why the default output is on a grid (Mironov 2012, as in fukuchi19's Laplace report): the
+    float sampler computes y = left + t on the piece containing y, and the pieces differ between
+    neighbours. On (−1/2, 1/2), every draw on D′ is computed as −5/2 + t with t ∈ (2, 3), hence a
+    multiple of 2⁻⁵¹, while many draws on D (−1 + t, t < 3/2) are not: the float outputs have
+    different supports, an infinite loss. On the grid both supports are the multiples of Λ."""
+    cont = PrivateMedian(epsilon=1, output="continuous", **FIX)
+    grid = PrivateMedian(epsilon=1, **FIX)
+    lam = output_grid(grid.parameters(16))
+    shares = []
+    for data in NEIGHBOURS:
+        for mech, step in ((cont, 2.0**-51), (grid, lam)):
+            y = mech.sample(data, 50_000, np.random.default_rng(4))
+            mid = y[np.abs(y) < 0.5]
+            assert len(mid) > 2_000
+            shares.append(float(np.mean(np.mod(mid, step) != 0)))
+    (d_cont, d_grid, dp_cont, dp_grid) = shares
+    assert d_cont > 0.3 and dp_cont == 0.0
+    assert d_grid == dp_grid == 0.0
+
+
+# ------------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(L=0), "L"),
+        (dict(L=-1), "L"),
+        (dict(r=0), "r"),
+        (dict(R=-5), "R"),
+        (dict(C=0), "C"),
+        (dict(C=float("nan")), "C"),
+        (dict(L=1, r=1), "L·r must be at most 1/2"),
+        (dict(R=float("inf")), "R"),
+        (dict(epsilon=0), "epsilon"),
+        (dict(epsilon=-1), "epsilon"),
+        (dict(epsilon=float("nan")), "epsilon"),
+        (dict(mode="restricted"), "mode"),
+        (dict(median_index="middle"), "median_index"),
+        (dict(cap_rule="paper"), "cap_rule"),
+        (dict(construction="slow"), "construction"),
+        (dict(output="float"), "output"),
+    ],
+)
+def test_bad_parameters_raise_value_error_naming_the_parameter(kwargs, match) -> None:
+    args = {**FIX, "epsilon": 1, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        PrivateMedian(**args)
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ([], "non-empty"),
+        ([0.0, float("nan"), 1.0], "finite"),
+        ([0.0, float("inf")], "finite"),
+        ("0.5", "string"),
+        ([True, False], "numbers"),
+        ([[0.0, None]], "numbers"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["extension", "paper", "fixed"])
+def test_bad_data_raise_value_error(data, match, mode) -> None:
+    mech = PrivateMedian(epsilon=1, mode=mode, **FIX)
+    for call in (lambda: mech.exact(data), lambda: mech.sample(data, 3, np.random.default_rng(0))):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_c_too_small_for_n_raises_where_h_is_empty_and_the_fixed_variant_still_works() -> None:
+    """C <= Lr/2: K + 1 > n and H is empty, so the extension over H is undefined (ValueError);
+    H_fix drops the windows that do not exist and stays usable."""
+    ext = PrivateMedian(F(1, 2), 1, 5, F(1, 4), 1)
+    for mode in ("extension", "paper"):
+        mech = PrivateMedian(F(1, 2), 1, 5, F(1, 4), 1, mode=mode)
+        with pytest.raises(ValueError, match=r"C must be greater than L·r/2"):
+            mech.sample([0.0] * 4, 2, np.random.default_rng(0))
+    assert ext.parameters(4).windows == 4
+    fixed = PrivateMedian(F(1, 2), 1, 5, F(1, 4), 1, mode="fixed")
+    check_sampler(fixed.exact([0] * 4), fixed.sample([0] * 4, 50_000, np.random.default_rng(1)))
+
+
+def test_bad_size_and_rng_raise_value_error() -> None:
+    mech = PrivateMedian(epsilon=1, **FIX)
+    with pytest.raises(ValueError, match="size"):
+        mech.sample(FIXTURE_4, -1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="rng"):
+        mech.sample(FIXTURE_4, 3, 42)
