@@ -761,3 +761,54 @@ def test_appendix_d_epsilon_crit_is_where_the_statistical_term_takes_over(
         assert t1 > max(t2, t3)
         t1, t2, t3 = rate_terms(a, b, crit * mpmath.mpf("0.99"), LL, r, RR)
         assert t1 < max(t2, t3)
+
+
+# ------------------------------------------------------------------ T16 the sampler inverses
+
+
+def truncated_exponential_cdf(x, a, b, left, right):
+    """F(x) of the density ∝ e^{ax + b} on [left, right] (Alg. 10)."""
+    return (sp.exp(a * x + b) - sp.exp(a * left + b)) / (
+        sp.exp(a * right + b) - sp.exp(a * left + b)
+    )
+
+
+def test_t16_truncated_exponential_inverses_are_exact_and_the_printed_one_misplaces_beta() -> None:
+    """Spec §2.7 / E11, symbolically (sympy): F(F⁻¹(u)) = u for the corrected inverse
+    (ln(e^{a·l+b} + u(e^{a·r+b} − e^{a·l+b})) − b)/a and for both stable forms
+    l + log1p(u·expm1(aΔ))/a and r + ln(u + (1 − u)e^{−aΔ})/a; the printed
+    (1/a)·ln(e^{a·l+b} + u(…)) − b is shifted by b(1/a − 1): off unless b = 0 or a = 1."""
+    u, a, left, width = sp.symbols("u a left width", positive=True)
+    b = sp.symbols("b", real=True)
+    right = left + width
+    lo, hi = sp.exp(a * left + b), sp.exp(a * right + b)
+    inverses = {
+        "corrected": (sp.log(lo + u * (hi - lo)) - b) / a,
+        "stable": left + sp.log(1 + u * (sp.exp(a * width) - 1)) / a,
+        "stable, upper form": right + sp.log(u + (1 - u) * sp.exp(-a * width)) / a,
+    }
+    for name, inv in inverses.items():
+        assert sp.simplify(truncated_exponential_cdf(inv, a, b, left, right) - u) == 0, name
+    printed = sp.log(lo + u * (hi - lo)) / a - b
+    gap = sp.simplify(truncated_exponential_cdf(printed, a, b, left, right) - u)
+    assert gap != 0 and sp.simplify(gap.subs(b, 0)) == 0 and sp.simplify(gap.subs(a, 1)) == 0
+    assert sp.simplify(printed - inverses["corrected"] - b * (1 / a - 1)) == 0
+    assert abs(gap.subs({u: sp.Rational(1, 2), a: 2, left: 0, width: 1, b: 1}).evalf()) > 0.1
+
+
+def test_t16_truncated_laplace_inverse_is_exact_and_the_printed_one_reflects_about_mu() -> None:
+    """F(x) = ½ + ½·sgn(x − μ)(1 − e^{−|x−μ|/σ}) (1/σ removed), F⁻¹(u) = μ − σ·sgn(u − ½)·
+    ln(1 − 2|u − ½|): F(F⁻¹(u)) = u on both branches (u = ½ ± v/2, v ∈ (0, 1)); the printed
+    inverse μ + σ·sgn(u − ½)·ln(1 − 2|u − ½|) gives F = 1 − u (the draw reflected about μ)."""
+    mu = sp.symbols("mu", real=True)
+    sigma, v = sp.symbols("sigma v", positive=True)
+
+    def cdf(x, side):  # side = sgn(x − μ), known on each branch
+        return sp.Rational(1, 2) + side * (1 - sp.exp(-side * (x - mu) / sigma)) / 2
+
+    for side in (1, -1):
+        u = sp.Rational(1, 2) + side * v / 2  # sgn(u − ½) = side, |u − ½| = v/2
+        corrected = mu - sigma * side * sp.log(1 - v)
+        printed = mu + sigma * side * sp.log(1 - v)
+        assert sp.simplify(cdf(corrected, side) - u) == 0
+        assert sp.simplify(cdf(printed, -side) - (1 - u)) == 0  # lands on the other side of μ

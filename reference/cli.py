@@ -815,7 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_list,
         default=None,
         metavar="LIST",
-        help="sample sizes (default 20,40,80,160,320,480,640; --quick: 8,16,32)",
+        help="sample sizes (default 20,40,80,160,320,480,640,1280,2560,5120; --quick: 8,16,32)",
     )
     tzamos.add_argument(
         "--c",
