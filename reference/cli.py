@@ -400,6 +400,13 @@ _FUKUCHI19_ONLY = (
 _TZAMOS20_ONLY = ("regimes", "distributions", "n_values", "c", "c_rule")
 
 
+def _written(paths: Sequence[Path]) -> int:
+    """Print the files a study wrote; the exit code of a successful ``reproduce``."""
+    for path in paths:
+        print(f"written: {path}")
+    return EXIT_OK
+
+
 def _reproduce(args: argparse.Namespace) -> int:
     if args.paper == "tzamos20":
         return _reproduce_tzamos20(args)
@@ -429,9 +436,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         quick=args.quick,
         progress=_reproduce_progress(args.quiet),
     )
-    for path in paths:
-        print(f"written: {path}")
-    return EXIT_OK
+    return _written(paths)
 
 
 def _reproduce_imola25(args: argparse.Namespace) -> int:
@@ -456,9 +461,7 @@ def _reproduce_imola25(args: argparse.Namespace) -> int:
     feasibility = next((p for p in paths if p.name == "imola25_feasibility.csv"), None)
     if feasibility is not None:
         _print_duplications(feasibility)
-    for path in paths:
-        print(f"written: {path}")
-    return EXIT_OK
+    return _written(paths)
 
 
 def _reproduce_fukuchi19(args: argparse.Namespace) -> int:
@@ -488,9 +491,7 @@ def _reproduce_fukuchi19(args: argparse.Namespace) -> int:
         quick=args.quick,
         progress=_reproduce_progress(args.quiet),
     )
-    for path in paths:
-        print(f"written: {path}")
-    return EXIT_OK
+    return _written(paths)
 
 
 def _reproduce_tzamos20(args: argparse.Namespace) -> int:
@@ -518,9 +519,7 @@ def _reproduce_tzamos20(args: argparse.Namespace) -> int:
         quick=args.quick,
         progress=_reproduce_progress(args.quiet),
     )
-    for path in paths:
-        print(f"written: {path}")
-    return EXIT_OK
+    return _written(paths)
 
 
 def _fraction_arg(text: str) -> Fraction:

@@ -127,3 +127,25 @@ def test_log_normalizer_rejects_a_bad_epsilon() -> None:
         log_normalizer(envelope([0] * 8, params), 0.0)
     with pytest.raises(ValueError, match="epsilon"):
         log_normalizer(envelope([0] * 8, params), math.nan)
+
+
+@pytest.mark.parametrize(("data", "extremes", "pieces", "log_z"), FIXTURES)
+def test_sympy_form_of_z_equals_the_mpmath_value_to_50_digits(data, extremes, pieces, log_z) -> None:
+    """Z_X as an exact sympy sum of exponentials of rationals (spec §4.2), evaluated at 60 digits,
+    equals exp(log_normalizer) to 50 digits and the spec's log Z to 20 digits; at ε = 1/3 too."""
+    import sympy
+
+    from reference.private_median.extended_density import normalizer_sympy
+
+    params = MedianParameters(len(data), **FIXTURE_PARAMS)
+    env = envelope(data, params)
+    for eps in (F(1), F(1, 3)):
+        expr = normalizer_sympy(env, eps)
+        assert not expr.free_symbols
+        assert all(e.args[0].is_Rational for e in expr.atoms(sympy.exp))
+        with workdps():
+            symbolic = mpmath.mpf(str(sympy.N(expr, 60)))
+            numeric = mpmath.exp(log_normalizer(env, eps))
+            assert abs(symbolic / numeric - 1) < mpmath.mpf(10) ** -50
+            if eps == 1:
+                assert abs(mpmath.log(symbolic) - mpmath.mpf(log_z)) < mpmath.mpf(10) ** -20

@@ -65,6 +65,7 @@ import numpy as np
 
 from reference.experiments.aamand25 import _axes_grid, write_csv
 from reference.experiments.aamand25_data import check_seed
+from reference.experiments.common import name_choices
 from reference.experiments.fukuchi19_data import (
     MAIN_SETTING,
     Setting,
@@ -574,15 +575,6 @@ class Study:
         return self.runs if setting.is_main else self.other_runs
 
 
-def _choices(values: Any, allowed: Sequence[str], name: str) -> tuple[str, ...]:
-    if isinstance(values, str):
-        values = [v.strip() for v in values.split(",") if v.strip()]
-    out = tuple(dict.fromkeys(values))
-    if not out or any(v not in allowed for v in out):
-        raise ValueError(f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r}")
-    return out
-
-
 def make_study(
     *,
     settings: str | None = None,
@@ -636,8 +628,10 @@ def make_study(
         other_runs=other_runs,
         log2ns=log2ns,
         epsilons=EPSILONS,
-        schedules=_choices(SCHEDULES if schedules is None else schedules, SCHEDULES, "schedules"),
-        data_models=_choices(
+        schedules=name_choices(
+            SCHEDULES if schedules is None else schedules, SCHEDULES, "schedules"
+        ),
+        data_models=name_choices(
             DATA_MODELS if data_models is None else data_models, DATA_MODELS, "data_models"
         ),
         laplace=laplace,

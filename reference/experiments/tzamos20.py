@@ -77,6 +77,7 @@ from reference.distributions import PiecewiseLogLinear
 from reference.exact.mp import logsumexp, to_mpf, workdps
 from reference.experiments.aamand25 import _axes_grid, write_csv
 from reference.experiments.aamand25_data import check_seed
+from reference.experiments.common import name_choices
 from reference.private_median.extended_density import Piece
 from reference.private_median.mechanism import PrivateMedian
 from reference.private_median.parameters import MedianParameters
@@ -682,15 +683,6 @@ class Study:
         ]
 
 
-def _name_choices(values: Any, allowed: Sequence[str], name: str) -> tuple[str, ...]:
-    if isinstance(values, str):
-        values = [v.strip() for v in values.split(",") if v.strip()]
-    out = tuple(dict.fromkeys(values))
-    if not out or any(v not in allowed for v in out):
-        raise ValueError(f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r}")
-    return out
-
-
 def make_study(
     *,
     regimes: Sequence[str] | str | None = None,
@@ -711,10 +703,10 @@ def make_study(
     ``quick``: one regime (ε = 1, α = 9/10, R = 1), n ∈ {8, 16, 32}, 12 data sets)."""
     pool = {g.name: g for g in (*REGIMES, *QUICK_REGIMES)}
     default = QUICK_REGIMES if quick else REGIMES
-    names = _name_choices(
+    names = name_choices(
         [g.name for g in default] if regimes is None else regimes, tuple(pool), "regimes"
     )
-    dists = _name_choices(
+    dists = name_choices(
         DISTRIBUTIONS if distributions is None else distributions, DISTRIBUTIONS, "distributions"
     )
     ns = (QUICK_NS if quick else DEFAULT_NS) if ns is None else tuple(ns)

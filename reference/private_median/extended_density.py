@@ -167,6 +167,25 @@ def law_from_pieces(pieces: list[Piece], epsilon: Any) -> PiecewiseLogLinear:
     )
 
 
+def normalizer_sympy(pieces: list[Piece], epsilon: Any):
+    """Z_X = Σ_i ∫_{lo_i}^{hi_i} exp((ε/2)(a_i·y + b_i)) dy as an exact sympy expression (spec
+    §4.1–4.2): a ℚ-linear combination of exponentials of rationals when ε is rational (a float ε is
+    read as its exact binary value). Each term is (hi − lo)·e^{(ε/2)b} for a flat piece and
+    (e^{(ε/2)(a·hi + b)} − e^{(ε/2)(a·lo + b)})/((ε/2)a) otherwise."""
+    import sympy
+
+    half = exact_epsilon(epsilon) / 2
+    terms = []
+    for p in pieces:
+        a, b = half * p.slope, half * p.intercept
+        if a == 0:
+            terms.append(sympy.Rational(p.hi - p.lo) * sympy.exp(sympy.Rational(b)))
+        else:
+            top, bottom = sympy.Rational(a * p.hi + b), sympy.Rational(a * p.lo + b)
+            terms.append((sympy.exp(top) - sympy.exp(bottom)) / sympy.Rational(a))
+    return sympy.Add(*terms)
+
+
 def log_normalizer(pieces: list[Piece], epsilon: Any) -> mpmath.mpf:
     """log Z_X = log ∫_{−B}^{B} exp((ε/2)Ψ_X(y)) dy (mpmath, >= 50 digits)."""
     check_epsilon(float(epsilon))
@@ -182,6 +201,7 @@ __all__ = [
     "law_from_pieces",
     "level_extremes",
     "log_normalizer",
+    "normalizer_sympy",
     "piece_log_mass",
     "tent_slope",
 ]
