@@ -15,8 +15,10 @@ the most anchors), ε = 1:
   n = 25, 50 so that its growth is visible; the fast one is always checked against the direct
   one at n = 100 and, with the study's C = 5/4, L = 2/5, at n = 50.
 
-Also the study's constants (L = 2/5, r = 1, C = 5/4: K = ⌊0.16 n⌋) at the same sizes, and
-heavy-tailed data (half the points a Pareto(1) tail) at the largest size.
+Also the study's constants (L = 2/5, r = 1, C = 5/4: K = ⌊0.16 n⌋) at the same sizes,
+heavy-tailed data (half the points a Pareto(1) tail) at the largest size, and the fixed variant's
+Case (A) at C = 8 (X ∈ H_fix: one release costs the O(n log n) membership test and Algorithm 2,
+the safe form of Thm E.11's fast path) against the extension on the same data.
 No peer implements this mechanism (the paper has no code), so there is no ratio column.
 """
 
@@ -83,7 +85,32 @@ def bench(label: str, consts: dict, x: list[Fraction], repeats: int, direct_max:
         verdict = "equal" if reference == pieces else "DIFFERENT"
         direct = f"{t_direct:.3f} s ({verdict}; {t_direct / t_fast:.0f}× the fast one)"
     target = {1000: "<= 1 s", 10_000: "<= 30 s"}.get(n, "—")
-    row(label, n, params.windows, f"{t_fast:.3f} s", target, f"{t_release:.3f} s", len(pieces), direct)
+    row(
+        label,
+        n,
+        params.windows,
+        f"{t_fast:.3f} s",
+        target,
+        f"{t_release:.3f} s",
+        len(pieces),
+        direct,
+    )
+
+
+def bench_fixed_case_a(n: int, repeats: int) -> None:
+    """One release of mode="fixed" (C = 8) against mode="extension" on the same data."""
+    x = uniform_data(n, n + 2)
+    fixed = PrivateMedian(epsilon=1, mode="fixed", **{**SPEC, "C": Fraction(8)})
+    ext = PrivateMedian(epsilon=1, **{**SPEC, "C": Fraction(8)})
+    rng = np.random.default_rng(1)
+    t_fixed, _ = best_of(lambda: fixed.sample(x, 1, rng), repeats)
+
+    def fresh() -> np.ndarray:
+        mechanism_module._envelope.cache_clear()
+        return ext.sample(x, 1, rng)
+
+    t_ext, _ = best_of(fresh, 1 if n >= 10_000 else repeats)
+    row(n, fixed.restricted(x), f"{t_fixed:.3f} s", f"{t_ext:.3f} s")
 
 
 def main() -> None:
@@ -105,6 +132,10 @@ def main() -> None:
         bench("U[−1, 1], study (C = 5/4)", STUDY, uniform_data(n, n + 1), repeats, 50)
     n = max(sizes)
     bench("heavy-tailed, spec §4.5", SPEC, heavy_tailed_data(n, 7), 1, args.direct_max)
+    print('\nmode="fixed", C = 8 (X ∈ H_fix: Algorithm 1\'s Case (A), no envelope needed):\n')
+    print('| n | X ∈ H_fix | one release | mode="extension", same data |\n|---|---|---|---|')
+    for n in sizes:
+        bench_fixed_case_a(n, args.repeats)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak resident memory: {peak:.0f} MB")
 
