@@ -125,7 +125,8 @@ def extension_pieces(
 @dataclass(frozen=True)
 class PrivateMedian:
     """tzamos20's ε-DP median estimator for (L, R, r)-admissible data (Assumption 1.2 as
-    reconstructed, spec §1.2). Outputs lie in [−R − 4Cr, R + 4Cr]; n is the data set's size.
+    reconstructed, spec §1.2). Outputs lie in [−B, B], B = R + 4Cr (on the grid: multiples of
+    :func:`output_grid`, within Λ/2 of [−B, B]); n is the data set's size.
 
     ``mode``: ``"extension"`` (default), ``"paper"`` (Algorithm 1 as printed, not ε-DP) or
     ``"fixed"`` (H_fix with ``cap_rule``); ``median_index``: ``"ceil"`` (ℓ = ⌈n/2⌉, default) or
