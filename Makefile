@@ -3,17 +3,18 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+WORKERS ?= 2
 
 .PHONY: test audit lint bench bench-audit claims clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,distributed]'
+	$(PY) -m pip install --quiet -e '.[dev,distributed,peers]'
 	touch $(STAMP)
 
 test: $(STAMP)
-	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q -n $(WORKERS)
 
 audit: $(STAMP)
 	$(VENV)/bin/dpquant audit --all --out reports
@@ -23,6 +24,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_exponential_mechanism.py
+	$(PY) benchmarks/bench_peers.py
 
 bench-audit: $(STAMP)
 	$(PY) benchmarks/bench_audit.py

@@ -5,6 +5,8 @@
 * ``dpquant audit --all`` audits the reference registry, the controls and the known-bad catalogue
   and writes ``reports/audit.md`` (the body of ``make audit``);
 * ``dpquant claims`` prints the claims ledger; ``dpquant mechanisms`` lists what ``--all`` audits;
+* ``dpquant validate REFERENCE CANDIDATE`` tests that a candidate implementation draws from the
+  reference mechanism's law on a battery of data sets, and audits it;
 * ``dpquant reproduce aamand25 [--figure NAME]`` and ``dpquant reproduce imola25 [--m LIST]
   [--panels LIST] [--duplication K] ...`` re-run a paper's experiments (CSV and PNG).
 
@@ -400,6 +402,80 @@ _FUKUCHI19_ONLY = (
 _TZAMOS20_ONLY = ("regimes", "distributions", "n_values", "c", "c_rule")
 
 
+# --------------------------------------------------------------------------------------------
+# dpquant validate REFERENCE CANDIDATE
+# --------------------------------------------------------------------------------------------
+
+
+def resolve_reference(spec: str) -> tuple[Any, str]:
+    """A registry entry by name (``dpquant mechanisms``) or a mechanism named by MODULE:ATTR."""
+    for entry in REGISTRY:
+        if entry.name == spec:
+            return entry.build(), entry.name
+    obj = load_target(spec)
+    if not is_mechanism(obj) or not isinstance(getattr(obj, "claim", None), PrivacyClaim):
+        raise ValueError(
+            f"reference must be a registry name (see `dpquant mechanisms`) or a mechanism with "
+            f"sample() and claim, got {spec!r}"
+        )
+    return obj, getattr(obj, "name", None) or spec
+
+
+def resolve_candidate(spec: str) -> tuple[Any, str]:
+    """``peer:NAME`` (an adapter of :mod:`audit.adapters` with its defaults), or MODULE:ATTR /
+    path/to/file.py:ATTR naming a mechanism or a function fn(data, rng) -> output."""
+    if spec.startswith("peer:"):
+        from audit.adapters import PEERS
+
+        name = spec[len("peer:") :]
+        if name not in PEERS:
+            raise ValueError(f"unknown peer {name!r}; known: {', '.join(sorted(PEERS))}")
+        try:
+            mech = PEERS[name]()
+        except ImportError as exc:
+            raise ValueError(str(exc)) from exc
+        return mech, mech.name
+    obj = load_target(spec)
+    if isinstance(obj, type):
+        raise ValueError(f"{spec} is a class; point to a mechanism instance or a function")
+    return obj, spec
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from audit.validate import battery, validate
+
+    reference, ref_name = resolve_reference(args.reference)
+    candidate, cand_name = resolve_candidate(args.candidate)
+    datasets = None
+    if args.sizes is not None:
+        datasets = battery(reference.domain, reference.claim.adjacency, args.sizes)
+    report = validate(
+        reference,
+        candidate,
+        datasets=datasets,
+        samples=args.samples,
+        alpha=DEFAULT_ALPHA if args.alpha is None else args.alpha,
+        beta=args.beta,
+        seed=args.seed,
+        audit=not args.no_audit,
+        audit_samples=args.audit_samples,
+        reference_name=ref_name,
+        candidate_name=cand_name,
+    )
+    print(report.summary())
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
+        print(f"JSON written to {path}")
+    if args.markdown:
+        path = Path(args.markdown)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(report.to_markdown())
+        print(f"Markdown written to {path}")
+    return EXIT_OK if report.passed else EXIT_FAILED
+
+
 def _written(paths: Sequence[Path]) -> int:
     """Print the files a study wrote; the exit code of a successful ``reproduce``."""
     for path in paths:
@@ -642,6 +718,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_audit)
+
+    p = sub.add_parser(
+        "validate",
+        help="test a candidate implementation against a reference mechanism, and audit it",
+        description=(
+            "Test that CANDIDATE draws from the same law as REFERENCE on a battery of data sets "
+            "(against the reference's exact law where it has one, by a two-sample test "
+            "otherwise; family-wise false alarm <= --alpha), report the smallest deviation each "
+            "test detects with probability 1 − --beta, and audit the candidate under the "
+            "reference's claim. REFERENCE: a name from `dpquant mechanisms` or MODULE:ATTR of a "
+            "mechanism. CANDIDATE: MODULE:ATTR or path/to/file.py:ATTR of a mechanism or of a "
+            "function fn(data, rng) -> output, or peer:NAME (diffprivlib, opendp, python-dp, "
+            "eeprivacy with their defaults). Exit code 0: passed; 1: a difference or a violation; "
+            "2: usage error."
+        ),
+    )
+    p.add_argument("reference", help="registry name or MODULE:ATTR")
+    p.add_argument("candidate", help="MODULE:ATTR, path/to/file.py:ATTR or peer:NAME")
+    p.add_argument("--samples", type=int, default=20_000, help="draws per data set (20000)")
+    p.add_argument(
+        "--alpha", type=float, default=None, help="family-wise false alarm (default 1e-6)"
+    )
+    p.add_argument("--beta", type=float, default=0.05, help="1 − power of the reported deviation")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--sizes", type=_int_list, default=None, metavar="LIST",
+        help="data-set sizes of the battery (default 1,2,5,9,33,200)",
+    )  # fmt: skip
+    p.add_argument("--no-audit", action="store_true", help="skip the audit of the candidate")
+    p.add_argument("--audit-samples", type=int, default=None, help="the audit's draws per data set")
+    p.add_argument("--json", default=None, metavar="PATH", help="write the report as JSON")
+    p.add_argument("--markdown", default=None, metavar="PATH", help="write the report as Markdown")
+    p.set_defaults(func=_validate)
 
     p = sub.add_parser(
         "mechanisms", help="list what `dpquant audit --all` audits (registry and catalogue)"

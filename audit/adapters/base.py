@@ -1,0 +1,56 @@
+"""The adapter type: a library call per draw, with its claim and the library's version."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from dataclasses import dataclass
+
+from audit.wrap import CallableMechanism
+
+
+class PeerUnavailable(ImportError):
+    """The library an adapter wraps is not installed (``pip install -e '.[peers]'``)."""
+
+
+def installed_version(distribution: str) -> str | None:
+    """The installed version of a PyPI distribution, or None."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def require(distribution: str, module: str) -> str:
+    """The installed version of ``distribution``; :class:`PeerUnavailable` when ``module`` does not
+    import."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise PeerUnavailable(
+            f"{distribution} is not installed or does not import ({exc}); "
+            "install the optional extra: pip install -e '.[peers]'"
+        ) from exc
+    version = installed_version(distribution)
+    return "unknown" if version is None else version
+
+
+@dataclass(frozen=True)
+class PeerMechanism(CallableMechanism):
+    """A library's quantile release as a mechanism: ``fn(data, rng)`` makes one library call per
+    draw (an exception is an output, as for :func:`audit.from_callable`).
+
+    ``library``: the PyPI distribution; ``checked_version``: the version these adapters were
+    checked against; ``version``: the one installed when the adapter was built; ``call``: the
+    library call, as a user would write it; ``seedable``: whether the draws are a function of the
+    generator passed to ``sample`` (False: the library uses its own OS randomness, so verdicts are
+    reproducible only up to their false-alarm probability)."""
+
+    library: str = ""
+    checked_version: str = ""
+    version: str = ""
+    call: str = ""
+    seedable: bool = True
+
+    @property
+    def version_matches(self) -> bool:
+        return self.version == self.checked_version
