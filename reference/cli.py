@@ -1,7 +1,8 @@
 """The ``dpquant`` command line.
 
-* ``dpquant audit MODULE:ATTR`` (or ``path/to/file.py:ATTR``) audits one mechanism, or one
-  function ``fn(data, rng) -> output`` with the claim given by ``--epsilon/--delta/--adjacency``;
+* ``dpquant audit MODULE:ATTR`` (or ``path/to/file.py:ATTR``, or ``peer:NAME`` for a library
+  adapter of :mod:`audit.adapters`) audits one mechanism, or one function
+  ``fn(data, rng) -> output`` with the claim given by ``--epsilon/--delta/--adjacency``;
 * ``dpquant audit --all`` audits the reference registry, the controls and the known-bad catalogue
   and writes ``reports/audit.md`` (the body of ``make audit``);
 * ``dpquant claims`` prints the claims ledger; ``dpquant mechanisms`` lists what ``--all`` audits;
@@ -245,7 +246,10 @@ def _witness_text(witness: dict[str, Any] | None) -> str:
 def _audit_one(args: argparse.Namespace) -> int:
     from audit import audit_mechanism
 
-    obj = load_target(args.target)
+    if args.target.startswith("peer:"):
+        obj, _ = resolve_candidate(args.target)
+    else:
+        obj = load_target(args.target)
     mech, name = build_mechanism(obj, args, args.target)
     report = audit_mechanism(
         mech,
@@ -682,7 +686,9 @@ def build_parser() -> argparse.ArgumentParser:
             "2: usage error."
         ),
     )
-    p.add_argument("target", nargs="?", help="MODULE:ATTR or path/to/file.py:ATTR")
+    p.add_argument(
+        "target", nargs="?", help="MODULE:ATTR, path/to/file.py:ATTR or peer:NAME (a library)"
+    )
     p.add_argument("--all", action="store_true", help="audit the registry and the catalogue")
     claim = p.add_argument_group(
         "claim", "required for a plain function; for a mechanism, each one overrides its claim"

@@ -270,3 +270,56 @@ def test_validate_diffprivlib_against_our_exponential_quantile() -> None:
     sets = battery(ours.domain, "replace_one", (1, 2, 5, 9, 33))
     report = validate(ours, mech, datasets=sets, samples=5_000, audit=False)
     assert report.equivalent, report.summary()
+
+
+# ------------------------------------------------------------- known-bad inputs and variants
+
+
+@pytest.mark.parametrize("name", sorted(PEERS))
+def test_issue_tracker_inputs_on_every_library(name) -> None:
+    """diffprivlib #107's input and SmartNoise #572's pattern (many ties, one point apart; ε = 1):
+    only diffprivlib raises (its EM weights underflow in linear space); OpenDP (exact rational
+    sampling) and python-dp (noisy counts) release values near the median 0; eeprivacy releases
+    a candidate, but its strict #{x < c} gives every candidate above 0 the same score here, so its
+    release is uniform over 0.05…1 (a utility quirk, not a privacy failure)."""
+    mech = peer(name)
+    small = mech.sample(np.array([0.0] * 1492 + [1.0]), 10, np.random.default_rng(0))
+    large = mech.sample(np.array([0.0] * 5000 + [1.0]), 200, np.random.default_rng(0))
+    assert small.dtype == float and np.all(np.isfinite(small))
+    if name == "diffprivlib":
+        assert all(str(v) == "raised:RuntimeError" for v in large)
+    elif name == "eeprivacy":
+        grid = np.linspace(0.0, 1.0, 21)
+        assert np.all(np.isin(large, grid)) and np.mean(large > 0.5) > 0.3
+    else:
+        assert large.dtype == float and np.all(np.isfinite(large)) and np.all(large <= 0.05)
+
+
+def test_adapter_variants_median_percentile_and_bad_options() -> None:
+    """diffprivlib's median and percentile(50) are its quantile(½) (same seed, same draws);
+    python-dp's Percentile adapter releases in its bounds; bad options raise ValueError."""
+    q = peer("diffprivlib")
+    x = np.array([0.1, 0.4, 0.4, 0.8])
+    a = q.sample(x, 30, np.random.default_rng(4))
+    for function in ("median", "percentile"):
+        variant = peer("diffprivlib", function=function)
+        assert np.array_equal(a, variant.sample(x, 30, np.random.default_rng(4)))
+    pct = peer("python-dp", percentile=0.9, function="percentile")
+    assert np.all((0 <= pct.sample(x, 10, np.random.default_rng(0))) <= 1)
+    with pytest.raises(ValueError, match="function"):
+        PEERS["diffprivlib"](function="mode")
+    with pytest.raises(ValueError, match="bounds"):
+        PEERS["diffprivlib"](bounds=(1.0, 0.0))
+    with pytest.raises(ValueError, match="measure"):
+        PEERS["opendp"](measure="renyi")
+    with pytest.raises(ValueError, match="candidates"):
+        PEERS["eeprivacy"](candidates=(0.5, 0.5))
+
+
+def test_cli_audits_a_peer_by_name(capsys) -> None:
+    from reference.cli import main
+
+    peer("eeprivacy")
+    code = main(["audit", "peer:eeprivacy", "--samples", "30000", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 1 and "VIOLATION" in out and "witness:" in out
