@@ -243,6 +243,20 @@ def _witness_text(witness: dict[str, Any] | None) -> str:
     return f"{text} [{source}]" if source else text
 
 
+def write_report_files(report: Any, json_path: str | None, markdown_path: str | None) -> None:
+    """Write a report's ``to_dict()`` as JSON and its ``to_markdown()``, where paths are given."""
+    if json_path:
+        path = Path(json_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
+        print(f"JSON written to {path}")
+    if markdown_path:
+        path = Path(markdown_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(report.to_markdown())
+        print(f"Markdown written to {path}")
+
+
 def _audit_one(args: argparse.Namespace) -> int:
     from audit import audit_mechanism
 
@@ -265,16 +279,7 @@ def _audit_one(args: argparse.Namespace) -> int:
     print(f"witness: {_witness_text(report.witness)}")
     if report.sampler_conforms is False:
         print("the sampler does not match its exact law (see the conformance section)")
-    if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report.to_dict(), indent=1) + "\n")
-        print(f"JSON written to {path}")
-    if args.markdown:
-        path = Path(args.markdown)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report.to_markdown())
-        print(f"Markdown written to {path}")
+    write_report_files(report, args.json, args.markdown)
     if args.plot:
         written = report.plot(args.plot)
         if written is None:
@@ -467,16 +472,7 @@ def _validate(args: argparse.Namespace) -> int:
         candidate_name=cand_name,
     )
     print(report.summary())
-    if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
-        print(f"JSON written to {path}")
-    if args.markdown:
-        path = Path(args.markdown)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report.to_markdown())
-        print(f"Markdown written to {path}")
+    write_report_files(report, args.json, args.markdown)
     return EXIT_OK if report.passed else EXIT_FAILED
 
 

@@ -173,6 +173,15 @@ def laplace_noisy_max_log_probabilities(utilities: Any, scale: Any) -> list[mpma
         return [logs[g] for g in groups]
 
 
+def check_quantile_fields(mech: Any) -> None:
+    """Validate (and normalise) the fields both candidate mechanisms share."""
+    object.__setattr__(mech, "candidates", check_candidates(mech.candidates))
+    object.__setattr__(mech, "quantile", check_probability(mech.quantile, "quantile"))
+    object.__setattr__(mech, "epsilon", check_epsilon(mech.epsilon))
+    if check_adjacency(mech.adjacency) == "local":
+        raise ValueError("adjacency must be 'add_remove' or 'replace_one' for a quantile")
+
+
 def _argmax_draws(
     values: np.ndarray, noise, size: int, rng: np.random.Generator, candidates
 ) -> np.ndarray:
@@ -199,13 +208,9 @@ class CandidateQuantile:
     adjacency: str = "add_remove"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "candidates", check_candidates(self.candidates))
-        object.__setattr__(self, "quantile", check_probability(self.quantile, "quantile"))
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        check_quantile_fields(self)
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
-        if check_adjacency(self.adjacency) == "local":
-            raise ValueError("adjacency must be 'add_remove' or 'replace_one' for a quantile")
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -277,14 +282,10 @@ class LaplaceNoisyMaxQuantile:
     claim_rule: str = "correct"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "candidates", check_candidates(self.candidates))
-        object.__setattr__(self, "quantile", check_probability(self.quantile, "quantile"))
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        check_quantile_fields(self)
         object.__setattr__(
             self, "sensitivity", check_int(self.sensitivity, "sensitivity", minimum=1)
         )
-        if check_adjacency(self.adjacency) == "local":
-            raise ValueError("adjacency must be 'add_remove' or 'replace_one' for a quantile")
         if self.claim_rule not in CLAIMS:
             raise ValueError(f"claim_rule must be one of {CLAIMS}, got {self.claim_rule!r}")
 
@@ -331,6 +332,7 @@ __all__ = [
     "LaplaceNoisyMaxQuantile",
     "below_equal_above",
     "check_candidates",
+    "check_quantile_fields",
     "exponential_log_probabilities",
     "laplace_noisy_max_log_probabilities",
     "opendp_alpha",
