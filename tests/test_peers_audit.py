@@ -22,6 +22,7 @@ tests use seeded libraries, so they are deterministic.
 
 from __future__ import annotations
 
+import json
 import math
 
 import mpmath
@@ -210,17 +211,26 @@ def test_eeprivacy_draws_follow_our_laplace_noisy_max_law() -> None:
         check_sampler(ours.exact(data), draws, ALPHA).assert_ok()
 
 
-def test_eeprivacy_claim_is_false_the_auditor_finds_it_and_the_exact_loss_confirms() -> None:
-    """eeprivacy's PrivateQuantile at ε = 1 (Laplace(1) report-noisy-max over 11 candidates): the
-    auditor's own search reports a violation (ε_lb > 1, confidence 1 − 1e-6); on its witness our
-    exact law of the same mechanism has a loss above 1 (60 digits) but below the 2ε that
-    report-noisy-max with Laplace noise guarantees for a non-monotone utility."""
-    mech = peer("eeprivacy", candidates=CANDIDATES)
-    r = audit_mechanism(mech, seed=0, samples=30_000)
-    assert r.violation and r.epsilon_lower_bound > 1, brief(r)
-    ours = LaplaceNoisyMaxQuantile(CANDIDATES, 0.5, 1.0)
-    loss = privacy_loss(ours.exact(r.witness["data"]), ours.exact(r.witness["data_prime"]))
-    assert 1 < loss <= 2 and r.epsilon_lower_bound <= loss
+def test_eeprivacy_claim_is_false_the_auditor_finds_it_and_the_exact_loss_confirms(
+    tmp_path, capsys
+) -> None:
+    """`dpquant audit peer:eeprivacy` (ε = 1, Laplace(1) report-noisy-max over its 21 default
+    candidates) reports a violation with its own search (ε_lb > 1, confidence 1 − 1e-6); on the
+    witness it writes, our exact law of the same mechanism has a loss above 1 (60 digits) but
+    below the 2ε that report-noisy-max with Laplace noise guarantees for a non-monotone utility."""
+    from audit.adapters.libraries import DEFAULT_CANDIDATES
+    from reference.cli import main
+
+    peer("eeprivacy")
+    out = tmp_path / "eeprivacy.json"
+    code = main(["audit", "peer:eeprivacy", "--samples", "30000", "--quiet", "--json", str(out)])
+    assert code == 1 and "VIOLATION" in capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["violation"] and report["epsilon_lower_bound"] > 1
+    witness = report["witness"]
+    ours = LaplaceNoisyMaxQuantile(DEFAULT_CANDIDATES, 0.5, 1.0)
+    loss = privacy_loss(ours.exact(witness["data"]), ours.exact(witness["data_prime"]))
+    assert 1 < loss <= 2 and report["epsilon_lower_bound"] <= loss
 
 
 def test_eeprivacy_smallest_exact_counterexample() -> None:
@@ -314,12 +324,3 @@ def test_adapter_variants_median_percentile_and_bad_options() -> None:
         PEERS["opendp"](measure="renyi")
     with pytest.raises(ValueError, match="candidates"):
         PEERS["eeprivacy"](candidates=(0.5, 0.5))
-
-
-def test_cli_audits_a_peer_by_name(capsys) -> None:
-    from reference.cli import main
-
-    peer("eeprivacy")
-    code = main(["audit", "peer:eeprivacy", "--samples", "30000", "--quiet"])
-    out = capsys.readouterr().out
-    assert code == 1 and "VIOLATION" in out and "witness:" in out
