@@ -187,16 +187,61 @@ def test_opendp_passes_its_audit() -> None:
 # --------------------------------------------------------------------------------- python-dp
 
 
-def test_pydp_median_passes_its_audit_and_clamps_to_its_bounds() -> None:
-    """python-dp Median (ε = 1, bounds (0, 1), add/remove): no violation found; its search keeps
+PYDP_DRAWS = """
+import json
+import numpy as np
+from audit.adapters import pydp_percentile
+x = np.array([0.1, 0.4, 0.4, 0.8])
+print(json.dumps(pydp_percentile().sample(x, {size}, np.random.default_rng(0)).tolist()))
+"""
+
+PYDP_AUDIT = """
+import json
+from audit import audit_mechanism
+from audit.adapters import pydp_percentile
+r = audit_mechanism(pydp_percentile(), seed=0, samples=20_000, alpha=1e-7)
+print(json.dumps({"violation": r.violation, "eps_lb": r.epsilon_lower_bound}))
+"""
+
+
+def seeded(code: str, seed: int, folder) -> str:
+    from audit.adapters.seeding import run_seeded
+
+    try:
+        return run_seeded(code, seed, folder)
+    except PeerUnavailable as exc:  # no C compiler for the shim
+        pytest.skip(str(exc))
+
+
+def test_pydp_is_reproducible_under_the_seeding_shim_and_keeps_its_law(tmp_path) -> None:
+    """python-dp cannot be seeded; preloading our deterministic RAND_bytes (audit/adapters/
+    seedrand.c) makes a process's draws a function of the seed (same seed: same draws; other
+    seed: other draws), and leaves the output law unchanged: 20 000 shimmed draws against 20 000
+    OS-random ones pass a two-sample DKW test at 1e-7."""
+    from audit.validate import two_sample_check
+
+    peer("python-dp")
+    a = json.loads(seeded(PYDP_DRAWS.format(size=200), 7, tmp_path))
+    b = json.loads(seeded(PYDP_DRAWS.format(size=200), 7, tmp_path))
+    c = json.loads(seeded(PYDP_DRAWS.format(size=200), 8, tmp_path))
+    assert a == b and a != c
+    shimmed = np.array(json.loads(seeded(PYDP_DRAWS.format(size=20_000), 9, tmp_path)))
+    native = peer("python-dp").sample(
+        np.array([0.1, 0.4, 0.4, 0.8]), 20_000, np.random.default_rng(0)
+    )
+    assert two_sample_check(shimmed, native, ALPHA, 0.05)[1]
+
+
+def test_pydp_median_passes_its_audit_reproducibly_and_stays_in_its_bounds(tmp_path) -> None:
+    """python-dp Median (ε = 1, bounds (0, 1), add/remove), audited in a subprocess seeded by
+    the shim (so the verdict is a function of the seeds): no violation found. Its search keeps
     every release inside [lower, upper], also for data above the bounds and for the issue-107
     input (what it releases there — values just below 1, and about 1e-180 — is measured in
-    notes/peers.md: python-dp has no exact law and cannot be seeded, so only the deterministic
-    guarantee is asserted)."""
+    notes/peers.md; only the deterministic guarantee is asserted)."""
     mech = peer("python-dp")
     assert mech.version_matches, mech.version
-    r = audit_mechanism(mech, seed=0, samples=20_000, alpha=ALPHA)
-    assert not r.violation and r.epsilon_lower_bound <= 1.0, brief(r)
+    verdict = json.loads(seeded(PYDP_AUDIT, 11, tmp_path).strip().splitlines()[-1])
+    assert not verdict["violation"] and verdict["eps_lb"] <= 1.0, verdict
     for data in ([5.0] * 100, [0.0] * 3000 + [1.0]):
         out = mech.sample(np.array(data), 20, np.random.default_rng(0))
         assert out.dtype == float and np.all((0.0 <= out) & (out <= 1.0))

@@ -9,7 +9,7 @@ an adapter whose library is missing raises :class:`PeerUnavailable` (an ``Import
 |---|---|---|---|
 | :func:`diffprivlib_quantile` | ``diffprivlib.tools.quantile`` / ``median`` / ``percentile`` | ε, replace-one | yes (``random_state``) |
 | :func:`opendp_quantile` | OpenDP ``make_private_quantile`` (contrib) | ε, add/remove (d_in = 1) | no (OS randomness) |
-| :func:`pydp_percentile` | python-dp ``Median`` / ``Percentile`` (``quick_result``) | ε, add/remove | no (OS randomness) |
+| :func:`pydp_percentile` | python-dp ``Median`` / ``Percentile`` (``quick_result``) | ε, add/remove | no (OpenSSL); tests preload a seeded ``RAND_bytes`` (:mod:`audit.adapters.seeding`) |
 | :func:`eeprivacy_quantile` | eeprivacy ``PrivateQuantile.execute`` | ε, replace-one | yes (numpy's global RNG) |
 
 Each adapter records the library version it was checked against (``checked_version``) and the one
