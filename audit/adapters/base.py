@@ -42,8 +42,8 @@ class PeerMechanism(CallableMechanism):
     ``library``: the PyPI distribution; ``checked_version``: the version these adapters were
     checked against; ``version``: the one installed when the adapter was built; ``call``: the
     library call, as a user would write it; ``seedable``: whether the draws are a function of the
-    generator passed to ``sample`` (False: the library uses its own OS randomness, so verdicts are
-    reproducible only up to their false-alarm probability)."""
+    generator passed to ``sample`` (False: the library uses its own OS randomness; tests seed it
+    in a subprocess with the preloaded shim of :mod:`audit.adapters.seeding`)."""
 
     library: str = ""
     checked_version: str = ""

@@ -130,7 +130,7 @@ def _opendp_release(
     scale: float,
     measure: str,
 ) -> float:
-    del rng  # OpenDP draws from the operating system's generator; it cannot be seeded
+    del rng  # OpenDP draws from OpenSSL, seeded by the OS; no seed from Python (see seeding.py)
     measurement = _opendp_measurement(candidates, alpha, scale, measure)
     return float(measurement(np.ascontiguousarray(data, dtype=np.float64)))
 
