@@ -129,6 +129,8 @@ def test_diffprivlib_audit_finds_the_issue_107_crash_by_itself() -> None:
 # ------------------------------------------------------------------------------------ OpenDP
 
 
+OPENDP_DATA = {"pure_a": [0.2, 0.5, 0.5, 0.7], "pure_b": [0.05, 0.33, 0.41, 0.9, 0.95, 1.2]}
+
 OPENDP_DRAWS = """
 import json, math
 import numpy as np
@@ -138,12 +140,17 @@ pure = opendp_quantile(candidates=grid)
 zcdp = opendp_quantile(candidates=grid, measure="zero_concentrated_divergence")
 rng = np.random.default_rng(0)
 print(json.dumps({{
-    "pure_a": pure.sample(np.array([0.2, 0.5, 0.5, 0.7]), {size}, rng).tolist(),
-    "pure_b": pure.sample(np.array([0.05, 0.33, 0.41, 0.9, 0.95, 1.2]), {size}, rng).tolist(),
-    "zcdp": zcdp.sample(np.array([0.2, 0.5, 0.5, 0.7]), {size}, rng).tolist(),
+    "pure_a": pure.sample(np.array({pure_a}), {size}, rng).tolist(),
+    "pure_b": pure.sample(np.array({pure_b}), {size}, rng).tolist(),
+    "zcdp": zcdp.sample(np.array({pure_a}), {size}, rng).tolist(),
     "nan": pure.sample(np.array([math.nan, math.nan, 0.9]), {size}, rng).tolist(),
 }}))
 """
+
+
+def draws_code(size: int) -> str:
+    return OPENDP_DRAWS.format(**OPENDP_DATA, size=size)
+
 
 OPENDP_AUDIT = """
 import json
@@ -194,11 +201,8 @@ def last_json(text: str):
 @pytest.fixture(scope="module")
 def opendp_draws(tmp_path_factory) -> dict[str, np.ndarray]:
     """60 000 seeded OpenDP releases per case (pure DP on two data sets, zCDP, NaN data)."""
-    text, _ = opendp_run(OPENDP_DRAWS.format(size=60_000), 3, tmp_path_factory.mktemp("shim"))
+    text, _ = opendp_run(draws_code(60_000), 3, tmp_path_factory.mktemp("shim"))
     return {k: np.array(v) for k, v in last_json(text).items()}
-
-
-OPENDP_DATA = {"pure_a": [0.2, 0.5, 0.5, 0.7], "pure_b": [0.05, 0.33, 0.41, 0.9, 0.95, 1.2]}
 
 
 def test_opendp_is_reproducible_under_the_seeding_shim_and_keeps_its_law(tmp_path) -> None:
@@ -211,7 +215,7 @@ def test_opendp_is_reproducible_under_the_seeding_shim_and_keeps_its_law(tmp_pat
     peer("opendp")
     try:
         a, b, c = (
-            json.loads(run_seeded(OPENDP_DRAWS.format(size=200), s, tmp_path, library="opendp"))
+            json.loads(run_seeded(draws_code(200), s, tmp_path, library="opendp"))
             for s in (7, 7, 8)
         )
     except PeerUnavailable as exc:  # no C compiler, or a sandbox refusing personality(2)
@@ -219,9 +223,7 @@ def test_opendp_is_reproducible_under_the_seeding_shim_and_keeps_its_law(tmp_pat
     assert a == b and a != c
     pf = CandidateQuantile(CANDIDATES, 0.5, 1.0, "permute_and_flip", "add_remove")
     draws = np.array(
-        json.loads(run_seeded(OPENDP_DRAWS.format(size=20_000), 9, tmp_path, library="opendp"))[
-            "pure_a"
-        ]
+        json.loads(run_seeded(draws_code(20_000), 9, tmp_path, library="opendp"))["pure_a"]
     )
     check_sampler(pf.exact(OPENDP_DATA["pure_a"]), draws, ALPHA).assert_ok()
 
