@@ -116,7 +116,7 @@ def _group(scores: Any) -> tuple[list[Any], list[int], np.ndarray]:
     distinct = sorted(set(keys))
     index = {v: i for i, v in enumerate(distinct)}
     groups = np.array([index[k] for k in keys])
-    counts = [int(np.sum(groups == i)) for i in range(len(distinct))]
+    counts = np.bincount(groups, minlength=len(distinct)).tolist()
     return distinct, counts, groups
 
 
