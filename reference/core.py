@@ -1,14 +1,31 @@
 """Public contracts: adjacency relations, privacy claims and the ``Mechanism`` protocol.
 
-These names are public API (``../shared/DESIGN.md``): extend them, never rename them.
+These names are public API (``docs/DESIGN.md``): extend them, never rename them.
+
+:class:`MechanismBase` is the one base class of every mechanism in :mod:`reference` and of the
+auditor's catalogue: its public :meth:`~MechanismBase.sample` checks ``size``, ``rng`` and the data
+once, then calls the subclass's ``_draw`` (the pattern of ``dp_accounting``'s
+``PrivacyAccountant.compose``, which checks and then calls the abstract ``_compose``).
+:class:`ExactMechanismBase` adds ``exact(data)`` the same way, around ``_law``.
 """
 
 from __future__ import annotations
 
+import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
+
+from reference.validation import (
+    MAX_DRAWS,
+    check_data,
+    check_delta,
+    check_epsilon,
+    check_rng,
+    check_size,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from reference.distributions import ExactDistribution
@@ -43,8 +60,6 @@ class PrivacyClaim:
     adjacency: str = "replace_one"
 
     def __post_init__(self) -> None:
-        from reference.validation import check_delta, check_epsilon
-
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", check_delta(self.delta))
         check_adjacency(self.adjacency)
@@ -82,3 +97,144 @@ class ExactMechanism(Mechanism, Protocol):
 def has_exact(mechanism: Any) -> bool:
     """True when ``mechanism`` offers an ``exact(data)`` law."""
     return callable(getattr(mechanism, "exact", None))
+
+
+def check_claim(claim: Any, name: str = "claim") -> PrivacyClaim:
+    """A :class:`PrivacyClaim` whose fields are valid *now*: the dataclass is frozen, but
+    ``object.__setattr__`` can still change a field after construction, so whoever relies on a
+    claim (the auditor) checks it again at the time of use."""
+    if not isinstance(claim, PrivacyClaim):
+        raise ValueError(f"{name} must be a reference.PrivacyClaim, got {type(claim).__name__}")
+    check_epsilon(claim.epsilon, f"{name}.epsilon")
+    check_delta(claim.delta, f"{name}.delta")
+    check_adjacency(claim.adjacency, f"{name}.adjacency")
+    if not (isinstance(claim.epsilon, float) and isinstance(claim.delta, float)):
+        return PrivacyClaim(claim.epsilon, claim.delta, claim.adjacency)
+    return claim
+
+
+class MechanismBase(ABC):
+    """The base of every mechanism: checks once, then calls the subclass.
+
+    A subclass (usually a frozen dataclass) provides
+
+    * ``_draw(data, size, rng)``: ``size`` independent outputs on checked ``data``, shape
+      ``(size,)`` or ``(size, k)``, vectorised; or, for a mechanism that cannot be vectorised,
+      ``_draw_one(data, rng)``: one output (the base loops);
+    * its privacy parameters as fields: ``epsilon`` (or an override of :attr:`claimed_epsilon`),
+      optionally ``delta``, and ``adjacency`` (a field, or the class attribute below);
+    * optionally ``bounds`` (a field): the input domain, unless :attr:`clamps` says values outside
+      are clamped (then any finite value is valid input), and the range of the outputs.
+
+    The base derives :attr:`claim`, :attr:`domain` and :attr:`output_range` from those fields, and
+    its :meth:`sample` validates ``size`` (an ``int`` in [1, :attr:`max_draws`], refused before any
+    allocation), ``rng`` (a ``numpy.random.Generator``) and ``data`` (:meth:`check_input`: the data
+    policy of :func:`reference.validation.check_data`), then checks what ``_draw`` returned: one
+    row per draw, finite, inside :attr:`output_range`. A draw that breaks those is a numerical
+    failure at the parameters' extremes and raises ``ValueError`` rather than being returned.
+    """
+
+    adjacency: str = "replace_one"
+    max_draws: ClassVar[int] = MAX_DRAWS
+    allow_empty: ClassVar[bool] = False
+    clamps: ClassVar[bool] = False
+
+    # -- the contract, derived from fields -------------------------------------------------------
+
+    @property
+    def claimed_epsilon(self) -> float:
+        """The ε of :attr:`claim` (the ``epsilon`` field unless a subclass composes several)."""
+        return float(getattr(self, "epsilon"))  # noqa: B009 -- a subclass field
+
+    @property
+    def claimed_delta(self) -> float:
+        """The δ of :attr:`claim` (the ``delta`` field, 0 when there is none)."""
+        return float(getattr(self, "delta", 0.0))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.claimed_epsilon, self.claimed_delta, self.adjacency)
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        """Valid input values: ``bounds`` unless the mechanism clamps (then any finite value)."""
+        bounds = getattr(self, "bounds", None)
+        if bounds is None or self.clamps:
+            return (-math.inf, math.inf)
+        return (float(bounds[0]), float(bounds[1]))
+
+    @property
+    def output_range(self) -> tuple[float, float] | None:
+        """Where every numeric output lies (``bounds`` by default; None: anywhere finite)."""
+        bounds = getattr(self, "bounds", None)
+        return None if bounds is None else (float(bounds[0]), float(bounds[1]))
+
+    # -- checks --------------------------------------------------------------------------------
+
+    def check_input(self, data: Any) -> Any:
+        """The checked data set (default: :func:`check_data` on :attr:`domain`)."""
+        return check_data(data, "data", domain=self.domain, allow_empty=self.allow_empty)
+
+    def draw_limit(self, data: Any) -> int:
+        """The most draws one call may make on ``data`` (checked data); a mechanism whose draws
+        cost time or memory growing with the data lowers it, so a call that could not finish
+        in reasonable time and memory is refused up front."""
+        return self.max_draws
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent outputs on ``data``: shape ``(size,)`` or ``(size, k)``."""
+        size = check_size(size, minimum=1, cap=self.max_draws)
+        rng = check_rng(rng)
+        x = self.check_input(data)
+        limit = self.draw_limit(x)
+        if size > limit:
+            raise ValueError(
+                f"size must be at most {limit} for {type(self).__name__} on this data "
+                f"(its draws grow with the data), got {size}: draw in several calls"
+            )
+        return self._checked_output(self._draw(x, size, rng), size)
+
+    def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` draws; the default loops over :meth:`_draw_one`."""
+        rows = [self._draw_one(data, rng) for _ in range(size)]
+        return np.asarray(rows)
+
+    def _draw_one(self, data: Any, rng: np.random.Generator) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} implements neither _draw nor _draw_one")
+
+    def _checked_output(self, out: Any, size: int) -> np.ndarray:
+        if not isinstance(out, np.ndarray) or out.ndim not in (1, 2) or len(out) != size:
+            raise TypeError(
+                f"{type(self).__name__}._draw must return an array of {size} rows, got "
+                f"{type(out).__name__} of shape {getattr(out, 'shape', None)}"
+            )
+        if out.dtype.kind == "f" and not np.isfinite(out).all():
+            raise ValueError(
+                f"{type(self).__name__}: the parameters are outside the range where its draws "
+                f"are representable (a draw is not finite); parameters: {self!r:.300}"
+            )
+        rng_ = self.output_range
+        if rng_ is not None and out.dtype.kind in "iuf" and out.size:
+            lo, hi = out.min(), out.max()
+            if lo < rng_[0] or hi > rng_[1]:
+                raise ValueError(
+                    f"{type(self).__name__}: the parameters are outside the range where its draws "
+                    f"are representable (a draw left the output range {rng_}); parameters: "
+                    f"{self!r:.300}"
+                )
+        return out
+
+
+class ExactMechanismBase(MechanismBase):
+    """A mechanism with an exact output law: ``exact(data)`` checks the data with the same
+    :meth:`~MechanismBase.check_input` as ``sample``, then calls the subclass's ``_law``.
+
+    ``_law`` raises ``ValueError`` naming the limit when the law cannot be built in reasonable
+    time and memory on that input (e.g. an enumeration over too many paths)."""
+
+    def exact(self, data: Any) -> ExactDistribution:
+        """The exact output law on ``data``."""
+        return self._law(self.check_input(data))
+
+    @abstractmethod
+    def _law(self, data: Any) -> ExactDistribution: ...

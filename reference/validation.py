@@ -1,30 +1,71 @@
-"""Input validation shared by every constructor and sampler.
+"""Input validation shared by every constructor, sampler, law and auditor entry point.
 
 Each helper returns the cleaned value or raises ``ValueError`` naming the parameter and the allowed
-range. Booleans are never accepted as numbers.
+range; no other exception type escapes (an ``int`` too large for a float is a ``ValueError``, not
+an ``OverflowError``). The data policy (``notes/foundation.md``, "Data policy"):
+
+* **numbers only**: real ints, floats and ``Fraction``s (and numpy's integer and float scalars);
+  never ``str``/``bytes``, ``bool``, ``complex``, ``datetime64``/``timedelta64``, ``Decimal``,
+  ``None`` or other objects, and never a nested sequence unless the caller declares vector records;
+* **every value fits a float64**: a finite value whose magnitude exceeds the largest double
+  (``10**400``, ``Fraction(10**400)``, a ``longdouble`` 1e400) is refused, never turned into ``inf``;
+* **no NaN**, and no infinity where a finite value is needed;
+* **flags are ``bool``** (``True``/``False`` or ``numpy.bool_``): ``1``, ``"no"`` or ``None`` are refused;
+* **sizes are ints** under a cap (:data:`MAX_DRAWS` draws per call), refused before any allocation.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import sys
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+MAX_DRAWS = 10**7
+"""The most draws one ``sample(..., size, ...)`` call makes (80 MB of float64 at one output per
+draw); ask for more in several calls. Refused with ``ValueError`` before anything is allocated."""
+
+MAX_FLOAT = sys.float_info.max
+
+_NUMERIC_KINDS = frozenset("iuf")
+
 
 def _is_real_scalar(x: Any) -> bool:
+    """A real number that is not a bool (Python or numpy)."""
     return isinstance(x, numbers.Real | np.floating | np.integer) and not isinstance(
         x, bool | np.bool_
     )
 
 
+def _describe(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _as_float(x: Any, name: str) -> float:
+    """``float(x)`` for a real scalar, refusing values that do not fit a double."""
+    try:
+        value = float(x)
+    except OverflowError:
+        raise ValueError(
+            f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g}), got a number too large"
+        ) from None
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number, got {_describe(x)}") from None
+    if math.isinf(value) and isinstance(x, np.floating) and np.isfinite(x):
+        raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g}), got {x!r}")
+    return value
+
+
 def check_real(x: Any, name: str) -> float:
     """A real scalar (not bool); returned as float (may be +-inf, never NaN)."""
     if not _is_real_scalar(x):
-        raise ValueError(f"{name} must be a real number, got {x!r}")
-    value = float(x)
+        raise ValueError(f"{name} must be a real number, got {_describe(x)}")
+    value = _as_float(x, name)
     if math.isnan(value):
         raise ValueError(f"{name} must be a real number, got nan")
     return value
@@ -39,10 +80,10 @@ def check_finite(x: Any, name: str) -> float:
 
 
 def check_positive(x: Any, name: str) -> float:
-    """A finite real scalar > 0."""
+    """A finite real scalar > 0 (a positive value that underflows to 0.0 as a float is refused)."""
     value = check_finite(x, name)
     if value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        raise ValueError(f"{name} must be a finite number > 0, got {_describe(x)}")
     return value
 
 
@@ -72,22 +113,47 @@ def check_probability(
     return value
 
 
-def check_size(size: Any, name: str = "size") -> int:
-    """A non-negative integer number of samples."""
+def check_int(x: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """An integer (not bool, not float), optionally in [``minimum``, ``maximum``]."""
+    if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Integral | np.integer):
+        raise ValueError(f"{name} must be an integer, got {_describe(x)}")
+    value = int(x)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {_describe(x)}")
+    if maximum is not None and value > maximum:
+        lo = "" if minimum is None else f"{minimum} <= "
+        raise ValueError(f"{name} must be an integer {lo}{name} <= {maximum}, got {_describe(x)}")
+    return value
+
+
+def check_size(
+    size: Any, name: str = "size", *, minimum: int = 0, cap: int = MAX_DRAWS
+) -> int:
+    """A number of draws: an integer in [``minimum``, ``cap``] (default cap :data:`MAX_DRAWS`),
+    checked before anything is allocated."""
     if isinstance(size, bool | np.bool_) or not isinstance(size, numbers.Integral | np.integer):
-        raise ValueError(f"{name} must be a non-negative integer, got {size!r}")
-    if size < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {size!r}")
+        raise ValueError(f"{name} must be an integer in [{minimum}, {cap}], got {_describe(size)}")
+    if not minimum <= size <= cap:
+        raise ValueError(
+            f"{name} must be an integer in [{minimum}, {cap}], got {_describe(size)}"
+            + (" (draw in several calls)" if size > cap else "")
+        )
     return int(size)
 
 
-def check_int(x: Any, name: str, *, minimum: int | None = None) -> int:
-    """An integer (not bool), optionally at least ``minimum``."""
-    if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Integral | np.integer):
-        raise ValueError(f"{name} must be an integer, got {x!r}")
-    if minimum is not None and x < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {x!r}")
-    return int(x)
+def check_flag(x: Any, name: str) -> bool:
+    """A flag: ``True`` or ``False`` (a ``bool`` or ``numpy.bool_``), nothing else."""
+    if not isinstance(x, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {_describe(x)}")
+    return bool(x)
+
+
+def check_choice(x: Any, name: str, choices: Iterable[str]) -> str:
+    """One of the strings ``choices`` (compared exactly: no case folding, no other types)."""
+    options = tuple(choices)
+    if not isinstance(x, str) or x not in options:
+        raise ValueError(f"{name} must be one of {options}, got {_describe(x)}")
+    return x
 
 
 def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
@@ -98,16 +164,110 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
 
 
 def check_domain(domain: Any, name: str = "domain", *, finite: bool = False) -> tuple[float, float]:
-    """A pair (lo, hi) of reals with lo < hi; infinite ends allowed unless ``finite``."""
+    """A pair (lo, hi) of reals with lo < hi; infinite ends allowed unless ``finite``, in which
+    case the width hi − lo must also be a finite float (no overflow)."""
+    if isinstance(domain, str | bytes | dict) or not hasattr(domain, "__len__"):
+        raise ValueError(f"{name} must be a pair (lo, hi) with lo < hi, got {_describe(domain)}")
     try:
         lo, hi = domain
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (lo, hi) with lo < hi, got {domain!r}") from None
+        raise ValueError(
+            f"{name} must be a pair (lo, hi) with lo < hi, got {_describe(domain)}"
+        ) from None
     check = check_finite if finite else check_real
     lo, hi = check(lo, f"{name}[0]"), check(hi, f"{name}[1]")
     if not lo < hi:
         raise ValueError(f"{name} must be a pair (lo, hi) with lo < hi, got ({lo!r}, {hi!r})")
+    if finite and not math.isfinite(hi - lo):
+        raise ValueError(
+            f"{name} must have a width hi - lo that fits a float64 (<= {MAX_FLOAT:.4g}), "
+            f"got ({lo!r}, {hi!r})"
+        )
     return lo, hi
+
+
+# --------------------------------------------------------------------------------------------
+# data sets
+# --------------------------------------------------------------------------------------------
+
+_DATA = "a 1-D sequence of finite real numbers"
+
+
+def _refuse_kind(arr: np.ndarray, name: str, what: str) -> None:
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise ValueError(f"{name} must be {what}, got booleans")
+    if kind == "c":
+        raise ValueError(f"{name} must be {what}, got complex numbers")
+    if kind in "mM":
+        raise ValueError(f"{name} must be {what}, got dates or times ({arr.dtype})")
+    if kind in "USa":
+        raise ValueError(f"{name} must be {what}, got strings")
+    if kind not in _NUMERIC_KINDS and kind != "O":
+        raise ValueError(f"{name} must be {what}, got dtype {arr.dtype}")
+
+
+def _check_element_types(values: Iterable[Any], name: str, what: str) -> None:
+    """Every element a real scalar; one ``isinstance`` per distinct type, not per element."""
+    for t in set(map(type, values)):
+        if issubclass(t, bool | np.bool_):
+            raise ValueError(f"{name} must be {what}, got booleans")
+        if issubclass(t, str | bytes):
+            raise ValueError(f"{name} must be {what}, got strings")
+        if issubclass(t, list | tuple | np.ndarray):
+            raise ValueError(f"{name} must be {what}, got nested sequences")
+        if not issubclass(t, numbers.Real | np.floating | np.integer):
+            raise ValueError(f"{name} must be {what}, got values of type {t.__name__}")
+
+
+def _as_array(data: Any, name: str, what: str, depth: int) -> np.ndarray:
+    """``data`` as a numpy array of ``depth`` dimensions without numpy's coercions (booleans to
+    numbers, strings parsed): sequences are read as objects and their element types checked."""
+    if isinstance(data, str | bytes):
+        raise ValueError(f"{name} must be {what}, got a string")
+    if isinstance(data, np.ndarray):
+        return data
+    if isinstance(data, list | tuple | range):
+        rows: Any = data
+        for _ in range(depth - 1):  # vector records: the rows must be sequences of numbers
+            if any(isinstance(r, str | bytes) or not isinstance(r, list | tuple | np.ndarray)
+                   for r in rows):
+                raise ValueError(f"{name} must be {what}, got a record that is not a sequence")
+            rows = [v for r in rows for v in (r.tolist() if isinstance(r, np.ndarray) else r)]
+        _check_element_types(rows, name, what)
+        if not data:
+            return np.empty((0,) * depth)
+        try:
+            return np.array(data, dtype=object)
+        except ValueError:
+            raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
+    try:
+        return np.asarray(data)
+    except Exception:  # noqa: BLE001 -- any failure to read the data is a refusal
+        raise ValueError(f"{name} must be {what}, got {_describe(data)}") from None
+
+
+def _to_float_array(data: Any, name: str, what: str, depth: int = 1) -> np.ndarray:
+    """A fresh float64 array of ``data``'s values, refusing every non-number."""
+    raw = _as_array(data, name, what, depth)
+    _refuse_kind(raw, name, what)
+    if raw.dtype.kind == "O":
+        _check_element_types(raw.ravel().tolist(), name, what)
+    try:
+        with np.errstate(over="ignore"):
+            arr = np.array(raw, dtype=np.float64, copy=True)
+    except OverflowError:
+        raise ValueError(
+            f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
+        ) from None
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {what}, got {_describe(data)}") from None
+    if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
+        if np.any(np.isinf(arr) & np.isfinite(raw)):
+            raise ValueError(
+                f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
+            )
+    return arr
 
 
 def check_data(
@@ -116,24 +276,24 @@ def check_data(
     *,
     domain: tuple[float, float] | None = None,
     allow_empty: bool = False,
+    record_dim: int | None = None,
 ) -> np.ndarray:
-    """A 1-D array of finite floats, non-empty unless ``allow_empty``, inside ``domain`` if given.
+    """A data set under the data policy (module docstring): a new float64 array.
 
-    Returns a new float64 array (the caller's array is never modified).
+    Scalar records (``record_dim=None``): a 1-D array of finite numbers. Vector records
+    (``record_dim=k``, declared by a mechanism whose records are vectors): a 2-D array of shape
+    (n, k). Non-empty unless ``allow_empty``; inside ``domain`` (closed) if given. The caller's
+    object is never modified.
     """
-    if isinstance(data, str | bytes):
-        raise ValueError(f"{name} must be a 1-D array of finite numbers, got a string")
-    try:
-        arr = np.array(data, dtype=float, copy=True)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be a 1-D array of finite numbers, got {data!r:.80}"
-        ) from None
-    raw = np.asarray(data) if not isinstance(data, np.ndarray) else data
-    if raw.dtype == bool:
-        raise ValueError(f"{name} must be a 1-D array of finite numbers, got booleans")
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of finite numbers, got shape {arr.shape}")
+    what = _DATA if record_dim is None else f"a sequence of records of {record_dim} real numbers"
+    arr = _to_float_array(data, name, what, 1 if record_dim is None else 2)
+    if record_dim is None:
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be {what}, got shape {arr.shape}")
+    elif arr.ndim != 2 or arr.shape[1] != record_dim:
+        if not (arr.ndim == 1 and arr.size == 0):
+            raise ValueError(f"{name} must be {what}, got shape {arr.shape}")
+        arr = arr.reshape(0, record_dim)
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must be non-empty")
     if not np.all(np.isfinite(arr)):
@@ -151,7 +311,7 @@ def check_data(
 def check_fraction(
     x: Any, name: str, *, positive: bool = False, nonnegative: bool = False
 ) -> Fraction:
-    """An exact rational (int or Fraction; floats are converted exactly)."""
+    """An exact rational (int or Fraction; finite floats are converted exactly)."""
     if isinstance(x, bool | np.bool_):
         raise ValueError(f"{name} must be a rational number, got {x!r}")
     if isinstance(x, Fraction | numbers.Integral | np.integer):
@@ -160,10 +320,23 @@ def check_fraction(
         value = Fraction(float(x))
     else:
         raise ValueError(
-            f"{name} must be a rational number (int, Fraction or finite float), got {x!r}"
+            f"{name} must be a rational number (int, Fraction or finite float), got {_describe(x)}"
         )
+    if abs(value) > MAX_FLOAT:
+        raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g})")
     if positive and value <= 0:
         raise ValueError(f"{name} must be > 0, got {value}")
     if nonnegative and value < 0:
         raise ValueError(f"{name} must be >= 0, got {value}")
     return value
+
+
+def check_record(data: Any, name: str = "data") -> float:
+    """One user's value (local DP): a real number, or a sequence holding exactly one, under the
+    data policy of :func:`check_data`; returned as a float."""
+    if isinstance(data, list | tuple | np.ndarray):
+        arr = check_data(data, name)
+        if arr.size != 1:
+            raise ValueError(f"{name} must be one user's value (a single number), got {arr.size}")
+        return float(arr[0])
+    return check_finite(data, name)

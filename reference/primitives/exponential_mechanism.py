@@ -17,21 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
-from reference.core import PrivacyClaim, check_adjacency
+from reference.core import ExactMechanismBase, check_adjacency
 from reference.distributions import PiecewiseLogLinear
 from reference.exact.mp import LazySequence
 from reference.validation import (
-    check_data,
     check_domain,
     check_epsilon,
     check_positive,
     check_probability,
-    check_rng,
-    check_size,
 )
 
 
@@ -70,7 +66,7 @@ def smith_intervals(data: np.ndarray, bounds: tuple[float, float]) -> SmithInter
 
 
 @dataclass(frozen=True)
-class ExponentialQuantile:
+class ExponentialQuantile(ExactMechanismBase):
     """ε-DP release of the q-quantile by the exponential mechanism over Smith's intervals.
 
     ``sensitivity`` overrides the utility sensitivity Δ: a value below the true one gives a
@@ -84,22 +80,16 @@ class ExponentialQuantile:
     adjacency: str = "replace_one"
     sensitivity: float | None = None
 
+    clamps = True  # any finite value is valid input: values outside ``bounds`` are clamped
+    allow_empty = True  # the empty data set gives the uniform law on ``bounds``
+
     def __post_init__(self) -> None:
-        check_probability(self.quantile, "quantile")
-        check_epsilon(self.epsilon)
+        object.__setattr__(self, "quantile", check_probability(self.quantile, "quantile"))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
         utility_sensitivity(self.quantile, self.adjacency)
         if self.sensitivity is not None:
-            check_positive(self.sensitivity, "sensitivity")
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, self.adjacency)
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        """Any finite value is valid input: values outside ``bounds`` are clamped (documented)."""
-        return (-np.inf, np.inf)
+            object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
 
     @property
     def delta_u(self) -> float:
@@ -113,9 +103,8 @@ class ExponentialQuantile:
         q = Fraction(self.quantile)
         return max(q, 1 - q) if self.adjacency == "add_remove" else Fraction(1)
 
-    def exact(self, data: Any) -> PiecewiseLogLinear:
+    def _law(self, data: np.ndarray) -> PiecewiseLogLinear:
         """The exact output density: constant exp(ε·u_j/(2Δ))/Z on interval j (exact Fractions)."""
-        data = check_data(data, "data", allow_empty=True)
         cut = smith_intervals(data, self.bounds)
         t = self.quantile * cut.n
         scale = self.epsilon / (2.0 * self.delta_u)
@@ -128,7 +117,6 @@ class ExponentialQuantile:
             cut.breaks, np.zeros(len(ranks)), intercepts, exact_intercepts=exact
         )
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent releases on ``data`` (vectorised inverse CDF in log space)."""
-        size, rng = check_size(size), check_rng(rng)
-        return self.exact(data).sample(size, rng)
+        return self._law(data).sample(size, rng)

@@ -13,10 +13,10 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from reference.core import PrivacyClaim
+from reference.core import ExactMechanismBase
 from reference.distributions import DiscreteLaw
 from reference.exact.mp import to_mpf, workdps
-from reference.validation import check_epsilon, check_rng, check_size
+from reference.validation import check_epsilon, check_record, check_rng
 
 
 def keep_probability(epsilon: float) -> float:
@@ -39,12 +39,12 @@ def rr_channel(epsilon: float) -> list[list[mpmath.mpf]]:
 
 def check_bit(bit: Any, name: str = "bit") -> int:
     """A single bit 0 or 1 (ints, floats equal to 0/1, or a 1-element array of one)."""
-    arr = np.asarray(bit)
-    if arr.dtype == bool or arr.size != 1:
-        raise ValueError(f"{name} must be a single value in {{0, 1}}, got {bit!r}")
-    value = arr.reshape(()).item()
-    if value not in (0, 1) or isinstance(value, bool):
-        raise ValueError(f"{name} must be a single value in {{0, 1}}, got {bit!r}")
+    try:
+        value = check_record(bit, name)
+    except ValueError:
+        raise ValueError(f"{name} must be a single value in {{0, 1}}, got {bit!r:.80}") from None
+    if value not in (0.0, 1.0):
+        raise ValueError(f"{name} must be a single value in {{0, 1}}, got {bit!r:.80}")
     return int(value)
 
 
@@ -78,23 +78,24 @@ def debias_mean(reports: Any, epsilon: float) -> float:
 
 
 @dataclass(frozen=True)
-class RandomizedResponse:
+class RandomizedResponse(ExactMechanismBase):
     """The binary randomized-response randomizer as a :class:`reference.core.Mechanism`.
 
     The data is one user's bit (local DP); ``sample`` returns ``size`` reports.
     """
 
     epsilon: float
+    adjacency = "local"
 
     def __post_init__(self) -> None:
-        check_epsilon(self.epsilon)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "local")
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     @property
     def domain(self) -> tuple[float, float]:
+        return (0.0, 1.0)
+
+    @property
+    def output_range(self) -> tuple[float, float]:
         return (0.0, 1.0)
 
     @property
@@ -102,9 +103,11 @@ class RandomizedResponse:
         """The valid inputs (a bit): the auditor probes exactly these."""
         return (0.0, 1.0)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        b = check_bit(data, "data")
-        return randomize_bits(np.full(check_size(size), b), self.epsilon, rng)
+    def check_input(self, data: Any) -> int:
+        return check_bit(data, "data")
 
-    def exact(self, data: Any) -> DiscreteLaw:
-        return rr_law(check_bit(data, "data"), self.epsilon)
+    def _draw(self, data: int, size: int, rng: np.random.Generator) -> np.ndarray:
+        return randomize_bits(np.full(size, data), self.epsilon, rng)
+
+    def _law(self, data: int) -> DiscreteLaw:
+        return rr_law(data, self.epsilon)
