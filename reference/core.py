@@ -113,7 +113,7 @@ def check_claim(claim: Any, name: str = "claim") -> PrivacyClaim:
     return claim
 
 
-class MechanismBase(ABC):
+class MechanismBase(ABC):  # noqa: B024 -- a subclass gives _draw or _draw_one
     """The base of every mechanism: checks once, then calls the subclass.
 
     A subclass (usually a frozen dataclass) provides
