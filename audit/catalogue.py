@@ -40,31 +40,42 @@ Sources of the bugs:
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import mpmath
 import numpy as np
 
-from reference.core import PrivacyClaim
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw, max_log_ratio
+from reference.core import ExactMechanismBase, MechanismBase
+from reference.distributions import (
+    FLOAT_SAMPLING_TOLERANCE,
+    DiscreteLaw,
+    PiecewiseLogLinear,
+    ProductLaw,
+    max_log_ratio,
+)
 from reference.exact.mp import LazySequence, to_mpf, workdps
 from reference.primitives.exponential_mechanism import ExponentialQuantile, smith_intervals
 from reference.primitives.laplace import laplace_law
-from reference.primitives.randomized_response import RandomizedResponse, check_bit
+from reference.primitives.randomized_response import RandomizedResponse
 from reference.private_median.mechanism import PrivateMedian
 from reference.validation import (
+    MAX_FLOAT,
     check_data,
     check_domain,
     check_epsilon,
     check_probability,
-    check_rng,
-    check_size,
 )
 
 UNIT = (0.0, 1.0)
+
+MAX_QUANTILES = 1000
+"""The most quantiles one :class:`MultiQuantileFullBudget` releases (its draws and its exact law
+grow with their number)."""
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers
@@ -78,6 +89,24 @@ def _check_em_fields(mech: Any) -> None:
     object.__setattr__(mech, "bounds", check_domain(mech.bounds, "bounds", finite=True))
 
 
+def _em_log_weights(epsilon: float, ranks: np.ndarray, target: float) -> np.ndarray:
+    """The float log-weights −ε·(|j − t| − min_k |j_k − t|)/2 of the ranks j (non-empty): shifted
+    so that the largest is 0, which changes no law; −inf where the product overflows (a weight
+    negligible against the largest), so a huge ε never gives −inf − (−inf) = NaN."""
+    dist = np.abs(ranks - target)
+    with np.errstate(over="ignore"):
+        return -0.5 * epsilon * (dist - dist.min())
+
+
+def _nearest_distance(ranks: np.ndarray, target: Fraction) -> Fraction:
+    """min_k |ranks[k] − t| exactly, for sorted distinct integer ranks (non-empty): the exact
+    shift of the log-weights, so that the largest exact log-weight is 0 and a huge ε·|j − t|
+    never swamps the working precision of the normaliser."""
+    i = int(np.searchsorted(ranks, float(target)))
+    window = ranks[max(i - 2, 0) : i + 2]
+    return min(abs(int(r) - target) for r in window)
+
+
 def _pick(log_weights: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` indices drawn with probability ∝ exp(log_weights): inverse CDF on weights taken
     relative to the largest (log space, so nothing underflows that matters)."""
@@ -85,6 +114,36 @@ def _pick(log_weights: np.ndarray, size: int, rng: np.random.Generator) -> np.nd
     cum = np.cumsum(w)
     idx = np.searchsorted(cum, rng.random(size) * cum[-1], side="right")
     return np.minimum(idx, len(w) - 1)
+
+
+def _float_draws(mech: Any, draw: Callable[[], np.ndarray]) -> np.ndarray:
+    """``draw()``: draws from an exact law's float sampler on checked data and parameters. Its
+    one refusal (a law that float64 cannot resolve, e.g. an interval narrower than the float
+    spacing, where rounding would pile the draws on its ends) is re-raised naming the
+    mechanism's parameters and the data, which together define the law."""
+    try:
+        return draw()
+    except ValueError as exc:
+        fields = ", ".join(f.name for f in dataclasses.fields(mech))
+        raise ValueError(
+            f"{type(mech).__name__}: the parameters ({fields}) and the data give a law that "
+            f"float64 cannot sample exactly: {exc}"
+        ) from None
+
+
+def _check_resolution(mech: Any, law: PiecewiseLogLinear) -> None:
+    """Refuse, like the law's own float sampler, a law whose float draws cannot follow it
+    (:meth:`PiecewiseLogLinear.float_sampling_error` above :data:`FLOAT_SAMPLING_TOLERANCE`, e.g.
+    an interval narrower than the float spacing, where a uniform point rounds to its ends): the
+    catalogue's own samplers draw from the same law independently of its sampler."""
+    error = law.float_sampling_error()
+    if not error <= FLOAT_SAMPLING_TOLERANCE:
+        fields = ", ".join(f.name for f in dataclasses.fields(mech))
+        raise ValueError(
+            f"{type(mech).__name__}: the parameters ({fields}) and the data give a law that "
+            f"float64 cannot sample exactly: rounding would move its CDF by up to {error:.3g} "
+            f"> FLOAT_SAMPLING_TOLERANCE = {FLOAT_SAMPLING_TOLERANCE:g}"
+        )
 
 
 def _uniform_in(
@@ -101,25 +160,22 @@ def _half_scale(epsilon: float) -> Fraction:
 
 
 @dataclass(frozen=True)
-class _OneQuantileBug:
+class _OneQuantileBug(MechanismBase):
     """Fields and claim shared by the one-quantile entries: q, ε, bounds [a, b]; the claim is
     ε-DP under replace-one; any finite value is valid input (values outside the bounds are
-    clamped -- except by :class:`EMNoClamp`, which is the bug)."""
+    clamped -- except by :class:`EMNoClamp`, which is the bug, and by the entries whose domain is
+    the bounds). The inputs are checked by :class:`reference.core.MechanismBase` like those of
+    every other mechanism: the bugs are in the privacy, not in the input checking."""
 
     quantile: float = 0.5
     epsilon: float = 1.0
     bounds: tuple[float, float] = UNIT
 
+    clamps = True
+    allow_empty = True
+
     def __post_init__(self) -> None:
         _check_em_fields(self)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace_one")
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        return (-math.inf, math.inf)
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,7 +184,7 @@ class _OneQuantileBug:
 
 
 @dataclass(frozen=True)
-class EMNoHalf(_OneQuantileBug):
+class EMNoHalf(_OneQuantileBug, ExactMechanismBase):
     """Smith's exponential mechanism with weights w_j·exp(ε·u_j): the ½ of exp(ε·u_j/(2Δ)) is
     missing (Δ = 1 under replace-one), so the mechanism is only 2ε-DP while it claims ε.
 
@@ -144,11 +200,11 @@ class EMNoHalf(_OneQuantileBug):
             self.quantile, self.epsilon, self.bounds, adjacency="replace_one", sensitivity=0.5
         )
 
-    def exact(self, data: Any) -> PiecewiseLogLinear:
-        return self.em.exact(data)
+    def _law(self, data: np.ndarray) -> PiecewiseLogLinear:
+        return self.em._law(data)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.em.sample(data, size, rng)
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return _float_draws(self, lambda: self.em._draw(data, size, rng))
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,7 +213,7 @@ class EMNoHalf(_OneQuantileBug):
 
 
 @dataclass(frozen=True)
-class EMNoWidth(_OneQuantileBug):
+class EMNoWidth(_OneQuantileBug, ExactMechanismBase):
     """The exponential mechanism that forgets the interval width: interval j is chosen with
     probability ∝ exp(ε·u_j/2), u_j = −|j − q·n|, then the output is uniform inside it.
 
@@ -169,19 +225,21 @@ class EMNoWidth(_OneQuantileBug):
     (3.689 at g = 10⁻², 8.294 at 10⁻⁴, 17.50 at 10⁻⁸; auditor spec §7 B3).
     """
 
-    def exact(self, data: Any) -> PiecewiseLogLinear:
+    def _law(self, data: np.ndarray) -> PiecewiseLogLinear:
         """Piecewise-constant density exp(ε·u_j/2)/(Z·width_j) on interval j, exact in mpmath."""
-        data = check_data(data, "data", allow_empty=True)
         cut = smith_intervals(data, self.bounds)
         breaks, ranks = cut.breaks, cut.ranks
         widths = np.diff(breaks)
-        intercepts = -0.5 * self.epsilon * np.abs(ranks - self.quantile * cut.n) - np.log(widths)
+        intercepts = _em_log_weights(self.epsilon, ranks, self.quantile * cut.n) - np.log(widths)
         half, t = _half_scale(self.epsilon), Fraction(self.quantile) * cut.n
+        nearest = _nearest_distance(ranks, t)
 
         def exact_intercept(k: int) -> mpmath.mpf:
             width = Fraction(float(breaks[k + 1])) - Fraction(float(breaks[k]))
             with workdps():
-                return to_mpf(-half * abs(int(ranks[k]) - t)) - mpmath.log(to_mpf(width))
+                return to_mpf(-half * (abs(int(ranks[k]) - t) - nearest)) - mpmath.log(
+                    to_mpf(width)
+                )
 
         return PiecewiseLogLinear(
             breaks,
@@ -190,12 +248,12 @@ class EMNoWidth(_OneQuantileBug):
             exact_intercepts=LazySequence(len(ranks), exact_intercept),
         )
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """Pick an interval ∝ exp(ε·u_j/2) (no width), then a uniform point inside it."""
-        size, rng = check_size(size), check_rng(rng)
-        data = check_data(data, "data", allow_empty=True)
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Pick an interval ∝ exp(ε·u_j/2) (no width), then a uniform point inside it (refused
+        where float64 cannot resolve the law: :func:`_check_resolution`)."""
+        _check_resolution(self, self._law(data))
         cut = smith_intervals(data, self.bounds)
-        log_w = -0.5 * self.epsilon * np.abs(cut.ranks - self.quantile * cut.n)
+        log_w = _em_log_weights(self.epsilon, cut.ranks, self.quantile * cut.n)
         return _uniform_in(cut.breaks, _pick(log_w, size, rng), size, rng)
 
 
@@ -205,7 +263,7 @@ class EMNoWidth(_OneQuantileBug):
 
 
 @dataclass(frozen=True)
-class EMNoClamp(_OneQuantileBug):
+class EMNoClamp(_OneQuantileBug, ExactMechanismBase):
     """The exponential mechanism without clamping: the interval ends are sorted({a, b} ∪ D), so a
     data point outside [a, b] stretches the output range.
 
@@ -214,28 +272,50 @@ class EMNoClamp(_OneQuantileBug):
     bounds it is the correct EM. On D = (.5, .5), D' = (.5, 1000) (replace-one, ε = 1, [0, 1]) the
     outputs in (1, 1000] are possible only under D': the exact privacy loss is ∞ (auditor spec §7
     B4; the Google library's ±1000 test entries).
+
+    Any finite value is valid input (it is not clamped: that is the bug), and the outputs lie
+    anywhere between the smallest and the largest of the data and the bounds, so
+    :attr:`output_range` is None (no range fixed in advance). Data whose span with the bounds
+    overflows a float are refused.
     """
 
-    def _intervals(self, data: Any) -> tuple[np.ndarray, np.ndarray, int]:
-        data = check_data(data, "data", allow_empty=True)
+    clamps = False
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        """Any finite value: values outside ``bounds`` are kept, not clamped (the bug)."""
+        return (-math.inf, math.inf)
+
+    @property
+    def output_range(self) -> None:
+        """None: the outputs follow the data outside ``bounds`` (the bug)."""
+        return None
+
+    def _intervals(self, data: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         full = np.sort(np.concatenate([self.bounds, data]))
-        if not np.isfinite(full[-1] - full[0]):
-            raise ValueError("data: the range of the data and bounds overflows float64")
+        if not math.isfinite(float(full[-1]) - float(full[0])):
+            raise ValueError(
+                "data: the span of the data and the bounds overflows float64 "
+                f"(max - min must be <= {MAX_FLOAT:.4g})"
+            )
         ranks = np.flatnonzero(np.diff(full) > 0)
         return np.append(full[ranks], full[-1]), ranks, data.size
 
-    def exact(self, data: Any) -> PiecewiseLogLinear:
+    def _law(self, data: np.ndarray) -> PiecewiseLogLinear:
         """Constant density exp(ε·u_j/2)/Z on each interval (exact rational log-weights)."""
         breaks, ranks, n = self._intervals(data)
         half, t = _half_scale(self.epsilon), Fraction(self.quantile) * n
-        intercepts = -0.5 * self.epsilon * np.abs(ranks - self.quantile * n)
-        exact = LazySequence(len(ranks), lambda k: -half * abs(int(ranks[k]) - t))
+        nearest = _nearest_distance(ranks, t)
+        intercepts = _em_log_weights(self.epsilon, ranks, self.quantile * n)
+        exact = LazySequence(len(ranks), lambda k: -half * (abs(int(ranks[k]) - t) - nearest))
         return PiecewiseLogLinear(breaks, np.zeros(len(ranks)), intercepts, exact_intercepts=exact)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size, rng = check_size(size), check_rng(rng)
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Pick an interval ∝ width·exp(ε·u_j/2), then a uniform point inside it (refused where
+        float64 cannot resolve the law: :func:`_check_resolution`)."""
+        _check_resolution(self, self._law(data))
         breaks, ranks, n = self._intervals(data)
-        log_w = np.log(np.diff(breaks)) - 0.5 * self.epsilon * np.abs(ranks - self.quantile * n)
+        log_w = np.log(np.diff(breaks)) + _em_log_weights(self.epsilon, ranks, self.quantile * n)
         return _uniform_in(breaks, _pick(log_w, size, rng), size, rng)
 
 
@@ -245,7 +325,7 @@ class EMNoClamp(_OneQuantileBug):
 
 
 @dataclass(frozen=True)
-class EMDataBounds(_OneQuantileBug):
+class EMDataBounds(_OneQuantileBug, ExactMechanismBase):
     """The exponential mechanism run on the bounds [min(D), max(D)] instead of declared ones.
 
     ``bounds`` is the declared input domain (data outside it raise ``ValueError``); the mechanism
@@ -253,32 +333,29 @@ class EMDataBounds(_OneQuantileBug):
     is a point and the mechanism outputs the value itself (its law is then a one-atom
     :class:`DiscreteLaw`). The output range depends on the data, so on D = (.2, .5, .5),
     D' = (.2, .5, .9) (replace-one, ε = 1) the outputs in (.5, .9] are possible only under D': the
-    exact privacy loss is ∞ (auditor spec §7 B5).
+    exact privacy loss is ∞ (auditor spec §7 B5). Empty data raise ``ValueError``.
     """
 
-    @property
-    def domain(self) -> tuple[float, float]:
-        return self.bounds
+    clamps = False  # the domain is ``bounds``
+    allow_empty = False
 
-    def _em(self, data: Any) -> tuple[np.ndarray, ExponentialQuantile | None]:
-        data = check_data(data, "data", domain=self.bounds)
+    def _em(self, data: np.ndarray) -> ExponentialQuantile | None:
         lo, hi = float(data.min()), float(data.max())
         if lo == hi:
-            return data, None
-        return data, ExponentialQuantile(self.quantile, self.epsilon, (lo, hi), "replace_one")
+            return None
+        return ExponentialQuantile(self.quantile, self.epsilon, (lo, hi), "replace_one")
 
-    def exact(self, data: Any) -> PiecewiseLogLinear | DiscreteLaw:
-        data, em = self._em(data)
+    def _law(self, data: np.ndarray) -> PiecewiseLogLinear | DiscreteLaw:
+        em = self._em(data)
         if em is None:
             return DiscreteLaw([float(data[0])], [0])
-        return em.exact(data)
+        return em._law(data)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size, rng = check_size(size), check_rng(rng)
-        data, em = self._em(data)
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        em = self._em(data)
         if em is None:
             return np.full(size, float(data[0]))
-        return em.sample(data, size, rng)
+        return _float_draws(self, lambda: em._draw(data, size, rng))
 
 
 # --------------------------------------------------------------------------------------------
@@ -287,34 +364,37 @@ class EMDataBounds(_OneQuantileBug):
 
 
 @dataclass(frozen=True)
-class EMOutputsDataValue(_OneQuantileBug):
+class EMOutputsDataValue(_OneQuantileBug, ExactMechanismBase):
     """An exponential mechanism over the *data points* instead of the intervals between them:
     rank j = 1..n of the sorted data is chosen with probability ∝ exp(ε·u_j/2), u_j = −|j − q·n|,
     and the data value x_(j) itself is released.
 
     The output set is the data, so it differs between neighbours: on D = (.25,), D' = (.5,)
-    (replace-one, ε = 1) the exact privacy loss is ∞. Empty data raise ``ValueError``.
+    (replace-one, ε = 1) the exact privacy loss is ∞. The domain is ``bounds``; empty data raise
+    ``ValueError``, and so does :meth:`exact` on more than :attr:`max_exact_points` points.
     """
 
-    @property
-    def domain(self) -> tuple[float, float]:
-        return self.bounds
+    clamps = False  # the domain is ``bounds``
+    allow_empty = False
+    max_exact_points: ClassVar[int] = 10**5
+    """The largest data set :meth:`exact` takes (one mpmath atom per point: seconds at 10⁵)."""
 
-    def _sorted(self, data: Any) -> np.ndarray:
-        return np.sort(check_data(data, "data", domain=self.bounds))
-
-    def exact(self, data: Any) -> DiscreteLaw:
+    def _law(self, data: np.ndarray) -> DiscreteLaw:
         """Atoms at the distinct data values, log-weight −ε|j − q·n|/2 summed over their ranks."""
-        x = self._sorted(data)
+        if data.size > self.max_exact_points:
+            raise ValueError(
+                f"data: exact() of EMOutputsDataValue builds one exact atom per data point and "
+                f"takes at most {self.max_exact_points} points, got {data.size}"
+            )
+        x = np.sort(data)
         half, t = _half_scale(self.epsilon), Fraction(self.quantile) * x.size
-        log_w = [-half * abs(j - t) for j in range(1, x.size + 1)]
+        nearest = _nearest_distance(np.arange(1, x.size + 1), t)
+        log_w = [-half * (abs(j - t) - nearest) for j in range(1, x.size + 1)]
         return DiscreteLaw([float(v) for v in x], log_w)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size, rng = check_size(size), check_rng(rng)
-        x = self._sorted(data)
-        j = np.arange(1, x.size + 1)
-        log_w = -0.5 * self.epsilon * np.abs(j - self.quantile * x.size)
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        x = np.sort(data)
+        log_w = _em_log_weights(self.epsilon, np.arange(1, x.size + 1), self.quantile * x.size)
         return x[_pick(log_w, size, rng)]
 
 
@@ -322,9 +402,17 @@ class EMOutputsDataValue(_OneQuantileBug):
 # B7: Laplace noise scaled to the local sensitivity
 # --------------------------------------------------------------------------------------------
 
+# The float draws median + Laplace(s) follow the Laplace law up to rounding while the rounding
+# atom at the median, of mass about ulp(median)/(2s), stays below 2**-30 (s >= |median|·2**-23),
+# the noise is a normal float (s >= 2**-1000), and the sum cannot overflow (numpy's standard
+# Laplace draw is below 40 in magnitude: −log of a uniform that is at least 2**-53).
+_LAPLACE_RELATIVE_RESOLUTION = 2.0**-23
+_LAPLACE_SMALLEST_SCALE = 2.0**-1000
+_LAPLACE_LARGEST_DRAW = 64.0
+
 
 @dataclass(frozen=True)
-class MedianLocalSensitivityLaplace:
+class MedianLocalSensitivityLaplace(ExactMechanismBase):
     """The median plus Laplace noise scaled to the *local* sensitivity (NRS07's motivating
     example of why local sensitivity is not enough).
 
@@ -336,7 +424,10 @@ class MedianLocalSensitivityLaplace:
     loss is ∞ (auditor spec §7 B7).
 
     On one data set the law is either an atom or a Laplace law, given by :meth:`exact`, so the
-    exact mode sees the loss ∞ directly (an atom against a density).
+    exact mode sees the loss ∞ directly (an atom against a density). The domain is ``bounds``;
+    the outputs are unbounded (:attr:`output_range` is None). A noise scale LS(D)/ε that float
+    draws cannot follow (below 2⁻²³·|median| or 2⁻¹⁰⁰⁰, or so large that a draw could overflow)
+    is refused by ``sample`` and ``exact`` alike with a ``ValueError`` naming ε and the data.
     """
 
     epsilon: float = 1.0
@@ -347,34 +438,51 @@ class MedianLocalSensitivityLaplace:
         object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace_one")
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        return self.bounds
+    def output_range(self) -> None:
+        """None: Laplace noise has unbounded support."""
+        return None
 
     def median_and_local_sensitivity(self, data: Any) -> tuple[float, float]:
         """(x_(m), LS(D)) with m = ⌈n/2⌉ and the neighbours beyond the data clamped to the bounds."""
-        x = np.sort(check_data(data, "data", domain=self.bounds))
+        return self._median_ls(self.check_input(data))
+
+    def _median_ls(self, data: np.ndarray) -> tuple[float, float]:
+        x = np.sort(data)
         ext = np.concatenate([[self.bounds[0]], x, [self.bounds[1]]])
         m = (x.size + 1) // 2  # 1-based rank of the (lower) median; ext[m] = x_(m)
         ls = max(ext[m + 1] - ext[m], ext[m] - ext[m - 1])
         return float(ext[m]), float(ls)
 
-    def exact(self, data: Any) -> DiscreteLaw | PiecewiseLogLinear:
-        """The output law on ``data``: the atom x_(m) if LS(D) = 0, else Laplace(x_(m), LS/ε)."""
-        median, ls = self.median_and_local_sensitivity(data)
+    def _median_scale(self, data: np.ndarray) -> tuple[float, float]:
+        """(median, LS/ε), LS/ε = 0 for the atom; refused where float draws cannot follow it."""
+        median, ls = self._median_ls(data)
         if ls == 0:
-            return DiscreteLaw([median], [0])
-        return laplace_law(median, ls / self.epsilon)
+            return median, 0.0
+        scale = ls / self.epsilon
+        if not (
+            scale >= max(_LAPLACE_RELATIVE_RESOLUTION * abs(median), _LAPLACE_SMALLEST_SCALE)
+            and abs(median) + _LAPLACE_LARGEST_DRAW * scale <= MAX_FLOAT
+        ):
+            raise ValueError(
+                f"epsilon = {self.epsilon!r} and this data set give the noise scale "
+                f"LS(D)/epsilon = {scale!r} around the median {median!r}: float draws cannot "
+                f"follow that Laplace law (the scale must be >= 2**-23·|median| and >= 2**-1000, "
+                f"and |median| + 64·scale <= {MAX_FLOAT:.4g})"
+            )
+        return median, scale
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size, rng = check_size(size), check_rng(rng)
-        median, ls = self.median_and_local_sensitivity(data)
-        if ls == 0:
+    def _law(self, data: np.ndarray) -> DiscreteLaw | PiecewiseLogLinear:
+        """The output law on ``data``: the atom x_(m) if LS(D) = 0, else Laplace(x_(m), LS/ε)."""
+        median, scale = self._median_scale(data)
+        if scale == 0:
+            return DiscreteLaw([median], [0])
+        return laplace_law(median, scale)
+
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        median, scale = self._median_scale(data)
+        if scale == 0:
             return np.full(size, median)
-        return median + rng.laplace(0.0, ls / self.epsilon, size)
+        return median + rng.laplace(0.0, scale, size)
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,8 +497,10 @@ class EMUnderflow(_OneQuantileBug):
     underflows to 0.
 
     Otherwise it is the correct EM (data clamped to ``bounds``, an interval drawn by the float
-    probabilities, a uniform point inside). Whether it raises depends only on the data, never on
-    the generator. On D = [0]·n + [1] the only interval of positive length is [0, 1], n − ½ ranks
+    probabilities, a uniform point inside). Whether it raises depends only on the data (and the
+    parameters), never on the generator: ``size``, ``rng`` and the data are checked first, like
+    every mechanism's, and the exception is the mechanism's output on that data set (an atom for
+    the auditor). On D = [0]·n + [1] the only interval of positive length is [0, 1], n − ½ ranks
     from the target (n + 1)/2, so its weight is exp(−ε(n − 1)/4); on the neighbour
     D' = [0]·(n − 1) + [1, 1] it is one rank closer. At ε = 1 the smallest n where D raises and D'
     does not is n = 2982 (the witness): the error is an output atom possible under D only, so the
@@ -400,20 +510,21 @@ class EMUnderflow(_OneQuantileBug):
     def probabilities(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
         """(z, p): the interval ends z_0..z_{n+1} and the float probabilities of the n + 1
         intervals, computed the naive way; ``ValueError("no candidate")`` if all weights are 0."""
-        data = check_data(data, "data", allow_empty=True)
+        return self._probabilities(self.check_input(data))
+
+    def _probabilities(self, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         a, b = self.bounds
         z = np.concatenate([[a], np.sort(np.clip(data, a, b)), [b]])
         j = np.arange(data.size + 1)
-        with np.errstate(under="ignore"):
+        with np.errstate(under="ignore", over="ignore"):
             weights = np.diff(z) * np.exp(self.epsilon * -np.abs(j - self.quantile * data.size) / 2)
         total = weights.sum()
         if not total > 0:
             raise ValueError("no candidate")
         return z, weights / total
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size, rng = check_size(size), check_rng(rng)
-        z, p = self.probabilities(data)
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        z, p = self._probabilities(data)
         cum = np.cumsum(p)
         # side="right" never lands on a zero-weight interval (its cumulative sum repeats).
         idx = np.minimum(np.searchsorted(cum, rng.random(size) * cum[-1], side="right"), p.size - 1)
@@ -442,22 +553,16 @@ class RRWrongFlip(RandomizedResponse):
 
     epsilon: float = 1.0
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-
-    def exact(self, data: Any) -> DiscreteLaw:
-        b = check_bit(data, "data")
+    def _law(self, data: int) -> DiscreteLaw:
         keep = wrong_keep_probability_mp(self.epsilon)
         with workdps():
-            row = [keep, 1 - keep] if b == 0 else [1 - keep, keep]
+            row = [keep, 1 - keep] if data == 0 else [1 - keep, keep]
         return DiscreteLaw.from_probabilities([0, 1], row)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        b = check_bit(data, "data")
-        size, rng = check_size(size), check_rng(rng)
+    def _draw(self, data: int, size: int, rng: np.random.Generator) -> np.ndarray:
         keep = 1.0 - math.exp(-self.epsilon) / 2.0
         flip = rng.random(size) >= keep
-        return np.where(flip, 1 - b, b).astype(np.int8)
+        return np.where(flip, 1 - data, data).astype(np.int8)
 
 
 # --------------------------------------------------------------------------------------------
@@ -465,44 +570,50 @@ class RRWrongFlip(RandomizedResponse):
 # --------------------------------------------------------------------------------------------
 
 
+def _check_quantiles(quantiles: Any) -> tuple[float, ...]:
+    """A non-empty list, tuple, range or 1-D array of at most :data:`MAX_QUANTILES`
+    probabilities, as a tuple of floats."""
+    what = f"quantiles must be a non-empty sequence of at most {MAX_QUANTILES} numbers in [0, 1]"
+    if isinstance(quantiles, np.ndarray):
+        if quantiles.ndim != 1:
+            raise ValueError(f"{what}, got an array of shape {quantiles.shape}")
+        quantiles = quantiles.tolist()
+    if not isinstance(quantiles, list | tuple | range):
+        raise ValueError(f"{what}, got {type(quantiles).__name__} {quantiles!r:.80}")
+    if not 1 <= len(quantiles) <= MAX_QUANTILES:
+        raise ValueError(f"{what}, got {len(quantiles)} values")
+    return tuple(check_probability(q, f"quantiles[{i}]") for i, q in enumerate(quantiles))
+
+
 @dataclass(frozen=True)
-class MultiQuantileFullBudget:
+class MultiQuantileFullBudget(ExactMechanismBase):
     """Several quantiles released together, each by an independent correct EM with the *full* ε
     (the budget is not split), while the claim is ε in total.
 
-    Output: a vector of shape (size, k), one column per quantile (data clamped to ``bounds``). By
-    composition the true loss is at most k·ε; on D = (0, .25, .25, .25), D' = (.25, .25, .25, 1)
-    (replace-one, ε = 1, q = .25, .5, .75 on [0, 1]) it is exactly 2.15789… (the largest over all
-    neighbouring pairs of size <= 4 on the grid {0, .25, .5, .75, 1};
-    :func:`multi_quantile_exact_epsilon`; auditor spec §7 B8).
+    Output: a vector of shape (size, k), one column per quantile (data clamped to ``bounds``, so
+    any finite value is valid input). By composition the true loss is at most k·ε; on
+    D = (0, .25, .25, .25), D' = (.25, .25, .25, 1) (replace-one, ε = 1, q = .25, .5, .75 on
+    [0, 1]) it is exactly 2.15789… (the largest over all neighbouring pairs of size <= 4 on the
+    grid {0, .25, .5, .75, 1}; :func:`multi_quantile_exact_epsilon`; auditor spec §7 B8).
+    ``quantiles`` holds 1 to :data:`MAX_QUANTILES` values; one call draws at most
+    ``max_draws // k`` vectors (k·size numbers).
     """
 
     epsilon: float = 1.0
     quantiles: tuple[float, ...] = (0.25, 0.5, 0.75)
     bounds: tuple[float, float] = UNIT
 
+    clamps = True
+    allow_empty = True
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
-        try:
-            qs = tuple(self.quantiles)
-        except TypeError:
-            raise ValueError(
-                f"quantiles must be a non-empty sequence of numbers in [0, 1], got {self.quantiles!r}"
-            ) from None
-        if not qs:
-            raise ValueError("quantiles must be a non-empty sequence of numbers in [0, 1]")
-        qs = tuple(check_probability(q, f"quantiles[{i}]") for i, q in enumerate(qs))
-        object.__setattr__(self, "quantiles", qs)
+        object.__setattr__(self, "quantiles", _check_quantiles(self.quantiles))
 
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace_one")
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        """Any finite value: values outside ``bounds`` are clamped."""
-        return (-math.inf, math.inf)
+    def draw_limit(self, data: Any) -> int:
+        """``max_draws // k``: each draw is a vector of k numbers."""
+        return max(1, self.max_draws // len(self.quantiles))
 
     @property
     def components(self) -> tuple[ExponentialQuantile, ...]:
@@ -512,15 +623,14 @@ class MultiQuantileFullBudget:
             for q in self.quantiles
         )
 
-    def exact(self, data: Any) -> ProductLaw:
+    def _law(self, data: np.ndarray) -> ProductLaw:
         """The joint law: the product of the components' exact laws (independent coordinates)."""
-        data = check_data(data, "data", allow_empty=True)
-        return ProductLaw([em.exact(data) for em in self.components])
+        return ProductLaw([em._law(data) for em in self.components])
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size, rng = check_size(size), check_rng(rng)
-        data = check_data(data, "data", allow_empty=True)
-        return np.column_stack([em.sample(data, size, rng) for em in self.components])
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return _float_draws(
+            self, lambda: np.column_stack([em._draw(data, size, rng) for em in self.components])
+        )
 
 
 def multi_quantile_exact_epsilon(mech: MultiQuantileFullBudget, d0: Any, d1: Any) -> mpmath.mpf:
@@ -533,9 +643,16 @@ def multi_quantile_exact_epsilon(mech: MultiQuantileFullBudget, d0: Any, d1: Any
     separately: ε = max(Σ_i sup L_i, Σ_i sup(−L_i)). This can be smaller than Σ_i privacy_loss_i
     (the sum of the two-sided per-coordinate losses), which is only an upper bound when the
     coordinates' worst directions differ.
+
+    ``mech`` must be a :class:`MultiQuantileFullBudget`; ``d0`` and ``d1`` are data sets under the
+    data policy of :func:`reference.validation.check_data` (possibly empty).
     """
-    laws0 = [em.exact(d0) for em in mech.components]
-    laws1 = [em.exact(d1) for em in mech.components]
+    if not isinstance(mech, MultiQuantileFullBudget):
+        raise ValueError(f"mech must be a MultiQuantileFullBudget, got {type(mech).__name__}")
+    x0 = check_data(d0, "d0", domain=mech.domain, allow_empty=mech.allow_empty)
+    x1 = check_data(d1, "d1", domain=mech.domain, allow_empty=mech.allow_empty)
+    laws0 = [em._law(x0) for em in mech.components]
+    laws1 = [em._law(x1) for em in mech.components]
     with workdps():
         up = mpmath.fsum(max_log_ratio(p, q) for p, q in zip(laws0, laws1, strict=True))
         down = mpmath.fsum(max_log_ratio(q, p) for p, q in zip(laws0, laws1, strict=True))
@@ -678,12 +795,17 @@ CONTROLS: tuple[CatalogueEntry, ...] = (
 
 
 def catalogue_entry(name: str) -> CatalogueEntry:
-    """The entry (of :data:`CATALOGUE` or :data:`CONTROLS`) called ``name``."""
-    for entry in CATALOGUE + CONTROLS:
-        if entry.name == name:
-            return entry
+    """The entry (of :data:`CATALOGUE` or :data:`CONTROLS`) called ``name`` (a ``str``);
+    ``ValueError`` listing the known names otherwise."""
+    if isinstance(name, str):
+        for entry in CATALOGUE + CONTROLS:
+            if entry.name == name:
+                return entry
     names = ", ".join(e.name for e in CATALOGUE + CONTROLS)
-    raise ValueError(f"unknown catalogue entry {name!r}; known entries: {names}")
+    raise ValueError(
+        f"name must be the name of a catalogue entry, got {name!r:.80} (unknown catalogue "
+        f"entry); known entries: {names}"
+    )
 
 
 __all__ = [
@@ -696,6 +818,7 @@ __all__ = [
     "EMNoWidth",
     "EMOutputsDataValue",
     "EMUnderflow",
+    "MAX_QUANTILES",
     "MedianLocalSensitivityLaplace",
     "MultiQuantileFullBudget",
     "RRWrongFlip",

@@ -58,8 +58,11 @@ def projections(width: int) -> list[Projection]:
 @dataclass(frozen=True)
 class Event:
     """A measurable set of outputs. ``kind`` is one of ``interval`` (lo, hi], ``point``,
-    ``data_value`` (output in ``values``), ``atom`` (named atom ``atom``; ``*`` = any non-numeric)
-    or ``likelihood_ratio`` (ln f_D − ln f_D' > ``lo``)."""
+    ``data_value`` (output in ``values``), ``atom`` (named atom ``atom``; ``*`` = any non-numeric),
+    ``width`` (a numeric output with ``lo`` coordinates) or ``likelihood_ratio`` (ln f_D − ln f_D'
+    > ``lo``). ``width`` > 0 says how many coordinates the numeric outputs had when the event was
+    made: on draws of another width the event is empty (a projection or a likelihood ratio of
+    one width says nothing about outputs of another)."""
 
     kind: str
     projection: Projection = ()
@@ -68,11 +71,16 @@ class Event:
     atom: str = ""
     values: tuple[float, ...] = ()
     llr: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False, repr=False)
+    width: int = 0
 
     def indicator(self, out: Outputs) -> np.ndarray:
         if self.kind == "atom":
             return ~out.numeric if self.atom == "*" else out.atoms == self.atom
         numeric = out.numeric
+        if self.kind == "width":
+            return numeric & (out.width == int(self.lo))
+        if self.width and out.width != self.width:
+            return np.zeros(len(out), dtype=bool)
         if self.kind in ("likelihood_ratio", "likelihood_ratio_reverse", "histogram_ratio"):
             z = np.where(numeric[:, None], out.values, 0.0)
             score = -self.llr(z) if self.kind == "likelihood_ratio_reverse" else self.llr(z)
@@ -97,6 +105,8 @@ class Event:
             return f"{where} in {{{', '.join(f'{v:g}' for v in self.values)}}}"
         if self.kind == "atom":
             return "any non-numeric output" if self.atom == "*" else f"output is atom {self.atom!r}"
+        if self.kind == "width":
+            return f"numeric output with {int(self.lo)} coordinate(s)"
         if self.kind == "histogram_ratio":
             return f"histogram log-ratio score of y > {self.lo:.6g} (fitted on the selection draws)"
         if self.kind == "likelihood_ratio_reverse":
@@ -113,6 +123,7 @@ class Event:
             "likelihood_ratio_reverse",
             "histogram_ratio",
             "point",
+            "width",
         ):
             d["lo"] = _num(self.lo)
         if self.kind == "interval":
@@ -199,7 +210,7 @@ class _Chain(Sequence):
 
 
 def _interval_candidates(
-    za: np.ndarray, zb: np.ndarray, projection: Projection
+    za: np.ndarray, zb: np.ndarray, projection: Projection, width: int = 0
 ) -> tuple[list[Event], np.ndarray, np.ndarray]:
     """All intervals between grid points, with their counts on both samples (vectorised)."""
     za, zb = np.sort(za[~np.isnan(za)]), np.sort(zb[~np.isnan(zb)])
@@ -209,13 +220,14 @@ def _interval_candidates(
     ca[0] = cb[0] = 0
     i, j = np.triu_indices(len(grid), k=1)
     events = _Lazy(
-        len(i), lambda k: Event("interval", projection, float(grid[i[k]]), float(grid[j[k]]))
+        len(i),
+        lambda k: Event("interval", projection, float(grid[i[k]]), float(grid[j[k]]), width=width),
     )
     return events, ca[j] - ca[i], cb[j] - cb[i]
 
 
 def _point_candidates(
-    za: np.ndarray, zb: np.ndarray, projection: Projection
+    za: np.ndarray, zb: np.ndarray, projection: Projection, width: int = 0
 ) -> tuple[list[Event], np.ndarray, np.ndarray]:
     pooled = np.concatenate([za, zb])
     pooled = pooled[~np.isnan(pooled)]
@@ -225,7 +237,7 @@ def _point_candidates(
     repeated = values[counts >= 2]
     order = np.argsort(-counts[counts >= 2], kind="stable")[:MAX_POINT_EVENTS]
     chosen = repeated[order]
-    events = [Event("point", projection, float(v)) for v in chosen]
+    events = [Event("point", projection, float(v), width=width) for v in chosen]
     ka = np.array([np.count_nonzero(za == v) for v in chosen])
     kb = np.array([np.count_nonzero(zb == v) for v in chosen])
     return events, ka, kb
@@ -247,17 +259,22 @@ def candidate_events(
         ka.append(np.asarray(x, dtype=float))
         kb.append(np.asarray(y, dtype=float))
 
+    width = a.width
     if a.width == b.width:
         for proj in projections(a.width):
             za, zb = project(a, proj), project(b, proj)
-            add(*_interval_candidates(za, zb, proj))
-            add(*_point_candidates(za, zb, proj))
+            add(*_interval_candidates(za, zb, proj, width))
+            add(*_point_candidates(za, zb, proj, width))
         if a.width == 1 and data:
             d0, d1 = (np.unique(np.asarray(d, dtype=float)) for d in data)
             for vals in (np.union1d(d0, d1), np.setdiff1d(d0, d1), np.setdiff1d(d1, d0)):
                 if vals.size:
-                    e = Event("data_value", (), values=tuple(float(v) for v in vals))
+                    e = Event("data_value", (), values=tuple(float(v) for v in vals), width=1)
                     add([e], [e.indicator(a).sum()], [e.indicator(b).sum()])
+    else:  # numeric outputs of different widths on D and D': the width itself is an event
+        for w in sorted({a.width, b.width}):
+            e = Event("width", lo=float(w))
+            add([e], [e.indicator(a).sum()], [e.indicator(b).sum()])
     names = sorted(set(a.atom_counts()) | set(b.atom_counts()))
     if names:
         ca, cb = a.atom_counts(), b.atom_counts()
@@ -268,14 +285,18 @@ def candidate_events(
             [cb.get(n, 0) for n in names] + [sum(cb.values())],
         )
     if llr is not None and a.width == b.width:
-        add(*_likelihood_ratio_candidates(a, b, llr))
+        add(*_likelihood_ratio_candidates(a, b, llr, width=width))
     if a.width == b.width and a.numeric.any() and b.numeric.any():
-        add(*_likelihood_ratio_candidates(a, b, histogram_score(a, b), "histogram_ratio"))
+        add(*_likelihood_ratio_candidates(a, b, histogram_score(a, b), "histogram_ratio", width))
     return events, np.concatenate(ka), np.concatenate(kb)
 
 
 def _likelihood_ratio_candidates(
-    a: Outputs, b: Outputs, llr: Callable[[np.ndarray], np.ndarray], kind: str = "likelihood_ratio"
+    a: Outputs,
+    b: Outputs,
+    llr: Callable[[np.ndarray], np.ndarray],
+    kind: str = "likelihood_ratio",
+    width: int = 0,
 ) -> tuple[list[Event], np.ndarray, np.ndarray]:
     la = llr(a.values[a.numeric])
     lb = llr(b.values[b.numeric])
@@ -292,7 +313,9 @@ def _likelihood_ratio_candidates(
     la, lb = np.sort(la), np.sort(lb)
     ka = la.size - np.searchsorted(la, thresholds, side="right")
     kb = lb.size - np.searchsorted(lb, thresholds, side="right")
-    events = _Lazy(len(thresholds), lambda k: Event(kind, lo=float(thresholds[k]), llr=llr))
+    events = _Lazy(
+        len(thresholds), lambda k: Event(kind, lo=float(thresholds[k]), llr=llr, width=width)
+    )
     return events, ka, kb
 
 

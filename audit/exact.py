@@ -3,20 +3,100 @@
 For each neighbouring pair the exact laws are compared on their merged breakpoints (mpmath):
 ε(D, D') = sup |log f_D − log f_D'|, and the hockey-stick δ at the claimed ε. This is proof by
 computation on the searched family only, not a proof for all data sets.
+
+A law that yields NaN (in its parameters, its float path or any divergence computed from it), or
+an ``exact()`` that returns something other than an exact law, is an error (``ValueError`` naming
+the mechanism), never a verdict: NaN compares false with everything, so it would read as "no
+loss" or, through the fallbacks of the divergences, as an infinite one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import mpmath
 import numpy as np
 
-from reference.core import has_exact
-from reference.distributions import hockey_stick, privacy_loss, renyi_divergence
+from audit.search import check_pairs
+from reference.core import check_claim, has_exact
+from reference.distributions import (
+    DiscreteLaw,
+    GridLaw,
+    PiecewiseLogLinear,
+    ProductLaw,
+    hockey_stick,
+    privacy_loss,
+    renyi_divergence,
+)
 from reference.exact.mp import workdps
+from reference.validation import check_data, check_flag
+
+LAW_TYPES = (DiscreteLaw, PiecewiseLogLinear, GridLaw, ProductLaw)
+"""The exact laws whose divergences :mod:`reference.distributions` computes exactly."""
+
+
+def _nan_in(values: Any) -> bool:
+    arr = np.asarray(values, dtype=float)
+    return bool(np.isnan(arr).any())
+
+
+def law_problem(law: Any) -> str | None:
+    """Why ``law`` cannot be judged (not an exact law, NaN somewhere), or None."""
+    if not isinstance(law, LAW_TYPES):
+        names = ", ".join(t.__name__ for t in LAW_TYPES)
+        return f"it is a {type(law).__name__}, not an exact law ({names})"
+    try:
+        if isinstance(law, DiscreteLaw):
+            if _nan_in([float(lp) for lp in law.logp]) or _nan_in(law.probabilities):
+                return "a log-probability is NaN"
+            if law.numeric and any(isinstance(a, float) and math.isnan(a) for a in law.support):
+                return "an atom is NaN"
+        elif isinstance(law, PiecewiseLogLinear):
+            if _nan_in(law.breaks) or _nan_in(law.slopes) or _nan_in(law.intercepts):
+                return "a breakpoint, slope or intercept is NaN"
+            if math.isnan(law.log_normalizer) or _nan_in(law.cdf(law.breaks)):
+                return "its log-normalizer or its CDF is NaN"
+        elif isinstance(law, GridLaw):
+            if _nan_in(law._logpdf) or _nan_in(law._logmass):  # noqa: SLF001
+                return "a cell's log-density is NaN"
+        else:
+            for i, c in enumerate(law.components):
+                problem = law_problem(c)
+                if problem is not None:
+                    return f"component {i}: {problem}"
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+        return f"it cannot be read ({type(exc).__name__}: {exc})"
+    return None
+
+
+def check_exact_law(law: Any, what: str) -> Any:
+    """``law`` if it is an exact law without NaN, else ``ValueError`` naming ``what``."""
+    problem = law_problem(law)
+    if problem is not None:
+        raise ValueError(f"{what} cannot be judged: {problem}")
+    return law
+
+
+def _is_nan(x: Any) -> bool:
+    try:
+        return bool(mpmath.isnan(x))
+    except (TypeError, ValueError):
+        return True
+
+
+def mechanism_name(mechanism: Any) -> str:
+    """A short name for messages: ``mechanism.name`` if it is a string, else its ``repr``."""
+    name = getattr(mechanism, "name", None)
+    if isinstance(name, str) and name:
+        return name[:120]
+    try:
+        text = repr(mechanism)
+    except Exception:  # noqa: BLE001 -- a repr that fails still needs a name
+        text = type(mechanism).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 @dataclass
@@ -57,36 +137,77 @@ def _jsonable(pair: tuple[Any, Any] | None) -> Any:
     return [np.asarray(d, dtype=float).tolist() for d in pair]
 
 
-def exact_sweep(mechanism: Any, pairs: Iterable[tuple[Any, Any]]) -> ExactSweep:
-    """Exact privacy loss and δ(ε_claimed) over ``pairs`` (laws cached per data set)."""
+def exact_sweep(
+    mechanism: Any,
+    pairs: Iterable[tuple[Any, Any]],
+    laws: Callable[[np.ndarray], Any] | None = None,
+) -> ExactSweep:
+    """Exact privacy loss and δ(ε_claimed) over ``pairs`` (laws cached per data set).
+
+    ``pairs`` are neighbouring pairs under the claim's adjacency, inside the mechanism's domain
+    (checked as for :func:`audit.audit_mechanism`); ``laws`` (optional) gives the exact law of a
+    data set instead of ``mechanism.exact`` (the auditor passes its cache). A law that yields NaN
+    is a ``ValueError`` naming the mechanism."""
     if not has_exact(mechanism):
         raise ValueError("mechanism must provide exact(data) for the exact mode")
-    claim = mechanism.claim
+    name = mechanism_name(mechanism)
+    claim = check_claim(_read(mechanism, "claim"), "mechanism.claim")
+    checked = check_pairs(
+        pairs,
+        claim.adjacency,
+        _read(mechanism, "domain"),
+        getattr(mechanism, "input_values", None),
+    )
     cache: dict[Any, Any] = {}
 
-    def law(d: Any) -> Any:
-        key = tuple(np.asarray(d, dtype=float).tolist())
+    def law(d: np.ndarray) -> Any:
+        key = tuple(d.tolist())
         if key not in cache:
-            cache[key] = mechanism.exact(np.asarray(key, dtype=float))
+            if laws is not None:
+                got = laws(d)
+            else:
+                try:
+                    got = mechanism.exact(np.asarray(key, dtype=float))
+                except ValueError as exc:
+                    raise ValueError(f"pairs: {name}.exact refuses {list(key)}: {exc}") from None
+            cache[key] = check_exact_law(got, f"the exact law of {name} on {list(key)}")
         return cache[key]
 
     best, witness = mpmath.mpf("-inf"), None
     best_delta, delta_witness = mpmath.mpf(0), None
-    count = 0
     with workdps():
-        for d0, d1 in pairs:
+        for d0, d1 in checked:
             p, q = law(d0), law(d1)
             loss = privacy_loss(p, q)
-            count += 1
+            if _is_nan(loss):
+                raise ValueError(
+                    f"the exact laws of {name} yield NaN: privacy loss on {d0.tolist()} and "
+                    f"{d1.tolist()} is NaN"
+                )
             if loss > best:
                 best, witness = loss, (d0, d1)
             if loss > claim.epsilon:
                 delta = max(hockey_stick(p, q, claim.epsilon), hockey_stick(q, p, claim.epsilon))
+                if _is_nan(delta):
+                    raise ValueError(
+                        f"the exact laws of {name} yield NaN: δ(ε) on {d0.tolist()} and "
+                        f"{d1.tolist()} is NaN"
+                    )
                 if delta > best_delta:
                     best_delta, delta_witness = delta, (d0, d1)
-    if count == 0:
-        raise ValueError("pairs must contain at least one neighbouring pair")
-    return ExactSweep(claim.epsilon, claim.delta, count, best, witness, best_delta, delta_witness)
+    return ExactSweep(
+        claim.epsilon, claim.delta, len(checked), best, witness, best_delta, delta_witness
+    )
+
+
+def _read(mechanism: Any, attribute: str) -> Any:
+    """``mechanism.<attribute>``; a missing or failing attribute is a ValueError naming it."""
+    try:
+        return getattr(mechanism, attribute)
+    except Exception as exc:  # noqa: BLE001 -- any failure to read it is a refusal
+        raise ValueError(
+            f"mechanism.{attribute} cannot be read ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 DELTA_CURVE_POINTS = 25
@@ -126,7 +247,19 @@ def analyse_pair(
     p: Any, q: Any, data: tuple[np.ndarray, np.ndarray], claim: Any, curve: bool = True
 ) -> ExactPair:
     """Exact ε, δ(ε_claimed), and optionally the δ(ε') curve on [0, max(2ε_claimed, ε)] and the
-    Rényi divergences of orders :data:`RENYI_ORDERS` and ∞."""
+    Rényi divergences of orders :data:`RENYI_ORDERS` and ∞. ``p`` and ``q`` are exact laws
+    (:data:`LAW_TYPES`), ``data`` the pair of data sets they belong to, ``claim`` a
+    :class:`~reference.PrivacyClaim`, ``curve`` a flag; a NaN anywhere is a ``ValueError``."""
+    check_exact_law(p, "p")
+    check_exact_law(q, "q")
+    claim = check_claim(claim, "claim")
+    curve = check_flag(curve, "curve")
+    if isinstance(data, str | bytes) or not isinstance(data, tuple | list) or len(data) != 2:
+        raise ValueError("data must be a pair (data, data_prime) of data sets")
+    data = (
+        check_data(data[0], "data[0]", allow_empty=True),
+        check_data(data[1], "data[1]", allow_empty=True),
+    )
     with workdps():
         eps = privacy_loss(p, q)
         delta_claim = delta_at(p, q, claim.epsilon)
@@ -140,4 +273,7 @@ def analyse_pair(
                 d = max(renyi_divergence(p, q, order), renyi_divergence(q, p, order))
                 renyi.append((order, float(d)))
             renyi.append((float("inf"), float(eps)))
+    values = [eps, delta_claim, *(d for _, d in points), *(d for _, d in renyi)]
+    if any(_is_nan(v) for v in values):
+        raise ValueError("p and q yield NaN: a divergence between them is NaN")
     return ExactPair(data, eps, delta_claim, tuple(points), tuple(renyi))

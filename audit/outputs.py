@@ -3,20 +3,40 @@
 A mechanism's draws are normalised into :class:`Outputs`: a float matrix of numeric outputs
 (shape (n, k), one column per output coordinate) and, for every draw that is not a number, the
 name of its atom. Atoms are outputs like any other: an exception raised while sampling becomes the
-atom ``raised:<ExceptionType>``, a NaN becomes ``nan``, and any other object becomes its ``repr``.
-A mechanism that crashes on one neighbour and not on the other therefore leaks, and the auditor can
-bound by how much.
+atom ``raised:<ExceptionType>``, a draw that exceeded the audit's time limit the atom
+:data:`TIMEOUT`, a NaN the atom ``nan``. A mechanism that crashes (or hangs) on one neighbour and
+not on the other therefore leaks, and the auditor can bound by how much.
+
+Nothing is converted silently: a draw is numeric only when it is a real number (``int``,
+``float``, numpy integer or float; not ``bool``) or a flat sequence of them that fits a float64.
+Everything else is an atom, named by what it is rather than by its value where the value is
+continuous (so that atoms repeat and can be counted):
+
+* complex numbers: ``complex:imag=0``, ``complex:imag>0``, ``complex:imag<0`` or ``complex:nan``
+  (a mechanism that leaks through the imaginary part leaks through these names);
+* booleans ``bool:True``/``bool:False``; ``None``, strings and bytes by their ``repr``;
+* sequences that are not flat rows of reals: ``array<shape>`` (a matrix per draw),
+  ``ragged``, ``sequence:<element type>``;
+* values too large for a float64 (``10**400``, a ``longdouble`` 1e400): ``overflow``;
+* draws of a call whose result does not hold one row per draw: ``wrong-number-of-draws``;
+  numeric rows of differing lengths: ``length:<k>``;
+* other objects: ``<type>:<repr>`` (cut to 200 characters).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from reference.validation import check_size
+
 NUMERIC = ""  # the atom name of a numeric draw
+TIMEOUT = "timeout"  # the atom of a draw that exceeded the audit's per-draw time limit
+WRONG_COUNT = "wrong-number-of-draws"
 
 
 @dataclass(frozen=True)
@@ -54,18 +74,31 @@ class Outputs:
         return self.atoms == NUMERIC
 
     def atom_counts(self) -> dict[str, int]:
-        names, counts = np.unique(self.atoms, return_counts=True)
-        return {str(a): int(c) for a, c in zip(names, counts, strict=True) if a != NUMERIC}
+        counts = Counter(self.atoms.tolist())
+        counts.pop(NUMERIC, None)
+        return {str(a): int(c) for a, c in sorted(counts.items())}
+
+    def as_atoms(self) -> Outputs:
+        """The same draws with every numeric row made the atom ``length:<k>`` (used when draws
+        of different widths must be pooled)."""
+        atoms = np.where(self.numeric, f"length:{self.width}", self.atoms).astype(object)
+        return Outputs(np.full((len(self), 1), np.nan), atoms)
 
     @staticmethod
     def concat(parts: list[Outputs]) -> Outputs:
+        """Draws of several calls pooled; if the numeric rows of the calls have different
+        widths, each numeric row becomes the atom ``length:<k>`` (a width that changes is an
+        output like any other, never an error)."""
         if not parts:
             raise ValueError("parts must be non-empty")
-        widths = {p.width for p in parts if len(p)}
+        widths = {p.width for p in parts if p.numeric.any()}
         if len(widths) > 1:
-            raise ValueError(f"outputs of different widths cannot be pooled: {sorted(widths)}")
-        width = widths.pop() if widths else parts[0].width
-        values = np.concatenate([p.values.reshape(len(p), width) for p in parts])
+            parts = [p.as_atoms() for p in parts]
+            widths = {1}
+        width = widths.pop() if widths else 1
+        values = np.concatenate(
+            [p.values if p.width == width else np.full((len(p), width), np.nan) for p in parts]
+        )
         return Outputs(values, np.concatenate([p.atoms for p in parts]))
 
     @staticmethod
@@ -74,50 +107,140 @@ class Outputs:
         return Outputs(np.empty((0, width)), np.empty(0, dtype=object))
 
 
+def _complex_atom(z: complex) -> str:
+    if math.isnan(z.real) or math.isnan(z.imag):
+        return "complex:nan"
+    if z.imag == 0:
+        return "complex:imag=0"
+    return "complex:imag>0" if z.imag > 0 else "complex:imag<0"
+
+
+def _real(x: Any) -> tuple[float | None, str]:
+    """A real scalar as (float, "") or (None, atom name): NaN, overflow."""
+    try:
+        value = float(x)
+    except OverflowError:
+        return None, "overflow"
+    if math.isnan(value):
+        return None, "nan"
+    if math.isinf(value) and isinstance(x, np.floating) and np.isfinite(x):
+        return None, "overflow"
+    return value, NUMERIC
+
+
+_REAL_TYPES = (int, float, np.integer, np.floating)
+
+
+def _is_real(x: Any) -> bool:
+    return isinstance(x, _REAL_TYPES) and not isinstance(x, (bool, np.bool_))
+
+
 def _as_row(x: Any) -> tuple[np.ndarray | None, str]:
     """One draw as (numeric row, "") or (None, atom name)."""
     if isinstance(x, Raised):
         return None, str(x)
     if isinstance(x, (bool, np.bool_)):
         return None, f"bool:{bool(x)}"
-    if isinstance(x, (int, float, np.integer, np.floating)):
-        if isinstance(x, (float, np.floating)) and math.isnan(x):
-            return None, "nan"
-        return np.array([float(x)]), NUMERIC
-    if x is None or isinstance(x, (str, bytes)):
-        return None, repr(x)
-    try:
-        arr = np.asarray(x, dtype=float).ravel()
-    except (TypeError, ValueError):
-        return None, f"{type(x).__name__}:{x!r}"[:200]
-    if np.isnan(arr).any():
+    if _is_real(x):
+        value, atom = _real(x)
+        return (None, atom) if value is None else (np.array([value]), NUMERIC)
+    if isinstance(x, complex | np.complexfloating):
+        return None, _complex_atom(complex(x))
+    if x is None:
+        return None, "None"
+    if isinstance(x, (str, bytes)):
+        return None, repr(str(x) if isinstance(x, str) else bytes(x))[:200]
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return _as_row(x[()])
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return _sequence_row(x)
+    return None, f"{type(x).__name__}:{x!r}"[:200]
+
+
+def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
+    """A flat sequence of reals as a numeric row; anything else an atom named by its kind."""
+    if isinstance(x, np.ndarray):
+        arr = x
+    else:
+        items = list(x)
+        if any(isinstance(i, (list, tuple, np.ndarray)) for i in items):
+            try:
+                nested = np.array(items, dtype=float)
+            except (TypeError, ValueError, OverflowError):
+                return None, "ragged"
+            return None, f"array{nested.shape}"
+        for item in items:
+            if isinstance(item, (bool, np.bool_)):
+                return None, "sequence:bool"
+            if isinstance(item, complex | np.complexfloating):
+                return None, "sequence:complex"
+            if not _is_real(item):
+                return None, f"sequence:{type(item).__name__}"
+        try:
+            arr = np.asarray(items, dtype=float)
+        except OverflowError:
+            return None, "overflow"
+    if arr.ndim != 1:
+        return None, f"array{arr.shape}"
+    if arr.size == 0:
+        return None, "length:0"
+    kind = arr.dtype.kind
+    if kind == "O":
+        return _sequence_row(arr.tolist())
+    if kind == "c":
+        return None, "sequence:complex"
+    if kind == "b":
+        return None, "sequence:bool"
+    if kind not in "iuf":
+        return None, f"sequence:{arr.dtype}"
+    with np.errstate(over="ignore"):
+        row = arr.astype(float)
+    if np.isnan(row).any():
         return None, "nan"
-    return arr, NUMERIC
+    if kind == "f" and np.any(np.isinf(row) & np.isfinite(arr)):
+        return None, "overflow"
+    return row, NUMERIC
+
+
+def _wrong_count(size: int) -> Outputs:
+    atoms = np.empty(size, dtype=object)
+    atoms[:] = WRONG_COUNT
+    return Outputs(np.full((size, 1), np.nan), atoms)
 
 
 def normalise(raw: Any, size: int) -> Outputs:
-    """Normalise what ``sample`` returned (an array of ``size`` draws, or a list of objects)."""
+    """Normalise what ``sample`` returned (an array of ``size`` draws, or a sequence of objects);
+    ``size`` is an int in [0, ``MAX_DRAWS``].
+
+    A result that does not hold ``size`` draws (a scalar, a generator, an array of another
+    length) makes every one of the ``size`` draws the atom ``wrong-number-of-draws``."""
+    size = check_size(size, "size")
     if isinstance(raw, Outputs):
+        if len(raw) != size:
+            return _wrong_count(size)
         return raw
-    if isinstance(raw, np.ndarray) and raw.dtype != object and raw.dtype != bool:
-        if raw.shape[:1] != (size,) or raw.ndim > 2:
-            raise ValueError(
-                f"sample(data, size, rng) must return shape (size,) or (size, k) with size = "
-                f"{size}, got shape {raw.shape}"
-            )
-        values = raw.astype(float).reshape(size, -1)
-        nan = np.isnan(values).any(axis=1)
-        atoms = np.where(nan, "nan", NUMERIC).astype(object)
-        values = np.where(nan[:, None], np.nan, values)
-        return Outputs(values, atoms)
-    try:
+    if isinstance(raw, np.ndarray) and raw.dtype.kind in "iuf":
+        if raw.ndim == 0 or raw.shape[0] != size:
+            return _wrong_count(size)
+        if raw.ndim > 2 or (raw.ndim == 2 and raw.shape[1] == 0):
+            items = list(raw)  # one matrix per draw: atoms array<shape>
+        else:
+            with np.errstate(over="ignore"):
+                values = raw.astype(float).reshape(size, -1)
+            bad = np.isnan(values).any(axis=1)
+            atoms = np.where(bad, "nan", NUMERIC).astype(object)
+            if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
+                over = (np.isinf(values) & np.isfinite(raw.reshape(size, -1))).any(axis=1)
+                atoms[over] = "overflow"
+                bad = bad | over
+            values = np.where(bad[:, None], np.nan, values)
+            return Outputs(values, atoms)
+    elif isinstance(raw, (list, tuple, np.ndarray)):
+        if (isinstance(raw, np.ndarray) and raw.ndim == 0) or len(raw) != size:
+            return _wrong_count(size)
         items = list(raw)
-    except TypeError:
-        raise ValueError(
-            f"sample(data, size, rng) must return {size} draws, got {type(raw).__name__}"
-        ) from None
-    if len(items) != size:
-        raise ValueError(f"sample(data, size, rng) must return {size} draws, got {len(items)}")
+    else:
+        return _wrong_count(size)
     rows = [_as_row(x) for x in items]
     widths = {len(r) for r, _ in rows if r is not None}
     if len(widths) > 1:

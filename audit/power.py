@@ -28,6 +28,9 @@ from reference.distributions import (
     ProductLaw,
     grid_cell_masses,
 )
+from reference.validation import check_delta, check_int, check_probability
+
+MAX_EVAL = 2**40  # evaluation draws per side the bounds are computed for
 
 
 @dataclass(frozen=True)
@@ -71,12 +74,18 @@ def cell_masses(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def pair_power(p: Any, q: Any, n_eval: int, delta: float, alpha: float) -> PairPower:
-    """Screen one pair of exact laws (mutually singular laws: loss inf, event of mass 1 vs 0)."""
+    """Screen one pair of exact laws (mutually singular laws: loss inf, event of mass 1 vs 0).
+    Cell masses that are NaN (a law that yields NaN) are a ``ValueError``, never a screen."""
+    n_eval = check_int(n_eval, "n_eval", minimum=1, maximum=MAX_EVAL)
+    delta = check_delta(delta, "delta")
+    alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
     masses = cell_masses(p, q)
     if masses is None:
         best = float(expected_bound(1.0, 0.0, n_eval, delta, alpha))
         return PairPower(math.inf, best, 1.0, 0.0, True)
     P, Q = masses
+    if np.isnan(P).any() or np.isnan(Q).any():
+        raise ValueError("p and q yield NaN cell masses: their laws cannot be judged")
     keep = (P > 0) | (Q > 0)
     P, Q = P[keep], Q[keep]
     with np.errstate(divide="ignore", invalid="ignore"):

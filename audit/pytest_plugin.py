@@ -4,9 +4,10 @@ Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by
 
 * the ``audit`` marker (select the audits with ``pytest -m audit``, skip them with
   ``-m "not audit"``);
-* the options ``--audit-samples N`` (draws per data set; default: the auditor's) and
-  ``--audit-seed S`` (default 0), read from ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_SEED``
-  when not given on the command line;
+* the options ``--audit-samples N`` (draws per data set; default: the auditor's),
+  ``--audit-seed S`` (default 0) and ``--audit-timeout T`` (seconds per draw; default: no limit),
+  read from ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_SEED`` / ``DPQUANT_AUDIT_TIMEOUT`` when
+  not given on the command line;
 * the fixture ``dp_audit``::
 
       @pytest.mark.audit
@@ -18,8 +19,10 @@ Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by
           dp_audit(my_fn, claim=claim, domain=(0, 1)).assert_private()
 
   ``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs)`` runs
-  :func:`audit.audit_mechanism` with the samples and seed of the options (``kwargs`` override
-  them and pass any other argument) and returns the :class:`audit.AuditReport`. A plain function
+  :func:`audit.audit_mechanism` with the samples, seed and timeout of the options (``kwargs``
+  override them and pass any other of its keywords: ``pairs``, ``samples``, ``alpha``, ``seed``,
+  ``mode``, ``executor``, ``name``, ``progress``, ``timeout``; anything else is a
+  ``ValueError``) and returns the :class:`audit.AuditReport`. A plain function
   ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`audit.from_callable`.
 
 With ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` set, load it with ``-p dpquant_audit``.
@@ -37,6 +40,18 @@ MARKER = "audit"
 MARKER_LINE = f"{MARKER}: privacy audits (dpquant)"
 ENV_SAMPLES = "DPQUANT_AUDIT_SAMPLES"
 ENV_SEED = "DPQUANT_AUDIT_SEED"
+ENV_TIMEOUT = "DPQUANT_AUDIT_TIMEOUT"
+AUDIT_OPTIONS = (
+    "pairs",
+    "samples",
+    "alpha",
+    "seed",
+    "mode",
+    "executor",
+    "name",
+    "progress",
+    "timeout",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -54,6 +69,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="S",
         help=f"random seed for dp_audit (default: ${ENV_SEED}, else 0)",
+    )
+    group.addoption(
+        "--audit-timeout",
+        type=float,
+        default=None,
+        metavar="T",
+        help=f"seconds per draw before dp_audit calls it a hang (default: ${ENV_TIMEOUT})",
     )
 
 
@@ -91,7 +113,20 @@ def settings(config: pytest.Config) -> dict[str, Any]:
         seed = _from_env(ENV_SEED, 0)
     elif seed < 0:
         raise pytest.UsageError(f"--audit-seed must be >= 0, got {seed}")
-    return {"samples": samples, "seed": 0 if seed is None else seed}
+    timeout = config.getoption("audit_timeout", default=None)
+    where = "--audit-timeout"
+    if timeout is None:
+        raw = os.environ.get(ENV_TIMEOUT, "").strip()
+        where = ENV_TIMEOUT
+        try:
+            timeout = float(raw) if raw else None
+        except ValueError:
+            raise pytest.UsageError(
+                f"{ENV_TIMEOUT} must be a number of seconds, got {raw!r}"
+            ) from None
+    if timeout is not None and not 0 < timeout < float("inf"):
+        raise pytest.UsageError(f"{where} must be a positive number of seconds, got {timeout}")
+    return {"samples": samples, "seed": 0 if seed is None else seed, "timeout": timeout}
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -99,21 +134,25 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     explicit = (
         config.getoption("audit_samples", default=None) is not None
         or config.getoption("audit_seed", default=None) is not None
+        or config.getoption("audit_timeout", default=None) is not None
         or os.environ.get(ENV_SAMPLES)
         or os.environ.get(ENV_SEED)
+        or os.environ.get(ENV_TIMEOUT)
     )
     if not explicit:
         return None
     samples = "auditor default" if s["samples"] is None else s["samples"]
-    return f"dpquant audit: samples={samples}, seed={s['seed']}"
+    limit = "" if s["timeout"] is None else f", timeout={s['timeout']:g} s"
+    return f"dpquant audit: samples={samples}, seed={s['seed']}{limit}"
 
 
 def _is_mechanism(obj: Any) -> bool:
-    return (
-        not isinstance(obj, type)
-        and callable(getattr(obj, "sample", None))
-        and getattr(obj, "claim", None) is not None
-    )
+    if isinstance(obj, type) or not callable(getattr(obj, "sample", None)):
+        return False
+    try:
+        return getattr(obj, "claim", None) is not None
+    except Exception:  # noqa: BLE001 -- a claim that cannot be read: the auditor says why
+        return True
 
 
 def make_auditor(
@@ -131,6 +170,12 @@ def make_auditor(
         import audit.runner
         from audit.wrap import from_callable
 
+        unknown = sorted(set(kwargs) - set(AUDIT_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"dp_audit got unknown keyword(s) {unknown}: it takes mech_or_fn, claim, domain "
+                f"and audit_mechanism's {', '.join(AUDIT_OPTIONS)}"
+            )
         options = {k: v for k, v in defaults.items() if v is not None}
         options.update(kwargs)
         if _is_mechanism(mech_or_fn):
@@ -144,16 +189,17 @@ def make_auditor(
         elif callable(mech_or_fn) and not isinstance(mech_or_fn, type):
             if claim is None:
                 raise ValueError(
-                    "a plain function fn(data, rng) carries no privacy claim: pass claim="
-                    "PrivacyClaim(epsilon, delta, adjacency) (and domain=(lo, hi))"
+                    "mech_or_fn is a plain function fn(data, rng), which carries no privacy "
+                    "claim: pass claim=PrivacyClaim(epsilon, delta, adjacency) (and "
+                    "domain=(lo, hi))"
                 )
             args = () if domain is None else (domain,)
             mech = from_callable(mech_or_fn, claim, *args, name=options.get("name"))
             options["name"] = mech.name
         else:
             raise ValueError(
-                "dp_audit needs a mechanism (with sample() and claim) or a function "
-                f"fn(data, rng) -> output, got {mech_or_fn!r}"
+                "mech_or_fn must be a mechanism (with sample() and claim) or a function "
+                f"fn(data, rng) -> output, got {mech_or_fn!r:.80}"
             )
         report = audit.runner.audit_mechanism(mech, **options)
         if record is not None:

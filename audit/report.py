@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,15 @@ def render_report(r: AuditReport, plot: str | None = None) -> str:
             f"{'passed' if c['passed'] else 'FAILED'} (statistic {c['statistic']:.3g}, "
             f"threshold {c['threshold']:.3g})"
         )
+    if r.timed_out:
+        t = r.timed_out
+        h = t["hang_test"]
+        lines.append(
+            f"* stopped: a {t['stage']} draw on D = {short(t['data'])} took longer than "
+            f"{t['limit_seconds']:g} s; hang test: {h['timeouts_on_data']}/{h['draws_per_side']} "
+            f"timed out on D, {h['timeouts_on_data_prime']}/{h['draws_per_side']} on "
+            f"D' = {short(t['data_prime'])} (ε_lb = {_fmt(h['epsilon_lower_bound'])})"
+        )
     for n in r.notes[:5]:
         lines.append(f"* note: {n}")
     if plot:
@@ -98,7 +108,13 @@ def _order(a: float) -> str:
 def plot_report(r: AuditReport, path: str | Path) -> Path | None:
     """PNG of the exact hockey-stick curve δ(ε') of the worst pair (when known) with the claim and
     the black-box bound marked; without an exact law, the evaluated events' estimated log ratios
-    and their confidence intervals. Returns None if matplotlib is missing."""
+    and their confidence intervals. Returns None if matplotlib is missing. ``path``: a file path
+    (str or ``os.PathLike``) with an image suffix matplotlib writes; missing folders are created;
+    a path that cannot be written is a ``ValueError`` naming it."""
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+        raise ValueError(f"path must be a file path (str or os.PathLike), got {path!r:.80}")
+    if not str(path).strip() or "\x00" in str(path):
+        raise ValueError(f"path must be a non-empty file path, got {str(path)!r:.80}")
     try:
         import matplotlib
 
@@ -107,7 +123,21 @@ def plot_report(r: AuditReport, path: str | Path) -> Path | None:
     except ImportError:  # pragma: no cover - matplotlib is a dev dependency
         return None
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = path.suffix.lower().lstrip(".")
+    formats = _image_formats()
+    if suffix not in formats:
+        raise ValueError(
+            f"path must end in an image format matplotlib writes ({', '.join(sorted(formats))}), "
+            f"got {str(path)!r:.120}"
+        )
+    if path.is_dir():
+        raise ValueError(f"path must be a file, got the directory {str(path)!r:.120}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(
+            f"path {str(path)!r:.120}: cannot create its folder ({exc.strerror or exc})"
+        ) from None
     fig, ax = plt.subplots(figsize=(6, 3.6))
     if r.exact:
         curve = r.exact["worst_pair_analysis"]["delta_curve"]
@@ -138,9 +168,22 @@ def plot_report(r: AuditReport, path: str | Path) -> Path | None:
     ax.set_title(r.mechanism[:60], fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=100)
+    except OSError as exc:
+        raise ValueError(
+            f"path {str(path)!r:.120}: cannot write it ({exc.strerror or exc})"
+        ) from None
+    finally:
+        plt.close(fig)
     return path
+
+
+def _image_formats() -> frozenset[str]:
+    """The file suffixes matplotlib's Agg backend writes (png, pdf, svg, ...)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return frozenset(FigureCanvasBase.get_supported_filetypes())
 
 
 def audit_all(
@@ -148,15 +191,37 @@ def audit_all(
     seed: int = 0,
     samples: int | None = None,
     progress: Callable[[str], None] | None = None,
+    timeout: float | None = None,
 ) -> list[AuditReport]:
-    """Audit the registry and the catalogue; write ``audit.md``, ``audit.json`` and plots."""
-    from audit.catalogue import CATALOGUE, CONTROLS
-    from audit.runner import audit_mechanism
-    from reference.registry import REGISTRY
+    """Audit the registry and the catalogue; write ``audit.md``, ``audit.json`` and plots.
 
+    ``out``: a folder (created if missing); ``seed``, ``samples`` and ``timeout`` as for
+    :func:`audit.audit_mechanism`, checked before anything is audited; ``progress`` a callable
+    or None."""
+    from audit.catalogue import CATALOGUE, CONTROLS
+    from audit.runner import MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, MIN_TIMEOUT, audit_mechanism
+    from reference.registry import REGISTRY
+    from reference.validation import check_int, check_positive
+
+    seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
+    if samples is not None:
+        samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
+    if timeout is not None and not MIN_TIMEOUT <= check_positive(timeout, "timeout") <= MAX_TIMEOUT:
+        raise ValueError(
+            f"timeout must lie in [{MIN_TIMEOUT:g}, {MAX_TIMEOUT:g}] seconds, got {timeout!r}"
+        )
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {progress!r:.80}")
+    if isinstance(out, bytes) or not isinstance(out, str | os.PathLike) or not str(out).strip():
+        raise ValueError(f"out must be a folder path (str or os.PathLike), got {out!r:.80}")
     out = Path(out)
     plots = out / "audit"
-    plots.mkdir(parents=True, exist_ok=True)
+    try:
+        plots.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(
+            f"out {str(out)!r:.120}: cannot create {str(plots)!r:.120} ({exc.strerror or exc})"
+        ) from None
     targets: list[tuple[str, Any, str, Any]] = [
         (e.name, e.build(), "reference", e.pairs() if e.pairs else None) for e in REGISTRY
     ]
@@ -171,7 +236,9 @@ def audit_all(
     for i, (name, mech, kind, pairs) in enumerate(targets):
         if progress:
             progress(f"[{i + 1}/{len(targets)}] {name}")
-        r = audit_mechanism(mech, pairs=pairs, samples=samples, seed=seed, name=name)
+        r = audit_mechanism(
+            mech, pairs=pairs, samples=samples, seed=seed, name=name, timeout=timeout
+        )
         reports.append(r)
         png = plot_report(r, plots / f"{_slug(name)}.png")
         rel = f"audit/{png.name}" if png else None

@@ -20,6 +20,9 @@ class AuditReport:
     ε(D, D') over the searched pairs (None without an exact law): a lower bound on the mechanism's
     true ε, exact on that family. ``violation`` is True when either exceeds the claim (for an
     approximate claim: when the bound with δ subtracted, or the exact δ(ε_claimed), does).
+    ``timed_out`` is set when a draw exceeded the audit's time limit (``timeout=``): the audit
+    stopped there, and holds the pair, the stage and the hang test's counts and bound; unless
+    that bound (or the exact stage) shows a violation the verdict is "INCOMPLETE".
     """
 
     mechanism: str
@@ -38,6 +41,7 @@ class AuditReport:
     blackbox: dict[str, Any] | None = None
     conformance: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    timed_out: dict[str, Any] | None = None
 
     @property
     def claimed_epsilon(self) -> float:
@@ -61,6 +65,8 @@ class AuditReport:
     def verdict(self) -> str:
         if self.violation:
             return "VIOLATION"
+        if self.timed_out is not None:
+            return "INCOMPLETE: A DRAW EXCEEDED THE TIME LIMIT"
         if self.sampler_conforms is False:
             return "SAMPLER DOES NOT MATCH ITS EXACT LAW"
         return "no violation found"
@@ -75,9 +81,9 @@ class AuditReport:
         )
 
     def assert_private(self) -> None:
-        """Raise ``AssertionError`` (with the witness) if the audit found a violation or the
-        sampler does not match its exact law."""
-        if self.violation or self.sampler_conforms is False:
+        """Raise ``AssertionError`` (with the witness) if the audit found a violation, the
+        sampler does not match its exact law, or a draw exceeded the time limit."""
+        if self.violation or self.sampler_conforms is False or self.timed_out is not None:
             raise AssertionError(f"{self.summary()}\nwitness: {self.witness}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -102,6 +108,7 @@ class AuditReport:
                 "blackbox": self.blackbox,
                 "conformance": self.conformance,
                 "notes": self.notes,
+                "timed_out": self.timed_out,
             }
         )
 
@@ -111,6 +118,9 @@ class AuditReport:
         return render_report(self)
 
     def plot(self, path: str | Path) -> Path | None:
+        """Write the report's plot to ``path`` (a file path whose suffix names an image format
+        matplotlib writes, e.g. ``.png``; missing folders are created); None without
+        matplotlib. A path that cannot be written is a ``ValueError`` naming it."""
         from audit.report import plot_report
 
         return plot_report(self, path)

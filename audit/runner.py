@@ -17,6 +17,27 @@ The pipeline (spec auditor.md §6; DESIGN.md contract):
    draws, however adaptive, only chooses what to test; the bound holds with confidence 1 − α.
 4. **Conformance** of the sampler to the exact law on the witness (both data sets, each test at
    level α), so that the exact stage audits the code and not only the formula.
+
+**What it refuses** (``ValueError`` naming the argument, before any draw or allocation): a claim
+whose fields are not valid *now* (``mech.claim.epsilon`` NaN, ∞ or ≤ 0, ``mech.claim.delta``
+outside [0, 1), whatever the object's fields were set to after construction), ``samples`` outside
+[10, :data:`MAX_SAMPLES`], ``alpha`` outside [:data:`MIN_ALPHA`, 1), ``seed`` outside
+[0, :data:`MAX_SEED`], a ``mode`` that is not one of :data:`MODES`, an ``executor`` that is not a
+``concurrent.futures.Executor``, a ``progress`` that is not callable, a ``name`` that is not a
+string, a ``timeout`` outside [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`], a ``domain`` that is
+not inside ``mech.domain``, and ``pairs`` that are not neighbouring pairs of finite data inside
+the domain (:func:`audit.search.check_pairs`). An exact law that yields NaN, or an ``exact()``
+that returns something other than an exact law, is a ``ValueError`` naming the mechanism in every
+mode that uses the law; an ``exact()`` that *raises* is a note, and ``auto`` falls back to
+black-box.
+
+**Time limit** (``timeout`` seconds per draw, :mod:`audit.sampling`): the first draw that
+overruns stops the search and the stages; the auditor then runs a *hang test* on the pair where
+it happened (up to :data:`HANG_TEST_DRAWS` fresh single draws per data set, at most about
+:data:`HANG_TEST_SECONDS` seconds of waiting per side, each draw with the same limit), and
+bounds ε from the event "the draw timed out" at confidence 1 − α (a mechanism that hangs on D
+and answers on D' leaks). The report then has ``timed_out`` set and, unless that bound (or the
+exact stage) shows a violation, the verdict "INCOMPLETE"; ``assert_private`` fails either way.
 """
 
 from __future__ import annotations
@@ -24,7 +45,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,13 +53,17 @@ import mpmath
 import numpy as np
 
 from audit.events import Event, Scored, best_event
-from audit.exact import analyse_pair, exact_sweep
-from audit.outputs import Outputs
+from audit.exact import analyse_pair, check_exact_law, exact_sweep, mechanism_name
+from audit.outputs import TIMEOUT, Outputs
 from audit.power import PairPower, pair_power
 from audit.result import AuditReport
-from audit.sampling import DrawJob, draw
+from audit.sampling import DrawJob, DrawTimedOut, draw
 from audit.search import (
     Pair,
+    check_neighbours,
+    check_pairs,
+    check_probe_domain,
+    check_values,
     exhaustive_pairs,
     hill_climb,
     pattern_pairs,
@@ -54,11 +79,26 @@ from audit.statistics import (
     wilson_bound,
 )
 from reference.conformance import check_sampler
-from reference.core import PrivacyClaim, has_exact
+from reference.core import PrivacyClaim, check_claim, has_exact
 from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
-from reference.validation import check_domain, check_int, check_probability
+from reference.validation import check_choice, check_int, check_positive, check_probability
 
 DEFAULT_SAMPLES = 400_000
+MAX_SAMPLES = 10**8
+"""The most draws per data set an audit may be asked for (``samples``): at 10**8 the evaluation
+alone holds a few GB of draws and runs for hours; refused before anything is drawn."""
+MIN_ALPHA = 1e-100
+"""The smallest confidence parameter α (smaller ones underflow in the Clopper–Pearson tails)."""
+MAX_SEED = 2**128 - 1
+"""Seeds are integers in [0, 2**128 − 1] (numpy's ``SeedSequence`` entropy)."""
+MAX_TIMEOUT = 86_400.0
+"""The largest per-draw time limit, in seconds (one day)."""
+MIN_TIMEOUT = 0.001
+"""The smallest per-draw time limit, in seconds (handing a call to the helper thread alone takes
+tens of microseconds)."""
+MAX_NAME = 1000
+HANG_TEST_DRAWS = 200
+HANG_TEST_SECONDS = 4.0
 SELECTION_FRACTION = 0.3
 SCREEN_SAMPLES = 250
 MIDSCREEN_SAMPLES = 2_000
@@ -81,14 +121,21 @@ CRASH_MAX_SIZE = 4096
 CRASH_DRAWS = 4
 MODES = ("auto", "exact", "blackbox")
 
-_SCREEN, _SELECT, _EVAL, _CRASH, _CLIMB = 1, 2, 3, 4, 5
+_SCREEN, _SELECT, _EVAL, _CRASH, _CLIMB, _HANG = 1, 2, 3, 4, 5, 6
 _STAGE_NAMES = {
     _SCREEN: "screening",
     _SELECT: "selection",
     _EVAL: "evaluation",
     _CRASH: "crash scan",
     _CLIMB: "local search",
+    _HANG: "hang test",
 }
+
+
+class _Hung(Exception):  # noqa: N818 -- control flow: a draw overran the time limit
+    def __init__(self, stage: str, data: np.ndarray, partner: np.ndarray):
+        super().__init__(stage)
+        self.stage, self.data, self.partner = stage, data, partner
 
 
 @dataclass
@@ -120,6 +167,8 @@ class _Context:
     executor: Executor | None
     search: bool
     progress: Callable[[str], None]
+    name: str = ""
+    timeout: float | None = None
     used: int = 0
     used_by_stage: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -140,26 +189,45 @@ class _Context:
         return self.alpha / (CARRIED * ROUNDS)
 
     def draw(self, jobs: list[tuple[np.ndarray, int, tuple[int, ...]]]) -> list[Outputs]:
+        """Draw the jobs, which come in pairs (D, D'); a draw that overruns the time limit
+        raises :class:`_Hung` with its pair."""
         n = sum(n for _, n, _ in jobs)
         self.used += n
+        stage = _STAGE_NAMES[jobs[0][2][0]] if jobs else ""
         if jobs:
-            stage = _STAGE_NAMES[jobs[0][2][0]]
             self.used_by_stage[stage] = self.used_by_stage.get(stage, 0) + n
-        return draw(self.mech, [DrawJob(d, n, k) for d, n, k in jobs], self.seed, self.executor)
+        try:
+            return draw(
+                self.mech,
+                [DrawJob(d, n, k) for d, n, k in jobs],
+                self.seed,
+                self.executor,
+                timeout=self.timeout,
+            )
+        except DrawTimedOut as exc:
+            j = exc.job
+            raise _Hung(stage, jobs[j][0], jobs[j ^ 1][0]) from None
 
     def next_key(self) -> int:
         self.counter += 1
         return self.counter
 
     def law(self, data: np.ndarray) -> Any:
+        """The exact law on ``data`` (None when ``exact`` raises: a note); a law that yields NaN
+        or is not an exact law is a ``ValueError`` naming the mechanism."""
         key = tuple(data.tolist())
         if key not in self.laws:
             try:
-                self.laws[key] = self.mech.exact(data)
+                got = self.mech.exact(np.asarray(data, dtype=float))
             except Exception as exc:  # noqa: BLE001 -- no exact law here: black-box only
                 self.laws[key] = None
                 if len(self.notes) < 20:
                     self.notes.append(f"exact() raised {type(exc).__name__} on {list(key)}: {exc}")
+            else:
+                where = list(key) if len(key) <= 20 else f"{len(key)} records"
+                self.laws[key] = check_exact_law(
+                    got, f"mechanism {self.name!r}: exact(data) on data = {where}"
+                )
         return self.laws[key]
 
 
@@ -180,28 +248,64 @@ def audit_mechanism(
     executor: Executor | None = None,
     name: str | None = None,
     progress: Callable[[str], None] | None = None,
+    timeout: float | None = None,
 ) -> AuditReport:
     """Audit ``mech`` against its ``claim``; see the module docstring and ``DESIGN.md``.
 
     ``samples`` is the number of draws per data set for each final candidate (30 % selection, 70 %
-    evaluation; default :data:`DEFAULT_SAMPLES`); the search draws extra screening samples, counted
-    in ``samples_used``. ``progress`` receives one line per stage.
+    evaluation; default :data:`DEFAULT_SAMPLES`, at most :data:`MAX_SAMPLES`); the search draws
+    extra screening samples, counted in ``samples_used``. ``progress`` receives one line per
+    stage. ``timeout`` (seconds, None for no limit) bounds each draw (module docstring). Every
+    argument is checked before anything is drawn (module docstring, "What it refuses").
     """
     start = time.perf_counter()
-    claim = getattr(mech, "claim", None)
-    if not isinstance(claim, PrivacyClaim):
-        raise ValueError("mech.claim must be a reference.PrivacyClaim")
-    if not callable(getattr(mech, "sample", None)):
+    claim = check_claim(_read(mech, "claim"), "mech.claim")
+    if not callable(_read(mech, "sample", None)):
         raise ValueError("mech must have a sample(data, size, rng) method")
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    mode = check_choice(mode, "mode", MODES)
     if mode == "exact" and not has_exact(mech):
         raise ValueError("mode='exact' needs a mechanism with an exact(data) law")
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
-    seed = check_int(seed, "seed", minimum=0)
-    samples = DEFAULT_SAMPLES if samples is None else check_int(samples, "samples", minimum=10)
-    dom = check_domain(domain if domain is not None else mech.domain, "domain")
-    values = probe_values(dom, getattr(mech, "input_values", None))
+    if alpha < MIN_ALPHA:
+        raise ValueError(f"alpha must lie in [{MIN_ALPHA:g}, 1), got {alpha!r}")
+    seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
+    if samples is None:
+        samples = DEFAULT_SAMPLES
+    else:
+        samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(
+            "executor must be a concurrent.futures.Executor (a thread or process pool, a dask "
+            f"client's get_executor()) or None, got {type(executor).__name__}"
+        )
+    if progress is not None and not callable(progress):
+        raise ValueError(
+            f"progress must be callable (one line per stage) or None, got {progress!r:.80}"
+        )
+    if name is not None:
+        if not isinstance(name, str):
+            raise ValueError(f"name must be a string or None, got {type(name).__name__}")
+        if len(name) > MAX_NAME:
+            raise ValueError(f"name must have at most {MAX_NAME} characters, got {len(name)}")
+    if timeout is not None:
+        timeout = check_positive(timeout, "timeout")
+        if not MIN_TIMEOUT <= timeout <= MAX_TIMEOUT:
+            raise ValueError(
+                f"timeout must lie in [{MIN_TIMEOUT:g}, {MAX_TIMEOUT:g}] seconds (or be None), "
+                f"got {timeout!r}"
+            )
+    dom = _audit_domain(mech, domain)
+    inputs = _read(mech, "input_values", None)
+    if inputs is not None:
+        inputs = check_values(inputs, "mech.input_values")
+    values = tuple(v for v in probe_values(dom, inputs) if dom[0] <= v <= dom[1])
+    checked = None if pairs is None else check_pairs(pairs, claim.adjacency, dom, inputs)
+    if checked is None and len(values) < 2 and claim.adjacency != "add_remove":
+        raise ValueError(
+            f"domain {dom} gives a single value to probe ({values}); a {claim.adjacency} audit "
+            "needs two: widen the domain or give pairs"
+        )
+    label = name or mechanism_name(mech)
     ctx = _Context(
         mech,
         claim,
@@ -212,8 +316,10 @@ def audit_mechanism(
         executor,
         pairs is None,
         progress or (lambda s: None),
+        label,
+        timeout,
     )
-    candidates = _candidates(ctx, pairs, dom)
+    candidates = [Candidate(d0, d1) for d0, d1 in checked] if checked else []
 
     exact_info: dict[str, Any] | None = None
     finalists: list[Candidate] = []
@@ -227,14 +333,21 @@ def audit_mechanism(
     blackbox_info: dict[str, Any] | None = None
     conformance: list[dict[str, Any]] = []
     witness: dict[str, Any] | None = None
+    timed_out: dict[str, Any] | None = None
     lower = 0.0
     if mode != "exact":
-        if not finalists:
-            finalists = _screening_stage(ctx, candidates)
-        ctx.progress(f"black-box stage: {len(finalists)} finalists, {samples} draws per data set")
-        blackbox_info, witness, lower, eval_draws = _blackbox_stage(ctx, finalists, use_exact)
-        if use_exact and eval_draws is not None:
-            conformance = _conformance(ctx, *eval_draws)
+        try:
+            if not finalists:
+                finalists = _screening_stage(ctx, candidates)
+            ctx.progress(
+                f"black-box stage: {len(finalists)} finalists, {samples} draws per data set"
+            )
+            blackbox_info, witness, lower, eval_draws = _blackbox_stage(ctx, finalists, use_exact)
+            if use_exact and eval_draws is not None:
+                conformance = _conformance(ctx, *eval_draws)
+        except _Hung as hung:
+            blackbox_info, witness, conformance = None, None, []
+            timed_out, lower, witness = _hang_test(ctx, hung)
     exact_eps = None
     violation = False
     if exact_info is not None:
@@ -243,6 +356,10 @@ def audit_mechanism(
         if mode == "exact":
             lower = exact_eps
             witness = {**exact_info["worst_pair"], "source": "exact"}
+    if timed_out is not None:
+        violation = violation or lower > claim.epsilon
+        if exact_info is not None and (witness is None or not lower > claim.epsilon):
+            witness = {**exact_info["worst_pair"], "source": "exact"}
     if blackbox_info is not None:
         if exact_info is not None and (
             witness is None or (exact_info["violation"] and not blackbox_info["violation"])
@@ -250,7 +367,7 @@ def audit_mechanism(
             witness = {**exact_info["worst_pair"], "source": "exact"}
         violation = violation or blackbox_info["violation"]
     return AuditReport(
-        mechanism=name or _name(mech),
+        mechanism=label,
         claim=claim,
         mode=mode if mode != "auto" else ("exact+blackbox" if exact_info else "blackbox"),
         epsilon_lower_bound=max(0.0, float(lower)),
@@ -266,71 +383,119 @@ def audit_mechanism(
         blackbox=blackbox_info,
         conformance=conformance,
         notes=ctx.notes,
+        timed_out=timed_out,
     )
 
 
-def _name(mech: Any) -> str:
-    name = getattr(mech, "name", None)
-    if isinstance(name, str):
-        return name
-    text = repr(mech)
-    return text if len(text) <= 120 else text[:117] + "..."
+_MISSING = object()
+
+
+def _read(mech: Any, attribute: str, default: Any = _MISSING) -> Any:
+    """``mech.<attribute>`` (or ``default`` when it has none); an attribute that raises when
+    read is a ValueError naming it."""
+    try:
+        return getattr(mech, attribute)
+    except AttributeError:
+        if default is not _MISSING:
+            return default
+        raise ValueError(
+            f"mech.{attribute} is missing: mech must be a mechanism (a reference.PrivacyClaim "
+            "as claim, sample(data, size, rng), domain)"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 -- any failure to read it is a refusal
+        raise ValueError(f"mech.{attribute} cannot be read ({type(exc).__name__}: {exc})") from None
+
+
+def _audit_domain(mech: Any, domain: Any) -> tuple[float, float]:
+    """The values data are drawn from: ``domain`` (inside ``mech.domain``) or ``mech.domain``."""
+    own = _read(mech, "domain", None)
+    if domain is None:
+        if own is None:
+            raise ValueError("mech.domain is missing: give domain=(lo, hi)")
+        return check_probe_domain(own, "mech.domain")
+    dom = check_probe_domain(domain, "domain")
+    if own is not None:
+        lo, hi = check_probe_domain(own, "mech.domain")
+        if not (lo <= dom[0] and dom[1] <= hi):
+            raise ValueError(
+                f"domain must lie inside mech.domain ({lo!r}, {hi!r}), got {dom}: data outside "
+                "it are refused by the mechanism, which is not a leak"
+            )
+    return dom
+
+
+def _hang_test(ctx: _Context, hung: _Hung) -> tuple[dict[str, Any], float, dict[str, Any] | None]:
+    """Fresh single draws on the pair where a draw overran (module docstring, "Time limit"):
+    the bound of the event "timed out", D (where it happened) against D', at level α. The two
+    data sets are drawn side by side (two threads, unless the audit has an executor), each draw
+    with the time limit, so the test waits at most about :data:`HANG_TEST_SECONDS`; when that
+    allows too few draws for any bound above the claim, it is skipped (no draws)."""
+    t = float(ctx.timeout or 0.0)
+    m = max(1, min(HANG_TEST_DRAWS, int(HANG_TEST_SECONDS / t)))
+    best = float(epsilon_lower_bound(m, m, 0, m, ctx.claim.delta, ctx.alpha))
+    k0 = k1 = 0
+    if best > ctx.claim.epsilon:
+        ctx.progress(f"hang test: a {hung.stage} draw took longer than {t:g} s; {m} per side")
+        key = ctx.next_key()
+        jobs = [DrawJob(hung.data, m, (_HANG, key, 0)), DrawJob(hung.partner, m, (_HANG, key, 1))]
+        options = {"chunk": 1, "timeout": t, "stop_on_timeout": False}
+        if ctx.executor is not None:
+            a, b = draw(ctx.mech, jobs, ctx.seed, ctx.executor, **options)
+        else:
+            with ThreadPoolExecutor(2, thread_name_prefix="dpquant-hang-test") as pool:
+                futures = [
+                    pool.submit(draw, ctx.mech, [job], ctx.seed, None, **options) for job in jobs
+                ]
+                (a,), (b,) = (f.result() for f in futures)
+        ctx.used += 2 * m
+        ctx.used_by_stage["hang test"] = ctx.used_by_stage.get("hang test", 0) + 2 * m
+        k0 = int(np.count_nonzero(a.atoms == TIMEOUT))
+        k1 = int(np.count_nonzero(b.atoms == TIMEOUT))
+        bound = float(epsilon_lower_bound(k0, m, k1, m, ctx.claim.delta, ctx.alpha))
+    else:
+        m, bound = 0, -math.inf
+    info = {
+        "limit_seconds": t,
+        "stage": hung.stage,
+        "data": hung.data.tolist(),
+        "data_prime": hung.partner.tolist(),
+        "hang_test": {
+            "draws_per_side": m,
+            "timeouts_on_data": k0,
+            "timeouts_on_data_prime": k1,
+            "epsilon_lower_bound": max(0.0, bound),
+            "alpha": ctx.alpha,
+            "skipped": m == 0,
+        },
+    }
+    ctx.notes.append(
+        f"audit stopped early: a draw of the {hung.stage} stage took longer than the time limit "
+        f"of {t:g} s; "
+        + (
+            f"hang test on that pair: {k0}/{m} draws timed out on D, {k1}/{m} on D'"
+            if m
+            else f"no hang test: within {HANG_TEST_SECONDS:g} s the limit allows too few draws "
+            "to bound ε above the claim"
+        )
+    )
+    event = Event("atom", atom=TIMEOUT)
+    witness = {
+        "data": hung.data.tolist(),
+        "data_prime": hung.partner.tolist(),
+        "event": event.to_dict(),
+        "k0": k0,
+        "n0": m,
+        "k1": k1,
+        "n1": m,
+        "epsilon_lower_bound": max(0.0, bound),
+        "source": "timeout",
+    }
+    return info, max(0.0, bound), witness if m else None
 
 
 # --------------------------------------------------------------------------------------------
 # candidates
 # --------------------------------------------------------------------------------------------
-
-
-def check_neighbours(d0: np.ndarray, d1: np.ndarray, adjacency: str) -> None:
-    """Raise ``ValueError`` unless (d0, d1) are neighbours under ``adjacency``."""
-    a, b = np.sort(d0), np.sort(d1)
-    if adjacency == "local":
-        ok = a.size == 1 and b.size == 1
-    elif adjacency == "add_remove":
-        small, big = (a, b) if a.size < b.size else (b, a)
-        ok = big.size == small.size + 1 and any(
-            np.array_equal(np.delete(big, i), small) for i in range(big.size)
-        )
-    else:
-        ok = a.size == b.size and a.size > 0 and len(_unmatched(a, b)) <= 1
-    if not ok:
-        raise ValueError(
-            f"pairs must be neighbours under {adjacency!r}: {a.tolist()} and {b.tolist()} are not"
-        )
-
-
-def _unmatched(a: np.ndarray, b: np.ndarray) -> list[int]:
-    """Indices of a's records left over after matching equal records of b (multiset difference)."""
-    pool = list(b.tolist())
-    out = []
-    for i, v in enumerate(a.tolist()):
-        if v in pool:
-            pool.remove(v)
-        else:
-            out.append(i)
-    return out
-
-
-def _candidates(
-    ctx: _Context, pairs: Iterable[tuple[Any, Any]] | None, dom: tuple[float, float]
-) -> list[Candidate]:
-    if pairs is not None:
-        out = []
-        for d0, d1 in pairs:
-            d0 = np.sort(np.asarray(d0, dtype=float).ravel())
-            d1 = np.sort(np.asarray(d1, dtype=float).ravel())
-            for d in (d0, d1):
-                if np.isnan(d).any() or (d.size and (d.min() < dom[0] or d.max() > dom[1])):
-                    raise ValueError(
-                        f"pairs must hold values in the domain {dom}, got {d.tolist()}"
-                    )
-            check_neighbours(d0, d1, ctx.claim.adjacency)
-            out.append(Candidate(d0, d1))
-        if not out:
-            raise ValueError("pairs must contain at least one neighbouring pair")
-        return out
-    return []  # the stages build their own families
 
 
 def _family(ctx: _Context, max_n: int) -> list[Candidate]:
@@ -349,7 +514,13 @@ def _power(ctx: _Context, c: Candidate) -> PairPower | None:
     p, q = ctx.law(c.d0), ctx.law(c.d1)
     if p is None or q is None:
         return None
-    return pair_power(p, q, ctx.n_eval, ctx.claim.delta, ctx.alpha_eval)
+    try:
+        return pair_power(p, q, ctx.n_eval, ctx.claim.delta, ctx.alpha_eval)
+    except ValueError as exc:
+        raise ValueError(
+            f"mechanism {ctx.name!r}: the exact laws on {c.d0.tolist()} and {c.d1.tolist()} "
+            f"cannot be judged: {exc}"
+        ) from None
 
 
 _EXACT_MEMO: dict[Any, tuple[dict[str, Any] | None, list[Candidate], list[str]]] = {}
@@ -361,7 +532,14 @@ def _exact_stage(
     """The exact stage depends on no seed: it is memoised per (mechanism, search setting), so
     re-auditing the same hashable mechanism with other seeds only redraws the samples."""
     try:
-        key = (ctx.mech, ctx.values, ctx.samples, ctx.alpha, tuple(c.key for c in given))
+        key = (
+            ctx.mech,
+            ctx.claim,
+            ctx.values,
+            ctx.samples,
+            ctx.alpha,
+            tuple(c.key for c in given),
+        )
         hash(key)
     except TypeError:
         return _exact_stage_uncached(ctx, given)
@@ -418,10 +596,18 @@ def _exact_stage_uncached(
     chosen = [t for t in by_loss if t[1].loss >= min(top_loss, ctx.claim.epsilon) - 1e-6][:20]
     chosen += sorted(screened, key=lambda t: -t[1].expected)[:FINALISTS]
     unique = list({c.key: c for c, _ in chosen}.values())
-    sweep = exact_sweep(ctx.mech, [(c.d0, c.d1) for c in unique])
+    sweep = exact_sweep(ctx.mech, [(c.d0, c.d1) for c in unique], laws=ctx.law)
     loss, delta_max, violation = sweep.max_loss, sweep.max_delta_at_claim, sweep.violation
     worst_d0, worst_d1 = sweep.witness
-    analysis = analyse_pair(ctx.law(worst_d0), ctx.law(worst_d1), (worst_d0, worst_d1), ctx.claim)
+    try:
+        analysis = analyse_pair(
+            ctx.law(worst_d0), ctx.law(worst_d1), (worst_d0, worst_d1), ctx.claim
+        )
+    except ValueError as exc:
+        raise ValueError(
+            f"mechanism {ctx.name!r}: the exact laws on {worst_d0.tolist()} and "
+            f"{worst_d1.tolist()} cannot be judged: {exc}"
+        ) from None
     finalists = []
     for c, pw in sorted(screened, key=lambda t: -t[1].expected):
         if all(f.key != c.key for f in finalists):
@@ -623,6 +809,10 @@ def _llr(p: Any, q: Any) -> Callable[[np.ndarray], np.ndarray] | None:
     return None
 
 
+def _law_width(law: Any) -> int:
+    return len(law) if isinstance(law, ProductLaw | GridLaw) else 1
+
+
 def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         out = a - b
@@ -667,15 +857,19 @@ def _blackbox_stage(
 
 
 def _planned_event(
-    ctx: _Context, pw: PairPower, llr: Callable[[np.ndarray], np.ndarray], n_eval: int
+    ctx: _Context,
+    pw: PairPower,
+    llr: Callable[[np.ndarray], np.ndarray],
+    n_eval: int,
+    width: int = 0,
 ) -> Scored:
     """The likelihood-ratio set planned from the exact laws (no draws were used to choose it),
     with the bound its exact masses promise at ``n_eval`` draws. The 1e-9 slack keeps the whole
     tie group at the threshold despite float rounding of the log-densities."""
     if pw.forward:
-        event = Event("likelihood_ratio", lo=pw.threshold - 1e-9, llr=llr)
+        event = Event("likelihood_ratio", lo=pw.threshold - 1e-9, llr=llr, width=width)
     else:
-        event = Event("likelihood_ratio_reverse", lo=-pw.threshold - 1e-9, llr=llr)
+        event = Event("likelihood_ratio_reverse", lo=-pw.threshold - 1e-9, llr=llr, width=width)
     value = float(expected_bound(pw.p0, pw.p1, n_eval, ctx.claim.delta, ctx.alpha_eval))
     return Scored(event, pw.forward, value, pw.p0, pw.p1)
 
@@ -692,15 +886,17 @@ def _final_round(
     chosen: list[tuple[Candidate, Scored, int]] = []
     for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
         llr = None
+        width = sel[2 * i].width
         if use_exact:
             p, q = ctx.law(c.d0), ctx.law(c.d1)
-            llr = _llr(p, q) if p is not None and q is not None else None
+            if p is not None and q is not None and _law_width(p) == _law_width(q) == width:
+                llr = _llr(p, q)  # on outputs of the laws' width only (a broken sampler may differ)
         n_eval = n - len(sel[2 * i])
         s = best_event(
             sel[2 * i], sel[2 * i + 1], n_eval, ctx.claim.delta, ctx.alpha_eval, (c.d0, c.d1), llr
         )
         if llr is not None and c.planned is not None and math.isfinite(c.planned.threshold):
-            planned = _planned_event(ctx, c.planned, llr, n_eval)
+            planned = _planned_event(ctx, c.planned, llr, n_eval, width)
             if planned.expected >= s.expected:
                 s = planned
         chosen.append((c, s, n_eval))
@@ -761,7 +957,7 @@ def _conformance(ctx: _Context, c: Candidate, a: Outputs, b: Outputs) -> list[di
         law = ctx.law(data)
         if law is None:
             continue
-        width = len(law) if isinstance(law, (ProductLaw, GridLaw)) else 1
+        width = _law_width(law)
         if not out.numeric.all() or out.width != width:
             results.append(
                 {

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from audit.exact import check_exact_law, mechanism_name
 from audit.outputs import normalise
 from audit.sampling import chunk_rng
 from reference.conformance import DEFAULT_ALPHA, check_sampler
 from reference.core import has_exact
-from reference.validation import check_int, check_probability
+from reference.validation import MAX_DRAWS, check_int, check_probability
 
 
 @dataclass(frozen=True)
@@ -53,14 +54,25 @@ class ConformanceReport:
 def conformance(
     mech: Any, data: Any, samples: int = 100_000, seed: int = 0, alpha: float = DEFAULT_ALPHA
 ) -> ConformanceReport:
-    """Test ``mech.sample`` on ``data`` against ``mech.exact(data)``."""
-    if not has_exact(mech):
-        raise ValueError("conformance needs a mechanism with an exact(data) law")
-    samples = check_int(samples, "samples", minimum=1)
-    seed = check_int(seed, "seed", minimum=0)
+    """Test ``mech.sample`` on ``data`` against ``mech.exact(data)``.
+
+    ``mech`` needs ``sample`` and ``exact``; ``data`` is checked by the mechanism (its
+    ``ValueError`` names the data); ``samples`` in [1, ``MAX_DRAWS``], ``seed`` in
+    [0, :data:`audit.runner.MAX_SEED`], ``alpha`` in (0, 1). A law that yields NaN is a
+    ``ValueError`` naming the mechanism."""
+    from audit.runner import MAX_SEED
+
+    if not has_exact(mech) or not callable(getattr(mech, "sample", None)):
+        raise ValueError("mech must have sample(data, size, rng) and an exact(data) law")
+    samples = check_int(samples, "samples", minimum=1, maximum=MAX_DRAWS)
+    seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
-    law = mech.exact(data)
-    out = normalise(mech.sample(data, samples, chunk_rng(seed, (0,))), samples)
+    law = check_exact_law(mech.exact(data), f"the exact law of {mechanism_name(mech)} on data")
+    try:
+        raw = mech.sample(data, samples, chunk_rng(seed, (0,)))
+    except ValueError as exc:
+        raise ValueError(f"mech.sample(data, samples={samples}, rng) refused: {exc}") from None
+    out = normalise(raw, samples)
     if not out.numeric.all() or out.width != 1:
         return ConformanceReport(
             False,

@@ -7,20 +7,38 @@ an audit gives the identical report in-process, on a thread pool or on a dask cl
 
 A vectorised ``sample`` that raises for a whole chunk is retried one draw at a time (each draw with
 its own derived seed); the draws that raise become the atom ``raised:<ExceptionType>``.
+
+**Time limit.** With ``timeout`` (seconds per draw), each call ``sample(data, k, rng)`` runs in a
+helper thread and is given ``k · timeout`` seconds; chunks then hold at most
+``max(1, ⌊TIMEOUT_WINDOW / timeout⌋)`` draws, so a hang is noticed within about
+``max(timeout, TIMEOUT_WINDOW)`` seconds (the chunking depends on ``timeout`` only, never on
+timing, so the draws stay a function of the seed). A call of k draws cannot overrun k · timeout
+unless one of its draws overruns timeout (up to the scheduling of threads: choose a limit well
+above the slowest draw). By default :func:`draw` then stops and raises :class:`DrawTimedOut`
+(the draws of that call become the atom ``timeout``, :data:`audit.outputs.TIMEOUT`); asked for
+every draw, it retries the call one draw at a time, each with ``timeout`` seconds, and only the
+draws that overrun become that atom. The abandoned helper thread is interrupted (CPython's
+``PyThreadState_SetAsyncExc``), which stops a mechanism looping in Python code at once; one blocked
+inside a C call (``time.sleep``, a long numpy operation) stops when that call returns, and keeps
+its (daemon) thread until then. A mechanism that hangs thus costs a bounded time, not the audit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ctypes
+import queue
+import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from audit.outputs import Outputs, Raised, normalise
+from audit.outputs import TIMEOUT, Outputs, Raised, normalise
 
 CHUNK = 1 << 16
+TIMEOUT_WINDOW = 4.0  # with a time limit, one call is given at most ~this long (or one draw's)
 
 
 @dataclass(frozen=True)
@@ -32,32 +50,169 @@ class DrawJob:
     key: tuple[int, ...]
 
 
+class DrawTimedOut(Exception):  # noqa: N818 -- an outcome of the mechanism, reported by the auditor
+    """A draw of job ``job`` (an index into the jobs given to :func:`draw`) outlived the time
+    limit; ``outputs`` holds what the jobs had produced by then (None for jobs not drawn)."""
+
+    def __init__(self, job: int, outputs: list[Outputs | None]):
+        super().__init__(f"a draw of job {job} exceeded the time limit")
+        self.job = job
+        self.outputs = outputs
+
+
+class _Interrupt(BaseException):
+    """Raised inside a helper thread whose call overran (a ``BaseException``, so that a
+    mechanism's own ``except Exception`` does not swallow it)."""
+
+
 def chunk_rng(seed: int, key: tuple[int, ...]) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
 
 
+# -- calls with a deadline -----------------------------------------------------------------------
+
+
+class _Worker:
+    """A daemon thread running one call at a time; abandoned (and interrupted) after an overrun."""
+
+    def __init__(self) -> None:
+        self.tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._loop, name="dpquant-audit-draw", daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        try:
+            while True:
+                task = self.tasks.get()
+                if task is None:
+                    return
+                fn, args, box, done = task
+                try:
+                    box.append(("ok", fn(*args)))
+                except Exception as exc:  # noqa: BLE001 -- an exception is an output
+                    box.append(("raised", exc))
+                except _Interrupt:
+                    return
+                except BaseException as exc:  # noqa: BLE001 -- SystemExit & co: the caller's
+                    box.append(("fatal", exc))
+                    done.set()
+                    return
+                done.set()
+        except BaseException:  # noqa: BLE001 -- the interrupt of an abandoned call
+            return
+
+    def abandon(self) -> None:
+        ident = self.thread.ident
+        if ident is not None and self.thread.is_alive():
+            try:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(ident), ctypes.py_object(_Interrupt)
+                )
+            except (AttributeError, OSError):  # pragma: no cover - not CPython
+                pass
+        self.tasks.put(None)
+
+
+_local = threading.local()
+
+
+def call_with_deadline(
+    fn: Callable[..., Any], args: tuple[Any, ...], seconds: float
+) -> tuple[str, Any]:
+    """``fn(*args)`` in a helper thread: ``("ok", result)``, ``("raised", exception)`` or
+    ``("timeout", None)`` when it did not return within ``seconds`` (the call is then
+    interrupted where possible and abandoned; see the module docstring). A ``BaseException``
+    that is not an ``Exception`` (``SystemExit``, ``KeyboardInterrupt``) is raised here."""
+    worker = getattr(_local, "worker", None)
+    if worker is None or not worker.thread.is_alive():
+        worker = _local.worker = _Worker()
+    box: list[tuple[str, Any]] = []
+    done = threading.Event()
+    worker.tasks.put((fn, args, box, done))
+    if done.wait(seconds):
+        if box[0][0] == "fatal":  # SystemExit, KeyboardInterrupt: as if raised here
+            raise box[0][1]
+        return box[0]
+    _local.worker = None
+    worker.abandon()
+    return "timeout", None
+
+
+# -- drawing ---------------------------------------------------------------------------------------
+
+
 def draw_chunk(
-    mechanism: Any, data: np.ndarray, size: int, seed: int, key: tuple[int, ...]
+    mechanism: Any,
+    data: np.ndarray,
+    size: int,
+    seed: int,
+    key: tuple[int, ...],
+    timeout: float | None = None,
+    retry: bool = True,
 ) -> Outputs:
-    """One chunk of draws (runs on a worker). Exceptions become atoms."""
-    try:
-        raw = mechanism.sample(data, size, chunk_rng(seed, key))
-    except Exception:  # noqa: BLE001 -- any exception is an output
-        return _one_at_a_time(mechanism, data, size, seed, key)
-    return normalise(raw, size)
+    """One chunk of draws (runs on a worker). Exceptions (and overruns) become atoms; with
+    ``retry=False`` a call that overruns makes all its draws the atom ``timeout``."""
+    rng = chunk_rng(seed, key)
+    if timeout is None:
+        try:
+            raw = mechanism.sample(data, size, rng)
+        except Exception:  # noqa: BLE001 -- any exception is an output
+            return _one_at_a_time(mechanism, data, size, seed, key)
+        return normalise(raw, size)
+    status, raw = call_with_deadline(mechanism.sample, (data, size, rng), size * timeout)
+    if status == "ok":
+        return normalise(raw, size)
+    if status == "timeout" and (size == 1 or not retry):  # that call was the draw, or we stop
+        atoms = np.empty(size, dtype=object)
+        atoms[:] = TIMEOUT
+        return Outputs(np.full((size, 1), np.nan), atoms)
+    return _one_at_a_time(mechanism, data, size, seed, key, timeout)
+
+
+class _TimedOut:
+    """Placeholder for a draw that overran (its atom is ``timeout``)."""
 
 
 def _one_at_a_time(
-    mechanism: Any, data: np.ndarray, size: int, seed: int, key: tuple[int, ...]
+    mechanism: Any,
+    data: np.ndarray,
+    size: int,
+    seed: int,
+    key: tuple[int, ...],
+    timeout: float | None = None,
 ) -> Outputs:
     rows: list[Any] = []
     for i in range(size):
-        try:
-            out = np.asarray(mechanism.sample(data, 1, chunk_rng(seed, (*key, 1 << 30, i))))
-            rows.append(out[0] if out.ndim <= 1 else out[0].tolist())
-        except Exception as exc:  # noqa: BLE001
-            rows.append(Raised.of(exc))
-    return normalise(rows, size)
+        rng = chunk_rng(seed, (*key, 1 << 30, i))
+        if timeout is None:
+            try:
+                rows.append(_first(mechanism.sample(data, 1, rng)))
+            except Exception as exc:  # noqa: BLE001
+                rows.append(Raised.of(exc))
+            continue
+        status, raw = call_with_deadline(mechanism.sample, (data, 1, rng), timeout)
+        if status == "ok":
+            try:
+                rows.append(_first(raw))
+            except Exception as exc:  # noqa: BLE001 -- a result that is not one draw
+                rows.append(Raised.of(exc))
+        elif status == "raised":
+            rows.append(Raised.of(raw))
+        else:
+            rows.append(_TimedOut())
+    out = normalise([r if not isinstance(r, _TimedOut) else None for r in rows], size)
+    timed = np.array([isinstance(r, _TimedOut) for r in rows], dtype=bool)
+    if timed.any():
+        out.atoms[timed] = TIMEOUT
+    return out
+
+
+def _first(raw: Any) -> Any:
+    """The one draw of a ``sample(data, 1, rng)`` result."""
+    out = raw if isinstance(raw, np.ndarray) else np.asarray(raw, dtype=object)
+    if out.ndim == 0 or len(out) != 1:
+        raise ValueError("sample(data, 1, rng) did not return one draw")
+    return out[0] if out.ndim <= 1 else out[0].tolist()
 
 
 def draw(
@@ -66,23 +221,48 @@ def draw(
     seed: int,
     executor: Executor | None = None,
     chunk: int = CHUNK,
+    timeout: float | None = None,
+    stop_on_timeout: bool = True,
 ) -> list[Outputs]:
-    """Run every job (all chunks submitted at once to ``executor``); results in job order."""
+    """Run every job (all chunks submitted at once to ``executor``); results in job order.
+
+    With ``timeout`` (seconds per draw; see the module docstring) and ``stop_on_timeout``, the
+    first draw that overruns ends the call with :class:`DrawTimedOut`."""
+    if timeout is not None:
+        chunk = min(chunk, max(1, int(TIMEOUT_WINDOW / timeout)))
     plan: list[tuple[int, int, int]] = []  # (job index, chunk index, chunk size)
     for j, job in enumerate(jobs):
         for c, start in enumerate(range(0, job.size, chunk)):
             plan.append((j, c, min(chunk, job.size - start)))
+    results: list[Outputs] = []
+    stop = timeout is not None and stop_on_timeout
     if executor is None:
-        results = [
-            draw_chunk(mechanism, jobs[j].data, n, seed, (*jobs[j].key, c)) for j, c, n in plan
-        ]
+        for j, c, n in plan:
+            out = draw_chunk(mechanism, jobs[j].data, n, seed, (*jobs[j].key, c), timeout, not stop)
+            results.append(out)
+            if stop and TIMEOUT in out.atoms:
+                raise DrawTimedOut(j, _grouped(jobs, plan, results))
     else:
         futures = [
-            executor.submit(draw_chunk, mechanism, jobs[j].data, n, seed, (*jobs[j].key, c))
+            executor.submit(
+                draw_chunk, mechanism, jobs[j].data, n, seed, (*jobs[j].key, c), timeout, not stop
+            )
             for j, c, n in plan
         ]
-        results = [f.result() for f in futures]
+        for (j, _, _), f in zip(plan, futures, strict=True):
+            out = f.result()
+            results.append(out)
+            if stop and TIMEOUT in out.atoms:
+                for rest in futures:
+                    rest.cancel()
+                raise DrawTimedOut(j, _grouped(jobs, plan, results))
+    return [g if g is not None else Outputs.empty() for g in _grouped(jobs, plan, results)]
+
+
+def _grouped(
+    jobs: Sequence[DrawJob], plan: list[tuple[int, int, int]], results: list[Outputs]
+) -> list[Outputs | None]:
     grouped: list[list[Outputs]] = [[] for _ in jobs]
-    for (j, _, _), out in zip(plan, results, strict=True):
+    for (j, _, _), out in zip(plan, results, strict=False):
         grouped[j].append(out)
-    return [Outputs.concat(parts) if parts else Outputs.empty() for parts in grouped]
+    return [Outputs.concat(parts) if parts else None for parts in grouped]

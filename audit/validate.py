@@ -27,24 +27,42 @@ two-sample test add the second sample's terms.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import numpy as np
 
-from audit.outputs import Raised
-from audit.search import probe_values
+from audit.exact import check_exact_law
+from audit.outputs import Outputs, normalise
+from audit.search import (
+    MAX_SIZE,
+    MAX_SIZES,
+    check_probe_domain,
+    check_values,
+    len_or_none,
+    probe_values,
+)
 from audit.wrap import from_callable
 from reference.conformance import check_sampler, dkw_threshold
-from reference.core import PrivacyClaim, has_exact
+from reference.core import PrivacyClaim, check_adjacency, check_claim, has_exact
 from reference.distributions import DiscreteLaw, GridLaw, ProductLaw
-from reference.validation import check_int, check_probability
+from reference.validation import (
+    MAX_DRAWS,
+    check_data,
+    check_finite,
+    check_flag,
+    check_int,
+    check_probability,
+)
 
 DEFAULT_SAMPLES = 20_000
 DEFAULT_ALPHA = 1e-6
 DEFAULT_BETA = 0.05
 BATTERY_SIZES = (1, 2, 5, 9, 33, 200)
+MAX_DATASETS = 1000
+MAX_NAME = 1000
 
 
 @dataclass(frozen=True)
@@ -185,12 +203,23 @@ def _short(data: Sequence[float]) -> str:
 
 
 def battery(
-    domain: tuple[float, float], adjacency: str, sizes: Sequence[int] = BATTERY_SIZES
+    domain: tuple[float, float],
+    adjacency: str,
+    sizes: Sequence[int] = BATTERY_SIZES,
+    inputs: Sequence[float] | None = None,
 ) -> list[np.ndarray]:
     """Data sets that exercise a quantile mechanism: for local DP each probe value alone;
     otherwise, for each size, values spread over the probe values, all tied at the middle value,
-    two clusters split at the median, and the middle value with one outlier at each end."""
-    values = sorted(probe_values(domain))
+    two clusters split at the median, and the middle value with one outlier at each end. The
+    probe values are those of :func:`audit.search.probe_values` (``inputs``: a mechanism's finite
+    input set); ``sizes`` are integers in [1, :data:`audit.search.MAX_SIZE`]."""
+    adjacency = check_adjacency(adjacency)
+    values = sorted(probe_values(domain, inputs))
+    if isinstance(sizes, str | bytes) or len_or_none(sizes) is None:
+        raise ValueError(f"sizes must be a sequence of integers in [1, {MAX_SIZE}]")
+    if len(sizes) > MAX_SIZES:
+        raise ValueError(f"sizes must hold at most {MAX_SIZES} sizes, got {len(sizes)}")
+    sizes = [check_int(n, f"sizes[{i}]", minimum=1, maximum=MAX_SIZE) for i, n in enumerate(sizes)]
     if adjacency == "local":
         return [np.array([v]) for v in values]
     lo, hi = values[0], values[-1]
@@ -198,7 +227,6 @@ def battery(
     mid = values[len(values) // 2]
     out: list[tuple[float, ...]] = []
     for n in sizes:
-        n = check_int(n, "size", minimum=1)
         out.append(tuple(values[(k * len(values)) // n] for k in range(n)))
         out.append((mid,) * n)
         out.append((inner_lo,) * (n // 2) + (inner_hi,) * (n - n // 2))
@@ -216,31 +244,28 @@ def battery(
 
 def detectable_deviation(threshold: float, samples: int, beta: float) -> float:
     """t + sqrt(ln(2/β)/(2N)): a true deviation this large is detected w.p. >= 1 − β."""
+    threshold = check_finite(threshold, "threshold")
+    if threshold < 0:
+        raise ValueError(f"threshold must be >= 0, got {threshold!r}")
+    samples = check_int(samples, "samples", minimum=1)
+    beta = check_probability(beta, "beta", open_left=True, open_right=True)
     return threshold + math.sqrt(math.log(2.0 / beta) / (2.0 * samples))
 
 
-def _numeric(draws: np.ndarray) -> np.ndarray | None:
-    """The draws as a float array, or None when some draw is not a finite number (an exception,
-    NaN, an object)."""
-    arr = np.asarray(draws)
-    if arr.dtype == object:
+def _numeric(out: Outputs) -> np.ndarray | None:
+    """The draws as a float array ((n,) or (n, k)), or None when some draw is not a finite
+    number (an exception, NaN, ±inf, any other object: see :mod:`audit.outputs`)."""
+    if not out.numeric.all() or not np.all(np.isfinite(out.values)):
         return None
-    arr = arr.astype(float)
-    return arr if np.all(np.isfinite(arr)) else None
+    return out.values[:, 0] if out.width == 1 else out.values
 
 
-def _non_numeric_detail(draws: np.ndarray) -> str:
-    kinds: dict[str, int] = {}
-    for d in np.asarray(draws, dtype=object).ravel():
-        if isinstance(d, Raised):
-            key = str(d)
-        elif isinstance(d, float) and not math.isfinite(d):
-            key = repr(d)
-        elif isinstance(d, int | float | np.floating | np.integer):
-            continue
-        else:
-            key = type(d).__name__
-        kinds[key] = kinds.get(key, 0) + 1
+def _non_numeric_detail(out: Outputs) -> str:
+    kinds = out.atom_counts()
+    numeric = out.values[out.numeric]
+    infinite = int(np.count_nonzero(~np.isfinite(numeric).all(axis=1))) if numeric.size else 0
+    if infinite:
+        kinds["inf"] = infinite
     return "non-numeric outputs: " + ", ".join(f"{k} ×{v}" for k, v in sorted(kinds.items()))
 
 
@@ -268,9 +293,13 @@ def two_sample_check(
     a: np.ndarray, b: np.ndarray, alpha: float, beta: float
 ) -> tuple[str, bool, float, float, float, str]:
     """Distribution-free two-sample test: sup|F̂_a − F̂_b| against the sum of the two DKW bands at
-    α/2 each (per coordinate, Bonferroni, for vector outputs)."""
-    a2 = a.reshape(len(a), -1)
-    b2 = b.reshape(len(b), -1)
+    α/2 each (per coordinate, Bonferroni, for vector outputs). ``a`` and ``b``: non-empty arrays
+    of finite draws, (n,) or (n, k) with the same k."""
+    a2, b2 = _draws(a, "a"), _draws(b, "b")
+    alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
+    beta = check_probability(beta, "beta", open_left=True, open_right=True)
+    if a2.shape[1] != b2.shape[1]:
+        raise ValueError(f"a and b must have the same width, got {a2.shape[1]} and {b2.shape[1]}")
     k = a2.shape[1]
     worst = (0.0, 0)
     for j in range(k):
@@ -289,13 +318,33 @@ def two_sample_check(
     return "two-sample", worst[0] <= t, worst[0], t, power, f"largest gap in coordinate {worst[1]}"
 
 
+def _draws(x: Any, name: str) -> np.ndarray:
+    """Draws for the two-sample test: (n,) or (n, k) finite reals, as an (n, k) float array."""
+    if isinstance(x, np.ndarray) and x.ndim == 2:
+        return check_data(x, name, record_dim=x.shape[1])
+    return check_data(x, name).reshape(-1, 1)
+
+
+def _attribute(obj: Any, attribute: str, owner: str) -> Any:
+    try:
+        return getattr(obj, attribute)
+    except Exception as exc:  # noqa: BLE001 -- a missing or failing attribute is a refusal
+        raise ValueError(
+            f"{owner}.{attribute} cannot be read ({type(exc).__name__}: {exc})"
+        ) from None
+
+
 def as_mechanism(candidate: Any, reference: Any, name: str | None = None) -> Any:
     """The candidate as a mechanism: itself if it has ``sample``, else ``fn(data, rng)`` wrapped
     with the reference's claim and domain."""
-    if callable(getattr(candidate, "sample", None)):
+    if callable(getattr(candidate, "sample", None)) and not isinstance(candidate, type):
         return candidate
-    if callable(candidate):
-        return from_callable(candidate, reference.claim, reference.domain, name=name)
+    if callable(candidate) and not isinstance(candidate, type):
+        claim = check_claim(_attribute(reference, "claim", "reference"), "reference.claim")
+        domain = check_probe_domain(
+            _attribute(reference, "domain", "reference"), "reference.domain"
+        )
+        return from_callable(candidate, claim, domain, name=name)
     raise ValueError(
         f"candidate must be a mechanism (with sample()) or a function fn(data, rng) -> output, "
         f"got {type(candidate).__name__}"
@@ -318,34 +367,93 @@ def validate(
 ) -> ValidationReport:
     """Test that ``candidate`` draws from the same law as ``reference`` on a battery of data sets
     (module docstring) and audit it under the reference's claim; the seed fixes every draw of
-    our own code (a candidate that ignores the generator it is given is not reproducible)."""
-    if not callable(getattr(reference, "sample", None)) or not hasattr(reference, "claim"):
+    our own code (a candidate that ignores the generator it is given is not reproducible).
+
+    Arguments are checked first (``ValueError`` naming them): ``reference`` a mechanism with a
+    valid claim and domain; ``datasets`` at most :data:`MAX_DATASETS` data sets of finite values
+    inside the reference's domain (and among its ``input_values`` when it has them), at most
+    :data:`audit.search.MAX_SIZE` records each; ``samples`` in [100, ``MAX_DRAWS``]; ``alpha`` in
+    [:data:`audit.runner.MIN_ALPHA`, 1); ``beta`` in (0, 1); ``seed`` in
+    [0, :data:`audit.runner.MAX_SEED`]; ``audit`` a bool; ``audit_samples`` None or in
+    [10, :data:`audit.runner.MAX_SAMPLES`]; the names strings or None. A candidate whose
+    ``sample`` raises, or whose draws are not finite numbers, fails that data set's check."""
+    from audit.runner import MAX_SAMPLES, MAX_SEED, MIN_ALPHA
+
+    if not callable(getattr(reference, "sample", None)) or isinstance(reference, type):
         raise ValueError("reference must be a mechanism with sample() and claim")
-    samples = check_int(samples, "samples", minimum=100)
+    claim = check_claim(_attribute(reference, "claim", "reference"), "reference.claim")
+    ref_domain = check_probe_domain(
+        _attribute(reference, "domain", "reference"), "reference.domain"
+    )
+    inputs = getattr(reference, "input_values", None)
+    inputs = None if inputs is None else check_values(inputs, "reference.input_values")
+    samples = check_int(samples, "samples", minimum=100, maximum=MAX_DRAWS)
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
+    if alpha < MIN_ALPHA:
+        raise ValueError(f"alpha must lie in [{MIN_ALPHA:g}, 1), got {alpha!r}")
     beta = check_probability(beta, "beta", open_left=True, open_right=True)
+    seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
+    audit = check_flag(audit, "audit")
+    if audit_samples is not None:
+        audit_samples = check_int(audit_samples, "audit_samples", minimum=10, maximum=MAX_SAMPLES)
+    for label, value in (("reference_name", reference_name), ("candidate_name", candidate_name)):
+        if value is not None and (not isinstance(value, str) or len(value) > MAX_NAME):
+            raise ValueError(f"{label} must be a string (at most {MAX_NAME} characters) or None")
     ref_name = reference_name or getattr(reference, "name", None) or type(reference).__name__
     cand = as_mechanism(candidate, reference, candidate_name)
     cand_name = candidate_name or getattr(cand, "name", None) or type(cand).__name__
-    claim = reference.claim
     if datasets is None:
-        datasets = battery(reference.domain, claim.adjacency)
-    datasets = [np.sort(np.asarray(d, dtype=float).ravel()) for d in datasets]
-    if not datasets:
-        raise ValueError("datasets must contain at least one data set")
+        datasets = battery(ref_domain, claim.adjacency, inputs=inputs)
+    else:
+        datasets = _check_datasets(datasets, ref_domain, inputs)
     per_test = alpha / len(datasets)
     rng = np.random.default_rng(seed)
-    report = ValidationReport(str(ref_name), str(cand_name), claim, alpha, beta)
-    for data in datasets:
-        draws = cand.sample(data, samples, rng)
-        values = _numeric(draws)
+    report = ValidationReport(
+        str(ref_name)[:MAX_NAME], str(cand_name)[:MAX_NAME], claim, alpha, beta
+    )
+    for i, data in enumerate(datasets):
+        try:
+            draws = cand.sample(data, samples, rng)
+        except Exception as exc:  # noqa: BLE001 -- a candidate that raises fails the check
+            draws = None
+            detail = f"sample raised {type(exc).__name__}: {str(exc)[:200]}"
+        out = None if draws is None else normalise(draws, samples)
+        values = None if out is None else _numeric(out)
         if values is None:
-            test = ("outputs", False, math.inf, 0.0, math.inf, _non_numeric_detail(draws))
+            if out is not None:
+                detail = _non_numeric_detail(out)
+            test = ("outputs", False, math.inf, 0.0, math.inf, detail)
         elif has_exact(reference):
-            test = _exact_check(reference.exact(data), values, per_test, beta)
+            law = _reference_call(reference.exact, (data,), i)
+            law = check_exact_law(law, f"the reference's exact law on datasets[{i}]")
+            width = len(law) if isinstance(law, ProductLaw | GridLaw) else 1
+            got = 1 if np.ndim(values) == 1 else np.shape(values)[1]
+            if got != width:
+                detail = f"the candidate's draws have {got} coordinates, the law {width}"
+                test = ("outputs", False, math.inf, 0.0, math.inf, detail)
+            else:
+                test = _exact_check(law, values, per_test, beta)
         else:
-            mine = np.asarray(reference.sample(data, samples, rng), dtype=float)
-            test = two_sample_check(values, mine, per_test, beta)
+            mine = _reference_call(reference.sample, (data, samples, rng), i)
+            mine_out = normalise(mine, samples)
+            theirs = _numeric(mine_out)
+            if theirs is None:
+                raise ValueError(
+                    f"reference: its draws on datasets[{i}] are not finite numbers "
+                    f"({_non_numeric_detail(mine_out)})"
+                )
+            if np.ndim(theirs) != np.ndim(values) or np.shape(theirs)[1:] != np.shape(values)[1:]:
+                test = (
+                    "outputs",
+                    False,
+                    math.inf,
+                    0.0,
+                    math.inf,
+                    f"the candidate's draws have shape {np.shape(values)[1:]}, the reference's "
+                    f"{np.shape(theirs)[1:]}",
+                )
+            else:
+                test = two_sample_check(values, theirs, per_test, beta)
         name, passed, statistic, threshold, detectable, detail = test
         report.checks.append(
             EquivalenceCheck(
@@ -363,9 +471,48 @@ def validate(
         from audit.runner import audit_mechanism
 
         report.audit = audit_mechanism(
-            cand, seed=seed, alpha=alpha, samples=audit_samples, name=str(cand_name)
+            cand, seed=seed, alpha=alpha, samples=audit_samples, name=str(cand_name)[:MAX_NAME]
         )
     return report
+
+
+def _reference_call(method: Any, args: tuple[Any, ...], i: int) -> Any:
+    """A call of the reference on ``datasets[i]``; its ``ValueError`` names the data set."""
+    try:
+        return method(*args)
+    except ValueError as exc:
+        raise ValueError(f"datasets[{i}] is refused by the reference: {exc}") from None
+
+
+def _check_datasets(
+    datasets: Any, domain: tuple[float, float], inputs: tuple[float, ...] | None
+) -> list[np.ndarray]:
+    if isinstance(datasets, str | bytes | Mapping) or not isinstance(datasets, Iterable):
+        raise ValueError(
+            f"datasets must be an iterable of data sets, got {type(datasets).__name__}"
+        )
+    out = []
+    allowed = None if inputs is None else set(inputs)
+    for i, d in enumerate(islice(datasets, MAX_DATASETS + 1)):
+        if i >= MAX_DATASETS:
+            raise ValueError(f"datasets must hold at most {MAX_DATASETS} data sets")
+        name = f"datasets[{i}]"
+        if isinstance(d, int | float | np.integer | np.floating) and not isinstance(
+            d, bool | np.bool_
+        ):
+            d = [d]  # a number is the data set of one record
+        size = len_or_none(d)
+        if size is not None and size > MAX_SIZE:
+            raise ValueError(f"{name} must hold at most {MAX_SIZE} records, got {size}")
+        arr = np.sort(check_data(d, name, domain=domain))
+        if allowed is not None and not set(arr.tolist()) <= allowed:
+            raise ValueError(
+                f"{name} must hold values among the reference's inputs {sorted(allowed)[:20]}"
+            )
+        out.append(arr)
+    if not out:
+        raise ValueError("datasets must contain at least one data set")
+    return out
 
 
 __all__ = [

@@ -561,11 +561,12 @@ def test_lemma_3_4_minimal_sample_size_tracks_the_stated_rate() -> None:
         for k in (10, 40, 640)
     ]
     assert abs(local[-1] - 12) < 0.2 and abs(local[-1] - 12) < abs(local[0] - 12) + 0.01
-    # global regime: R → ∞ with β fixed -> ratio → 4
+    # global regime: R → ∞ with β fixed -> ratio → 4 (R up to 10^300: the constants must fit a
+    # float, the data policy of MedianParameters)
     glob = [
         lemma_3_4_minimal_n(F(9, 10), F(1, 10), 1, F(10) ** k, F(1))
         / lemma_3_4_rate(F(9, 10), F(1, 10), 1, F(10) ** k, F(1))
-        for k in (6, 30, 480)
+        for k in (6, 30, 300)
     ]
     assert abs(glob[-1] - 4) < 0.2 and abs(glob[-1] - 4) < abs(glob[0] - 4) + 0.01
 

@@ -4,25 +4,37 @@ and the tests that check it.
 ``load_ledger`` reads it, ``ledger_problems`` lists what is inconsistent (a listed check that does
 not exist, a checked status without a check, a bad status), and ``format_ledger`` prints the table
 shown by ``dpquant claims``.
+
+Bad input gets a ``ValueError`` naming the parameter: a ledger path that is not a path, names no
+file, or names a file that is not a TOML ledger of ``[[claim]]`` tables with string fields; a
+``claims`` argument that is not a sequence of :class:`Claim`; a ``root`` that is not a path.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import stat
 import tomllib
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from reference.validation import check_int
 
 STATUSES = ("verified", "refuted", "simulated", "documented", "todo")
 PAPERS = ("aamand25", "imola25", "fukuchi19", "tzamos20")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LEDGER = REPO_ROOT / "notes" / "claims.toml"
 
+_TEXT_FIELDS = ("id", "paper", "kind", "number", "statement", "status")
+
 
 @dataclass(frozen=True)
 class Claim:
-    """One ledger entry."""
+    """One ledger entry: text fields (``str``) and the pytest node ids that check it."""
 
     id: str
     paper: str
@@ -33,49 +45,141 @@ class Claim:
     checks: tuple[str, ...] = field(default_factory=tuple)
     note: str = ""
 
+    def __post_init__(self) -> None:
+        for name in (*_TEXT_FIELDS, "note"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise ValueError(f"{name} must be a string, got {type(value).__name__}")
+        checks = self.checks
+        if isinstance(checks, str | bytes) or not isinstance(checks, list | tuple):
+            raise ValueError(f"checks must be a sequence of strings, got {type(checks).__name__}")
+        if not all(isinstance(c, str) for c in checks):
+            raise ValueError("checks must be a sequence of strings (pytest node ids)")
+        object.__setattr__(self, "checks", tuple(checks))
+
+
+def _check_path(path: Any, name: str) -> Path:
+    """``path`` as a :class:`Path` (a ``str`` or an ``os.PathLike`` naming a text path)."""
+    if isinstance(path, os.PathLike) and not isinstance(path, Path):
+        path = os.fspath(path)
+    if isinstance(path, str):
+        path = Path(path)
+    if not isinstance(path, Path):
+        raise ValueError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
+    return path
+
+
+def _show(path: Path) -> str:
+    """``path`` for an error message (at most 200 characters)."""
+    text = str(path)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _mode(path: Path) -> int | None:
+    """The file mode of ``path``, or None when it cannot be read (missing, bad name, ...)."""
+    try:
+        return path.stat().st_mode
+    except (OSError, ValueError):
+        return None
+
+
+def _entry(entry: Any, i: int, path: Path) -> Claim:
+    if not isinstance(entry, dict):
+        raise ValueError(f"path {_show(path)}: ledger entry {i} must be a [[claim]] table")
+    missing = set(_TEXT_FIELDS) - set(entry)
+    if missing:
+        raise ValueError(
+            f"path {_show(path)}: ledger entry {entry.get('id', '?')!r:.80} lacks fields "
+            f"{sorted(missing)}"
+        )
+    number = entry["number"]
+    if isinstance(number, int | float) and not isinstance(number, bool):
+        number = str(number)
+    try:
+        return Claim(
+            id=entry["id"],
+            paper=entry["paper"],
+            kind=entry["kind"],
+            number=number,
+            statement=entry["statement"],
+            status=entry["status"],
+            checks=entry.get("checks", ()),
+            note=entry.get("note", ""),
+        )
+    except ValueError as exc:
+        raise ValueError(f"path {_show(path)}: ledger entry {entry['id']!r:.80}: {exc}") from None
+
 
 def load_ledger(path: Path | str | None = None) -> list[Claim]:
-    """Read the ledger (default: ``notes/claims.toml`` of the source tree)."""
-    path = Path(path) if path is not None else DEFAULT_LEDGER
-    if not path.is_file():
-        raise ValueError(f"ledger file not found: {path} (pass --ledger PATH)")
-    with path.open("rb") as fh:
-        raw = tomllib.load(fh)
-    entries = raw.get("claim", [])
-    claims = []
-    for entry in entries:
-        missing = {"id", "paper", "kind", "number", "statement", "status"} - set(entry)
-        if missing:
-            raise ValueError(
-                f"ledger entry {entry.get('id', '?')!r} lacks fields {sorted(missing)}"
-            )
-        claims.append(
-            Claim(
-                id=entry["id"],
-                paper=entry["paper"],
-                kind=entry["kind"],
-                number=str(entry["number"]),
-                statement=entry["statement"],
-                status=entry["status"],
-                checks=tuple(entry.get("checks", ())),
-                note=entry.get("note", ""),
-            )
+    """Read the ledger at ``path`` (None: ``notes/claims.toml`` of the source tree).
+
+    ``ValueError`` naming ``path`` when it is not a path, names no regular file, is not UTF-8 TOML,
+    or does not hold a ``claim`` array of tables with the fields of :class:`Claim`.
+    """
+    path = DEFAULT_LEDGER if path is None else _check_path(path, "path")
+    mode = _mode(path)
+    if mode is None:
+        raise ValueError(
+            f"ledger file not found: {_show(path)} (path must name a TOML file: pass --ledger PATH)"
         )
-    return claims
+    if not stat.S_ISREG(mode):
+        raise ValueError(
+            f"path must name a ledger file (TOML), got {_show(path)}: not a regular file"
+        )
+    try:
+        with path.open("rb") as fh:
+            raw = tomllib.load(fh)
+    except OSError as exc:
+        raise ValueError(
+            f"path {_show(path)}: cannot read the ledger ({exc.strerror or exc})"
+        ) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"path {_show(path)} is not a TOML ledger: {exc}") from None
+    if "claim" not in raw:
+        raise ValueError(f"path {_show(path)} is not a claims ledger: it has no [[claim]] tables")
+    entries = raw["claim"]
+    if not isinstance(entries, list):
+        raise ValueError(f"path {_show(path)}: 'claim' must be an array of [[claim]] tables")
+    return [_entry(entry, i, path) for i, entry in enumerate(entries)]
+
+
+def _check_claims(claims: Any, name: str = "claims") -> list[Claim]:
+    if isinstance(claims, str | bytes) or not isinstance(claims, Sequence):
+        raise ValueError(
+            f"{name} must be a list of Claim (see load_ledger), got {type(claims).__name__}"
+        )
+    bad = [c for c in claims if not isinstance(c, Claim)][:1]
+    if bad:
+        raise ValueError(
+            f"{name} must be a list of Claim (see load_ledger), got an element of "
+            f"type {type(bad[0]).__name__}"
+        )
+    return list(claims)
 
 
 def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
     """True when the pytest node id ``path::[Class::]function[param]`` names a test in the tree.
 
     Checked statically (the file parses and defines the function), so it is fast and does not
-    import the test module.
+    import the test module. A file that cannot be read or parsed defines no test.
     """
+    if not isinstance(node_id, str):
+        raise ValueError(
+            f"node_id must be a string (a pytest node id), got {type(node_id).__name__}"
+        )
+    root = _check_path(root, "root")
     parts = node_id.split("::")
+    if len(parts) < 2:
+        return False
     path = root / parts[0]
-    if len(parts) < 2 or not path.is_file():
+    mode = _mode(path)
+    if mode is None or not stat.S_ISREG(mode):
+        return False
+    try:
+        body = ast.parse(path.read_bytes()).body
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     names = [p.split("[", 1)[0] for p in parts[1:]]
-    body = ast.parse(path.read_text()).body
     for name in names:
         found = next(
             (
@@ -94,6 +198,8 @@ def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
 
 def ledger_problems(claims: list[Claim], root: Path = REPO_ROOT) -> list[str]:
     """Every inconsistency of the ledger; empty when it is in step with the tests."""
+    claims = _check_claims(claims)
+    root = _check_path(root, "root")
     problems = []
     seen: Counter[str] = Counter(c.id for c in claims)
     problems += [f"{cid}: duplicate id" for cid, k in seen.items() if k > 1]
@@ -113,12 +219,16 @@ def ledger_problems(claims: list[Claim], root: Path = REPO_ROOT) -> list[str]:
 
 
 def status_counts(claims: list[Claim]) -> dict[str, int]:
-    counts = Counter(c.status for c in claims)
+    """How many claims have each status of :data:`STATUSES`."""
+    counts = Counter(c.status for c in _check_claims(claims))
     return {s: counts.get(s, 0) for s in STATUSES}
 
 
 def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
-    """The ledger as a plain-text table followed by counts per status (and per paper)."""
+    """The ledger as a plain-text table followed by counts per status (and per paper);
+    statements longer than ``width`` (an int >= 1) characters are cut."""
+    claims = _check_claims(claims)
+    width = check_int(width, "width", minimum=1)
     rows = [("id", "status", "checks", "statement")]
     for c in claims:
         text = c.statement if len(c.statement) <= width else c.statement[: width - 1] + "…"

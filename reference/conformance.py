@@ -14,16 +14,21 @@ Two seeded, distribution-free tests whose false-alarm probability for a correct 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
-from reference.validation import check_probability
+from reference.validation import check_int, check_probability
 
 DEFAULT_ALPHA = 1e-7
+
+MAX_TRIALS = 2**53
+"""The largest ``n`` of :func:`clopper_pearson` (counts stay exact as floats)."""
 
 
 @dataclass(frozen=True)
@@ -46,18 +51,88 @@ class ConformanceResult:
             )
 
 
+def _alpha(alpha: Any) -> float:
+    return check_probability(alpha, "alpha", open_left=True, open_right=True)
+
+
+def _numeric_samples(
+    samples: Any, name: str = "samples", ndim: int = 1, ctx: str = "", width: int | None = None
+) -> np.ndarray:
+    """Draws of a real-valued sampler as a float array of ``ndim`` dimensions (a 1-D array of
+    shape (n, 1) is flattened). Non-numbers (strings, booleans, complex numbers, None, objects)
+    and ragged sequences are refused; NaN and infinite draws are kept: a sampler that emits them
+    does not conform, and the tests report it as a failure."""
+    what = "an array of real numbers (the sampler's draws)"
+    if isinstance(samples, np.ndarray):
+        raw = samples
+    elif isinstance(samples, list | tuple | range):
+        try:
+            raw = np.array(samples, dtype=object)
+        except ValueError:
+            raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
+    else:
+        raise ValueError(f"{name} must be {what}, got {type(samples).__name__}")
+    kind = raw.dtype.kind
+    if kind == "O":
+        for t in {type(v) for v in raw.ravel().tolist()}:
+            if issubclass(t, bool | np.bool_) or not issubclass(
+                t, numbers.Real | np.integer | np.floating
+            ):
+                raise ValueError(f"{name} must be {what}, got values of type {t.__name__}")
+    elif kind not in "iuf":
+        raise ValueError(f"{name} must be {what}, got dtype {raw.dtype}")
+    try:
+        with np.errstate(over="ignore"):
+            arr = np.asarray(raw, dtype=np.float64)  # no copy for a float64 array
+    except (OverflowError, TypeError, ValueError):
+        raise ValueError(f"{name} must hold real numbers that fit a float64") from None
+    if ndim == 1 and arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != ndim:
+        shape = "(n,)" if ndim == 1 else f"(n, {width or 'k'})"
+        raise ValueError(f"{name} must have shape {shape}{ctx}, got shape {arr.shape}")
+    if width is not None and arr.shape[1] != width:
+        raise ValueError(f"{name} must have shape (n, {width}){ctx}, got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} must be non-empty")
+    return arr
+
+
+def _callable_cdf(cdf: Any) -> Callable[[np.ndarray], np.ndarray]:
+    if not callable(cdf):
+        raise ValueError(f"cdf must be a callable cdf(y), got {type(cdf).__name__}")
+    return cdf
+
+
+def _cdf_values(cdf: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
+    try:
+        f = np.asarray(cdf(x), dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cdf must map an array of reals to probabilities: {exc}") from None
+    if f.shape != x.shape:
+        raise ValueError(f"cdf must return one value per point: shape {x.shape}, got {f.shape}")
+    if np.isnan(f).any() or f.min() < 0 or f.max() > 1:
+        raise ValueError("cdf must return probabilities in [0, 1] (no NaN)")
+    return f
+
+
 def dkw_threshold(n: int, alpha: float) -> float:
-    """Half-width of the DKW–Massart band: P(sup|F̂_n − F| > t) <= 2 exp(−2 n t²) = alpha."""
+    """Half-width of the DKW–Massart band: P(sup|F̂_n − F| > t) <= 2 exp(−2 n t²) = alpha.
+    ``n`` an int >= 1, ``alpha`` in (0, 1)."""
+    n = check_int(n, "n", minimum=1, maximum=MAX_TRIALS)
+    alpha = _alpha(alpha)
     return math.sqrt(math.log(2.0 / alpha) / (2.0 * n))
 
 
-def ks_statistic(
-    samples: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray]
-) -> tuple[float, float]:
-    """sup_y |F̂_N(y) − F(y)| for a continuous F, and the y where it is reached."""
-    x = np.sort(np.asarray(samples, dtype=float))
+def ks_statistic(samples: Any, cdf: Callable[[np.ndarray], np.ndarray]) -> tuple[float, float]:
+    """sup_y |F̂_N(y) − F(y)| for a continuous F, and the y where it is reached. ``samples``:
+    a non-empty 1-D array of finite reals; ``cdf``: a callable returning probabilities."""
+    cdf = _callable_cdf(cdf)
+    x = np.sort(_numeric_samples(samples))
+    if not np.all(np.isfinite(x)):
+        raise ValueError("samples must be finite (no NaN or inf)")
     n = len(x)
-    f = np.asarray(cdf(x), dtype=float)
+    f = _cdf_values(cdf, x)
     upper = np.arange(1, n + 1) / n - f
     lower = f - np.arange(0, n) / n
     k_up, k_lo = int(np.argmax(upper)), int(np.argmax(lower))
@@ -67,13 +142,15 @@ def ks_statistic(
 
 
 def dkw_test(
-    samples: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray], alpha: float = DEFAULT_ALPHA
+    samples: Any, cdf: Callable[[np.ndarray], np.ndarray], alpha: float = DEFAULT_ALPHA
 ) -> ConformanceResult:
-    """DKW band test of ``samples`` against a continuous CDF (false alarm <= ``alpha``)."""
-    alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
-    samples = np.asarray(samples, dtype=float).ravel()
-    if samples.size == 0:
-        raise ValueError("samples must be non-empty")
+    """DKW band test of ``samples`` against a continuous CDF (false alarm <= ``alpha``).
+
+    ``samples``: a non-empty 1-D array of reals (NaN or infinite draws make the test fail:
+    such a sampler does not conform); ``cdf``: a callable; ``alpha`` in (0, 1)."""
+    alpha = _alpha(alpha)
+    cdf = _callable_cdf(cdf)
+    samples = _numeric_samples(samples)
     if not np.all(np.isfinite(samples)):
         return ConformanceResult(
             False, "dkw", math.inf, 0.0, alpha, samples.size, "non-finite samples"
@@ -86,38 +163,104 @@ def dkw_test(
 
 
 def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
-    """Two-sided Clopper–Pearson interval for a binomial proportion at level 1 − alpha."""
+    """Two-sided Clopper–Pearson interval for a binomial proportion at level 1 − alpha.
+
+    ``k`` and ``n`` ints with 0 <= k <= n and 1 <= n <= :data:`MAX_TRIALS`; ``alpha`` in (0, 1).
+    """
+    n = check_int(n, "n", minimum=1, maximum=MAX_TRIALS)
+    k = check_int(k, "k", minimum=0, maximum=n)
+    alpha = _alpha(alpha)
     lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
     hi = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
     return lo, hi
 
 
+def _label_samples(samples: Any, ctx: str = "") -> list[Hashable]:
+    """Draws of a sampler with labelled (or numeric) atoms, as a list of hashable keys."""
+    if isinstance(samples, np.ndarray):
+        arr = samples
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.ndim != 1:
+            raise ValueError(f"samples must have shape (n,){ctx}, got shape {samples.shape}")
+        values = arr.tolist()
+    elif isinstance(samples, list | tuple | range):
+        values = list(samples)
+    else:
+        raise ValueError(f"samples must be a sequence of draws, got {type(samples).__name__}")
+    if not values:
+        raise ValueError("samples must be non-empty")
+    keys = []
+    for v in values:
+        key = v.item() if isinstance(v, np.generic) else v
+        try:
+            hash(key)
+        except TypeError:
+            raise ValueError(
+                f"samples must hold atoms (numbers or hashable labels){ctx}, got a "
+                f"{type(v).__name__}"
+            ) from None
+        keys.append(key)
+    return keys
+
+
+def _check_probabilities(probabilities: Any) -> tuple[list[Hashable], np.ndarray]:
+    if not isinstance(probabilities, Mapping):
+        raise ValueError(
+            f"probabilities must be a mapping atom -> probability, got "
+            f"{type(probabilities).__name__}"
+        )
+    atoms, probs = [], []
+    for atom, p in probabilities.items():
+        key = atom.item() if isinstance(atom, np.generic) else atom
+        if isinstance(key, float) and math.isnan(key):
+            raise ValueError("probabilities must not have NaN as an atom")
+        if isinstance(p, bool | np.bool_) or not isinstance(
+            p, numbers.Real | np.integer | np.floating
+        ):
+            raise ValueError(f"probabilities[{atom!r}] must be a real number, got {p!r:.80}")
+        try:
+            value = float(p)
+        except OverflowError:
+            value = math.inf
+        if not 0.0 <= value <= 1.0:  # also refuses NaN
+            raise ValueError(f"probabilities[{atom!r}] must lie in [0, 1], got {value!r}")
+        atoms.append(key)
+        probs.append(value)
+    arr = np.array(probs, dtype=float)
+    if arr.sum() > 1 + 1e-12:
+        raise ValueError(f"probabilities must sum to at most 1, got {arr.sum()!r}")
+    return atoms, arr
+
+
 def atom_test(
-    samples: np.ndarray, probabilities: Mapping[Hashable, float], alpha: float = DEFAULT_ALPHA
+    samples: Any, probabilities: Mapping[Hashable, float], alpha: float = DEFAULT_ALPHA
 ) -> ConformanceResult:
     """Per-atom Clopper–Pearson test with Bonferroni over the atoms and "other".
 
-    ``probabilities`` maps atoms to their exact probabilities; the rest of the mass (1 − Σ) is the
-    category "other", which collects every sample not among the listed atoms.
+    ``probabilities`` maps atoms to their exact probabilities (each in [0, 1], NaN refused, sum
+    <= 1); the rest of the mass (1 − Σ) is the category "other", which collects every sample not
+    among the listed atoms (a NaN draw included). ``samples``: a non-empty 1-D sequence of draws.
     """
-    alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
-    samples = np.asarray(samples).ravel()
-    n = samples.size
-    if n == 0:
-        raise ValueError("samples must be non-empty")
-    atoms = list(probabilities)
-    probs = np.array([float(probabilities[a]) for a in atoms])
-    if np.any(probs < 0) or probs.sum() > 1 + 1e-12:
-        raise ValueError("probabilities must be >= 0 and sum to at most 1")
+    alpha = _alpha(alpha)
+    atoms, probs = _check_probabilities(probabilities)
     counts: dict[Hashable, int] = {}
-    if samples.dtype.kind in "iuf":  # vectorised count of numeric samples
-        values, freq = np.unique(samples, return_counts=True)
+    if isinstance(samples, np.ndarray) and samples.dtype.kind in "iuf":
+        flat = samples[:, 0] if samples.ndim == 2 and samples.shape[1] == 1 else samples
+        if flat.ndim != 1:
+            raise ValueError(f"samples must have shape (n,), got shape {samples.shape}")
+        if flat.size == 0:
+            raise ValueError("samples must be non-empty")
+        n = flat.size
+        values, freq = np.unique(flat, return_counts=True)  # vectorised count of numbers
         counts = {v: int(c) for v, c in zip(values.tolist(), freq.tolist(), strict=True)}
     else:
-        for key in (a.item() if isinstance(a, np.generic) else a for a in samples.tolist()):
+        keys = _label_samples(samples)
+        n = len(keys)
+        for key in keys:
             counts[key] = counts.get(key, 0) + 1
-    listed = {a.item() if isinstance(a, np.generic) else a for a in atoms}
-    observed = [counts.get(a.item() if isinstance(a, np.generic) else a, 0) for a in atoms]
+    listed = set(atoms)
+    observed = [counts.get(a, 0) for a in atoms]
     other_count = n - sum(observed)
     other_prob = max(0.0, 1.0 - float(probs.sum()))
     cats = [*zip(atoms, observed, probs, strict=True), ("<other>", other_count, other_prob)]
@@ -140,18 +283,22 @@ def atom_test(
 
 
 def check_sampler(
-    law: DiscreteLaw | PiecewiseLogLinear | ProductLaw,
-    samples: np.ndarray,
+    law: DiscreteLaw | PiecewiseLogLinear | ProductLaw | GridLaw,
+    samples: Any,
     alpha: float = DEFAULT_ALPHA,
 ) -> ConformanceResult:
     """Conformance of ``samples`` to an exact law: DKW for densities, Clopper–Pearson for atoms;
     for a product law or a grid law, each coordinate's marginal at level α/k (Bonferroni; the
-    joint law beyond the marginals is not tested)."""
-    if isinstance(law, (ProductLaw, GridLaw)):
-        samples = np.asarray(samples, dtype=float)
+    joint law beyond the marginals is not tested).
+
+    ``law``: a law of :mod:`reference.distributions`; ``samples``: the draws (shape (n,), or
+    (n, k) for a law on R^k; numbers for a law with numeric atoms or a density, NaN and infinite
+    draws failing the test); ``alpha`` in (0, 1). Anything else raises ``ValueError``."""
+    alpha = _alpha(alpha)
+    ctx = f" for law, a {type(law).__name__}"
+    if isinstance(law, ProductLaw | GridLaw):
         k = len(law)
-        if samples.ndim != 2 or samples.shape[1] != k:
-            raise ValueError(f"samples must have shape (n, {k}) for this {type(law).__name__}")
+        samples = _numeric_samples(samples, ndim=2, ctx=f"{ctx} on R^{k}", width=k)
         marginals = (
             law.components if isinstance(law, ProductLaw) else [law.marginal(i) for i in range(k)]
         )
@@ -168,7 +315,17 @@ def check_sampler(
             f"coordinate {worst}: {r.detail}",
         )
     if isinstance(law, PiecewiseLogLinear):
-        return dkw_test(samples, law.cdf, alpha)
+        return dkw_test(_numeric_samples(samples, ctx=ctx), law.cdf, alpha)
     if isinstance(law, DiscreteLaw):
-        return atom_test(samples, dict(zip(law.support, law.probabilities, strict=True)), alpha)
-    raise ValueError(f"law must be a DiscreteLaw or PiecewiseLogLinear, got {type(law).__name__}")
+        if not law.numeric:
+            keys = _label_samples(samples, ctx)
+            return atom_test(keys, dict(zip(law.support, law.probabilities, strict=True)), alpha)
+        samples = _numeric_samples(samples, ctx=ctx)
+        probs: dict[float, float] = {}  # keyed by the float draws (two atoms may share a float)
+        for atom, p in zip(law._numeric_support().tolist(), law.probabilities.tolist(), strict=True):
+            probs[atom] = probs.get(atom, 0.0) + p
+        return atom_test(samples, probs, alpha)
+    raise ValueError(
+        f"law must be a DiscreteLaw, PiecewiseLogLinear, ProductLaw or GridLaw, got "
+        f"{type(law).__name__}"
+    )

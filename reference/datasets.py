@@ -11,13 +11,14 @@ from importlib import resources
 
 import numpy as np
 
+from reference.validation import check_choice
+
 ADULT_COLUMNS = {"age": "adult_age.csv", "hours_per_week": "adult_hours_per_week.csv"}
 
 
 def load_adult(column: str) -> np.ndarray:
     """One column of UCI Adult as a float64 array, in file order."""
-    if column not in ADULT_COLUMNS:
-        raise ValueError(f"column must be one of {sorted(ADULT_COLUMNS)}, got {column!r}")
+    column = check_choice(column, "column", sorted(ADULT_COLUMNS))
     path = resources.files("reference") / "data" / ADULT_COLUMNS[column]
     with path.open() as fh:
         return np.loadtxt(fh, skiprows=1, dtype=float)

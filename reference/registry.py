@@ -23,16 +23,33 @@ from reference.primitives.randomized_response import RandomizedResponse
 from reference.private_median.mechanism import PrivateMedian
 from reference.slice_quantiles.exact_law import theorem_4_2_delta
 from reference.slice_quantiles.slice_quantiles import SliceQuantiles
+from reference.validation import check_data, check_int
 
 
 @dataclass(frozen=True)
 class RegistryEntry:
+    """A configured reference mechanism: ``build()`` makes it, ``grid`` (finite values) and
+    ``max_n`` (an int >= 1) describe its neighbour family, ``pairs()`` lists explicit neighbours
+    (None: searched). Fields are checked at construction (``ValueError`` naming the field)."""
+
     name: str
     description: str
     build: Callable[[], Any]
     grid: tuple[float, ...]
     max_n: int
     pairs: Callable[[], list[tuple[Any, Any]]] | None = None  # explicit neighbours, else searched
+
+    def __post_init__(self) -> None:
+        for field_name in ("name", "description"):
+            if not isinstance(getattr(self, field_name), str):
+                raise ValueError(f"{field_name} must be a string")
+        if not callable(self.build):
+            raise ValueError("build must be a callable returning the mechanism")
+        grid = check_data(self.grid, "grid")
+        object.__setattr__(self, "grid", tuple(float(v) for v in grid))
+        object.__setattr__(self, "max_n", check_int(self.max_n, "max_n", minimum=1))
+        if self.pairs is not None and not callable(self.pairs):
+            raise ValueError("pairs must be None or a callable returning neighbouring pairs")
 
 
 UNIT_GRID = (-1000.0, -1.0, 0.0, 0.25, 0.5, 0.75, 1.0, 2.0, 1000.0)

@@ -237,8 +237,13 @@ def _as_array(data: Any, name: str, what: str, depth: int) -> np.ndarray:
         _check_element_types(rows, name, what)
         if not data:
             return np.empty((0,) * depth)
-        try:
-            return np.array(data, dtype=object)
+        try:  # every element is a real number now: numpy converts without coercions
+            with np.errstate(over="ignore"):
+                return np.array(data, dtype=np.float64)
+        except OverflowError:
+            raise ValueError(
+                f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
+            ) from None
         except ValueError:
             raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
     try:
@@ -340,3 +345,64 @@ def check_record(data: Any, name: str = "data") -> float:
             raise ValueError(f"{name} must be one user's value (a single number), got {arr.size}")
         return float(arr[0])
     return check_finite(data, name)
+
+
+def check_real_array(x: Any, name: str, *, allow_inf: bool = False) -> np.ndarray:
+    """A real scalar or an array-like of real numbers of any shape (numpy array, list, tuple,
+    nested lists), as a new float64 array, under the data policy of :func:`check_data`: numbers
+    only, values that fit a float64, no NaN; infinities refused unless ``allow_inf``. Evaluation
+    points of a law (``cdf(y)``), counts and probabilities of the statistics."""
+    what = "real numbers" if allow_inf else "finite real numbers"
+    if _is_real_scalar(x):
+        value = _as_float(x, name)
+        if math.isinf(value) and not _is_infinite(x):
+            raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g}), got {x!r}")
+        arr = np.array(value)
+    else:
+        if isinstance(x, np.ndarray):
+            raw = x
+        elif isinstance(x, list | tuple | range) and not isinstance(x, str | bytes):
+            try:
+                raw = np.array(x, dtype=object)
+            except ValueError:
+                raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
+            if raw.dtype.kind == "O" and any(
+                isinstance(v, list | tuple | np.ndarray) for v in raw.ravel().tolist()
+            ):
+                raise ValueError(f"{name} must be {what}, got ragged nested sequences")
+        else:
+            raise ValueError(f"{name} must be {what} (a number or an array), got {_describe(x)}")
+        _refuse_kind(raw, name, what)
+        if raw.dtype.kind == "O":
+            _check_element_types(raw.ravel().tolist(), name, what)
+        try:
+            with np.errstate(over="ignore"):
+                arr = np.array(raw, dtype=np.float64, copy=True)
+        except OverflowError:
+            raise ValueError(
+                f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
+            ) from None
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be {what}, got {_describe(x)}") from None
+        if raw.dtype.kind in "fO" and (raw.dtype.kind == "O" or raw.dtype.itemsize > 8):
+            inf = np.isinf(arr)
+            if inf.any() and any(
+                math.isfinite(v) if isinstance(v, float) else not _is_infinite(v)
+                for v in raw[inf].ravel().tolist()
+            ):
+                raise ValueError(
+                    f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
+                )
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must be {what}, got nan")
+    if not allow_inf and np.isinf(arr).any():
+        raise ValueError(f"{name} must be {what}, got an infinity")
+    return arr
+
+
+def _is_infinite(v: Any) -> bool:
+    """An infinite value of any real type (float, numpy, mpmath): ``v`` equals ±2·max-float."""
+    try:
+        return abs(v) > MAX_FLOAT and abs(v) == abs(v) * 2
+    except Exception:  # noqa: BLE001 -- an exotic number: not known to be infinite
+        return False

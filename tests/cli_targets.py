@@ -4,9 +4,13 @@ by path, as a user would audit a script of their own."""
 from __future__ import annotations
 
 import math
+import sys
+import time
 
 import numpy as np
 
+from reference.core import PrivacyClaim
+from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse
 
 KEEP = math.exp(1.0) / (1.0 + math.exp(1.0))
@@ -26,3 +30,35 @@ def leaky_fn(data: np.ndarray, rng: np.random.Generator) -> float:
 rr_mechanism = RandomizedResponse(1.0)  # a mechanism: its own claim is ε = 1, local
 
 not_a_mechanism = 42
+
+em_median = ExponentialQuantile(0.5, 1.0, (0.0, 1.0))  # a mechanism with an exact law
+
+
+def slow_fn(data: np.ndarray, rng: np.random.Generator) -> float:
+    """Hangs: each draw sleeps 3 s, far longer than the time limit the tests set."""
+    time.sleep(3.0)
+    return 0.0
+
+
+def exiting_fn(data: np.ndarray, rng: np.random.Generator) -> float:
+    """Calls sys.exit(0) while the audit draws from it."""
+    sys.exit(0)
+
+
+class ClaimRaises:
+    """Looks like a mechanism, but reading its claim raises."""
+
+    domain = (0.0, 1.0)
+
+    def sample(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return np.zeros(size)
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        raise RuntimeError("no claim today")
+
+
+claim_raises = ClaimRaises()
+
+nan_claim = RandomizedResponse(1.0)
+object.__setattr__(nan_claim, "epsilon", math.nan)  # a claim of ε = NaN, set after construction

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.outputs import NUMERIC, Outputs, Raised, normalise
+from audit.outputs import NUMERIC, WRONG_COUNT, Outputs, Raised, normalise
 from audit.sampling import DrawJob, draw
 from audit.statistics import cp_lower, cp_upper
 from audit.wrap import from_callable
@@ -87,23 +87,31 @@ def test_normalise_makes_each_length_of_varying_vectors_its_own_atom() -> None:
     [
         (np.zeros(5), 4),
         (np.zeros((3, 2)), 4),
-        (np.zeros((4, 2, 2)), 4),
         (np.float64(1.0), 1),
         ([1.0, 2.0], 3),
         (np.array([1.0, Raised("E")], dtype=object), 3),
+        (None, 2),
+        ((x for x in (1.0, 2.0)), 2),
     ],
 )
-def test_normalise_rejects_the_wrong_number_of_draws(raw, size) -> None:
-    with pytest.raises(ValueError):
-        normalise(raw, size)
+def test_normalise_makes_a_result_with_the_wrong_number_of_draws_an_atom(raw, size) -> None:
+    """A call that does not return one draw per requested draw is an output (the atom
+    wrong-number-of-draws for each of its draws), never an error that stops the audit."""
+    out = normalise(raw, size)
+    assert len(out) == size and list(out.atoms) == [WRONG_COUNT] * size
 
 
-def test_outputs_concat_pools_draws_and_rejects_mixed_widths() -> None:
+def test_normalise_makes_a_matrix_per_draw_an_atom_named_by_its_shape() -> None:
+    out = normalise(np.zeros((4, 2, 2)), 4)
+    assert list(out.atoms) == ["array(2, 2)"] * 4
+
+
+def test_outputs_concat_pools_draws_and_makes_mixed_widths_atoms() -> None:
     a, b = normalise(np.array([1.0, 2.0]), 2), normalise([Raised("E")], 1)
     both = Outputs.concat([a, b])
     assert len(both) == 3 and list(both.atoms) == [NUMERIC, NUMERIC, "raised:E"]
-    with pytest.raises(ValueError):
-        Outputs.concat([a, normalise(np.zeros((2, 2)), 2)])
+    mixed = Outputs.concat([a, normalise(np.zeros((2, 2)), 2), b])
+    assert list(mixed.atoms) == ["length:1"] * 2 + ["length:2"] * 2 + ["raised:E"]
     with pytest.raises(ValueError):
         Outputs.concat([])
 
@@ -287,6 +295,6 @@ def test_from_callable_rejects_bad_fn_claim_or_domain(fn, claim, domain) -> None
 @given(st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=17))
 def test_draw_concatenates_chunks_to_the_requested_size(size, chunk) -> None:
     rr = RandomizedResponse(1.0)
-    (out,) = draw(rr, [DrawJob(np.array(1.0), size, (0,))], seed=0, chunk=chunk)
+    (out,) = draw(rr, [DrawJob(np.array([1.0]), size, (0,))], seed=0, chunk=chunk)
     assert len(out) == size and out.numeric.all()
     assert set(np.unique(out.values)) <= {0.0, 1.0}

@@ -22,6 +22,7 @@ from audit.statistics import (
     expected_bound,
     samples_needed,
     selection_score,
+    wilson_bound,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -259,3 +260,59 @@ def test_event_ratio_interval_lower_end_is_at_most_upper_end(a, b, alpha) -> Non
     assert lo <= hi
     if k0 > 0 and k1 > 0:
         assert lo <= math.log((k0 / n0) / (k1 / n1)) <= hi
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 18: every function checks its inputs (ValueError naming the parameter)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: cp_lower(-1, 10, 0.05), "k"),
+        (lambda: cp_lower(11, 10, 0.05), "k must be <= n"),
+        (lambda: cp_lower(math.nan, 10, 0.05), "k"),
+        (lambda: cp_lower("3", 10, 0.05), "k"),
+        (lambda: cp_upper(3, 0, 0.05), "n"),
+        (lambda: cp_upper(3, 2**60, 0.05), "n"),
+        (lambda: cp_upper([1, 2], [3, 4, 5], 0.05), "k and n must broadcast"),
+        (lambda: cp_lower(3, 10, 0.0), "level"),
+        (lambda: cp_lower(3, 10, math.nan), "level"),
+        (lambda: epsilon_lower_bound(5, 10, 1, 10, math.nan, 0.05), "delta"),
+        (lambda: epsilon_lower_bound(5, 10, 1, 10, 1.0, 0.05), "delta"),
+        (lambda: epsilon_lower_bound(5, 10, 1, 10, 0.0, 1.0), "alpha"),
+        (lambda: epsilon_lower_bound(5, 10, 11, 10, 0.0, 0.05), "k1"),
+        (lambda: epsilon_lower_bound([5, 6], 10, [1, 2, 3], 10, 0.0, 0.05), "broadcast"),
+        (lambda: event_ratio_interval(5, 10, 1, None, 0.05), "n1"),
+        (lambda: event_ratio_interval([5, 6], 10, 1, 10, 0.05), "k0 must be a single number"),
+        (lambda: expected_bound(1.5, 0.1, 100, 0.0, 0.05), "p0"),
+        (lambda: expected_bound(0.5, math.nan, 100, 0.0, 0.05), "p1"),
+        (lambda: expected_bound(0.5, 0.1, 100.0, 0.0, 0.05), "n"),
+        (lambda: expected_bound(0.5, 0.1, 0, 0.0, 0.05), "n"),
+        (lambda: samples_needed(0.5, 0.1, math.nan, 0.0, 0.05), "epsilon"),
+        (lambda: samples_needed(0.5, 0.1, 1.0, 0.0, 0.05, limit=2.0), "limit"),
+        (lambda: samples_needed(0.5, 0.1, 1.0, 0.0, 0.05, limit=10**400), "limit"),
+        (lambda: wilson_bound(np.array([0.5]), 10, -1.0, True), "z"),
+        (lambda: wilson_bound(np.array([0.5]), 10, 1e308, True), "z"),
+        (lambda: wilson_bound(np.array([0.5]), 10, 2.0, "yes"), "upper"),
+        (lambda: wilson_bound(np.array([1.5]), 10, 2.0, True), "p"),
+        (lambda: selection_score([1], 10, [1], 10, 0, 0.0, 0.05), "n_eval"),
+        (lambda: selection_score([1], 10, [1], 10, 100, 0.0, 0.05, math.inf), "z_selection"),
+        (lambda: selection_score([1, 2], 10, [1, 2, 3], 10, 100, 0.0, 0.05), "broadcast"),
+    ],
+)
+def test_statistics_refuse_bad_input_naming_the_parameter(call, name) -> None:
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_statistics_accept_numpy_and_fractional_counts_unchanged() -> None:
+    k = np.arange(11)
+    np.testing.assert_array_equal(cp_lower(k, np.int64(10), 0.01), cp_lower(k, 10, 0.01))
+    # expected counts (p·n) are fractional: the planning objective takes them as they are
+    assert np.isfinite(expected_bound(np.array([0.3, 0.5]), 0.1, 1000, 0.0, 1e-6)).all()
+    # a level so small that 1 − α/2 rounds to 1 still gives a finite selection quantile
+    assert not np.isnan(selection_score([5], 10, [1], 10, 1000, 0.0, 5e-324)).any()
+    # never +inf: a float p1_U of 0 would claim an infinite ε
+    assert epsilon_lower_bound(10, 10, 0, 2**40, 0.0, 1e-3) < math.inf

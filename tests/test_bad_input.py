@@ -13,6 +13,8 @@ from audit.exact import exact_sweep
 from audit.search import exhaustive_data_pairs
 from reference.conformance import check_sampler
 from reference.distributions import DiscreteLaw, PiecewiseLogLinear
+from reference.primitives.candidate_quantile import CandidateQuantile, LaplaceNoisyMaxQuantile
+from reference.primitives.continual_counting import ContinualCounting
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.laplace import (
     DiscreteLaplaceLaw,
@@ -41,6 +43,18 @@ SAMPLERS = [
         lambda size, rng: ExponentialQuantile(0.5, 1.0, (0, 1)).sample([0.5], size, rng),
     ),
     ("RandomizedResponse.sample", lambda size, rng: RandomizedResponse(1.0).sample(1, size, rng)),
+    (
+        "CandidateQuantile.sample",
+        lambda size, rng: CandidateQuantile((0.0, 0.5, 1.0), 0.5, 1.0).sample([0.4], size, rng),
+    ),
+    (
+        "LaplaceNoisyMaxQuantile.sample",
+        lambda size, rng: LaplaceNoisyMaxQuantile((0.0, 1.0), 0.5, 1.0).sample([0.4], size, rng),
+    ),
+    (
+        "ContinualCounting.sample_noise",
+        lambda size, rng: ContinualCounting(3, 1.0).sample_noise(size, rng),
+    ),
     ("sample_laplace", lambda size, rng: sample_laplace(0.0, 1.0, size, rng)),
     ("sample_discrete_laplace", lambda size, rng: sample_discrete_laplace(1.0, size, rng)),
     (
@@ -93,7 +107,13 @@ def test_every_sampler_returns_size_draws(name, sampler) -> None:
 def test_laws_and_noise_samplers_accept_zero_draws_and_mechanisms_refuse_them(name, sampler):
     """A mechanism's ``sample`` takes a positive size (MechanismBase); a law or a noise sampler
     returns an empty array for size 0, as numpy does."""
-    if name.split(".")[0] in ("ExponentialQuantile", "RandomizedResponse"):
+    mechanisms = (
+        "ExponentialQuantile",
+        "RandomizedResponse",
+        "CandidateQuantile",
+        "LaplaceNoisyMaxQuantile",
+    )
+    if name.split(".")[0] in mechanisms:
         with pytest.raises(ValueError, match=r"size must be an integer in \[1, "):
             sampler(0, np.random.default_rng(1))
     else:

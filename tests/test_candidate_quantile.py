@@ -33,12 +33,16 @@ GRID = (0.05, 0.25, 0.45, 0.55, 0.75, 0.95)
 def test_opendp_alpha_and_scores_match_the_library_conventions() -> None:
     """α = 0.5 → 1/2, 0.25 → 1/4, 0.3 → 3000/10000 (denominator >= 10⁴ rounds); on
     [0.2, 0.5, 0.5, 0.7] with candidates (0, ½, 1) the median scores are [4, 0, 4] (points equal
-    to the candidate count on neither side); NaN counts below every candidate."""
+    to the candidate count on neither side). OpenDP counts NaN below every candidate; our data
+    policy refuses NaN and ±inf, and a finite value below every candidate gives the same scores."""
     assert opendp_alpha(0.5) == (1, 2) and opendp_alpha(0.25) == (1, 4)
     assert opendp_alpha(0.3) == (3000, 10000) and opendp_alpha(0.0) == (0, 1)
     assert opendp_scores([0.2, 0.5, 0.5, 0.7], (0.0, 0.5, 1.0), 0.5).tolist() == [4, 0, 4]
-    nan = opendp_scores([math.nan, 0.9], (0.0, 0.5, 1.0), 0.5)
-    assert nan.tolist() == opendp_scores([-math.inf, 0.9], (0.0, 0.5, 1.0), 0.5).tolist()
+    for bad in ([math.nan, 0.9], [-math.inf, 0.9]):
+        with pytest.raises(ValueError, match="^data"):
+            opendp_scores(bad, (0.0, 0.5, 1.0), 0.5)
+    below = opendp_scores([-1.0, 0.9], (0.0, 0.5, 1.0), 0.5)
+    assert below.tolist() == opendp_scores([-5.0, 0.9], (0.0, 0.5, 1.0), 0.5).tolist() == [0, 0, 2]
 
 
 def brute_permute_and_flip(scores: list[int], b: Fraction) -> list[mpmath.mpf]:
@@ -169,3 +173,150 @@ def test_laplace_noisy_max_bad_input() -> None:
         LaplaceNoisyMaxQuantile(C11, 0.5, 1.0, claim_rule="library")
     with pytest.raises(ValueError, match="sensitivity"):
         LaplaceNoisyMaxQuantile(C11, 0.5, 1.0, sensitivity=0)
+
+
+# --------------------------------------------------------------------------------------------
+# The contract (issue 18): one base, validated data and fields, exact laws at the extremes
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mech", [MECHANISMS[0], MECHANISMS[3]], ids=lambda m: m.name)
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [math.nan, 0.5],
+        ["0.5", "0.9"],
+        [True, 0.5],
+        [[0.1, 0.2], [0.3, 0.4]],
+        [10**400],
+        np.array([0.5 + 1j]),
+        [None],
+        "0.5",
+        [math.inf],
+    ],
+)
+def test_candidate_mechanisms_validate_their_data(mech, bad) -> None:
+    """Issue 18: CandidateQuantile and LaplaceNoisyMaxQuantile validated no data at all."""
+    from reference.core import ExactMechanismBase
+
+    assert isinstance(mech, ExactMechanismBase)
+    for call in (
+        lambda: mech.sample(bad, 4, np.random.default_rng(0)),
+        lambda: mech.exact(bad),
+    ):
+        with pytest.raises(ValueError, match=r"^data"):
+            call()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(candidates=("0", "1")), "^candidates"),
+        (dict(candidates=(0.0, True)), "^candidates"),
+        (dict(candidates=[[0.0, 1.0]]), "^candidates"),
+        (dict(candidates=(2**53, 2**53 + 1)), "^candidates must be distinct"),
+        (dict(quantile="0.5"), "^quantile"),
+        (dict(epsilon="1"), "^epsilon"),
+        (dict(epsilon=10**400), "^epsilon"),
+        (dict(selection="Exponential"), "^selection"),
+        (dict(selection=" permute_and_flip"), "^selection"),
+        (dict(adjacency=None), "^adjacency"),
+    ],
+)
+def test_candidate_quantile_fields_are_checked_exactly(kwargs, match) -> None:
+    args = {"candidates": C11, "quantile": 0.5, "epsilon": 1.0, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        CandidateQuantile(**args)
+
+
+def test_laplace_noisy_max_fields_are_checked_exactly() -> None:
+    for kwargs, match in [
+        (dict(sensitivity=1.0), "^sensitivity"),
+        (dict(sensitivity=True), "^sensitivity"),
+        (dict(sensitivity=2**60), "^sensitivity"),
+        (dict(claim_rule="Correct"), "^claim_rule"),
+        (dict(claim_rule=1), "^claim_rule"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            LaplaceNoisyMaxQuantile(C11, 0.5, 1.0, **kwargs)
+
+
+def test_candidate_mechanisms_refuse_size_zero_and_accept_empty_data() -> None:
+    """A mechanism's sample takes a positive size; empty data is a valid input (every score ties,
+    the law is uniform over the candidates)."""
+    rng = np.random.default_rng(0)
+    for mech in (MECHANISMS[0], MECHANISMS[3]):
+        with pytest.raises(ValueError, match=r"^size must be an integer in \[1, "):
+            mech.sample(DATA[0], 0, rng)
+        law = mech.exact([])
+        with workdps():
+            for lp in law.logp:
+                assert abs(lp + mpmath.log(len(C11))) < mpmath.mpf(10) ** -50
+
+
+def brute_laplace_noisy_max(utilities: list[Fraction], b: Fraction) -> list[mpmath.mpf]:
+    """P(argmax) by direct quadrature of ∫ f(z − u_i) ∏_{j≠i} F(z − u_j) dz, split at the
+    utilities (40 digits): an independent check of the closed form."""
+    with mpmath.workdps(40):
+        beta = mpmath.mpf(b.numerator) / b.denominator
+        u = [mpmath.mpf(v.numerator) / v.denominator for v in utilities]
+
+        def cdf(y):
+            return mpmath.exp(y / beta) / 2 if y < 0 else 1 - mpmath.exp(-y / beta) / 2
+
+        cuts = [mpmath.ninf, *sorted(set(u)), mpmath.inf]
+        out = []
+        for i, ui in enumerate(u):
+
+            def f(z, i=i, ui=ui):
+                value = mpmath.exp(-abs(z - ui) / beta) / (2 * beta)
+                for j, uj in enumerate(u):
+                    if j != i:
+                        value *= cdf(z - uj)
+                return value
+
+            out.append(mpmath.quad(f, cuts))
+        return out
+
+
+@pytest.mark.parametrize(
+    "utilities",
+    [
+        [Fraction(0), Fraction(-1), Fraction(-1), Fraction(-3, 2)],
+        [Fraction(-2), Fraction(0), Fraction(-5), Fraction(-1, 3), Fraction(0)],
+    ],
+)
+@pytest.mark.parametrize("b", [Fraction(1), Fraction(1, 3), Fraction(7, 2)])
+def test_laplace_noisy_max_closed_form_matches_quadrature(utilities, b) -> None:
+    logs = laplace_noisy_max_log_probabilities(utilities, b)
+    brute = brute_laplace_noisy_max(utilities, b)
+    with workdps():
+        for lp, pb in zip(logs, brute, strict=True):
+            assert abs(mpmath.exp(lp) - pb) < mpmath.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("epsilon", [1e-300, 5e-324, 30.0, 1e6])
+@pytest.mark.parametrize("which", [0, 1, 3])
+def test_candidate_mechanisms_at_extreme_epsilon_draw_their_exact_law(epsilon, which) -> None:
+    """ε from 5e-324 (uniform over the candidates) to 1e6 (the best candidates only): the
+    samplers work on score gaps over the scale (−inf where they overflow), the laws in closed
+    form; per-atom Clopper–Pearson at 1e-7."""
+    base = MECHANISMS[which]
+    if isinstance(base, LaplaceNoisyMaxQuantile):
+        mech = LaplaceNoisyMaxQuantile(C11, 0.5, epsilon)
+    else:
+        mech = CandidateQuantile(C11, base.quantile, epsilon, base.selection, base.adjacency)
+    law = mech.exact(DATA[1])
+    with workdps():
+        assert abs(mpmath.fsum(mpmath.exp(lp) for lp in law.logp) - 1) < mpmath.mpf(10) ** -40
+    draws = mech.sample(DATA[1], 20_000, np.random.default_rng(17))
+    check_sampler(law, draws, 1e-7).assert_ok()
+
+
+def test_exact_laws_refuse_what_they_cannot_build_in_seconds() -> None:
+    many = tuple(float(v) for v in range(401))
+    with pytest.raises(ValueError, match=r"^candidates: the exact law .* at most 400"):
+        CandidateQuantile(many, 0.5, 1.0).exact([1.0])
+    assert len(CandidateQuantile(many, 0.5, 1.0, "exponential").exact([1.0])) == 401
+    with pytest.raises(ValueError, match=r"^epsilon must be at most"):
+        LaplaceNoisyMaxQuantile(C11, 0.5, 1e300).exact([0.2, 0.5, 0.5, 0.7])

@@ -32,7 +32,7 @@ from audit.catalogue import (
 )
 from reference.conformance import check_sampler
 from reference.core import Mechanism, has_exact
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear, privacy_loss
+from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw, privacy_loss
 from reference.exact.mp import to_mpf, workdps
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse
@@ -173,7 +173,9 @@ def test_multi_quantile_columns_conform_to_the_full_budget_exponential_mechanism
     for column, em in zip(draws.T, mech.components, strict=True):
         assert em.epsilon == mech.epsilon  # the budget is not split
         check_sampler(em.exact(entry.witness[0]), column).assert_ok()
-    assert mech.sample([0.5], 0, np.random.default_rng(0)).shape == (0, 3)
+    assert mech.sample([0.5], 1, np.random.default_rng(0)).shape == (1, 3)
+    with pytest.raises(ValueError, match="size"):  # a mechanism draws at least once per call
+        mech.sample([0.5], 0, np.random.default_rng(0))
 
 
 # --------------------------------------------------------------------------------------------
@@ -516,3 +518,187 @@ def test_tzamos20_paper_algorithm_1_exact_epsilon_is_nine_eighths_on_the_witness
     loss = privacy_loss(mech.exact(d0), mech.exact(d1))
     assert abs(loss - mpmath.mpf(9) / 8) < TIGHT
     assert entry.epsilon_exact == 9 / 8
+
+
+# --------------------------------------------------------------------------------------------
+# One contract (issue 18): the bad mechanisms break privacy, not input checking
+# --------------------------------------------------------------------------------------------
+
+CATALOGUE_CLASSES = [
+    EMNoHalf,
+    EMNoWidth,
+    EMNoClamp,
+    EMDataBounds,
+    EMOutputsDataValue,
+    EMUnderflow,
+    MedianLocalSensitivityLaplace,
+    RRWrongFlip,
+    MultiQuantileFullBudget,
+]
+
+
+@pytest.mark.parametrize("cls", CATALOGUE_CLASSES, ids=lambda c: c.__name__)
+def test_every_catalogue_class_derives_from_the_mechanism_base(cls) -> None:
+    from reference.core import ExactMechanismBase, MechanismBase
+
+    mech = cls()
+    assert isinstance(mech, MechanismBase)
+    assert isinstance(mech, ExactMechanismBase) == (cls is not EMUnderflow)
+    # no class re-implements the public checked entry points
+    assert "sample" not in vars(cls) and "exact" not in vars(cls)
+
+
+@pytest.mark.parametrize("cls", CATALOGUE_CLASSES, ids=lambda c: c.__name__)
+def test_catalogue_class_refuses_size_zero_bad_flags_and_strings_naming_the_parameter(cls) -> None:
+    mech, rng = cls(), np.random.default_rng(0)
+    good = 1 if cls is RRWrongFlip else [0.25, 0.75]
+    for size in (0, True, 2.0, 10**12):
+        with pytest.raises(ValueError, match="size"):
+            mech.sample(good, size, rng)
+    with pytest.raises(ValueError, match="epsilon"):
+        cls(epsilon="1")
+    for data in (["0.5"], [True, 0.5], [10**400], np.array([0.5 + 1j])):
+        with pytest.raises(ValueError, match="data"):
+            mech.sample(data, 2, rng)
+
+
+def test_em_underflow_base_checks_do_not_change_which_data_raise() -> None:
+    """Size and rng are refused before the data are looked at, and the data-dependent
+    "no candidate" is still raised on exactly the witness (and not its neighbour)."""
+    entry = catalogue_entry("em_underflow")
+    mech = entry.mechanism
+    d0, d1 = entry.witness
+    with pytest.raises(ValueError, match="^size"):
+        mech.sample(d0, 0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="^rng"):
+        mech.sample(d0, 1, 0)
+    with pytest.raises(ValueError, match="^no candidate$"):
+        mech.probabilities(d0)
+    z, p = mech.probabilities(d1)
+    assert abs(p.sum() - 1) < 1e-12 and len(z) == len(d1) + 2
+
+
+def test_em_no_clamp_and_median_laplace_declare_no_output_range() -> None:
+    assert EMNoClamp().output_range is None  # the outlier stretches the range (the bug)
+    assert MedianLocalSensitivityLaplace().output_range is None  # Laplace noise is unbounded
+    assert EMDataBounds().output_range == (0.0, 1.0)
+    draws = EMNoClamp().sample([0.5, 1000.0], 2000, np.random.default_rng(SEED))
+    assert draws.max() > 1.0  # the base lets the buggy outputs through: they are the leak
+
+
+@pytest.mark.parametrize("cls", [EMNoWidth, EMNoClamp, EMOutputsDataValue])
+def test_huge_epsilon_gives_a_normalised_law_and_finite_draws_at_the_nearest_rank(cls) -> None:
+    """ε = 1e308: ε·|j − t|/2 overflows for every j but the nearest. The log-weights are shifted
+    by the nearest distance, so no −inf − (−inf) = NaN, and the exact law has mass 1 (it was 2.0
+    for EMOutputsDataValue: log-weights −2.5e307 swamped the log 2 of the tie at 60 digits)."""
+    mech = cls(epsilon=1e308)
+    data = [0.2, 0.5, 0.7]  # t = 1.5: ranks 1 and 2 tie
+    law = mech.exact(data)
+    with workdps():
+        total = law.mass(-math.inf, math.inf)
+        assert abs(total - 1) < TIGHT
+    draws = mech.sample(data, 1000, np.random.default_rng(SEED))
+    assert np.isfinite(draws).all()
+    check_sampler(law, draws).assert_ok()
+
+
+@pytest.mark.parametrize("cls", [EMNoWidth, EMNoClamp])
+def test_huge_epsilon_with_every_interval_far_from_the_target_is_not_nan(cls) -> None:
+    """Ten ties at .5, ε = 1e308: both intervals [0, .5] and [.5, 1] lie 5 ranks from t = 5, so
+    every unshifted log-weight was −inf; the exact law was refused ("intercepts") and the sampler
+    always chose the last interval. Now each half has mass ½, as the law says."""
+    mech, data = cls(epsilon=1e308), [0.5] * 10
+    law = mech.exact(data)
+    assert abs(law.mass(0.0, 0.5) - mpmath.mpf(1) / 2) < TIGHT
+    draws = mech.sample(data, 2000, np.random.default_rng(SEED))
+    check_sampler(law, draws).assert_ok()
+    assert 0.4 < (draws < 0.5).mean() < 0.6
+
+
+@pytest.mark.parametrize(
+    "mech, data",
+    [
+        (EMNoWidth(), [5e-324, 0.0, 1e-300]),  # density weight/width on [0, 5e-324]
+        (EMNoClamp(bounds=(0.0, 5e-324)), [0.0]),
+        (EMNoHalf(bounds=(0.0, 5e-324)), [0.0]),  # through ExponentialQuantile's law
+        (EMDataBounds(), [0.0, 5e-324]),  # the EM on [min D, max D] = [0, 5e-324]
+        (MultiQuantileFullBudget(bounds=(0.0, 5e-324)), [0.0]),
+    ],
+    ids=lambda x: type(x).__name__ if not isinstance(x, list) else "",
+)
+def test_an_interval_narrower_than_the_float_spacing_is_refused_not_sampled_wrong(
+    mech, data
+) -> None:
+    """A density on an interval one float spacing wide: a "uniform" point rounds to its ends
+    (EMNoWidth on (5e-324, 0, 1e-300) drew 0 with probability 1/4 where the law has no atom: a
+    DKW gap of 0.25). The catalogue refuses such laws, as the laws' own samplers do, naming the
+    parameters and the data; the exact law is still given."""
+    with pytest.raises(ValueError, match="bounds.*data.*float64"):
+        mech.sample(data, 10, np.random.default_rng(0))
+    law = mech.exact(data)
+    laws = law.components if isinstance(law, ProductLaw) else [law]
+    with workdps():
+        for one in laws:
+            assert abs(one.mass(-math.inf, math.inf) - 1) < TIGHT
+
+
+def test_median_local_sensitivity_laplace_refuses_a_noise_scale_lost_in_rounding() -> None:
+    """ε = 1e300 on (0.1, 0.4, 0.9): LS/ε = 5e-301 is far below ulp(0.4), so 0.4 + noise would be
+    the atom 0.4 while the law is a density; sample and exact refuse, naming ε and the data."""
+    mech = MedianLocalSensitivityLaplace(epsilon=1e300)
+    for call in (
+        lambda: mech.sample([0.1, 0.4, 0.9], 10, np.random.default_rng(0)),
+        lambda: mech.exact([0.1, 0.4, 0.9]),
+    ):
+        with pytest.raises(ValueError, match="epsilon.*data"):
+            call()
+    tiny = MedianLocalSensitivityLaplace(epsilon=5e-324, bounds=(0.0, 1e308))  # LS/ε overflows
+    with pytest.raises(ValueError, match="epsilon"):
+        tiny.sample([0.5], 10, np.random.default_rng(0))
+    # the atom case needs no noise at all
+    assert np.all(mech.sample([0.4, 0.4, 0.4], 5, np.random.default_rng(0)) == 0.4)
+
+
+def test_em_outputs_data_value_exact_refuses_more_points_than_its_limit() -> None:
+    mech = EMOutputsDataValue()
+    n = mech.max_exact_points + 1
+    with pytest.raises(ValueError, match="data.*at most"):
+        mech.exact(np.full(n, 0.5))
+    assert mech.sample(np.full(n, 0.5), 3, np.random.default_rng(0)).tolist() == [0.5] * 3
+
+
+def test_multi_quantile_quantiles_and_draws_are_bounded() -> None:
+    from audit.catalogue import MAX_QUANTILES
+
+    for bad in ((0.5,) * (MAX_QUANTILES + 1), "0.5", {0.5}, np.zeros((2, 2)), (True,), None):
+        with pytest.raises(ValueError, match="quantiles"):
+            MultiQuantileFullBudget(quantiles=bad)
+    assert MultiQuantileFullBudget(quantiles=np.array([0.5, 0.25])).quantiles == (0.5, 0.25)
+    mech = MultiQuantileFullBudget(quantiles=(0.5,) * 10)
+    with pytest.raises(ValueError, match="size must be at most"):  # k·size numbers per call
+        mech.sample([0.5], mech.max_draws // 10 + 1, np.random.default_rng(0))
+
+
+def test_multi_quantile_exact_epsilon_names_bad_arguments() -> None:
+    mech = MultiQuantileFullBudget()
+    with pytest.raises(ValueError, match="mech"):
+        multi_quantile_exact_epsilon(EMNoHalf(), [0.5], [0.25])
+    with pytest.raises(ValueError, match="d0"):
+        multi_quantile_exact_epsilon(mech, ["0.5"], [0.25])
+    with pytest.raises(ValueError, match="d1"):
+        multi_quantile_exact_epsilon(mech, [0.5], [math.nan])
+
+
+def test_catalogue_entry_refuses_a_name_that_is_not_a_string_naming_it() -> None:
+    for bad in (5, None, ["em_no_half"], b"em_no_half"):
+        with pytest.raises(ValueError, match="^name must be.*em_no_half"):
+            catalogue_entry(bad)
+
+
+def test_wrong_keep_probability_refuses_bad_epsilon() -> None:
+    from audit.catalogue import wrong_keep_probability_mp
+
+    for bad in (math.nan, math.inf, 0, -1.0, "1", True, 10**400):
+        with pytest.raises(ValueError, match="epsilon"):
+            wrong_keep_probability_mp(bad)
+    assert wrong_keep_probability_mp(1e308) == 1

@@ -73,3 +73,87 @@ def test_cli_claims_with_a_missing_ledger_is_a_clear_error(
 ) -> None:
     assert main(["claims", "--ledger", "/nonexistent/claims.toml"]) == 2
     assert "ledger file not found" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
+# Bad input (issue 18): a ValueError naming the parameter, never a traceback from deep inside
+# --------------------------------------------------------------------------------------------
+
+GOOD_CLAIM = (
+    '[[claim]]\nid = "imola25/lemma-9.9"\npaper = "imola25"\nkind = "lemma"\nnumber = "9.9"\n'
+    'statement = "x"\nstatus = "todo"\n'
+)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda d: d, "path must name a ledger file.*not a regular file"),  # a directory
+        (lambda d: d / "missing.toml", "ledger file not found.*path must name"),
+        (lambda d: d / "a" / "b.toml", "ledger file not found"),
+        (lambda d: _write(d / "x.toml", "not = = TOML [[["), "path .* is not a TOML ledger"),
+        (lambda d: _write(d / "x.toml", b"\xff\xfe\x80binary"), "path .* is not a TOML ledger"),
+        (lambda d: _write(d / "x.toml", 'title = "other"\n'), "path .* has no \\[\\[claim\\]\\]"),
+        (lambda d: _write(d / "x.toml", "claim = 5\n"), "path .*'claim' must be an array"),
+        (lambda d: _write(d / "x.toml", "claim = [1]\n"), "path .*must be a \\[\\[claim\\]\\]"),
+        (lambda d: _write(d / "x.toml", GOOD_CLAIM.replace('"x"', "5")), "path .*statement"),
+        (lambda d: _write(d / "x.toml", GOOD_CLAIM + "checks = 'a'\n"), "path .*checks"),
+        (lambda d: 5, "path must be a path"),
+        (lambda d: b"notes/claims.toml", "path must be a path"),
+        (lambda d: "x" * 5000, "ledger file not found"),  # ENAMETOOLONG is not an OSError here
+        (lambda d: "a\0b", "ledger file not found"),
+    ],
+)
+def test_load_ledger_refuses_hostile_paths_naming_path(tmp_path: Path, make, match) -> None:
+    with pytest.raises(ValueError, match=match) as info:
+        load_ledger(make(tmp_path))
+    assert "path" in str(info.value) and len(str(info.value)) < 600
+
+
+def _write(path: Path, content: str | bytes) -> Path:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def test_load_ledger_none_is_the_default_ledger_and_numbers_become_text(tmp_path: Path) -> None:
+    assert load_ledger(None) == load_ledger()
+    ledger = _write(tmp_path / "x.toml", GOOD_CLAIM.replace('number = "9.9"', "number = 9.9"))
+    (claim,) = load_ledger(ledger)
+    assert claim.number == "9.9" and claim.checks == ()
+
+
+def test_format_ledger_problems_and_counts_refuse_what_is_not_a_list_of_claims() -> None:
+    from reference.claims import Claim, status_counts
+
+    claims = load_ledger()[:2]
+    for bad in (None, 5, "claims", [None], [*claims, {"id": "x"}], claims[0]):
+        for fn in (format_ledger, ledger_problems, status_counts):
+            with pytest.raises(ValueError, match="^claims must be a list of Claim"):
+                fn(bad)
+    for width in (0, -1, True, 2.5, "72", None):
+        with pytest.raises(ValueError, match="width"):
+            format_ledger(claims, width=width)
+    assert "…" in format_ledger(claims, width=1)
+    with pytest.raises(ValueError, match="root"):
+        ledger_problems(claims, root=5)
+    with pytest.raises(ValueError, match="statement"):
+        Claim("imola25/x", "imola25", "lemma", "1", None, "todo")  # type: ignore[arg-type]
+
+
+def test_check_exists_is_false_for_unreadable_or_unparsable_files_and_refuses_non_strings(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path / "broken.py", "def (:\n")
+    _write(tmp_path / "binary.py", b"\x00\xff\xfe")
+    assert not check_exists("broken.py::test_x", tmp_path)
+    assert not check_exists("binary.py::test_x", tmp_path)
+    assert not check_exists(".::test_x", tmp_path)  # a directory
+    assert not check_exists("x" * 5000 + "::test_x", tmp_path)
+    assert not check_exists("a\0b::test_x", tmp_path)
+    with pytest.raises(ValueError, match="node_id"):
+        check_exists(5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="root"):
+        check_exists("tests/test_claims_ledger.py::test_ledger_has_no_problems", root=None)

@@ -6,17 +6,20 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import pickle
 import shutil
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from reference.cli import ClaimOverride, _join_domain, build_parser, main, parse_domain
-from reference.core import PrivacyClaim, has_exact
+from reference.core import MechanismBase, PrivacyClaim, has_exact
 from reference.primitives.randomized_response import RandomizedResponse
 from reference.registry import REGISTRY
 
@@ -140,7 +143,7 @@ def test_domain_parsing() -> None:
     # "--domain -1,1" would be read by argparse as an option; main joins it
     assert _join_domain(["audit", "x:y", "--domain", "-1,1"]) == ["audit", "x:y", "--domain=-1,1"]
     args = build_parser().parse_args(_join_domain(["audit", "x:y", "--domain", "-1,1"]))
-    assert args.domain == (-1.0, 1.0)
+    assert parse_domain(args.domain) == (-1.0, 1.0)
 
 
 def test_claim_override_delegates_everything_but_the_claim() -> None:
@@ -148,7 +151,14 @@ def test_claim_override_delegates_everything_but_the_claim() -> None:
 
     rr = RandomizedResponse(1.0)
     over = ClaimOverride(rr, PrivacyClaim(0.5, 0.0, "local"))
-    assert over.claim.epsilon == 0.5 and over.domain == rr.domain
+    assert isinstance(over, MechanismBase)  # a wrapper on the one mechanism base
+    assert over.claim == PrivacyClaim(0.5, 0.0, "local") and over.domain == rr.domain
+    assert over.claimed_epsilon == 0.5 and over.adjacency == "local"
+    draws = over.sample(1, 50, np.random.default_rng(0))
+    assert np.array_equal(draws, rr.sample(1, 50, np.random.default_rng(0)))
+    with pytest.raises(ValueError, match="data"):  # the original's own input check
+        over.sample(0.5, 5, np.random.default_rng(0))
+    assert over.exact(1).support == rr.exact(1).support and over.exact(1).logp == rr.exact(1).logp
     assert has_exact(over) and over.input_values == rr.input_values
     assert pickle.loads(pickle.dumps(over)) == over  # executors pickle mechanisms
     fn = from_callable(lambda d, rng: 0.0, PrivacyClaim(1.0), (0.0, 1.0), name="f")
@@ -161,7 +171,8 @@ def test_all_arguments_parse() -> None:
     args = build_parser().parse_args(
         ["audit", "--all", "--out", "somewhere", "--seed", "3", "--samples", "1000"]
     )
-    assert args.all and args.out == "somewhere" and args.seed == 3 and args.samples == 1000
+    # argparse keeps the text; each command checks its values before any work
+    assert args.all and args.out == "somewhere" and args.seed == "3" and args.samples == "1000"
     assert args.target is None
 
 
@@ -269,3 +280,488 @@ def test_installed_console_script(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "VIOLATION" in proc.stdout and "dpquant: screening" in proc.stderr
     assert json.loads(out_json.read_text())["violation"] is True
+
+
+# --------------------------------------------------------------------------------------------
+# issue 18: the CLI fails fast and cleanly (exit 2 and one line; exit 1 only for a finding)
+# --------------------------------------------------------------------------------------------
+
+MECH = target("rr_mechanism")
+QUICK_EXACT = ["--mode", "exact", "--samples", "10", "-q"]
+
+
+def _error_line(err: str, *names: str) -> str:
+    """The one line on stderr of a refused command; it names each of ``names``."""
+    lines = err.splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got {err!r}"
+    assert lines[0].startswith("dpquant: error: "), lines[0]
+    for name in names:
+        assert name in lines[0], f"{name!r} not named in {lines[0]!r}"
+    return lines[0]
+
+
+@pytest.fixture
+def no_audit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any audit or study that starts fails the test: the refusal must come before any work."""
+    import audit
+    import audit.report
+    from reference.experiments import aamand25, fukuchi19, imola25, tzamos20
+
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("work started before the options were checked")
+
+    monkeypatch.setattr(audit, "audit_mechanism", forbidden)
+    monkeypatch.setattr(audit.report, "audit_all", forbidden)
+    monkeypatch.setattr(aamand25, "run_figures", forbidden)
+    for study in (imola25, fukuchi19, tzamos20):
+        monkeypatch.setattr(study, "run_study", forbidden)
+
+
+def test_json_at_a_directory_exits_2_before_the_audit(
+    tmp_path: Path, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", MECH, "--json", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "is a folder" in _error_line(captured.err, "--json") and captured.out == ""
+
+
+@pytest.mark.parametrize("option", ["--json", "--markdown", "--plot"])
+def test_an_output_file_under_a_file_exits_2_before_the_audit(
+    option: str, tmp_path: Path, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    assert main(["audit", MECH, option, str(blocker / "sub" / "out.png")]) == 2
+    assert "which is a file" in _error_line(capsys.readouterr().err, option, str(blocker))
+
+
+def test_out_under_a_file_exits_2_before_audit_all(
+    tmp_path: Path, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    assert main(["audit", "--all", "--out", str(blocker / "reports")]) == 2
+    assert "which is a file" in _error_line(capsys.readouterr().err, "--out")
+    assert main(["audit", "--all", "--out", str(blocker)]) == 2
+    assert "is a file, not a folder" in _error_line(capsys.readouterr().err, "--out")
+    (tmp_path / "r" / "audit.md").mkdir(parents=True)  # the report file would be a folder
+    assert main(["audit", "--all", "--out", str(tmp_path / "r")]) == 2
+    _error_line(capsys.readouterr().err, "--out", "audit.md")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_an_unwritable_folder_exits_2(no_audit: None, capsys: pytest.CaptureFixture[str]) -> None:
+    # /proc refuses new files for every user, root included (chmod does not stop root)
+    assert main(["audit", MECH, "--markdown", "/proc/dpquant_report.md"]) == 2
+    assert "cannot write" in _error_line(capsys.readouterr().err, "--markdown")
+
+
+def test_unwritable_folder_by_permissions(
+    tmp_path: Path, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("running as a user whom permissions do not stop (root)")
+        assert main(["audit", MECH, "--json", str(locked / "r.json")]) == 2
+        _error_line(capsys.readouterr().err, "--json", "cannot write")
+    finally:
+        locked.chmod(0o700)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--json", ""),
+        ("--json", "ends_with_a_slash/"),
+        ("--json", "nul\0byte.json"),
+        ("--plot", "plot.xyz"),
+        ("--plot", "plot_without_suffix"),
+        ("--markdown", "x" * 300 + ".md"),  # a file name longer than the system allows
+    ],
+)
+def test_bad_output_paths_exit_2(
+    option: str, value: str, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", MECH, option, value]) == 2
+    _error_line(capsys.readouterr().err, option)
+
+
+def test_two_outputs_naming_one_file_exit_2(
+    tmp_path: Path, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    same = str(tmp_path / "r.txt")
+    assert main(["audit", MECH, "--json", same, "--markdown", same]) == 2
+    _error_line(capsys.readouterr().err, "--json", "--markdown", "same file")
+
+
+def test_missing_output_folders_are_created_and_the_check_leaves_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "new" / "deeper" / "r.json"
+    assert main(["audit", MECH, *QUICK_EXACT, "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["violation"] is False
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["deeper", "new", "r.json"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import sys\nsys.exit(0)\n",
+        "import sys\nsys.exit(3)\n",
+        "raise SystemExit\n",
+        "raise KeyboardInterrupt\n",
+        "1 / 0\n",
+        "import no_such_module_for_dpquant_tests\n",
+        "def broken(:\n",
+    ],
+    ids=["exit0", "exit3", "SystemExit", "KeyboardInterrupt", "ZeroDivision", "import", "syntax"],
+)
+def test_a_target_that_exits_or_fails_at_import_exits_2(
+    source: str, tmp_path: Path, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "bad_target.py"
+    script.write_text(source)
+    for argv in (
+        ["audit", f"{script}:mech"],
+        ["audit", f"{script}:fn", "--epsilon", "1"],
+        ["validate", "randomized_response[eps=1]", f"{script}:fn"],
+    ):
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        _error_line(captured.err, str(script))
+        assert captured.out == ""
+
+
+def test_a_module_target_that_exits_at_import_exits_2(
+    tmp_path: Path,
+    no_audit: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (tmp_path / "dpquant_exiting_module.py").write_text("import sys\nsys.exit(0)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["audit", "dpquant_exiting_module:mech"]) == 2
+    assert "sys.exit(0)" in _error_line(capsys.readouterr().err, "dpquant_exiting_module")
+    assert "dpquant_exiting_module" not in sys.modules
+
+
+@pytest.mark.parametrize(
+    ("attr", "message"),
+    [
+        ("claim_raises", "claim raised RuntimeError"),
+        ("nan_claim", "claim"),  # ε = NaN set on a frozen mechanism: never audited
+        ("not_a_mechanism", "neither a mechanism"),
+        ("KEEP", "neither a mechanism"),
+    ],
+)
+def test_targets_that_are_not_usable_mechanisms_exit_2(
+    attr: str, message: str, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", target(attr)]) == 2
+    _error_line(capsys.readouterr().err, attr, message)
+
+
+BAD_AUDIT_VALUES = [
+    ("--epsilon", v) for v in ("nan", "inf", "-inf", "-1", "0", "1e400", "1e-400", "abc", "", "1,5")
+] + [
+    ("--delta", v) for v in ("nan", "inf", "-0.1", "1", "2", "1e400", "x")
+] + [
+    ("--alpha", v) for v in ("0", "1", "nan", "-1e-9", "inf", "1e-400", "1e-200")
+] + [
+    ("--samples", v)
+    for v in ("1000000000000", "10**12", "1e6", "-5", "9", "0", "abc", "", "2.5", "9" * 5000)
+] + [
+    ("--seed", v) for v in ("-1", str(2**128), "9" * 41, "1e3", "abc", "nan", "")
+] + [
+    ("--domain", v) for v in ("nan,1", "1,0", "0,1e400", "a,b", "", "0", "0,1,2", "1,1")
+] + [
+    ("--mode", v) for v in ("fast", "", "EXACT")
+] + [
+    ("--adjacency", v) for v in ("x", "", "Local")
+] + [
+    ("--timeout", v) for v in ("0", "-1", "nan", "inf", "1e9", "abc")
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("option", "value"), BAD_AUDIT_VALUES)
+def test_bad_audit_option_values_exit_2_with_one_line(
+    option: str, value: str, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", MECH, option, value]) == 2
+    captured = capsys.readouterr()
+    _error_line(captured.err, option)
+    assert captured.out == ""
+
+
+def test_samples_above_the_auditors_cap_are_refused(
+    no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reference.cli import _samples_cap
+
+    cap = _samples_cap()
+    assert main(["audit", MECH, "--samples", str(cap + 1)]) == 2
+    assert str(cap) in _error_line(capsys.readouterr().err, "--samples")
+    assert main(["audit", "--all", "--samples", str(10**12)]) == 2
+    _error_line(capsys.readouterr().err, "--samples")
+
+
+BAD_REPRODUCE = [
+    ("aamand25", ["--workers", "0"], "--workers"),
+    ("aamand25", ["--workers", "1000000"], "--workers"),
+    ("aamand25", ["--workers", "abc"], "--workers"),
+    ("aamand25", ["--runs", "0"], "--runs"),
+    ("aamand25", ["--runs", "1000000000000"], "--runs"),
+    ("aamand25", ["--seed", "-1"], "--seed"),
+    ("aamand25", ["--seed", "1e400"], "--seed"),
+    ("aamand25", ["--seed", "4294967296"], "--seed"),  # the experiments' RandomState seeds
+    ("aamand25", ["--figure", "fig9"], "--figure"),
+    ("imola25", ["--duplication", "1000000000"], "--duplication"),
+    ("imola25", ["--duplication", "0"], "--duplication"),
+    ("imola25", ["--m", "0"], "--m"),
+    ("imola25", ["--m", "10**12"], "--m"),
+    ("imola25", ["--m", ","], "--m"),
+    ("imola25", ["--panels", "e"], "--panels"),
+    ("imola25", ["--jointexp-runs", "-1"], "--jointexp-runs"),
+    ("imola25", ["--jointexp-m", "251"], "--jointexp-m"),
+    ("fukuchi19", ["--runs", "1"], "--runs"),
+    ("fukuchi19", ["--other-runs", "nan"], "--other-runs"),
+    ("fukuchi19", ["--min-log2n", "0"], "--min-log2n"),
+    ("fukuchi19", ["--max-log2n", "31"], "--max-log2n"),
+    ("fukuchi19", ["--min-log2n", "12", "--max-log2n", "11"], "log2n"),
+    ("fukuchi19", ["--exact-max-levels", "-1"], "--exact-max-levels"),
+    ("fukuchi19", ["--data-models", "fixed,foo"], "--data-models"),
+    ("fukuchi19", ["--schedules", ""], "--schedules"),
+    ("fukuchi19", ["--settings", "some"], "--settings"),
+    ("tzamos20", ["--n-values", "1000000000000"], "--n-values"),
+    ("tzamos20", ["--n-values", "1"], "--n-values"),
+    ("tzamos20", ["--c", "nan"], "--c"),
+    ("tzamos20", ["--c", "0"], "--c"),
+    ("tzamos20", ["--c", "1e1000000000"], "--c"),
+    ("tzamos20", ["--c", "1/0"], "--c"),
+    ("tzamos20", ["--regimes", "fast"], "--regimes"),
+    ("tzamos20", ["--distributions", "normal"], "--distributions"),
+    ("tzamos20", ["--c-rule", "cubic"], "--c-rule"),
+]
+
+
+@pytest.mark.parametrize(("paper", "argv", "option"), BAD_REPRODUCE)
+def test_bad_reproduce_values_exit_2_before_the_study(
+    paper: str,
+    argv: list[str],
+    option: str,
+    tmp_path: Path,
+    no_audit: None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["reproduce", paper, *argv, "--out", str(tmp_path / "out"), "-q"]) == 2
+    _error_line(capsys.readouterr().err, option)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("paper", ["aamand25", "imola25", "fukuchi19", "tzamos20"])
+def test_reproduce_out_under_a_file_exits_2_before_the_study(
+    paper: str, tmp_path: Path, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    assert main(["reproduce", paper, "--quick", "--out", str(blocker / "out")]) == 2
+    _error_line(capsys.readouterr().err, "--out", "which is a file")
+    assert main(["reproduce", paper, "--quick", "--out", str(blocker)]) == 2
+    _error_line(capsys.readouterr().err, "--out", "not a folder")
+
+
+def test_valid_reproduce_options_reach_the_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reference.experiments import tzamos20
+
+    seen: dict[str, Any] = {}
+
+    def fake(**kwargs: Any) -> list[Path]:
+        seen.update(kwargs)
+        return [Path(kwargs["out"]) / "tzamos20.csv"]
+
+    monkeypatch.setattr(tzamos20, "run_study", fake)
+    argv = ["reproduce", "tzamos20", "--n-values", "8,16", "--c", "5/4", "--runs", "3"]
+    assert main([*argv, "--seed", "7", "--workers", "2", "--out", str(tmp_path), "-q"]) == 0
+    assert seen["ns"] == (8, 16) and seen["c"] == Fraction(5, 4) and seen["runs"] == 3
+    assert seen["seed"] == 7 and seen["workers"] == 2 and seen["out"] == tmp_path
+    assert "written: " in capsys.readouterr().out
+
+
+BAD_VALIDATE = [
+    (["--samples", "1000000000000"], "--samples"),
+    (["--samples", "99"], "--samples"),
+    (["--alpha", "nan"], "--alpha"),
+    (["--beta", "0"], "--beta"),
+    (["--beta", "1"], "--beta"),
+    (["--seed", "-3"], "--seed"),
+    (["--sizes", "0"], "--sizes"),
+    (["--sizes", "1000000000000"], "--sizes"),
+    (["--audit-samples", "1000000000000"], "--audit-samples"),
+    (["--json", "."], "--json"),
+]
+
+
+@pytest.mark.parametrize(("argv", "option"), BAD_VALIDATE)
+def test_bad_validate_values_exit_2(
+    argv: list[str], option: str, no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", "randomized_response[eps=1]", target("rr_fn"), *argv]) == 2
+    _error_line(capsys.readouterr().err, option)
+
+
+@pytest.mark.parametrize("ledger", ["", ".", "tests/cli_targets.py", "/no/such/claims.toml"])
+def test_bad_ledgers_exit_2(ledger: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["claims", "--ledger", ledger]) == 2
+    _error_line(capsys.readouterr().err, "ledger")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["nope"],
+        ["audit", MECH, "--no-such-option"],
+        ["mechanisms", "extra"],
+        ["reproduce"],
+        ["validate", "one_only"],
+        ["audit", MECH, "--epsilon"],  # the value is missing
+    ],
+)
+def test_argparse_errors_are_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    _error_line(captured.err)
+    assert "usage:" not in captured.err and captured.out == ""
+
+
+def test_arguments_that_are_not_strings_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", MECH, "--samples", 10]) == 2  # type: ignore[list-item]
+    _error_line(capsys.readouterr().err, "strings")
+    assert main("audit") == 2  # type: ignore[arg-type]
+    _error_line(capsys.readouterr().err, "strings")
+
+
+def test_exit_0_only_when_an_audit_ran_and_exit_1_only_for_a_violation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["audit", MECH, *QUICK_EXACT]) == 0
+    assert "no violation found" in capsys.readouterr().out
+    assert main(["audit", MECH, *QUICK_EXACT, "--epsilon", "0.5"]) == 1
+    assert "VIOLATION" in capsys.readouterr().out
+
+
+def test_the_audited_code_exiting_during_the_run_exits_3(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["audit", target("exiting_fn"), *LOCAL_01, "--samples", "10", "-q"]
+    assert main(argv) == 3
+    assert "sys.exit(0)" in _error_line(capsys.readouterr().err)
+
+
+def test_an_unexpected_exception_exits_3_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import audit
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError("something internal\nover two lines")
+
+    monkeypatch.setattr(audit, "audit_mechanism", broken)
+    monkeypatch.delenv("DPQUANT_TRACEBACK", raising=False)
+    assert main(["audit", MECH, "-q"]) == 3
+    assert "unexpected TypeError: something internal over two lines" in _error_line(
+        capsys.readouterr().err
+    )
+
+
+def test_an_interrupt_during_the_run_exits_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import audit
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(audit, "audit_mechanism", interrupted)
+    assert main(["audit", MECH, "-q"]) == 130
+    assert "interrupted" in _error_line(capsys.readouterr().err)
+
+
+class _Report:
+    violation, sampler_conforms, witness = False, None, None
+
+    def summary(self) -> str:
+        return "fake: no violation found"
+
+
+def test_timeout_is_passed_to_the_auditor(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import audit
+
+    seen: dict[str, Any] = {}
+
+    def fake(mech: Any, **kwargs: Any) -> _Report:
+        seen.update(kwargs)
+        return _Report()
+
+    monkeypatch.setattr(audit, "audit_mechanism", fake)
+    assert main(["audit", MECH, "-q", "--timeout", "2.5"]) == 0
+    assert seen["timeout"] == 2.5
+    seen.clear()
+    assert main(["audit", MECH, "-q"]) == 0
+    assert "timeout" not in seen  # the auditor's default
+    assert main(["audit", "--all", "--timeout", "3"]) == 2
+    _error_line(capsys.readouterr().err, "--timeout")
+
+
+def test_timeout_ends_the_audit_of_a_hanging_function_with_exit_1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import time
+
+    start = time.perf_counter()
+    argv = ["audit", target("slow_fn"), *LOCAL_01, "--samples", "10", "-q", "--timeout", "0.2"]
+    code = main(argv)
+    assert time.perf_counter() - start < 60
+    captured = capsys.readouterr()
+    assert code == 1, captured  # an incomplete audit is never "no violation found" (exit 0)
+    assert "INCOMPLETE" in captured.out and "TIME LIMIT" in captured.out
+
+
+def test_a_local_mechanism_cannot_be_audited_under_another_adjacency(
+    no_audit: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", MECH, "--adjacency", "add_remove"]) == 2
+    _error_line(capsys.readouterr().err, "--adjacency", "local")
+
+
+def test_warnings_are_one_line_each_after_a_completed_command_and_none_after_an_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import warnings
+
+    import audit
+
+    real = audit.audit_mechanism
+
+    def noisy(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn("first\nsecond line", RuntimeWarning, stacklevel=1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(audit, "audit_mechanism", noisy)
+    assert main(["audit", MECH, *QUICK_EXACT]) == 0
+    assert capsys.readouterr().err == "dpquant: warning: RuntimeWarning: first second line\n"
+
+    def noisy_refusal(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn("noise", RuntimeWarning, stacklevel=1)
+        raise ValueError("samples must be refused here")
+
+    monkeypatch.setattr(audit, "audit_mechanism", noisy_refusal)
+    assert main(["audit", MECH, *QUICK_EXACT]) == 2
+    assert "--samples must be refused here" in _error_line(capsys.readouterr().err)

@@ -21,3 +21,10 @@ def test_adult_column_has_48842_rows_in_range_with_the_documented_quartiles(
 def test_unknown_column_raises() -> None:
     with pytest.raises(ValueError, match="column"):
         load_adult("income")
+
+
+@pytest.mark.parametrize("bad", ["AGE", "age ", ["age"], None, 1, b"age"])
+def test_column_must_be_one_of_the_exact_names(bad) -> None:
+    """A list used to raise TypeError (unhashable); every non-name is a ValueError naming column."""
+    with pytest.raises(ValueError, match=r"^column must be one of \('age', 'hours_per_week'\)"):
+        load_adult(bad)

@@ -419,7 +419,7 @@ def test_bad_parameters_raise_a_clear_value_error(build, match: str) -> None:
         ([], "data must be non-empty"),
         ([0.1, math.nan], "finite numbers only"),
         ([0.1, 1.5], r"data must lie inside the domain \[-1.0, 1.0\]"),
-        ([[0.1, 0.2]], "1-D array"),
+        ([[0.1, 0.2]], "1-D sequence"),
     ],
 )
 def test_bad_data_raise_a_clear_value_error(data, match: str) -> None:

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from reference.conformance import atom_test, clopper_pearson, dkw_test
 from reference.exact.mp import workdps
 from reference.primitives.continual_counting import (
+    NOISES,
     ContinualCounting,
     fenwick_parents,
     lowbit,
@@ -31,6 +32,7 @@ from reference.primitives.continual_counting import (
     shift_privacy_loss,
     tree_height,
 )
+from reference.primitives.laplace import DiscreteLaplaceLaw
 from reference.slice_quantiles.cc_tails import (
     cc_error_bound,
     cc_max_error_tail,
@@ -636,3 +638,91 @@ def test_lattice_helpers_agree_with_exact_linear_algebra() -> None:
 def test_kary_tree_bad_input_raises_value_error(call) -> None:
     with pytest.raises(ValueError):
         call()
+
+
+# ============================================================================= extremes (issue 18)
+def test_cc_epsilon_1e_minus_25_is_refused_instead_of_zero_noise() -> None:
+    """Issue 18: ContinualCounting(4, 1e-25).sample_noise(2, rng) returned zero noise (per-node
+    scale 3e25: numpy's geometric saturated at the int64 maximum and the two draws cancelled).
+    A per-node scale above 2^50 is now refused, naming epsilon and the smallest valid one."""
+    with pytest.raises(
+        ValueError,
+        match=r"^epsilon must give a per-node noise scale at most 2\^50 = 1\.1259e\+15 \(epsilon "
+        r">= T/2\^50 = 2\.665e-15 for m = 4\)",
+    ):
+        ContinualCounting(4, 1e-25)
+    with pytest.raises(ValueError, match=r"^epsilon must give a per-node noise scale"):
+        ContinualCounting(4, 1e-25, noise="laplace")
+    with pytest.raises(ValueError, match=r"^scale must give a per-node noise scale at most 2\^50"):
+        ContinualCounting(4, 1.0, scale=1e19)
+
+
+@pytest.mark.parametrize("m", [10**12, 2**63, 2**20 + 1])
+def test_cc_with_huge_m_is_refused_before_any_allocation(m) -> None:
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"^m must be an integer 1 <= m <= 1048576"):
+        ContinualCounting(m, 1.0)
+    with pytest.raises(ValueError, match=r"^m must be an integer 1 <= m <= 1048576"):
+        fenwick_parents(m)
+    assert time.perf_counter() - start < 0.5
+
+
+def test_cc_tree_functions_take_any_m_up_to_2_to_62_in_log_time() -> None:
+    """shift_nodes walks the Fenwick update path s, s + lowbit(s), ...: no array of m entries."""
+    assert shift_nodes(10**12, 1).tolist() == [2**k for k in range(40)]
+    assert shift_node_count(2**62, 2**62) == 1 and tree_height(10**400) == 1329
+    assert shift_privacy_loss(10**12, 1, Fraction(1, 2)) == Fraction(1, 2)
+    with pytest.raises(ValueError, match=r"^m must be an integer 1 <= m <= "):
+        shift_nodes(2**63, 1)
+    with pytest.raises(ValueError, match=r"^epsilon must be a rational number"):
+        shift_privacy_loss(7, 1, "1")
+
+
+def test_cc_noise_size_times_m_is_capped() -> None:
+    cc = ContinualCounting(1000, 1.0)
+    with pytest.raises(ValueError, match=r"^size must be at most 8388 for m = 1000 counters"):
+        cc.sample_noise(10_000, np.random.default_rng(0))
+    assert cc.sample_noise(8388, np.random.default_rng(0)).shape == (8388, 1000)
+
+
+@pytest.mark.parametrize("noise", NOISES)
+def test_cc_at_the_largest_per_node_scale_draws_its_exact_law(noise) -> None:
+    """Per-node scale 2^50 (the largest accepted): the node differences W⁻¹N are iid DLap(2^50)
+    (discrete) or Lap(2^50) (laplace). DKW of each column against the exact CDF and, for the
+    discrete noise, the residues mod 16 (exact probabilities 1/16 up to 16/t < 1e-13) by atoms;
+    Bonferroni over the m = 3 columns, each at 1e-7/3: false alarm < 2e-7. The release (rounded
+    for the Laplace noise) stays an int64 around the ranks."""
+    t = 2.0**50
+    cc = ContinualCounting(3, 1.0, noise, scale=t)
+    rng = np.random.default_rng(4242)
+    n = cc.sample_noise(60_000, rng)
+    eta = cc.node_differences(n)
+    if noise == "discrete":
+        law_cdf = DiscreteLaplaceLaw(t).cdf
+        assert n.dtype == np.int64
+    else:
+
+        def law_cdf(y):
+            z = np.asarray(y) / t
+            return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0)), 1 - 0.5 * np.exp(-np.maximum(z, 0)))
+
+    for i in range(3):
+        dkw_test(eta[:, i], law_cdf, ALPHA / 3).assert_ok()
+        if noise == "discrete":
+            atom_test(eta[:, i] % 16, {r: 1 / 16 for r in range(16)}, ALPHA / 3).assert_ok()
+    released = cc.release([5, 6, 7], 100, rng)
+    assert released.dtype == np.int64 and (released != [5, 6, 7]).any(axis=1).all()
+
+
+def test_cc_release_and_vectors_refuse_non_integer_or_out_of_range_values() -> None:
+    cc = ContinualCounting(3, 1.0)
+    rng = np.random.default_rng(0)
+    for bad in (["1", "2", "3"], [True, 2, 3], [1, 2, 2**60], [1, 2, math.nan], [[1, 2, 3]]):
+        with pytest.raises(ValueError, match=r"^ranks"):
+            cc.release(bad, 2, rng)
+    with pytest.raises(ValueError, match=r"^v must"):
+        cc.noise_logpmf_mp([0.5, 0, 0])
+    with pytest.raises(ValueError, match=r"^m must be at most 2 for noise_cell_probability_mp"):
+        ContinualCounting(3, 1.0, "laplace").noise_cell_probability_mp([0, 0, 0])
+    with pytest.raises(ValueError, match=r"^noise must be one of"):
+        ContinualCounting(3, 1.0, noise="Discrete")

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
 import pytest
 
 from audit.search import exhaustive_data_pairs
-from reference.distributions import privacy_loss
-from reference.exact.interval import certified_privacy_loss
+from reference.distributions import DiscreteLaw, privacy_loss
+from reference.exact.interval import (
+    certified_log_normalizer,
+    certified_max_log_ratio,
+    certified_privacy_loss,
+    iv_precision,
+    to_iv,
+)
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.laplace import laplace_law
 from reference.primitives.truncated import truncated_laplace_law
@@ -56,3 +63,31 @@ def test_certification_sees_infinite_loss_when_supports_differ() -> None:
     a = truncated_laplace_law(0.0, 1.0, 0.0, 1.0)
     b = truncated_laplace_law(0.0, 1.0, 0.0, 2.0)
     assert certified_privacy_loss(a, b).b == mpmath.inf
+
+
+def test_certification_is_tight_when_slope_times_break_cancels() -> None:
+    """Anchored pieces (issue 18): Laplace laws at loc = 1e10 have intercepts ∓1e10 that cancel
+    against slope × loc; the enclosure still has width < 1e-50 and contains the exact loss 1."""
+    p, q = laplace_law(1e10, 1.0), laplace_law(1e10 + 1, 1.0)
+    box = certified_privacy_loss(p, q)
+    assert box.a <= 1 + mpmath.mpf("1e-55") and 1 - mpmath.mpf("1e-55") <= box.b
+    assert box.b - box.a < mpmath.mpf("1e-50")
+    assert abs(privacy_loss(p, q) - 1) < mpmath.mpf("1e-40")
+
+
+def test_certification_refuses_laws_it_cannot_certify() -> None:
+    law = laplace_law(0.0, 1.0)
+    for bad in (None, 1.0, "law", DiscreteLaw([0], [0.0])):
+        with pytest.raises(ValueError, match="p must be a PiecewiseLogLinear"):
+            certified_privacy_loss(bad, law)
+        with pytest.raises(ValueError, match="q must be a PiecewiseLogLinear"):
+            certified_max_log_ratio(law, bad)
+        with pytest.raises(ValueError, match="law must be a PiecewiseLogLinear"):
+            certified_log_normalizer(bad)
+    for x in (math.nan, "1", None, True):
+        with pytest.raises(ValueError, match="x must be a real number"):
+            to_iv(x)
+    for dps in (0, 2.5, 10**6, "60"):
+        with pytest.raises(ValueError, match="dps"):
+            with iv_precision(dps):
+                pass

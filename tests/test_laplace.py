@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from fractions import Fraction
 
 import mpmath
@@ -443,3 +444,131 @@ def test_discrete_law_type_of_clamped_and_truncated() -> None:
     law = DiscreteLaplaceLaw(Fraction(3, 2))
     assert isinstance(law.clamped(-2, 2), DiscreteLaw)
     assert isinstance(law.truncated(2), DiscreteLaw)
+
+
+# --------------------------------------------------------------------------------------------
+# Extreme scales (issue 18): exact draws or a refusal naming the representable range
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1e30, 1e19, 2.0**50 * (1 + 2**-40), 1e17])
+def test_discrete_laplace_above_2_to_50_is_refused_instead_of_zero_or_wrapped_noise(scale) -> None:
+    """Issue 18: numpy's geometric saturated at the int64 maximum, so at scale 1e30 both draws
+    were 2^63 − 1 and the noise was exactly 0; at 1e19 the draws wrapped around. Both scales, and
+    every scale above 2^50, are now refused with the range; so is the law's sampler."""
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"^scale must be at most 2\^50 = 1\.1259e\+15"):
+        sample_discrete_laplace(scale, 1000, rng)
+    with pytest.raises(ValueError, match=r"^scale must be at most 2\^50"):
+        DiscreteLaplaceLaw(scale).sample(1000, rng)
+    law = DiscreteLaplaceLaw(scale)  # the exact law itself is fine at any scale
+    with workdps():
+        assert abs(law.mass(-math.inf, math.inf) - 1) < EXACT_TOL
+        assert law.pmf_mp(0) < mpmath.mpf(1) / scale
+
+
+@pytest.mark.parametrize("scale", [2.0**50, 1e15, 3.3e9])
+def test_discrete_laplace_at_the_largest_scales_follows_its_exact_law(scale) -> None:
+    """Statistical check tied to the exact law at t up to 2^50, where the sampler splits each
+    geometric into independent base-2^16 digits: (1) DKW band of the draws against the exact CDF
+    (atoms of mass ~1/(2t) make the law continuous at this n); (2) the 16 residues mod 16, whose
+    exact probabilities are 1/16 up to (1 − q^16)/(1 − q) − 1 <= 16/t < 1e-8 (a draw rounded to a
+    coarse float grid, or saturated, would fail it). Each at level 1e-7: false alarm < 2e-7."""
+    rng = np.random.default_rng(20260418)
+    law = DiscreteLaplaceLaw(scale)
+    x = sample_discrete_laplace(scale, 200_000, rng)
+    assert x.dtype == np.int64 and np.abs(x).max() < 2**58
+    dkw_test(x, law.cdf).assert_ok()
+    atom_test(x % 16, {r: 1 / 16 for r in range(16)}).assert_ok()
+    assert (x == 0).mean() < 1e-3
+
+
+def test_discrete_laplace_sampler_is_numpys_stream_below_2_to_16() -> None:
+    """Up to t = 2^16 the geometric is numpy's own (the digits only start above), so seeded
+    results of earlier versions are unchanged."""
+    a = sample_discrete_laplace(7.3, 1000, np.random.default_rng(3))
+    r = np.random.default_rng(3)
+    p = -math.expm1(-1 / 7.3)
+    assert np.array_equal(a, r.geometric(p, 1000) - r.geometric(p, 1000))
+
+
+@pytest.mark.parametrize("scale", [1e-300, 5e-324, Fraction(1, 10**400)])
+def test_discrete_laplace_at_tiny_scales_is_the_point_mass_at_loc(scale) -> None:
+    """t so small that 1/t overflows: P(X = loc) = (1 − q)/(1 + q) = 1 to float precision."""
+    law = DiscreteLaplaceLaw(scale, loc=-4)
+    assert (law.sample(1000, np.random.default_rng(1)) == -4).all()
+    assert law.cdf([-5.0, -4.0, 3.0]).tolist() == [0.0, 1.0, 1.0]
+    logp = law.logpmf([-4, -3, -4.5])
+    assert logp[0] == 0.0 and logp[1] <= -1e299 and logp[2] == -math.inf
+    if not isinstance(scale, Fraction):
+        assert (sample_discrete_laplace(scale, 100, np.random.default_rng(1)) == 0).all()
+
+
+def test_truncated_and_clamped_beyond_the_atom_limit_are_refused_at_once() -> None:
+    """Issue 18: DiscreteLaplaceLaw(1.).truncated(10**7) ran for minutes (2·10^7 + 1 atoms at 60
+    digits). Radii above 50 000 (laws of more than 100 001 atoms) are refused immediately."""
+    law = DiscreteLaplaceLaw(1.0)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"^radius must be an integer 0 <= radius <= 50000"):
+        law.truncated(10**7)
+    with pytest.raises(ValueError, match=r"^radius must be an integer 0 <= radius <= 50000"):
+        law.probabilities_within(10**7)
+    with pytest.raises(ValueError, match=r"^hi - lo must be at most 100000"):
+        law.clamped(-(10**7), 10**7)
+    assert time.perf_counter() - start < 1.0
+    assert len(law.truncated(3)) == 7 and len(law.clamped(-3, 3)) == 7
+
+
+def test_discrete_laplace_loc_beyond_2_to_53_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^loc must be an integer"):
+        DiscreteLaplaceLaw(1.0, loc=2**53 + 1)
+    draws = DiscreteLaplaceLaw(2.0**50, loc=2**53).sample(100, np.random.default_rng(0))
+    assert draws.dtype == np.int64 and np.abs(draws - 2**53).max() < 2**57
+
+
+def test_exact_sampler_at_huge_and_tiny_rational_scales() -> None:
+    """CKS20 Alg. 2 works on exact integers at any scale: t = 10^400 gives draws of magnitude
+    ~10^400 as Python ints (P(|X| < 10^390) < 10^-9 per draw), t = 10^-400 the point mass at 0.
+    Numerators or denominators of 4096 bits or more, and large sizes on the scalar path, are
+    refused."""
+    rng = np.random.default_rng(5)
+    big = sample_discrete_laplace_exact(Fraction(10**400), 20, rng)
+    assert big.dtype == object and all(abs(v) > 10**390 for v in big)
+    assert (sample_discrete_laplace_exact(Fraction(1, 10**400), 50, rng) == 0).all()
+    with pytest.raises(ValueError, match=r"^scale must have a numerator and a denominator below"):
+        sample_discrete_laplace_exact(Fraction(2**4097), 1, rng)
+    with pytest.raises(ValueError, match=r"^size must be at most 10000 when the scale"):
+        sample_discrete_laplace_exact(Fraction(10**400), 10_001, rng)
+    assert bernoulli_exp_neg(Fraction(10**400), rng) is False  # P(True) = e^(-10^400)
+    with pytest.raises(ValueError, match=r"^gamma must have a numerator"):
+        bernoulli_exp_neg(Fraction(1, 2**5000), rng)
+
+
+@pytest.mark.parametrize(
+    ("loc", "scale", "match"),
+    [
+        (1.0, 1e-16, r"^scale must be at least 2\^12 times the float spacing near loc"),
+        (1e13, 1.0, r"^scale must be at least 2\^12 times the float spacing near loc"),
+        (0.0, 5e-324, r"^scale must be at least 2\^12 times the float spacing near loc"),
+        (0.0, 1e308, r"^scale must keep \|loc\| \+ 40\*scale <= "),
+        (1e308, 1e307, r"^scale must keep \|loc\| \+ 40\*scale <= "),
+    ],
+)
+def test_sample_laplace_refuses_coarse_or_overflowing_parameters(loc, scale, match) -> None:
+    """Laplace(1, 1e-16) in floats drew P(Y < loc) = 0.28 (issue 18); 1e308 overflowed to inf."""
+    with pytest.raises(ValueError, match=match):
+        sample_laplace(loc, scale, 10, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(("loc", "scale"), [(0.0, 1e-300), (1e11, 1.0), (-5.0, 1e306)])
+def test_sample_laplace_at_accepted_extremes_conforms_to_the_exact_law(loc, scale) -> None:
+    """At the edges of the accepted range the float draws still follow Laplace(loc, scale): DKW
+    at level 1e-7 against the closed-form CDF of the standardised draws."""
+    x = sample_laplace(loc, scale, 100_000, np.random.default_rng(11))
+    assert np.isfinite(x).all()
+    z = (x - loc) / scale
+
+    def cdf(y):
+        return np.where(y < 0, 0.5 * np.exp(np.minimum(y, 0)), 1 - 0.5 * np.exp(-np.maximum(y, 0)))
+
+    dkw_test(z, cdf).assert_ok()

@@ -97,3 +97,40 @@ def test_bad_reports_and_sizes_raise() -> None:
         randomize_bits([[0, 1]], 1.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="size"):
         RandomizedResponse(1.0).sample(1, -1, np.random.default_rng(0))
+
+
+# --------------------------------------------------------------------------------------------
+# Bad and extreme input (issue 18)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [[True, False], np.array([True, False]), ["0", "1"], [1 + 0j], [0, 2], [0.5], [[0, 1]], None],
+)
+def test_randomize_bits_and_debias_mean_refuse_anything_but_zeros_and_ones(bad) -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"^bits"):
+        randomize_bits(bad, 1.0, rng)
+    with pytest.raises(ValueError, match=r"^reports"):
+        debias_mean(bad, 1.0)
+
+
+def test_debias_mean_is_stable_at_tiny_epsilon_and_refuses_below_1e_300() -> None:
+    """(mean − ½)/tanh(ε/2) + ½ has no cancellation: at ε = 1e-300 a mean of ¾ gives ½ + ¼/5e-301
+    exactly in floats (the old (mean − (1 − p))/(2p − 1) divided 0.25 by 0, or by rounding
+    noise). Below 1e-300 the estimate could overflow: refused, naming epsilon."""
+    assert debias_mean([0, 1, 1, 1], 1e-300) == 0.5 + 0.25 / math.tanh(5e-301)
+    assert math.isfinite(debias_mean([1, 1], 1e-300))
+    assert debias_mean([0, 1], 1e-300) == 0.5
+    with pytest.raises(ValueError, match=r"^epsilon must be >= 1e-300 for debias_mean"):
+        debias_mean([0, 1], 5e-324)
+    p = keep_probability(2.0)
+    assert debias_mean([1, 0, 1, 1], 2.0) == pytest.approx((0.75 - (1 - p)) / (2 * p - 1), 1e-14)
+
+
+def test_keep_probability_and_randomize_bits_at_huge_epsilon() -> None:
+    assert keep_probability(1e308) == 1.0 and keep_probability(5e-324) == 0.5
+    bits = np.array([0, 1, 1, 0] * 100)
+    assert np.array_equal(randomize_bits(bits, 1e308, np.random.default_rng(1)), bits)
+    assert randomize_bits([], 1.0, np.random.default_rng(1)).shape == (0,)

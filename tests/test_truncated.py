@@ -202,11 +202,16 @@ def test_corrected_truncated_laplace_conforms_on_moderate_scales(mu, sigma, left
 
 
 def test_corrected_truncated_exponential_overflows_for_huge_rate_where_stable_does_not():
-    alpha, beta, left, right = 1e3, 0.0, 0.0, 1.0  # e^{1000} overflows
+    """e^{1000} overflows: the naive formula's draws are inf, refused (never returned)."""
+    alpha, beta, left, right = 1e3, 0.0, 0.0, 1.0
     law = truncated_exponential_law(alpha, beta, left, right)
-    naive = sample_truncated_exponential(alpha, beta, left, right, N, _gen(), variant="corrected")
-    assert not np.all(np.isfinite(naive))
-    assert not dkw_test(naive, law.cdf).passed
+    with np.errstate(all="ignore"):
+        raw = _truncated_exponential_from_uniforms(
+            _gen().random(N), alpha, beta, left, right, "corrected"
+        )
+    assert not np.all(np.isfinite(raw))
+    with pytest.raises(ValueError, match="^variant 'corrected' overflows"):
+        sample_truncated_exponential(alpha, beta, left, right, N, _gen(), variant="corrected")
     stable = sample_truncated_exponential(alpha, beta, left, right, N, _gen())
     dkw_test(stable, law.cdf).assert_ok()
 
@@ -225,9 +230,8 @@ def test_corrected_truncated_laplace_breaks_deep_in_one_tail_where_stable_does_n
     """[50, 51] with σ = 0.01: F(left) = F(right) = 1.0 in floats, so F⁻¹(1) = +inf."""
     mu, sigma, left, right = 0.0, 0.01, 50.0, 51.0
     law = truncated_laplace_law(mu, sigma, left, right)
-    naive = sample_truncated_laplace(mu, sigma, left, right, N, _gen(), variant="corrected")
-    assert not np.all(np.isfinite(naive))
-    assert not dkw_test(naive, law.cdf).passed
+    with pytest.raises(ValueError, match="^variant 'corrected' overflows"):
+        sample_truncated_laplace(mu, sigma, left, right, N, _gen(), variant="corrected")
     stable = sample_truncated_laplace(mu, sigma, left, right, N, _gen())
     dkw_test(stable, law.cdf).assert_ok()
 
@@ -530,3 +534,65 @@ def test_bad_size_raises_value_error_naming_size(name, size):
 )
 def test_non_generator_rng_raises_value_error_naming_rng(name, rng):
     _raises_naming("rng", name, rng=rng)
+
+
+# --------------------------------------------------------------------------------------------
+# Extremes (issue 18): outputs in [left, right] and never NaN, or a refusal naming the parameter
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda r: sample_truncated_laplace(1.0, 1e-17, 0.0, 2.0, 10, r), r"^sigma must give"),
+        (lambda r: sample_truncated_exponential(1e9, 0.0, 1e6, 1e6 + 1, 10, r), r"^alpha must give"),
+        (lambda r: sample_uniform(1e300, 1e300 * (1 + 1e-15), 10, r), r"^b - a must span"),
+        (lambda r: sample_uniform(0.0, 5e-324, 10, r), r"^b - a must span"),
+        (lambda r: sample_truncated_laplace(0.0, 1e6, 1e17, 1e17 + 64, 10, r), r"^right - left"),
+    ],
+)
+def test_samplers_refuse_laws_finer_than_the_float_grid_where_their_mass_sits(call, match):
+    """A scale (σ, 1/|α| or the width) below 2^12 float spacings where the draws fall would put
+    the draws on a coarse grid (Laplace σ = 1e-17 at μ = 1: spacing 2.2e-16): refused."""
+    with pytest.raises(ValueError, match=match):
+        call(_gen())
+
+
+@pytest.mark.parametrize(
+    "mu, sigma, left, right",
+    [
+        (0.0, 1e-300, -1.0, 1.0),  # σ tiny at μ = 0, where the float grid is fine
+        (1e300, 1e-300, -1.0, 0.0),  # huge |μ/σ|: the mass sits within 1e-297 of 0
+        (-1e300, 1e300, -1e300, 1e300),  # huge σ on a huge interval: nearly uniform
+        (0.0, 1.0, -1e307, 1e307),
+    ],
+)
+def test_stable_truncated_laplace_at_extremes_stays_in_the_interval_and_conforms(
+    mu, sigma, left, right
+):
+    x = sample_truncated_laplace(mu, sigma, left, right, N, _gen())
+    _assert_in_interval(x, left, right)
+    try:
+        law = truncated_laplace_law(mu, sigma, left, right)
+    except ValueError as exc:  # the law's float anchor overflows: nothing to compare against
+        assert str(exc).startswith(("left / sigma", "right / sigma", "mu / sigma")), exc
+        return
+    dkw_test(x, law.cdf).assert_ok()
+
+
+@pytest.mark.parametrize("alpha", [1e308, -1e308, 1e-300, -5e-324, 1e300])
+def test_stable_truncated_exponential_at_extreme_rates_stays_in_the_interval(alpha):
+    """Rates of 1e308 put the mass within 1e-306 of one end (an end at 0, where floats that fine
+    exist; at an end of magnitude 1 such a law is refused, see above); 1e-300 is uniform to double
+    precision: every draw in [left, right], finite, and conforming to the exact law."""
+    left, right = (-1.0, 0.0) if alpha > 0 else (0.0, 2.0)
+    x = sample_truncated_exponential(alpha, 0.0, left, right, N, _gen())
+    _assert_in_interval(x, left, right)
+    dkw_test(x, truncated_exponential_law(alpha, 0.0, left, right).cdf).assert_ok()
+
+
+def test_naive_variants_refuse_non_finite_draws_naming_every_parameter():
+    with pytest.raises(ValueError, match=r"^variant 'paper' overflows at these parameters \(alpha"):
+        sample_truncated_exponential(1.0, 1e308, 0.0, 1.0, 10, _gen(), variant="paper")
+    with pytest.raises(ValueError, match=r"^variant 'paper' overflows at these parameters \(mu"):
+        sample_truncated_laplace(0.0, 1e308, -1.0, 1.0, 10, _gen(), variant="paper")

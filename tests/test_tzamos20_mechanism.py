@@ -185,23 +185,34 @@ NEIGHBOURS = ([0.5] * 7 + [0.625] + [2.0] * 8, [0.5] * 8 + [0.625] + [2.0] * 7)
 
 def test_float_output_puts_neighbours_on_different_lattices_of_doubles() -> None:
     """Why the default output is on a grid (Mironov 2012, as in fukuchi19's Laplace report): the
-    float sampler computes y = left + t on the piece containing y, and the pieces differ between
-    neighbours. On (−1/2, 1/2), every draw on D′ is computed as −5/2 + t with t ∈ (2, 3), hence a
-    multiple of 2⁻⁵¹, while many draws on D (−1 + t, t < 3/2) are not: the float outputs have
-    different supports, an infinite loss. On the grid both supports are the multiples of Λ."""
+    float sampler computes y from an end of the piece containing y (y = right − s on a rising
+    piece), and the pieces differ between neighbours. On (−1/2, 1/2) the rising piece ends at
+    5/4 for D (y = 5/4 − s with s >= 3/4: a multiple of 2⁻⁵³) and at 1/2 for D′ (y = 1/2 − s with
+    s small: finer bits), so at some power-of-two step one neighbour's float draws are all on the
+    lattice and many of the other's are not: the float outputs have different supports, an
+    infinite loss. On the grid both supports are the multiples of Λ."""
     cont = PrivateMedian(epsilon=1, output="continuous", **FIX)
     grid = PrivateMedian(epsilon=1, **FIX)
     lam = output_grid(grid.parameters(16))
-    shares = []
-    for data in NEIGHBOURS:
-        for mech, step in ((cont, 2.0**-51), (grid, lam)):
+    mids = {}
+    for i, data in enumerate(NEIGHBOURS):
+        for name, mech in (("cont", cont), ("grid", grid)):
             y = mech.sample(data, 50_000, np.random.default_rng(4))
-            mid = y[np.abs(y) < 0.5]
-            assert len(mid) > 2_000
-            shares.append(float(np.mean(np.mod(mid, step) != 0)))
-    (d_cont, d_grid, dp_cont, dp_grid) = shares
-    assert d_cont > 0.3 and dp_cont == 0.0
-    assert d_grid == dp_grid == 0.0
+            mids[name, i] = y[np.abs(y) < 0.5]
+            assert len(mids[name, i]) > 2_000
+    for i in (0, 1):
+        assert np.all(np.mod(mids["grid", i], lam) == 0)
+
+    def share_off(i: int, step: float) -> float:
+        return float(np.mean(np.mod(mids["cont", i], step) != 0))
+
+    separating = [
+        k
+        for k in range(48, 56)
+        if min(share_off(0, 2.0**-k), share_off(1, 2.0**-k)) == 0.0
+        and max(share_off(0, 2.0**-k), share_off(1, 2.0**-k)) > 0.2
+    ]
+    assert separating, "the continuous outputs of the neighbours share every low-bit lattice"
 
 
 # ------------------------------------------------------------------------------- bad input

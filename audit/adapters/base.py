@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import importlib.metadata
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from audit.wrap import CallableMechanism
+from reference.validation import check_data
 
 
 class PeerUnavailable(ImportError):
@@ -54,3 +58,17 @@ class PeerMechanism(CallableMechanism):
     @property
     def version_matches(self) -> bool:
         return self.version == self.checked_version
+
+    def check_input(self, data: Any) -> np.ndarray:
+        """The base's data policy, except that NaN records pass through to the library: how a
+        library treats NaN is one of the things its tests probe (OpenDP counts NaN below every
+        candidate). Infinite, non-numeric or out-of-domain records are refused as usual."""
+        if (
+            isinstance(data, np.ndarray)
+            and data.dtype.kind == "f"
+            and data.ndim == 1
+            and np.isnan(data).any()
+        ):
+            check_data(data[~np.isnan(data)], "data", domain=self.domain, allow_empty=True)
+            return data.astype(np.float64, copy=True)
+        return super().check_input(data)

@@ -18,7 +18,7 @@ import numpy as np
 from audit.adapters.base import PeerMechanism, require
 from reference.core import PrivacyClaim, check_adjacency
 from reference.primitives.candidate_quantile import check_candidates, opendp_alpha
-from reference.validation import check_epsilon, check_probability
+from reference.validation import check_choice, check_domain, check_epsilon, check_probability
 
 DIFFPRIVLIB_CHECKED = "0.6.6"
 OPENDP_CHECKED = "0.16.0"
@@ -29,10 +29,8 @@ DEFAULT_CANDIDATES = tuple(float(v) for v in np.linspace(0.0, 1.0, 21))
 
 
 def _bounds(bounds: Sequence[float]) -> tuple[float, float]:
-    lo, hi = (float(b) for b in bounds)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"bounds must be finite with lo < hi, got {bounds!r}")
-    return lo, hi
+    """Finite bounds lo < hi whose width fits a float64."""
+    return check_domain(bounds, "bounds", finite=True)
 
 
 # ----------------------------------------------------------------------------------- diffprivlib
@@ -78,8 +76,7 @@ def diffprivlib_quantile(
     ε-DP. diffprivlib does not name its neighbouring relation; Δ = 1 holds for both, so the
     default audits replace-one (the stronger for a fixed n)."""
     version = require("diffprivlib", "diffprivlib.tools")
-    if function not in ("quantile", "median", "percentile"):
-        raise ValueError(f"function must be quantile, median or percentile, got {function!r}")
+    function = check_choice(function, "function", ("quantile", "median", "percentile"))
     q = 0.5 if function == "median" else check_probability(quantile, "quantile")
     eps = check_epsilon(epsilon)
     lo, hi = _bounds(bounds)
@@ -149,10 +146,7 @@ def opendp_quantile(
     permute-and-flip) or ``"zero_concentrated_divergence"`` (the exponential mechanism; claimed
     here as the pure ε it also satisfies). The library's own map is checked against ε."""
     version = require("opendp", "opendp.prelude")
-    if measure not in ("max_divergence", "zero_concentrated_divergence"):
-        raise ValueError(
-            f"measure must be max_divergence or zero_concentrated_divergence, got {measure!r}"
-        )
+    measure = check_choice(measure, "measure", ("max_divergence", "zero_concentrated_divergence"))
     q = check_probability(quantile, "quantile")
     eps = check_epsilon(epsilon)
     cands = check_candidates(candidates)
@@ -219,8 +213,7 @@ def pydp_percentile(
     dtype="float").quick_result(data)``: an adaptive binary search over noisy counts (Laplace),
     pure ε-DP under add/remove of one record (l0 = linf = 1; under replace-one only 2ε)."""
     version = require("python-dp", "pydp.algorithms.laplacian")
-    if function not in ("median", "percentile"):
-        raise ValueError(f"function must be median or percentile, got {function!r}")
+    function = check_choice(function, "function", ("median", "percentile"))
     p = 0.5 if function == "median" else check_probability(percentile, "percentile")
     eps = check_epsilon(epsilon)
     lo, hi = _bounds(bounds)

@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from audit.adapters.base import PeerUnavailable
+from reference.validation import check_int
 
 SOURCE = Path(__file__).with_name("seedrand.c")
 _BUILT: dict[str, Path] = {}
@@ -61,10 +62,11 @@ def build_shim(folder: Path | None = None) -> Path:
 def seeded_env(seed: int, folder: Path | None = None, library: str | None = None) -> dict[str, str]:
     """The environment of a subprocess whose python-dp draws (and, with ``library="opendp"``,
     OpenDP's) are a function of ``seed``; OpenDP also needs :func:`fixed_layout` at start."""
-    if library is not None and library not in SEEDED_LIBRARIES:
+    if library is not None and (not isinstance(library, str) or library not in SEEDED_LIBRARIES):
         raise ValueError(
             f"library must be one of {sorted(SEEDED_LIBRARIES)} or None, got {library!r}"
         )
+    seed = check_int(seed, "seed", minimum=0)
     env = dict(os.environ)
     shim = str(build_shim(folder))
     env["LD_PRELOAD"] = f"{shim} {env['LD_PRELOAD']}" if env.get("LD_PRELOAD") else shim

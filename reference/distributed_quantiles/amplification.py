@@ -29,9 +29,9 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from reference.distributed_quantiles.users import check_domain_size
+from reference.distributed_quantiles.users import MAX_B, check_domain_size
 from reference.exact.mp import to_mpf, workdps
-from reference.validation import check_epsilon, check_int, check_probability
+from reference.validation import check_choice, check_epsilon, check_int, check_probability
 
 #: The local-ε rules understood by :func:`shuffle_local_epsilon`.
 LOCAL_EPSILON_RULES = ("lemma_g5", "paper", "authors", "inverted")
@@ -46,16 +46,67 @@ def _check_delta(delta: Any) -> float:
 
 
 def _check_n(n: Any, name: str = "n") -> int:
-    return check_int(n, name, minimum=1)
+    return check_int(n, name, minimum=1, maximum=MAX_B)
 
 
 def _check_local(eps_local: Any) -> float:
     return check_epsilon(eps_local, "eps_local")
 
 
+def _mp_or_float(x: Any, check: Any, name: str) -> mpmath.mpf:
+    """A finite ``mpf`` as it is (the caller checks its range), any other value through
+    ``check`` (a validation helper), converted exactly."""
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise ValueError(f"{name} must be a finite number, got {x}")
+        return x
+    return to_mpf(check(x, name))
+
+
+def _log_ratio(c: float, delta: float) -> float:
+    """ln(c/δ) = ln c − ln δ, finite for every δ > 0 (c/δ itself overflows at δ = 5e-324)."""
+    return math.log(c) - math.log(delta)
+
+
+def _log_tanh_half(e: float) -> float:
+    """ln tanh(e/2) for e > 0, without underflow (tanh(e/2) = e/2 to double precision when
+    e < 1e-8, and e/2 itself underflows at e = 5e-324)."""
+    return math.log(e) - math.log(2.0) if e < 1e-8 else math.log(math.tanh(e / 2.0))
+
+
+def _log_direct(direct: Any, fallback: float) -> float:
+    """ln of ``direct()`` (the formula as printed, in floats) when it is a positive finite float,
+    else ``fallback`` (the same logarithm computed term by term, which cannot overflow)."""
+    try:
+        x = direct()
+    except (OverflowError, ZeroDivisionError):
+        return fallback
+    return math.log(x) if 0.0 < x < math.inf else fallback
+
+
+def _ratio_floor(num: float, epsilon: float) -> int:
+    """⌊num/ε²⌋ as the float formula gives it where that is finite, else exactly in mpmath (a
+    huge ratio is an int, never an overflow)."""
+    try:
+        q = num / epsilon**2
+    except OverflowError:
+        q = 0.0
+    except ZeroDivisionError:
+        q = math.inf
+    if math.isfinite(q):
+        return math.floor(q)
+    with workdps():
+        return int(mpmath.floor(to_mpf(num) / to_mpf(epsilon) ** 2))
+
+
+def _fmt_number(n: int) -> str:
+    text = str(n)
+    return text if len(text) <= 15 else f"{text[0]}.{text[1:4]}e+{len(text) - 1}"
+
+
 def rounds(K: int) -> int:
     """r = ⌈lg K⌉, the number of batches of the binary search over K coins (spec §3.6)."""
-    K = check_int(K, "K", minimum=1)
+    K = check_int(K, "K", minimum=1, maximum=MAX_B)
     return (K - 1).bit_length()
 
 
@@ -70,10 +121,10 @@ def fmt_epsilon(eps_local: float, n: int, delta: float) -> float:
     when :func:`fmt_precondition` holds.
     """
     eps_local, n, delta = _check_local(eps_local), _check_n(n), _check_delta(delta)
-    log_a = math.log(math.log(4.0 / delta))
+    log_a = math.log(_log_ratio(4.0, delta))
     log_sqrt_term = 0.5 * (eps_local + log_a - math.log(n))
     log_lin_term = eps_local - math.log(n)
-    log_x = math.log(8.0) + math.log(math.tanh(eps_local / 2.0))
+    log_x = math.log(8.0) + _log_tanh_half(eps_local)
     log_x += float(np.logaddexp(log_sqrt_term, log_lin_term))
     return float(np.logaddexp(0.0, log_x))
 
@@ -85,7 +136,8 @@ def fmt_epsilon_mp(eps_local: Any, n: int, delta: Any) -> mpmath.mpf:
     """
     n = _check_n(n)
     with workdps():
-        e, d = to_mpf(eps_local), to_mpf(delta)
+        e = _mp_or_float(eps_local, check_epsilon, "eps_local")
+        d = _mp_or_float(delta, lambda v, _name: _check_delta(v), "delta")
         if not e > 0:
             raise ValueError(f"eps_local must be > 0, got {eps_local!r}")
         if not 0 < d < 1:
@@ -98,7 +150,7 @@ def fmt_epsilon_mp(eps_local: Any, n: int, delta: Any) -> mpmath.mpf:
 def fmt_precondition_bound(n: int, delta: float) -> float:
     """ln(n/(16·ln(2/δ))), the largest ε_L Thm G.4 allows on a batch of n users."""
     n, delta = _check_n(n), _check_delta(delta)
-    return math.log(n) - math.log(16.0 * math.log(2.0 / delta))
+    return math.log(n) - math.log(16.0 * _log_ratio(2.0, delta))
 
 
 def fmt_precondition(eps_local: float, n: int, delta: float) -> bool:
@@ -127,7 +179,7 @@ def _require_usable(
     if not eps_local > 0:
         raise ValueError(
             f"local epsilon from the {rule} rule is {eps_local:.6g} <= 0: shuffling amplifies "
-            f"nothing at this size; it needs {n_name} >= {n_needed}"
+            f"nothing at this size; it needs {n_name} >= {_fmt_number(n_needed)}"
         )
     if require_precondition and not fmt_precondition(eps_local, n_batch, delta):
         cap = fmt_precondition_bound(n_batch, delta)
@@ -165,11 +217,14 @@ def local_epsilon_paper(
     m = n // r
     if m < 1:
         raise ValueError(f"n too small for the paper's shuffle rule: needs n >= r = {r}, got {n}")
-    a = math.log(4.0 / delta)
-    value = math.log(epsilon**2 / (80.0 * a) * (m + 1))
+    a = _log_ratio(4.0, delta)
+    value = _log_direct(
+        lambda: epsilon**2 / (80.0 * a) * (m + 1),
+        2.0 * math.log(epsilon) - math.log(80.0 * a) + math.log(m + 1),
+    )
     # ε_L > 0 ⇔ m + 1 > 80a/ε² ⇔ m >= ⌊80a/ε²⌋ (and m >= 1)
-    needed = r * max(1, math.floor(80.0 * a / epsilon**2))
-    b = math.log(2.0 / delta)
+    needed = r * max(1, _ratio_floor(80.0 * a, epsilon))
+    b = _log_ratio(2.0, delta)
     eps_max = math.sqrt(5.0 * a * m / (b * (m + 1)))
     return _require_usable(
         value,
@@ -198,10 +253,13 @@ def local_epsilon_authors(
     m = n // r
     if m < 1:
         raise ValueError(f"n too small for the authors' shuffle rule: needs n >= r = {r}, got {n}")
-    a = math.log(4.0 / delta)
-    value = math.log(epsilon**2 * n / (80.0 * math.log(K) * a))
-    needed = max(r, _ceil_above(80.0 * math.log(K) * a / epsilon**2))
-    b = math.log(2.0 / delta)
+    a = _log_ratio(4.0, delta)
+    value = _log_direct(
+        lambda: epsilon**2 * n / (80.0 * math.log(K) * a),
+        2.0 * math.log(epsilon) + math.log(n) - math.log(80.0 * math.log(K) * a),
+    )
+    needed = max(r, _ratio_floor(80.0 * math.log(K) * a, epsilon) + 1)
+    b = _log_ratio(2.0, delta)
     eps_max = math.sqrt(5.0 * a * math.log(K) * m / (b * n))
     return _require_usable(
         value,
@@ -228,15 +286,18 @@ def local_epsilon_lemma_g5(epsilon: float, n_batch: int, delta: float) -> float:
         _check_n(n_batch, "n_batch"),
         _check_delta(delta),
     )
-    a, b = math.log(4.0 / delta), math.log(2.0 / delta)
-    value = math.log(epsilon**2 * n_batch / (80.0 * a))
+    a, b = _log_ratio(4.0, delta), _log_ratio(2.0, delta)
+    value = _log_direct(
+        lambda: epsilon**2 * n_batch / (80.0 * a),
+        2.0 * math.log(epsilon) + math.log(n_batch) - math.log(80.0 * a),
+    )
     return _require_usable(
         value,
         n_batch,
         delta,
         rule="lemma_g5",
         n_name="n_batch",
-        n_needed=_ceil_above(80.0 * a / epsilon**2),
+        n_needed=_ratio_floor(80.0 * a, epsilon) + 1,
         eps_max=math.sqrt(5.0 * a / b),
         require_precondition=True,
     )
@@ -309,8 +370,7 @@ def shuffle_local_epsilon(
     rule, the value is returned only if the Thm G.4 bound on the smallest batch is ≤ ε (checked
     in mpmath); the bound decreases with the batch size, so it covers every batch.
     """
-    if rule not in LOCAL_EPSILON_RULES:
-        raise ValueError(f"rule must be one of {LOCAL_EPSILON_RULES}, got {rule!r}")
+    rule = check_choice(rule, "rule", LOCAL_EPSILON_RULES)
     epsilon, delta, n = check_epsilon(epsilon), _check_delta(delta), _check_n(n)
     K = check_domain_size(B, "B")
     eps_local = _rule_value(epsilon, delta, n, K, rule)
@@ -340,14 +400,14 @@ def _rule_value(epsilon: float, delta: float, n: int, K: int, rule: str) -> floa
         return local_epsilon_inverted(epsilon, m, delta)
     except ValueError as err:
         if rule == "lemma_g5":
-            batch_needed = _ceil_above(80.0 * math.log(4.0 / delta) / epsilon**2)
+            batch_needed = _ratio_floor(80.0 * _log_ratio(4.0, delta), epsilon) + 1
             if m >= batch_needed:  # the precondition failed: no n helps, the message says so
                 raise
         else:
-            batch_needed = _ceil_above(16.0 * math.log(2.0 / delta))
+            batch_needed = _ceil_above(16.0 * _log_ratio(2.0, delta))
         raise ValueError(
             f"{err}; the batch is n' = floor(n/{r}) = {m} of n = {n} users, so a batch of "
-            f"{batch_needed} needs n >= {r * batch_needed} in total"
+            f"{_fmt_number(batch_needed)} needs n >= {_fmt_number(r * batch_needed)} in total"
         ) from None
 
 
@@ -359,4 +419,10 @@ def notebook_min_users(epsilon: float, B: int, delta: float) -> float:
     """
     epsilon, delta = check_epsilon(epsilon), _check_delta(delta)
     B = check_domain_size(B)
-    return 80.0 * math.log(4.0 / delta) * rounds(B) / epsilon**2
+    log_value = math.log(80.0 * _log_ratio(4.0, delta) * rounds(B)) - 2.0 * math.log(epsilon)
+    if log_value > 709.0:
+        raise ValueError(
+            f"epsilon must be large enough for the threshold 80 ln(4/delta) ceil(lg B)/epsilon^2 "
+            f"to fit a float64, got epsilon = {epsilon!r}"
+        )
+    return 80.0 * _log_ratio(4.0, delta) * rounds(B) / (epsilon * epsilon)

@@ -31,10 +31,16 @@ from typing import Any
 import numpy as np
 
 from reference.distributed_quantiles.channel import bayes_weights, rr_domain_target
-from reference.distributed_quantiles.users import check_domain_size
+from reference.distributed_quantiles.users import MAX_B, check_domain_size, check_integers
 from reference.distributed_quantiles.weight_tree import LogWeightTree
 from reference.primitives.randomized_response import keep_probability
-from reference.validation import check_epsilon, check_probability, check_rng
+from reference.validation import (
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_probability,
+    check_rng,
+)
 
 ROUNDINGS = ("paper", "left")
 
@@ -52,36 +58,56 @@ class Intervals:
     lefts: np.ndarray | None = None
     rights: np.ndarray | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "count", check_int(self.count, "count", minimum=1, maximum=MAX_B))
+        if (self.lefts is None) != (self.rights is None):
+            raise ValueError("lefts and rights must both be given or both be None")
+        if self.lefts is not None:
+            lo = check_integers(self.lefts, "lefts", minimum=1, maximum=MAX_B)
+            hi = check_integers(self.rights, "rights", minimum=1, maximum=MAX_B)
+            if lo.size != self.count or hi.size != self.count:
+                raise ValueError(
+                    f"lefts and rights must hold count = {self.count} coins each, got "
+                    f"{lo.size} and {hi.size}"
+                )
+            if np.any(hi < lo) or np.any(np.diff(lo) < 0):
+                raise ValueError("intervals must be sorted with left <= right")
+            object.__setattr__(self, "lefts", lo)
+            object.__setattr__(self, "rights", hi)
+
     @classmethod
     def full(cls, B: int) -> Intervals:
         return cls(check_domain_size(B) - 1)
 
     @classmethod
     def from_coins(cls, lefts: Any, rights: Any) -> Intervals:
-        lo = np.asarray(lefts, dtype=np.int64)
-        hi = np.asarray(rights, dtype=np.int64)
-        if lo.ndim != 1 or lo.shape != hi.shape or lo.size == 0:
+        lo = check_integers(lefts, "lefts", minimum=1, maximum=MAX_B)
+        hi = check_integers(rights, "rights", minimum=1, maximum=MAX_B)
+        if lo.shape != hi.shape:
             raise ValueError("lefts and rights must be non-empty 1-D arrays of the same length")
-        if np.any(hi < lo) or np.any(np.diff(lo) < 0):
-            raise ValueError("intervals must be sorted with left <= right")
         return cls(int(lo.size), lo, hi)
 
+    def _index(self, j: Any) -> int:
+        return check_int(j, "j", minimum=1, maximum=self.count)
+
     def left(self, j: int) -> int:
+        j = self._index(j)
         return j if self.lefts is None else int(self.lefts[j - 1])
 
     def right(self, j: int) -> int:
+        j = self._index(j)
         return j + 1 if self.rights is None else int(self.rights[j - 1])
 
 
 def check_rounding(rounding: Any) -> str:
-    if rounding not in ROUNDINGS:
-        raise ValueError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
-    return rounding
+    return check_choice(rounding, "rounding", ROUNDINGS)
 
 
 def learner_target(tau: float, epsilon: float | None) -> float:
     """The τ the learner aims at: τ itself without RR, τ' = 1/(e^ε + 1) + τ·tanh(ε/2) with it."""
-    return tau if epsilon is None else rr_domain_target(tau, epsilon)
+    if epsilon is None:
+        return check_probability(tau, "tau", open_left=True, open_right=True)
+    return rr_domain_target(tau, epsilon)
 
 
 def bayes_learn(
@@ -102,6 +128,13 @@ def bayes_learn(
     tau = check_probability(tau, "tau", open_left=True, open_right=True)
     rounding = check_rounding(rounding)
     rng = check_rng(rng)
+    if not isinstance(intervals, Intervals):
+        raise ValueError(f"intervals must be an Intervals, got {type(intervals).__name__}")
+    if isinstance(users, np.ndarray) and users.dtype.kind in "iu" and users.ndim == 1:
+        values = users.tolist()
+    else:
+        values = check_integers(users, "users", minimum=1, maximum=MAX_B, allow_empty=True)
+        values = values.tolist()
     if epsilon is not None:
         epsilon = check_epsilon(epsilon)
     target = learner_target(tau, epsilon)
@@ -112,7 +145,6 @@ def bayes_learn(
     log_d0 = (math.log(d0[0]), math.log(d0[1]))
     log_d1 = (math.log(d1[0]), math.log(d1[1]))
 
-    values = np.asarray(users, dtype=np.int64).tolist()
     steps = len(values)
     if epsilon is None:
         flips = [0] * steps
@@ -125,7 +157,7 @@ def bayes_learn(
     lefts, rights = intervals.lefts, intervals.rights
     log = math.log
     for s in range(steps):
-        loc = tree.locate(q)
+        loc = tree._locate(q)
         j, k = loc.j, loc.k
         right_coin = paper and k > q
         if lefts is None:
@@ -134,6 +166,6 @@ def bayes_learn(
             coin = int(rights[j - 1]) if right_coin else int(lefts[j - 1])
         y = (1 if values[s] <= coin else 0) ^ flips[s]
         cell = k * d0[y] + (1.0 - k) * d1[y]
-        tree.update(log_d0[y], log_d1[y], log(cell))
+        tree._update(log_d0[y], log_d1[y], log(cell))
         out[s] = j
     return out

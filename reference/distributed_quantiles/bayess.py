@@ -27,11 +27,23 @@ import numpy as np
 
 from reference.distributed_quantiles.bayes_learn import Intervals, bayes_learn, check_rounding
 from reference.distributed_quantiles.dp_bayess import select_quantiles
+from reference.distributed_quantiles.naive_nbs import rr_tanh
 from reference.distributed_quantiles.threshold_query import threshold_rr
 from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
 from reference.validation import check_epsilon, check_int, check_probability, check_rng
 
 GAMMA = 1 / 13
+
+
+def _check_update(alpha_update: float, formula: str, alpha: float, epsilon: float) -> float:
+    """The learner's update parameter α' must lie in (0, 1/2) (the channel's crossover
+    probabilities 1/2 ± α' inside (0, 1)); refuse naming α and ε otherwise."""
+    if not 0.0 < alpha_update < 0.5:
+        raise ValueError(
+            f"alpha and epsilon must give an update parameter {formula} = {alpha_update:.4g} in "
+            f"(0, 1/2), got alpha = {alpha!r}, epsilon = {epsilon!r}"
+        )
+    return alpha_update
 
 
 def _check_alpha(alpha: Any) -> float:
@@ -53,7 +65,16 @@ def select_by_test_coins(
     ``count`` users of ``stream`` are shared evenly between the 2·|S| endpoint flips (each user
     answers one coin). Returns the winning interval's left coin.
     """
+    if not isinstance(stream, UserStream):
+        raise ValueError(f"stream must be a UserStream, got {type(stream).__name__}")
+    if not isinstance(candidates, Intervals):
+        raise ValueError(f"candidates must be an Intervals, got {type(candidates).__name__}")
+    count = check_int(count, "count", minimum=0, maximum=stream.remaining)
+    rr_tanh(epsilon)
+    rng = check_rng(rng)
     flips = 2 * candidates.count
+    if flips > count:
+        raise ValueError(f"n too small for TestCoins: {count} users for {flips} coin estimates")
     per_coin = count // flips
     if per_coin < 1:
         raise ValueError(f"n too small for TestCoins: {count} users for {flips} coin estimates")
@@ -115,10 +136,11 @@ def bayess_theorem_1_1(
     x = check_users(users, B)
     alpha, epsilon = _check_alpha(alpha), check_epsilon(epsilon)
     n = x.size
+    update = _check_update(alpha * epsilon / 8, "alpha·epsilon/8", alpha, epsilon)
     return _bayess(
         x,
         B,
-        alpha * epsilon / 8,
+        update,
         epsilon,
         check_rng(rng),
         learn=n // 4,
@@ -143,10 +165,11 @@ def bayess_statistical(
     x = check_users(users, B)
     alpha, epsilon = _check_alpha(alpha), check_epsilon(epsilon)
     n = x.size
+    update = _check_update(alpha * math.tanh(epsilon / 2), "alpha·tanh(epsilon/2)", alpha, epsilon)
     return _bayess(
         x,
         B,
-        alpha * math.tanh(epsilon / 2),
+        update,
         epsilon,
         check_rng(rng),
         learn=n // 2,

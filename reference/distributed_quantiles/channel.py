@@ -41,10 +41,11 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
+import numpy as np
 import sympy
 
 from reference.exact.mp import DPS, to_mpf
-from reference.validation import check_epsilon, check_finite
+from reference.validation import check_choice, check_epsilon, check_finite, check_int, check_real
 
 __all__ = [
     "BayesWeights",
@@ -95,6 +96,10 @@ def _mp_value(x: Any, name: str) -> mpmath.mpf:
     """An exact real (int, float, Fraction, mpf) as mpf; ValueError otherwise."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real | mpmath.mpf):
         raise ValueError(f"{name} must be a real number, got {x!r}")
+    if isinstance(x, np.integer):
+        x = int(x)
+    elif isinstance(x, np.floating):
+        x = check_real(x, name)  # numpy floats (float32, longdouble) as exact doubles
     if isinstance(x, Fraction | numbers.Integral):
         value = to_mpf(Fraction(x))
     else:
@@ -126,10 +131,12 @@ def _mp_channel_parameters(tau: Any, alpha: Any) -> tuple[mpmath.mpf, mpmath.mpf
     return t, a
 
 
+MAX_DPS = 1000
+"""The most decimal digits an mpmath-tier function works at (more would take minutes)."""
+
+
 def _check_dps(dps: Any) -> int:
-    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 50:
-        raise ValueError(f"dps must be an integer >= 50, got {dps!r}")
-    return int(dps)
+    return check_int(dps, "dps", minimum=50, maximum=MAX_DPS)
 
 
 # ----------------------------------------------------------------------------- derivation
@@ -168,7 +175,8 @@ class ChannelDerivation:
 
     def proof(self, name: str) -> str:
         """How the identity ``name`` was proven: ``"simplify"`` or ``"numeric-60"``."""
-        return dict(self.proofs)[name]
+        proofs = dict(self.proofs)
+        return proofs[check_choice(name, "name", tuple(proofs))]
 
     def weight(self, flip: int, side: int) -> sympy.Expr:
         """d_{flip, side} as an expression in ``tau``, ``alpha``, ``q``."""
@@ -430,9 +438,8 @@ class BayesWeights:
 
     def d(self, flip: int, side: int) -> Real:
         """d_{flip, side}, flip and side in {0, 1}."""
-        for value, name in ((flip, "flip"), (side, "side")):
-            if isinstance(value, bool) or value not in (0, 1):
-                raise ValueError(f"{name} must be 0 or 1, got {value!r}")
+        flip = check_int(flip, "flip", minimum=0, maximum=1)
+        side = check_int(side, "side", minimum=0, maximum=1)
         return ((self.d00, self.d01), (self.d10, self.d11))[flip][side]
 
 
@@ -499,7 +506,8 @@ def mutual_information(x: float, tau: float, alpha: float) -> float:
     """
     tau, alpha = check_channel_parameters(tau, alpha)
     x = _check_unit(x, "x")
-    return _information_nats(x, tau, alpha) / math.log(2.0)
+    # information is >= 0; a subnormal α can round the last bits below 0
+    return max(_information_nats(x, tau, alpha) / math.log(2.0), 0.0)
 
 
 def _query_point(tau: float, alpha: float) -> float:
@@ -529,7 +537,7 @@ def optimal_query_point(tau: float, alpha: float) -> float:
 def capacity(tau: float, alpha: float) -> float:
     """C_{τ,α} in bits (Thm E.2 footnote 8): I at the optimal query point, without cancellation."""
     tau, alpha = check_channel_parameters(tau, alpha)
-    return _information_nats(_query_point(tau, alpha), tau, alpha) / math.log(2.0)
+    return max(_information_nats(_query_point(tau, alpha), tau, alpha) / math.log(2.0), 0.0)
 
 
 def bayes_weights(tau: float, alpha: float, q: float | None = None) -> BayesWeights:

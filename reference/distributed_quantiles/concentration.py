@@ -33,15 +33,48 @@ import numpy as np
 from scipy import stats
 
 from reference.exact.mp import to_mpf, workdps
-from reference.validation import check_epsilon, check_fraction, check_int, check_probability
+from reference.validation import (
+    check_choice,
+    check_epsilon,
+    check_flag,
+    check_fraction,
+    check_int,
+    check_probability,
+)
+
+MAX_URN = 400
+"""The largest urn (``total`` items) of the exact dynamic programmes over (i, Y_i): O(total²)
+``Fraction`` steps."""
+
+MAX_ENUMERATED = 10**6
+"""The most zero patterns C(total, zeros) :func:`max_deviation_tail_by_enumeration` walks."""
+
+MAX_WALK = 400
+"""The longest ±1 walk of :func:`random_walk_max_tail` (an O(n²) exact programme)."""
+
+MAX_SUM_TERMS = 5000
+"""The largest n of the exact sums over 0..n (:func:`random_walk_one_sided_max_tail`,
+:func:`rademacher_mean_deviation_tail`); :func:`binomial_mean_deviation_tail` allows
+:data:`MAX_BINOMIAL_TERMS` (its terms are rational powers)."""
+
+MAX_BINOMIAL_TERMS = 1000
+
+MAX_TAIL_USERS = 10**5
+"""The largest n of :func:`lemma_g1_exact_tail` (one mpmath term per count)."""
+
+MAX_CONVOLVED = 20_000
+"""The largest n of :func:`lemma_g2_exact_tail` (an O(n²) float convolution)."""
+
+MAX_QUANTILE_SET = 10**6
+"""The most CDF terms :func:`approximate_quantile_set` evaluates (|domain|·|pmf|)."""
 
 # --------------------------------------------------------------------------------------------
 # Sampling without replacement: Lemma 4.1 and Lemma 3.1
 # --------------------------------------------------------------------------------------------
 
 
-def _check_urn(total: Any, zeros: Any) -> tuple[int, int]:
-    total = check_int(total, "total", minimum=1)
+def _check_urn(total: Any, zeros: Any, cap: int = MAX_URN) -> tuple[int, int]:
+    total = check_int(total, "total", minimum=1, maximum=cap)
     zeros = check_int(zeros, "zeros", minimum=0)
     if zeros > total:
         raise ValueError(f"zeros must lie in [0, {total}], got {zeros}")
@@ -128,6 +161,11 @@ def max_deviation_tail_by_enumeration(
     total, zeros = _check_urn(total, zeros)
     steps = _check_steps(steps, total)
     thr = check_fraction(threshold, "threshold", nonnegative=True)
+    if math.comb(total, zeros) > MAX_ENUMERATED:
+        raise ValueError(
+            f"total and zeros give C(total, zeros) = {math.comb(total, zeros)} zero patterns; "
+            f"the enumeration walks at most {MAX_ENUMERATED}"
+        )
     base = Fraction(zeros, total)
     hits = count = 0
     for positions in itertools.combinations(range(1, total + 1), zeros):
@@ -144,8 +182,8 @@ def max_deviation_tail_by_enumeration(
 
 def lemma_4_1_x(n: int, k: int, i: int, y: int) -> Fraction:
     """Lemma 4.1: ``X_i = Y_i/(2n − i) − Y_0/(2n)`` with ``Y_0 = k`` zeros among ``2n`` bits."""
-    n = check_int(n, "n", minimum=1)
-    _check_urn(2 * n, k)
+    n = check_int(n, "n", minimum=1, maximum=2**62)
+    _, k = _check_urn(2 * n, k, cap=2**63)
     i = _check_steps(i, 2 * n, "i")
     y = check_int(y, "y", minimum=0)
     if y > min(k, 2 * n - i):
@@ -160,6 +198,7 @@ def lemma_4_1_next_values(n: int, k: int, i: int, y: int) -> list[tuple[Fraction
     ``Y_{i+1} = y``. Needs ``i ≤ 2n − 2`` so that ``X_{i+1}`` is defined.
     """
     lemma_4_1_x(n, k, i, y)
+    n, k, i, y = int(n), int(k), int(i), int(y)  # checked: Python ints from here on
     if i > 2 * n - 2:
         raise ValueError(f"i must lie in [0, {2 * n - 2}] for X_(i+1) to exist, got {i}")
     rem = 2 * n - i
@@ -172,7 +211,7 @@ def lemma_4_1_next_values(n: int, k: int, i: int, y: int) -> list[tuple[Fraction
 
 def lemma_4_1_exact_tail(n: int, k: int, t: Any) -> Fraction:
     """Lemma 4.1: ``Pr[max_{1≤i≤n} |X_i| ≥ t]`` exactly for ``k`` zeros among ``2n`` bits."""
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_URN // 2)
     return max_deviation_tail(2 * n, k, n, t)
 
 
@@ -189,7 +228,7 @@ def lemma_3_1_exact_tail(n: int, ones: int, alpha: Any) -> Fraction:
 
     ``n`` users of which ``ones`` satisfy ``x ≤ j``; the zeros are the other ``n − ones``.
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_URN)
     ones = check_int(ones, "ones", minimum=0)
     if ones > n:
         raise ValueError(f"ones must lie in [0, {n}], got {ones}")
@@ -228,7 +267,7 @@ def azuma_bound(n: int, t: Any) -> mpmath.mpf:
 
 def random_walk_max_tail(n: int, t: Any) -> Fraction:
     """``Pr[max_{1≤i≤n} |S_i| ≥ t]`` for the simple ±1 random walk, exact (DP with absorption)."""
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_WALK)
     thr = check_fraction(t, "t", nonnegative=True)
     if thr == 0:
         return Fraction(1)
@@ -252,7 +291,7 @@ def random_walk_one_sided_max_tail(n: int, a: int) -> Fraction:
 
     For an integer level ``a ≥ 1`` (reflect the path after its first visit to ``a``).
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_SUM_TERMS)
     a = check_int(a, "a", minimum=1)
     total = 2**n
 
@@ -295,7 +334,8 @@ def binomial_mean_deviation_tail(n: int, p: Any, alpha: Any, *, strict: bool = T
 
     ``p`` rational (floats are converted exactly).
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_BINOMIAL_TERMS)
+    strict = check_flag(strict, "strict")
     pp = check_fraction(p, "p", nonnegative=True)
     if pp > 1:
         raise ValueError(f"p must lie in [0, 1], got {p!r}")
@@ -310,7 +350,8 @@ def binomial_mean_deviation_tail(n: int, p: Any, alpha: Any, *, strict: bool = T
 
 def rademacher_mean_deviation_tail(n: int, alpha: Any, *, strict: bool = True) -> Fraction:
     """``Pr[|S/n| > α]`` (``≥`` when ``strict=False``) for a sum of ``n`` independent ±1 signs."""
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_SUM_TERMS)
+    strict = check_flag(strict, "strict")
     a = check_fraction(alpha, "alpha", nonnegative=True)
     hits = 0
     for k in range(n + 1):
@@ -325,17 +366,18 @@ def rademacher_mean_deviation_tail(n: int, alpha: Any, *, strict: bool = True) -
 # --------------------------------------------------------------------------------------------
 
 
-def _g_params(alpha: Any, epsilon: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
+def _g_params(alpha: Any, epsilon: Any) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    """(α, e^ε, e^ε − 1), the last by expm1 (no cancellation at tiny ε)."""
     a = to_mpf(check_probability(alpha, "alpha", open_left=True))
     e = to_mpf(check_epsilon(epsilon))
-    return a, mpmath.exp(e)
+    return a, mpmath.exp(e), mpmath.expm1(e)
 
 
 def lemma_g2_bracket(alpha: Any, epsilon: Any) -> mpmath.mpf:
     """Lemma G.2 (proof = statement): ``2e^ε/(α²(e^ε − 1)²) + 2(e^ε + 1)/(3α(e^ε − 1))``."""
     with workdps():
-        a, E = _g_params(alpha, epsilon)
-        return 2 * E / (a**2 * (E - 1) ** 2) + 2 * (E + 1) / (3 * a * (E - 1))
+        a, E, Em1 = _g_params(alpha, epsilon)
+        return 2 * E / (a**2 * Em1**2) + 2 * (E + 1) / (3 * a * Em1)
 
 
 def lemma_g1_bracket(p: Any, alpha: Any, epsilon: Any) -> mpmath.mpf:
@@ -354,20 +396,29 @@ def lemma_g1_bracket_as_printed(p: Any, alpha: Any, epsilon: Any) -> mpmath.mpf:
     """
     with workdps():
         pp = to_mpf(check_probability(p, "p"))
-        a, E = _g_params(alpha, epsilon)
-        return (
-            2 * pp * (1 - pp) / a**2 + E / (a**2 * (E - 1) ** 2) + 2 * (E + 1) / (4 * a * (E - 1))
-        )
+        a, E, Em1 = _g_params(alpha, epsilon)
+        return 2 * pp * (1 - pp) / a**2 + E / (a**2 * Em1**2) + 2 * (E + 1) / (4 * a * Em1)
 
 
 def bernstein_bracket(sigma2: Any, t: Any) -> mpmath.mpf:
     """``2σ²/t² + 2/(3t)``: the n solving ``exp(−nt²/(2σ² + 2t/3)) = β`` is this times ln(1/β)."""
     with workdps():
-        s2 = to_mpf(sigma2)
-        tt = to_mpf(t)
-        if not tt > 0 or s2 < 0:
-            raise ValueError(f"need t > 0 and sigma2 >= 0, got t={t!r}, sigma2={sigma2!r}")
+        s2 = _exact_real(sigma2, "sigma2")
+        tt = _exact_real(t, "t")
+        if s2 < 0:
+            raise ValueError(f"sigma2 must be >= 0, got {sigma2!r}")
+        if not tt > 0:
+            raise ValueError(f"t must be > 0, got {t!r}")
         return 2 * s2 / tt**2 + 2 / (3 * tt)
+
+
+def _exact_real(x: Any, name: str) -> mpmath.mpf:
+    """A finite mpf as it is, any other value through :func:`check_fraction` (exactly)."""
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise ValueError(f"{name} must be a finite real number, got {x}")
+        return x
+    return to_mpf(check_fraction(x, name))
 
 
 def _check_beta(beta: Any) -> mpmath.mpf:
@@ -412,9 +463,9 @@ def lemma_g1_exact_tail(n: int, p: Any, alpha: Any, epsilon: Any) -> mpmath.mpf:
 
     ``p̂ − p = (Ȳ − E Ȳ)/tanh(ε/2)`` with ``nȲ ~ Binomial(n, q)``, ``q = rr_report_probability``.
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_TAIL_USERS)
     with workdps():
-        a, _ = _g_params(alpha, epsilon)
+        a, _, _ = _g_params(alpha, epsilon)
         q = rr_report_probability(p, epsilon)
         t = a * mpmath.tanh(to_mpf(check_epsilon(epsilon)) / 2)
         lo = int(mpmath.ceil(n * (q - t)))
@@ -433,7 +484,7 @@ def lemma_g2_exact_tail(n: int, ones: int, alpha: float, epsilon: float) -> floa
     convolution of the two pmfs, computed in float64 (absolute error ~1e-15, far below the margins
     the tests use).
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_CONVOLVED)
     ones = check_int(ones, "ones", minimum=0)
     if ones > n:
         raise ValueError(f"ones must lie in [0, {n}], got {ones}")
@@ -469,8 +520,7 @@ def lower_bound_family(
     qq = check_fraction(q, "q")
     if not 2 * a < qq < 1 - 2 * a:
         raise ValueError(f"q must lie in (2α, 1 − 2α) = ({2 * a}, {1 - 2 * a}), got {q!r}")
-    if base not in (0, 1):
-        raise ValueError(f"base must be 0 (App. F) or 1 (Sec. 3.2), got {base!r}")
+    base = check_int(base, "base", minimum=0, maximum=1)
     beta = check_int(beta, "beta")
     lo_b, hi_b = (1, B - 1) if base == 0 else (2, B - 2)
     if not lo_b <= beta <= hi_b:
@@ -482,8 +532,22 @@ def lower_bound_family(
     return pmf
 
 
+def _check_pmf(pmf: Any, name: str) -> dict[Any, Fraction]:
+    """A finite pmf: a dict from integer atoms to non-negative rationals (floats exactly)."""
+    if not isinstance(pmf, dict):
+        raise ValueError(f"{name} must be a dict from atoms to probabilities, got {pmf!r:.60}")
+    if len(pmf) > MAX_QUANTILE_SET:
+        raise ValueError(f"{name} must have at most {MAX_QUANTILE_SET} atoms, got {len(pmf)}")
+    out = {}
+    for atom, mass in pmf.items():
+        key = check_int(atom, f"{name} atoms", minimum=-(2**62), maximum=2**62)
+        out[key] = check_fraction(mass, f"{name}[{key}]", nonnegative=True)
+    return out
+
+
 def total_variation(p: dict[int, Fraction], q: dict[int, Fraction]) -> Fraction:
     """``‖P − Q‖_TV = ½·Σ|P(i) − Q(i)|`` exactly."""
+    p, q = _check_pmf(p, "p"), _check_pmf(q, "q")
     keys = set(p) | set(q)
     return sum((abs(p.get(k, Fraction(0)) - q.get(k, Fraction(0))) for k in keys), Fraction(0)) / 2
 
@@ -495,6 +559,14 @@ def approximate_quantile_set(
 
     ``F(m + 1) = 1`` past the top of the domain (the convention ``F(B + 1) = 1``).
     """
+    pmf = _check_pmf(pmf, "pmf")
+    if not isinstance(domain, range) or len(domain) == 0:
+        raise ValueError(f"domain must be a non-empty range of integers, got {domain!r:.60}")
+    if len(domain) * max(len(pmf), 1) > MAX_QUANTILE_SET:
+        raise ValueError(
+            f"domain and pmf need |domain|·|pmf| = {len(domain) * len(pmf)} CDF terms; at most "
+            f"{MAX_QUANTILE_SET}"
+        )
     qq = check_fraction(q, "q")
     a = check_fraction(alpha, "alpha", positive=True)
 
@@ -513,8 +585,7 @@ def fano_lower_bound(B: int, *, entropy: str = "printed") -> mpmath.mpf:
     entropy ``lg(B − 1)`` of β* uniform on B − 1 values (spec §6.14).
     """
     B = check_int(B, "B", minimum=2)
-    if entropy not in ("printed", "uniform"):
-        raise ValueError(f"entropy must be 'printed' or 'uniform', got {entropy!r}")
+    entropy = check_choice(entropy, "entropy", ("printed", "uniform"))
     with workdps():
         h = mpmath.log(B, 2) if entropy == "printed" else mpmath.log(B - 1, 2)
         return h - 1 - mpmath.log(B - 1, 2) / 2
@@ -527,8 +598,7 @@ def fano_step_holds(B: int, *, entropy: str = "printed") -> bool:
     uniform: ``½·lg(B − 1) − 1 ≥ ¼·lg B ⇔ (B − 1)² ≥ 16B``.
     """
     B = check_int(B, "B", minimum=2)
+    entropy = check_choice(entropy, "entropy", ("printed", "uniform"))
     if entropy == "printed":
         return B**3 >= 16 * (B - 1) ** 2
-    if entropy == "uniform":
-        return (B - 1) ** 2 >= 16 * B
-    raise ValueError(f"entropy must be 'printed' or 'uniform', got {entropy!r}")
+    return (B - 1) ** 2 >= 16 * B

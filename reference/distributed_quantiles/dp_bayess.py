@@ -20,23 +20,48 @@ from typing import Any
 import numpy as np
 
 from reference.distributed_quantiles.bayes_learn import Intervals, bayes_learn, check_rounding
-from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
-from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
-from reference.validation import check_epsilon, check_positive, check_rng
+from reference.distributed_quantiles.naive_nbs import dp_naive_nbs, rr_tanh
+from reference.distributed_quantiles.users import (
+    MAX_B,
+    UserStream,
+    check_domain_size,
+    check_integers,
+    check_users,
+)
+from reference.validation import (
+    MAX_DRAWS,
+    check_choice,
+    check_epsilon,
+    check_flag,
+    check_int,
+    check_positive,
+    check_rng,
+)
 
 SELECTIONS = ("paper", "numpy")
 FINAL_INTERVALS = 13
 AUTHORS_OPTIONS = {"rounding": "left", "selection": "numpy", "faithful_search": True}
+MAX_SELECTED = 10**6
+"""The most quantiles the "numpy" selection evaluates (⌊1/γ⌋ of them)."""
 
 
 def check_selection(selection: Any) -> str:
-    if selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
-    return selection
+    return check_choice(selection, "selection", SELECTIONS)
+
+
+def _check_split_domain(B: Any) -> int:
+    B = check_domain_size(B)
+    if B < 3:
+        raise ValueError(
+            f"B must be an integer >= 3 for DpBayeSS (the split uses ln ln B), got {B}"
+        )
+    return B
 
 
 def sample_split(n: int, B: int) -> tuple[int, int, int]:
     """(M_B1, M_B2, M_S): ⌊n·lnB/(lnB + ln lnB + 1)⌋, ⌊n·ln lnB/(…)⌋ and the rest (App. I)."""
+    n = check_int(n, "n", minimum=0, maximum=MAX_B)
+    B = _check_split_domain(B)
     ln_b = math.log(B)
     ln_ln_b = math.log(ln_b)
     total = ln_b + ln_ln_b + 1
@@ -47,7 +72,13 @@ def sample_split(n: int, B: int) -> tuple[int, int, int]:
 
 def update_parameter(n: int, B: int, c: float = 0.6) -> float:
     """α̃ = c·sqrt(ln B / n) (App. I, "c = 0.6")."""
-    return c * math.sqrt(math.log(B) / n)
+    n = check_int(n, "n", minimum=1, maximum=MAX_B)
+    B = check_domain_size(B)
+    c = check_positive(c, "c")
+    value = c * math.sqrt(math.log(B) / n)
+    if not math.isfinite(value) or value == 0.0:
+        raise ValueError(f"c must keep c·sqrt(ln B / n) a positive finite float, got c = {c!r}")
+    return value
 
 
 def select_quantiles(L: np.ndarray, gamma: float, selection: str = "paper") -> np.ndarray:
@@ -57,10 +88,15 @@ def select_quantiles(L: np.ndarray, gamma: float, selection: str = "paper") -> n
     "numpy": round(np.quantile(L, γ·i)) for i = 1..⌊1/γ⌋ (linear interpolation; Python's round).
     """
     selection = check_selection(selection)
-    if L.size == 0:
-        raise ValueError("L must be non-empty")
-    if not 0 < gamma <= 1:
+    L = check_integers(L, "L", minimum=1, maximum=MAX_B)
+    gamma = check_positive(gamma, "gamma")
+    if not gamma <= 1:
         raise ValueError(f"gamma must lie in (0, 1], got {gamma!r}")
+    if selection == "numpy" and 1 / gamma > MAX_SELECTED:
+        raise ValueError(
+            f"gamma must be >= 1/{MAX_SELECTED} for the numpy selection (it evaluates floor(1/gamma) "
+            f"quantiles), got {gamma!r}"
+        )
     if selection == "paper":
         ordered = np.sort(L)
         step = math.ceil(gamma * L.size)
@@ -84,6 +120,10 @@ def reduction_to_gamma(
     selection: str = "paper",
 ) -> Intervals:
     """ReductionToGamma (Alg. 3): a DP BayesLearn on ``users``, then the γ-quantiles of L."""
+    check_selection(selection)
+    check_positive(gamma, "gamma")
+    if isinstance(users, list | tuple | np.ndarray) and len(users) == 0:
+        raise ValueError("users must be non-empty (BayesLearn needs at least one step)")
     L = bayes_learn(users, intervals, alpha, rng, epsilon=epsilon, rounding=rounding)
     picks = select_quantiles(L, gamma, selection)
     lefts = np.array([intervals.left(int(j)) for j in picks], dtype=np.int64)
@@ -93,7 +133,14 @@ def reduction_to_gamma(
 
 def endpoint_coins(intervals: Intervals) -> np.ndarray:
     """The sorted unique endpoint coins of a list of intervals (the final search's coins)."""
-    assert intervals.lefts is not None and intervals.rights is not None
+    if not isinstance(intervals, Intervals):
+        raise ValueError(f"intervals must be an Intervals, got {type(intervals).__name__}")
+    if intervals.lefts is None or intervals.rights is None:  # the full domain: coins 1..count+1
+        if intervals.count + 1 > MAX_DRAWS:
+            raise ValueError(
+                f"intervals must list at most {MAX_DRAWS} coins, got {intervals.count + 1}"
+            )
+        return np.arange(1, intervals.count + 2, dtype=np.int64)
     return np.unique(np.concatenate([intervals.lefts, intervals.rights]))
 
 
@@ -114,22 +161,21 @@ def dp_bayess(
     Raises ``ValueError`` when a stage has too few users: α̃ must lie in (0, 1/4) (the authors'
     assertion; n > 16·c²·ln B) and the final search needs at least one user per batch.
     """
-    B = check_domain_size(B)
-    if B < 3:
-        raise ValueError(
-            f"B must be an integer >= 3 for DpBayeSS (the split uses ln ln B), got {B}"
-        )
+    B = _check_split_domain(B)
     x = check_users(users, B)
     epsilon = check_epsilon(epsilon)
+    rr_tanh(epsilon)  # the final search debiases with tanh(ε/2)
     c = check_positive(c, "c")
     rounding, selection = check_rounding(rounding), check_selection(selection)
+    faithful_search = check_flag(faithful_search, "faithful_search")
     rng = check_rng(rng)
     n = x.size
     alpha = update_parameter(n, B, c)
     if not alpha < 0.25:
+        bound = 16 * c * c * math.log(B)
         raise ValueError(
-            f"n too small for DpBayeSS: the update parameter c·sqrt(ln B / n) = {alpha:.4g} must be "
-            f"< 1/4, i.e. n > {16 * c * c * math.log(B):.1f}"
+            f"n too small for DpBayeSS (or c too large): the update parameter c·sqrt(ln B / n) = "
+            f"{alpha:.4g} must be < 1/4, i.e. n > 16 c^2 ln B = {bound:.4g}"
         )
     m1, m2, _ = sample_split(n, B)
     if m1 < 1:
@@ -170,5 +216,5 @@ def dp_bayess(
         rng,
         coins=endpoint_coins(reduced),
         stream=stream,
-        faithful=bool(faithful_search),
+        faithful=faithful_search,
     )

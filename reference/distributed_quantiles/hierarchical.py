@@ -27,12 +27,14 @@ tens of milliseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from fractions import Fraction
+from typing import Any, ClassVar
 
 import mpmath
 import numpy as np
 
-from reference.core import PrivacyClaim
+from reference.core import ExactMechanismBase
+from reference.distributed_quantiles.threshold_query import CELL_BUDGET
 from reference.distributed_quantiles.unary_encoding import (
     check_variant,
     ue_counts,
@@ -40,24 +42,38 @@ from reference.distributed_quantiles.unary_encoding import (
     ue_probabilities_mp,
     ue_reports,
 )
-from reference.distributed_quantiles.users import check_domain_size, check_user_value, check_users
+from reference.distributed_quantiles.users import (
+    MAX_B,
+    check_domain_size,
+    check_integers,
+    check_user_value,
+    check_users,
+)
 from reference.distributions import DiscreteLaw
 from reference.exact.mp import workdps
 from reference.validation import (
+    MAX_FLOAT,
+    check_data,
     check_epsilon,
     check_int,
     check_probability,
     check_rng,
-    check_size,
 )
 
 # The exact law of one report enumerates the 2^{b^ℓ} bit vectors of every level: cap the leaves.
 MAX_RANDOMIZER_LEAVES = 16
 
+MAX_BRANCHING = 1024
+"""The largest branching factor b (a prefix has up to b − 1 nodes per level)."""
+
+MAX_TREE_LEAVES = 2**22
+"""The largest padded leaf level b^k that the protocol functions allocate (B <= 4^11 = 2^22 for
+b = 4: a few arrays of b^k numbers, some tens of MB)."""
+
 
 def check_branching(branching: Any) -> int:
-    """The tree's branching factor: an integer >= 2."""
-    return check_int(branching, "branching", minimum=2)
+    """The tree's branching factor: an integer in [2, :data:`MAX_BRANCHING`]."""
+    return check_int(branching, "branching", minimum=2, maximum=MAX_BRANCHING)
 
 
 def tree_depth(B: int, branching: int = 4) -> int:
@@ -69,16 +85,41 @@ def tree_depth(B: int, branching: int = 4) -> int:
     return k
 
 
+def _allocated_depth(B: int, b: int) -> int:
+    """:func:`tree_depth`, refusing a padded leaf level b^k above :data:`MAX_TREE_LEAVES` (the
+    functions that hold one number per tree node)."""
+    k = tree_depth(B, b)
+    if b**k > MAX_TREE_LEAVES:
+        raise ValueError(
+            f"B and branching must be small enough for the tree to fit in memory: the padded "
+            f"leaf level b^k = {b}^{k} must be <= {MAX_TREE_LEAVES}, got B = {B}"
+        )
+    return k
+
+
 def node_index(values: Any, level: int, k: int, branching: int) -> np.ndarray:
     """0-based index of the level-ℓ node (b-adic block of size b^{k−ℓ}) holding each value in [B]."""
-    return (np.asarray(values, dtype=np.int64) - 1) // branching ** (k - level)
+    b = check_branching(branching)
+    k = check_int(k, "k", minimum=1, maximum=62)
+    level = check_int(level, "level", minimum=1, maximum=k)
+    scalar = not isinstance(values, list | tuple | range | np.ndarray)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and values.ndim <= 1:
+        scalar = values.ndim == 0
+        x = values.reshape(-1).astype(np.int64, copy=False)
+        if x.size and (values.min() < 1 or values.max() > MAX_B):
+            raise ValueError(f"values must lie in [1, {MAX_B}]")
+    else:
+        x = check_integers([values] if scalar else values, "values", minimum=1, maximum=MAX_B)
+    block = b ** (k - level)
+    out = np.zeros_like(x) if block > MAX_B else (x - 1) // block  # huge blocks: all in the first
+    return out.reshape(()) if scalar else out
 
 
 def true_level_counts(users: Any, B: int, branching: int = 4) -> list[np.ndarray]:
     """Exact node counts of all users at every level ℓ = 1..k (entry ℓ − 1 has length b^ℓ)."""
     b = check_branching(branching)
     x = check_users(users, B)
-    k = tree_depth(B, b)
+    k = _allocated_depth(B, b)
     return [np.bincount(node_index(x, lv, k, b), minlength=b**lv) for lv in range(1, k + 1)]
 
 
@@ -110,14 +151,18 @@ def prefix_cdf(level_values: list[Any], B: int, branching: int = 4) -> np.ndarra
     Built top-down: the partial sums of the siblings left of each node, repeated b times per level.
     """
     B, b = check_domain_size(B), check_branching(branching)
-    k = tree_depth(B, b)
+    k = _allocated_depth(B, b)
+    if not isinstance(level_values, list | tuple):
+        raise ValueError(
+            f"level_values must be a list of k = {k} arrays, got {type(level_values).__name__}"
+        )
     if len(level_values) != k:
         raise ValueError(
             f"level_values must hold k = {k} arrays (levels 1..k), got {len(level_values)}"
         )
     acc = np.zeros(1)
     for level, values in enumerate(level_values, start=1):
-        v = np.asarray(values)
+        v = _level_array(values, f"level_values[{level - 1}]")
         if v.shape != (b**level,):
             raise ValueError(
                 f"level_values[{level - 1}] must have shape ({b**level},), got {v.shape}"
@@ -132,17 +177,33 @@ def prefix_cdf(level_values: list[Any], B: int, branching: int = 4) -> np.ndarra
     return full[1 : B + 1]
 
 
+def _level_array(values: Any, name: str) -> np.ndarray:
+    """One level's node values: integer arrays and exact rationals (ints and ``Fraction``s, an
+    object array) stay exact; anything else goes through :func:`check_data` (floats)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        return values  # exact node counts stay integers (n·F(x) exactly)
+    if isinstance(values, np.ndarray | list | tuple):
+        flat = values.ravel().tolist() if isinstance(values, np.ndarray) else list(values)
+        if (
+            flat
+            and all(isinstance(v, Fraction | int) and not isinstance(v, bool) for v in flat)
+            and any(isinstance(v, Fraction) for v in flat)
+        ):
+            if any(abs(v) > MAX_FLOAT for v in flat):
+                raise ValueError(f"{name} must hold values that fit a float64")
+            return np.array(flat, dtype=object)
+    return check_data(values, name)
+
+
 def _check_oracle(oracle: Any) -> str:
     return check_variant(oracle, "oracle")
 
 
 def _check_levels(levels: Any, n: int, k: int) -> np.ndarray:
-    raw = np.asarray(levels)
-    if raw.dtype == bool or raw.shape != (n,) or not np.issubdtype(raw.dtype, np.integer):
-        raise ValueError(f"levels must be a 1-D integer array of length n = {n} in [1, {k}]")
-    if raw.min() < 1 or raw.max() > k:
-        raise ValueError(f"levels must lie in [1, {k}], got [{int(raw.min())}, {int(raw.max())}]")
-    return raw.astype(np.int64)
+    out = check_integers(levels, "levels", minimum=1, maximum=k)
+    if out.shape != (n,):
+        raise ValueError(f"levels must hold one level per user (n = {n}), got {out.size}")
+    return out
 
 
 def level_estimates(
@@ -165,17 +226,15 @@ def level_estimates(
     b = check_branching(branching)
     x = check_users(users, B)
     epsilon, oracle, rng = check_epsilon(epsilon), _check_oracle(oracle), check_rng(rng)
-    k = tree_depth(B, b)
+    k = _allocated_depth(B, b)
     if levels is None:
         levels = rng.integers(1, k + 1, size=x.size)  # uniform and independent per user
     else:
         levels = _check_levels(levels, x.size, k)
-    pad = b**k
-    # the users' values as leaves, one histogram per level: a single bincount over (level, leaf)
-    leaves = np.bincount((levels - 1) * pad + (x - 1), minlength=k * pad).reshape(k, pad)
     estimates, level_sizes = [], np.zeros(k, dtype=np.int64)
     for level in range(1, k + 1):
-        true = leaves[level - 1].reshape(b**level, -1).sum(axis=1)  # level-ℓ node counts
+        # the level-ℓ node counts of the users who picked level ℓ
+        true = np.bincount(node_index(x[levels == level], level, k, b), minlength=b**level)
         n_level = int(true.sum())
         level_sizes[level - 1] = n_level
         if n_level == 0:
@@ -222,10 +281,10 @@ def hierarchical_quantile(
 def closest_coin(cdf: Any, tau: float) -> int:
     """The coin x in [B] whose CDF value is closest to τ (``cdf[x − 1]`` = F̂(x)); ties go to the
     smallest x (App. I: "released the coin with closest value to 1/2")."""
-    values = np.asarray(cdf, dtype=float)
-    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
-        raise ValueError("cdf must be a non-empty 1-D array of finite numbers")
-    return int(np.argmin(np.abs(values - tau))) + 1
+    values = check_data(cdf, "cdf")
+    tau = check_probability(tau, "tau")
+    with np.errstate(over="ignore"):  # |F̂ − τ| of a huge F̂ is a huge (or infinite) distance
+        return int(np.argmin(np.abs(values - tau))) + 1
 
 
 def hierarchical_median(
@@ -244,7 +303,7 @@ def hierarchical_median(
 
 
 @dataclass(frozen=True)
-class HierarchicalRandomizer:
+class HierarchicalRandomizer(ExactMechanismBase):
     """One user's HM report as a local-DP :class:`reference.core.Mechanism`, for small B.
 
     The report (level ℓ, bit vector z of the b^ℓ level-ℓ nodes) is flattened into the integer
@@ -259,26 +318,30 @@ class HierarchicalRandomizer:
     oracle: str = "oue"
     k: int = field(init=False, repr=False)
 
+    adjacency = "local"
+    max_draws: ClassVar[int] = CELL_BUDGET // MAX_RANDOMIZER_LEAVES
+
     def __post_init__(self) -> None:
-        check_domain_size(self.B)
-        check_branching(self.branching)
-        check_epsilon(self.epsilon)
+        object.__setattr__(self, "B", check_domain_size(self.B))
+        object.__setattr__(self, "branching", check_branching(self.branching))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "oracle", _check_oracle(self.oracle))
         k = tree_depth(self.B, self.branching)
         if self.branching**k > MAX_RANDOMIZER_LEAVES:
             raise ValueError(
-                f"B must be small: the padded leaf level b^k = {self.branching**k} must be <= "
-                f"{MAX_RANDOMIZER_LEAVES} for the exact report law"
+                f"B and branching must be small: the padded leaf level b^k = "
+                f"{self.branching}^{k} = {self.branching**k} must be <= {MAX_RANDOMIZER_LEAVES} "
+                "for the exact report law"
             )
         object.__setattr__(self, "k", k)
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "local")
-
-    @property
     def domain(self) -> tuple[float, float]:
         return (1.0, float(self.B))
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        return (0.0, float(self.offsets[-1] - 1))
 
     @property
     def input_values(self) -> tuple[float, ...]:
@@ -303,12 +366,10 @@ class HierarchicalRandomizer:
         local = code - offsets[level - 1]
         return level, ((local >> np.arange(width)) & 1).astype(np.int8)
 
-    def _value(self, data: Any) -> int:
+    def check_input(self, data: Any) -> int:
         return check_user_value(data, self.B)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        x = self._value(data)
-        size, rng = check_size(size), check_rng(rng)
+    def _draw(self, x: int, size: int, rng: np.random.Generator) -> np.ndarray:
         levels = rng.integers(1, self.k + 1, size=size)
         codes = np.zeros(size, dtype=np.int64)
         offsets = self.offsets
@@ -320,8 +381,7 @@ class HierarchicalRandomizer:
             codes[rows] = offsets[level - 1] + bits.astype(np.int64) @ (1 << np.arange(width))
         return codes
 
-    def exact(self, data: Any) -> DiscreteLaw:
-        x = self._value(data)
+    def _law(self, x: int) -> DiscreteLaw:
         p, q = ue_probabilities_mp(self.epsilon, self.oracle)
         offsets = self.offsets
         support: list[int] = []

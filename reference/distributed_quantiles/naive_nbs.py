@@ -18,21 +18,32 @@ budget ε_L and shuffled batches it is the shuffle-DP search of :mod:`.shuffle_n
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from reference.distributed_quantiles.threshold_query import threshold_rr
-from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
-from reference.primitives.randomized_response import keep_probability
-from reference.validation import check_epsilon, check_int, check_probability, check_rng
+from reference.distributed_quantiles.users import (
+    MAX_B,
+    UserStream,
+    check_domain_size,
+    check_users,
+)
+from reference.validation import (
+    check_epsilon,
+    check_flag,
+    check_int,
+    check_probability,
+    check_rng,
+)
 
 STAGE = "DpNaiveNBS"
 
 
 def search_rounds(K: int) -> int:
     """r = ⌈lg K⌉: the number of batches (rounds) of the search over K coins (spec §3.6)."""
-    K = check_int(K, "K", minimum=1)
+    K = check_int(K, "K", minimum=1, maximum=MAX_B)
     return (K - 1).bit_length()
 
 
@@ -43,8 +54,10 @@ def batch_schedule(n: int, K: int, stage: str = STAGE) -> list[int]:
     K = 1 needs no query: the schedule is empty. Raises ``ValueError`` ("n too small for ...")
     when n < r, i.e. when some batch would be empty.
     """
-    n = check_int(n, "n", minimum=0)
+    n = check_int(n, "n", minimum=0, maximum=MAX_B)
     r = search_rounds(K)
+    if not isinstance(stage, str):
+        raise ValueError(f"stage must be a string (a label), got {type(stage).__name__}")
     if r == 0:
         return []
     b, extra = divmod(n, r)
@@ -56,14 +69,32 @@ def batch_schedule(n: int, K: int, stage: str = STAGE) -> list[int]:
     return [b + 1] * extra + [b] * (r - extra)
 
 
+def _debiased(ones: int, size: int, t: float) -> float:
+    """1/2 + (2·ones − size)/(2·size·t) with t = tanh(ε/2) > 0 (see :func:`debiased_estimate`)."""
+    return 0.5 + (2 * ones - size) / (2.0 * size * t)
+
+
+def rr_tanh(epsilon: float, name: str = "epsilon") -> float:
+    """tanh(ε/2) = 2p − 1 (p the RR keep probability), refusing the ε whose half underflows."""
+    epsilon = check_epsilon(epsilon, name)
+    t = math.tanh(epsilon / 2.0)
+    if not t > 0.0:
+        raise ValueError(
+            f"{name} must be >= 1e-323 (tanh({name}/2) underflows to 0 below), got {epsilon!r}"
+        )
+    return t
+
+
 def debiased_estimate(ones: int, size: int, epsilon: float) -> float:
     """Eq. (8): p̂ = ((e^ε + 1)/(e^ε − 1))·(ȳ − 1/(e^ε + 1)) with ȳ = ones/size.
 
-    Written as (ȳ − (1 − p))/(2p − 1), p = e^ε/(1 + e^ε) the keep probability, which is the same
-    number and avoids overflow for large ε.
+    Written as 1/2 + (2ȳ − 1)/(2·tanh(ε/2)), which is the same number (1/(e^ε − 1) =
+    (1 − t)/(2t), t = tanh(ε/2)), never overflows for large ε and does not lose the O(ε) term
+    1/(e^ε + 1) − 1/2 for tiny ε.
     """
-    p = keep_probability(epsilon)
-    return (ones / size - (1.0 - p)) / (2.0 * p - 1.0)
+    size = check_int(size, "size", minimum=1, maximum=MAX_B)
+    ones = check_int(ones, "ones", minimum=0, maximum=size)
+    return _debiased(ones, size, rr_tanh(epsilon))
 
 
 class _Coins:
@@ -74,16 +105,10 @@ class _Coins:
             self.values: np.ndarray | None = None
             self.K = B
             return
-        arr = np.asarray(coins)
-        if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"coins must be a non-empty 1-D array of integers in [1, {B}]")
-        if arr.min() < 1 or arr.max() > B:
-            raise ValueError(
-                f"coins must lie in [1, {B}], got values in [{arr.min()}, {arr.max()}]"
-            )
+        arr = check_users(coins, B, "coins")
         if arr.size > 1 and not np.all(np.diff(arr) > 0):
             raise ValueError("coins must be strictly increasing")
-        self.values = arr.astype(np.int64)
+        self.values = arr
         self.K = int(arr.size)
 
     def __getitem__(self, i: int) -> int:
@@ -114,6 +139,7 @@ def _batched_search(
     K = coins.K
     if K == 1:
         return coins[0]
+    t = rr_tanh(eps_local, "eps_local")
     schedule = batch_schedule(stream.remaining, K, stage)
     left, right = 0, K - 1
     idx = (left + right) // 2
@@ -122,7 +148,7 @@ def _batched_search(
         if left > right:
             continue  # the search is over: this batch is discarded without a query
         ones = int(threshold_rr(batch, coins[idx], eps_local, rng).sum())
-        if debiased_estimate(ones, size, eps_local) > tau:
+        if _debiased(ones, size, t) > tau:
             right = idx - 1
         else:  # ties p̂ = τ go right
             left = idx + 1
@@ -176,9 +202,11 @@ def dp_naive_nbs(
     Returns the coin c_idx. Raises ``ValueError`` when fewer users than rounds remain.
     """
     B = check_domain_size(B)
+    rr_tanh(epsilon)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     tau = check_probability(tau, "tau", open_left=True, open_right=True)
+    faithful = check_flag(faithful, "faithful")
     cs = _Coins(coins, B)
     src = _stream_for(users, B, rng, stream)
-    return _batched_search(src, cs, tau, epsilon, rng, faithful=bool(faithful), stage=STAGE)
+    return _batched_search(src, cs, tau, epsilon, rng, faithful=faithful, stage=STAGE)

@@ -30,8 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from reference.distributed_quantiles.users import check_domain_size, check_users
-from reference.validation import check_epsilon, check_fraction, check_int, check_rng
+from reference.distributed_quantiles.mechanisms import check_options
+from reference.distributed_quantiles.users import MAX_B, check_domain_size, check_users
+from reference.validation import (
+    check_data,
+    check_epsilon,
+    check_fraction,
+    check_int,
+    check_real,
+    check_rng,
+)
 
 MedianProtocol = Callable[..., Any]
 
@@ -58,7 +66,7 @@ def padding_counts(n: int, tau: Any) -> tuple[int, int]:
     ``bs = ⌊τn + 1/2⌋`` (τn rounded to the nearest integer, ties up) and ``ones = n − bs``: exactly
     ``((1 − τ)n, τn)`` when τn is an integer, and ``|D_P| = 2n`` in every case.
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_B)
     t = check_tau(tau)
     bs = math.floor(t * n + Fraction(1, 2))
     return n - bs, bs
@@ -66,6 +74,7 @@ def padding_counts(n: int, tau: Any) -> tuple[int, int]:
 
 def effective_tau(n: int, tau: Any) -> Fraction:
     """The quantile τ' = bs/n that the padded median targets exactly (= τ when τn is integral)."""
+    n = check_int(n, "n", minimum=1, maximum=MAX_B)
     _, bs = padding_counts(n, tau)
     return Fraction(bs, n)
 
@@ -97,9 +106,8 @@ def pad_users(users: Any, B: int, tau: Any) -> np.ndarray:
 
 def exact_cdf(users: Any, y: int) -> Fraction:
     """F(y) = |{i : x_i ≤ y}|/n as an exact ``Fraction`` (Eq. (1)); F(y) = 1 for y > max."""
-    arr = np.asarray(users)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError("users must be a non-empty 1-D array")
+    arr = check_data(users, "users")
+    y = check_real(y, "y")
     return Fraction(int(np.count_nonzero(arr <= y)), int(arr.size))
 
 
@@ -108,6 +116,7 @@ def is_exact_approximate_quantile(users: Any, m: int, tau: Any, alpha: Any) -> b
 
     ``F(B + 1) = 1`` holds automatically because every user value is at most B.
     """
+    m = check_int(m, "m", minimum=-MAX_B, maximum=MAX_B)
     t = check_fraction(tau, "tau")
     a = check_fraction(alpha, "alpha", positive=True)
     return exact_cdf(users, m) < t + a and exact_cdf(users, m + 1) > t - a
@@ -153,6 +162,7 @@ def quantile_via_median(
     check_tau(tau)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
+    check_options(median_protocol, kwargs, "median_protocol")
     padded = pad_users(users, B, tau)
     coin = median_protocol(padded, B, epsilon, rng, **kwargs)
     if isinstance(coin, bool | np.bool_) or not isinstance(coin, int | np.integer):

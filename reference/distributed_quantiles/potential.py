@@ -39,13 +39,16 @@ from fractions import Fraction
 from typing import Any, Literal
 
 import mpmath
+import numpy as np
 
 from reference.distributed_quantiles.channel import (
+    MAX_DPS,
     BayesWeights,
     bayes_weights_mp,
     capacity_mp,
 )
 from reference.exact.mp import to_mpf
+from reference.validation import check_choice, check_int, check_real
 
 __all__ = [
     "DriftResult",
@@ -66,12 +69,19 @@ __all__ = [
 Rounding = Literal["paper", "left"]
 DEFAULT_DPS = 80
 
+MAX_COINS = 10**4
+"""The largest B of the exact one-step computations (O(B) mpmath numbers per step)."""
+
 # ----------------------------------------------------------------------------- validation
 
 
 def _mp(x: Any, name: str) -> mpmath.mpf:
     if isinstance(x, bool) or not isinstance(x, numbers.Real | mpmath.mpf):
         raise ValueError(f"{name} must be a real number, got {x!r}")
+    if isinstance(x, np.integer):
+        x = int(x)
+    elif isinstance(x, np.floating):
+        x = check_real(x, name)  # numpy floats (float32, longdouble) as exact doubles
     value = to_mpf(Fraction(x)) if isinstance(x, Fraction | numbers.Integral) else mpmath.mpf(x)
     if not mpmath.isfinite(value):
         raise ValueError(f"{name} must be a finite real number, got {x!r}")
@@ -79,22 +89,32 @@ def _mp(x: Any, name: str) -> mpmath.mpf:
 
 
 def _mp_vector(values: Any, name: str) -> list[mpmath.mpf]:
-    if isinstance(values, str | bytes):
-        raise ValueError(f"{name} must be a sequence of real numbers")
-    try:
-        items = list(values)
-    except TypeError:
-        raise ValueError(f"{name} must be a sequence of real numbers, got {values!r}") from None
+    if not isinstance(values, list | tuple | np.ndarray):
+        raise ValueError(
+            f"{name} must be a sequence (list, tuple or 1-D array) of real numbers, got "
+            f"{type(values).__name__}"
+        )
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of real numbers, got shape {values.shape}")
+    if len(values) > MAX_COINS + 1:
+        raise ValueError(f"{name} must hold at most {MAX_COINS + 1} numbers, got {len(values)}")
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
     return [_mp(v, f"{name}[{i}]") for i, v in enumerate(items)]
 
 
-def _weights(w: Any) -> list[mpmath.mpf]:
-    """Positive weights over intervals 1..B−1, normalised to sum 1."""
+def _positive(w: Any) -> list[mpmath.mpf]:
+    """Positive weights over intervals 1..B−1 (as given)."""
     vals = _mp_vector(w, "w")
     if not vals:
         raise ValueError("w must hold one weight per interval 1..B-1 (B >= 2), got none")
     if any(v <= 0 for v in vals):
         raise ValueError("w must be positive (every weight in (0, inf))")
+    return vals
+
+
+def _weights(w: Any) -> list[mpmath.mpf]:
+    """Positive weights over intervals 1..B−1, normalised to sum 1."""
+    vals = _positive(w)
     total = mpmath.fsum(vals)
     return [v / total for v in vals]
 
@@ -131,15 +151,35 @@ def _slack(c: Any, gamma: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
 
 
 def _check_rounding(rounding: Any) -> str:
-    if rounding not in ("paper", "left"):
-        raise ValueError(f"rounding must be 'paper' or 'left', got {rounding!r}")
-    return rounding
+    return check_choice(rounding, "rounding", ("paper", "left"))
 
 
 def _check_dps(dps: Any) -> int:
-    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 50:
-        raise ValueError(f"dps must be an integer >= 50, got {dps!r}")
-    return int(dps)
+    return check_int(dps, "dps", minimum=50, maximum=MAX_DPS)
+
+
+def _check_count(value: Any, name: str) -> int:
+    return check_int(value, name, minimum=0, maximum=2**62)
+
+
+def _tau(tau: Any) -> mpmath.mpf:
+    value = _mp(tau, "tau")
+    if not 0 < value < 1:
+        raise ValueError(f"tau must lie in (0, 1), got {tau!r}")
+    return value
+
+
+def _unit(x: Any, name: str) -> mpmath.mpf:
+    value = _mp(x, name)
+    if not 0 <= value <= 1:
+        raise ValueError(f"{name} must lie in [0, 1], got {x!r}")
+    return value
+
+
+def _step_args(w: Any, q: Any, j: Any) -> tuple[list[mpmath.mpf], mpmath.mpf, int]:
+    """Positive weights (as given), a query point in [0, 1] and an index j in 1..len(w)."""
+    weights = _positive(w)
+    return weights, _unit(q, "q"), check_int(j, "j", minimum=1, maximum=len(weights))
 
 
 # ----------------------------------------------------------------------------- the step
@@ -147,13 +187,14 @@ def _check_dps(dps: Any) -> int:
 
 def uniform_weights(B: int) -> list[mpmath.mpf]:
     """BayesLearn's prior w(i) = 1/(B−1) on intervals 1..B−1 (Alg. 2 line 8)."""
-    if isinstance(B, bool) or not isinstance(B, numbers.Integral) or B < 2:
-        raise ValueError(f"B must be an integer >= 2, got {B!r}")
+    B = check_int(B, "B", minimum=2, maximum=MAX_COINS)
     return [mpmath.mpf(1) / (B - 1)] * (B - 1)
 
 
 def query_interval(w: Sequence[mpmath.mpf], q: mpmath.mpf) -> int:
     """GetIntervalFromQuantile (Alg. 2 line 2): j = min{i : W(i) >= q}, 1-based; normalised w."""
+    w = _positive(w)
+    q = _unit(q, "q")
     total = mpmath.mpf(0)
     for i, wi in enumerate(w, start=1):
         total += wi
@@ -167,6 +208,7 @@ def round_interval_to_coin(
 ) -> tuple[int, mpmath.mpf]:
     """RoundIntervalToCoin (Alg. 2 line 5): (coin, k) with k = (q − W(j−1))/w(j); the coin is j if
     k <= q else j + 1 ("paper"), or always j ("left", the authors' code)."""
+    w, q, j = _step_args(w, q, j)
     before = mpmath.fsum(w[: j - 1])
     k = (q - before) / w[j - 1]
     if _check_rounding(rounding) == "left":
@@ -179,6 +221,9 @@ def bayes_update(
 ) -> list[mpmath.mpf]:
     """Alg. 2 line 18 (with the spec §6.3 fix W(j) − q): d_{ỹ,0} left of j, d_{ỹ,1} right of j,
     and w(j) ← d_{ỹ,0}·(q − W(j−1)) + d_{ỹ,1}·(W(j) − q)."""
+    w, q, j = _step_args(w, q, j)
+    if not isinstance(d, BayesWeights):
+        raise ValueError(f"d must be a BayesWeights, got {type(d).__name__}")
     left, right = d.d(flip, 0), d.d(flip, 1)
     before = mpmath.fsum(w[: j - 1])
     out = [wi * left for wi in w[: j - 1]]
@@ -194,7 +239,7 @@ def target_interval(p1: Any, tau: Any) -> int:
     interval BayesLearn tracks, and Lemma E.3's a does not exist.
     """
     p = _initial_probabilities(p1)
-    t = _mp(tau, "tau")
+    t = _tau(tau)
     candidates = [i for i in range(1, len(p) - 1) if p[i] <= t]
     if not candidates:
         raise ValueError(
@@ -209,7 +254,7 @@ def good_intervals(p1: Any, tau: Any, alpha_good: Any) -> tuple[int, int]:
     p1_{i+1} > τ − α' (spec §1, Eq. (3)); Lemma E.3 uses α' = α(1 + c). Requires the interval a
     of :func:`target_interval` (which is always good)."""
     p = _initial_probabilities(p1)
-    t, ag = _mp(tau, "tau"), _mp(alpha_good, "alpha_good")
+    t, ag = _tau(tau), _mp(alpha_good, "alpha_good")
     if ag <= 0:
         raise ValueError(f"alpha_good must be > 0, got {alpha_good!r}")
     a = target_interval(p, t)
@@ -222,8 +267,9 @@ def good_intervals(p1: Any, tau: Any, alpha_good: Any) -> tuple[int, int]:
 def adversarial_probabilities(p1: Any, alpha: Any, c: Any, direction: int) -> list[mpmath.mpf]:
     """The adversary's extreme ``clip(p1 + direction·cα, 0, 1)`` (Def. E.1): every coin moved by
     cα the same way, so the order is kept; direction is +1 or −1."""
-    if direction not in (1, -1) or isinstance(direction, bool):
-        raise ValueError(f"direction must be +1 or -1, got {direction!r}")
+    direction = check_int(direction, "direction", minimum=-1, maximum=1)
+    if direction == 0:
+        raise ValueError("direction must be +1 or -1, got 0")
     p = _initial_probabilities(p1)
     shift = _mp(alpha, "alpha") * _mp(c, "c") * direction
     return [min(max(v + shift, mpmath.mpf(0)), mpmath.mpf(1)) for v in p]
@@ -243,9 +289,7 @@ def potential(
 ) -> mpmath.mpf:
     """Φ(w, L) = lg w(a) + 12·C·(good_count − γ·size) (App. E, "New potential"); ``good_count``
     is |{x ∈ L : x ∈ [ℓ, r]}| and ``size`` is |L|; ``w`` is normalised first."""
-    for value, name in ((good_count, "good_count"), (size, "size")):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    good_count, size = _check_count(good_count, "good_count"), _check_count(size, "size")
     if good_count > size:
         raise ValueError(f"good_count must be <= size = {size}, got {good_count}")
     weights = _weights(w)
@@ -308,9 +352,7 @@ def expected_potential_drift(
     """
     dps = _check_dps(dps)
     _check_rounding(rounding)
-    for value, name in ((good_count, "good_count"), (size, "size")):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    good_count, size = _check_count(good_count, "good_count"), _check_count(size, "size")
     if good_count > size:
         raise ValueError(f"good_count must be <= size = {size}, got {good_count}")
     with mpmath.workdps(dps):

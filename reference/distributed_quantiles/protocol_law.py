@@ -14,7 +14,6 @@ Feasible for a handful of users: a path has n! · 2^(reports) leaves at most.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -25,9 +24,21 @@ import numpy as np
 from reference.distributions import DiscreteLaw
 from reference.exact.mp import workdps
 from reference.primitives.randomized_response import keep_probability_mp
+from reference.validation import check_int
 
-MAX_PATHS = 2_000_000
+MAX_PATHS = 100_000
+"""The most random paths :func:`protocol_law` walks (a path is one run of the protocol, tens of
+microseconds for a tiny input): past it the law is refused rather than computed for minutes."""
+
+MAX_PERMUTED = 20
+"""The largest n whose n! orders :class:`ScriptedGenerator` can script (20! < 2^63)."""
+
 _FLIP = float(np.nextafter(1.0, 0.0))
+
+
+class CannotEnumerate(NotImplementedError):
+    """A draw :class:`ScriptedGenerator` cannot enumerate (another distribution, or too many
+    outcomes); :func:`protocol_law` turns it into a ``ValueError`` naming ``run``."""
 
 
 class ScriptedGenerator(np.random.Generator):
@@ -51,35 +62,46 @@ class ScriptedGenerator(np.random.Generator):
         return self.script[pos] if pos < len(self.script) else 0
 
     def permutation(self, x: Any, axis: int = 0) -> np.ndarray:  # type: ignore[override]
-        if not isinstance(x, int | np.integer):
-            raise NotImplementedError("ScriptedGenerator permutes index ranges only")
+        if isinstance(x, bool | np.bool_) or not isinstance(x, int | np.integer):
+            raise CannotEnumerate("ScriptedGenerator permutes index ranges only")
         n = int(x)
+        if not 0 <= n <= MAX_PERMUTED:
+            raise CannotEnumerate(
+                f"ScriptedGenerator enumerates permutations of at most {MAX_PERMUTED} items, "
+                f"got {n}"
+            )
         choice = self._choose(math.factorial(n), f"perm{n}")
-        return np.array(_permutations(n)[choice], dtype=np.int64)
+        return _unrank(n, choice)
 
     def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:  # type: ignore[override]
         shape = () if size is None else size
         count = int(np.prod(shape))
+        if count > MAX_PATHS:
+            raise CannotEnumerate(f"ScriptedGenerator enumerates at most {MAX_PATHS} uniforms")
         vals = [0.0 if self._choose(2, "rr") == 0 else _FLIP for _ in range(count)]
         arr = np.array(vals, dtype=float).reshape(shape)
         return float(arr) if size is None else arr
 
     def __getattribute__(self, name: str) -> Any:
         if name in _FORBIDDEN:
-            raise NotImplementedError(f"ScriptedGenerator cannot enumerate rng.{name}")
+            raise CannotEnumerate(f"ScriptedGenerator cannot enumerate rng.{name}")
         return super().__getattribute__(name)
 
 
 _FORBIDDEN = frozenset(
     {"integers", "choice", "shuffle", "binomial", "normal", "uniform", "exponential", "bytes"}
 )
-_PERMS: dict[int, list[tuple[int, ...]]] = {}
 
 
-def _permutations(n: int) -> list[tuple[int, ...]]:
-    if n not in _PERMS:
-        _PERMS[n] = list(itertools.permutations(range(n)))
-    return _PERMS[n]
+def _unrank(n: int, rank: int) -> np.ndarray:
+    """The ``rank``-th permutation of range(n) in lexicographic order (the order of
+    ``itertools.permutations``), from the factorial digits of ``rank``: O(n²), no table."""
+    items = list(range(n))
+    out = []
+    for i in range(n, 0, -1):
+        digit, rank = divmod(rank, math.factorial(i - 1))
+        out.append(items.pop(digit))
+    return np.array(out, dtype=np.int64)
 
 
 def protocol_law(
@@ -89,8 +111,13 @@ def protocol_law(
 
     ``run`` is the protocol with its data and parameters bound; its RR reports must all use the
     same ``epsilon``. An exception raised on a path becomes the atom ``raised:<Type>``, as the
-    auditor treats it. Raises ``ValueError`` past ``max_paths`` paths.
+    auditor treats it. Raises ``ValueError`` past ``max_paths`` (<= :data:`MAX_PATHS`) paths, and
+    when ``run`` draws randomness the enumeration cannot follow (:class:`CannotEnumerate`).
     """
+    if not callable(run):
+        raise ValueError(f"run must be callable as run(rng), got {type(run).__name__}")
+    max_paths = check_int(max_paths, "max_paths", minimum=1, maximum=MAX_PATHS)
+    keep_probability_mp(epsilon)  # checks epsilon
     with workdps():
         keep = keep_probability_mp(epsilon)
         masses: dict[Any, mpmath.mpf] = {}
@@ -99,13 +126,23 @@ def protocol_law(
         while True:
             paths += 1
             if paths > max_paths:
-                raise ValueError(f"more than {max_paths} random paths: the input is too large")
+                raise ValueError(
+                    f"the exact law needs more than max_paths = {max_paths} random paths: the "
+                    "input is too large to enumerate"
+                )
             gen = ScriptedGenerator(script)
             try:
                 out: Any = run(gen)
-                out = int(out) if isinstance(out, int | np.integer) else out
-            except NotImplementedError:
-                raise
+                if isinstance(out, bool | np.bool_):
+                    out = f"returned:{out}"
+                elif isinstance(out, int | np.integer):
+                    out = int(out)
+                elif isinstance(out, float | np.floating) and np.isfinite(out):
+                    out = float(out)
+                elif not isinstance(out, str):
+                    out = f"returned:{type(out).__name__}"
+            except CannotEnumerate as exc:
+                raise ValueError(f"run cannot be enumerated: {exc}") from None
             except Exception as exc:  # noqa: BLE001 -- a crash is an output
                 out = f"raised:{type(exc).__name__}"
             arities, kinds = gen.arities, gen.kinds

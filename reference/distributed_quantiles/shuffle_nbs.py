@@ -28,7 +28,13 @@ from reference.distributed_quantiles.amplification import (
 )
 from reference.distributed_quantiles.naive_nbs import _batched_search, _Coins
 from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
-from reference.validation import check_epsilon, check_probability, check_rng
+from reference.validation import (
+    check_choice,
+    check_epsilon,
+    check_flag,
+    check_probability,
+    check_rng,
+)
 
 STAGE = "shuffle NBS"
 
@@ -60,15 +66,13 @@ def shuffle_nbs(
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     tau = check_probability(tau, "tau", open_left=True, open_right=True)
-    check_probability(delta, "delta", open_left=True, open_right=True)
-    if local_epsilon not in LOCAL_EPSILON_RULES:
-        raise ValueError(
-            f"local_epsilon must be one of {LOCAL_EPSILON_RULES}, got {local_epsilon!r}"
-        )
+    delta = check_probability(delta, "delta", open_left=True, open_right=True)
+    local_epsilon = check_choice(local_epsilon, "local_epsilon", LOCAL_EPSILON_RULES)
+    faithful = check_flag(faithful, "faithful")
     values = check_users(users, B)
     cs = _Coins(coins, B)
     if cs.K == 1:
         return cs[0]
     eps_local = shuffle_local_epsilon(epsilon, delta, int(values.size), cs.K, local_epsilon)
     stream = UserStream(values, rng)
-    return _batched_search(stream, cs, tau, eps_local, rng, faithful=bool(faithful), stage=STAGE)
+    return _batched_search(stream, cs, tau, eps_local, rng, faithful=faithful, stage=STAGE)

@@ -13,35 +13,56 @@ from typing import Any
 
 import numpy as np
 
-from reference.core import PrivacyClaim
-from reference.distributed_quantiles.users import check_domain_size, check_user_value
+from reference.core import ExactMechanismBase
+from reference.distributed_quantiles.users import (
+    MAX_B,
+    check_domain_size,
+    check_user_value,
+    check_users,
+)
 from reference.distributions import DiscreteLaw, ProductLaw
 from reference.primitives.randomized_response import keep_probability, rr_law
-from reference.validation import check_epsilon, check_int, check_rng, check_size
+from reference.validation import check_epsilon, check_int, check_rng
+
+MAX_ANSWERS = 64
+"""The most coins one (deliberately broken) :class:`ThresholdQuery` user may answer."""
+
+CELL_BUDGET = 10**7
+"""The most report bits one ``sample`` call of a local randomizer here draws (~200 MB)."""
 
 
-def threshold_bits(values: np.ndarray, coin: int) -> np.ndarray:
-    """The true answers [x <= coin] as int8."""
-    return (np.asarray(values) <= coin).astype(np.int8)
+def _check_coin(coin: Any, name: str = "coin") -> int:
+    return check_int(coin, name, minimum=-MAX_B, maximum=2 * MAX_B)
 
 
-def threshold_rr(
-    values: np.ndarray, coin: int, epsilon: float, rng: np.random.Generator
-) -> np.ndarray:
+def threshold_bits(values: Any, coin: int) -> np.ndarray:
+    """The true answers [x <= coin] as int8 (``values``: a 1-D integer array, or users as
+    :func:`check_users` accepts them in [1, MAX_B])."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and values.ndim == 1:
+        arr = values
+    else:
+        arr = check_users(values, MAX_B, "values")
+    return (arr <= _check_coin(coin)).astype(np.int8)
+
+
+def threshold_rr(values: Any, coin: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
     """RR_ε([x <= coin]) for each user (vectorised): each bit kept w.p. e^ε/(1 + e^ε)."""
+    keep = keep_probability(epsilon)
+    rng = check_rng(rng)
     bits = threshold_bits(values, coin)
-    flip = rng.random(bits.shape) >= keep_probability(epsilon)
+    flip = rng.random(bits.shape) >= keep
     return np.where(flip, 1 - bits, bits).astype(np.int8)
 
 
 @dataclass(frozen=True)
-class ThresholdQuery:
+class ThresholdQuery(ExactMechanismBase):
     """One user's report to the query "is your value <= coin?" as a local-DP :class:`Mechanism`.
 
     ``data`` is the user's value in {1, ..., B}; ``exact(data)`` is the law of the report on {0, 1}.
-    ``answers`` > 1 gives the deliberately broken variant of the auditor tests: the same user
-    answers ``answers`` coins (``coin``, ``coin + 1``, ...) each at full ε, a vector output whose
-    true loss is ``answers``·ε between values on opposite sides of all of them.
+    ``answers`` > 1 (at most :data:`MAX_ANSWERS`) gives the deliberately broken variant of the
+    auditor tests: the same user answers ``answers`` coins (``coin``, ``coin + 1``, ...) each at
+    full ε, a vector output whose true loss is ``answers``·ε between values on opposite sides of
+    all of them.
     """
 
     B: int
@@ -49,21 +70,26 @@ class ThresholdQuery:
     epsilon: float
     answers: int = 1
 
-    def __post_init__(self) -> None:
-        check_domain_size(self.B)
-        check_int(self.coin, "coin", minimum=1)
-        if self.coin > self.B:
-            raise ValueError(f"coin must lie in [1, {self.B}], got {self.coin}")
-        check_epsilon(self.epsilon)
-        check_int(self.answers, "answers", minimum=1)
+    adjacency = "local"
 
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "local")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "B", check_domain_size(self.B))
+        coin = check_int(self.coin, "coin", minimum=1)
+        if coin > self.B:
+            raise ValueError(f"coin must lie in [1, B] = [1, {self.B}], got {coin}")
+        object.__setattr__(self, "coin", coin)
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(
+            self, "answers", check_int(self.answers, "answers", minimum=1, maximum=MAX_ANSWERS)
+        )
 
     @property
     def domain(self) -> tuple[float, float]:
         return (1.0, float(self.B))
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        return (0.0, 1.0)
 
     @property
     def input_values(self) -> tuple[float, ...]:
@@ -73,23 +99,21 @@ class ThresholdQuery:
         around = {1, self.B, self.coin, self.coin + 1, self.coin + self.answers}
         return tuple(float(v) for v in sorted(v for v in around if 1 <= v <= self.B))
 
-    def _value(self, data: Any) -> int:
+    def check_input(self, data: Any) -> int:
         return check_user_value(data, self.B)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        x = self._value(data)
-        size, rng = check_size(size), check_rng(rng)
+    def draw_limit(self, data: int) -> int:
+        return CELL_BUDGET // self.answers
+
+    def _draw(self, data: int, size: int, rng: np.random.Generator) -> np.ndarray:
+        users = np.full(size, data, dtype=np.int64)
         if self.answers == 1:
-            return threshold_rr(np.full(size, x), self.coin, self.epsilon, rng)
-        cols = [
-            threshold_rr(np.full(size, x), self.coin + a, self.epsilon, rng)
-            for a in range(self.answers)
-        ]
+            return threshold_rr(users, self.coin, self.epsilon, rng)
+        cols = [threshold_rr(users, self.coin + a, self.epsilon, rng) for a in range(self.answers)]
         return np.stack(cols, axis=1)
 
-    def exact(self, data: Any) -> DiscreteLaw | ProductLaw:
-        x = self._value(data)
-        laws = [rr_law(int(x <= self.coin + a), self.epsilon) for a in range(self.answers)]
+    def _law(self, data: int) -> DiscreteLaw | ProductLaw:
+        laws = [rr_law(int(data <= self.coin + a), self.epsilon) for a in range(self.answers)]
         if self.answers == 1:
             return laws[0]
         return ProductLaw(tuple(laws))

@@ -22,6 +22,7 @@ independently over v (every bit of every user is perturbed independently), which
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,20 +30,41 @@ import mpmath
 import numpy as np
 from scipy import special
 
-from reference.core import PrivacyClaim
-from reference.distributed_quantiles.users import check_user_value
+from reference.core import ExactMechanismBase
+from reference.distributed_quantiles.users import MAX_B, check_integers, check_user_value
 from reference.distributions import DiscreteLaw, ProductLaw
 from reference.exact.mp import to_mpf, workdps
-from reference.validation import check_epsilon, check_int, check_rng, check_size
+from reference.validation import (
+    MAX_DRAWS,
+    check_choice,
+    check_epsilon,
+    check_flag,
+    check_int,
+    check_probability,
+    check_rng,
+    check_size,
+)
 
 VARIANTS = ("oue", "sue")
 
+MAX_ITEMS = 10**6
+"""The largest item domain d of :class:`UnaryEncoding` and :func:`ue_reports` (a report is d
+bits)."""
+
+CELL_BUDGET = 10**7
+"""The most report bits one :func:`ue_reports` call (or ``UnaryEncoding.sample``) draws."""
+
+MAX_COUNT_LAW_USERS = 500
+"""The largest n of :func:`ue_count_law` (an O(n²) convolution at 60 digits)."""
+
+MAX_BINOMIAL_TRIALS = MAX_DRAWS
+"""The largest number of trials of :func:`iid_binomial` (it tabulates the pmf on 0..trials)."""
+
 
 def check_variant(variant: Any, name: str = "variant") -> str:
-    """The frequency-oracle variant: "oue" (the authors' code) or "sue" (App. D, ε/2 per bit)."""
-    if not isinstance(variant, str) or variant.lower() not in VARIANTS:
-        raise ValueError(f"{name} must be one of {VARIANTS}, got {variant!r}")
-    return variant.lower()
+    """The frequency-oracle variant: exactly "oue" (the authors' code) or "sue" (App. D, ε/2 per
+    bit)."""
+    return check_choice(variant, name, VARIANTS)
 
 
 def ue_probabilities(epsilon: float, variant: str = "oue") -> tuple[float, float]:
@@ -52,9 +74,28 @@ def ue_probabilities(epsilon: float, variant: str = "oue") -> tuple[float, float
     """
     epsilon, variant = check_epsilon(epsilon), check_variant(variant)
     if variant == "oue":
-        return 0.5, float(1.0 / (1.0 + np.exp(epsilon)))
-    p = float(1.0 / (1.0 + np.exp(-epsilon / 2.0)))
-    return p, float(1.0 / (1.0 + np.exp(epsilon / 2.0)))
+        return 0.5, _expit(-epsilon)
+    return _expit(epsilon / 2.0), _expit(-epsilon / 2.0)
+
+
+def _expit(x: float) -> float:
+    """1/(1 + e^{−x}) without overflow for any finite x."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+def _signal(epsilon: float, variant: str) -> float:
+    """p − q without cancellation: tanh(ε/2)/2 (OUE) or tanh(ε/4) (SUE); refuses the ε at which
+    it is too small for the estimate (count − n·q)/((p − q)·n) to be finite."""
+    gap = math.tanh(epsilon / 2.0) / 2.0 if variant == "oue" else math.tanh(epsilon / 4.0)
+    if not gap > 1e-300:
+        raise ValueError(
+            f"epsilon must be >= 1e-299 for the unary-encoding estimate (p - q = {gap:.3g} "
+            f"makes it overflow), got {epsilon!r}"
+        )
+    return gap
 
 
 def ue_probabilities_mp(epsilon: float, variant: str = "oue") -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -68,32 +109,16 @@ def ue_probabilities_mp(epsilon: float, variant: str = "oue") -> tuple[mpmath.mp
 
 
 def _check_items(items: Any, d: int, name: str = "items") -> np.ndarray:
-    """A 1-D array of integer items in {1, ..., d} (may be empty)."""
-    raw = np.asarray(items)
-    if (
-        raw.dtype == bool
-        or raw.ndim != 1
-        or (raw.size and not np.issubdtype(raw.dtype, np.integer))
-    ):
-        raise ValueError(f"{name} must be a 1-D array of integers in [1, {d}]")
-    arr = raw.astype(np.int64)
-    if arr.size and (arr.min() < 1 or arr.max() > d):
-        raise ValueError(
-            f"{name} must lie in [1, {d}], got values in [{int(arr.min())}, {int(arr.max())}]"
-        )
-    return arr
+    """A 1-D sequence of integer items in {1, ..., d} (may be empty), as int64."""
+    return check_integers(items, name, minimum=1, maximum=d, allow_empty=True)
 
 
 def _check_counts(counts: Any, name: str = "item_counts") -> np.ndarray:
-    """A non-empty 1-D array of non-negative integer counts, returned as int64."""
-    raw = np.asarray(counts)
-    if raw.dtype == bool or raw.ndim != 1 or raw.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of non-negative integers")
-    if not np.issubdtype(raw.dtype, np.integer):
-        raise ValueError(f"{name} must be a non-empty 1-D array of non-negative integers")
-    arr = raw.astype(np.int64)
-    if arr.min() < 0:
-        raise ValueError(f"{name} must be non-negative, got a minimum of {int(arr.min())}")
+    """A non-empty 1-D sequence of non-negative integer counts summing to at most 2^62, as
+    int64 (the data policy of :func:`check_integers`)."""
+    arr = check_integers(counts, name, minimum=0, maximum=MAX_B)
+    if float(arr.sum(dtype=np.float64)) > MAX_B:
+        raise ValueError(f"{name} must sum to at most {MAX_B}")
     return arr
 
 
@@ -105,10 +130,15 @@ def ue_reports(
     Bit v of the user holding item u is 1 w.p. p if v = u and q otherwise, all independent. Meant
     for small d (it draws n·d uniforms); :func:`ue_counts` gives the column sums directly.
     """
-    d = check_int(d, "d", minimum=1)
+    d = check_int(d, "d", minimum=1, maximum=MAX_ITEMS)
     x = _check_items(items, d)
     p, q = ue_probabilities(epsilon, variant)
     rng = check_rng(rng)
+    if x.size * d > CELL_BUDGET:
+        raise ValueError(
+            f"items: {x.size} users of d = {d} bits exceed the {CELL_BUDGET} report bits one call "
+            "draws; use ue_counts for the aggregated counts, or fewer users per call"
+        )
     prob = np.full((x.size, d), q)
     prob[np.arange(x.size), x - 1] = p
     return (rng.random((x.size, d)) < prob).astype(np.int8)
@@ -124,6 +154,8 @@ def ue_counts(
     binomial draws per coordinate, never a loop over users.
     """
     c = _check_counts(item_counts)
+    if c.size > MAX_DRAWS:
+        raise ValueError(f"item_counts must hold at most {MAX_DRAWS} items, got {c.size}")
     p, q = ue_probabilities(epsilon, variant)
     rng = check_rng(rng)
     n = int(c.sum())
@@ -147,7 +179,9 @@ def iid_binomial(trials: int, prob: float, size: int, rng: np.random.Generator) 
     arrangement is equally likely: so a multinomial draw, a repeat and a shuffle give the exact
     joint law (up to the double rounding of the pmf, as for numpy's own samplers).
     """
-    trials, size = check_int(trials, "trials", minimum=0), check_size(size)
+    trials = check_int(trials, "trials", minimum=0, maximum=MAX_BINOMIAL_TRIALS)
+    prob = check_probability(prob, "prob")
+    size = check_size(size)
     rng = check_rng(rng)
     k = np.arange(trials + 1)
     log_pmf = (
@@ -170,11 +204,12 @@ def ue_estimate(report_counts: Any, n: int, epsilon: float, variant: str = "oue"
     E[count_v] = c_v·p + (n − c_v)·q, so the estimate has expectation c_v/n exactly.
     """
     counts = _check_counts(report_counts, "report_counts")
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_B)
     if counts.max() > n:
         raise ValueError(f"report_counts must lie in [0, n = {n}], got {int(counts.max())}")
     p, q = ue_probabilities(epsilon, variant)
-    return (counts - n * q) / ((p - q) * n)
+    gap = _signal(float(epsilon), variant)
+    return (counts - n * q) / (gap * n)
 
 
 def _binomial_pmf_mp(trials: int, prob: mpmath.mpf) -> list[mpmath.mpf]:
@@ -190,7 +225,7 @@ def ue_count_law(item_count: int, n: int, epsilon: float, variant: str = "oue") 
     ``item_count`` = c holders of the coordinate's item among ``n`` users (0 <= c <= n); the
     convolution is computed at 60 digits (O(c·(n − c)); meant for n up to a few hundred).
     """
-    n = check_int(n, "n", minimum=0)
+    n = check_int(n, "n", minimum=0, maximum=MAX_COUNT_LAW_USERS)
     c = check_int(item_count, "item_count", minimum=0)
     if c > n:
         raise ValueError(f"item_count must lie in [0, n = {n}], got {c}")
@@ -206,6 +241,7 @@ def ue_count_law(item_count: int, n: int, epsilon: float, variant: str = "oue") 
 
 def ue_bit_law(is_item: bool, epsilon: float, variant: str = "oue") -> DiscreteLaw:
     """Exact law on {0, 1} of one reported bit: Bernoulli(p) on the user's item, else Bernoulli(q)."""
+    is_item = check_flag(is_item, "is_item")
     p, q = ue_probabilities_mp(epsilon, variant)
     one = p if is_item else q
     with workdps():
@@ -213,49 +249,54 @@ def ue_bit_law(is_item: bool, epsilon: float, variant: str = "oue") -> DiscreteL
 
 
 @dataclass(frozen=True)
-class UnaryEncoding:
+class UnaryEncoding(ExactMechanismBase):
     """One user's unary-encoding report as a local-DP :class:`reference.core.Mechanism`.
 
-    ``data`` is the user's item in {1, ..., d}; ``sample`` returns (size, d) int8 bit vectors and
-    ``exact(item)`` is the product of the d independent Bernoulli bits. The claim is ε-LDP: the
-    exact loss between any two distinct items is ln(p(1 − q)/(q(1 − p))) = ε.
+    ``data`` is the user's item in {1, ..., d} (d <= :data:`MAX_ITEMS`); ``sample`` returns
+    (size, d) int8 bit vectors (at most :data:`CELL_BUDGET` bits per call) and ``exact(item)`` is
+    the product of the d independent Bernoulli bits. The claim is ε-LDP: the exact loss between
+    any two distinct items is ln(p(1 − q)/(q(1 − p))) = ε.
     """
 
     d: int
     epsilon: float
     variant: str = "oue"
 
-    def __post_init__(self) -> None:
-        check_int(self.d, "d", minimum=2)
-        check_epsilon(self.epsilon)
-        object.__setattr__(self, "variant", check_variant(self.variant))
+    adjacency = "local"
 
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "local")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "d", check_int(self.d, "d", minimum=2, maximum=MAX_ITEMS))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "variant", check_variant(self.variant))
 
     @property
     def domain(self) -> tuple[float, float]:
         return (1.0, float(self.d))
 
     @property
+    def output_range(self) -> tuple[float, float]:
+        return (0.0, 1.0)
+
+    @property
     def input_values(self) -> tuple[float, ...]:
         """Every item (the auditor probes exactly these)."""
         return tuple(float(v) for v in range(1, self.d + 1))
 
-    def _item(self, data: Any) -> int:
+    def check_input(self, data: Any) -> int:
         return check_user_value(data, self.d, "one item")
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        item = self._item(data)
-        size = check_size(size)
-        return ue_reports(np.full(size, item), self.d, self.epsilon, rng, self.variant)
+    def draw_limit(self, data: int) -> int:
+        return max(1, CELL_BUDGET // self.d)
 
-    def exact(self, data: Any) -> ProductLaw:
-        item = self._item(data)
-        return ProductLaw(
-            tuple(ue_bit_law(v == item, self.epsilon, self.variant) for v in range(1, self.d + 1))
+    def _draw(self, data: int, size: int, rng: np.random.Generator) -> np.ndarray:
+        return ue_reports(
+            np.full(size, data, dtype=np.int64), self.d, self.epsilon, rng, self.variant
         )
+
+    def _law(self, data: int) -> ProductLaw:
+        own = ue_bit_law(True, self.epsilon, self.variant)
+        other = ue_bit_law(False, self.epsilon, self.variant)
+        return ProductLaw(tuple(own if v == data else other for v in range(1, self.d + 1)))
 
 
 __all__ = [

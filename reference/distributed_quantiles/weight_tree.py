@@ -24,9 +24,23 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from reference.validation import check_int
+from reference.validation import check_finite, check_flag, check_fraction, check_int
 
 _exp, _log, _log1p = math.exp, math.log, math.log1p
+
+MAX_INTERVALS = 2**62
+"""The most intervals N of a :class:`LogWeightTree` (the domain of B = 2^62 coins)."""
+
+MAX_LISTED = 10**5
+"""The most weights :meth:`LogWeightTree.log_weights` and :class:`ArrayWeights` hold."""
+
+
+def _check_q(q: Any) -> Any:
+    """A quantile point in [0, 1]: a float, or an exact rational (``Fraction``) kept exact."""
+    value = check_fraction(q, "q")
+    if not 0 <= value <= 1:
+        raise ValueError(f"q must lie in [0, 1], got {q!r}")
+    return q if isinstance(q, Fraction) else float(q)
 
 
 @dataclass(frozen=True)
@@ -50,7 +64,7 @@ class LogWeightTree:
     __slots__ = ("N", "_lo", "_size", "_S", "_T", "_L", "_R", "_path", "_leaf", "_off")
 
     def __init__(self, N: int):
-        self.N = check_int(N, "N", minimum=1)
+        self.N = check_int(N, "N", minimum=1, maximum=MAX_INTERVALS)
         # node 0 is the root: cells [0, N) (0-based), log mass 0 (total 1)
         self._lo = [0]
         self._size = [self.N]
@@ -86,6 +100,10 @@ class LogWeightTree:
 
     def locate(self, q: float) -> Located:
         """j = min{i : W(i) >= q·Σw} and k = (q·Σw − W(j − 1))/w(j) (GetIntervalFromQuantile)."""
+        return self._locate(float(_check_q(q)))
+
+    def _locate(self, q: float) -> Located:
+        """:meth:`locate` on a checked q (BayesLearn's inner loop)."""
         S, T, L = self._S, self._T, self._L
         v, off = 0, 0.0
         r = q * _exp(S[0])
@@ -126,6 +144,14 @@ class LogWeightTree:
 
     def update(self, log_left: float, log_right: float, log_cell: float) -> None:
         """Multiply w(i) by e^log_left for i < j, e^log_right for i > j, e^log_cell for i = j."""
+        self._update(
+            check_finite(log_left, "log_left"),
+            check_finite(log_right, "log_right"),
+            check_finite(log_cell, "log_cell"),
+        )
+
+    def _update(self, log_left: float, log_right: float, log_cell: float) -> None:
+        """:meth:`update` on checked factors (BayesLearn's inner loop)."""
         S, T, L, R = self._S, self._T, self._L, self._R
         child = self._leaf
         if child < 0:
@@ -157,7 +183,11 @@ class LogWeightTree:
         return off + self._S[v] - _log(self._size[v])
 
     def log_weights(self) -> list[float]:
-        """Every log w(i), i = 1..N (O(N log N): small N only)."""
+        """Every log w(i), i = 1..N (O(N log N): N <= :data:`MAX_LISTED` only)."""
+        if self.N > MAX_LISTED:
+            raise ValueError(
+                f"log_weights lists at most N = {MAX_LISTED} weights, got N = {self.N}"
+            )
         return [self.log_weight(i) for i in range(1, self.N + 1)]
 
 
@@ -169,12 +199,14 @@ class ArrayWeights:
     """
 
     def __init__(self, N: int, *, exact: bool = False):
-        self.N = check_int(N, "N", minimum=1)
+        self.N = check_int(N, "N", minimum=1, maximum=MAX_LISTED)
+        exact = check_flag(exact, "exact")
         one: Any = Fraction(1, self.N) if exact else 1.0 / self.N
         self.w: list[Any] = [one] * self.N
         self._located: Located | None = None
 
     def locate(self, q: Any) -> Located:
+        q = _check_q(q)
         total = sum(self.w)
         target = q * total
         acc: Any = 0
@@ -190,6 +222,9 @@ class ArrayWeights:
 
     def update(self, left: Any, right: Any, cell: Any) -> None:
         """Multiplicative factors (not logs): w(i)·left, w(j)·cell, w(i)·right."""
+        for value, name in ((left, "left"), (right, "right"), (cell, "cell")):
+            if not check_fraction(value, name) > 0:
+                raise ValueError(f"{name} must be a factor > 0, got {value!r}")
         if self._located is None:
             raise ValueError("update needs a preceding locate(q)")
         j = self._located.j - 1

@@ -7,11 +7,15 @@ correctly rounded division.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+import numbers
+import sys
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
 import mpmath
+import numpy as np
 from mpmath import mp
 
 DPS = 60
@@ -26,20 +30,44 @@ def workdps():
     return mpmath.workdps(DPS)
 
 
-def to_mpf(x: Any) -> mpmath.mpf:
-    """Exact (floats, ints) or correctly rounded (Fractions) conversion to ``mpf``."""
+def to_mpf(x: Any, name: str = "x") -> mpmath.mpf:
+    """Exact (floats, ints) or correctly rounded (Fractions) conversion to ``mpf``.
+
+    Real numbers only (``int``, ``float``, ``Fraction``, ``mpf`` and numpy's integer and float
+    scalars): strings, booleans, complex numbers and other objects raise ``ValueError`` naming
+    ``name`` (mpmath itself would parse ``"1"``). NaN and infinities pass through unchanged.
+    """
     if isinstance(x, mpmath.mpf):
         return x
+    kind = type(x)
+    if kind is float or kind is int:
+        return mpmath.mpf(x)
     if isinstance(x, Fraction):
         return mpmath.mpf(x.numerator) / x.denominator
+    if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Real | np.integer | np.floating):
+        raise ValueError(f"{name} must be a real number, got {x!r:.80}")
+    if isinstance(x, numbers.Integral | np.integer):
+        return mpmath.mpf(int(x))
+    if isinstance(x, np.floating) and not isinstance(x, float):
+        value = float(x)
+        if math.isinf(value) and np.isfinite(x):
+            raise ValueError(f"{name} must fit a float64, got {x!r}")
+        return mpmath.mpf(value)
     return mpmath.mpf(x)
 
 
 def logsumexp(values: Iterable[mpmath.mpf]) -> mpmath.mpf:
-    """log Σ exp(v) in mpmath, exact to the working precision; -inf for no finite term."""
-    vals = [v for v in values if v != MP_NINF]
+    """log Σ exp(v) in mpmath, exact to the working precision; -inf for no finite term.
+
+    ``values``: an iterable of real numbers (``ValueError`` for anything else, NaN included);
+    +inf gives +inf."""
+    if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
+        raise ValueError(f"values must be an iterable of real numbers, got {values!r:.80}")
+    vals = [v for v in (to_mpf(x, "values") for x in values) if v != MP_NINF]
     if not vals:
         return MP_NINF
+    if any(mpmath.isnan(v) for v in vals):
+        raise ValueError("values must not contain NaN")
     top = max(vals)
     if top == MP_INF:
         return MP_INF
@@ -53,7 +81,15 @@ class LazySequence:
     path is used.
     """
 
-    def __init__(self, length: int, item: Any):
+    def __init__(self, length: int, item: Callable[[int], Any]):
+        if isinstance(length, bool | np.bool_) or not isinstance(
+            length, numbers.Integral | np.integer
+        ):
+            raise ValueError(f"length must be an integer >= 0, got {length!r:.80}")
+        if not 0 <= length <= sys.maxsize:
+            raise ValueError(f"length must be an integer in [0, {sys.maxsize}], got {length}")
+        if not callable(item):
+            raise ValueError(f"item must be a callable item(i), got {type(item).__name__}")
         self._length = int(length)
         self._item = item
         self._cache: dict[int, Any] = {}
@@ -62,6 +98,8 @@ class LazySequence:
         return self._length
 
     def __getitem__(self, i: int) -> Any:
+        if isinstance(i, bool | np.bool_) or not isinstance(i, numbers.Integral | np.integer):
+            raise IndexError(f"index must be an integer, got {i!r:.80}")
         if not -self._length <= i < self._length:
             raise IndexError(i)
         i %= self._length

@@ -42,13 +42,20 @@ from typing import Any
 
 import numpy as np
 
+from reference.distributed_quantiles.users import MAX_B, check_integers
 from reference.experiments.aamand25_data import (
     AUTHORS_SEED,
     authors_true_median,
     check_seed,
     dataset_users,
 )
-from reference.validation import check_int
+from reference.validation import (
+    check_choice,
+    check_data,
+    check_flag,
+    check_int,
+    check_probability,
+)
 
 TAU = 0.5
 EPS_GRID: tuple[float, ...] = tuple(float(e) for e in np.geomspace(0.1, 5, 10))
@@ -63,6 +70,9 @@ DEFAULT_RUNS = 200
 QUICK_RUNS = 4
 DEFAULT_OUT = Path("reports") / "aamand25"
 FIGURES = ("fig1a", "fig1b", "fig2", "fig3", "fig4", "fig5")
+MAX_RUNS = 10_000
+"""The most runs per configuration (the paper uses 200; 10^4 runs of one figure take hours)."""
+MAX_WORKERS = max(256, 2 * (os.cpu_count() or 1))
 
 # Fig. 1a left as the authors measured it (spec §5 [R]: their committed 200-run results, Pareto
 # n = 2500, B = 4⁹, α_test = 0.04, over EPS_GRID); drawn dashed next to ours in that panel
@@ -133,8 +143,9 @@ def resolve_series(
     ``overrides`` maps series names to stand-in functions (tests); they get the same options
     (without ``options_from``). A missing module raises ``ValueError`` naming it.
     """
-    if name not in SERIES:
-        raise ValueError(f"mechanism must be one of {sorted(SERIES)}, got {name!r}")
+    if not isinstance(name, str) or name not in SERIES:
+        raise ValueError(f"mechanism must be one of {sorted(SERIES)}, got {name!r:.80}")
+    _check_estimators(overrides, "overrides")
     spec = SERIES[name]
     options = dict(spec.options)
     if overrides and name in overrides:
@@ -163,11 +174,19 @@ class SortedUsers:
     """The users sorted once: F(v) = |{i : x_i <= v}|/n by binary search (Eq. (1))."""
 
     def __init__(self, users: np.ndarray):
-        self.sorted = np.sort(np.asarray(users))
+        if isinstance(users, np.ndarray) and users.dtype.kind in "iu" and users.ndim == 1:
+            values = users  # integer users as they are (exact beyond 2^53)
+            if values.size == 0:
+                raise ValueError("users must be non-empty")
+        else:
+            values = check_data(users, "users")
+        self.sorted = np.sort(values)
 
     def cdf(self, points: Any) -> np.ndarray:
         """F at each point; F(B + 1) = 1 and F(0) = 0 follow from the values lying in [1, B]."""
-        return np.searchsorted(self.sorted, np.asarray(points), side="right") / self.sorted.size
+        if not (isinstance(points, np.ndarray) and points.dtype.kind in "iu"):
+            points = check_data(points, "points", allow_empty=True)
+        return np.searchsorted(self.sorted, points, side="right") / self.sorted.size
 
 
 def success_indicators(
@@ -182,8 +201,9 @@ def success_indicators(
     vectorised over coins and α_test.
     """
     su = users if isinstance(users, SortedUsers) else SortedUsers(users)
-    m = np.asarray(coins, dtype=np.int64)
-    alphas = np.asarray(alpha_tests, dtype=float)
+    m = _check_coins(coins)
+    alphas = check_data(alpha_tests, "alpha_tests")
+    tau = check_probability(tau, "tau")
     f_m, f_next = su.cdf(m)[:, None], su.cdf(m + 1)[:, None]
     return (f_m < tau + alphas[None, :]) & (f_next > tau - alphas[None, :])
 
@@ -194,23 +214,27 @@ def absolute_quantile_errors(
     """|F(m̃) − F(m)| for each output m̃, with m = ``reference`` (Sec. 5 "absolute quantile
     error"; the authors' m is :func:`true_median`)."""
     su = users if isinstance(users, SortedUsers) else SortedUsers(users)
-    f_ref = su.cdf([reference])[0]
-    return np.abs(su.cdf(np.asarray(coins, dtype=np.int64)) - f_ref)
+    reference = check_int(reference, "reference", minimum=-MAX_B, maximum=MAX_B)
+    f_ref = su.cdf(np.array([reference], dtype=np.int64))[0]
+    return np.abs(su.cdf(_check_coins(coins)) - f_ref)
+
+
+def _check_coins(coins: Any) -> np.ndarray:
+    """Output coins: integers (int64; the success criterion also reads the coin m + 1)."""
+    return check_integers(coins, "coins", minimum=-MAX_B, maximum=MAX_B, allow_empty=True)
 
 
 def true_median(users: np.ndarray, dataset: str) -> int:
     """The authors' reference coin for ``dataset`` ("pareto": largest value with F < ½;
     "uniform": largest value with F <= ½; see ``authors_true_median``)."""
-    if dataset not in ("pareto", "uniform"):
-        raise ValueError(f"dataset must be 'pareto' or 'uniform', got {dataset!r}")
+    dataset = check_choice(dataset, "dataset", ("pareto", "uniform"))
     return authors_true_median(users, inclusive=dataset == "uniform")
 
 
 def binomial_stderr(p: float, runs: int) -> float:
     """sqrt(p(1 − p)/runs): the error bars of the paper's success plots (Fig. 1 caption)."""
-    runs = check_int(runs, "runs", minimum=1)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must lie in [0, 1], got {p!r}")
+    runs = check_int(runs, "runs", minimum=1, maximum=MAX_B)
+    p = check_probability(p, "p")
     return math.sqrt(p * (1.0 - p) / runs)
 
 
@@ -322,6 +346,8 @@ def _uniform_cells(
 
 def build_figure(name: str, quick: bool = False) -> FigureSpec:
     """The configurations of one figure (spec §5 "Figures"; ``quick``: a tiny version)."""
+    name = check_choice(name, "figure", FIGURES)
+    quick = check_flag(quick, "quick")
     if name == "fig1a":
         cells = _comparison_cells(name, [(2500, 4**9)], _COMPARISON, quick)
         plot = PlotSpec("epsilon", "mechanism", ("epsilon", EPS_GRID[4]))
@@ -377,6 +403,9 @@ def _crc(text: str) -> int:
 def run_seed(seed: int, cell: Cell, run: int) -> np.random.SeedSequence:
     """The SeedSequence of one run: entropy ``seed``, spawn key (figure, configuration,
     mechanism, ε, run), the names hashed with CRC-32 (stable across processes and versions)."""
+    if not isinstance(cell, Cell):
+        raise ValueError(f"cell must be a Cell, got {type(cell).__name__}")
+    run = check_int(run, "run", minimum=0, maximum=2**32 - 1)
     key = (
         _crc(cell.figure),
         _crc(cell.configuration),
@@ -443,6 +472,15 @@ def run_cells(
     label: str = "",
 ) -> list[list[RunResult]]:
     """Every run of every cell (in cell order, runs in order); parallel when ``executor``."""
+    if not isinstance(cells, list | tuple) or not all(isinstance(c, Cell) for c in cells):
+        raise ValueError("cells must be a sequence of Cell")
+    runs, seed = _check_runs(runs, False), check_seed(seed)
+    workers = _check_workers(workers)
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(f"executor must be a concurrent.futures.Executor, got {executor!r:.60}")
+    _check_progress(progress)
+    if not isinstance(label, str):
+        raise ValueError(f"label must be a string, got {type(label).__name__}")
     resolved = {m: resolve_series(m, estimators) for m in dict.fromkeys(c.mechanism for c in cells)}
     tasks, owner = [], []
     for i, cell in enumerate(cells):
@@ -550,6 +588,9 @@ def _fmt(value: Any) -> str:
 
 def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> Path:
     """Rows as CSV (floats by ``repr``, so values round-trip; ``None``/NaN as empty cells)."""
+    path = _check_path(path, "path")
+    if isinstance(columns, str | bytes) or not all(isinstance(c, str) for c in columns):
+        raise ValueError("columns must be a sequence of column names (strings)")
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, lineterminator="\n")
@@ -701,13 +742,52 @@ def plot_figure(
 
 
 def _check_workers(workers: Any) -> int:
-    return (os.cpu_count() or 1) if workers is None else check_int(workers, "workers", minimum=1)
+    if workers is None:
+        return os.cpu_count() or 1
+    return check_int(workers, "workers", minimum=1, maximum=MAX_WORKERS)
 
 
 def _check_runs(runs: Any, quick: bool) -> int:
     if runs is None:
         return QUICK_RUNS if quick else DEFAULT_RUNS
-    return check_int(runs, "runs", minimum=1)
+    return check_int(runs, "runs", minimum=1, maximum=MAX_RUNS)
+
+
+def _check_progress(progress: Any) -> None:
+    if progress is not None and not callable(progress):
+        raise ValueError(
+            f"progress must be None or callable as progress(figure, done, total), got "
+            f"{type(progress).__name__}"
+        )
+
+
+def _check_estimators(estimators: Any, name: str = "estimators") -> None:
+    if estimators is None:
+        return
+    if not isinstance(estimators, Mapping):
+        raise ValueError(
+            f"{name} must be None or a mapping from series names to functions, got "
+            f"{type(estimators).__name__}"
+        )
+    for key, fn in estimators.items():
+        if not isinstance(key, str) or key not in SERIES:
+            raise ValueError(f"{name} keys must be series names {sorted(SERIES)}, got {key!r:.60}")
+        if not callable(fn):
+            raise ValueError(f"{name}[{key!r}] must be callable, got {type(fn).__name__}")
+
+
+def _check_path(path: Any, name: str) -> Path:
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+        raise ValueError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
+    if isinstance(path, str) and not path.strip():
+        raise ValueError(f"{name} must be a non-empty path, got {path!r}")
+    try:
+        out = Path(path)
+    except TypeError:
+        raise ValueError(f"{name} must be a path (str or os.PathLike), got {path!r:.60}") from None
+    if str(out) == "" or "\x00" in str(out):
+        raise ValueError(f"{name} must be a non-empty path without NUL characters")
+    return out
 
 
 def _figure_outputs(
@@ -746,12 +826,18 @@ def run_figures(
 ) -> list[Path]:
     """Run ``names`` (default: every figure of :data:`FIGURES`) and write their CSV and PNG files
     into ``out``; returns the paths written. One process pool serves every figure."""
+    if names is not None and (isinstance(names, str) or not isinstance(names, list | tuple)):
+        raise ValueError(f"names must be None or a list of figure names, got {names!r:.60}")
     names = list(FIGURES if names is None else names)
     for name in names:
-        if name not in FIGURES:
-            raise ValueError(f"figure must be one of {FIGURES}, got {name!r}")
+        check_choice(name, "figure", FIGURES)
+    quick, plot = check_flag(quick, "quick"), check_flag(plot, "plot")
     runs, workers, seed = _check_runs(runs, quick), _check_workers(workers), check_seed(seed)
-    out = Path(out)
+    _check_estimators(estimators)
+    _check_progress(progress)
+    out = _check_path(out, "out")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out must be a directory, got the existing file {str(out)!r:.80}")
     specs = [build_figure(name, quick) for name in names]
     for spec in specs:  # fail before any work if an estimator is missing
         for mech in dict.fromkeys(c.mechanism for c in spec.cells):
@@ -798,6 +884,7 @@ def run_figure(
     stand-in functions (by series name); ``progress(figure, runs_done, runs_total)`` is called
     after each batch; ``plot=False`` writes the CSV files only.
     """
+    name = check_choice(name, "figure", FIGURES)
     return run_figures(
         [name],
         runs=runs,

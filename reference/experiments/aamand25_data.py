@@ -27,9 +27,22 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from reference.distributed_quantiles.users import check_domain_size, empirical_cdf
+from reference.distributed_quantiles.users import (
+    MAX_B,
+    check_domain_size,
+    check_integers,
+    empirical_cdf,
+)
 from reference.exact.mp import to_mpf, workdps
-from reference.validation import check_int, check_positive
+from reference.validation import (
+    MAX_DRAWS,
+    check_choice,
+    check_data,
+    check_flag,
+    check_int,
+    check_positive,
+    check_real,
+)
 
 AUTHORS_SEED = 42
 LOMAX_SHAPE = 1.5
@@ -46,8 +59,8 @@ def check_seed(seed: Any, name: str = "seed") -> int:
 
 
 def check_n(n: Any, name: str = "n") -> int:
-    """A number of users: an integer >= 1."""
-    return check_int(n, name, minimum=1)
+    """A number of users: an integer in [1, MAX_DRAWS] (one generated value each)."""
+    return check_int(n, name, minimum=1, maximum=MAX_DRAWS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -70,8 +83,10 @@ def pareto_values(
     """
     n, B, seed = check_n(n), check_domain_size(B), check_seed(seed)
     shape, scale = check_positive(shape, "shape"), check_positive(scale, "scale")
-    draws = np.random.RandomState(seed).pareto(shape, n) * scale
-    return np.clip(np.round(draws).astype(np.int64), 0, B - 1)
+    with np.errstate(over="ignore"):  # a draw beyond the float range is clipped to B − 1 below
+        draws = np.random.RandomState(seed).pareto(shape, n) * scale
+    # clip before the int cast (same result for finite draws; a huge shape·scale tail is B − 1)
+    return np.minimum(np.round(np.minimum(draws, B - 1)).astype(np.int64), B - 1)
 
 
 def skewed_uniform_sample(
@@ -94,7 +109,7 @@ def skewed_uniform_sample(
 
 def to_coins(values: np.ndarray) -> np.ndarray:
     """The authors' 0-based values {0..B−1} as our users in [B] = {1..B} (shift by +1)."""
-    return np.asarray(values, dtype=np.int64) + 1
+    return check_integers(values, "values", minimum=0, maximum=MAX_B - 1) + 1
 
 
 @functools.lru_cache(maxsize=4)
@@ -114,8 +129,7 @@ def dataset_users(kind: str, n: int, B: int, seed: int = AUTHORS_SEED) -> np.nda
     ``kind`` is "pareto" (:func:`pareto_values`) or "uniform" (:func:`skewed_uniform_sample`);
     generated once per (kind, n, B, seed) and process (a small cache), shifted by +1.
     """
-    if kind not in DATASETS:
-        raise ValueError(f"kind must be one of {DATASETS}, got {kind!r}")
+    kind = check_choice(kind, "kind", DATASETS)
     return _cached_users(kind, check_n(n), check_domain_size(B), check_seed(seed))
 
 
@@ -126,17 +140,35 @@ def dataset_users(kind: str, n: int, B: int, seed: int = AUTHORS_SEED) -> np.nda
 
 def lomax_cdf(x: Any, shape: Any = LOMAX_SHAPE, scale: Any = LOMAX_SCALE) -> mpmath.mpf:
     """P(scale·X <= x) = 1 − (1 + x/scale)^{−shape} for x >= 0, 0 below (mpmath, 60 digits)."""
+    shape, scale = check_positive(shape, "shape"), check_positive(scale, "scale")
     with workdps():
-        x, a, s = to_mpf(x), to_mpf(shape), to_mpf(scale)
-        if x <= 0:
-            return mpmath.mpf(0)
-        return 1 - (1 + x / s) ** (-a)
+        return _lomax_cdf(_exact(x, "x"), shape, scale)
+
+
+def _exact(x: Any, name: str) -> mpmath.mpf:
+    """An mpf as it is (not NaN), any other real through :func:`check_real`, exactly."""
+    if isinstance(x, mpmath.mpf):
+        if mpmath.isnan(x):
+            raise ValueError(f"{name} must be a real number, got nan")
+        return x
+    return to_mpf(check_real(x, name))
+
+
+def _lomax_cdf(x: mpmath.mpf, shape: float, scale: float) -> mpmath.mpf:
+    """:func:`lomax_cdf` on checked arguments (``x`` an exact mpf, inside ``workdps``)."""
+    a, s = to_mpf(shape), to_mpf(scale)
+    if x <= 0:
+        return mpmath.mpf(0)
+    if mpmath.isinf(x):
+        return mpmath.mpf(1)
+    return 1 - (1 + x / s) ** (-a)
 
 
 def lomax_quantile(u: Any, shape: Any = LOMAX_SHAPE, scale: Any = LOMAX_SCALE) -> mpmath.mpf:
     """Q(u) = scale·((1 − u)^{−1/shape} − 1) for u in [0, 1) (spec §7.7)."""
+    shape, scale = check_positive(shape, "shape"), check_positive(scale, "scale")
     with workdps():
-        u = to_mpf(u)
+        u = _exact(u, "u")
         if not 0 <= u < 1:
             raise ValueError(f"u must lie in [0, 1), got {u}")
         return to_mpf(scale) * ((1 - u) ** (-1 / to_mpf(shape)) - 1)
@@ -144,6 +176,7 @@ def lomax_quantile(u: Any, shape: Any = LOMAX_SHAPE, scale: Any = LOMAX_SCALE) -
 
 def lomax_median(shape: Any = LOMAX_SHAPE, scale: Any = LOMAX_SCALE) -> mpmath.mpf:
     """The population median scale·(2^{1/shape} − 1): 2000·(2^{2/3} − 1) = 1174.80 (§7.7)."""
+    shape, scale = check_positive(shape, "shape"), check_positive(scale, "scale")
     with workdps():
         return to_mpf(scale) * (mpmath.mpf(2) ** (1 / to_mpf(shape)) - 1)
 
@@ -155,13 +188,14 @@ def pareto_data_cdf(v: Any, B: int, shape: Any = LOMAX_SHAPE, scale: Any = LOMAX
     lomax_cdf(v + 1/2) for 0 <= v < B − 1, 0 below 0 and 1 from B − 1 on.
     """
     B = check_domain_size(B)
+    v = check_real(v, "v")
+    shape, scale = check_positive(shape, "shape"), check_positive(scale, "scale")
     with workdps():
-        v = int(v)
         if v < 0:
             return mpmath.mpf(0)
         if v >= B - 1:
             return mpmath.mpf(1)
-        return lomax_cdf(mpmath.mpf(v) + mpmath.mpf(1) / 2, shape, scale)
+        return _lomax_cdf(mpmath.mpf(math.floor(v)) + mpmath.mpf(1) / 2, shape, scale)
 
 
 def pareto_clip_probability(
@@ -173,15 +207,22 @@ def pareto_clip_probability(
     to B − 1 exactly, as the clipped atom at B − 1 does).
     """
     B = check_domain_size(B)
+    shape, scale = check_positive(shape, "shape"), check_positive(scale, "scale")
     with workdps():
-        return 1 - lomax_cdf(mpmath.mpf(B) - mpmath.mpf(3) / 2, shape, scale)
+        return 1 - _lomax_cdf(mpmath.mpf(B) - mpmath.mpf(3) / 2, shape, scale)
 
 
 def uniform_data_cdf(v: Any, left: int, right: int) -> float:
     """F(v) = (v − l + 1)/(r − l + 1) clipped to [0, 1]: the CDF of U{l..r} at integer v (§7.7)."""
-    left, right = int(left), int(right)
+    left = check_int(left, "left", minimum=-MAX_B, maximum=MAX_B)
+    right = check_int(right, "right", minimum=-MAX_B, maximum=MAX_B)
     if right < left:
         raise ValueError(f"right must be >= left, got l = {left}, r = {right}")
+    v = check_real(v, "v")
+    if v < left:
+        return 0.0
+    if v >= right:
+        return 1.0
     return min(1.0, max(0.0, (math.floor(v) - left + 1) / (right - left + 1)))
 
 
@@ -201,7 +242,10 @@ def authors_true_median(users: np.ndarray, *, inclusive: bool) -> int:
     when no data value qualifies. (On the six seed-42 Pareto sets no value has F = ½ exactly, so
     the two rules agree there; on the uniform sets some do.)
     """
-    keys = np.unique(np.asarray(users))
+    inclusive = check_flag(inclusive, "inclusive")
+    if not (isinstance(users, np.ndarray) and users.dtype.kind in "iu" and users.ndim == 1):
+        users = check_data(users, "users")
+    keys = np.unique(users)
     cdf = empirical_cdf(users, keys)
     below = keys[cdf <= 0.5] if inclusive else keys[cdf < 0.5]
     return int(below[-1]) if below.size else 0

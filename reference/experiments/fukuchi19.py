@@ -81,7 +81,19 @@ from reference.ldp_minimum.laplace_baseline import laplace_scale, minimum_cdf
 from reference.ldp_minimum.round_statistic import RoundRule, round_rule
 from reference.ldp_minimum.schedules import SCHEDULES, Schedule, schedule
 from reference.ldp_minimum.search import sample_binomial, sample_iid
-from reference.validation import check_int, check_positive, check_rng
+from reference.validation import check_choice, check_flag, check_int, check_positive, check_rng
+
+MAX_RUNS = 10**7
+MAX_WORKERS = 256
+
+
+def _names(values: Any, allowed: Sequence[str], name: str) -> tuple[str, ...]:
+    """:func:`name_choices` after checking that ``values`` is a string or a list of strings."""
+    if not isinstance(values, str) and not (
+        isinstance(values, list | tuple) and all(isinstance(v, str) for v in values)
+    ):
+        raise ValueError(f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r:.80}")
+    return name_choices(values, allowed, name)
 
 PANELS = ("err_vs_n", "err_vs_eps")
 MECHANISMS = ("ldp_min", "laplace")
@@ -593,13 +605,19 @@ def make_study(
 ) -> Study:
     """Resolve the options of :func:`run_study` (defaults: the full study; ``quick``: the main
     setting, N = 2^10..2^12, 300 runs, the ε sweep at N = 2^15 with ε ∈ {1/8, 1, 8})."""
+    quick = check_flag(quick, "quick")
+    laplace_iid = check_flag(laplace_iid, "laplace_iid")
+    eps_sweep = check_flag(eps_sweep, "eps_sweep")
     settings = settings if settings is not None else ("main" if quick else "all")
-    if settings not in SETTINGS_CHOICES:
-        raise ValueError(f"settings must be one of {SETTINGS_CHOICES}, got {settings!r}")
+    check_choice(settings, "settings", SETTINGS_CHOICES)
     chosen = (MAIN_SETTING,) if settings == "main" else all_settings()
     runs = (QUICK_RUNS if quick else DEFAULT_RUNS) if runs is None else runs
-    runs = check_int(runs, "runs", minimum=2)
-    other_runs = runs if other_runs is None else check_int(other_runs, "other_runs", minimum=2)
+    runs = check_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
+    other_runs = (
+        runs
+        if other_runs is None
+        else check_int(other_runs, "other_runs", minimum=2, maximum=MAX_RUNS)
+    )
     lo = 10 if min_log2n is None else check_int(min_log2n, "min_log2n", minimum=1)
     hi = (max(QUICK_LOG2N) if quick else 20) if max_log2n is None else max_log2n
     hi = check_int(hi, "max_log2n", minimum=1)
@@ -615,12 +633,11 @@ def make_study(
     sweep_ns = tuple(n for n in sweep_ns if lo <= n <= sweep_hi)
     sweep = (QUICK_EPS_SWEEP if quick else EPS_SWEEP) if eps_sweep else ()
     laplace = "main" if laplace is None else laplace
-    if laplace not in LAPLACE_CHOICES:
-        raise ValueError(f"laplace must be one of {LAPLACE_CHOICES}, got {laplace!r}")
+    check_choice(laplace, "laplace", LAPLACE_CHOICES)
     laplace_settings = {"main": (MAIN_SETTING,), "all": chosen, "none": ()}[laplace]
     laplace_settings = tuple(s for s in laplace_settings if s in chosen)
     exact = EXACT_MAX_LEVELS if exact_max_levels is None else exact_max_levels
-    exact = check_int(exact, "exact_max_levels", minimum=0)
+    exact = check_int(exact, "exact_max_levels", minimum=0, maximum=52)
     fit_log2n = (min(log2ns), max(log2ns)) if quick else FIT_LOG2N
     return Study(
         settings=chosen,
@@ -628,10 +645,8 @@ def make_study(
         other_runs=other_runs,
         log2ns=log2ns,
         epsilons=EPSILONS,
-        schedules=name_choices(
-            SCHEDULES if schedules is None else schedules, SCHEDULES, "schedules"
-        ),
-        data_models=name_choices(
+        schedules=_names(SCHEDULES if schedules is None else schedules, SCHEDULES, "schedules"),
+        data_models=_names(
             DATA_MODELS if data_models is None else data_models, DATA_MODELS, "data_models"
         ),
         laplace=laplace,
@@ -1103,7 +1118,7 @@ def plot_settings(
 
 
 def _check_workers(workers: Any) -> int:
-    return 1 if workers is None else check_int(workers, "workers", minimum=1)
+    return 1 if workers is None else check_int(workers, "workers", minimum=1, maximum=MAX_WORKERS)
 
 
 def run_study(
@@ -1150,6 +1165,11 @@ def run_study(
         quick=quick,
     )
     workers = _check_workers(workers)
+    plot = check_flag(plot, "plot")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable or None, got {type(progress).__name__}")
+    if not isinstance(out, str | Path) or (isinstance(out, str) and not out):
+        raise ValueError(f"out must be a directory path (str or Path), got {out!r:.80}")
     out = Path(out)
     points = build_points(study)
     results = run_points(study, points, workers, progress)

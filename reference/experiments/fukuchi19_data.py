@@ -15,6 +15,8 @@ Only the PPF grid depends on (N, α, β); the shift and the scale are applied pe
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -23,7 +25,14 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from reference.validation import check_finite, check_int, check_positive, check_rng
+from reference.validation import (
+    MAX_DRAWS,
+    check_finite,
+    check_int,
+    check_positive,
+    check_real_array,
+    check_rng,
+)
 
 DELTAS: tuple[float, ...] = (0.3, 0.6, 0.9)
 ALPHAS: tuple[float, ...] = (0.5, 0.9, 1.0, 2.0, 4.0)
@@ -66,6 +75,12 @@ def check_setting(alpha: Any, beta: Any, delta: Any) -> tuple[float, float, floa
 MAIN_SETTING = Setting(1.0, 1.0, 0.3)
 
 
+def _check_setting_object(setting: Any) -> Setting:
+    if not isinstance(setting, Setting):
+        raise ValueError(f"setting must be a Setting, got {type(setting).__name__}")
+    return setting
+
+
 def all_settings() -> tuple[Setting, ...]:
     """The 30 settings of Sec. 6.1, grouped by (α, β) (they share the PPF grid), Δ innermost."""
     return tuple(Setting(a, b, d) for a in ALPHAS for b in BETAS for d in DELTAS)
@@ -83,10 +98,19 @@ def x_min_grid(delta: float) -> tuple[float, ...]:
 def beta_quantile_grid(n: int, alpha: float, beta: float) -> np.ndarray:
     """BetaPPF((i − 1)/(N − 1); α, β), i = 1..N (spec §4.1 fixed data; N >= 2), increasing, with
     the end points exactly 0 and 1."""
-    n = check_int(n, "n", minimum=2)
+    n = check_int(n, "n", minimum=2, maximum=MAX_DRAWS)
     alpha, beta, _ = check_setting(alpha, beta, 1.0)
     q = np.arange(n, dtype=float) / (n - 1)
-    g = special.betaincinv(alpha, beta, q)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # scipy's "root finding gave up"
+            g = special.betaincinv(alpha, beta, q)
+    except (OverflowError, FloatingPointError, ArithmeticError, RuntimeWarning):
+        g = np.full(n, math.nan)
+    if not np.all(np.isfinite(g[1:-1])):
+        raise ValueError(
+            f"alpha and beta: scipy's Beta quantile function is not finite at ({alpha!r}, {beta!r})"
+        )
     g[0], g[-1] = 0.0, 1.0
     return np.maximum.accumulate(np.clip(g, 0.0, 1.0))
 
@@ -97,19 +121,25 @@ def fixed_data(grid: np.ndarray, delta: float, x_min: float) -> np.ndarray:
     x_min = check_finite(x_min, "x_min")
     if not -1.0 <= x_min <= 1.0:
         raise ValueError(f"x_min must lie in [-1, 1], got {x_min!r}")
-    return np.clip(x_min + delta * np.asarray(grid, dtype=float), -1.0, 1.0)
+    grid = check_real_array(grid, "grid")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = x_min + delta * grid
+    if not np.all(np.isfinite(out)):
+        raise ValueError("grid and delta: x_min + Δ·grid must be finite")
+    return np.clip(out, -1.0, 1.0)
 
 
 def beta_cdf(setting: Setting, x_min: float) -> Callable[[np.ndarray], np.ndarray]:
     """F(y) = I_{(y − x_min)/Δ}(α, β), vectorised, with F(y) = 1 for y >= 1 (the data clipped to
     [−1, 1]; this only matters when x_min + Δ exceeds 1 by a rounding error)."""
+    setting = _check_setting_object(setting)
     x_min = check_finite(x_min, "x_min")
     if not -1.0 <= x_min <= 1.0:
         raise ValueError(f"x_min must lie in [-1, 1], got {x_min!r}")
     a, b, d = setting.alpha, setting.beta, setting.delta
 
     def cdf(y: np.ndarray) -> np.ndarray:
-        y = np.asarray(y, dtype=float)
+        y = check_real_array(y, "y", allow_inf=True)
         z = np.clip((y - x_min) / d, 0.0, 1.0)
         return np.where(y >= 1.0, 1.0, special.betainc(a, b, z))
 
@@ -119,8 +149,17 @@ def beta_cdf(setting: Setting, x_min: float) -> Callable[[np.ndarray], np.ndarra
 def iid_data(
     setting: Setting, x_min: float, shape: tuple[int, ...], rng: np.random.Generator
 ) -> np.ndarray:
-    """i.i.d. draws x_min + Δ·Beta(α, β) of the given shape, clipped to [−1, 1]."""
+    """i.i.d. draws x_min + Δ·Beta(α, β) of the given shape (at most MAX_DRAWS values), clipped
+    to [−1, 1]."""
+    setting = _check_setting_object(setting)
     rng = check_rng(rng)
+    dims = (shape,) if isinstance(shape, int | np.integer) and not isinstance(shape, bool) else shape
+    if not isinstance(dims, tuple | list):
+        raise ValueError(f"shape must be an int or a tuple of ints, got {shape!r:.80}")
+    dims = tuple(check_int(v, "shape", minimum=0, maximum=MAX_DRAWS) for v in dims)
+    if math.prod(dims) > MAX_DRAWS:
+        raise ValueError(f"shape must hold at most {MAX_DRAWS} values, got {dims}")
+    shape = dims
     x = rng.beta(setting.alpha, setting.beta, shape)
     return fixed_data(x, setting.delta, x_min)
 

@@ -72,7 +72,16 @@ from reference.slice_quantiles.parameters import (
     required_spacing,
     target_ranks,
 )
-from reference.validation import check_delta, check_epsilon, check_int
+from reference.validation import (
+    check_choice,
+    check_data,
+    check_delta,
+    check_epsilon,
+    check_flag,
+    check_int,
+    check_probability,
+    check_rng,
+)
 
 DATASETS = ("age", "hours_per_week")
 ADJACENCIES = ("replace_one", "add_remove")
@@ -107,6 +116,8 @@ QUICK_JOINTEXP_M: tuple[int, ...] = (10,)
 BOOTSTRAP_RESAMPLES = 2000
 CI_LEVEL = 0.95
 MAX_DUPLICATION = 1000
+MAX_WORKERS = 256
+MAX_BOOTSTRAP_CELLS = 10**8  # resamples × values of one bootstrap
 DEFAULT_OUT = Path("reports") / "imola25"
 
 SUMMARY_COLUMNS = (
@@ -159,9 +170,14 @@ COLOURS = {"SliceQuantiles": "C0", "AQ pure": "C1", "AQ zCDP": "C2", "JointExp":
 
 
 def check_dataset(dataset: Any) -> str:
-    if dataset not in DATASETS:
-        raise ValueError(f"dataset must be one of {DATASETS}, got {dataset!r}")
-    return dataset
+    return check_choice(dataset, "dataset", DATASETS)
+
+
+def _check_sequence(values: Any, name: str) -> Sequence[Any]:
+    """A list, tuple or range (not a string, a set or a scalar)."""
+    if not isinstance(values, list | tuple | range):
+        raise ValueError(f"{name} must be a list or tuple, got {values!r:.80}")
+    return values
 
 
 def make_distinct(values: Any, duplication: int) -> np.ndarray:
@@ -169,13 +185,21 @@ def make_distinct(values: Any, duplication: int) -> np.ndarray:
     i-th smallest (i = 1..n). Sorted input values v_(1) <= ... <= v_(n) give x_(i) = v_(i) + i/n,
     strictly increasing with minimum gap 1/n (attained between copies of one value) and, for
     values in [0, 100 − 1], still inside the domain [0, 100]."""
-    k = check_int(duplication, "duplication", minimum=1)
-    v = np.asarray(values, dtype=float)
-    if v.ndim != 1 or v.size == 0 or not np.all(np.isfinite(v)):
-        raise ValueError("values must be a non-empty 1-D array of finite numbers")
+    k = check_int(duplication, "duplication", minimum=1, maximum=MAX_DUPLICATION)
+    v = check_data(values, "values")
+    if v.size * k > 10**8:
+        raise ValueError(f"values × duplication must be at most 10^8 points, got {v.size}·{k}")
     x = np.sort(np.repeat(v, k))
     n = x.size
-    return x + np.arange(1, n + 1, dtype=float) / n
+    out = x + np.arange(1, n + 1, dtype=float) / n
+    with np.errstate(over="ignore", invalid="ignore"):
+        distinct = n < 2 or bool(np.all(np.diff(out) > 0))
+    if not distinct:
+        raise ValueError(
+            "values are too large for the i/n spacing (the shifted values are not distinct in "
+            "float64): use values of magnitude well below 2^52/n"
+        )
+    return out
 
 
 @lru_cache(maxsize=4)
@@ -205,6 +229,7 @@ def draw_quantiles(m: int, rng: np.random.Generator) -> np.ndarray:
     """Spec §4 / §5 item 19: m distinct quantiles drawn uniformly without replacement from
     {i/251 : i = 1..250}, sorted."""
     m = check_m(m)
+    rng = check_rng(rng)
     idx = rng.choice(GRID - 1, size=m, replace=False) + 1
     return np.sort(idx) / GRID
 
@@ -217,8 +242,13 @@ def grid_quantiles() -> np.ndarray:
 def rank_errors(x_sorted: np.ndarray, z: Any, ranks: Any) -> tuple[float, float]:
     """(max, mean) of |rank_X(z_i) − r_i| with rank_X(z) = #{x < z} (spec §1: Err_X(Q, Z) is
     the max; the mean is the authors' second metric, spec §4)."""
-    z = np.asarray(z, dtype=float)
-    r = np.asarray(ranks, dtype=np.int64)
+    from reference.slice_quantiles.good_set import check_int_array
+
+    x_sorted = check_data(x_sorted, "x_sorted", allow_empty=True)
+    if np.any(x_sorted[1:] < x_sorted[:-1]):
+        raise ValueError("x_sorted must be sorted in non-decreasing order")
+    z = check_data(z, "z")
+    r = check_int_array(ranks, "ranks")
     if z.shape != r.shape or z.ndim != 1 or z.size == 0:
         raise ValueError(f"z and ranks must be 1-D of the same length, got {z.shape}, {r.shape}")
     err = np.abs(np.searchsorted(x_sorted, z, side="left") - r)
@@ -232,13 +262,19 @@ def bootstrap_mean_ci(
     level: float = CI_LEVEL,
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of the mean (spec §4: the paper's 95% bootstrap CIs)."""
-    v = np.asarray(values, dtype=float)
-    if v.ndim != 1 or v.size == 0:
-        raise ValueError("values must be a non-empty 1-D array")
+    v = check_data(values, "values")
+    rng = check_rng(rng)
     resamples = check_int(resamples, "resamples", minimum=1)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    means = v[rng.integers(0, v.size, size=(resamples, v.size))].mean(axis=1)
+    if resamples * v.size > MAX_BOOTSTRAP_CELLS:
+        raise ValueError(
+            f"resamples × len(values) must be at most {MAX_BOOTSTRAP_CELLS}, got "
+            f"{resamples}·{v.size}"
+        )
+    level = check_probability(level, "level", open_left=True, open_right=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        means = v[rng.integers(0, v.size, size=(resamples, v.size))].mean(axis=1)
+    if not np.isfinite(means).all():
+        raise ValueError("values are too large: their mean overflows a float64")
     lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 
@@ -279,6 +315,8 @@ def slice_parameters(
     budget split, g = 1/n so ψ = 100·n, β = 0.05, exact CC tail, discrete noise)."""
     from reference.slice_quantiles.slice_quantiles import cc_error
 
+    n = check_int(n, "n", minimum=1, maximum=2**53)
+    m = check_m(m)
     split = budget_split(epsilon, adjacency)
     psi = (BOUNDS[1] - BOUNDS[0]) * n
     h = half_width(m, split.epsilon2, psi, BETA)
@@ -307,11 +345,14 @@ def slice_feasibility(
     for every m in ``ms``? (All 250 grid ranks in Good*_{m,n−1,h+1+w} ⇔ every subset is: a subset
     keeps the ends and only widens the spacings, and at m = 200 > 125 some draw contains two
     consecutive grid points.)"""
-    k = check_int(duplication, "duplication", minimum=1)
-    n = k * check_int(base_n, "base_n", minimum=1)
+    k = check_int(duplication, "duplication", minimum=1, maximum=MAX_DUPLICATION)
+    n = k * check_int(base_n, "base_n", minimum=1, maximum=2**40)
     ranks = target_ranks(grid_quantiles(), n)
     ok = True
-    for m in sorted({check_m(v) for v in ms}):
+    ms = sorted({check_m(v, "ms") for v in _check_sequence(ms, "ms")})
+    if not ms:
+        raise ValueError("ms must not be empty")
+    for m in ms:
         h, w, cc_delta = slice_parameters(n, m, adjacency, epsilon, delta)
         ok = ok and _grid_ok(ranks, n, h, w)
     split = budget_split(epsilon, adjacency)
@@ -344,11 +385,15 @@ def find_duplication(
     """The smallest duplication factor k with :func:`slice_feasibility` true (spec §5 item 28
     estimates ≈ ×14 add/remove, ≈ ×25 substitute). A linear scan from k = 1, so k − 1 is
     infeasible by construction."""
-    for k in range(1, check_int(max_duplication, "max_duplication", minimum=1) + 1):
+    top = check_int(max_duplication, "max_duplication", minimum=1, maximum=MAX_DUPLICATION)
+    for k in range(1, top + 1):
         f = slice_feasibility(adjacency, k, ms, epsilon, delta, base_n)
         if f.feasible:
             return f
-    raise ValueError(f"no duplication factor <= {max_duplication} is feasible for {adjacency}")
+    raise ValueError(
+        f"no duplication factor <= max_duplication = {top} is feasible for {adjacency} at "
+        f"epsilon = {epsilon!r}, delta = {delta!r}, ms = {tuple(ms)!r:.60}, base_n = {base_n!r}"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -370,6 +415,23 @@ class Cell:
     epsilon: float = EPSILON
     delta: float = DELTA
 
+    def __post_init__(self) -> None:
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)
+
+        _check_panel(self.panel, "panel")
+        check_dataset(self.dataset)
+        check_choice(self.adjacency, "adjacency", ("add_remove", "replace_one"))
+        put(
+            "duplication",
+            check_int(self.duplication, "duplication", minimum=1, maximum=MAX_DUPLICATION),
+        )
+        put("m", check_m(self.m))
+        check_choice(self.mechanism, "mechanism", MECHANISMS)
+        put("runs", check_int(self.runs, "runs", minimum=0))
+        put("epsilon", check_epsilon(self.epsilon))
+        put("delta", check_delta(self.delta))
+
     @property
     def n(self) -> int:
         return self.duplication * ADULT_SIZE
@@ -383,12 +445,17 @@ def quantile_seed(
     seed: int, dataset: str, adjacency: str, m: int, run: int
 ) -> np.random.SeedSequence:
     """The quantiles of one run, shared by every mechanism (module docstring)."""
+    dataset = check_dataset(dataset)
+    adjacency = check_choice(adjacency, "adjacency", ("add_remove", "replace_one"))
+    m, run = check_m(m), check_int(run, "run", minimum=0)
     key = (_crc("quantiles"), _crc(dataset), _crc(adjacency), int(m), int(run))
     return np.random.SeedSequence(check_seed(seed), spawn_key=key)
 
 
 def noise_seed(seed: int, cell: Cell, run: int) -> np.random.SeedSequence:
     """A mechanism's fresh noise in one run (module docstring; spec §5 item 25)."""
+    cell = _check_cell(cell)
+    run = check_int(run, "run", minimum=0)
     key = (
         _crc("noise"),
         _crc(cell.dataset),
@@ -400,7 +467,14 @@ def noise_seed(seed: int, cell: Cell, run: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(check_seed(seed), spawn_key=key)
 
 
+def _check_cell(cell: Any, name: str = "cell") -> Cell:
+    if not isinstance(cell, Cell):
+        raise ValueError(f"{name} must be a Cell, got {type(cell).__name__}")
+    return cell
+
+
 def bootstrap_seed(seed: int, cell: Cell) -> np.random.SeedSequence:
+    cell = _check_cell(cell)
     key = (
         _crc("bootstrap"),
         _crc(cell.dataset),
@@ -433,6 +507,11 @@ _TARGETS = {
 
 def release(cell: Cell, x: np.ndarray, q: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One release of ``cell.mechanism`` on sorted ``x`` at quantiles ``q`` (spec §4)."""
+    cell = _check_cell(cell)
+    x = check_data(x, "x")
+    if np.any(x[1:] < x[:-1]):
+        raise ValueError("x must be sorted in non-decreasing order")
+    rng = check_rng(rng)
     fn = _import(_TARGETS[cell.mechanism])
     adj, eps = cell.adjacency, cell.epsilon
     if cell.mechanism == "SliceQuantiles":
@@ -498,6 +577,17 @@ def run_cells(
 ) -> list[list[RunResult]]:
     """Every run of every cell (cells in order, runs in order); parallel when ``executor``.
     Progress is reported per panel: ``progress("imola25 <panel>", runs_done, runs_total)``."""
+    cells = _check_sequence(cells, "cells")
+    for cell in cells:
+        _check_cell(cell, "cells[i]")
+    check_seed(seed)
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(
+            f"executor must be a concurrent.futures.Executor or None, got {executor!r:.80}"
+        )
+    workers = check_int(workers, "workers", minimum=1, maximum=MAX_WORKERS)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {progress!r:.80}")
     tasks, owner = [], []
     for i, cell in enumerate(cells):
         # JointExp takes seconds to minutes per release: one run per task balances the pool
@@ -552,8 +642,8 @@ def _check_list(values: Iterable[Any], check: Callable[[Any, str], Any], name: s
 
 
 def _check_panel(panel: Any, name: str = "panels") -> str:
-    if panel not in PANELS:
-        raise ValueError(f"{name} must be among {tuple(PANELS)}, got {panel!r}")
+    if not isinstance(panel, str) or panel not in PANELS:
+        raise ValueError(f"{name} must be among {tuple(PANELS)}, got {panel!r:.80}")
     return panel
 
 
@@ -571,6 +661,10 @@ def make_study(
     quick: bool = False,
 ) -> Study:
     """The validated configuration; ``None`` takes the default (or the ``quick`` default)."""
+    quick = check_flag(quick, "quick")
+    for name, value in (("panels", panels), ("ms", ms), ("jointexp_ms", jointexp_ms)):
+        if value is not None:
+            _check_sequence(value, name)
     panels = QUICK_PANELS if panels is None and quick else panels or tuple(PANELS)
     ms = (QUICK_M if quick else M_VALUES) if ms is None else ms
     jm = (QUICK_JOINTEXP_M if quick else DEFAULT_JOINTEXP_M) if jointexp_ms is None else jointexp_ms
@@ -582,13 +676,13 @@ def make_study(
     )
     return Study(
         panels=tuple(sorted(_check_list(panels, _check_panel, "panels"))),
-        ms=tuple(sorted(_check_list(ms, check_m, "m"))),
+        ms=tuple(sorted(_check_list(ms, check_m, "ms"))),
         runs=check_int(runs, "runs", minimum=1),
         jointexp_runs=check_int(jr, "jointexp_runs", minimum=0),
-        jointexp_ms=tuple(sorted(_check_list(jm, check_m, "jointexp_m"))),
+        jointexp_ms=tuple(sorted(_check_list(jm, check_m, "jointexp_ms"))),
         duplication=None
         if duplication is None
-        else check_int(duplication, "duplication", minimum=1),
+        else check_int(duplication, "duplication", minimum=1, maximum=MAX_DUPLICATION),
         epsilon=check_epsilon(epsilon),
         delta=check_delta(delta),
         seed=check_seed(seed),
@@ -598,6 +692,7 @@ def make_study(
 def choose_duplications(study: Study) -> tuple[dict[str, int], list[dict[str, Any]]]:
     """Per adjacency of the study: the duplication factor used and the feasibility rows (the
     smallest feasible k, k − 1, and a forced k if given)."""
+    study = _check_study(study)
     chosen: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     for adj in dict.fromkeys(PANELS[p][1] for p in study.panels):
@@ -616,9 +711,20 @@ def choose_duplications(study: Study) -> tuple[dict[str, int], list[dict[str, An
     return chosen, rows
 
 
+def _check_study(study: Any) -> Study:
+    if not isinstance(study, Study):
+        raise ValueError(f"study must be a Study (make_study(...)), got {type(study).__name__}")
+    return study
+
+
 def build_cells(study: Study, duplications: dict[str, int]) -> list[Cell]:
     """Cells in panel, m, mechanism order; JointExp only at m ∈ jointexp_ms ∩ ms with its own run
     count (none when jointexp_runs = 0)."""
+    study = _check_study(study)
+    if not isinstance(duplications, dict) or any(
+        PANELS[p][1] not in duplications for p in study.panels
+    ):
+        raise ValueError("duplications must map every adjacency of the study to a factor")
     cells = []
     for panel in study.panels:
         dataset, adj = PANELS[panel]
@@ -693,6 +799,20 @@ def summarize_cell(
     cell: Cell, results: Sequence[RunResult], study: Study, feasible: bool = True
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The summary row (means over the completed runs, bootstrap CIs) and the per-run rows."""
+    cell, study = _check_cell(cell), _check_study(study)
+    feasible = check_flag(feasible, "feasible")
+    results = _check_sequence(results, "results")
+    for r in results:
+        if not (
+            isinstance(r, tuple)
+            and len(r) == 5
+            and isinstance(r[4], str)
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in r[:4])
+        ):
+            raise ValueError(
+                "results must hold (run, max error, mean error, seconds, note) tuples, got "
+                f"{r!r:.80}"
+            )
     base = _cell_fields(cell)
     ok = [r for r in results if not r[4]]
     failures = [r[4] for r in results if r[4]]
@@ -739,6 +859,9 @@ def summarize_cell(
 def plot_study(summary: list[dict[str, Any]], out: Path, metric: str = "max_rank_error") -> Path:
     """Figure 1's layout (2 × 2: a, b top; c, d bottom): ``metric`` vs m per mechanism with its
     95% bootstrap band; for the max error also the spec §4 traced values of the authors' run."""
+    metric = check_choice(metric, "metric", ("max_rank_error", "mean_rank_error"))
+    summary = _check_sequence(summary, "summary")
+    out = _check_out(out)
     fig, canvas, axes = _axes_grid(2, 2, 5.0, 3.6)
     for i, panel in enumerate(PANELS):
         ax = axes[i // 2, i % 2]
@@ -783,6 +906,12 @@ def plot_study(summary: list[dict[str, Any]], out: Path, metric: str = "max_rank
 # --------------------------------------------------------------------------------------------
 
 
+def _check_out(out: Any) -> Path:
+    if not isinstance(out, str | Path) or (isinstance(out, str) and not out):
+        raise ValueError(f"out must be a directory path (str or Path), got {out!r:.80}")
+    return Path(out)
+
+
 def run_study(
     *,
     panels: Sequence[str] | None = None,
@@ -806,6 +935,13 @@ def run_study(
     feasible per adjacency), ``seed`` >= 0, ``workers`` processes (default the CPU count; 1 runs
     in-process; the results do not depend on it), ``progress(label, done, total)`` per panel.
     Returns the paths written."""
+    plot = check_flag(plot, "plot")
+    quick = check_flag(quick, "quick")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {progress!r:.80}")
+    if workers is not None:
+        check_int(workers, "workers", minimum=1, maximum=MAX_WORKERS)
+    out = _check_out(out)
     study = make_study(
         panels=panels,
         ms=ms,

@@ -88,7 +88,27 @@ from reference.private_median.typical_set import (
     left_median,
     typical_hamming,
 )
-from reference.validation import check_fraction, check_int, check_probability, check_rng
+from reference.validation import (
+    check_choice,
+    check_flag,
+    check_fraction,
+    check_int,
+    check_probability,
+    check_rng,
+)
+
+MAX_STUDY_N = 10**5
+MAX_RUNS = 10**6
+MAX_WORKERS = 256
+
+
+def _names(values: Any, allowed: Sequence[str], name: str) -> tuple[str, ...]:
+    """:func:`name_choices` after checking that ``values`` is a string or a list of strings."""
+    if not isinstance(values, str) and not (
+        isinstance(values, list | tuple) and all(isinstance(v, str) for v in values)
+    ):
+        raise ValueError(f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r:.80}")
+    return name_choices(values, allowed, name)
 
 DISTRIBUTIONS = ("uniform", "pareto")
 C_RULES = ("constant", "log")
@@ -701,25 +721,28 @@ def make_study(
     """Resolve the options of :func:`run_study` (defaults: the three :data:`REGIMES`, both
     distributions, n ∈ :data:`DEFAULT_NS`, 40 data sets per cell, L = 2/5, r = 1, C = 5/4;
     ``quick``: one regime (ε = 1, α = 9/10, R = 1), n ∈ {8, 16, 32}, 12 data sets)."""
+    quick = check_flag(quick, "quick")
+    fixed_design = check_flag(fixed_design, "fixed_design")
     pool = {g.name: g for g in (*REGIMES, *QUICK_REGIMES)}
     default = QUICK_REGIMES if quick else REGIMES
-    names = name_choices(
+    names = _names(
         [g.name for g in default] if regimes is None else regimes, tuple(pool), "regimes"
     )
-    dists = name_choices(
+    dists = _names(
         DISTRIBUTIONS if distributions is None else distributions, DISTRIBUTIONS, "distributions"
     )
+    if ns is not None and not isinstance(ns, list | tuple | range):
+        raise ValueError(f"ns must be a non-empty list of integers >= 2, got {ns!r:.80}")
     ns = (QUICK_NS if quick else DEFAULT_NS) if ns is None else tuple(ns)
-    ns = tuple(sorted({check_int(n, "n", minimum=2) for n in ns}))
+    ns = tuple(sorted({check_int(n, "n", minimum=2, maximum=MAX_STUDY_N) for n in ns}))
     if not ns:
         raise ValueError("ns must be a non-empty list of integers >= 2")
     runs = (QUICK_RUNS if quick else DEFAULT_RUNS) if runs is None else runs
-    runs = check_int(runs, "runs", minimum=2)
+    runs = check_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
     L = check_fraction(L, "L", positive=True)
     r = check_fraction(r, "r", positive=True)
     c = DEFAULT_C if c is None else check_fraction(c, "c", positive=True)
-    if c_rule not in C_RULES:
-        raise ValueError(f"c_rule must be one of {C_RULES}, got {c_rule!r}")
+    check_choice(c_rule, "c_rule", C_RULES)
     median = check_fraction(median, "median")
     chosen = tuple(pool[k] for k in names)
     for g in chosen:
@@ -950,7 +973,12 @@ def run_study(
         seed=seed,
         quick=quick,
     )
-    workers = 1 if workers is None else check_int(workers, "workers", minimum=1)
+    workers = 1 if workers is None else check_int(workers, "workers", minimum=1, maximum=MAX_WORKERS)
+    plot = check_flag(plot, "plot")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable or None, got {type(progress).__name__}")
+    if not isinstance(out, str | Path) or (isinstance(out, str) and not out):
+        raise ValueError(f"out must be a directory path (str or Path), got {out!r:.80}")
     out = Path(out)
     results = run_tasks(build_tasks(study), workers, progress)
     cells = [results[c.key] for c in study.cells()]

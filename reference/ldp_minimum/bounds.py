@@ -42,6 +42,7 @@ The corrected statements (derived in the docstrings; spec §3 and /tmp/notes_bou
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -51,26 +52,56 @@ import mpmath
 import numpy as np
 from scipy import stats
 
-from reference.exact.mp import to_mpf, workdps
+from reference.exact.mp import DPS, to_mpf, workdps
 from reference.ldp_minimum.round_statistic import (
     Exact,
     RoundRule,
+    ceil_crossing,
+    check_exact_work,
     check_exp_u,
+    check_rule,
     left_probability_exact,
 )
-from reference.ldp_minimum.schedules import check_levels
-from reference.ldp_minimum.search import check_unit_data, counts_at_or_below
+from reference.ldp_minimum.schedules import check_count, check_levels
+from reference.ldp_minimum.search import _counts, _midpoints, check_unit_data
 from reference.validation import (
+    check_choice,
     check_finite,
     check_fraction,
     check_int,
     check_positive,
+    check_real,
+    check_real_array,
 )
 
 THEOREM_3_MAX_EPSILON = Fraction(22, 35)
 EVENTS = (">", ">=", "<", "<=")
 BETA_FORMS = ("min", "paper_max")
 MAX_TREE_LEVELS = 12  # the exact path-by-path tree of Lemma 1 has 2^L leaves
+MAX_INFIMUM_WORK = 5 * 10**6
+""":func:`lemma_1_printed_infimum` evaluates the printed right-hand side at every distance of
+the tree: (distances × paths × L) at most this (about 10 s)."""
+MAX_POINTS = 10**7
+MAX_BETA_SHAPE = 1000
+"""The most values :func:`theorem_1_neighbours` and :func:`beta_fixed_data` build."""
+
+
+def _finite_mp(value: mpmath.mpf, what: str) -> mpmath.mpf:
+    """``value`` unless it is NaN or infinite (a pole, or an overflow of mpmath), which is
+    refused naming ``what`` (the parameters)."""
+    if not mpmath.isfinite(value):
+        raise ValueError(f"{what}: the value is not a finite number here ({value})")
+    return value
+
+
+def _check_float_arrays(**arrays: Any) -> tuple[np.ndarray, ...]:
+    """Finite float arrays of the vectorised functions, broadcast together."""
+    out = [check_real_array(v, name) for name, v in arrays.items()]
+    try:
+        np.broadcast_shapes(*(a.shape for a in out))
+    except ValueError:
+        raise ValueError(f"{', '.join(arrays)} must broadcast to one shape") from None
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,7 +157,7 @@ def lemma_2_bound(
     Eq. 15 bounds P{Φ′ > γ} when γ > F̃(τ); Eq. 16 bounds P{Φ′ < γ} when γ < F̃(τ) (the paper writes
     Φ for Φ′ and ε for the per-round u). With F̃ = 0 it is e_γ. Returned as an mpf.
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_count(n, "n")
     a = per_round_factor(u, exp_u)
     f, g = _real(f_tilde, "f_tilde"), _real(gamma, "gamma")
     with workdps():
@@ -145,7 +176,7 @@ def hoeffding_bound(
     """exp(−2N(F̃(τ) − γ)²/c²), c = (a + 1)/(a − 1): Hoeffding for Φ′, a mean of N independent
     terms (c·z′_i + 1)/2 with range c. Its exponent is 8a/(a + 1) >= 4 times Lemma 2's (spec §3).
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_count(n, "n")
     a = per_round_factor(u, exp_u)
     f, g = _real(f_tilde, "f_tilde"), _real(gamma, "gamma")
     with workdps():
@@ -153,20 +184,43 @@ def hoeffding_bound(
         return mpmath.exp(-2 * n * d**2 * ((a - 1) / (a + 1)) ** 2)
 
 
+def _float_bound_inputs(n: Any, f_tilde: Any, gamma: Any, u: Any) -> tuple[np.ndarray, ...]:
+    n, f, g, u = _check_float_arrays(n=n, f_tilde=f_tilde, gamma=gamma, u=u)
+    if np.any(u <= 0):
+        raise ValueError("u must be > 0")
+    if np.any(n < 1):
+        raise ValueError("n must be >= 1")
+    return n, f, g, u
+
+
+def _exp_neg(log_terms: list[np.ndarray]) -> np.ndarray:
+    """exp(−Π exp(t_i)) from the logarithms t_i of the factors (no overflow, no 0·inf)."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        return np.exp(-np.exp(sum(log_terms)))
+
+
 def lemma_2_bound_float(n: Any, f_tilde: Any, gamma: Any, u: Any) -> np.ndarray:
-    """Vectorised float Lemma 2 bound, stable form (a − 1)²/(a(a + 1)) = expm1(−u)²/(1 + e^{−u})."""
-    n, f, g, u = (np.asarray(v, dtype=float) for v in (n, f_tilde, gamma, u))
-    if np.any(u <= 0) or np.any(n < 1):
-        raise ValueError("u must be > 0 and n must be >= 1")
-    return np.exp(-(np.expm1(-u) ** 2) * (f - g) ** 2 * n / (4.0 * (1.0 + np.exp(-u))))
+    """Vectorised float Lemma 2 bound, stable form (a − 1)²/(a(a + 1)) = expm1(−u)²/(1 + e^{−u})
+    (evaluated through logarithms: no overflow or underflow in the intermediate products)."""
+    n, f, g, u = _float_bound_inputs(n, f_tilde, gamma, u)
+    with np.errstate(over="ignore", divide="ignore"):
+        return _exp_neg(
+            [
+                2 * np.log(-np.expm1(-u)),
+                2 * np.log(np.abs(f - g)),
+                np.log(n),
+                -np.log(4.0 * (1.0 + np.exp(-u))),
+            ]
+        )
 
 
 def hoeffding_bound_float(n: Any, f_tilde: Any, gamma: Any, u: Any) -> np.ndarray:
-    """Vectorised float Hoeffding bound exp(−2N(F̃ − γ)²·tanh²(u/2))."""
-    n, f, g, u = (np.asarray(v, dtype=float) for v in (n, f_tilde, gamma, u))
-    if np.any(u <= 0) or np.any(n < 1):
-        raise ValueError("u must be > 0 and n must be >= 1")
-    return np.exp(-2.0 * n * (f - g) ** 2 * np.tanh(u / 2.0) ** 2)
+    """Vectorised float Hoeffding bound exp(−2N(F̃ − γ)²·tanh²(u/2)) (through logarithms)."""
+    n, f, g, u = _float_bound_inputs(n, f_tilde, gamma, u)
+    with np.errstate(over="ignore", divide="ignore"):
+        return _exp_neg(
+            [np.log(2.0 * n), 2 * np.log(np.abs(f - g)), 2 * np.log(np.tanh(u / 2.0))]
+        )
 
 
 def _binomial_pmf(trials: int, p: Exact) -> list[Exact]:
@@ -176,30 +230,25 @@ def _binomial_pmf(trials: int, p: Exact) -> list[Exact]:
     return [mpmath.binomial(trials, j) * p**j * (1 - p) ** (trials - j) for j in range(trials + 1)]
 
 
-def _crossing_point(n: int, gamma: Fraction, u: float | None, a: Exact) -> Fraction | mpmath.mpf:
-    """x = N(1 + (2γ − 1)·tanh(u/2))/2: Φ′ >= γ ⇔ P >= x, P the number of "+1" reports.
+def _crossing_ceil(n: int, gamma: Fraction, u: float | None, a: Exact) -> tuple[int, bool]:
+    """(⌈x⌉, whether x is an integer) for x = N(1 + (2γ − 1)·tanh(u/2))/2: Φ′ >= γ ⇔ P >= x,
+    P the number of "+1" reports.
 
-    Exact for rational a = e^u or γ = 1/2; otherwise tanh(u/2) is taken from the float u at 60
-    digits, and at 200 when x lies within 10^-40 of an integer (an exact tie is impossible there:
-    tanh(u/2) is irrational for a rational u != 0).
-    """
+    Exact for rational a = e^u or γ = 1/2; otherwise tanh(u/2) is irrational for a rational
+    u != 0 and the ceiling is decided at relative precision
+    (:func:`.round_statistic.ceil_crossing`)."""
     if gamma == Fraction(1, 2):
-        return Fraction(n, 2)
+        x = Fraction(n, 2)
+        return math.ceil(x), x.denominator == 1
     if isinstance(a, Fraction):
-        return Fraction(n, 2) * (1 + (2 * gamma - 1) * (a - 1) / (a + 1))
-    for dps in (60, 200):
-        with mpmath.workdps(dps):
-            t = mpmath.tanh(mpmath.mpf(u) / 2)
-            x = to_mpf(Fraction(n, 2)) * (1 + to_mpf(2 * gamma - 1) * t)
-            if abs(x - mpmath.nint(x)) > mpmath.mpf(10) ** -40:
-                return x
-    raise ArithmeticError("the crossing point N(1 + (2γ − 1)tanh(u/2))/2 is too close to a tie")
+        x = Fraction(n, 2) * (1 + (2 * gamma - 1) * (a - 1) / (a + 1))
+        return math.ceil(x), x.denominator == 1
+    return ceil_crossing(Fraction(n, 2), 2 * gamma - 1, Fraction(u), "u"), False
 
 
-def _count_range(event: str, x: Fraction | mpmath.mpf, n: int) -> tuple[int, int]:
+def _count_range(event: str, ceil_x: int, integral: bool, n: int) -> tuple[int, int]:
     """The P-range [lo, hi] (inclusive) of the event Φ′ (event) γ, given P >= x ⇔ Φ′ >= γ."""
-    ceil_x = math.ceil(x) if isinstance(x, Fraction) else int(mpmath.ceil(x))
-    floor_x = math.floor(x) if isinstance(x, Fraction) else int(mpmath.floor(x))
+    floor_x = ceil_x if integral else ceil_x - 1
     if event == ">=":
         return max(ceil_x, 0), n
     if event == ">":
@@ -218,18 +267,18 @@ def phi_tail_exact(
     of ">", ">=", "<", "<=". Fractions for rational e^u, else mpf (60 digits). Each tail is summed
     directly (no 1 − x).
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_count(n, "n")
     k = check_int(k, "k", minimum=0)
     if k > n:
         raise ValueError(f"k must lie in [0, {n}], got {k}")
-    if event not in EVENTS:
-        raise ValueError(f"event must be one of {EVENTS}, got {event!r}")
+    check_choice(event, "event", EVENTS)
     g = check_fraction(gamma, "gamma")
     a = per_round_factor(u, exp_u)
+    check_exact_work(n, 1, a if isinstance(a, Fraction) else None, "n")
     with workdps():
         p = a / (1 + a)
         u_float = None if exp_u is not None else check_positive(u, "u")
-        lo, hi = _count_range(event, _crossing_point(n, g, u_float, a), n)
+        lo, hi = _count_range(event, *_crossing_ceil(n, g, u_float, a), n)
         zero = Fraction(0) if isinstance(p, Fraction) else mpmath.mpf(0)
         if lo > hi:
             return zero
@@ -256,6 +305,7 @@ def far_mistake_term(e: Any, levels: int) -> mpmath.mpf:
     """2(1 − (1 − e)^L): twice the chance of at least one far mistake in L rounds when each round
     errs with conditional probability at most e (corrected Lemma 1)."""
     levels = check_levels(levels)
+    e = _real(e, "e")
     with workdps():
         e = to_mpf(e)
         if not 0 <= e <= 1:
@@ -264,13 +314,30 @@ def far_mistake_term(e: Any, levels: int) -> mpmath.mpf:
 
 
 def _positive_mp(x: Any, name: str) -> mpmath.mpf:
-    """A finite real > 0 as an mpf: mpf kept, Fractions rounded once, floats and ints exact."""
+    """A finite real > 0 as an mpf: mpf kept, Fractions rounded once, floats and ints exact;
+    at least the smallest positive float (5e-324)."""
     value = _real(x, name)
     with workdps():
         value = to_mpf(value)
     if not value > 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {x!r}")
+        raise ValueError(f"{name} must be a finite number > 0, got {x!r:.80}")
+    if value < _TINY:
+        raise ValueError(f"{name} must be at least 5e-324 (the smallest positive float)")
     return value
+
+
+_TINY = mpmath.mpf(5e-324)
+
+
+def _rf_ratio(k: Any, m: Any, s: mpmath.mpf) -> mpmath.mpf:
+    """(k)^{s↑}/(m)^{s↑} = Γ(k + s)Γ(m)/(Γ(k)Γ(m + s)), at a precision that keeps k + s and
+    m + s exact however large s is (s <= 2·10^323, so at most ~390 digits)."""
+    extra = max(0, int(mpmath.log10(s))) if s > 1 else 0
+    with mpmath.workdps(DPS + extra + 10):
+        value = mpmath.rf(k, s) / mpmath.rf(m, s)
+    with workdps():
+        return +value
+
 
 
 def theorem_4_condition(gamma: Any, c: Any, alpha: Any, x_bar_minus_x_min: Any) -> bool:
@@ -285,7 +352,7 @@ def _theorem_inputs(
     gamma: Any, c: Any, alpha: Any, n: int
 ) -> tuple[Fraction, mpmath.mpf, mpmath.mpf, int]:
     g = check_fraction(gamma, "gamma", positive=True)
-    return g, _positive_mp(c, "c"), _positive_mp(alpha, "alpha"), check_int(n, "n", minimum=1)
+    return g, _positive_mp(c, "c"), _positive_mp(alpha, "alpha"), check_count(n, "n")
 
 
 def theorem_4_bound_printed(
@@ -301,7 +368,7 @@ def theorem_4_bound_printed(
     with workdps():
         e = _e_gamma(n, g, a)
         first = 2 * (2 * to_mpf(g) / to_mpf(c)) ** (1 / to_mpf(alpha))
-        return first + e + mpmath.mpf(2) ** -levels
+        return _finite_mp(first + e + mpmath.mpf(2) ** -levels, "gamma, c, alpha")
 
 
 def _e_gamma(n: int, g: Fraction, a: Exact) -> mpmath.mpf:
@@ -332,13 +399,15 @@ def theorem_4_bound_corrected(
         e = _e_gamma(n, g, a)
         ratio = to_mpf(2 * g * n) / (to_mpf(n - 1) * to_mpf(c))
         first = 2 * ratio ** (1 / to_mpf(alpha))
-        return first + mpmath.mpf(2) ** -levels + far_mistake_term(e, levels)
+        total = first + mpmath.mpf(2) ** -levels + far_mistake_term(e, levels)
+        return _finite_mp(total, "gamma, c, alpha")
 
 
 def rising_factorial(x: Any, a: Any) -> mpmath.mpf:
     """(x)^{a↑} = Γ(x + a)/Γ(x) (Theorem 5's notation), x > 0, at the working precision."""
+    x, a = check_positive(x, "x"), check_finite(a, "a")
     with workdps():
-        return mpmath.rf(to_mpf(check_positive(x, "x")), to_mpf(check_finite(a, "a")))
+        return _finite_mp(mpmath.rf(to_mpf(x), to_mpf(a)), "x, a (a pole of Γ(x + a))")
 
 
 def _order_index(gamma: Fraction, n: int, factor: int) -> int:
@@ -350,14 +419,14 @@ def beta_order_statistic_moment(k: int, n: int, alpha: Any) -> mpmath.mpf:
     """E[U_(k)^{1/α}] for the k-th of N uniform order statistics, U_(k) ~ Beta(k, N − k + 1):
     B(k + 1/α, N − k + 1)/B(k, N − k + 1) = Γ(k + 1/α)Γ(N + 1)/(Γ(N + 1 + 1/α)Γ(k))
     = (k)^{(1/α)↑}/(N + 1)^{(1/α)↑} (Eqs. 45–46)."""
-    n = check_int(n, "n", minimum=1)
+    n = check_count(n, "n")
     k = check_int(k, "k", minimum=1)
     if k > n:
         raise ValueError(f"k must lie in [1, {n}], got {k}")
     alpha = _positive_mp(alpha, "alpha")
-    with workdps():
+    with mpmath.workdps(400):
         s = 1 / to_mpf(alpha)
-        return mpmath.rf(k, s) / mpmath.rf(n + 1, s)
+    return _rf_ratio(k, n + 1, s)
 
 
 def _theorem_5_terms(
@@ -383,7 +452,7 @@ def theorem_5_bound_printed(
     2(1/C)^{1/α}·(⌈2γN⌉)^{(1/α)↑}/(N + 1)^{(1/α)↑} + e_γ + 2^{−L}. False in general (Lemma 1)."""
     first, e = _theorem_5_terms(gamma, c, alpha, n, levels, epsilon, exp_u)
     with workdps():
-        return first + e + mpmath.mpf(2) ** -levels
+        return _finite_mp(first + e + mpmath.mpf(2) ** -levels, "gamma, c, alpha")
 
 
 def theorem_5_bound_corrected(
@@ -399,7 +468,8 @@ def theorem_5_bound_corrected(
     """
     first, e = _theorem_5_terms(gamma, c, alpha, n, levels, epsilon, exp_u)
     with workdps():
-        return first + mpmath.mpf(2) ** -levels + far_mistake_term(e, levels)
+        total = first + mpmath.mpf(2) ** -levels + far_mistake_term(e, levels)
+        return _finite_mp(total, "gamma, c, alpha")
 
 
 def eq_11_ratio(gamma: Any, n: int, alpha: Any) -> mpmath.mpf:
@@ -408,15 +478,19 @@ def eq_11_ratio(gamma: Any, n: int, alpha: Any) -> mpmath.mpf:
     γ may be an mpf (e.g. N^{−1/2} at the working precision) or anything exact; ⌈2γN⌉ is taken at
     the working precision.
     """
-    n = check_int(n, "n", minimum=1)
+    n = check_count(n, "n")
     alpha = _positive_mp(alpha, "alpha")
     with workdps():
-        g = gamma if isinstance(gamma, mpmath.mpf) else to_mpf(check_fraction(gamma, "gamma"))
+        g = to_mpf(_real(gamma, "gamma"))
         if not g > 0:
             raise ValueError(f"gamma must be > 0, got {gamma}")
-        s = 1 / to_mpf(alpha)
         j = int(mpmath.ceil(2 * g * n))
-        return mpmath.rf(j, s) / mpmath.rf(n + 1, s) * ((n + 1) / (2 * g * n)) ** s
+    with mpmath.workdps(400):
+        s = 1 / to_mpf(alpha)
+    ratio = _rf_ratio(j, n + 1, s)
+    with workdps():
+        ratio = ratio * ((n + 1) / (2 * g * n)) ** s
+        return _finite_mp(ratio, "gamma, n, alpha")
 
 
 # --------------------------------------------------------------------------------------------
@@ -472,6 +546,10 @@ def _paths(data: Any, rule: RoundRule, q: Fraction) -> list[_Path]:
     levels = rule.levels
     if levels > MAX_TREE_LEVELS:
         raise ValueError(f"levels must be at most {MAX_TREE_LEVELS} here, got {levels}")
+    taus = np.concatenate(
+        [_midpoints(d, np.arange(2 ** (d - 1), dtype=np.int64)) for d in range(1, levels + 1)]
+    )
+    check_exact_work(x.size, int(np.unique(_counts(x, taus)).size), rule.exp_u, "data, rule")
     cache: dict[int, Exact] = {}
 
     def left(k: int) -> Exact:
@@ -488,7 +566,7 @@ def _paths(data: Any, rule: RoundRule, q: Fraction) -> list[_Path]:
             for path in paths:
                 lo = Fraction(-1) + path.leaf
                 tau = lo + half
-                k = int(counts_at_or_below(x, float(tau)))
+                k = int(_counts(x, float(tau)))
                 pl = left(k)
                 pr = 1 - pl
                 wrong_left = tau < q  # going left moves away from q
@@ -556,6 +634,8 @@ def lemma_1_report(
     the printed right-hand side: ``"conditional"`` (default; given the history) or ``"marginal"``.
     Fractions when e^u is rational or ε = inf, mpf otherwise.
     """
+    check_choice(reading, "reading", READINGS)
+    rule = check_rule(rule)
     q = empirical_quantile(data, rule.gamma)
     d = check_fraction(delta, "delta", nonnegative=True)
     paths = _paths(data, rule, q)
@@ -593,10 +673,18 @@ def lemma_1_printed_infimum(
     d = |τ − q| of the tree, so the infimum is min(A(0+) + 2^{−L}, min_d (d + A(d) + 2^{−L})); the
     returned δ is 0 for the limit δ → 0+ (the right-hand side exceeds the infimum by δ there).
     """
+    check_choice(reading, "reading", READINGS)
+    rule = check_rule(rule)
     q = empirical_quantile(data, rule.gamma)
     paths = _paths(data, rule, q)
     exact = isinstance(paths[0].mass, Fraction)
     candidates = sorted({d for p in paths for d in p.distances if d > 0})
+    work = len(candidates) * len(paths) * rule.levels
+    if work > MAX_INFIMUM_WORK:
+        raise ValueError(
+            f"rule: the infimum over δ needs {work:.3g} steps (distances × paths × L), above "
+            f"the limit {MAX_INFIMUM_WORK:.3g} (about 10 s): use fewer levels"
+        )
     with workdps():
         tail = _as_number(Fraction(1, 2**rule.levels), exact)
         best = _printed_expectation(paths, Fraction(0), reading) + tail
@@ -617,7 +705,7 @@ def _theorem_3_inputs(epsilon: Any, n: int, alpha: Any) -> tuple[Fraction, int, 
     eps = check_fraction(epsilon, "epsilon", positive=True)
     if eps > THEOREM_3_MAX_EPSILON:
         raise ValueError(f"epsilon must lie in (0, 22/35] for Theorem 3, got {float(eps)}")
-    n = check_int(n, "n", minimum=1)
+    n = check_count(n, "n")
     if 16 * eps**2 * n < 1:
         value = float(16 * eps**2 * n)
         raise ValueError(f"epsilon and n must satisfy 16·epsilon²·n >= 1 (2δ <= 1), got {value}")
@@ -643,12 +731,16 @@ def theorem_3_lower_bound(epsilon: Any, n: int, alpha: Any) -> mpmath.mpf:
 
 def theorem_7_bound(delta: Any, n: int, epsilon: Any, tv: Any) -> mpmath.mpf:
     """|δ|(1/2 − sqrt(Nε²TV(F, F′)²)) (Theorem 7, Eq. 70, quoted from Duchi et al. 2016)."""
-    n = check_int(n, "n", minimum=1)
+    n = check_count(n, "n")
     with workdps():
         d, e, t = (
             to_mpf(_real(v, name))
             for v, name in ((delta, "delta"), (epsilon, "epsilon"), (tv, "tv"))
         )
+        if not e > 0:
+            raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
+        if not 0 <= t <= 1:
+            raise ValueError(f"tv must lie in [0, 1] (a total variation distance), got {tv!r}")
         return abs(d) * (mpmath.mpf(1) / 2 - mpmath.sqrt(n * e**2 * t**2))
 
 
@@ -674,20 +766,20 @@ def lower_bound_cdfs(
     two_d = 2.0 * delta
 
     def f(x: Any) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
+        x = check_real_array(x, "x", allow_inf=True)
         return np.where(x >= 0.0, 1.0, np.clip(x + 1.0, 0.0, 1.0) ** alpha)
 
     if alpha < 1:
 
         def f_prime(x: Any) -> np.ndarray:
-            x = np.asarray(x, dtype=float)
+            x = check_real_array(x, "x", allow_inf=True)
             inner = np.clip(x + 1.0 - two_d, 0.0, 1.0) ** alpha
             return np.where(x >= two_d, 1.0, np.where(x < -1.0 + two_d, 0.0, inner))
 
     else:
 
         def f_prime(x: Any) -> np.ndarray:
-            x = np.asarray(x, dtype=float)
+            x = check_real_array(x, "x", allow_inf=True)
             inner = np.clip(np.clip(x + 1.0, 0.0, 1.0) ** alpha - two_d**alpha, 0.0, 1.0)
             return np.where(x >= 0.0, 1.0, np.where(x < -1.0 + two_d, 0.0, inner))
 
@@ -695,8 +787,10 @@ def lower_bound_cdfs(
 
 
 def lower_bound_minima(delta: Any) -> tuple[float, float]:
-    """x_min of F and of F′ in Theorem 3's construction: −1 and −1 + 2δ."""
+    """x_min of F and of F′ in Theorem 3's construction: −1 and −1 + 2δ, δ ∈ (0, 1/2)."""
     delta = check_positive(delta, "delta")
+    if delta >= 0.5:
+        raise ValueError(f"delta must lie in (0, 1/2) (so that −1 + 2δ < 0), got {delta}")
     return -1.0, -1.0 + 2.0 * delta
 
 
@@ -709,35 +803,51 @@ def lower_bound_tv(alpha: Any, delta: Any) -> mpmath.mpf:
         return (2 * d) ** al
 
 
+QUADRATURE_ALPHA = (0.25, 10.0)
+"""The α range where :func:`lower_bound_tv_quadrature` is accurate to about 1e-16 in absolute
+terms (1e-30 for α >= 1/2; checked against :func:`lower_bound_tv`); the endpoint singularity
+t^{α−1} defeats the quadrature for smaller α."""
+
+
 def lower_bound_tv_quadrature(alpha: Any, delta: Any) -> mpmath.mpf:
     """TV(F, F′) by quadrature: ½∫|f − f′| + ½·|atom differences| (checks Eqs. 73–75, 79–80).
 
     Densities f = α(x + 1)^{α−1} on (−1, 0); f′ = α(x + 1 − 2δ)^{α−1} on (−1 + 2δ, 2δ) for α < 1,
-    f′ = α(x + 1)^{α−1} on (−1 + 2δ, 0) plus the atom (2δ)^α at 0 for α >= 1. The integral is split
-    at −1, −1 + 2δ, 0, 2δ (tanh-sinh handles the integrable endpoint singularities).
+    f′ = α(x + 1)^{α−1} on (−1 + 2δ, 0) plus the atom (2δ)^α at 0 for α >= 1. Integrated in
+    t = x + 1 (no cancellation in −1 + 2δ however small δ is), split at 0, 2δ, 1, 1 + 2δ
+    (tanh-sinh handles the integrable endpoint singularities). α must lie in
+    :data:`QUADRATURE_ALPHA`; the result is accurate to about 1e-16 in absolute terms (1e-30
+    for α >= 1/2): a TV much smaller than that, e.g. at δ = 1e-300, is not resolved relatively.
     """
     alpha, delta = _check_construction(alpha, delta)
+    lo_a, hi_a = QUADRATURE_ALPHA
+    if not lo_a <= alpha <= hi_a:
+        raise ValueError(
+            f"alpha must lie in [{lo_a}, {hi_a}] for the quadrature (use lower_bound_tv for the "
+            f"closed form), got {alpha!r}"
+        )
     with workdps():
         al, d2 = to_mpf(alpha), 2 * to_mpf(delta)
+        one = mpmath.mpf(1)
 
-        def dens_f(x: mpmath.mpf) -> mpmath.mpf:
-            return al * (x + 1) ** (al - 1) if -1 < x < 0 else mpmath.mpf(0)
+        def dens_f(t: mpmath.mpf) -> mpmath.mpf:
+            return al * t ** (al - 1) if 0 < t < 1 else mpmath.mpf(0)
 
         if alpha < 1:
 
-            def dens_fp(x: mpmath.mpf) -> mpmath.mpf:
-                return al * (x + 1 - d2) ** (al - 1) if -1 + d2 < x < d2 else mpmath.mpf(0)
+            def dens_fp(t: mpmath.mpf) -> mpmath.mpf:
+                return al * (t - d2) ** (al - 1) if d2 < t < 1 + d2 else mpmath.mpf(0)
 
             atoms = mpmath.mpf(0)
         else:
 
-            def dens_fp(x: mpmath.mpf) -> mpmath.mpf:
-                return al * (x + 1) ** (al - 1) if -1 + d2 < x < 0 else mpmath.mpf(0)
+            def dens_fp(t: mpmath.mpf) -> mpmath.mpf:
+                return al * t ** (al - 1) if d2 < t < 1 else mpmath.mpf(0)
 
             atoms = d2**al
-        cuts = sorted({mpmath.mpf(-1), -1 + d2, mpmath.mpf(0), d2})
+        cuts = sorted({mpmath.mpf(0), d2, one, one + d2})
         integral = mpmath.fsum(
-            mpmath.quad(lambda x: abs(dens_f(x) - dens_fp(x)), [lo, hi])
+            mpmath.quad(lambda t: abs(dens_f(t) - dens_fp(t)), [lo, hi])
             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)
         )
         return (integral + atoms) / 2
@@ -762,7 +872,7 @@ def theorem_1_constant(epsilon: Any) -> mpmath.mpf:
 
 def theorem_1_neighbours(n: int) -> tuple[np.ndarray, np.ndarray]:
     """X₀ = (1, …, 1) and X₁ = (−1, 1, …, 1), the neighbours of Theorem 1's proof (N values)."""
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_POINTS)
     x0 = np.ones(n)
     x1 = np.ones(n)
     x1[0] = -1.0
@@ -784,38 +894,78 @@ def beta_fatness_constant(alpha: Any, beta: Any, width: Any = 1.0, form: str = "
     """
     alpha, beta = check_positive(alpha, "alpha"), check_positive(beta, "beta")
     width = check_positive(width, "width")
-    if form not in BETA_FORMS:
-        raise ValueError(f"form must be one of {BETA_FORMS}, got {form!r}")
+    check_choice(form, "form", BETA_FORMS)
     with workdps():
         al = to_mpf(alpha)
         inv = 1 / (al * mpmath.beta(al, to_mpf(beta)))
         top = mpmath.mpf(1)
         value = min(top, inv) if form == "min" else max(top, inv)
-        return value / to_mpf(width) ** al
+        return _finite_mp(value / to_mpf(width) ** al, "alpha, beta, width")
 
 
 def beta_cdf_exact(y: Any, alpha: Any, beta: Any) -> mpmath.mpf:
     """I_y(α, β), the Beta(α, β) CDF at y ∈ [0, 1], at the working precision."""
     alpha, beta = check_positive(alpha, "alpha"), check_positive(beta, "beta")
+    if max(alpha, beta) > MAX_BETA_SHAPE:
+        raise ValueError(
+            f"alpha and beta must be at most {MAX_BETA_SHAPE} here (mpmath's incomplete Beta "
+            f"function does not converge in reasonable time beyond), got ({alpha!r}, {beta!r})"
+        )
     with workdps():
-        yy = to_mpf(check_finite(y, "y")) if not isinstance(y, mpmath.mpf) else y
+        yy = to_mpf(_real(y, "y"))
         if not 0 <= yy <= 1:
             raise ValueError(f"y must lie in [0, 1], got {y}")
-        return mpmath.betainc(to_mpf(alpha), to_mpf(beta), 0, yy, regularized=True)
+        try:
+            value = mpmath.betainc(to_mpf(alpha), to_mpf(beta), 0, yy, regularized=True)
+        except (mpmath.libmp.NoConvergence, ValueError, ZeroDivisionError):
+            raise ValueError(
+                f"y, alpha, beta: mpmath's incomplete Beta function does not converge at "
+                f"({y!r}, {alpha!r}, {beta!r})"
+            ) from None
+        return _finite_mp(value, "y, alpha, beta")
+
+
+def _erfc(z: mpmath.mpf) -> mpmath.mpf:
+    """erfc(z) at the working precision, also for |z| beyond mpmath's own range: for z > 10^8
+    the asymptotic series e^{−z²}/(z√π)·Σ_k (−1)^k (2k − 1)!!/(2z²)^k (each term 10^-16 times
+    the previous: eight terms exceed 60 digits); erfc(−z) = 2 − erfc(z)."""
+    if mpmath.isinf(z):
+        return mpmath.mpf(0) if z > 0 else mpmath.mpf(2)
+    if abs(z) <= 10**8:
+        return mpmath.erfc(z)
+    if z < 0:
+        return 2 - _erfc(-z)
+    x = 1 / (2 * z * z)
+    series, term = mpmath.mpf(0), mpmath.mpf(1)
+    for k in range(8):
+        series += term
+        term *= -(2 * k + 1) * x
+    return mpmath.exp(-z * z) / (z * mpmath.sqrt(mpmath.pi)) * series
+
+
+def _mp_real(x: Any, name: str) -> mpmath.mpf:
+    """A real number (±inf allowed, no NaN) as an mpf: mpf kept, others checked."""
+    if isinstance(x, mpmath.mpf):
+        if mpmath.isnan(x):
+            raise ValueError(f"{name} must be a real number, got nan")
+        return x
+    if isinstance(x, Fraction):
+        return to_mpf(check_fraction(x, name))
+    return to_mpf(check_real(x, name))
 
 
 def normal_mass(a: Any, b: Any) -> mpmath.mpf:
     """Φ(b) − Φ(a) for a <= b without cancellation in either tail (erfc on the far side)."""
     with workdps():
-        a, b = to_mpf(a), to_mpf(b)
+        a, b = _mp_real(a, "a"), _mp_real(b, "b")
         if a > b:
-            raise ValueError(f"need a <= b, got a = {a}, b = {b}")
+            raise ValueError(f"a and b: need a <= b, got a = {a}, b = {b}")
         r2 = mpmath.sqrt(2)
         if a >= 0:
-            return (mpmath.erfc(a / r2) - mpmath.erfc(b / r2)) / 2
+            return (_erfc(a / r2) - _erfc(b / r2)) / 2
         if b <= 0:
-            return (mpmath.erfc(-b / r2) - mpmath.erfc(-a / r2)) / 2
-        return 1 - (mpmath.erfc(-a / r2) + mpmath.erfc(b / r2)) / 2
+            return (_erfc(-b / r2) - _erfc(-a / r2)) / 2
+        return 1 - (_erfc(-a / r2) + _erfc(b / r2)) / 2
 
 
 def truncated_normal_fatness_constant(mu: Any, sigma: Any, x_min: Any, x_max: Any) -> mpmath.mpf:
@@ -829,20 +979,35 @@ def truncated_normal_fatness_constant(mu: Any, sigma: Any, x_min: Any, x_max: An
     with workdps():
         a = (to_mpf(lo) - to_mpf(mu)) / to_mpf(sigma)
         b = (to_mpf(hi) - to_mpf(mu)) / to_mpf(sigma)
-        return min(mpmath.npdf(a), mpmath.npdf(b)) / (to_mpf(sigma) * normal_mass(a, b))
+        mass = normal_mass(a, b)
+        if not mass > 0:
+            raise ValueError("mu, sigma, x_min, x_max: the truncation interval has no mass")
+        value = min(mpmath.npdf(a), mpmath.npdf(b)) / (to_mpf(sigma) * mass)
+        return _finite_mp(value, "mu, sigma, x_min, x_max")
 
 
 def beta_fixed_data(n: int, alpha: Any, beta: Any, x_min: Any, width: Any) -> np.ndarray:
     """Fixed data of spec §1/§4.1: x_(i) = x_min + Δ·BetaPPF((i − 1)/(N − 1); α, β), clipped to
     [−1, 1] against rounding; N >= 2."""
-    n = check_int(n, "n", minimum=2)
+    n = check_int(n, "n", minimum=2, maximum=MAX_POINTS)
     alpha, beta = check_positive(alpha, "alpha"), check_positive(beta, "beta")
     x_min, width = check_finite(x_min, "x_min"), check_positive(width, "width")
     if x_min < -1 or x_min + width > 1 + 1e-12:
         raise ValueError(
-            f"[x_min, x_min + width] must lie in [−1, 1], got [{x_min}, {x_min + width}]"
+            f"x_min and width: [x_min, x_min + width] must lie in [−1, 1], got "
+            f"[{x_min}, {x_min + width}]"
         )
-    q = stats.beta.ppf(np.arange(n) / (n - 1), alpha, beta)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # scipy's "root finding gave up"
+            q = stats.beta.ppf(np.arange(n) / (n - 1), alpha, beta)
+    except (OverflowError, FloatingPointError, ArithmeticError, RuntimeWarning):
+        q = np.array([math.nan])
+    if not np.all(np.isfinite(q)):
+        raise ValueError(
+            f"alpha and beta: scipy's Beta quantile function is not finite for "
+            f"alpha = {alpha!r}, beta = {beta!r}"
+        )
     return np.clip(x_min + width * q, -1.0, 1.0)
 
 
@@ -856,7 +1021,7 @@ def section_6_1_f(u: Any) -> mpmath.mpf:
     K = u₀²f(u₀) (u²f(u) is increasing).
     """
     with workdps():
-        uu = u if isinstance(u, mpmath.mpf) else to_mpf(check_positive(u, "u"))
+        uu = to_mpf(_real(u, "u"))
         if not uu > 0:
             raise ValueError(f"u must be > 0, got {u}")
         return mpmath.exp(uu) * (1 + mpmath.exp(uu)) / mpmath.expm1(uu) ** 2
@@ -864,16 +1029,20 @@ def section_6_1_f(u: Any) -> mpmath.mpf:
 
 def section_6_1_f_float(u: Any) -> np.ndarray:
     """Vectorised f(u) = (1 + e^{−u})/expm1(−u)² (the same function, stable for large u)."""
-    u = np.asarray(u, dtype=float)
+    u = check_real_array(u, "u")
     if np.any(~(u > 0)):
         raise ValueError("u must be > 0")
-    return (1.0 + np.exp(-u)) / np.expm1(-u) ** 2
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):
+        out = (1.0 + np.exp(-u)) / np.expm1(-u) ** 2
+    if not np.all(np.isfinite(out)):
+        raise ValueError("u must be at least about 2e-154 (f(u) ≈ 2/u² must fit a float)")
+    return out
 
 
 def section_6_1_series_coefficient(n: int) -> Fraction:
     """The n-th Taylor coefficient of g(u) = u²(e^u + e^{2u}) − 2e^{2u} + 4e^u − 2:
     [n(n − 1) + 4 + 2^{n−2}(n(n − 1) − 8)]/n! for n >= 3, and 0 for n <= 2 (see section_6_1_f)."""
-    n = check_int(n, "n", minimum=0)
+    n = check_int(n, "n", minimum=0, maximum=10_000)
     if n <= 2:
         return Fraction(0)
     return Fraction(n * (n - 1) + 4 + 2 ** (n - 2) * (n * (n - 1) - 8), math.factorial(n))
@@ -882,6 +1051,10 @@ def section_6_1_series_coefficient(n: int) -> Fraction:
 __all__ = [
     "BETA_FORMS",
     "EVENTS",
+    "MAX_BETA_SHAPE",
+    "MAX_INFIMUM_WORK",
+    "MAX_POINTS",
+    "QUADRATURE_ALPHA",
     "THEOREM_3_MAX_EPSILON",
     "READINGS",
     "Lemma1Report",

@@ -29,25 +29,55 @@ from reference.exact.mp import to_mpf, workdps
 from reference.ldp_minimum.round_statistic import (
     Exact,
     RoundRule,
+    check_exact_work,
+    check_rule,
     left_probability,
     left_probability_exact,
 )
+from reference.ldp_minimum.schedules import check_levels
 from reference.ldp_minimum.search import (
-    counts_at_or_below,
+    _counts,
+    _midpoints,
     leaf_values,
-    midpoints,
     sorted_unit_data,
 )
-from reference.validation import check_probability
+from reference.validation import (
+    check_finite,
+    check_fraction,
+    check_probability,
+    check_real_array,
+)
 
 MAX_EXACT_LEVELS = 16  # 2^16 leaves
+MAX_FLOAT_NODES = 1 << 20
+"""The most nodes the pruned float tree keeps at one depth (raise ``prune`` beyond)."""
+MAX_FLOAT_COUNTS = 50_000
+"""The most distinct counts k whose decision law the pruned float tree evaluates (about 10 s)."""
+MAX_IID_WORK = 2 * 10**6
+"""The i.i.d. exact law's budget: 2^L·N^3 state updates (about 10 s)."""
 
 
 def _exact_rule(rule: RoundRule, n: int) -> None:
-    if not isinstance(rule, RoundRule):
-        raise ValueError(f"rule must be a RoundRule (see round_rule), got {type(rule).__name__}")
-    if rule.n != n:
-        raise ValueError(f"rule was built for N = {rule.n} users, but the data has {n} values")
+    check_rule(rule, n)
+
+
+def distinct_counts(sorted_data: np.ndarray, levels: int) -> int:
+    """The number of distinct k(τ) over every τ of the search tree (the exact law's cost)."""
+    taus = np.concatenate(
+        [_midpoints(d, np.arange(2 ** (d - 1), dtype=np.int64)) for d in range(1, levels + 1)]
+    )
+    return int(np.unique(_counts(sorted_data, taus)).size)
+
+
+def check_exact_tree(x: np.ndarray, rule: RoundRule, what: str = "data, rule") -> None:
+    """ValueError naming the inputs when the exact tree law on ``x`` would exceed the exact-law
+    budget (:data:`.round_statistic.MAX_EXACT_WORK`) or :data:`MAX_EXACT_LEVELS`."""
+    if rule.levels > MAX_EXACT_LEVELS:
+        raise ValueError(
+            f"levels must be at most {MAX_EXACT_LEVELS} for the exact law (2^L leaves); use "
+            f"leaf_probabilities for the pruned float law, got {rule.levels}"
+        )
+    check_exact_work(x.size, distinct_counts(x, rule.levels), rule.exp_u, what)
 
 
 def leaf_probabilities_exact(data: Any, rule: RoundRule) -> list[Exact]:
@@ -57,11 +87,7 @@ def leaf_probabilities_exact(data: Any, rule: RoundRule) -> list[Exact]:
     """
     x = sorted_unit_data(data)
     _exact_rule(rule, x.size)
-    if rule.levels > MAX_EXACT_LEVELS:
-        raise ValueError(
-            f"levels must be at most {MAX_EXACT_LEVELS} for the exact law (2^L leaves); use "
-            f"leaf_probabilities for the pruned float law, got {rule.levels}"
-        )
+    check_exact_tree(x, rule)
     cache: dict[int, Exact] = {}
 
     def left(k: int) -> Exact:
@@ -73,7 +99,7 @@ def leaf_probabilities_exact(data: Any, rule: RoundRule) -> list[Exact]:
     mass: list[Exact] = [Fraction(1) if exact else to_mpf(1)]
     with workdps():
         for depth in range(1, rule.levels + 1):
-            ks = counts_at_or_below(x, midpoints(rule.levels, depth, np.arange(len(mass))))
+            ks = _counts(x, _midpoints(depth, np.arange(len(mass))))
             nxt: list[Exact] = []
             for m, k in zip(mass, ks.tolist(), strict=True):
                 pl = left(k)
@@ -100,18 +126,25 @@ class SparseLeafLaw:
 
     @property
     def values(self) -> np.ndarray:
-        return midpoints(self.levels, self.levels + 1, self.leaves)
+        return _midpoints(self.levels + 1, self.leaves)
 
     def expectation(self, fn: Callable[[np.ndarray], np.ndarray]) -> float:
-        """Σ_j P(leaf j)·fn(x̃_j) over the kept leaves."""
-        return float(np.sum(self.probabilities * fn(self.values)))
+        """Σ_j P(leaf j)·fn(x̃_j) over the kept leaves (``fn`` vectorised, finite values)."""
+        if not callable(fn):
+            raise ValueError(f"fn must be a callable, got {type(fn).__name__}")
+        values = check_real_array(fn(self.values), "fn(values)")
+        if values.shape != self.values.shape:
+            raise ValueError("fn must map the array of outputs to an array of the same shape")
+        return float(np.sum(self.probabilities * values))
 
     def mean_absolute_error(self, target: float) -> float:
         """E|x̃ − target| over the kept leaves (the pruned mass adds at most 2·pruned)."""
+        target = check_finite(target, "target")
         return self.expectation(lambda v: np.abs(v - target))
 
     def error_quantile(self, target: float, q: float) -> float:
         """The q-quantile of |x̃ − target| (inf{e : P(|x̃ − target| <= e) >= q})."""
+        target = check_finite(target, "target")
         q = check_probability(q, "q")
         err = np.abs(self.values - target)
         order = np.argsort(err, kind="stable")
@@ -121,7 +154,10 @@ class SparseLeafLaw:
 
 
 def leaf_probabilities(data: Any, rule: RoundRule, prune: float = 1e-15) -> SparseLeafLaw:
-    """The output law in floats by the pruned tree: nodes with mass below ``prune`` are dropped."""
+    """The output law in floats by the pruned tree: nodes with mass below ``prune`` are dropped.
+
+    At most :data:`MAX_FLOAT_NODES` nodes per depth and :data:`MAX_FLOAT_COUNTS` distinct
+    counts k (ValueError naming ``prune`` beyond: raise it)."""
     x = sorted_unit_data(data)
     _exact_rule(rule, x.size)
     prune = check_probability(prune, "prune", open_right=True)
@@ -130,13 +166,23 @@ def leaf_probabilities(data: Any, rule: RoundRule, prune: float = 1e-15) -> Spar
     mass = np.ones(1)
     pruned = 0.0
     for depth in range(1, rule.levels + 1):
-        ks = counts_at_or_below(x, midpoints(rule.levels, depth, nodes))
-        pl = np.empty(ks.size)
-        pr = np.empty(ks.size)
-        for i, k in enumerate(ks.tolist()):
-            if k not in cache:
-                cache[k] = left_probability(rule, k)
-            pl[i], pr[i] = cache[k]
+        if nodes.size > MAX_FLOAT_NODES:
+            raise ValueError(
+                f"prune must be larger for these data and levels: the pruned tree keeps more "
+                f"than {MAX_FLOAT_NODES} nodes at depth {depth} (prune = {prune!r})"
+            )
+        ks = _counts(x, _midpoints(depth, nodes))
+        unique, inverse = np.unique(ks, return_inverse=True)
+        new = [k for k in unique.tolist() if k not in cache]
+        if len(cache) + len(new) > MAX_FLOAT_COUNTS:
+            raise ValueError(
+                f"prune must be larger for these data and levels: the pruned tree needs the "
+                f"decision law at more than {MAX_FLOAT_COUNTS} distinct counts (prune = {prune!r})"
+            )
+        for k in new:
+            cache[k] = left_probability(rule, k)
+        table = np.array([cache[k] for k in unique.tolist()], dtype=float).reshape(-1, 2)
+        pl, pr = table[inverse.ravel(), 0], table[inverse.ravel(), 1]
         children = np.stack([2 * nodes, 2 * nodes + 1], axis=1).ravel()
         child_mass = np.stack([mass * pl, mass * pr], axis=1).ravel()
         keep = child_mass >= prune
@@ -168,19 +214,28 @@ def iid_leaf_probabilities_exact(cdf: Callable[[Fraction], Any], rule: RoundRule
     result exact when the rule is) or anything mpmath accepts. The tree runs over the lazy
     sampler's states (A, B) = (#{x <= ℓ}, #{ℓ < x <= r}): O(2^L·N^3) operations, for tiny N.
     """
+    if not callable(cdf):
+        raise ValueError(f"cdf must be a callable (an exact CDF), got {type(cdf).__name__}")
+    rule = check_rule(rule)
     n = rule.n
-    if rule.levels > 12 or n > 40:
+    if rule.levels > 12 or n > 40 or 2**rule.levels * n**3 > MAX_IID_WORK:
         raise ValueError(
-            f"iid_leaf_probabilities_exact is for tiny cases (levels <= 12, n <= 40), got "
-            f"levels = {rule.levels}, n = {n}"
+            f"rule: iid_leaf_probabilities_exact is for tiny cases (levels <= 12, n <= 40, "
+            f"2^L·n^3 <= {MAX_IID_WORK}), got levels = {rule.levels}, n = {n}"
         )
     exact = isinstance(rule.keep_exact(), Fraction)
 
     def F(point: Fraction) -> Exact:
         value = cdf(point)
-        value = Fraction(value) if exact and isinstance(value, int | Fraction) else value
-        if not exact and not isinstance(value, mpmath.mpf):
-            value = to_mpf(value)
+        if isinstance(value, bool | np.bool_) or not isinstance(
+            value, int | float | Fraction | mpmath.mpf | np.integer | np.floating
+        ):
+            raise ValueError(f"cdf must return real numbers in [0, 1], got {value!r:.80}")
+        if exact and isinstance(value, int | Fraction | np.integer):
+            value = Fraction(int(value)) if isinstance(value, np.integer) else Fraction(value)
+        elif not isinstance(value, mpmath.mpf):
+            with workdps():
+                value = to_mpf(value, "cdf(x)")
         if not 0 <= value <= 1:
             raise ValueError(f"cdf must return values in [0, 1], got {value} at {point}")
         return value
@@ -224,15 +279,42 @@ def iid_leaf_probabilities_exact(cdf: Callable[[Fraction], Any], rule: RoundRule
 
 
 def mean_absolute_error_exact(probabilities: Sequence[Exact], levels: int, target: Any) -> Exact:
-    """E|x̃ − target| = Σ_j P(leaf j)·|x̃_j − target| (exact for Fraction inputs)."""
+    """E|x̃ − target| = Σ_j P(leaf j)·|x̃_j − target| (exact for Fraction inputs); the 2^L
+    probabilities of the leaves (L <= :data:`MAX_EXACT_LEVELS`)."""
+    levels = check_levels(levels)
+    if levels > MAX_EXACT_LEVELS:
+        raise ValueError(f"levels must be at most {MAX_EXACT_LEVELS} here, got {levels}")
+    if isinstance(probabilities, str | bytes) or not hasattr(probabilities, "__len__"):
+        raise ValueError("probabilities must be a sequence of 2^levels probabilities")
+    if len(probabilities) != 2**levels:
+        raise ValueError(
+            f"probabilities must hold the 2^levels = {2**levels} leaf probabilities, got "
+            f"{len(probabilities)}"
+        )
+    for p in probabilities:
+        if isinstance(p, bool | np.bool_) or not isinstance(p, Fraction | int | mpmath.mpf):
+            raise ValueError(f"probabilities must be Fractions or mpf, got {p!r:.80}")
+        if not 0 <= p <= 1:
+            raise ValueError(f"probabilities must lie in [0, 1], got {p}")
+    if isinstance(target, mpmath.mpf):
+        if not mpmath.isfinite(target):
+            raise ValueError(f"target must be a finite real number, got {target}")
+        t = target
+    else:
+        t = check_fraction(target, "target")
     values = [Fraction(-1) + Fraction(2 * j + 1, 2**levels) for j in range(2**levels)]
-    t = Fraction(target) if not isinstance(target, mpmath.mpf) else target
     with workdps():
         return sum((p * abs(v - t) for p, v in zip(probabilities, values, strict=True)), 0 * t)
 
 
 __all__ = [
+    "MAX_EXACT_LEVELS",
+    "MAX_FLOAT_COUNTS",
+    "MAX_FLOAT_NODES",
+    "MAX_IID_WORK",
     "SparseLeafLaw",
+    "check_exact_tree",
+    "distinct_counts",
     "iid_leaf_probabilities_exact",
     "leaf_probabilities",
     "leaf_probabilities_exact",

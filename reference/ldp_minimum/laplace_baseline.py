@@ -45,31 +45,79 @@ from reference.primitives.laplace import (
     sample_discrete_laplace_exact,
     sample_laplace,
 )
-from reference.validation import check_epsilon, check_rng, check_size
+from reference.validation import (
+    MAX_FLOAT,
+    check_choice,
+    check_epsilon,
+    check_finite,
+    check_flag,
+    check_real_array,
+    check_rng,
+    check_size,
+)
 
 CHUNK_CELLS = 1 << 22
 NOISES = ("grid", "continuous")
 GRID = 2.0**-4  # default grid spacing on [−1, 1]
 CLAMP_SCALES = 20  # grid reports are clamped to [−1 − 20b, 1 + 20b], b = 2/ε
+MAX_GRID_BITS = 40  # Λ >= 2^-40
+MAX_GRID_CLAMP = 2**53
+"""The largest clamp M of the grid report (Λ·K is an exact float for |K| <= 2^53); a smaller
+ε or a finer grid is refused."""
+MAX_LAW_CLAMP = 30_000
+"""The largest M for which :func:`grid_report_law` builds the exact law (2M + 1 atoms, about
+6 s); the sampler has no such limit."""
+MAX_SCALE = MAX_FLOAT / 64
+"""The largest continuous noise scale b (so that x + 40·b, beyond any float Laplace draw,
+stays finite)."""
+REPORT_DRAWS = {"continuous": 2 * 10**7, "grid": 2 * 10**6, "grid_slow": 2 * 10**4}
+"""Reports one call may draw (about 1.5 s; draw more in several calls): numpy Laplace; the
+vectorised exact discrete Laplace (scale numerator and denominator <= 2^31); its
+one-draw-at-a-time path otherwise."""
 
 
 def laplace_scale(epsilon: float) -> float:
-    """b = 2/ε: sensitivity 2 on [−1, 1]."""
-    return 2.0 / check_epsilon(epsilon)
+    """b = 2/ε: sensitivity 2 on [−1, 1] (at most :data:`MAX_SCALE`)."""
+    b = 2.0 / check_epsilon(epsilon)
+    if not b <= MAX_SCALE:
+        raise ValueError(
+            f"epsilon must be at least {2 / MAX_SCALE:.3g} (the noise scale 2/ε must fit a float "
+            f"with room for the draws), got {epsilon!r}"
+        )
+    return b
 
 
 def check_noise(noise: Any) -> str:
-    if noise not in NOISES:
-        raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
-    return noise
+    return check_choice(noise, "noise", NOISES)
 
 
 def check_grid(grid: Any) -> float:
-    """Λ = 2^−g for an integer g >= 0 (so 1/Λ is an integer and Λ·K an exact float)."""
-    value = float(grid) if isinstance(grid, int | float) and not isinstance(grid, bool) else None
-    if value is None or not 0 < value <= 1 or math.frexp(value)[0] != 0.5:
-        raise ValueError(f"grid must be a power of two 2^-g with g >= 0, got {grid!r}")
+    """Λ = 2^−g for an integer 0 <= g <= 40 (so 1/Λ is an integer and Λ·K an exact float)."""
+    try:
+        value = check_finite(grid, "grid")
+    except ValueError:
+        value = None
+    if (
+        value is None
+        or not 2.0**-MAX_GRID_BITS <= value <= 1
+        or math.frexp(value)[0] != 0.5
+    ):
+        raise ValueError(
+            f"grid must be a power of two 2^-g with 0 <= g <= {MAX_GRID_BITS}, got {grid!r:.80}"
+        )
     return value
+
+
+def _grid_vectorised(epsilon: float, grid: float) -> bool:
+    t = grid_noise_scale(epsilon, grid)
+    return t.numerator <= 2**31 and t.denominator <= 2**31
+
+
+def report_draw_limit(epsilon: float, grid: float, noise: str) -> int:
+    """The most single reports one call may draw (:data:`REPORT_DRAWS`, about 10 s)."""
+    if check_noise(noise) == "continuous":
+        return REPORT_DRAWS["continuous"]
+    return REPORT_DRAWS["grid" if _grid_vectorised(epsilon, grid) else "grid_slow"]
 
 
 def grid_noise_scale(epsilon: float, grid: float) -> Fraction:
@@ -83,13 +131,27 @@ def grid_noise_scale(epsilon: float, grid: float) -> Fraction:
 
 
 def grid_clamp(epsilon: float, grid: float) -> int:
-    """M = ⌈(1 + 20·(2/ε))/Λ⌉: reports are clamped to Λ·[−M, M]."""
-    return math.ceil((1.0 + CLAMP_SCALES * laplace_scale(epsilon)) / check_grid(grid))
+    """M = ⌈(1 + 20·(2/ε))/Λ⌉: reports are clamped to Λ·[−M, M] (M <= 2^53, else ValueError
+    naming ε and the grid)."""
+    value = (1.0 + CLAMP_SCALES * laplace_scale(epsilon)) / check_grid(grid)
+    if not value <= MAX_GRID_CLAMP:
+        raise ValueError(
+            f"epsilon and grid give a clamp M = ⌈(1 + 40/ε)/Λ⌉ = {value:.4g} above 2^53 (grid "
+            f"reports must be exact floats): use a larger epsilon or a coarser grid"
+        )
+    return math.ceil(value)
+
+
+def _check_unit_value(value: Any, name: str = "value") -> float:
+    x = check_finite(value, name)
+    if not -1.0 <= x <= 1.0:
+        raise ValueError(f"{name} must lie in [-1, 1], got {x!r}")
+    return x
 
 
 def grid_index(value: float, grid: float) -> int:
     """i = round(x/Λ) (half to even) for one value x ∈ [−1, 1]."""
-    return int(np.rint(value / check_grid(grid)))
+    return int(np.rint(_check_unit_value(value) / check_grid(grid)))
 
 
 def sample_grid_reports(
@@ -98,13 +160,26 @@ def sample_grid_reports(
     """``size`` grid reports Λ·clamp(round(x/Λ) + D, −M, M) of one value x ∈ [−1, 1] (exact
     sampler: one CKS20 discrete Laplace draw each)."""
     i, m = grid_index(value, grid), grid_clamp(epsilon, grid)
+    size = check_size(size)
+    limit = report_draw_limit(epsilon, grid, "grid")
+    if size > limit:
+        raise ValueError(
+            f"size must be at most {limit} grid reports per call for this epsilon and grid "
+            f"(about 10 s), got {size}: draw in several calls"
+        )
     d = sample_discrete_laplace_exact(grid_noise_scale(epsilon, grid), size, rng)
     return np.clip(i + d.astype(np.int64), -m, m) * grid
 
 
 def grid_report_law(value: float, epsilon: float, grid: float = GRID) -> DiscreteLaw:
-    """The exact law of one grid report of x ∈ [−1, 1] (atoms Λ·k, k = −M..M)."""
+    """The exact law of one grid report of x ∈ [−1, 1] (atoms Λ·k, k = −M..M; M <=
+    :data:`MAX_LAW_CLAMP`, else ValueError naming ε and the grid)."""
     m = grid_clamp(epsilon, grid)
+    if m > MAX_LAW_CLAMP:
+        raise ValueError(
+            f"epsilon and grid give {2 * m + 1} atoms (M = {m}); the exact law is built for "
+            f"M <= {MAX_LAW_CLAMP}: use a larger epsilon or a coarser grid"
+        )
     law = DiscreteLaplaceLaw(grid_noise_scale(epsilon, grid), grid_index(value, grid)).clamped(
         -m, m
     )
@@ -136,17 +211,29 @@ def sample_laplace_extreme(
     """
     x = sorted_unit_data(data)
     target, noise = check_target(target), check_noise(noise)
+    clip = check_flag(clip, "clip")
     size, rng = check_size(size), check_rng(rng)
-    if noise == "grid":
-        reports = np.stack([sample_grid_reports(v, epsilon, size, rng, grid) for v in x], axis=1)
-        out = reports.min(axis=1) if target == "min" else reports.max(axis=1)
-        return np.clip(out, -1.0, 1.0) if clip else out
     b = laplace_scale(epsilon)
+    if noise == "grid":
+        grid = check_grid(grid)
+        m = grid_clamp(epsilon, grid)
+        t = grid_noise_scale(epsilon, grid)
+    limit = max(1, report_draw_limit(epsilon, grid, noise) // x.size)
+    if size > limit:
+        raise ValueError(
+            f"size must be at most {limit} for N = {x.size} users ({noise} noise: size·N reports "
+            f"per call, about 10 s), got {size}: draw in several calls"
+        )
     out = np.empty(size)
     chunk = max(1, CHUNK_CELLS // x.size)
     for start in range(0, size, chunk):
         runs = min(chunk, size - start)
-        reports = x[None, :] + rng.laplace(0.0, b, (runs, x.size))
+        if noise == "grid":
+            idx = np.rint(x / grid).astype(np.int64)
+            d = sample_discrete_laplace_exact(t, runs * x.size, rng).astype(np.int64)
+            reports = np.clip(idx[None, :] + d.reshape(runs, x.size), -m, m) * grid
+        else:
+            reports = x[None, :] + rng.laplace(0.0, b, (runs, x.size))
         out[start : start + runs] = reports.min(axis=1) if target == "min" else reports.max(axis=1)
     return np.clip(out, -1.0, 1.0) if clip else out
 
@@ -155,19 +242,29 @@ def minimum_cdf(y: Any, data: Any, epsilon: float) -> np.ndarray:
     """P(min_i (x_i + Lap(0, 2/ε)) <= y) = 1 − Π_i S(y − x_i), vectorised in y (unclipped)."""
     x = sorted_unit_data(data)
     b = laplace_scale(epsilon)
-    y = np.atleast_1d(np.asarray(y, dtype=float))
-    d = y[:, None] - x[None, :]
-    # log S(d) = log(1 − ½e^{d/b}) for d < 0, log(½) − d/b for d >= 0
-    log_s = np.where(
-        d < 0, np.log1p(-0.5 * np.exp(np.minimum(d, 0.0) / b)), np.log(0.5) - np.maximum(d, 0) / b
-    )
-    return -np.expm1(log_s.sum(axis=1))
+    y = np.atleast_1d(check_real_array(y, "y", allow_inf=True)).ravel()
+    if y.size * x.size > 10**8:
+        raise ValueError(f"y and data: {y.size} points × {x.size} values exceed 10^8 cells")
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = y[:, None] - x[None, :]
+        # log S(d) = log(1 − ½e^{d/b}) for d < 0, log(½) − d/b for d >= 0
+        log_s = np.where(
+            d < 0,
+            np.log1p(-0.5 * np.exp(np.minimum(d, 0.0) / b)),
+            np.log(0.5) - np.maximum(d, 0) / b,
+        )
+        return -np.expm1(log_s.sum(axis=1))
 
 
 __all__ = [
     "CLAMP_SCALES",
     "GRID",
+    "MAX_GRID_BITS",
+    "MAX_GRID_CLAMP",
+    "MAX_LAW_CLAMP",
+    "MAX_SCALE",
     "NOISES",
+    "REPORT_DRAWS",
     "TARGETS",
     "check_grid",
     "check_noise",
@@ -179,5 +276,6 @@ __all__ = [
     "laplace_reports",
     "laplace_scale",
     "minimum_cdf",
+    "report_draw_limit",
     "sample_laplace_extreme",
 ]

@@ -26,13 +26,27 @@ from typing import Any
 
 import numpy as np
 
-from reference.ldp_minimum.round_statistic import RoundRule
+from reference.ldp_minimum.round_statistic import RoundRule, check_rule
 from reference.ldp_minimum.schedules import check_levels
-from reference.validation import check_data, check_rng, check_size
+from reference.validation import (
+    check_choice,
+    check_data,
+    check_int,
+    check_real_array,
+    check_rng,
+    check_size,
+)
 
 UNIT = (-1.0, 1.0)
 TARGETS = ("min", "max")
 CHUNK_CELLS = 1 << 22  # per-user path: users × runs drawn at once
+PER_USER_CELLS = 4 * 10**8
+"""The per-user samplers' budget: runs × N × L reports drawn in one call (about 10 s); a call
+beyond it is refused with ``ValueError`` before any work (draw in several calls)."""
+MAX_TRANSCRIPT_CELLS = 1 << 28
+"""The most reports (L × N) one :func:`run_protocol` transcript holds (256 MB of int8)."""
+MAX_LEAF_LEVELS = 24
+"""The most levels :func:`leaf_values` enumerates (2^24 outputs)."""
 
 
 def check_unit_data(data: Any, name: str = "data") -> np.ndarray:
@@ -45,10 +59,18 @@ class UnitData:
     """Data validated to lie in [−1, 1] and sorted once (read-only).
 
     Every sampler and exact law accepts it in place of an array and then skips the O(N log N)
-    validation and sorting, so a run of the binomial fast path costs O(L·log N).
+    validation and sorting, so a run of the binomial fast path costs O(L·log N). Built
+    directly, the values are checked (inside [−1, 1], sorted) in O(N).
     """
 
     sorted: np.ndarray
+
+    def __post_init__(self) -> None:
+        x = check_unit_data(self.sorted, "sorted")
+        if x.size > 1 and not np.all(x[1:] >= x[:-1]):
+            raise ValueError("sorted must be sorted in increasing order (use prepare)")
+        x.setflags(write=False)
+        object.__setattr__(self, "sorted", x)
 
     @property
     def size(self) -> int:
@@ -59,9 +81,16 @@ def prepare(data: Any) -> UnitData:
     """Validate (inside [−1, 1], finite, non-empty, 1-D) and sort once."""
     if isinstance(data, UnitData):
         return data
-    x = np.sort(check_unit_data(data))
-    x.setflags(write=False)
-    return UnitData(x)
+    return prepared(check_unit_data(data))
+
+
+def prepared(x: np.ndarray) -> UnitData:
+    """:class:`UnitData` of a float array already checked to lie in [−1, 1] (sorted here)."""
+    s = np.sort(x)
+    s.setflags(write=False)
+    out = object.__new__(UnitData)
+    object.__setattr__(out, "sorted", s)
+    return out
 
 
 def sorted_unit_data(data: Any) -> np.ndarray:
@@ -70,26 +99,62 @@ def sorted_unit_data(data: Any) -> np.ndarray:
 
 
 def check_target(target: Any) -> str:
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
-    return target
+    return check_choice(target, "target", TARGETS)
 
 
-def midpoints(levels: int, depth: int, node: Any) -> np.ndarray:
-    """τ of depth-``depth`` node(s) j: −1 + (2j + 1)·2^{1−depth} (exact floats)."""
+def _midpoints(depth: int, node: Any) -> np.ndarray:
     j = np.asarray(node, dtype=np.int64)
     return -1.0 + (2 * j + 1).astype(float) * 2.0 ** (1 - depth)
 
 
-def leaf_values(levels: int) -> np.ndarray:
-    """The 2^L possible outputs −1 + (2j + 1)·2^{−L}, j = 0..2^L − 1 (sorted, exact floats)."""
+def midpoints(levels: int, depth: int, node: Any) -> np.ndarray:
+    """τ of depth-``depth`` node(s) j: −1 + (2j + 1)·2^{1−depth} (exact floats); depth in
+    [1, L + 1] (L + 1: the leaves), 0 <= j < 2^{depth−1}."""
     levels = check_levels(levels)
-    return midpoints(levels, levels + 1, np.arange(2**levels, dtype=np.int64))
+    depth = check_int(depth, "depth", minimum=1, maximum=levels + 1)
+    top = 2 ** (depth - 1) - 1
+    if isinstance(node, np.ndarray):
+        if node.dtype.kind not in "iu" or (node.size and (node.min() < 0 or node.max() > top)):
+            raise ValueError(f"node must be integers in [0, 2^(depth - 1)), got {node!r:.80}")
+        return _midpoints(depth, node)
+    try:
+        if isinstance(node, list | tuple):
+            j = [check_int(v, "node", minimum=0, maximum=top) for v in node]
+        else:
+            j = check_int(node, "node", minimum=0, maximum=top)
+    except ValueError:
+        raise ValueError(
+            f"node must be integers in [0, 2^(depth - 1)) = [0, {top}] at depth {depth}, got "
+            f"{node!r:.80}"
+        ) from None
+    return _midpoints(depth, np.asarray(j, dtype=np.int64))
 
 
-def counts_at_or_below(sorted_data: np.ndarray, tau: Any) -> np.ndarray:
-    """k(τ) = #{x_i <= τ} for each τ (ties count: sign(0) = +1)."""
+def leaf_values(levels: int) -> np.ndarray:
+    """The 2^L possible outputs −1 + (2j + 1)·2^{−L}, j = 0..2^L − 1 (sorted, exact floats;
+    L <= :data:`MAX_LEAF_LEVELS`)."""
+    levels = check_levels(levels)
+    if levels > MAX_LEAF_LEVELS:
+        raise ValueError(
+            f"levels must be at most {MAX_LEAF_LEVELS} to list the 2^L outputs, got {levels}"
+        )
+    return _midpoints(levels + 1, np.arange(2**levels, dtype=np.int64))
+
+
+def _counts(sorted_data: np.ndarray, tau: Any) -> np.ndarray:
     return np.searchsorted(sorted_data, tau, side="right")
+
+
+def counts_at_or_below(sorted_data: Any, tau: Any) -> np.ndarray:
+    """k(τ) = #{x_i <= τ} for each τ (ties count: sign(0) = +1); ``sorted_data`` sorted (or
+    :class:`UnitData`)."""
+    if isinstance(sorted_data, UnitData):
+        x = sorted_data.sorted
+    else:
+        x = check_data(sorted_data, "sorted_data", allow_empty=True)
+        if x.size > 1 and not np.all(x[1:] >= x[:-1]):
+            raise ValueError("sorted_data must be sorted in increasing order")
+    return _counts(x, check_real_array(tau, "tau", allow_inf=True))
 
 
 # --------------------------------------------------------------------------------------------
@@ -106,9 +171,9 @@ def algorithm_1(data: Any, levels: int) -> float:
     levels = check_levels(levels)
     node = 0
     for depth in range(1, levels + 1):
-        tau = float(midpoints(levels, depth, node))
-        node = 2 * node + (0 if counts_at_or_below(x, tau) > 0 else 1)
-    return float(midpoints(levels, levels + 1, node))
+        tau = float(_midpoints(depth, node))
+        node = 2 * node + (0 if _counts(x, tau) > 0 else 1)
+    return float(_midpoints(levels + 1, node))
 
 
 # --------------------------------------------------------------------------------------------
@@ -136,15 +201,21 @@ def _flip_mask(rule: RoundRule, shape: tuple[int, ...], rng: np.random.Generator
 
 
 def run_protocol(data: Any, rule: RoundRule, rng: np.random.Generator) -> Transcript:
-    """Algorithm 2 as deployed, for one run, with every user's reports (minimum on [−1, 1])."""
-    x = check_unit_data(data.sorted if isinstance(data, UnitData) else data)
-    _check_rule(rule, x.size)
+    """Algorithm 2 as deployed, for one run, with every user's reports (minimum on [−1, 1]);
+    L·N <= :data:`MAX_TRANSCRIPT_CELLS` reports."""
+    x = data.sorted if isinstance(data, UnitData) else check_unit_data(data)
+    check_rule(rule, x.size)
     rng = check_rng(rng)
+    if rule.levels * x.size > MAX_TRANSCRIPT_CELLS:
+        raise ValueError(
+            f"data: a transcript of L·N = {rule.levels * x.size} reports exceeds the limit "
+            f"{MAX_TRANSCRIPT_CELLS} (use sample_per_user for the outputs only)"
+        )
     taus, phis, left = [], [], []
     reports = np.empty((rule.levels, x.size), dtype=np.int8)
     node = 0
     for depth in range(1, rule.levels + 1):
-        tau = float(midpoints(rule.levels, depth, node))
+        tau = float(_midpoints(depth, node))
         bits = np.where(x <= tau, 1, -1).astype(np.int8)
         z = np.where(_flip_mask(rule, x.shape, rng), -bits, bits).astype(np.int8)
         plus = int(np.count_nonzero(z == 1))
@@ -154,28 +225,46 @@ def run_protocol(data: Any, rule: RoundRule, rng: np.random.Generator) -> Transc
         phis.append(float(rule.phi(plus)))
         left.append(go_left)
         node = 2 * node + (0 if go_left else 1)
-    output = float(midpoints(rule.levels, rule.levels + 1, node))
+    output = float(_midpoints(rule.levels + 1, node))
     return Transcript(np.array(taus), reports, np.array(phis), np.array(left), output)
 
 
 def sample_per_user(data: Any, rule: RoundRule, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` independent outputs of the per-user protocol (users × runs drawn in chunks)."""
+    """``size`` independent outputs of the per-user protocol (users × runs drawn in chunks);
+    size·N·L <= :data:`PER_USER_CELLS`."""
     x = sorted_unit_data(data)
-    _check_rule(rule, x.size)
+    check_rule(rule, x.size)
     size, rng = check_size(size), check_rng(rng)
+    check_per_user_cells(size, x.size, rule.levels)
     out = np.empty(size)
     chunk = max(1, CHUNK_CELLS // x.size)
     for start in range(0, size, chunk):
         runs = min(chunk, size - start)
         node = np.zeros(runs, dtype=np.int64)
         for depth in range(1, rule.levels + 1):
-            tau = midpoints(rule.levels, depth, node)
+            tau = _midpoints(depth, node)
             bits = x[None, :] <= tau[:, None]
             reports = bits ^ _flip_mask(rule, bits.shape, rng)
             plus = np.count_nonzero(reports, axis=1)
             node = 2 * node + np.where(rule.goes_left(plus), 0, 1)
-        out[start : start + runs] = midpoints(rule.levels, rule.levels + 1, node)
+        out[start : start + runs] = _midpoints(rule.levels + 1, node)
     return out
+
+
+def per_user_draw_limit(n: int, levels: int) -> int:
+    """The most runs one per-user call may draw for N = ``n`` users and L = ``levels``."""
+    return max(1, PER_USER_CELLS // max(1, n * levels))
+
+
+def check_per_user_cells(size: int, n: int, levels: int) -> None:
+    """ValueError naming ``size`` when size·N·L exceeds :data:`PER_USER_CELLS`."""
+    limit = per_user_draw_limit(n, levels)
+    if size > limit:
+        raise ValueError(
+            f"size must be at most {limit} for the per-user sampler with N = {n} users and "
+            f"L = {levels} (size·N·L <= {PER_USER_CELLS:.3g} per call), got {size}: draw in "
+            f"several calls"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -205,19 +294,23 @@ def sample_binomial(data: Any, rule: RoundRule, size: int, rng: np.random.Genera
     """``size`` outputs of Algorithm 2 on fixed data, exact in law, O(L·log N) per run (pass
     :class:`UnitData` to skip the validation and sorting of the data)."""
     x = sorted_unit_data(data)
-    _check_rule(rule, x.size)
+    check_rule(rule, x.size)
     size, rng = check_size(size), check_rng(rng)
     if size == 1:
         return np.array([_one_binomial_run(x, rule, rng)])
     node = np.zeros(size, dtype=np.int64)
     for depth in range(1, rule.levels + 1):
-        k = counts_at_or_below(x, midpoints(rule.levels, depth, node))
+        k = _counts(x, _midpoints(depth, node))
         node = 2 * node + np.where(rule.goes_left(_plus_counts(rule, k, rng)), 0, 1)
-    return midpoints(rule.levels, rule.levels + 1, node)
+    return _midpoints(rule.levels + 1, node)
 
 
 def _cdf_values(cdf: Callable[[np.ndarray], Any], points: np.ndarray) -> np.ndarray:
-    values = np.asarray(cdf(points), dtype=float)
+    raw = cdf(points)
+    try:
+        values = check_real_array(raw, "cdf(points)")
+    except ValueError as exc:
+        raise ValueError(f"cdf must map points to real numbers in [0, 1]: {exc}") from None
     if values.shape != points.shape or not np.all((values >= 0) & (values <= 1)):
         raise ValueError("cdf must map an array of points to values in [0, 1] of the same shape")
     return values
@@ -236,6 +329,9 @@ def sample_iid(
     A ← A + B_ℓ, B ← B − B_ℓ (spec §2.2). Exact in law: the split is the conditional law of the
     counts of an i.i.d. sample given the coarser counts.
     """
+    if not callable(cdf):
+        raise ValueError(f"cdf must be a callable (a vectorised CDF), got {type(cdf).__name__}")
+    rule = check_rule(rule)
     size, rng = check_size(size), check_rng(rng)
     ends = _cdf_values(cdf, np.array([-1.0, 1.0]))
     if ends[1] != 1.0:
@@ -259,7 +355,7 @@ def sample_iid(
         a = np.where(go_left, a, a + b_left)
         b = np.where(go_left, b_left, b - b_left)
         node = 2 * node + np.where(go_left, 0, 1)
-    return midpoints(rule.levels, rule.levels + 1, node)
+    return _midpoints(rule.levels + 1, node)
 
 
 SAMPLERS = ("binomial", "per_user")
@@ -269,11 +365,9 @@ def sample_minimum(
     data: Any, rule: RoundRule, size: int, rng: np.random.Generator, sampler: str = "binomial"
 ) -> np.ndarray:
     """Algorithm 2's output on [−1, 1] by the chosen sampler (``"binomial"`` or ``"per_user"``)."""
-    if sampler == "binomial":
+    if check_choice(sampler, "sampler", SAMPLERS) == "binomial":
         return sample_binomial(data, rule, size, rng)
-    if sampler == "per_user":
-        return sample_per_user(data, rule, size, rng)
-    raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    return sample_per_user(data, rule, size, rng)
 
 
 def maximum(
@@ -281,28 +375,27 @@ def maximum(
 ) -> np.ndarray:
     """The maximum by symmetry: −Alg2(−x) (ties mirrored: x >= τ counts)."""
     x = sorted_unit_data(data)
-    return -sample_minimum(-x, rule, size, rng, sampler)
-
-
-def _check_rule(rule: RoundRule, n: int) -> None:
-    if not isinstance(rule, RoundRule):
-        raise ValueError(f"rule must be a RoundRule (see round_rule), got {type(rule).__name__}")
-    if rule.n != n:
-        raise ValueError(f"rule was built for N = {rule.n} users, but the data has {n} values")
+    check_choice(sampler, "sampler", SAMPLERS)
+    return -sample_minimum(prepare(-x[::-1]), rule, size, rng, sampler)
 
 
 __all__ = [
+    "MAX_LEAF_LEVELS",
+    "MAX_TRANSCRIPT_CELLS",
+    "PER_USER_CELLS",
     "SAMPLERS",
     "TARGETS",
     "Transcript",
     "UnitData",
     "algorithm_1",
+    "check_per_user_cells",
     "check_target",
     "check_unit_data",
     "counts_at_or_below",
     "leaf_values",
     "maximum",
     "midpoints",
+    "per_user_draw_limit",
     "prepare",
     "run_protocol",
     "sample_binomial",

@@ -49,31 +49,42 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from reference.core import PrivacyClaim
+from reference.core import ExactMechanismBase
 from reference.distributions import DiscreteLaw
 from reference.exact.mp import to_mpf, workdps
 from reference.ldp_minimum.round_statistic import (
     Exact,
     RoundRule,
     check_epsilon_matches_exp_u,
+    check_exact_work,
     check_exp_u,
+    check_round_budget,
     epsilon_of_exp_u,
     round_rule,
 )
-from reference.ldp_minimum.schedules import check_levels
-from reference.ldp_minimum.search import SAMPLERS, counts_at_or_below, midpoints
+from reference.ldp_minimum.schedules import MAX_USERS, check_levels
+from reference.ldp_minimum.search import (
+    SAMPLERS,
+    _counts,
+    _midpoints,
+    per_user_draw_limit,
+)
 from reference.validation import (
+    check_choice,
     check_data,
     check_epsilon,
     check_int,
     check_positive,
-    check_rng,
-    check_size,
+    check_real_array,
+    check_record,
 )
 
 UNIT = (-1.0, 1.0)
 MAX_CODE = 1 << 62  # codes are int64
 MAX_EXACT_CODES = 1 << 16  # (2N)^L atoms for the exact law
+MAX_LOSS_LEVELS = 16
+"""The most levels :meth:`UserTranscript.max_differing_rounds` and
+:meth:`UserTranscript.max_loss_units` recurse over (2^L nodes)."""
 
 
 @dataclass(frozen=True)
@@ -89,18 +100,30 @@ class TranscriptView:
 
 
 def check_user_value(data: Any, name: str = "data") -> float:
-    """One user's value in [−1, 1]: a number or a length-1 array."""
-    x = check_data(np.atleast_1d(np.asarray(data, dtype=object)), name, domain=UNIT)
-    if x.size != 1:
-        raise ValueError(f"{name} must be one user's value in [-1, 1], got {x.size} values")
-    return float(x[0])
+    """One user's value in [−1, 1]: a number or a length-1 sequence (the data policy of
+    :func:`reference.validation.check_record`)."""
+    x = check_record(data, name)
+    if not -1.0 <= x <= 1.0:
+        raise ValueError(f"{name} must be one user's value in [-1, 1], got {x!r}")
+    return x
 
 
 def others_plus_pmf(keep: Exact, k: int, m: int) -> list[Exact]:
     """Law of s = Bin(k, p) + Bin(m − k, 1 − p) (the others' "+1" count), exactly: entry j is
-    P(s = j), j = 0..m (Theorem 6's round channel for the m = N − 1 other users; spec §6)."""
+    P(s = j), j = 0..m (Theorem 6's round channel for the m = N − 1 other users; spec §6).
+    ``keep`` is p in (0, 1]: a Fraction (exact) or an mpf; O(k·(m − k)) products, m <= 10^4."""
+    m = check_int(m, "m", minimum=0, maximum=10_000)
+    k = check_int(k, "k", minimum=0)
     if not 0 <= k <= m:
         raise ValueError(f"k must lie in [0, {m}], got {k}")
+    if isinstance(keep, bool) or not isinstance(keep, Fraction | mpmath.mpf | int):
+        raise ValueError(f"keep must be a Fraction or an mpf in (0, 1], got {keep!r:.80}")
+    if not 0 < keep <= 1:
+        raise ValueError(f"keep must lie in (0, 1], got {keep}")
+    if isinstance(keep, Fraction | int):
+        keep = Fraction(keep)
+        exact = keep / (1 - keep) if keep < 1 else Fraction(2)
+        check_exact_work(m, 1, exact, "keep, m", terms=max(1, (k + 1) * (m - k + 1)))
     q = 1 - keep
     a = [math.comb(k, i) * keep**i * q ** (k - i) for i in range(k + 1)]
     b = [math.comb(m - k, j) * q**j * keep ** (m - k - j) for j in range(m - k + 1)]
@@ -112,7 +135,7 @@ def others_plus_pmf(keep: Exact, k: int, m: int) -> list[Exact]:
 
 
 @dataclass(frozen=True)
-class UserTranscript:
+class UserTranscript(ExactMechanismBase):
     """The server's view of one user in Algorithm 2 (others fixed), as a local-DP Mechanism.
 
     ``epsilon`` = the total budget ε (L rounds at u = ε/L); ``levels`` = L; ``gamma`` = γ;
@@ -121,7 +144,8 @@ class UserTranscript:
     :meth:`with_exp_u`) makes the exact law rational; ``sampler`` = ``"binomial"`` (the others'
     count by two binomials) or ``"per_user"`` (every other user's report drawn). The output is the
     transcript code (module docstring); the claim is ε-DP for any two values of the user
-    (``"local"``, Theorem 6).
+    (``"local"``, Theorem 6). The exact law is built for (2N)^L <= :data:`MAX_EXACT_CODES`
+    codes within :data:`.round_statistic.MAX_EXACT_WORK` (about 10 s), refused beyond.
     """
 
     epsilon: float
@@ -132,23 +156,30 @@ class UserTranscript:
     sampler: str = "binomial"
     _sorted: np.ndarray = field(init=False, repr=False, compare=False, hash=False)
 
+    adjacency = "local"
+
     def __post_init__(self) -> None:
-        check_levels(self.levels)
-        check_positive(self.gamma, "gamma")
+        object.__setattr__(self, "levels", check_levels(self.levels))
+        object.__setattr__(self, "gamma", check_positive(self.gamma, "gamma"))
+        if self.others is None or isinstance(self.others, str | bytes):
+            raise ValueError(f"others must be a sequence of values in [-1, 1], got {self.others!r}")
         others = check_data(self.others, "others", domain=UNIT, allow_empty=True)
+        if others.size + 1 > MAX_USERS:
+            raise ValueError(f"others must hold at most {MAX_USERS - 1} values")
         object.__setattr__(self, "others", tuple(float(v) for v in others))
         object.__setattr__(self, "_sorted", np.sort(others))
-        if self.sampler not in SAMPLERS:
-            raise ValueError(f"sampler must be one of {SAMPLERS}, got {self.sampler!r}")
-        check_epsilon(self.epsilon)
+        check_choice(self.sampler, "sampler", SAMPLERS)
         if self.exp_u is not None:
             exp_u = check_epsilon_matches_exp_u(
                 self.epsilon, self.exp_u, self.levels, "UserTranscript.with_exp_u"
             )
             object.__setattr__(self, "exp_u", exp_u)
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        check_round_budget(self.epsilon, self.levels)
         if self.radix**self.levels > MAX_CODE:
             raise ValueError(
-                f"(2N)^L must be at most 2^62 for int64 codes, got N = {self.n}, L = {self.levels}"
+                f"others and levels: (2N)^L must be at most 2^62 for int64 codes, got N = "
+                f"{self.n}, L = {self.levels}"
             )
 
     @classmethod
@@ -158,18 +189,29 @@ class UserTranscript:
         """The channel with per-round factor e^{ε/L} = ``exp_u`` exactly (ε = L·ln exp_u)."""
         exp_u = check_exp_u(exp_u)
         levels = check_levels(levels)
+        if set(options) - {"sampler"}:
+            raise ValueError(f"options must be among ('sampler',), got {sorted(options)}")
         return cls(epsilon_of_exp_u(exp_u, levels), levels, gamma, others, exp_u=exp_u, **options)
 
-    # -- the Mechanism protocol ------------------------------------------------------------------
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        """Theorem 6: ε-LDP for the user's value (any two values are neighbours)."""
-        return PrivacyClaim(self.epsilon, 0.0, "local")
+    # -- the Mechanism protocol (claim: Theorem 6, ε-LDP for the user's value) -------------------
 
     @property
     def domain(self) -> tuple[float, float]:
         return UNIT
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        """The transcript codes 0..(2N)^L − 1."""
+        return (0.0, float(self.n_codes - 1))
+
+    def check_input(self, data: Any) -> float:
+        """One user's value in [−1, 1] (a number or a length-1 sequence)."""
+        return check_user_value(data)
+
+    def draw_limit(self, data: float) -> int:
+        if self.sampler == "per_user":
+            return min(self.max_draws, per_user_draw_limit(self.n, self.levels))
+        return self.max_draws
 
     @property
     def n(self) -> int:
@@ -205,8 +247,8 @@ class UserTranscript:
 
     def encode(self, reports: Any, others_plus: Any) -> int:
         """The code Σ_t (2·s_t + [z_t = +1])·(2N)^{t−1} of reports z_t ∈ {−1, +1} and counts s_t."""
-        z = np.asarray(reports)
-        s = np.asarray(others_plus)
+        z = check_real_array(reports, "reports")
+        s = check_real_array(others_plus, "others_plus")
         if z.shape != (self.levels,) or s.shape != (self.levels,):
             raise ValueError(f"reports and others_plus must have shape ({self.levels},)")
         if not np.all(np.isin(z, (-1, 1))):
@@ -230,10 +272,10 @@ class UserTranscript:
         taus, left = np.empty(self.levels), np.empty(self.levels, dtype=bool)
         node = 0
         for t in range(self.levels):
-            taus[t] = float(midpoints(self.levels, t + 1, node))
+            taus[t] = float(_midpoints(t + 1, node))
             left[t] = bool(self.rule.goes_left(int(z[t] == 1) + int(s[t])))
             node = 2 * node + (0 if left[t] else 1)
-        output = float(midpoints(self.levels, self.levels + 1, node))
+        output = float(_midpoints(self.levels + 1, node))
         return TranscriptView(z, s, taus, left, output)
 
     # -- sampling ------------------------------------------------------------------------------
@@ -244,21 +286,21 @@ class UserTranscript:
         if m == 0:
             return np.zeros(tau.size, dtype=np.int64)
         if self.sampler == "binomial":
-            k = counts_at_or_below(self._sorted, tau)
+            k = _counts(self._sorted, tau)
             return rng.binomial(k, p) + rng.binomial(m - k, 1.0 - p)
         bits = self._sorted[None, :] <= tau[:, None]
         flips = rng.random(bits.shape) >= p
         return np.count_nonzero(bits ^ flips, axis=1).astype(np.int64)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _draw(self, data: float, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` transcript codes for the user's value ``data`` (vectorised over runs; the
-        per-user path draws runs × (N − 1) uniforms per round)."""
-        x = check_user_value(data)
-        size, rng = check_size(size), check_rng(rng)
+        per-user path draws runs × (N − 1) uniforms per round, at most
+        :data:`.search.PER_USER_CELLS` per call)."""
+        x = data
         node = np.zeros(size, dtype=np.int64)
         code = np.zeros(size, dtype=np.int64)
         for t in range(self.levels):
-            tau = midpoints(self.levels, t + 1, node)
+            tau = _midpoints(t + 1, node)
             z_plus = (x <= tau) ^ (rng.random(size) >= self.rule.keep)
             s = self._others_plus(tau, rng)
             left = self.rule.goes_left(z_plus.astype(np.int64) + s)
@@ -272,10 +314,7 @@ class UserTranscript:
         """P(code) for every code, exactly (Fractions when e^u is rational, else 60-digit mpf):
         Π_t RR(z_t | b_t(x))·P(s_t | τ_t) along the replayed τ path (module docstring)."""
         x = check_user_value(data)
-        if self.n_codes > MAX_EXACT_CODES:
-            raise ValueError(
-                f"(2N)^L must be at most {MAX_EXACT_CODES} for the exact law, got {self.n_codes}"
-            )
+        self._check_exact()
         p = self.rule.keep_exact()
         m, threshold = self.n - 1, self.rule.threshold
         pmf_cache: dict[int, list[Exact]] = {}
@@ -285,8 +324,8 @@ class UserTranscript:
                 weight = self.radix**t
                 nxt: list[tuple[int, int, Exact]] = []
                 for code, node, prob in states:
-                    tau = float(midpoints(self.levels, t + 1, node))
-                    k = int(counts_at_or_below(self._sorted, tau))
+                    tau = float(_midpoints(t + 1, node))
+                    k = int(_counts(self._sorted, tau))
                     if k not in pmf_cache:
                         pmf_cache[k] = others_plus_pmf(p, k, m)
                     bit = 1 if x <= tau else 0
@@ -298,7 +337,23 @@ class UserTranscript:
                 states = nxt
         return {code: prob for code, _, prob in states}
 
-    def exact(self, data: Any) -> DiscreteLaw:
+    def _check_exact(self) -> None:
+        """ValueError when the exact law is beyond :data:`MAX_EXACT_CODES` codes or the
+        exact-law budget (the others' count law at each distinct k: O(N²) products)."""
+        if self.n_codes > MAX_EXACT_CODES:
+            raise ValueError(
+                f"others and levels: the exact law is refused beyond (2N)^L = {MAX_EXACT_CODES} "
+                f"codes, got {self.n_codes}"
+            )
+        taus = np.concatenate(
+            [_midpoints(d, np.arange(2 ** (d - 1))) for d in range(1, self.levels + 1)]
+        )
+        distinct = int(np.unique(_counts(self._sorted, taus)).size)
+        check_exact_work(
+            self.n, distinct, self.rule.exp_u, "others and levels", terms=max(1, self.n**2 // 4)
+        )
+
+    def _law(self, data: float) -> DiscreteLaw:
         """The exact law of the transcript code (a :class:`DiscreteLaw` over (2N)^L codes)."""
         probs = self.probabilities(data)
         return DiscreteLaw.from_probabilities(list(probs), list(probs.values()))
@@ -307,8 +362,15 @@ class UserTranscript:
 
     def _differing(self, x: float, x_prime: float, depth: int, node: int) -> bool:
         """τ of (depth, node) lies in [min(x, x′), max(x, x′)): the round's bits differ."""
-        tau = float(midpoints(self.levels, depth, node))
+        tau = float(_midpoints(depth, node))
         return min(x, x_prime) <= tau < max(x, x_prime)
+
+    def _check_loss_levels(self) -> None:
+        if self.levels > MAX_LOSS_LEVELS:
+            raise ValueError(
+                f"levels must be at most {MAX_LOSS_LEVELS} for the recursion over the 2^L nodes "
+                f"of the search tree, got {self.levels}"
+            )
 
     def max_differing_rounds(self, x: Any, x_prime: Any) -> int:
         """max over reachable τ paths of #{t : τ_t ∈ [min(x, x′), max(x, x′))} (spec §6).
@@ -316,6 +378,7 @@ class UserTranscript:
         With 0 < p < 1 every (z_t, s_t) has positive probability, so left is reachable iff
         m* <= N and right iff m* >= 1."""
         x, x_prime = check_user_value(x, "x"), check_user_value(x_prime, "x_prime")
+        self._check_loss_levels()
         m_star = self.rule.threshold
         moves = [c for c, ok in ((0, m_star <= self.n), (1, m_star >= 1)) if ok]
         best = [0] * (1 << self.levels)  # the leaves: no round left
@@ -337,6 +400,7 @@ class UserTranscript:
         [z_t = +1] + s_t >= m* for some s_t <= N − 1, right needs [z_t = +1] + s_t < m* for some
         s_t >= 0 (max/min recursion over the search tree)."""
         x, x_prime = check_user_value(x, "x"), check_user_value(x_prime, "x_prime")
+        self._check_loss_levels()
         m_star, n = self.rule.threshold, self.n
         moves = {
             zp: [c for c, ok in ((0, zp + n - 1 >= m_star), (1, zp < m_star)) if ok]
@@ -365,6 +429,7 @@ class UserTranscript:
 
 __all__ = [
     "MAX_EXACT_CODES",
+    "MAX_LOSS_LEVELS",
     "TranscriptView",
     "UserTranscript",
     "check_user_value",

@@ -16,6 +16,22 @@ Decision (exact sampler): its scale must be an ``int`` or a ``Fraction``; a floa
 ``ValueError``. ``Fraction(0.1)`` is 3602879701896397/36028797018963968, not 1/10, so silently
 converting a float would sample a law the caller almost certainly did not mean, with huge
 denominators; whoever wants that law can pass ``Fraction(x)`` explicitly.
+
+Limits (each refused with a ``ValueError`` naming the parameter and the range; issue 18):
+
+* :func:`sample_discrete_laplace` and :meth:`DiscreteLaplaceLaw.sample` draw exactly (up to float
+  rounding, see :func:`_geometric_from_zero`) for every scale t <= 2^50
+  (:data:`MAX_DISCRETE_SCALE`) and refuse larger ones: numpy's geometric saturates at the int64
+  maximum, which gave zero noise at t = 1e30 and wrapped-around draws at t = 1e19. Scales whose
+  1/t overflows give the point mass at loc, the law to float precision.
+* :func:`sample_discrete_laplace_exact` and :func:`bernoulli_exp_neg` take any rational whose
+  numerator and denominator are below 2^4096; the exact sampler's one-draw-at-a-time path (a
+  numerator or denominator above 2^31) draws at most :data:`MAX_SCALAR_EXACT_DRAWS` a call.
+* The finite images of :class:`DiscreteLaplaceLaw` (``truncated``, ``clamped``,
+  ``probabilities_within``) have at most :data:`MAX_LAW_ATOMS` atoms; ``loc`` is an int with
+  |loc| <= 2^53.
+* :func:`sample_laplace` refuses (loc, scale) whose draws would overflow or fall on a float grid
+  coarser than scale/2^12 (:func:`check_laplace_sampler_parameters`).
 """
 
 from __future__ import annotations
@@ -28,13 +44,17 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear
-from reference.exact.mp import MP_INF, to_mpf, workdps
+from reference.distributions import FLOAT_SAMPLING_TOLERANCE, DiscreteLaw, PiecewiseLogLinear
+from reference.exact.mp import DPS, to_mpf, workdps
+from reference.sampling import FLOAT_GRID_FRACTION, coarse_float_grid
 from reference.validation import (
+    MAX_FLOAT,
     check_finite,
     check_fraction,
     check_int,
     check_positive,
+    check_real,
+    check_real_array,
     check_rng,
     check_size,
 )
@@ -42,6 +62,33 @@ from reference.validation import (
 # numpy's bounded integer generator is exact (unbiased) for bounds below 2**63; larger bounds use
 # rejection on raw random bytes.
 _NUMPY_INT_BOUND = 2**62
+
+MAX_DISCRETE_SCALE = 2**50
+"""Largest scale t of the int64 discrete Laplace samplers (:func:`sample_discrete_laplace`,
+:meth:`DiscreteLaplaceLaw.sample`, the node noise of
+:class:`~reference.primitives.continual_counting.ContinualCounting`): every draw is below
+47·t + 2^32 < 2^56 in magnitude, so even a sum of 63 of them fits int64. Larger scales are refused
+with ``ValueError`` (numpy's geometric saturates at the int64 maximum near t = 2^63/40, and two
+saturated draws cancel to zero noise)."""
+
+MAX_LOC = 2**53
+"""Largest |loc| of :class:`DiscreteLaplaceLaw`: the float path and the shifted int64 draws stay
+exact."""
+
+MAX_LAW_RADIUS = 50_000
+"""Largest radius of :meth:`DiscreteLaplaceLaw.truncated` and ``probabilities_within`` (and half
+the largest width of ``clamped``): a finite image of at most :data:`MAX_LAW_ATOMS` atoms is built
+in a few seconds (about 35 µs an atom at 60 digits)."""
+
+MAX_LAW_ATOMS = 2 * MAX_LAW_RADIUS + 1
+
+MAX_SCALAR_EXACT_DRAWS = 100_000
+"""Most draws of one :func:`sample_discrete_laplace_exact` call when the scale's numerator or
+denominator exceeds 2^31 (one Python loop per draw, about 20 µs each)."""
+
+_MAX_RATIONAL_BITS = 4096  # bit length of the exact sampler's numerator and denominator
+_DIGIT = 2**16  # base of the digits of a geometric variable at large scales
+_DIRECT_SCALE = 2.0**16  # numpy's geometric draws scales up to this one directly
 
 
 # --------------------------------------------------------------------------------------------
@@ -77,16 +124,30 @@ def laplace_law(loc: float, scale: float) -> PiecewiseLogLinear:
     Two log-linear pieces, (−inf, loc] with slope 1/b and intercept −log(2b) − loc/b, and
     [loc, inf) with slope −1/b and intercept −log(2b) + loc/b. The exact path uses the exact
     rational values of ``loc`` and ``scale`` (floats are exact binary rationals), so privacy
-    losses come out exact to the working precision.
+    losses come out exact to the working precision, and the mass is 1 to the working precision
+    for any finite ``loc`` and ``scale`` > 0 that fit a float64 (the intercepts ∓loc/b are kept
+    with enough digits to cancel against the slope times ``loc``, however large |loc/b|).
+
+    The law's float sampler (``.sample``) refuses parameters that float64 cannot resolve
+    (:meth:`~reference.distributions.PiecewiseLogLinear.float_sampling_error`): roughly
+    |loc|/scale above about 2^39 (Laplace(1, 1e-16): the draws would round onto a grid coarse
+    against the scale), scale below about 4e-320, or |loc| + 10·scale beyond 1.8e308.
     """
     mu = check_fraction(loc, "loc")
     b = check_fraction(scale, "scale", positive=True)
+    if b * Fraction(MAX_FLOAT) < max(1, abs(mu)):  # 1/b and loc/b must fit a float64
+        raise ValueError(
+            f"scale must be >= max(1, |loc|)/{MAX_FLOAT:.4g} (the slope 1/scale and loc/scale "
+            f"must fit a float64), got loc = {float(mu)!r}, scale = {float(b)!r}"
+        )
     with workdps():
+        digits = max(0, int(mpmath.mag(to_mpf(mu / b)) * 0.30103)) if mu else 0
+    with mpmath.workdps(DPS + digits + 20):  # exact_intercepts keep these digits
         log_2b = mpmath.log(2 * to_mpf(b))
         shift = to_mpf(mu / b)
         exact_intercepts = [-log_2b - shift, -log_2b + shift]
     inv_b = 1 / b
-    return PiecewiseLogLinear(
+    law = PiecewiseLogLinear(
         breaks=[-math.inf, float(mu), math.inf],
         slopes=[float(inv_b), -float(inv_b)],
         intercepts=[float(x) for x in exact_intercepts],
@@ -94,12 +155,55 @@ def laplace_law(loc: float, scale: float) -> PiecewiseLogLinear:
         exact_slopes=[inv_b, -inv_b],
         exact_intercepts=exact_intercepts,
     )
+    with np.errstate(over="ignore"):
+        spacing = float(np.spacing(abs(float(mu))))
+    law._sampling_hint = (
+        f" (laplace_law: loc = {float(mu)!r}, scale = {float(b)!r}; the float sampler needs "
+        f"scale >= {spacing / FLOAT_SAMPLING_TOLERANCE:.4g} at this loc, and "
+        f"|loc| + 10*scale <= {MAX_FLOAT:.4g})"
+    )
+    return law
+
+
+def check_laplace_sampler_parameters(loc: Any, scale: Any) -> tuple[float, float]:
+    """(loc, scale) that :func:`sample_laplace` draws correctly in float64, else ``ValueError``.
+
+    numpy's Laplace variate is loc ± scale·E with |E| <= 36.8 (the log of a 53-bit uniform), and
+    each output is a rounded float. Two limits make that the Laplace law up to rounding:
+
+    * no overflow: |loc| + 40·scale <= the largest float;
+    * a fine output grid: the float spacing at |loc| + 40·scale (at least the smallest subnormal,
+      5e-324) is at most scale/2^12 (:data:`reference.sampling.FLOAT_GRID_FRACTION`), so rounding
+      moves any probability P(Y <= y) by less than 2^−13 — roughly |loc| <= 2^40·scale and
+      scale >= about 2e-320. Beyond it the draws fall on a grid coarse against the scale (Laplace(1,
+      1e-16) in floats gives P(Y < loc) = 0.28, not 0.5).
+    """
+    loc = check_finite(loc, "loc")
+    scale = check_positive(scale, "scale")
+    reach = abs(loc) + 40.0 * scale
+    if not reach <= MAX_FLOAT:
+        raise ValueError(
+            f"scale must keep |loc| + 40*scale <= {MAX_FLOAT:.4g} (no Laplace draw may overflow), "
+            f"got loc = {loc!r}, scale = {scale!r}"
+        )
+    if coarse_float_grid(reach, scale):
+        with np.errstate(over="ignore"):
+            spacing = float(np.spacing(reach))
+        raise ValueError(
+            f"scale must be at least 2^12 times the float spacing near loc: scale >= "
+            f"{spacing / FLOAT_GRID_FRACTION:.4g} for loc = {loc!r} (|loc|/scale <= about "
+            f"2^40), got scale = {scale!r}; the float draws would fall on a grid coarse against "
+            f"the scale. Shift the data so that loc is near 0, or use a larger scale"
+        )
+    return loc, scale
 
 
 def sample_laplace(loc: float, scale: float, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` independent Laplace(loc, scale) draws (numpy's vectorised sampler), float64."""
-    loc = check_finite(loc, "loc")
-    scale = check_positive(scale, "scale")
+    """``size`` independent Laplace(loc, scale) draws (numpy's vectorised sampler), float64,
+    finite. ``loc`` and ``scale`` must satisfy :func:`check_laplace_sampler_parameters`
+    (no overflow; |loc|/scale <= about 2^40 and scale >= about 2e-320, so that rounding the draws to
+    floats moves no probability by more than 2^−13)."""
+    loc, scale = check_laplace_sampler_parameters(loc, scale)
     size, rng = check_size(size), check_rng(rng)
     return rng.laplace(loc, scale, size)
 
@@ -114,16 +218,20 @@ class DiscreteLaplaceLaw:
     P(X = loc + k) = (1 − q)/(1 + q)·q^{|k|}, q = e^{−1/t}, k ∈ ℤ.
 
     ``*_mp`` methods are exact to the working precision (mpmath, :data:`reference.exact.mp.DPS`
-    digits, closed forms only: no truncated sums); ``cdf``/``logpmf`` are float and vectorised.
-    The law has infinite support, so the divergences of :mod:`reference.distributions` take one of
-    its finite images: :meth:`clamped` (exact, all the mass, a post-processing of X) or
-    :meth:`truncated` (conditioned on |X − loc| <= radius).
+    digits, closed forms only: no truncated sums) for any rational t > 0 that fits a float64;
+    ``cdf``/``logpmf`` are float and vectorised. The law has infinite support, so the divergences
+    of :mod:`reference.distributions` take one of its finite images: :meth:`clamped` (exact, all
+    the mass, a post-processing of X) or :meth:`truncated` (conditioned on |X − loc| <= radius),
+    each of at most :data:`MAX_LAW_ATOMS` atoms.
+
+    Limits: ``|loc| <= 2^53`` (:data:`MAX_LOC`: the float path and the int64 draws stay exact);
+    :meth:`sample` needs t <= :data:`MAX_DISCRETE_SCALE` (see :func:`sample_discrete_laplace`).
     """
 
     def __init__(self, scale: float | Fraction, loc: int = 0):
         self.scale_exact = check_fraction(scale, "scale", positive=True)
-        self.scale = float(self.scale_exact)
-        self.loc = check_int(loc, "loc")
+        self.scale = float(self.scale_exact)  # 0.0 when t underflows a float: a point mass
+        self.loc = check_int(loc, "loc", minimum=-MAX_LOC, maximum=MAX_LOC)
         with workdps():
             self._rate = 1 / to_mpf(self.scale_exact)  # 1/t; q = exp(−rate)
             # log((1 − q)/(1 + q)), stable for tiny rates (large t) through expm1/log1p.
@@ -131,6 +239,8 @@ class DiscreteLaplaceLaw:
                 mpmath.exp(-self._rate)
             )
             self._log1pq = mpmath.log1p(mpmath.exp(-self._rate))
+        # float rate 1/t (inf when t is below the float range: then the law is a point mass)
+        self._rate_float = float(self._rate) if self._rate < MAX_FLOAT else math.inf
 
     def __repr__(self) -> str:
         return f"DiscreteLaplaceLaw(scale={self.scale_exact}, loc={self.loc})"
@@ -174,14 +284,12 @@ class DiscreteLaplaceLaw:
 
     def mass(self, lo: float, hi: float) -> mpmath.mpf:
         """Exact P(lo <= X <= hi) for real ends (infinite ends allowed)."""
+        lo, hi = check_real(lo, "lo"), check_real(hi, "hi")
         with workdps():
-            lo_m, hi_m = to_mpf(lo), to_mpf(hi)
-            if mpmath.isnan(lo_m) or mpmath.isnan(hi_m):
-                raise ValueError(f"lo and hi must be real numbers, got {lo!r} and {hi!r}")
-            if not lo_m <= hi_m:
+            if not lo <= hi:
                 return mpmath.mpf(0)
-            first = None if lo_m == -MP_INF else int(mpmath.ceil(lo_m))
-            last = None if hi_m == MP_INF else int(mpmath.floor(hi_m))
+            first = None if lo == -math.inf else math.ceil(lo)
+            last = None if hi == math.inf else math.floor(hi)
             if first is not None and last is not None and first > last:
                 return mpmath.mpf(0)
             if first is not None and first > self.loc:  # right tail: differences of sf
@@ -190,54 +298,78 @@ class DiscreteLaplaceLaw:
             return below - (0 if first is None else self.cdf_mp(first - 1))
 
     def truncated(self, radius: int) -> DiscreteLaw:
-        """The law conditioned on |X − loc| <= radius (atoms loc − radius .. loc + radius)."""
-        radius = check_int(radius, "radius", minimum=0)
-        atoms = list(range(self.loc - radius, self.loc + radius + 1))
-        return DiscreteLaw(atoms, [self.logpmf_mp(k) for k in atoms])
+        """The law conditioned on |X − loc| <= radius (atoms loc − radius .. loc + radius);
+        ``radius`` <= :data:`MAX_LAW_RADIUS` (a law of at most :data:`MAX_LAW_ATOMS` atoms)."""
+        radius = _check_radius(radius)
+        atoms = range(self.loc - radius, self.loc + radius + 1)
+        with workdps():
+            logs = [self._log_norm - self._rate * abs(k - self.loc) for k in atoms]
+        return DiscreteLaw(list(atoms), logs)
 
     def clamped(self, lo: int, hi: int) -> DiscreteLaw:
         """Exact law of min(max(X, lo), hi): atoms lo..hi, the tails piled on the two ends.
 
         A post-processing of X, so divergences between clamped laws never exceed the true ones,
-        and they equal them once [lo, hi] contains the atoms where the true sup is reached."""
+        and they equal them once [lo, hi] contains the atoms where the true sup is reached.
+        At most :data:`MAX_LAW_ATOMS` atoms: ``hi − lo <= 2·MAX_LAW_RADIUS``."""
         lo, hi = check_int(lo, "lo"), check_int(hi, "hi")
         if hi < lo:
             raise ValueError(f"hi must be >= lo, got lo = {lo}, hi = {hi}")
+        if hi - lo > 2 * MAX_LAW_RADIUS:
+            raise ValueError(
+                f"hi - lo must be at most {2 * MAX_LAW_RADIUS} (a law of at most {MAX_LAW_ATOMS} "
+                f"atoms, built in seconds), got lo = {lo}, hi = {hi}"
+            )
         if lo == hi:
             return DiscreteLaw([lo], [0])
         with workdps():
             logs = [mpmath.log(self.cdf_mp(lo))]
-            logs += [self.logpmf_mp(k) for k in range(lo + 1, hi)]
+            logs += [self._log_norm - self._rate * abs(k - self.loc) for k in range(lo + 1, hi)]
             logs.append(mpmath.log(self.sf_mp(hi - 1)))
         return DiscreteLaw(list(range(lo, hi + 1)), logs)
 
     def probabilities_within(self, radius: int) -> dict[int, float]:
         """{k: P(X = k)} for |k − loc| <= radius, as floats (for ``atom_test``; the rest of the
-        mass, :meth:`tail_mass_mp`, is its category "other")."""
-        radius = check_int(radius, "radius", minimum=0)
-        return {k: float(self.pmf_mp(k)) for k in range(self.loc - radius, self.loc + radius + 1)}
+        mass, :meth:`tail_mass_mp`, is its category "other"). ``radius`` <= MAX_LAW_RADIUS."""
+        radius = _check_radius(radius)
+        with workdps():
+            return {
+                k: float(mpmath.exp(self._log_norm - self._rate * abs(k - self.loc)))
+                for k in range(self.loc - radius, self.loc + radius + 1)
+            }
 
     # -- float path -----------------------------------------------------------------------------
 
     def logpmf(self, k: Any) -> np.ndarray:
-        """Float log P(X = k), vectorised; -inf at non-integers."""
-        k = np.asarray(k, dtype=float)
-        value = float(self._log_norm) - np.abs(k - self.loc) / self.scale
-        return np.where(k == np.floor(k), value, -np.inf)
+        """Float log P(X = k), vectorised; -inf at non-integers (and at ±inf)."""
+        k = check_real_array(k, "k", allow_inf=True)
+        d = np.abs(k - self.loc)
+        log_norm = float(self._log_norm)
+        with np.errstate(invalid="ignore", over="ignore"):
+            value = np.where(d == 0, log_norm, log_norm - d * self._rate_float)
+        return np.where(np.isfinite(k) & (k == np.floor(k)), value, -np.inf)
 
     def cdf(self, y: Any) -> np.ndarray:
         """Float P(X <= y) for real y, vectorised (from the closed forms of :meth:`cdf_mp`)."""
-        with np.errstate(invalid="ignore"):
-            k = np.floor(np.asarray(y, dtype=float)) - self.loc
-        log1pq = float(self._log1pq)
-        with np.errstate(over="ignore", invalid="ignore"):
-            left = np.exp(np.minimum(k, 0.0) / self.scale - log1pq)
-            right = -np.expm1(-(np.maximum(k, 0.0) + 1) / self.scale - log1pq)
-        return np.where(k < 0, left, right)
+        k = np.floor(check_real_array(y, "y", allow_inf=True)) - self.loc
+        log1pq, rate = float(self._log1pq), self._rate_float
+        out = np.empty(k.shape)
+        left = k < 0
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            out[left] = np.exp(k[left] * rate - log1pq)
+            out[~left] = -np.expm1(-(k[~left] + 1) * rate - log1pq)
+        return out[()] if out.ndim == 0 else out
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` draws by :func:`sample_discrete_laplace` (int64), shifted by ``loc``."""
-        return self.loc + sample_discrete_laplace(self.scale, size, rng)
+        """``size`` draws by :func:`sample_discrete_laplace` (int64), shifted by ``loc``; needs
+        t <= :data:`MAX_DISCRETE_SCALE`."""
+        _check_discrete_scale(self.scale_exact)
+        size, rng = check_size(size), check_rng(rng)
+        return self.loc + _discrete_laplace_draws(self.scale, size, rng)
+
+
+def _check_radius(radius: Any) -> int:
+    return check_int(radius, "radius", minimum=0, maximum=MAX_LAW_RADIUS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -245,18 +377,79 @@ class DiscreteLaplaceLaw:
 # --------------------------------------------------------------------------------------------
 
 
+def _check_discrete_scale(scale: Any) -> float:
+    """A scale t with 0 < t <= :data:`MAX_DISCRETE_SCALE` (the int64 samplers' range)."""
+    if scale > MAX_DISCRETE_SCALE:
+        raise ValueError(
+            f"scale must be at most 2^50 = {float(MAX_DISCRETE_SCALE):.6g} for the int64 discrete "
+            f"Laplace sampler (larger draws are not representable exactly in int64), got "
+            f"{float(scale):.6g}; use sample_discrete_laplace_exact for larger rational scales"
+        )
+    return float(scale)
+
+
+def _geometric_from_zero(t: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` int64 draws of G >= 0 with P(G >= g) = q^g, q = e^{−1/t}, for 0 <= t <= 2^50
+    (t = 0, a scale below the float range, is the point mass at 0).
+
+    Base case, t <= 2^16: numpy's ``geometric(p) − 1`` with p = 1 − q = −expm1(−1/t), drawn by a
+    sequential search on one uniform when p >= 1/3 (exact up to the float p) and otherwise as
+    ⌈E/(−log1p(−p))⌉ = ⌈E·t⌉ from numpy's standard exponential E (checked against numpy 2.4:
+    identical streams). E has resolution <= 2^−50 in its bulk (a 53-bit integer times a ziggurat
+    width <= 7.7·2^−53), so the <= 2^16·2^−50 = 2^−34 of scale between neighbouring values of E·t
+    puts a relative error of about 2^−34 on each atom's probability (coarser only in the far
+    tail, beyond ~12t, where the resolution of E degrades).
+
+    Larger t: the base-K digits of a geometric variable are independent (K = 2^16). With
+    s = K^j and M = K^J the first power with t/M <= 2^16, G = Σ_{j<J} K^j·D_j + M·A where D_j is
+    the truncated geometric on {0, ..., K − 1} with ratio q^{K^j} and A is geometric with ratio
+    q^M: P(G = Σ K^j d_j + M·a) = (1 − q)·q^{Σ K^j d_j + M·a} factors as
+    Π_j [(1 − q^{K^j})/(1 − q^{K^{j+1}})]·q^{K^j d_j} · (1 − q^M)·q^{M·a} (the normalisers
+    telescope to 1 − q). A is the base case at scale t/M <= 2^16. Each digit is an inverse CDF
+    D = ⌊−(t/s)·log1p(−U·c)⌋, c = 1 − q^{sK} = −expm1(−sK/t), on a 53-bit uniform U: t/s > 2^16
+    makes the digit's law nearly uniform (ratio of its largest to smallest atom <= e), so each
+    digit value receives about 2^37 uniforms (relative error ~2^−37). Every draw is below
+    47·t + 2^32 < 2^56.
+    """
+    if not t > 0 or 1.0 / t == math.inf:  # the scale underflows: P(G = 0) = 1 to float precision
+        return np.zeros(size, dtype=np.int64)
+    total = np.zeros(size, dtype=np.int64)
+    s = 1
+    while t / s > _DIRECT_SCALE:
+        c = -math.expm1(-(s * _DIGIT) / t)
+        u = rng.random(size)
+        digit = np.floor(-(t / s) * np.log1p(-u * c))
+        total += s * np.clip(digit, 0, _DIGIT - 1).astype(np.int64)
+        s *= _DIGIT
+    p = -math.expm1(-s / t)
+    total += s * (rng.geometric(p, size) - 1)
+    if size and not 0 <= total.min() <= total.max() < 2**62:  # never: t <= 2^50 bounds the draws
+        raise ValueError(f"scale {t!r}: a geometric draw left the int64 range")
+    return total
+
+
+def _discrete_laplace_draws(t: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """G1 − G2 for independent G1, G2 of :func:`_geometric_from_zero` (checked parameters)."""
+    return _geometric_from_zero(t, size, rng) - _geometric_from_zero(t, size, rng)
+
+
 def sample_discrete_laplace(scale: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` discrete Laplace(scale) draws as int64, vectorised: G1 − G2 with G1, G2 iid
-    geometric of success probability p = 1 − e^{−1/t}.
+    geometric on {0, 1, ...} with P(G = g) = (1 − q)·q^g, q = e^{−1/t}.
 
-    P(G = g) = p(1 − p)^{g−1} on g >= 1; for k >= 0, P(G1 − G2 = k) = Σ_g P(G2 = g)P(G1 = g + k)
-    = p²q^k Σ_g q^{2(g−1)} = p q^k/(1 + q) = (1 − q)/(1 + q)·q^k, q = 1 − p = e^{−1/t}, and the law
-    is symmetric. The float p is the only rounding: use :func:`sample_discrete_laplace_exact`
-    where that matters."""
-    scale = check_positive(scale, "scale")
+    For k >= 0, P(G1 − G2 = k) = Σ_g P(G2 = g)P(G1 = g + k) = (1 − q)²q^k Σ_g q^{2g}
+    = (1 − q)/(1 + q)·q^k, and the law is symmetric. Each geometric is drawn exactly up to float
+    rounding at every accepted scale (:func:`_geometric_from_zero`: numpy's geometric for
+    t <= 2^16, independent base-2^16 digits above), so no draw saturates or wraps around.
+
+    ``scale`` must be a finite number in (0, 2^50] (:data:`MAX_DISCRETE_SCALE`): above it a draw
+    no longer fits int64 with certainty (|draw| < 47t must stay below 2^63 even after the sums of
+    :mod:`reference.primitives.continual_counting`); scales so small that 1/t overflows give the
+    point mass at 0, which is the law to float precision. For exact rational scales of any size
+    use :func:`sample_discrete_laplace_exact`."""
+    scale = _check_discrete_scale(check_positive(scale, "scale"))
     size, rng = check_size(size), check_rng(rng)
-    p = -math.expm1(-1.0 / scale)
-    return rng.geometric(p, size).astype(np.int64) - rng.geometric(p, size).astype(np.int64)
+    return _discrete_laplace_draws(scale, size, rng)
 
 
 # --------------------------------------------------------------------------------------------
@@ -303,6 +496,10 @@ def bernoulli_exp_neg(gamma: Fraction | int, rng: np.random.Generator) -> bool:
     (the AND is already decided). Only integer arithmetic on ``rng.integers`` draws is used.
     """
     gamma = _check_rational(gamma, "gamma", positive=False)
+    if max(gamma.numerator.bit_length(), gamma.denominator.bit_length()) > _MAX_RATIONAL_BITS:
+        raise ValueError(
+            f"gamma must have a numerator and a denominator below 2^{_MAX_RATIONAL_BITS}"
+        )
     rng = check_rng(rng)
     return _bernoulli_exp_neg(gamma, rng)
 
@@ -404,13 +601,28 @@ def sample_discrete_laplace_exact(
     module docstring). No floating point is used: every random decision is an integer comparison
     on ``rng.integers`` draws, so the law is exact up to the quality of the generator. When the
     numerator and denominator of t are at most 2^31 the rejection loops run on whole arrays
-    (:func:`_discrete_laplace_vectorised`); otherwise one Python loop per draw. Returns int64
-    (object dtype if a draw does not fit in int64).
+    (:func:`_discrete_laplace_vectorised`); otherwise one Python loop per draw, at most
+    :data:`MAX_SCALAR_EXACT_DRAWS` draws a call (a tenth of that when the numerator or the
+    denominator exceeds 2^64). The numerator and the denominator must be below 2^4096 (any
+    scale between 2^−4096 and 2^4096, e.g. ``Fraction(10**400)``, whose draws come out as Python
+    ints). Returns int64 (object dtype if a draw does not fit in int64).
     """
     t = _check_rational(scale, "scale", positive=True)
+    bits = max(t.numerator.bit_length(), t.denominator.bit_length())
+    if bits > _MAX_RATIONAL_BITS:
+        raise ValueError(
+            f"scale must have a numerator and a denominator below 2^{_MAX_RATIONAL_BITS}, got "
+            f"one of {bits} bits"
+        )
     size, rng = check_size(size), check_rng(rng)
     if t.numerator <= _VECTOR_BOUND and t.denominator <= _VECTOR_BOUND:
         return _discrete_laplace_vectorised(t.numerator, t.denominator, size, rng)
+    cap = MAX_SCALAR_EXACT_DRAWS if bits <= 64 else MAX_SCALAR_EXACT_DRAWS // 10
+    if size > cap:
+        raise ValueError(
+            f"size must be at most {cap} when the scale's numerator or denominator exceeds "
+            f"2^31 (one exact draw at a time), got {size}: draw in several calls"
+        )
     draws = [_discrete_laplace_once(t.numerator, t.denominator, rng) for _ in range(size)]
     try:
         return np.array(draws, dtype=np.int64)
@@ -419,8 +631,14 @@ def sample_discrete_laplace_exact(
 
 
 __all__ = [
+    "MAX_DISCRETE_SCALE",
+    "MAX_LAW_ATOMS",
+    "MAX_LAW_RADIUS",
+    "MAX_LOC",
+    "MAX_SCALAR_EXACT_DRAWS",
     "DiscreteLaplaceLaw",
     "bernoulli_exp_neg",
+    "check_laplace_sampler_parameters",
     "laplace_law",
     "sample_discrete_laplace",
     "sample_discrete_laplace_exact",

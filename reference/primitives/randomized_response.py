@@ -7,6 +7,7 @@ debiasing estimator sit side by side. The channel's privacy loss is exactly ε (
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from reference.core import ExactMechanismBase
 from reference.distributions import DiscreteLaw
 from reference.exact.mp import to_mpf, workdps
-from reference.validation import check_epsilon, check_record, check_rng
+from reference.validation import check_data, check_epsilon, check_record, check_rng
 
 
 def keep_probability(epsilon: float) -> float:
@@ -55,26 +56,46 @@ def rr_law(bit: Any, epsilon: float) -> DiscreteLaw:
     return DiscreteLaw.from_probabilities([0, 1], row)
 
 
+def _bits(values: Any, name: str, *, allow_empty: bool) -> np.ndarray:
+    """A 1-D array of values in {0, 1} (ints or floats; the data policy of ``check_data``:
+    booleans, strings and other non-numbers are refused)."""
+    arr = check_data(values, name, allow_empty=allow_empty)
+    if not np.isin(arr, (0.0, 1.0)).all():
+        raise ValueError(f"{name} must be a 1-D array of values in {{0, 1}}, got other values")
+    return arr
+
+
 def randomize_bits(bits: Any, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-    """Each user's bit kept with probability e^ε/(1 + e^ε), flipped otherwise (vectorised)."""
-    arr = np.asarray(bits)
-    if arr.ndim != 1 or arr.dtype == bool or not np.isin(arr, (0, 1)).all():
-        raise ValueError("bits must be a 1-D array of values in {0, 1}")
+    """Each user's bit kept with probability e^ε/(1 + e^ε), flipped otherwise (vectorised); int8.
+    ``bits`` is a 1-D array of 0s and 1s (ints or floats, possibly empty)."""
+    arr = _bits(bits, "bits", allow_empty=True)
+    keep = keep_probability(epsilon)
     rng = check_rng(rng)
-    flip = rng.random(arr.shape) >= keep_probability(epsilon)
+    flip = rng.random(arr.shape) >= keep
     return np.where(flip, 1 - arr, arr).astype(np.int8)
 
 
-def debias_mean(reports: Any, epsilon: float) -> float:
-    """Unbiased estimate of the mean of the true bits from the reports.
+DEBIAS_MIN_EPSILON = 1e-300
+"""Smallest ε of :func:`debias_mean`: its estimate divides by tanh(ε/2) ≈ ε/2, which underflows to
+0 below ~1e-323; from 1e-300 on every estimate is a finite float."""
 
-    E[report] = (1 − p) + (2p − 1)·bit, so (mean(reports) − (1 − p))/(2p − 1) is unbiased.
+
+def debias_mean(reports: Any, epsilon: float) -> float:
+    """Unbiased estimate of the mean of the true bits from the reports (a non-empty 1-D array of
+    0s and 1s); ε >= :data:`DEBIAS_MIN_EPSILON`.
+
+    E[report] = (1 − p) + (2p − 1)·bit, so (mean(reports) − (1 − p))/(2p − 1) is unbiased. With
+    2p − 1 = tanh(ε/2) and 1 − p = ½ − tanh(ε/2)/2 it is (mean − ½)/tanh(ε/2) + ½, computed that
+    way: no cancellation in 1 − p or 2p − 1 at tiny ε.
     """
-    arr = np.asarray(reports)
-    if arr.ndim != 1 or arr.size == 0 or arr.dtype == bool or not np.isin(arr, (0, 1)).all():
-        raise ValueError("reports must be a non-empty 1-D array of values in {0, 1}")
-    p = keep_probability(epsilon)
-    return float((arr.mean() - (1.0 - p)) / (2.0 * p - 1.0))
+    arr = _bits(reports, "reports", allow_empty=False)
+    epsilon = check_epsilon(epsilon)
+    if epsilon < DEBIAS_MIN_EPSILON:
+        raise ValueError(
+            f"epsilon must be >= {DEBIAS_MIN_EPSILON} for debias_mean (the estimate divides by "
+            f"tanh(epsilon/2)), got {epsilon!r}"
+        )
+    return float((arr.mean() - 0.5) / math.tanh(epsilon / 2) + 0.5)
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,10 @@ Decisions
   2^-53) and maps to F⁻¹(0) = left in the stable variants; u = 1 never occurs. The stable variants
   clip to the closed interval [left, right] against last-ulp rounding, so an endpoint may be
   returned (a measure-zero event in exact arithmetic, harmless to the law).
-* The naive variants (``"corrected"``, ``"paper"``) are never clipped or cleaned: NaN, ±inf and
-  values outside [left, right] are returned as computed (float warnings silenced), since showing
-  exactly what the formula does is their purpose. Callers who need correct draws use ``"stable"``.
+* The naive variants (``"corrected"``, ``"paper"``) are never clipped or cleaned (float warnings
+  silenced), since showing exactly what the formula does is their purpose; where it breaks down
+  they raise instead of returning non-finite draws (below). Callers who need correct draws use
+  ``"stable"``.
 * α = 0: Alg. 10 samples UNIFORM[left, right]; every variant does so (the stable inverse does it
   through its flat branch, |α·(right − left)| < 1e-12, which is uniform to double precision).
 * β is validated (a finite float) but does not change the law; the stable variant ignores it.
@@ -42,10 +43,19 @@ Decisions
 * Parameters are converted to float (the sampler works in floats); the exact laws are the exact laws
   of those floats: a law's exact path uses the float breakpoints exactly and, for the Laplace, the
   exact rationals 1/σ and μ/σ.
-* Limit of any float sampler: when 1/|rate| is comparable to the float spacing at the interval
-  (e.g. α = 1e9 on [1e6, 1e6 + 1], spacing 1.2e-10 against a scale of 1e-9), the draws are
-  rounded to a visibly coarse grid (a DKW gap of about |α|·spacing/2 ≈ 0.06 there). The stable
-  sampler is exact up to that rounding; the tests keep such intervals out of the conformance grid.
+* Limit of any float sampler: when the law's scale (1/|α|, σ, or the width when that is smaller)
+  is comparable to the float spacing where the draws fall (e.g. α = 1e9 on [1e6, 1e6 + 1],
+  spacing 1.2e-10 against a scale of 1e-9), the draws are rounded to a visibly coarse grid (a DKW
+  gap of about |α|·spacing/2 ≈ 0.06 there). Every sampler (each variant) therefore refuses, with
+  ``ValueError``, parameters under which the spacing within 40 scales of where the mass sits
+  exceeds 2^−12 of the scale (:data:`reference.sampling.FLOAT_GRID_FRACTION`): rounding then moves
+  no probability by more than 2^−13, and the stable sampler is exact up to that rounding. The
+  exact laws have no such limit.
+* The naive variants never return non-finite draws: where their formula overflows (NaN or ±inf),
+  they raise ``ValueError`` naming ``variant`` (the demonstration that the formula breaks) instead
+  of returning them; ``"corrected"`` also refuses draws outside [left, right]. ``"paper"`` draws
+  outside [left, right] are returned: they are its documented erratum (the printed Laplace CDF
+  truncates too little).
 * Validation: every parameter must be a finite real (not bool); left < right with right − left
   finite (a wider interval has no float width); σ > 0 with 1/σ finite (σ >= ~5.6e-309). The laws
   also need the log-density's anchor value |rate·endpoint| to be a finite float.
@@ -60,7 +70,11 @@ from typing import Any
 import numpy as np
 
 from reference.distributions import PiecewiseLogLinear
-from reference.sampling import truncated_exponential_inverse
+from reference.sampling import (
+    FLOAT_GRID_FRACTION,
+    coarse_float_grid,
+    truncated_exponential_inverse,
+)
 from reference.validation import check_finite, check_positive, check_rng, check_size
 
 VARIANTS: tuple[str, ...] = ("stable", "corrected", "paper")
@@ -112,6 +126,51 @@ def _check_variant(variant: Any) -> str:
     return variant
 
 
+def _check_grid(
+    left: float, right: float, centre: float, scale: float, scale_name: str, names=("left", "right")
+) -> None:
+    """Refuse a law whose draws would fall on a float grid coarse against its scale: the spacing
+    at the largest magnitude within 40 scales of ``centre`` (the point in [left, right] where the
+    mass sits) must be at most :data:`~reference.sampling.FLOAT_GRID_FRACTION` times
+    min(scale, right − left). ``scale_name`` names the scale parameter (None: the width)."""
+    lo_name, hi_name = names
+    width = right - left
+    effective = min(scale, width)
+    reach = min(max(abs(left), abs(right)), abs(centre) + 40.0 * effective)
+    if not coarse_float_grid(reach, effective):
+        return
+    with np.errstate(over="ignore"):
+        needed = float(np.spacing(reach)) / FLOAT_GRID_FRACTION
+    if scale_name is not None and scale < width:
+        head = f"{scale_name} must give a scale of at least 2^12 float spacings where the draws fall"
+    else:
+        head = (
+            f"{hi_name} - {lo_name} must span at least 2^12 float spacings "
+            f"({hi_name} - {lo_name} >= {needed:.4g})"
+        )
+    raise ValueError(
+        f"{head}: the law's scale {effective:.4g} is below {needed:.4g} on [{lo_name}, {hi_name}] = "
+        f"[{left!r}, {right!r}], so float draws would fall on a grid coarse against it"
+    )
+
+
+def _check_naive(out: np.ndarray, variant: str, params: dict[str, float]) -> np.ndarray:
+    """The draws of a naive variant, unless its formula broke down (see the module docstring)."""
+    shown = ", ".join(f"{k} = {v!r}" for k, v in params.items())
+    if not np.isfinite(out).all():
+        raise ValueError(
+            f"variant {variant!r} overflows at these parameters ({shown}): its naive formula gives "
+            "NaN or inf draws; use variant='stable'"
+        )
+    left, right = params["left"], params["right"]
+    if variant == "corrected" and out.size and (out.min() < left or out.max() > right):
+        raise ValueError(
+            f"variant {variant!r} loses precision at these parameters ({shown}): a draw left "
+            "[left, right]; use variant='stable'"
+        )
+    return out
+
+
 def _check_anchor(rate: float, anchor: float, what: str) -> float:
     """rate·anchor as a float, which the law's float path needs finite."""
     value = rate * anchor
@@ -143,8 +202,10 @@ def sample_uniform(a: Any, b: Any, size: int, rng: np.random.Generator) -> np.nd
     """``size`` draws of UNIFORM[a, b] (tzamos20 App. E.3, Alg. 8): u ~ U[0, 1), a + (b − a)·u.
 
     Exact law: :func:`uniform_law`. The output lies in [a, b] (rounding may return b itself).
+    An interval of fewer than 2^12 float spacings is refused (module docstring).
     """
     a, b = _check_interval(a, b, ("a", "b"))
+    _check_grid(a, b, a, math.inf, None, ("a", "b"))
     size, rng = check_size(size), check_rng(rng)
     return _uniform_from_uniforms(rng.random(size), a, b)
 
@@ -208,17 +269,24 @@ def sample_truncated_exponential(
         ``"stable"`` (default): left + log1p(u·expm1(αΔ))/α for α < 0 and
         right + log(u + (1 − u)e^{−αΔ})/α for α > 0 (Δ = right − left; spec §2.7), never
         overflowing, output in [left, right]. ``"corrected"``: the corrected inverse of §2.7 / E11,
-        (ln(e^{α·left+β} + u(e^{α·right+β} − e^{α·left+β})) − β)/α, evaluated naively (NaN/±inf once
+        (ln(e^{α·left+β} + u(e^{α·right+β} − e^{α·left+β})) − β)/α, evaluated naively (``ValueError`` once
         e^{α·x+β} overflows or underflows; poor for tiny α). ``"paper"``: the printed
         (1/α)ln(e^{α·left+β} + u(…)) − β, which misplaces β: it equals the corrected draw plus
-        β(1/α − 1), wrong whenever β ≠ 0 and α ≠ 1. Naive outputs are returned unclipped.
+        β(1/α − 1), wrong whenever β ≠ 0 and α ≠ 1. Naive outputs are returned unclipped, but
+        non-finite ones raise ``ValueError`` naming ``variant``.
     """
     alpha = check_finite(alpha, "alpha")
     beta = check_finite(beta, "beta")
     left, right = _check_interval(left, right)
+    rate_scale = math.inf if alpha == 0 else 1.0 / abs(alpha)
+    _check_grid(left, right, right if alpha > 0 else left, rate_scale, "alpha")
     size, rng = check_size(size), check_rng(rng)
     variant = _check_variant(variant)
-    return _truncated_exponential_from_uniforms(rng.random(size), alpha, beta, left, right, variant)
+    out = _truncated_exponential_from_uniforms(rng.random(size), alpha, beta, left, right, variant)
+    if variant == "stable":
+        return out
+    params = {"alpha": alpha, "beta": beta, "left": left, "right": right}
+    return _check_naive(out, variant, params)
 
 
 # --------------------------------------------------------------------------------------------
@@ -351,22 +419,26 @@ def sample_truncated_laplace(
         F(right) both round to 1); output in [left, right].
         ``"corrected"``: F⁻¹(F(left) + u(F(right) − F(left))) with the corrected §2.7 / E11 formulas
         F(x) = ½ + ½ sgn(x−μ)(1 − e^{−|x−μ|/σ}), F⁻¹(u) = μ − σ sgn(u−½) ln(1 − 2|u−½|), naive in
-        floats: NaN/±inf or a lattice of values once F(left) and F(right) round together.
+        floats: ``ValueError`` (NaN/±inf draws) or a lattice of values once F(left) and F(right)
+        round together.
         ``"paper"``: the same with the printed CDF (spurious 1/σ) and the printed inverse
         μ + σ sgn(u−½) ln(1 − 2|u−½|) (sign error: the draw is reflected about μ, which only
-        cancels on an interval symmetric about μ). Naive outputs are returned unclipped.
+        cancels on an interval symmetric about μ). Naive outputs are returned unclipped (the printed
+        CDF truncates too little), but non-finite ones raise ``ValueError`` naming ``variant``.
     """
     mu = check_finite(mu, "mu")
     sigma = _check_sigma(sigma)
     left, right = _check_interval(left, right)
+    _check_grid(left, right, min(max(mu, left), right), sigma, "sigma")
     size, rng = check_size(size), check_rng(rng)
     variant = _check_variant(variant)
     if variant == "stable":
         u_side = rng.random(size) if left < mu < right else None
         return _laplace_stable_from_uniforms(u_side, rng.random(size), mu, sigma, left, right)
-    return _laplace_naive_from_uniforms(
+    out = _laplace_naive_from_uniforms(
         rng.random(size), mu, sigma, left, right, paper=variant == "paper"
     )
+    return _check_naive(out, variant, {"mu": mu, "sigma": sigma, "left": left, "right": right})
 
 
 __all__ = [

@@ -55,17 +55,28 @@ from typing import Any
 import numpy as np
 
 from reference.private_median.extended_density import Piece, tent_slope
-from reference.private_median.parameters import MedianParameters
+from reference.private_median.parameters import MedianParameters, check_params, check_work
 from reference.private_median.typical_set import exact_data
+from reference.validation import check_choice, check_fraction, check_int
 
 _KEY_LIMIT = 2**62
 CHUNK_ENTRIES = 1 << 21  # grid entries per chunk of rows (memory ~ 30 int64 arrays of this size)
 TYPICAL_SETS = ("paper", "fixed")
+MAX_FAST_WORK = 4 * 10**7
+"""The fast construction's budget (about 10 s): n·(K + 2000) (the O(n·K·log n) tables plus the
+O(n log n) exact work per value)."""
+MAX_NESTED = 10**6
+
+
+def check_fast(params: MedianParameters, what: str = "data, params") -> None:
+    """ValueError when the fast construction exceeds :data:`MAX_FAST_WORK`."""
+    check_work(params.n * (params.windows + 2000), MAX_FAST_WORK, what, params)
 
 
 def check_typical_set_nonempty(params: MedianParameters) -> None:
     """ValueError when H is empty: the κ = K window needs K + 1 <= n points, and
     K = ⌊Lrn/(2C)⌋ <= n − 1 for every n iff C > Lr/2 (C > 1/4 always suffices)."""
+    params = check_params(params)
     if params.windows + 1 > params.n:
         raise ValueError(
             f"C must be greater than L·r/2 = {params.L * params.r / 2} (got C = {params.C}): "
@@ -76,8 +87,9 @@ def check_typical_set_nonempty(params: MedianParameters) -> None:
 
 def typical_hamming_closed_form(data: Any, xi: Any, params: MedianParameters) -> int | float:
     """TH(X, ξ) by the closed form of step 1 (+inf when ξ ∉ Ξ or H is empty)."""
+    params = check_params(params)
     x = exact_data(data, params.n)
-    xi = Fraction(xi)
+    xi = check_fraction(xi, "xi")
     lo, hi = params.xi_range
     n, ell, K, delta = params.n, params.ell, params.windows, params.delta
     if not lo <= xi <= hi or K + 1 > n:
@@ -139,6 +151,9 @@ class Lattice:
 
 def make_lattice(bases: list[Fraction], params: MedianParameters) -> Lattice:
     """The lattice of ``bases`` (sorted distinct values) with gaps shrunk to 2K + 2."""
+    params = check_params(params)
+    check_fast(params, "bases, params")
+    bases = sorted(set(exact_data(bases, name="bases")))
     delta = params.delta
     gap = 2 * params.windows + 2
     parts = [math.floor(v / delta) for v in bases]
@@ -262,9 +277,7 @@ def _cell_block(
 
 
 def _check_typical_set(typical_set: str) -> str:
-    if typical_set not in TYPICAL_SETS:
-        raise ValueError(f"typical_set must be one of {TYPICAL_SETS}, got {typical_set!r}")
-    return typical_set
+    return check_choice(typical_set, "typical_set", TYPICAL_SETS)
 
 
 def _blocks(
@@ -272,9 +285,11 @@ def _blocks(
 ) -> tuple[Lattice, int, int, Iterator[CellBlock]]:
     """(lattice, key of Ξ's low end, key of its high end, the blocks of rows): one row per
     distinct data value whose anchors can meet Ξ, plus the two ends of Ξ."""
+    params = check_params(params)
     if _check_typical_set(typical_set) == "paper":
         check_typical_set_nonempty(params)
     x = exact_data(data, params.n)
+    check_fast(params)
     lo, hi = params.xi_range
     K, delta = params.windows, params.delta
     distinct = sorted(set(x))
@@ -373,6 +388,9 @@ def nested_extremes(
 ) -> list[tuple[int, Fraction, Fraction]]:
     """(k, lo_k, hi_k) with lo_k = min_{j<=k} ξ_{j,inf}, hi_k = max_{j<=k} ξ_{j,sup}, keeping
     only the levels where the interval grows (the others' tents are dominated)."""
+    from reference.private_median.extended_density import check_levels_map
+
+    levels = check_levels_map(levels, limit=MAX_NESTED)
     out: list[tuple[int, Fraction, Fraction]] = []
     for k in sorted(levels):
         a, b = levels[k]
@@ -399,6 +417,32 @@ def _first(values: list[Fraction], test) -> int:
     return lo
 
 
+def _cap(cap: Any) -> Fraction:
+    value = cap if isinstance(cap, Fraction) else check_fraction(cap, "cap")
+    if value < 0:
+        raise ValueError(f"cap must be >= 0, got {value}")
+    return value
+
+
+def _check_nested(nested: Any) -> list[tuple[int, Fraction, Fraction]]:
+    """(k, lo_k, hi_k) triples with k increasing and [lo_k, hi_k] growing (nested)."""
+    if isinstance(nested, str | bytes) or not isinstance(nested, list | tuple) or not nested:
+        raise ValueError("nested must be a non-empty list of (k, lo_k, hi_k)")
+    if len(nested) > MAX_NESTED:
+        raise ValueError(f"nested must hold at most {MAX_NESTED} levels, got {len(nested)}")
+    out = []
+    for item in nested:
+        if not isinstance(item, tuple | list) or len(item) != 3:
+            raise ValueError("nested must be a list of triples (k, lo_k, hi_k)")
+        k = check_int(item[0], "nested (a level k)", minimum=0)
+        lo = item[1] if isinstance(item[1], Fraction) else check_fraction(item[1], "nested")
+        hi = item[2] if isinstance(item[2], Fraction) else check_fraction(item[2], "nested")
+        if lo > hi or (out and (k <= out[-1][0] or lo > out[-1][1] or hi < out[-1][2])):
+            raise ValueError("nested must have increasing k and growing intervals lo_k <= hi_k")
+        out.append((k, lo, hi))
+    return out
+
+
 def sweep_envelope(
     nested: list[tuple[int, Fraction, Fraction]],
     params: MedianParameters,
@@ -406,10 +450,10 @@ def sweep_envelope(
 ) -> list[Piece]:
     """min_k h_k on [−B, B] from the nested level bounds (k, lo_k, hi_k) by the O(n log n) sweep
     of step 3 (merged exact pieces; equal to :func:`extended_density.envelope_from_levels`)."""
+    params = check_params(params)
+    nested = _check_nested(nested)
     s, bound = tent_slope(params), params.output_bound
-    cap = 3 * params.C * params.r if cap is None else Fraction(cap)
-    if not nested:
-        raise ValueError("nested must be non-empty")
+    cap = 3 * params.C * params.r if cap is None else _cap(cap)
     p1, p2 = [], []
     for k, a, b in nested:
         p1.append(min(k + s * a, p1[-1]) if p1 else k + s * a)
@@ -463,14 +507,16 @@ def fast_envelope(
 ) -> list[Piece]:
     """Ψ_X exactly, by steps 2 and 3 (O(n·K·log n) integer work plus an O(n log n) sweep).
     ``typical_set="fixed"`` with the variant's ``cap`` d_M gives Ψ^fix_X
-    (:func:`fixed_typical_set.fixed_envelope`)."""
+    (:func:`fixed_typical_set.fixed_envelope`). Refused beyond :data:`MAX_FAST_WORK`."""
     return sweep_envelope(nested_level_bounds(data, params, typical_set), params, cap)
 
 
 __all__ = [
     "CHUNK_ENTRIES",
+    "MAX_FAST_WORK",
     "TYPICAL_SETS",
     "CellBlock",
+    "check_fast",
     "Lattice",
     "check_typical_set_nonempty",
     "fast_cells",

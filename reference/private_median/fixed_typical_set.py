@@ -48,19 +48,21 @@ from reference.private_median.extended_density import (
     exact_epsilon,
     tent_slope,
 )
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.typical_set import anchor_points, exact_data, left_median
-from reference.validation import check_fraction
+from reference.private_median.parameters import MedianParameters, check_params
+from reference.private_median.typical_set import (
+    _left_median,
+    anchor_points,
+    check_direct,
+    exact_data,
+)
+from reference.validation import check_choice, check_fraction
 
 MAX_FIXED_BRUTE_N = 7
+MAX_BRUTE_CANDIDATES = 2 * 10**6
+"""The most candidate data sets :func:`fixed_typical_hamming_brute` tries (about 10 s)."""
 CAP_RULES = ("spec", "tight")
 
-
-def _check_params(params: Any) -> MedianParameters:
-    """``params`` must be a :class:`MedianParameters` (spec §1.5 constants)."""
-    if not isinstance(params, MedianParameters):
-        raise ValueError(f"params must be a MedianParameters, got {type(params).__name__}")
-    return params
+_check_params = check_params
 
 
 def fixed_window_ranges(params: MedianParameters) -> tuple[int, int]:
@@ -79,8 +81,11 @@ def in_fixed_typical_set(data: Any, params: MedianParameters) -> bool:
     """X ∈ H_fix (spec §6 E1 [OURS]): m(X) ∈ Ξ, x_(ℓ+j) − x_(ℓ) <= jδ (j <= K₊) and
     x_(ℓ) − x_(ℓ−j) <= jδ (j <= K₋); O(n log n)."""
     p = _check_params(params)
-    x = exact_data(data, p.n)
-    m = left_median(x, p)
+    return _in_fixed(exact_data(data, p.n), p)
+
+
+def _in_fixed(x: list[Fraction], p: MedianParameters) -> bool:
+    m = _left_median(x, p)
     if not _in_xi(m, p):
         return False
     k_minus, k_plus = fixed_window_ranges(p)
@@ -103,8 +108,10 @@ def fixed_typical_hamming(data: Any, xi: Any, params: MedianParameters) -> int |
         TH_fix = max(0, max_{j<=K₊} a_j − (n − ℓ − j)) + max(0, max_{j<=K₋} b_j − (ℓ − 1 − j)).
     """
     p = _check_params(params)
-    x = exact_data(data, p.n)
-    xi = Fraction(xi)
+    return _fixed_th(exact_data(data, p.n), check_fraction(xi, "xi"), p)
+
+
+def _fixed_th(x: list[Fraction], xi: Fraction, p: MedianParameters) -> int | float:
     if not _in_xi(xi, p):
         return math.inf
     k_minus, k_plus = fixed_window_ranges(p)
@@ -123,7 +130,7 @@ def brute_force_grid(data: Any, xi: Any, params: MedianParameters) -> list[Fract
     ξ ± tδ for t ∈ {1/2, 1, K, K + 1/2} (values that satisfy some but not all windows), sorted
     and distinct."""
     p = _check_params(params)
-    xi = Fraction(xi)
+    xi = check_fraction(xi, "xi")
     grid = set(exact_data(data, p.n)) | {xi}
     for t in {Fraction(1, 2), Fraction(1), Fraction(p.windows), p.windows + Fraction(1, 2)}:
         grid |= {xi - t * p.delta, xi + t * p.delta}
@@ -141,10 +148,21 @@ def fixed_typical_hamming_brute(
     if p.n > MAX_FIXED_BRUTE_N:
         raise ValueError(f"n must be at most {MAX_FIXED_BRUTE_N} for the brute-force oracle")
     x = exact_data(data, p.n)
-    xi = Fraction(xi)
+    xi = check_fraction(xi, "xi")
     if not _in_xi(xi, p):
         return math.inf
-    values = brute_force_grid(x, xi, p) if grid is None else sorted(set(map(Fraction, grid)))
+    if grid is None:
+        values = brute_force_grid(x, xi, p)
+    else:
+        values = sorted(set(exact_data(grid, name="grid")))
+    candidates = sum(
+        math.comb(p.n, size) * math.comb(len(values) + size - 1, size) for size in range(p.n + 1)
+    )
+    if candidates > MAX_BRUTE_CANDIDATES:
+        raise ValueError(
+            f"grid: the brute force would try {candidates} candidates, above the limit "
+            f"{MAX_BRUTE_CANDIDATES} (about 10 s): use a smaller grid"
+        )
     for size in range(p.n + 1):
         kept_sets = {
             tuple(v for i, v in enumerate(x) if i not in out)
@@ -153,7 +171,7 @@ def fixed_typical_hamming_brute(
         for kept in kept_sets:
             for new in itertools.combinations_with_replacement(values, size):
                 y = sorted(kept + new)
-                if left_median(y, p) == xi and in_fixed_typical_set(y, p):
+                if _left_median(y, p) == xi and _in_fixed(y, p):
                     return size
     return math.inf  # pragma: no cover - all points set to ξ is always feasible
 
@@ -165,11 +183,10 @@ def fixed_cell_levels(data: Any, params: MedianParameters) -> list[tuple[Fractio
     cell (Def. E.6)."""
     p = _check_params(params)
     x = exact_data(data, p.n)
+    check_direct(p)
     pts = anchor_points(x, p)
-    out = [(a, a, int(fixed_typical_hamming(x, a, p))) for a in pts]
-    out += [
-        (a, b, int(fixed_typical_hamming(x, (a + b) / 2, p))) for a, b in itertools.pairwise(pts)
-    ]
+    out = [(a, a, int(_fixed_th(x, a, p))) for a in pts]
+    out += [(a, b, int(_fixed_th(x, (a + b) / 2, p))) for a, b in itertools.pairwise(pts)]
     return sorted(out)
 
 
@@ -197,9 +214,7 @@ def fixed_cap_level(params: MedianParameters, rule: str = "spec") -> Fraction:
     """The cap M of the variant's restricted density: ``"spec"`` → min{Lrn, 4K} (spec §6 E1),
     ``"tight"`` → :func:`tight_cap_level`."""
     p = _check_params(params)
-    if rule not in CAP_RULES:
-        raise ValueError(f"rule must be one of {CAP_RULES}, got {rule!r}")
-    if rule == "tight":
+    if check_choice(rule, "rule", CAP_RULES) == "tight":
         return tight_cap_level(p)
     return min(p.L * p.r * p.n, Fraction(4 * p.windows))
 
@@ -238,7 +253,7 @@ def fixed_envelope_brute(
     """Ψ^fix_X(y) as the minimum over every cell (a, b, k) of k − s·min{max(|y − a|, |y − b|),
     d_M} (spec §4.3's oracle, for the variant)."""
     p = _check_params(params)
-    y, s, cap = Fraction(y), tent_slope(p), _resolve_cap(p, rule, cap_level)
+    y, s, cap = check_fraction(y, "y"), tent_slope(p), _resolve_cap(p, rule, cap_level)
     cells = fixed_cell_levels(data, p)
     return min(k - s * min(max(abs(y - a), abs(y - b)), cap) for a, b, k in cells)
 
@@ -289,13 +304,14 @@ def fixed_pieces(
     Prop. A.5(b) both cases give the same law on H_fix, so this is ε-DP (Prop. A.5(a))."""
     p = _check_params(params)
     x = exact_data(data, p.n)
-    if in_fixed_typical_set(x, p):
-        return fixed_restricted_pieces(left_median(x, p), p, rule, cap_level)
+    if _in_fixed(x, p):
+        return fixed_restricted_pieces(_left_median(x, p), p, rule, cap_level)
     return fixed_envelope(x, p, rule, cap_level)
 
 
 __all__ = [
     "CAP_RULES",
+    "MAX_BRUTE_CANDIDATES",
     "MAX_FIXED_BRUTE_N",
     "brute_force_grid",
     "fixed_cap",

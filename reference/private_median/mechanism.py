@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.core import PrivacyClaim
+from reference.core import ExactMechanismBase
 from reference.distributions import PiecewiseLogLinear
 from reference.private_median.extended_density import (
     Piece,
@@ -41,23 +41,46 @@ from reference.private_median.extended_density import (
     exact_epsilon,
     law_from_pieces,
 )
-from reference.private_median.fast_envelope import check_typical_set_nonempty, fast_envelope
+from reference.private_median.fast_envelope import (
+    check_fast,
+    check_typical_set_nonempty,
+    fast_envelope,
+)
 from reference.private_median.fixed_typical_set import (
     CAP_RULES,
+    _in_fixed,
     fixed_cap,
     fixed_envelope,
     fixed_restricted_pieces,
-    in_fixed_typical_set,
 )
-from reference.private_median.parameters import MedianParameters
+from reference.private_median.parameters import MedianParameters, check_params
 from reference.private_median.restricted_density import restricted_pieces, sample_restricted
-from reference.private_median.typical_set import exact_data, in_typical_set, left_median
-from reference.validation import check_rng, check_size
+from reference.private_median.typical_set import (
+    _in_typical_set,
+    _left_median,
+    check_direct,
+    exact_data,
+)
+from reference.validation import check_choice, check_positive, check_real_array
 
 MODES = ("extension", "paper", "fixed")
 CONSTRUCTIONS = ("fast", "direct")
 OUTPUTS = ("grid", "continuous")
 GRID_BITS = 32
+MIN_CONSTANT = Fraction(1, 2**64)
+MAX_CONSTANT = Fraction(2**64)
+"""The representable range of the constants L, r, R, C and of ε: each in [2^-64, 2^64]. Within
+it the output bound B = R + 4Cr, the output grid, the slopes (ε/2)·Ln/(6C) and the float
+sampler stay far from float overflow and underflow; outside it the mechanism is refused."""
+
+
+def _check_constant(value: Fraction, name: str) -> Fraction:
+    if not MIN_CONSTANT <= value <= MAX_CONSTANT:
+        raise ValueError(
+            f"{name} must lie in [2^-64, 2^64] (the range where the mechanism's outputs and "
+            f"float sampler are representable), got {float(value) if abs(value) < 1e300 else value}"
+        )
+    return value
 
 
 def output_grid(params: MedianParameters) -> float:
@@ -67,6 +90,9 @@ def output_grid(params: MedianParameters) -> float:
     rounding of the float sampler moves an output into a neighbouring grid cell only within
     ~2^-19 of a cell's width of its boundary, and every input has the same set of possible
     outputs (the multiples of Λ). Λ·j is an exact double for |j| <= 2^32."""
+    params = check_params(params)
+    if not Fraction(2) ** -1000 <= params.output_bound <= Fraction(2) ** 1000:
+        raise ValueError("params: the output bound B = R + 4Cr must lie in [2^-1000, 2^1000]")
     exponent = math.ceil(math.log2(params.output_bound))
     while Fraction(2) ** exponent < params.output_bound:  # guard the float log2
         exponent += 1
@@ -77,7 +103,15 @@ def output_grid(params: MedianParameters) -> float:
 
 def snap_to_grid(values: np.ndarray, spacing: float) -> np.ndarray:
     """Λ·round(y/Λ) (exact in floats for a power-of-two Λ): post-processing of y."""
-    return np.round(np.asarray(values, dtype=float) / spacing) * spacing
+    y = check_real_array(values, "values")
+    spacing = check_positive(spacing, "spacing")
+    if math.frexp(spacing)[0] != 0.5:
+        raise ValueError(f"spacing must be a power of two > 0, got {spacing!r}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.round(y / spacing) * spacing
+    if not np.all(np.isfinite(out)):
+        raise ValueError("values and spacing: y/Λ must fit a float")
+    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -88,20 +122,20 @@ def _envelope(
     cap_rule: str,
     construction: str,
 ) -> tuple[Piece, ...]:
+    if typical_set == "paper":
+        check_typical_set_nonempty(params)
+    (check_direct if construction == "direct" else check_fast)(params, "data, L, r, C")
     if typical_set == "fixed":
         if construction == "direct":
             return tuple(fixed_envelope(list(data), params, cap_rule))
         return tuple(fast_envelope(list(data), params, "fixed", fixed_cap(params, cap_rule)))
-    check_typical_set_nonempty(params)
     if construction == "direct":
         return tuple(envelope(list(data), params))
     return tuple(fast_envelope(list(data), params))
 
 
 def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return value
+    return check_choice(value, name, allowed)
 
 
 def extension_pieces(
@@ -114,23 +148,30 @@ def extension_pieces(
 ) -> list[Piece]:
     """Ψ_X (or Ψ^fix_X for ``typical_set="fixed"``), memoised on the sorted data: the partition
     does not depend on ε (spec §4.2). ValueError when the paper's H is empty (C <= Lr/2 for
-    this n)."""
+    this n), or when the construction exceeds its budget (about 10 s:
+    :data:`.fast_envelope.MAX_FAST_WORK`, :data:`.typical_set.MAX_DIRECT_WORK`)."""
     _choice(typical_set, ("paper", "fixed"), "typical_set")
     _choice(cap_rule, CAP_RULES, "cap_rule")
     _choice(construction, CONSTRUCTIONS, "construction")
+    params = check_params(params)
     x = tuple(exact_data(data, params.n))
     return list(_envelope(params, x, typical_set, cap_rule, construction))
 
 
 @dataclass(frozen=True)
-class PrivateMedian:
+class PrivateMedian(ExactMechanismBase):
     """tzamos20's ε-DP median estimator for (L, R, r)-admissible data (Assumption 1.2 as
     reconstructed, spec §1.2). Outputs lie in [−B, B], B = R + 4Cr (on the grid: multiples of
-    :func:`output_grid`, within Λ/2 of [−B, B]); n is the data set's size.
+    :func:`output_grid`, within Λ/2 of [−B, B]); n is the data set's size (any finite values).
 
     ``mode``: ``"extension"`` (default), ``"paper"`` (Algorithm 1 as printed, not ε-DP) or
     ``"fixed"`` (H_fix with ``cap_rule``); ``median_index``: ``"ceil"`` (ℓ = ⌈n/2⌉, default) or
-    the printed ``"floor"``; ``construction``: ``"fast"`` (default) or ``"direct"``."""
+    the printed ``"floor"``; ``construction``: ``"fast"`` (default) or ``"direct"``.
+
+    ``L``, ``r``, ``R``, ``C`` and ``epsilon`` are real numbers (ints, floats read exactly, or
+    Fractions; never strings or bools) in [2^-64, 2^64] (:data:`MAX_CONSTANT`). The law's
+    construction is refused (ValueError) beyond about 10 s: n·(K + 2000) <= 4·10^7 for the fast
+    construction, n²·(K + 1) <= 3·10^5 for the direct one (K = ⌊Lrn/(2C)⌋)."""
 
     L: Any
     r: Any
@@ -146,20 +187,28 @@ class PrivateMedian:
     def __post_init__(self) -> None:
         checked = MedianParameters(1, self.L, self.r, self.R, self.C, self.median_index)
         for name in ("L", "r", "R", "C"):
-            object.__setattr__(self, name, getattr(checked, name))
+            object.__setattr__(self, name, _check_constant(getattr(checked, name), name))
         _choice(self.mode, MODES, "mode")
         _choice(self.cap_rule, CAP_RULES, "cap_rule")
         _choice(self.construction, CONSTRUCTIONS, "construction")
         _choice(self.output, OUTPUTS, "output")
-        object.__setattr__(self, "epsilon", exact_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", _check_constant(exact_epsilon(self.epsilon), "epsilon"))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(float(self.epsilon), 0.0, "replace_one")
+    def claimed_epsilon(self) -> float:
+        return float(self.epsilon)
 
     @property
     def domain(self) -> tuple[float, float]:
         return (-math.inf, math.inf)
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        """[−B, B], widened by half a grid step for ``output="grid"`` (snapping)."""
+        bound = float(self.R + 4 * self.C * self.r)
+        if self.output == "grid":
+            bound += output_grid(self.parameters(1)) / 2
+        return (-bound, bound)
 
     @property
     def name(self) -> str:
@@ -173,28 +222,35 @@ class PrivateMedian:
     def parameters(self, n: int) -> MedianParameters:
         return MedianParameters(n, self.L, self.r, self.R, self.C, self.median_index)
 
-    def _case(self, data: Any) -> tuple[MedianParameters, list[Fraction], bool]:
-        values = exact_data(data)
+    def check_input(self, data: Any) -> list[Fraction]:
+        """The data as sorted exact rationals (:func:`.typical_set.exact_data`: the data policy,
+        floats read exactly)."""
+        return exact_data(data)
+
+    def _case(self, values: list[Fraction]) -> tuple[MedianParameters, bool]:
         params = self.parameters(len(values))
         if self.mode == "paper":
             check_typical_set_nonempty(params)
-            return params, values, in_typical_set(values, params)
+            return params, _in_typical_set(values, params)
         if self.mode == "fixed":
-            return params, values, in_fixed_typical_set(values, params)
-        return params, values, False
+            return params, _in_fixed(values, params)
+        return params, False
 
     def restricted(self, data: Any) -> bool:
         """Whether ``data`` takes Algorithm 1's Case (A) (always False for ``"extension"``)."""
-        return self._case(data)[2]
+        return self._case(self.check_input(data))[1]
 
     def pieces(self, data: Any) -> list[Piece]:
         """Ψ for this input (f ∝ exp((ε/2)Ψ)): the extension's envelope, or the single tent at
         m(X) in Case (A)."""
-        params, values, restricted = self._case(data)
+        return self._pieces(self.check_input(data))
+
+    def _pieces(self, values: list[Fraction]) -> list[Piece]:
+        params, restricted = self._case(values)
         if restricted and self.mode == "paper":
-            return restricted_pieces(left_median(values, params), params)
+            return restricted_pieces(_left_median(values, params), params)
         if restricted:
-            return fixed_restricted_pieces(left_median(values, params), params, self.cap_rule)
+            return fixed_restricted_pieces(_left_median(values, params), params, self.cap_rule)
         return extension_pieces(
             values,
             params,
@@ -203,22 +259,33 @@ class PrivateMedian:
             construction=self.construction,
         )
 
-    def exact(self, data: Any) -> PiecewiseLogLinear:
-        """The exact output law on ``data``."""
-        return law_from_pieces(self.pieces(data), self.epsilon)
+    def _law(self, values: list[Fraction]) -> PiecewiseLogLinear:
+        """The exact output law on the checked data (``pieces`` refused where the float law
+        cannot represent them: named as the data and the constants)."""
+        try:
+            return law_from_pieces(self._pieces(values), self.epsilon)
+        except ValueError as exc:
+            if str(exc).startswith("pieces"):
+                raise ValueError(f"data, epsilon, L, r, R, C: {exc}") from None
+            raise
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent outputs on ``data``: Algorithm 2 in Case (A), Algorithm 7
-        otherwise; then, for ``output="grid"`` (default), snapped to the multiples of
-        :func:`output_grid` (float-safe; ``"continuous"`` releases the sampler's doubles)."""
-        size, rng = check_size(size), check_rng(rng)
-        params, values, restricted = self._case(data)
-        if restricted:
-            cap = fixed_cap(params, self.cap_rule) if self.mode == "fixed" else None
-            m = left_median(values, params)
-            draws = sample_restricted(m, params, self.epsilon, size, rng, cap=cap)
-        else:
-            draws = self.exact(values).sample(size, rng)
+    def _draw(self, values: list[Fraction], size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent outputs: Algorithm 2 in Case (A), Algorithm 7 otherwise; then,
+        for ``output="grid"`` (default), snapped to the multiples of :func:`output_grid`
+        (float-safe; ``"continuous"`` releases the sampler's doubles)."""
+        params, restricted = self._case(values)
+        try:
+            if restricted:
+                cap = fixed_cap(params, self.cap_rule) if self.mode == "fixed" else None
+                m = _left_median(values, params)
+                draws = sample_restricted(m, params, self.epsilon, size, rng, cap=cap)
+            else:
+                draws = self._law(values).sample(size, rng)
+        except ValueError as exc:
+            text = str(exc)
+            if any(text.startswith(p) for p in ("data", "epsilon", "L", "r", "R", "C")):
+                raise
+            raise ValueError(f"data, epsilon, L, r, R, C: {text}") from None
         if self.output == "grid":
             return snap_to_grid(draws, output_grid(params))
         return draws

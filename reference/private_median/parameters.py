@@ -7,14 +7,23 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from reference.validation import check_fraction, check_int
+from reference.validation import check_choice, check_fraction, check_int
 
 MEDIAN_INDICES = ("ceil", "floor")
+MAX_N = 10**7
+"""The largest public n (a data set of n exact rationals)."""
 
 
 def exact_positive(x: Any, name: str) -> Fraction:
     """A rational > 0 (int, Fraction or finite float read exactly)."""
     return check_fraction(x, name, positive=True)
+
+
+def _short(x: Fraction) -> str:
+    """A rational for a message: its float value when it fits, else its size."""
+    if abs(x) <= 1e300:
+        return f"{float(x):.6g}"
+    return f"a number of {len(str(x.numerator // x.denominator))} digits"
 
 
 @dataclass(frozen=True)
@@ -34,18 +43,19 @@ class MedianParameters:
     median_index: str = "ceil"
 
     def __post_init__(self) -> None:
-        check_int(self.n, "n", minimum=1)
+        n = check_int(self.n, "n", minimum=1)
+        if n > MAX_N:
+            got = str(n) if n < 10**20 else f"an integer of {len(str(n))} digits"
+            raise ValueError(f"n must be an integer in [1, {MAX_N}], got {got}")
+        object.__setattr__(self, "n", n)
         for name in ("L", "r", "R", "C"):
             object.__setattr__(self, name, exact_positive(getattr(self, name), name))
         if self.L * self.r > Fraction(1, 2):
             raise ValueError(
                 f"L·r must be at most 1/2 (a density >= L on an interval of width 2r), got "
-                f"L·r = {self.L * self.r}"
+                f"L·r = {_short(self.L * self.r)}"
             )
-        if self.median_index not in MEDIAN_INDICES:
-            raise ValueError(
-                f"median_index must be one of {MEDIAN_INDICES}, got {self.median_index!r}"
-            )
+        check_choice(self.median_index, "median_index", MEDIAN_INDICES)
 
     @property
     def ell(self) -> int:
@@ -76,4 +86,23 @@ class MedianParameters:
         return self.R + 4 * self.C * self.r
 
 
-__all__ = ["MEDIAN_INDICES", "MedianParameters", "exact_positive"]
+def check_params(params: Any) -> MedianParameters:
+    """``params`` must be a :class:`MedianParameters` (spec §1.5 constants)."""
+    if not isinstance(params, MedianParameters):
+        raise ValueError(f"params must be a MedianParameters, got {type(params).__name__}")
+    return params
+
+
+def check_work(work: int, limit: int, what: str, params: MedianParameters) -> None:
+    """ValueError naming ``what`` when a construction's cost ``work`` exceeds ``limit`` (about
+    10 s of this package's exact arithmetic; the constants K = ⌊Lrn/(2C)⌋ and n set it)."""
+    if work > limit:
+        raise ValueError(
+            f"{what}: this construction is too large to compute here (n = {params.n}, "
+            f"K = ⌊Lrn/(2C)⌋ = {_short(Fraction(params.windows))}, cost "
+            f"{_short(Fraction(work))} > the limit {limit:.3g} of about 10 s): use a smaller n "
+            f"or a larger C"
+        )
+
+
+__all__ = ["MAX_N", "MEDIAN_INDICES", "MedianParameters", "check_params", "check_work", "exact_positive"]

@@ -24,14 +24,14 @@ from reference.private_median.extended_density import (
     exact_epsilon,
     law_from_pieces,
 )
-from reference.private_median.parameters import MedianParameters
-from reference.validation import check_rng, check_size
+from reference.private_median.parameters import MedianParameters, check_params
+from reference.validation import MAX_FLOAT, check_fraction, check_rng, check_size
 
 
 def restricted_pieces(median: Any, params: MedianParameters) -> list[Piece]:
     """Ψ(y) = −s·min{|y − m|, 3Cr} on [−B, B] as exact pieces (m anywhere on ℝ)."""
-    m = Fraction(median)
-    return envelope_from_levels({0: (m, m)}, params)
+    m = check_fraction(median, "median")
+    return envelope_from_levels({0: (m, m)}, check_params(params))
 
 
 def restricted_law(median: Any, params: MedianParameters, epsilon: Any) -> PiecewiseLogLinear:
@@ -42,6 +42,7 @@ def restricted_law(median: Any, params: MedianParameters, epsilon: Any) -> Piece
 def lemma_a_4_normalizer(params: MedianParameters, epsilon: Any) -> mpmath.mpf:
     """Lemma A.4's closed form (stray dω removed, spec §1.6):
     Ẑ = (24C/(εLn))(1 − e^{−εLrn/4}) + (2R + 2Cr)e^{−εLrn/4}; valid when C > 1/2 and m ∈ Ξ."""
+    params = check_params(params)
     with workdps():
         e = to_mpf(exact_epsilon(epsilon))
         L, r, R, C = (to_mpf(v) for v in (params.L, params.r, params.R, params.C))
@@ -56,8 +57,9 @@ def restricted_intervals(
     """Algorithm 2's partition of I: I_left = [−B, m − 3Cr), I_center = [m − 3Cr, m + 3Cr] ∩ I,
     I_right = (m + 3Cr, B]; empty parts are left out (spec §2.2). ``cap`` replaces 3Cr (the
     fixed variant's d_M)."""
-    m, bound = Fraction(median), params.output_bound
-    cap = 3 * params.C * params.r if cap is None else Fraction(cap)
+    params = check_params(params)
+    m, bound = check_fraction(median, "median"), params.output_bound
+    cap = 3 * params.C * params.r if cap is None else check_fraction(cap, "cap", nonnegative=True)
     lo, hi = max(-bound, m - cap), min(bound, m + cap)
     out = []
     if -bound < min(lo, bound):
@@ -100,10 +102,17 @@ def sample_restricted(
     :func:`~reference.primitives.truncated.sample_truncated_laplace`; ``"stable"`` by default).
     ``cap`` replaces the flattening distance 3Cr (the fixed variant's d_M)."""
     size, rng = check_size(size), check_rng(rng)
-    m = Fraction(median)
+    params = check_params(params)
+    m = check_fraction(median, "median")
     eps = exact_epsilon(epsilon)
     sigma = 12 * params.C / (params.L * params.n * eps)
-    cap = 3 * params.C * params.r if cap is None else Fraction(cap)
+    cap = 3 * params.C * params.r if cap is None else check_fraction(cap, "cap", nonnegative=True)
+    if not (Fraction(2) ** -1000 <= sigma <= MAX_FLOAT / 4 and params.output_bound <= MAX_FLOAT / 4):
+        raise ValueError(
+            "epsilon, params: the Laplace scale σ = 12C/(εLn) or the bound B = R + 4Cr is "
+            "outside the range the float sampler represents (σ in [2^-1000, 4.5e307], "
+            "B <= 4.5e307)"
+        )
     parts = restricted_intervals(m, params, cap)
     with workdps():
         rate = 1 / to_mpf(sigma)
@@ -118,12 +127,17 @@ def sample_restricted(
         count = int(hit.sum())
         if not count:
             continue
-        if kind == "center":
-            out[hit] = sample_truncated_laplace(
-                float(m), float(sigma), float(a), float(b), count, rng, variant=variant
-            )
-        else:
-            out[hit] = sample_uniform(float(a), float(b), count, rng)
+        try:
+            if kind == "center":
+                out[hit] = sample_truncated_laplace(
+                    float(m), float(sigma), float(a), float(b), count, rng, variant=variant
+                )
+            else:
+                out[hit] = sample_uniform(float(a), float(b), count, rng)
+        except ValueError as exc:
+            if str(exc).startswith("variant"):
+                raise
+            raise ValueError(f"epsilon, params, median: {exc}") from None
     return out
 
 

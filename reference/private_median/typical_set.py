@@ -32,40 +32,66 @@ from typing import Any
 
 import numpy as np
 
-from reference.private_median.parameters import MedianParameters
+from reference.private_median.parameters import MedianParameters, check_params, check_work
+from reference.validation import check_data, check_fraction, check_int
 
 MAX_BRUTE_N = 12
+MAX_GREEDY_N = 2000
+MAX_ANCHORS = 2 * 10**6
+"""The most anchors X_i ± κδ (n·(2K + 1)) :func:`anchor_points` builds (about 5 s)."""
+MAX_DIRECT_WORK = 3 * 10**5
+"""The direct constructions' budget (about 10 s): n²·(K + 1) (one TH per anchor cell)."""
+
+
+def _exact(v: Any) -> Fraction:
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, int | np.integer):
+        return Fraction(int(v))
+    return Fraction(float(v))
 
 
 def exact_data(data: Any, n: int | None = None, name: str = "data") -> list[Fraction]:
-    """The data as a sorted list of exact Fractions (floats read exactly); non-empty, finite,
-    of length ``n`` when given."""
-    if isinstance(data, str | bytes):
-        raise ValueError(f"{name} must be a 1-D sequence of finite numbers, got a string")
-    values = list(np.ravel(np.asarray(data, dtype=object))) if not isinstance(data, list) else data
-    if not values:
-        raise ValueError(f"{name} must be non-empty")
-    out = []
-    for v in values:
-        if isinstance(v, bool | np.bool_):
-            raise ValueError(f"{name} must contain numbers, got {v!r}")
-        if isinstance(v, np.integer):
-            v = int(v)
-        if isinstance(v, np.floating):
-            v = float(v)
-        if isinstance(v, float) and not math.isfinite(v):
-            raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
-        if not isinstance(v, int | float | Fraction):
-            raise ValueError(f"{name} must contain numbers, got {v!r}")
-        out.append(Fraction(v))
+    """The data as a sorted list of exact Fractions (floats read exactly; ints and Fractions
+    kept exact) under the data policy of :func:`reference.validation.check_data` (numbers only,
+    finite, fitting a float, a flat sequence); non-empty, of length ``n`` when given."""
+    values = check_data(data, name)
+    if isinstance(data, list | tuple | range) or (
+        isinstance(data, np.ndarray) and data.dtype.kind in "iuO"
+    ):
+        raw = data.tolist() if isinstance(data, np.ndarray) else data
+        out = [_exact(v) for v in raw]
+    else:
+        out = [Fraction(v) for v in values.tolist()]
     if n is not None and len(out) != n:
         raise ValueError(f"{name} must have n = {n} values, got {len(out)}")
     return sorted(out)
 
 
-def left_median(sorted_data: list[Fraction], params: MedianParameters) -> Fraction:
+def _xi(xi: Any) -> Fraction:
+    return check_fraction(xi, "xi")
+
+
+def _left_median(x: list[Fraction], params: MedianParameters) -> Fraction:
+    return x[params.ell - 1]
+
+
+def left_median(sorted_data: Any, params: MedianParameters) -> Fraction:
     """m(X) = x_(ℓ) (Def. A.2 with ℓ = ⌈n/2⌉ by default)."""
-    return sorted_data[params.ell - 1]
+    params = check_params(params)
+    return _left_median(exact_data(sorted_data, params.n, "sorted_data"), params)
+
+
+def check_anchors(params: MedianParameters, what: str = "data, params") -> None:
+    """ValueError when the n·(2K + 1) anchors exceed :data:`MAX_ANCHORS`."""
+    check_work(params.n * (2 * params.windows + 1), MAX_ANCHORS, what, params)
+
+
+def check_direct(params: MedianParameters, what: str = "data, params") -> None:
+    """ValueError when a direct construction (one TH per anchor cell) exceeds
+    :data:`MAX_DIRECT_WORK`."""
+    check_anchors(params, what)
+    check_work(params.n**2 * (params.windows + 1), MAX_DIRECT_WORK, what, params)
 
 
 def _in_xi(xi: Fraction, params: MedianParameters) -> bool:
@@ -73,8 +99,16 @@ def _in_xi(xi: Fraction, params: MedianParameters) -> bool:
     return lo <= xi <= hi
 
 
-def window_counts(sorted_data: list[Fraction], xi: Fraction, kappa: int, delta: Fraction):
+def window_counts(sorted_data: Any, xi: Any, kappa: int, delta: Any) -> tuple[int, int]:
     """(#{ξ <= X_i <= ξ + κδ}, #{ξ − κδ <= X_i <= ξ}) (closed windows, ties on both sides)."""
+    x = exact_data(sorted_data, name="sorted_data")
+    xi = _xi(xi)
+    kappa = check_int(kappa, "kappa", minimum=0)
+    delta = check_fraction(delta, "delta", positive=True)
+    return _window_counts(x, xi, kappa, delta)
+
+
+def _window_counts(sorted_data: list[Fraction], xi: Fraction, kappa: int, delta: Fraction):
     right = bisect_right(sorted_data, xi + kappa * delta) - bisect_left(sorted_data, xi)
     left = bisect_right(sorted_data, xi) - bisect_left(sorted_data, xi - kappa * delta)
     return right, left
@@ -82,22 +116,29 @@ def window_counts(sorted_data: list[Fraction], xi: Fraction, kappa: int, delta: 
 
 def in_typical_set(data: Any, params: MedianParameters) -> bool:
     """X ∈ H (spec §2.8): m(X) ∈ Ξ and every κ-Right and κ-Left window holds; O(n log n)."""
-    x = exact_data(data, params.n)
-    m = left_median(x, params)
-    if not _in_xi(m, params):
+    params = check_params(params)
+    return _in_typical_set(exact_data(data, params.n), params)
+
+
+def _in_typical_set(x: list[Fraction], params: MedianParameters) -> bool:
+    m = _left_median(x, params)
+    if not _in_xi(m, params) or params.windows + 1 > params.n:  # H is empty when K + 1 > n
         return False
     for kappa in range(1, params.windows + 1):
-        right, left = window_counts(x, m, kappa, params.delta)
+        right, left = _window_counts(x, m, kappa, params.delta)
         if right < kappa + 1 or left < kappa + 1:
             return False
     return True
 
 
 def typical_hamming(data: Any, xi: Any, params: MedianParameters) -> int | float:
-    """TH(X, ξ) by the exact (s_L, s_R) formula of spec §2.3 (+inf when ξ ∉ Ξ)."""
-    x = exact_data(data, params.n)
-    xi = Fraction(xi)
-    if not _in_xi(xi, params):
+    """TH(X, ξ) by the exact (s_L, s_R) formula of spec §2.3 (+inf when ξ ∉ Ξ or H is empty)."""
+    params = check_params(params)
+    return _typical_hamming(exact_data(data, params.n), _xi(xi), params)
+
+
+def _typical_hamming(x: list[Fraction], xi: Fraction, params: MedianParameters) -> int | float:
+    if not _in_xi(xi, params) or params.windows + 1 > params.n:
         return math.inf
     n, ell, K, delta = params.n, params.ell, params.windows, params.delta
     below = bisect_left(x, xi)  # A₀ = #{X_i < ξ}
@@ -131,11 +172,14 @@ def typical_hamming_greedy(data: Any, xi: Any, params: MedianParameters) -> int 
     #{X_i < ξ} − (ℓ − 1) smallest when too many lie below). Part 2 runs κ = K..1 and, while a
     κ-Right (κ-Left) window is short, sets the current maximum (minimum) to ξ. Raises
     ``ValueError`` when that point already equals ξ (the greedy is stuck: possible for C < 1,
-    spec §2.3).
+    spec §2.3). n <= :data:`MAX_GREEDY_N`.
     """
+    params = check_params(params)
     x = exact_data(data, params.n)
-    xi = Fraction(xi)
-    if not _in_xi(xi, params):
+    xi = _xi(xi)
+    if params.n > MAX_GREEDY_N:
+        raise ValueError(f"n must be at most {MAX_GREEDY_N} for the greedy, got {params.n}")
+    if not _in_xi(xi, params) or params.windows + 1 > params.n:
         return math.inf
     original = list(x)
     cur = list(x)
@@ -151,14 +195,15 @@ def typical_hamming_greedy(data: Any, xi: Any, params: MedianParameters) -> int 
     for kappa in range(params.windows, 0, -1):
         for side in ("right", "left"):
             while True:
-                right, left = window_counts(sorted(cur), xi, kappa, params.delta)
+                right, left = _window_counts(sorted(cur), xi, kappa, params.delta)
                 if (right if side == "right" else left) >= kappa + 1:
                     break
                 pick = max if side == "right" else min
                 j = pick(range(params.n), key=lambda i: cur[i])
                 if cur[j] == xi:
                     raise ValueError(
-                        f"the greedy TYPICALHAMMING is stuck at κ = {kappa} ({side} window): "
+                        f"data, xi, params: the greedy TYPICALHAMMING is stuck at κ = {kappa} "
+                        f"({side} window): "
                         f"its extreme point already equals ξ (C = {params.C} < 1 can do this)"
                     )
                 cur[j] = xi
@@ -168,25 +213,29 @@ def typical_hamming_greedy(data: Any, xi: Any, params: MedianParameters) -> int 
 def typical_hamming_brute(data: Any, xi: Any, params: MedianParameters) -> int | float:
     """TH(X, ξ) by exhaustive search over the sets of changed coordinates (changed values set to
     ξ), checked with :func:`in_typical_set`; +inf when ξ ∉ Ξ or nothing works. n <= 12."""
-    x = exact_data(data, params.n)
+    params = check_params(params)
     if params.n > MAX_BRUTE_N:
         raise ValueError(f"n must be at most {MAX_BRUTE_N} for the brute-force oracle")
-    xi = Fraction(xi)
+    x = exact_data(data, params.n)
+    xi = _xi(xi)
     if not _in_xi(xi, params):
         return math.inf
     for size in range(params.n + 1):
         for changed in itertools.combinations(range(params.n), size):
             y = [xi if i in changed else v for i, v in enumerate(x)]
             y.sort()
-            if left_median(y, params) == xi and in_typical_set(y, params):
+            if _left_median(y, params) == xi and _in_typical_set(y, params):
                 return size
     return math.inf
 
 
 def anchor_points(data: Any, params: MedianParameters) -> list[Fraction]:
     """CONSTRUCTION-P (Alg. 4 / Claim E.4): the ends of Ξ and X_i ± κδ, κ = 0..K, clipped to Ξ,
-    sorted and distinct. TH(X, ·) is constant on every open interval between two of them."""
+    sorted and distinct. TH(X, ·) is constant on every open interval between two of them.
+    At most :data:`MAX_ANCHORS` anchors."""
+    params = check_params(params)
     x = exact_data(data, params.n)
+    check_anchors(params)
     lo, hi = params.xi_range
     anchors = {lo, hi}
     for v in x:
@@ -199,15 +248,27 @@ def anchor_points(data: Any, params: MedianParameters) -> list[Fraction]:
 
 def distance_to_typical_set(data: Any, params: MedianParameters) -> int:
     """d(X, H) = min over ξ of TH(X, ξ), taken over the anchors and the midpoints between them
-    (TH is constant on the open cells)."""
+    (TH is constant on the open cells). ValueError when H is empty (K + 1 > n) or beyond
+    :data:`MAX_DIRECT_WORK`."""
+    params = check_params(params)
     x = exact_data(data, params.n)
+    if params.windows + 1 > params.n:
+        raise ValueError(
+            f"C must be greater than L·r/2 for n = {params.n}: the typical set H is empty"
+        )
+    check_direct(params)
     pts = anchor_points(x, params)
     candidates = pts + [(a + b) / 2 for a, b in itertools.pairwise(pts)]
-    return int(min(typical_hamming(x, c, params) for c in candidates))
+    return int(min(_typical_hamming(x, c, params) for c in candidates))
 
 
 __all__ = [
+    "MAX_ANCHORS",
     "MAX_BRUTE_N",
+    "MAX_DIRECT_WORK",
+    "MAX_GREEDY_N",
+    "check_anchors",
+    "check_direct",
     "anchor_points",
     "distance_to_typical_set",
     "exact_data",

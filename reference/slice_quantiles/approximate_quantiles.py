@@ -50,19 +50,29 @@ from typing import Any
 
 import numpy as np
 
-from reference.core import PrivacyClaim, check_adjacency
+from reference.core import MechanismBase, check_adjacency
 from reference.slice_quantiles.zcdp import check_zcdp_delta, rho_from_epsilon
 from reference.validation import (
+    MAX_DRAWS,
+    check_choice,
     check_data,
     check_domain,
     check_epsilon,
+    check_flag,
+    check_int,
     check_positive,
+    check_probability,
     check_rng,
     check_size,
 )
 
 LAYER_RULES: tuple[str, ...] = ("authors", "ceil", "depth")
 MODES: tuple[str, ...] = ("pure", "zcdp")
+MAX_QUANTILES = 10**5
+"""Most quantiles (or ranks) one release of the imola25 mechanisms answers."""
+DRAW_BUDGET = 2 * 10**8
+"""Most (draws × quantiles × data points) one ``sample`` call of AQ works through (about 10 s);
+more draws are refused up front (:meth:`ApproximateQuantilesMechanism.draw_limit`)."""
 _CHUNK_CELLS = 1 << 22  # samples × intervals per vectorised EM block
 _PICK_BLOCK = 1024
 _SAFE_TOTAL = 1e-200  # below this total weight the linear-space EM defers to log space
@@ -74,15 +84,14 @@ _SAFE_TOTAL = 1e-200  # below this total weight the linear-space EM defers to lo
 
 
 def check_quantiles(quantiles: Any, name: str = "quantiles") -> np.ndarray:
-    """A non-empty 1-D array of strictly increasing quantiles in the open interval (0, 1)."""
-    try:
-        q = np.array(quantiles, dtype=float, copy=True)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 1-D array of numbers in (0, 1)") from None
-    if q.ndim != 1 or q.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of numbers in (0, 1)")
-    if not np.all(np.isfinite(q)) or np.any(q <= 0) or np.any(q >= 1):
-        raise ValueError(f"{name} must lie in the open interval (0, 1), got {q.tolist()}")
+    """A non-empty 1-D array of at most :data:`MAX_QUANTILES` strictly increasing quantiles in
+    the open interval (0, 1) (numbers only, under the data policy of
+    :func:`reference.validation.check_data`)."""
+    if isinstance(quantiles, list | tuple | np.ndarray) and len(quantiles) > MAX_QUANTILES:
+        raise ValueError(f"{name} must hold at most {MAX_QUANTILES} values, got {len(quantiles)}")
+    q = check_data(quantiles, name)
+    if np.any(q <= 0) or np.any(q >= 1):
+        raise ValueError(f"{name} must lie in the open interval (0, 1), got {q.tolist()[:10]}")
     if np.any(np.diff(q) <= 0):
         raise ValueError(f"{name} must be strictly increasing (sorted, no duplicates)")
     return q
@@ -98,7 +107,12 @@ def check_adjacency_central(adjacency: Any) -> str:
 
 def clamp_sorted(data: Any, bounds: tuple[float, float]) -> np.ndarray:
     """The data clamped into ``bounds`` and sorted (documented clamping, module docstring)."""
-    x = check_data(data, "data", allow_empty=True)
+    bounds = check_domain(bounds, "bounds", finite=True)
+    return _clamp_sort(check_data(data, "data", allow_empty=True), bounds)
+
+
+def _clamp_sort(x: np.ndarray, bounds: tuple[float, float]) -> np.ndarray:
+    """Checked data (a fresh array, changed in place) clamped into ``bounds`` and sorted."""
     if x.size and (x.min() < bounds[0] or x.max() > bounds[1]):
         np.clip(x, bounds[0], bounds[1], out=x)
     if x.size > 1 and not np.all(x[1:] >= x[:-1]):
@@ -113,16 +127,13 @@ def clamp_sorted(data: Any, bounds: tuple[float, float]) -> np.ndarray:
 
 def recursion_depth(m: int) -> int:
     """D(m) = ⌊log₂ m⌋ + 1: depth of AQ's recursion on m quantiles (D(1) = 1)."""
-    if m < 1:
-        raise ValueError(f"m must be an integer >= 1, got {m!r}")
-    return int(m).bit_length()
+    return check_int(m, "m", minimum=1, maximum=MAX_QUANTILES).bit_length()
 
 
 def layers_count(m: int, rule: str = "authors") -> float:
     """Number of EM calls charged to a data point: log₂m + 1 ("authors", real), ⌈log₂m⌉ + 1
     ("ceil") or ⌊log₂m⌋ + 1 ("depth", tight); spec §2.6."""
-    if rule not in LAYER_RULES:
-        raise ValueError(f"layers must be one of {LAYER_RULES}, got {rule!r}")
+    rule = check_choice(rule, "rule (layers)", LAYER_RULES)
     depth = recursion_depth(m)
     if rule == "authors":
         return math.log2(m) + 1.0
@@ -152,23 +163,32 @@ def per_em_epsilon(
     """ε' of each EM call: ε/comp (pure) or sqrt(8ρ/comp) (zCDP; sqrt(2ρ/comp) with
     ``kss_original_constant``); spec §2.6 and the table of §6.6. ``composition`` overrides comp
     (deliberately broken variants for the auditor)."""
+    mode = check_choice(mode, "mode", MODES)
+    kss_original_constant = check_flag(kss_original_constant, "kss_original_constant")
+    layers = check_choice(layers, "layers", LAYER_RULES)
     comp = composition_count(m, adjacency, layers) if composition is None else composition
     comp = check_positive(comp, "composition")
     if mode == "pure":
         if epsilon is None:
             raise ValueError("mode 'pure' needs epsilon")
-        return check_epsilon(epsilon) / comp
-    if mode == "zcdp":
+        value = check_epsilon(epsilon) / comp
+    else:
         if rho is None:
             raise ValueError("mode 'zcdp' needs rho")
         rho = check_positive(rho, "rho")
         factor = 2.0 if kss_original_constant else 8.0
-        return math.sqrt(factor * rho / comp)
-    raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        value = math.sqrt(factor * rho / comp) if math.isfinite(factor * rho / comp) else math.inf
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(
+            "the per-call epsilon (epsilon or rho over composition) must be a positive finite "
+            f"float, got {value!r}"
+        )
+    return value
 
 
 def em_sensitivity(q: float) -> float:
     """The add/remove utility sensitivity max(q, 1 − q) the authors use for every call."""
+    q = check_probability(q, "q")
     return max(q, 1.0 - q)
 
 
@@ -248,10 +268,61 @@ def subset_em_sample(
     output is uniform in the chosen interval. ``gaps`` = diff(x). Several samples: log-space
     weights scaled by their row maximum, inverse CDF (:func:`_em_batch`). One sample (a single
     release, the hot path): :func:`_em_single`. A sample whose intervals all have length zero
-    (lo = hi) returns lo.
+    (lo = hi) returns lo. ``x`` sorted; lo_s <= x[start_s:stop_s] <= hi_s.
     """
-    size = start.size
+    x = check_data(x, "x", allow_empty=True)
+    if np.any(x[1:] < x[:-1]):
+        raise ValueError("x must be sorted in non-decreasing order")
+    gaps = check_data(gaps, "gaps", allow_empty=True)
+    if gaps.shape != (max(x.size - 1, 0),) or not np.array_equal(gaps, np.diff(x)):
+        raise ValueError("gaps must be numpy.diff(x)")
+    start = _index_vector(start, "start", x.size)
+    stop = _index_vector(stop, "stop", x.size)
+    if stop.shape != start.shape or np.any(stop < start):
+        raise ValueError("start and stop must have equal length with start <= stop")
+    lo = check_data(lo, "lo", allow_empty=True)
+    hi = check_data(hi, "hi", allow_empty=True)
+    if lo.shape != start.shape or hi.shape != start.shape or np.any(hi < lo):
+        raise ValueError("lo and hi must have the length of start, with lo <= hi")
+    inside = stop > start
+    if np.any(x[start[inside]] < lo[inside]) or np.any(x[stop[inside] - 1] > hi[inside]):
+        raise ValueError("every subset x[start:stop] must lie inside its range [lo, hi]")
+    q = check_probability(q, "q")
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    rng = check_rng(rng)
     scale = epsilon / (2.0 * sensitivity)
+    if not math.isfinite(scale):
+        raise ValueError("epsilon/(2·sensitivity) must be a finite float")
+    if start.size * (int((stop - start).max(initial=0)) + 1) > DRAW_BUDGET:
+        raise ValueError(f"start and stop give more than {DRAW_BUDGET} EM intervals in all")
+    return _subset_em_sample(x, gaps, start, stop, lo, hi, q, scale, rng)
+
+
+def _index_vector(values: Any, name: str, n: int) -> np.ndarray:
+    from reference.slice_quantiles.good_set import check_int_array
+
+    if isinstance(values, list | tuple | np.ndarray) and len(values) > MAX_DRAWS:
+        raise ValueError(f"{name} must hold at most {MAX_DRAWS} entries")
+    v = check_int_array(values, name)
+    if v.ndim != 1 or np.any(v < 0) or np.any(v > n):
+        raise ValueError(f"{name} must be a 1-D array of indices in [0, len(x)] = [0, {n}]")
+    return v
+
+
+def _subset_em_sample(
+    x: np.ndarray,
+    gaps: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    q: float,
+    scale: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """:func:`subset_em_sample` on checked arguments, ``scale`` = ε/(2·sens)."""
+    size = start.size
     k = stop - start
     if size == 1:
         v = _em_single(x, gaps, int(start[0]), int(k[0]), float(lo[0]), float(hi[0]), q, scale, rng)
@@ -284,9 +355,9 @@ def _em_batch(
     inside = (j >= 1) & (j <= k[:, None])
     data_bp = x[np.clip(start[:, None] + j - 1, 0, n - 1)] if n else np.zeros((s, width + 1))
     bp = np.where(inside, data_bp, np.where(j == 0, lo[:, None], hi[:, None]))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         logw = np.log(np.diff(bp, axis=1))
-    logw -= scale * np.abs(j[:, :-1] - q * k[:, None])
+        logw -= scale * _relative_distance(logw, np.abs(j[:, :-1] - q * k[:, None]))
     top = logw.max(axis=1)
     dead = ~np.isfinite(top)
     top[dead] = 0.0
@@ -297,6 +368,15 @@ def _em_batch(
     left, right = bp[rows, choice], bp[rows, choice + 1]
     v = left + (right - left) * rng.random(s)
     return np.where(dead, lo, v)
+
+
+def _relative_distance(log_len: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """|j − t| minus its minimum over the intervals of positive length (per row): the EM's law is
+    unchanged, and its best interval keeps a finite log-weight at any ε (ε·|j − t| may overflow)."""
+    pos = np.isfinite(log_len)
+    dmin = np.where(pos, dist, np.inf).min(axis=-1, keepdims=True)
+    dmin[~np.isfinite(dmin)] = 0.0
+    return np.maximum(dist - dmin, 0.0)
 
 
 def _decay_powers(scale: float, count: int, offset: float = 0.0) -> np.ndarray:
@@ -334,9 +414,12 @@ def _em_single(
     j0 = min(int(math.floor(t)), k)
     frac = t - j0
     w = lengths
-    w[: j0 + 1] *= _decay_powers(scale, j0 + 1, frac)[::-1]  # |j − t| = (j0 − j) + frac
-    if k > j0:
-        w[j0 + 1 :] *= _decay_powers(scale, k - j0, 1.0 - frac)  # |j − t| = (j − j0 − 1) + 1 − frac
+    with np.errstate(over="ignore", invalid="ignore"):  # a huge scale: NaN/0 totals go to log space
+        w[: j0 + 1] *= _decay_powers(scale, j0 + 1, frac)[::-1]  # |j − t| = (j0 − j) + frac
+        if k > j0:
+            w[j0 + 1 :] *= _decay_powers(
+                scale, k - j0, 1.0 - frac
+            )  # |j − t| = (j − j0 − 1) + 1 − frac
     choice = _pick(w, rng.random())
     if choice < 0:
         return _em_single_log(x, start, k, lo, hi, q, scale, rng)
@@ -387,7 +470,9 @@ def _em_single_log(
     """The same draw in log space (weights scaled by their maximum): immune to underflow."""
     bp = np.concatenate([[lo], x[start : start + k], [hi]])
     with np.errstate(divide="ignore"):
-        logw = np.log(np.diff(bp)) - scale * np.abs(np.arange(k + 1) - q * k)
+        log_len = np.log(np.diff(bp))
+    with np.errstate(over="ignore"):
+        logw = log_len - scale * _relative_distance(log_len, np.abs(np.arange(k + 1) - q * k))
     top = logw.max()
     if not math.isfinite(top):
         return lo
@@ -404,8 +489,7 @@ def _em_single_log(
 def resolve_rho(epsilon: float, mode: str, delta: float | None, rho: float | None) -> float | None:
     """ρ for mode 'zcdp' (exactly one of ``delta`` — then ρ = rho_from_epsilon(ε, δ) — or
     ``rho``); None for mode 'pure' (where both must be None)."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    mode = check_choice(mode, "mode", MODES)
     if mode == "pure":
         if delta is not None or rho is not None:
             raise ValueError("mode 'pure' takes neither delta nor rho")
@@ -431,6 +515,44 @@ def sample_aq(
 
     Each sample's subset at a node is a contiguous range x[start:stop] (splitting by value keeps
     sorted order); X_l = X_s[X_s <= v] and X_u = X_s[X_s >= v] as in the fork (spec §2.6)."""
+    if not isinstance(plan, Plan):
+        raise ValueError(f"plan must be an aq_plan(quantiles), got {type(plan).__name__}")
+    bounds = check_domain(bounds, "bounds", finite=True)
+    x = _check_sorted_inside(x, bounds)
+    eps_prime = check_epsilon(eps_prime, "eps_prime")
+    size, rng = check_size(size, minimum=1), check_rng(rng)
+    limit = _aq_draw_limit(len(plan.order), x.size)
+    if size > limit:
+        raise ValueError(f"size must be at most {limit} for AQ on this data, got {size}")
+    return _sample_aq(x, plan, bounds, eps_prime, size, rng)
+
+
+def _check_sorted_inside(x: Any, bounds: tuple[float, float]) -> np.ndarray:
+    """Sorted data ``x`` inside ``bounds`` (low-level entry points take clamped, sorted data)."""
+    x = check_data(x, "x", allow_empty=True)
+    if np.any(x[1:] < x[:-1]):
+        raise ValueError("x must be sorted in non-decreasing order")
+    if x.size and (x[0] < bounds[0] or x[-1] > bounds[1]):
+        raise ValueError(
+            f"x must lie inside bounds {bounds} (clamp it first), got [{x[0]}, {x[-1]}]"
+        )
+    return x
+
+
+def _aq_draw_limit(m: int, n: int) -> int:
+    """Draws per call: (draws·m·(n + 1)) <= :data:`DRAW_BUDGET` (at least 1)."""
+    return int(min(MAX_DRAWS, max(1, DRAW_BUDGET // (m * (n + 1)))))
+
+
+def _sample_aq(
+    x: np.ndarray,
+    plan: Plan,
+    bounds: tuple[float, float],
+    eps_prime: float,
+    size: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """:func:`sample_aq` on checked arguments."""
     m = len(plan.order)
     out = np.empty((size, m))
     gaps = np.diff(x)
@@ -445,9 +567,8 @@ def sample_aq(
     }
     for node in plan.order:
         start, stop, lo, hi = state.pop(id(node))
-        v = subset_em_sample(
-            x, gaps, start, stop, lo, hi, node.q, eps_prime, em_sensitivity(node.q), rng
-        )
+        scale = eps_prime / (2.0 * em_sensitivity(node.q))
+        v = _subset_em_sample(x, gaps, start, stop, lo, hi, node.q, scale, rng)
         out[:, node.index] = v
         if node.left is not None:
             le = np.clip(np.searchsorted(x, v, side="right"), start, stop)
@@ -455,7 +576,7 @@ def sample_aq(
         if node.right is not None:
             lt = np.clip(np.searchsorted(x, v, side="left"), start, stop)
             state[id(node.right)] = (lt, stop, v, hi)
-    return out
+    return np.clip(out, a, b, out=out)
 
 
 def approximate_quantiles(
@@ -480,6 +601,8 @@ def approximate_quantiles(
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     adjacency = check_adjacency_central(adjacency)
+    layers = check_choice(layers, "layers", LAYER_RULES)
+    kss_original_constant = check_flag(kss_original_constant, "kss_original_constant")
     plan = aq_plan(quantiles)
     r = resolve_rho(epsilon, mode, delta, rho)
     eps_prime = per_em_epsilon(
@@ -492,15 +615,16 @@ def approximate_quantiles(
         kss_original_constant=kss_original_constant,
     )
     x = clamp_sorted(data, bounds)
-    return sample_aq(x, plan, bounds, eps_prime, 1, rng)[0]
+    return _sample_aq(x, plan, bounds, eps_prime, 1, rng)[0]
 
 
 @dataclass(frozen=True)
-class ApproximateQuantilesMechanism:
+class ApproximateQuantilesMechanism(MechanismBase):
     """AQ as a :class:`reference.core.Mechanism`: claim (ε, 0) (pure) or (ε, δ) (zcdp, ρ =
     rho_from_epsilon(ε, δ)); ``domain`` (−inf, inf) since inputs are clamped to ``bounds``.
 
     ``composition`` overrides comp (a value below the true one is a deliberately broken variant).
+    One call draws at most :data:`DRAW_BUDGET`/(m·(n + 1)) releases (at least one).
     """
 
     quantiles: tuple[float, ...]
@@ -513,23 +637,28 @@ class ApproximateQuantilesMechanism:
     kss_original_constant: bool = False
     composition: float | None = None
 
+    clamps = True  # any finite value is valid input: values outside ``bounds`` are clamped
+    allow_empty = True  # the empty data set: every EM call is uniform on its range
+
     def __post_init__(self) -> None:
         q = check_quantiles(self.quantiles)
         object.__setattr__(self, "quantiles", tuple(q.tolist()))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
         check_adjacency_central(self.adjacency)
-        if self.mode == "zcdp" and self.delta is None:
-            raise ValueError("mode 'zcdp' needs delta in (0, 1)")
+        check_choice(self.mode, "mode", MODES)
+        check_choice(self.layers, "layers", LAYER_RULES)
+        check_flag(self.kss_original_constant, "kss_original_constant")
+        if self.composition is not None:
+            object.__setattr__(self, "composition", check_positive(self.composition, "composition"))
+        if self.mode == "zcdp":
+            if self.delta is None:
+                raise ValueError("mode 'zcdp' needs delta in (0, 1)")
+            object.__setattr__(self, "delta", check_zcdp_delta(self.delta))
         layers_count(len(q), self.layers)
-        check_positive(self.epsilon_per_call, "epsilon per EM call")  # validates mode, delta
+        object.__setattr__(self, "_eps_prime", self._per_call())
 
-    @property
-    def rho(self) -> float | None:
-        return resolve_rho(self.epsilon, self.mode, self.delta, None)
-
-    @property
-    def epsilon_per_call(self) -> float:
+    def _per_call(self) -> float:
         return per_em_epsilon(
             len(self.quantiles),
             self.adjacency,
@@ -542,18 +671,22 @@ class ApproximateQuantilesMechanism:
         )
 
     @property
-    def claim(self) -> PrivacyClaim:
-        delta = 0.0 if self.mode == "pure" else float(self.delta)  # type: ignore[arg-type]
-        return PrivacyClaim(self.epsilon, delta, self.adjacency)
+    def rho(self) -> float | None:
+        return resolve_rho(self.epsilon, self.mode, self.delta, None)
 
     @property
-    def domain(self) -> tuple[float, float]:
-        """Any finite input is valid: values outside ``bounds`` are clamped (documented)."""
-        return (-np.inf, np.inf)
+    def epsilon_per_call(self) -> float:
+        return self._per_call()
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    @property
+    def claimed_delta(self) -> float:
+        return 0.0 if self.mode == "pure" else float(self.delta)  # type: ignore[arg-type]
+
+    def draw_limit(self, data: np.ndarray) -> int:
+        return _aq_draw_limit(len(self.quantiles), data.size)
+
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent releases, shape (size, m), vectorised over the samples."""
-        size, rng = check_size(size), check_rng(rng)
-        x = clamp_sorted(data, self.bounds)
+        x = _clamp_sort(data, self.bounds)
         plan = aq_plan(self.quantiles)
-        return sample_aq(x, plan, self.bounds, self.epsilon_per_call, size, rng)
+        return _sample_aq(x, plan, self.bounds, self._eps_prime, size, rng)

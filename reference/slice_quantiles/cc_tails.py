@@ -40,26 +40,72 @@ from reference.primitives.continual_counting import (
     tree_height,
 )
 from reference.validation import (
+    check_choice,
+    check_data,
     check_epsilon,
+    check_finite,
+    check_flag,
+    check_fraction,
     check_int,
     check_positive,
+    check_probability,
+    check_real,
     check_rng,
     check_size,
 )
 
 METHODS = ("exact", "chernoff", "corollary_a1", "paper", "lemma_3_1")
 LOG_BASES = (2, "e")
+MAX_M = 2**62
+"""Largest number of counters m the tail bounds accept."""
+MAX_K = 256
+"""Most summands k of the exact sums (the double sums cost O(k²) mpmath terms)."""
+MAX_SCALES = 64
+"""Most scales of :func:`laplace_mixture_partial_fractions` (exact rational algebra)."""
+EXACT_BOUND_BUDGET = 500_000
+"""Most mpmath terms :func:`cc_error_bound` (``method="exact"``) may evaluate (about 10 s):
+(binary-search steps) × (terms of one union bound); larger requests are refused up front."""
+MAX_SAMPLE_CELLS = 3 * 10**7
+"""Most size·m noise values one :func:`sample_max_error` call draws."""
 
 
 # ----------------------------------------------------------------------------- validation helpers
 def _check_noise(noise: Any) -> str:
-    if noise not in NOISES:
-        raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
-    return noise
+    return check_choice(noise, "noise", NOISES)
 
 
 def _check_k(k: Any) -> int:
-    return check_int(k, "k", minimum=1)
+    return check_int(k, "k", minimum=1, maximum=MAX_K)
+
+
+def _check_m(m: Any) -> int:
+    return check_int(m, "m", minimum=1, maximum=MAX_M)
+
+
+def _real_mpf(x: Any, name: str) -> mpmath.mpf:
+    """A finite real as an exact mpf (floats, ints, Fractions, numpy scalars and mpfs)."""
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise ValueError(f"{name} must be a finite real number, got {x}")
+        return x
+    if isinstance(x, Fraction | int) and not isinstance(x, bool):
+        return to_mpf(x)
+    return to_mpf(check_finite(x, name))
+
+
+def _probability_mpf(p: Any, name: str = "p") -> mpmath.mpf:
+    """A probability in the open interval (0, 1) as an mpf."""
+    if isinstance(p, mpmath.mpf):
+        value = p
+    elif isinstance(p, Fraction) and 0 < p < 1:
+        value = to_mpf(p)
+    else:
+        value = to_mpf(check_probability(p, name, open_left=True, open_right=True))
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must lie in (0, 1), got {p!r}")
+    if 1 - value < mpmath.mpf(10) ** -20:
+        raise ValueError(f"{name} must be at most 1 − 1e-20 (working precision), got {p!r}")
+    return value
 
 
 def _positive_mpf(x: Any, name: str) -> mpmath.mpf:
@@ -75,9 +121,14 @@ def _positive_mpf(x: Any, name: str) -> mpmath.mpf:
 
 
 def _check_log_base(log_base: Any) -> Any:
-    if isinstance(log_base, bool) or log_base not in LOG_BASES:
-        raise ValueError(f"log_base must be one of {LOG_BASES}, got {log_base!r}")
-    return log_base
+    ok = (isinstance(log_base, str) and log_base == "e") or (
+        isinstance(log_base, int | np.integer)
+        and not isinstance(log_base, bool | np.bool_)
+        and log_base == 2
+    )
+    if not ok:
+        raise ValueError(f"log_base must be one of {LOG_BASES}, got {log_base!r:.80}")
+    return "e" if isinstance(log_base, str) else 2
 
 
 def _mp_log(x: mpmath.mpf, log_base: Any) -> mpmath.mpf:
@@ -97,7 +148,7 @@ def resolve_log_delta(delta: Any, log_delta: Any = None, name: str = "delta") ->
                 log_delta, int | float | Fraction | mpmath.mpf | np.floating | np.integer
             ):
                 raise ValueError(f"log_{name} must be a finite real < 0, got {log_delta!r}")
-            value = to_mpf(float(log_delta) if isinstance(log_delta, np.floating) else log_delta)
+            value = to_mpf(_plain(log_delta))
             if not mpmath.isfinite(value) or value >= 0:
                 raise ValueError(f"log_{name} must be a finite real < 0, got {log_delta!r}")
             return value
@@ -105,15 +156,41 @@ def resolve_log_delta(delta: Any, log_delta: Any = None, name: str = "delta") ->
             delta, int | float | Fraction | mpmath.mpf | np.floating | np.integer
         ):
             raise ValueError(f"{name} must be a number in (0, 1), got {delta!r}")
-        value = to_mpf(float(delta) if isinstance(delta, np.floating) else delta)
+        value = to_mpf(_plain(delta))
         if not (mpmath.isfinite(value) and 0 < value < 1):
             raise ValueError(f"{name} must lie in (0, 1), got {delta!r}")
         return mpmath.log(value)
 
 
+def _plain(x: Any) -> Any:
+    """numpy scalars as Python numbers (mpmath takes these exactly; a float that overflows
+    becomes inf and is refused by the caller)."""
+    if isinstance(x, np.floating):
+        with np.errstate(over="ignore"):
+            return float(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+MAX_DISCRETE_SCALE = mpmath.mpf(10) ** 20
+"""Largest node scale b of the exact discrete tails: 1 − p = 1 − e^{−1/b} keeps >= 40 of the
+working precision's digits."""
+
+
+def _dlap_ratio(b: mpmath.mpf) -> mpmath.mpf:
+    """p = e^{−1/b} of the discrete node noise, refused when 1 − p is below the precision."""
+    if b > MAX_DISCRETE_SCALE:
+        raise ValueError(
+            "epsilon is too small (or scale too large) for the exact discrete tails: the node "
+            f"scale T/epsilon must be at most 1e20 (working precision), got {mpmath.nstr(b, 5)}"
+        )
+    return mpmath.exp(-1 / b)
+
+
 def node_scale(m: int, epsilon: float, scale: Any = None) -> mpmath.mpf:
     """Per-node noise scale b = T/ε (spec §2.1), or the override ``scale`` (> 0)."""
-    m = check_int(m, "m", minimum=1)
+    m = _check_m(m)
     epsilon = check_epsilon(epsilon)
     with workdps():
         if scale is not None:
@@ -122,12 +199,15 @@ def node_scale(m: int, epsilon: float, scale: Any = None) -> mpmath.mpf:
 
 
 # ----------------------------------------------------------------------------- popcount classes
-@lru_cache(maxsize=256)
 def popcount_classes(m: int) -> dict[int, int]:
     """{k: #{1 <= i <= m : popcount(i) = k}}: coordinate i of the Fenwick CC sums popcount(i)
     node noises (spec §6.3), so the union bound groups the m coordinates into <= T classes.
     Counted digit by digit (O(T²)), not by enumerating 1..m."""
-    m = check_int(m, "m", minimum=1)
+    return dict(_popcount_classes(_check_m(m)))
+
+
+@lru_cache(maxsize=256)
+def _popcount_classes(m: int) -> tuple[tuple[int, int], ...]:
     counts: dict[int, int] = {}
     ones_above = 0
     bits = bin(m)[2:]
@@ -139,7 +219,7 @@ def popcount_classes(m: int) -> dict[int, int]:
             ones_above += 1
     counts[ones_above] = counts.get(ones_above, 0) + 1  # m itself
     counts[0] -= 1  # drop i = 0
-    return {k: c for k, c in sorted(counts.items()) if c > 0}
+    return tuple((k, c) for k, c in sorted(counts.items()) if c > 0)
 
 
 def max_popcount(m: int) -> int:
@@ -163,14 +243,17 @@ def discrete_laplace_sum_survival(t: int, k: int, p: Any) -> mpmath.mpf:
 
     a finite sum of positive terms (no cancellation). t < 0 uses symmetry.
     """
-    t = check_int(t, "t")
+    t = check_int(t, "t", minimum=-MAX_M, maximum=MAX_M)
     k = _check_k(k)
     with workdps():
-        p = to_mpf(p)
-        if not 0 < p < 1:
-            raise ValueError(f"p must lie in (0, 1), got {p}")
+        return _dlap_sum_survival(t, k, _probability_mpf(p))
+
+
+def _dlap_sum_survival(t: int, k: int, p: mpmath.mpf) -> mpmath.mpf:
+    """:func:`discrete_laplace_sum_survival` on checked arguments (any integer t)."""
+    with workdps():
         if t < 0:
-            return 1 - discrete_laplace_sum_survival(1 - t, k, p)
+            return 1 - _dlap_sum_survival(1 - t, k, p)
         q = 1 - p
         x = p * p
         one_minus_x = q * (1 + p)
@@ -188,18 +271,26 @@ def discrete_laplace_sum_survival(t: int, k: int, p: Any) -> mpmath.mpf:
 
 def discrete_laplace_sum_pmf(s: int, k: int, p: Any) -> mpmath.mpf:
     """P(S_k = s) = P(S_k >= |s|) − P(S_k >= |s| + 1) (symmetric law), exact."""
-    s = abs(check_int(s, "s"))
+    s = abs(check_int(s, "s", minimum=-MAX_M, maximum=MAX_M))
+    k = _check_k(k)
     with workdps():
-        return discrete_laplace_sum_survival(s, k, p) - discrete_laplace_sum_survival(s + 1, k, p)
+        p = _probability_mpf(p)
+        return _dlap_sum_survival(s, k, p) - _dlap_sum_survival(s + 1, k, p)
 
 
 def discrete_laplace_sum_two_sided_tail(t: int, k: int, p: Any) -> mpmath.mpf:
     """P(|S_k| >= t) = 2·P(S_k >= t) for integer t >= 1 (1 for t <= 0)."""
-    t = check_int(t, "t")
+    t = check_int(t, "t", minimum=-MAX_M, maximum=MAX_M)
+    k = _check_k(k)
+    with workdps():
+        return _dlap_sum_two_sided_tail(t, k, _probability_mpf(p))
+
+
+def _dlap_sum_two_sided_tail(t: int, k: int, p: mpmath.mpf) -> mpmath.mpf:
     with workdps():
         if t <= 0:
             return mpmath.mpf(1)
-        return 2 * discrete_laplace_sum_survival(t, k, p)
+        return 2 * _dlap_sum_survival(t, k, p)
 
 
 # ----------------------------------------------------------------------------- Laplace sums
@@ -233,7 +324,7 @@ def laplace_sum_density(x: Any, k: int, scale: Any = 1) -> mpmath.mpf:
     k = _check_k(k)
     with workdps():
         b = _positive_mpf(scale, "scale")
-        y = abs(to_mpf(x)) / b
+        y = abs(_real_mpf(x, "x")) / b
         poly = mpmath.fsum(to_mpf(a) * y**j for j, a in enumerate(_laplace_density_coefficients(k)))
         return mpmath.exp(-y) * poly / b
 
@@ -243,7 +334,7 @@ def laplace_sum_survival(x: Any, k: int, scale: Any = 1) -> mpmath.mpf:
     k = _check_k(k)
     with workdps():
         b = _positive_mpf(scale, "scale")
-        y = to_mpf(x) / b
+        y = _real_mpf(x, "x") / b
         if y < 0:
             return 1 - laplace_sum_survival(-y, k, 1)
         poly = mpmath.fsum(
@@ -254,8 +345,10 @@ def laplace_sum_survival(x: Any, k: int, scale: Any = 1) -> mpmath.mpf:
 
 def laplace_sum_two_sided_tail(x: Any, k: int, scale: Any = 1) -> mpmath.mpf:
     """P(|S_k| >= x) = 2·P(S_k >= x) for x >= 0 (1 for x <= 0)."""
+    k = _check_k(k)
     with workdps():
-        x = to_mpf(x)
+        x = _real_mpf(x, "x")
+        _positive_mpf(scale, "scale")
         if x <= 0:
             return mpmath.mpf(1)
         return 2 * laplace_sum_survival(x, k, scale)
@@ -265,13 +358,24 @@ def laplace_sum_cdf_np(x: Any, k: int, scale: float = 1.0) -> np.ndarray:
     """Float, vectorised CDF of a sum of k iid Lap(scale) (same closed form; for DKW tests)."""
     k = _check_k(k)
     scale = check_positive(scale, "scale")
-    y = np.abs(np.asarray(x, dtype=float)) / scale
-    coef = [float(c) for c in _laplace_survival_coefficients(k)]
-    poly = np.zeros_like(y)
-    for c in reversed(coef):
-        poly = poly * y + c
-    upper = np.exp(-y) * poly  # P(S >= |x|)
-    return np.where(np.asarray(x, dtype=float) < 0, upper, 1.0 - upper)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
+        values = x.astype(float)
+    elif isinstance(x, list | tuple | np.ndarray):
+        values = check_data(x, "x", allow_empty=True)
+    else:
+        values = np.asarray(check_real(x, "x"))
+    if np.isnan(values).any():
+        raise ValueError("x must hold real numbers (no NaN)")
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        y = np.abs(values) / scale
+        log_y = np.log(y)
+        upper = np.zeros_like(y)  # P(S >= |x|) = Σ_i c_i y^i e^{−y}, summed in log space
+        for i, c in enumerate(_laplace_survival_coefficients(k)):
+            log_c = math.log(c.numerator) - math.log(c.denominator)
+            term = log_c - y if i == 0 else log_c + i * log_y - y
+            upper = upper + np.exp(np.where(np.isfinite(term), term, -np.inf))
+    upper = np.minimum(upper, 1.0)
+    return np.where(values < 0, upper, 1.0 - upper)
 
 
 def _series_inverse_power(d: Fraction, n: int, order: int) -> list[Fraction]:
@@ -290,11 +394,13 @@ def laplace_mixture_partial_fractions(
     coefficient of w^{n_g − r} of their product. Each (1 + b²ω²)^{−r} is the characteristic
     function of a sum of r iid Lap(b), so tails are the same linear combination (Corollary A.1
     test with unequal b_i)."""
+    if isinstance(scales, str | bytes) or not isinstance(scales, list | tuple | np.ndarray):
+        raise ValueError("scales must be a non-empty sequence of numbers > 0")
+    if len(scales) > MAX_SCALES:
+        raise ValueError(f"scales must hold at most {MAX_SCALES} values, got {len(scales)}")
     groups: dict[Fraction, int] = {}
-    for b in scales:
-        fb = Fraction(b)
-        if fb <= 0:
-            raise ValueError(f"scales must be > 0, got {b!r}")
+    for i, b in enumerate(scales):
+        fb = check_fraction(b, f"scales[{i}]", positive=True)
         groups[fb] = groups.get(fb, 0) + 1
     if not groups:
         raise ValueError("scales must be non-empty")
@@ -319,7 +425,7 @@ def laplace_mixture_sum_survival(x: Any, scales: Sequence[Any]) -> mpmath.mpf:
     """P(Σ_i γ_i >= x) for independent γ_i ~ Lap(b_i) (rational b_i, possibly unequal), exact up
     to the working precision (:func:`laplace_mixture_partial_fractions`)."""
     with workdps():
-        x = to_mpf(x)
+        x = _real_mpf(x, "x")
         if x < 0:
             return 1 - laplace_mixture_sum_survival(-x, scales)
         return mpmath.fsum(
@@ -332,7 +438,7 @@ def laplace_mixture_sum_survival(x: Any, scales: Sequence[Any]) -> mpmath.mpf:
 def _coordinate_tail(k: int, t: int, noise: str, b: mpmath.mpf, p: mpmath.mpf | None) -> mpmath.mpf:
     """P(|r̃_i − r_i| > t) for a coordinate summing k nodes (integer t >= 0)."""
     if noise == "discrete":
-        return discrete_laplace_sum_two_sided_tail(t + 1, k, p)
+        return _dlap_sum_two_sided_tail(t + 1, k, p)
     # Laplace + rounding: |⌊N + ½⌋| > t ⟺ N >= t + ½ or N < −t − ½ (continuous: both halves equal)
     return 2 * laplace_sum_survival(mpmath.mpf(t) + mpmath.mpf(1) / 2, k, b)
 
@@ -350,36 +456,47 @@ def cc_max_error_tail(
     per coordinate. ``inclusive=True`` bounds P(max >= t) instead (Lemma 3.1 (2) uses >=).
     The errors are integers, so a real t is reduced to the integer threshold it implies."""
     noise = _check_noise(noise)
+    inclusive = check_flag(inclusive, "inclusive")
     b = node_scale(m, epsilon, scale)
     with workdps():
-        tt = to_mpf(t)
-        if not mpmath.isfinite(tt):
-            raise ValueError(f"t must be a finite real, got {t!r}")
+        tt = _real_mpf(t, "t")
+        if abs(tt) > MAX_M:
+            raise ValueError(f"t must be a finite real of magnitude <= {MAX_M}, got {t!r}")
         # integer error X: X > t ⟺ X > ⌊t⌋;  X >= t ⟺ X > ⌈t⌉ − 1
         ti = int(mpmath.ceil(tt)) - 1 if inclusive else int(mpmath.floor(tt))
         if ti < 0:
             return mpmath.mpf(1)  # every error exceeds a negative threshold
-        p = mpmath.exp(-1 / b) if noise == "discrete" else None
+        p = _dlap_ratio(b) if noise == "discrete" else None
         return mpmath.fsum(
-            count * _coordinate_tail(k, ti, noise, b, p) for k, count in popcount_classes(m).items()
+            count * _coordinate_tail(k, ti, noise, b, p) for k, count in _popcount_classes(m)
         )
 
 
 def _exact_bound(m: int, log_delta: mpmath.mpf, noise: str, b: mpmath.mpf) -> int:
     """Smallest integer w >= 0 with Σ_i P(|r̃_i − r_i| > w) <= δ: exponential then binary search
     on the monotone union bound (decreasing in w)."""
-    p = mpmath.exp(-1 / b) if noise == "discrete" else None
-    classes = popcount_classes(m)
+    p = _dlap_ratio(b) if noise == "discrete" else None
+    classes = _popcount_classes(m)
+    # start from the scale of the answer: b·(log(2m/δ)) is within a small factor of it
+    start = b * (mpmath.log(2 * m) - log_delta)
+    per_step = sum((k * (k + 1) // 2 if noise == "discrete" else 1) for k, _ in classes)
+    steps = 2 * (int(mpmath.log(start + 2, 2)) + 2)
+    if steps * per_step > EXACT_BOUND_BUDGET:
+        raise ValueError(
+            f"the exact CC error bound for m = {m}, epsilon (node scale {mpmath.nstr(b, 5)}) "
+            f"and delta (log delta = {mpmath.nstr(log_delta, 5)}) needs about "
+            f"{steps * per_step} terms, more than {EXACT_BOUND_BUDGET}: use method='chernoff' "
+            "or smaller m"
+        )
 
     def ok(w: int) -> bool:
-        total = mpmath.fsum(c * _coordinate_tail(k, w, noise, b, p) for k, c in classes.items())
+        total = mpmath.fsum(c * _coordinate_tail(k, w, noise, b, p) for k, c in classes)
         return total > 0 and mpmath.log(total) <= log_delta
 
     if ok(0):
         return 0
     lo = 0  # invariant: not ok(lo)
-    # start from the scale of the answer: b·(log(2m/δ)) is within a small factor of it
-    hi = max(1, int(mpmath.ceil(b * (mpmath.log(2 * m) - log_delta))))
+    hi = max(1, int(mpmath.ceil(start)))
     while not ok(hi):
         lo, hi = hi, 2 * hi
     while hi - lo > 1:
@@ -396,7 +513,7 @@ def _log_mgf(noise: str, b: mpmath.mpf, lam: mpmath.mpf) -> tuple[mpmath.mpf, mp
     """(log M(λ), d/dλ log M(λ)) of one node noise, 0 < λ < 1/b.
     DLap(p): M = (1−p)²/((1−pe^λ)(1−pe^{−λ})) (spec §6.3); Lap(b): M = 1/(1 − b²λ²)."""
     if noise == "discrete":
-        p = mpmath.exp(-1 / b)
+        p = _dlap_ratio(b)
         up, dn = p * mpmath.exp(lam), p * mpmath.exp(-lam)
         value = 2 * mpmath.log1p(-p) - mpmath.log1p(-up) - mpmath.log1p(-dn)
         return value, up / (1 - up) - dn / (1 - dn)
@@ -425,9 +542,10 @@ def chernoff_bound(
     (``two_sided=False`` here, exact minimisation). The minimiser is the root of
     λ·g'(λ) − g(λ) (increasing since g = k log M + log(2m/δ) is convex), found by bisection."""
     noise = _check_noise(noise)
-    m = check_int(m, "m", minimum=1)
+    m = _check_m(m)
+    two_sided = check_flag(two_sided, "two_sided")
     b = node_scale(m, epsilon, scale)
-    kk = max_popcount(m) if k is None else _check_k(k)
+    kk = max_popcount(m) if k is None else check_int(k, "k", minimum=1, maximum=MAX_M)
     with workdps():
         ld = resolve_log_delta(delta, log_delta)
         big_l = mpmath.log((2 if two_sided else 1) * m) - ld
@@ -453,10 +571,12 @@ def chernoff_bound(
 def corollary_a1_threshold(scales: Sequence[Any], delta: Any) -> mpmath.mpf:
     """Corollary A.1 (Chan–Shi–Song Cor. 2.9): ν·sqrt(8 ln(2/δ)) with
     ν = max{sqrt(Σ b_i²), b_M sqrt(ln(2/δ))}; claimed P(|Σγ_i| > it) <= δ for γ_i ~ Lap(b_i)."""
-    if len(scales) == 0:
-        raise ValueError("scales must be non-empty")
+    if isinstance(scales, str | bytes) or not isinstance(scales, list | tuple | np.ndarray):
+        raise ValueError("scales must be a non-empty sequence of numbers > 0")
+    if len(scales) == 0 or len(scales) > 10**5:
+        raise ValueError("scales must hold between 1 and 100000 numbers > 0")
     with workdps():
-        bs = [_positive_mpf(b, "scales[i]") for b in scales]
+        bs = [_positive_mpf(b, f"scales[{i}]") for i, b in enumerate(scales)]
         log2d = mpmath.log(2) - resolve_log_delta(delta)
         nu = max(mpmath.sqrt(mpmath.fsum(b * b for b in bs)), max(bs) * mpmath.sqrt(log2d))
         return nu * mpmath.sqrt(8 * log2d)
@@ -472,7 +592,7 @@ def corollary_a1_cc_bound(
     Also valid for the discrete CC: with p = e^{−1/b} the DLap MGF is
     1/(1 − sinh²(λ/2)/sinh²(1/(2b))) <= 1/(1 − b²λ²) (the Lap(b) MGF) for |λ| < 1/b, because
     sinh(y)/y increases, and the Chan–Shi–Song proof only uses the MGF."""
-    m = check_int(m, "m", minimum=1)
+    m = _check_m(m)
     b = node_scale(m, epsilon, scale)
     t_nodes = tree_height(m)
     with workdps():
@@ -487,7 +607,7 @@ def theorem_4_2_w(
     spec §5 item 1 recommends log₂ (spec §6.3: 1145.5 / 2423.5 / 2834.1 / 5668.2), natural log
     gives 550.4 / 1164.4 / 1361.7 / 2723.3. A formula, not a proven bound (0 for m = 1)."""
     epsilon = check_epsilon(epsilon)
-    m = check_int(m, "m", minimum=1)
+    m = _check_m(m)
     base = _check_log_base(log_base)
     with workdps():
         ld = resolve_log_delta(delta, log_delta)
@@ -504,7 +624,7 @@ def lemma_3_1_threshold(
     Note m/(2β), not the 2m/β of the proof; false for m = 1 and, with natural logs, for m = 2
     (proofs_checks/test_imola25_cc.py)."""
     epsilon = check_epsilon(epsilon)
-    m = check_int(m, "m", minimum=1)
+    m = _check_m(m)
     base = _check_log_base(log_base)
     with workdps():
         lb = resolve_log_delta(beta, log_beta, name="beta")
@@ -540,11 +660,10 @@ def cc_error_bound(
     certified, so ⌈K⌉ is conservative by at most 1 (the authors compare the real K directly).
     Only ``"exact"`` is the smallest certified integer for the union bound."""
     epsilon = check_epsilon(epsilon)
-    m = check_int(m, "m", minimum=1)
+    m = _check_m(m)
     noise = _check_noise(noise)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    _check_log_base(log_base)
+    method = check_choice(method, "method", METHODS)
+    log_base = _check_log_base(log_base)
     with workdps():
         ld = resolve_log_delta(delta, log_delta)
         b = node_scale(m, epsilon, scale)
@@ -575,7 +694,14 @@ def sample_max_error(
     """``size`` draws of max_i |r̃_i − r_i| of CC_ε (int64), vectorised in chunks of rows
     (memory bound), through :class:`ContinualCounting` itself."""
     size, rng = check_size(size), check_rng(rng)
+    m = _check_m(m)
     chunk = check_int(chunk, "chunk", minimum=1)
+    if size * m > MAX_SAMPLE_CELLS:
+        raise ValueError(
+            f"size·m must be at most {MAX_SAMPLE_CELLS} (noise values per call), got size = "
+            f"{size}, m = {m}: draw in several calls"
+        )
+    chunk = min(chunk, max(1, 10**7 // m))  # at most 80 MB of noise at a time
     cc = ContinualCounting(m, epsilon, _check_noise(noise), scale)
     out = np.empty(size, dtype=np.int64)
     for start in range(0, size, chunk):

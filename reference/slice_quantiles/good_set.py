@@ -14,33 +14,85 @@ consecutive order statistics.
 
 from __future__ import annotations
 
+import itertools
+import math
+import numbers
 from typing import Any
 
 import numpy as np
 
-from reference.validation import check_int
+from reference.validation import check_choice, check_data, check_int
 
 GOOD_RULES = ("corrected", "printed")
 
+MAX_RANK = 2**53
+"""Largest rank, data size or half-width the imola25 modules accept (integer arithmetic on ranks
+stays exact in int64 and in float64 below it)."""
 
-def check_rule(rule: Any) -> str:
-    if rule not in GOOD_RULES:
-        raise ValueError(f"rule must be one of {GOOD_RULES}, got {rule!r}")
-    return rule
+MAX_MEMBERS = 10**6
+"""Most members :func:`good_set_members` enumerates (refused before enumerating)."""
+
+MAX_CELLS = 10**8
+"""Most entries of a slice array :func:`slices` builds."""
+
+_ABS_INT = 2**60  # entries of a rank array: sums and differences of two stay inside int64
+
+
+def check_int_array(values: Any, name: str, *, max_abs: int = _ABS_INT) -> np.ndarray:
+    """An int64 array of integers (not bools, not floats) of any shape, entries with
+    |v| <= ``max_abs``: from a numpy integer array or a (nested) list/tuple of ints."""
+    what = "an array of integers"
+    hold = "must hold integers (ints, not floats or bools)"
+    if isinstance(values, np.ndarray):
+        arr = values
+        if arr.dtype.kind == "O":
+            items = arr.ravel().tolist()
+        elif arr.dtype.kind in "iu":
+            items = None
+        else:
+            raise ValueError(f"{name} {hold}, got dtype {arr.dtype}")
+    elif isinstance(values, list | tuple | range):
+        try:
+            arr = np.array(values, dtype=object)
+        except ValueError:
+            raise ValueError(f"{name} must be {what}, got a ragged sequence") from None
+        items = arr.ravel().tolist()
+    else:
+        raise ValueError(f"{name} must be {what}, got {type(values).__name__}")
+    if items is not None:
+        for t in set(map(type, items)):
+            if issubclass(t, bool | np.bool_) or not issubclass(t, numbers.Integral | np.integer):
+                raise ValueError(f"{name} {hold}, got values of type {t.__name__}")
+        if items and (min(items) < -max_abs or max(items) > max_abs):
+            raise ValueError(f"{name} must hold integers of magnitude <= {max_abs}")
+        return np.array(items, dtype=np.int64).reshape(arr.shape)
+    if arr.size and (int(arr.min()) < -max_abs or int(arr.max()) > max_abs):
+        raise ValueError(f"{name} must hold integers of magnitude <= {max_abs}")
+    return arr.astype(np.int64)
+
+
+def check_rule(rule: Any, name: str = "rule") -> str:
+    """One of :data:`GOOD_RULES`."""
+    return check_choice(rule, name, GOOD_RULES)
+
+
+def _check_h(h: Any, name: str = "h") -> int:
+    return check_int(h, name, minimum=0, maximum=MAX_RANK)
 
 
 def min_gap(h: int, rule: str = "corrected") -> int:
     """Smallest allowed r̃_i − r̃_{i−1}: 2h + 1 (corrected, disjoint slices) or 2h (printed)."""
-    h = check_int(h, "h", minimum=0)
+    h = _check_h(h)
     return 2 * h + 1 if check_rule(rule) == "corrected" else 2 * h
 
 
 def in_good_set(r_tilde: Any, n: int, h: int, rule: str = "corrected") -> np.ndarray | bool:
     """r̃ ∈ Good_{m,n,h} (last axis = the m ranks; vectorised over leading axes)."""
-    r = np.asarray(r_tilde)
+    r = check_int_array(r_tilde, "r_tilde")
     if r.ndim == 0 or r.shape[-1] == 0:
         raise ValueError("r_tilde must have a last axis of length m >= 1")
-    n = check_int(n, "n", minimum=0)
+    n = check_int(n, "n", minimum=0, maximum=MAX_RANK)
+    h = _check_h(h)
     gap = min_gap(h, rule)
     ok = (r[..., 0] - h >= 1) & (r[..., -1] + h <= n)
     if r.shape[-1] > 1:
@@ -50,36 +102,63 @@ def in_good_set(r_tilde: Any, n: int, h: int, rule: str = "corrected") -> np.nda
 
 def slice_index_ranges(r_tilde: Any, h: int) -> tuple[np.ndarray, np.ndarray]:
     """First and last 1-indexed order statistic of each slice: (r̃_i − h, r̃_i + h)."""
-    r = np.asarray(r_tilde, dtype=np.int64)
-    h = check_int(h, "h", minimum=0)
+    r = check_int_array(r_tilde, "r_tilde")
+    h = _check_h(h)
     return r - h, r + h
 
 
-def slices(sorted_data: np.ndarray, r_tilde: Any, h: int) -> np.ndarray:
-    """The slices S_i as rows of a (m, 2h + 1) array (needs r̃ with in-range slices)."""
-    lo, hi = slice_index_ranges(r_tilde, h)
-    n = len(sorted_data)
-    if np.any(lo < 1) or np.any(hi > n):
-        raise ValueError(f"slices out of range: need r̃_i − h >= 1 and r̃_i + h <= n = {n}")
+def slices(sorted_data: Any, r_tilde: Any, h: int) -> np.ndarray:
+    """The slices S_i as rows of a (..., m, 2h + 1) array (needs r̃ with in-range slices)."""
+    return _slices(sorted_data, r_tilde, h, "sorted_data", "r_tilde")
+
+
+def _slices(sorted_data: Any, r_tilde: Any, h: int, data_name: str, name: str) -> np.ndarray:
+    x = check_data(sorted_data, data_name)
+    if np.any(x[1:] < x[:-1]):
+        raise ValueError(f"{data_name} must be sorted in non-decreasing order")
+    h = _check_h(h)
+    lo, hi = slice_index_ranges(check_int_array(r_tilde, name), h)
+    n = len(x)
+    if lo.size and (np.any(lo < 1) or np.any(hi > n)):
+        raise ValueError(
+            f"{name} and h give slices out of range of {data_name}: need {name}_i − h >= 1 and "
+            f"{name}_i + h <= n = {n} = len({data_name})"
+        )
+    if lo.size * (2 * h + 1) > MAX_CELLS:
+        raise ValueError(f"{name} and h give more than {MAX_CELLS} slice entries")
     offsets = np.arange(2 * h + 1)
-    return np.asarray(sorted_data)[(lo - 1)[..., None] + offsets]
+    return x[(lo - 1)[..., None] + offsets]
+
+
+def good_set_size(m: int, n: int, h: int, rule: str = "corrected") -> int:
+    """|Good_{m,n,h}| in closed form: with s_i = r̃_i − (i − 1)(g − 1) (g the minimum gap) the
+    members are the strictly increasing s in [h + 1, n − h − (m − 1)(g − 1)], so the count is
+    C(n − 2h − (m − 1)(g − 1), m) (0 when that is negative)."""
+    m = check_int(m, "m", minimum=1, maximum=MAX_RANK)
+    n = check_int(n, "n", minimum=0, maximum=MAX_RANK)
+    h = _check_h(h)
+    gap = min_gap(h, rule)
+    span = n - 2 * h - (m - 1) * (gap - 1)
+    return math.comb(span, m) if span >= m else 0
 
 
 def good_set_members(m: int, n: int, h: int, rule: str = "corrected") -> np.ndarray:
-    """Every r̃ ∈ Good_{m,n,h} (shape (k, m)), in lexicographic order; for small n and m."""
-    m = check_int(m, "m", minimum=1)
-    n = check_int(n, "n", minimum=0)
+    """Every r̃ ∈ Good_{m,n,h} (shape (k, m)), in lexicographic order; for small n and m (at
+    most :data:`MAX_MEMBERS` members, refused before enumerating)."""
+    size = good_set_size(m, n, h, rule)
+    m, n, h = int(m), int(n), int(h)
+    if size > MAX_MEMBERS:
+        raise ValueError(
+            f"Good set of m = {m}, n = {n}, h = {h} has {size} members, more than "
+            f"{MAX_MEMBERS} (use a smaller n or m)"
+        )
     gap = min_gap(h, rule)
-    lo, hi = h + 1, n - h
-    out: list[tuple[int, ...]] = []
-
-    def extend(prefix: tuple[int, ...], start: int) -> None:
-        if len(prefix) == m:
-            out.append(prefix)
-            return
-        remaining = m - len(prefix) - 1
-        for v in range(start, hi - remaining * gap + 1):
-            extend(prefix + (v,), v + gap)
-
-    extend((), lo)
-    return np.array(out, dtype=np.int64).reshape(len(out), m)
+    if size == 0:
+        return np.empty((0, m), dtype=np.int64)
+    top = n - h - (m - 1) * (gap - 1)
+    combos = np.fromiter(
+        itertools.chain.from_iterable(itertools.combinations(range(h + 1, top + 1), m)),
+        dtype=np.int64,
+        count=size * m,
+    ).reshape(size, m)
+    return combos + np.arange(m, dtype=np.int64) * (gap - 1)

@@ -53,15 +53,21 @@ from typing import Any
 
 import numpy as np
 
-from reference.core import PrivacyClaim
+from reference.core import MechanismBase
 from reference.slice_quantiles.approximate_quantiles import (
+    _check_sorted_inside,
+    _clamp_sort,
     check_adjacency_central,
     check_quantiles,
-    clamp_sorted,
 )
 from reference.validation import (
+    MAX_DRAWS,
+    check_choice,
     check_domain,
     check_epsilon,
+    check_finite,
+    check_flag,
+    check_int,
     check_positive,
     check_rng,
     check_size,
@@ -69,6 +75,14 @@ from reference.validation import (
 
 METHODS: tuple[str, ...] = ("auto", "exact", "rejection")
 EXACT_BUDGET = 20_000_000  # P·m(m−1)/2 cells of the exact block sum before "auto" switches
+MAX_CELLS = 300_000_000
+"""Most m·(n + 1) entries of one forward pass (2.4 GB of float64; the Fig. 1 reproduction's
+largest, n = 21 × 48,842 and m = 200, has 2.1·10^8)."""
+MAX_EXPONENT = 1e8
+"""Largest c·(n + 1), c = ε/(2Δ): log-weights carry absolute errors of about c·n·1e-16 (module
+docstring), so beyond this the law would no longer be exact to 1e-8."""
+DRAW_BUDGET = 2 * 10**8
+"""Most (distinct conditioning intervals × m × (n + 1)) of one sampling call (about 10 s)."""
 _LOCAL_RANGE = 600.0  # largest local offset c·r inside one block of the decayed sums
 _LOG2 = math.log(2.0)
 _MAX_PROPOSALS_PER_DRAW = 10_000
@@ -91,7 +105,34 @@ def joint_exp_sensitivity(quantiles: Any, adjacency: str) -> float:
 
 def target_gaps(quantiles: np.ndarray, n: int) -> np.ndarray:
     """t_j = (q_j − q_{j−1})·n for j = 1..m+1 (q_0 = 0, q_{m+1} = 1), not rounded."""
+    q = check_quantiles(quantiles)
+    n = check_int(n, "n", minimum=0, maximum=2**53)
+    return _target_gaps(q, n)
+
+
+def _target_gaps(quantiles: np.ndarray, n: int) -> np.ndarray:
     return np.diff(np.concatenate([[0.0], quantiles, [1.0]])) * n
+
+
+def _check_log_vector(v: Any, name: str) -> np.ndarray:
+    """A 1-D float array of log-weights: reals or −inf (no NaN, no +inf)."""
+    if isinstance(v, np.ndarray) and v.dtype.kind in "iuf" and v.ndim == 1:
+        arr = v.astype(float)
+    else:
+        raise ValueError(f"{name} must be a 1-D numpy array of log-weights (floats, -inf allowed)")
+    if np.isnan(arr).any() or (arr == np.inf).any():
+        raise ValueError(f"{name} must hold real numbers or -inf (no NaN, no +inf)")
+    return arr
+
+
+def _check_decay(c: Any, span: int = 1, name: str = "c") -> float:
+    """The decay c >= 0; c·span (the largest offset formed) must stay a finite float."""
+    c = check_finite(c, name)
+    if c < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {c!r}")
+    if not math.isfinite(2.0 * c * max(span, 1)):
+        raise ValueError(f"{name} is too large: {name}·{span} overflows a float64, got {c!r}")
+    return c
 
 
 # --------------------------------------------------------------------------------------------
@@ -119,6 +160,10 @@ def decayed_prefix_lse(v: np.ndarray, c: float) -> np.ndarray:
     (local offsets r < K, so c·r <= 600 and no precision is lost to large offsets), then the
     carry from earlier blocks, decayed by c per step, added by a scalar recursion over blocks.
     """
+    return _decayed_prefix_lse(_check_log_vector(v, "v"), _check_decay(c))
+
+
+def _decayed_prefix_lse(v: np.ndarray, c: float) -> np.ndarray:
     n = v.size
     if n == 0:
         return v.copy()
@@ -146,9 +191,14 @@ def decayed_window_lse(v: np.ndarray, c: float, width: int) -> np.ndarray:
     Van Herk / Gil-Werman: blocks of length ``width``; a window is a decayed suffix of one block
     plus a decayed prefix of the next, so only sums of positive terms are formed.
     """
+    v = _check_log_vector(v, "v")
+    width = check_int(width, "width", minimum=1)
+    return _decayed_window_lse(v, _check_decay(c, min(width, v.size) + 1), width)
+
+
+def _decayed_window_lse(v: np.ndarray, c: float, width: int) -> np.ndarray:
     n = v.size
-    if width < 1:
-        raise ValueError(f"width must be >= 1, got {width}")
+    width = max(1, min(width, n))  # a window longer than v sums the same entries
     nb = -(-n // width) + 1
     pad = np.full(nb * width, -np.inf)
     pad[:n] = v
@@ -169,17 +219,26 @@ def kernel_convolution(a: np.ndarray, t: float, c: float) -> np.ndarray:
 
     With d = i − i' >= 1 and D = ⌊t⌋: the near side d <= D has weight −c(t − d) (a decayed window
     over i' ∈ [i − D, i − 1]) and the far side d >= D + 1 weight −c(d − t) (a decayed prefix over
-    i' <= i − D − 1)."""
+    i' <= i − D − 1). A D >= n is replaced by n: every d <= n − 1 is then on the near side
+    either way."""
+    a = _check_log_vector(a, "a")
+    t = check_finite(t, "t")
+    if t < 0:
+        raise ValueError(f"t must be a finite number >= 0, got {t!r}")
+    return _kernel_convolution(a, t, _check_decay(c, a.size + 2 + int(min(t, a.size))))
+
+
+def _kernel_convolution(a: np.ndarray, t: float, c: float) -> np.ndarray:
     n = a.size
-    big_d = int(math.floor(t)) if t >= 1 else 0
+    big_d = min(int(math.floor(t)), n) if t >= 1 else 0
     out = np.full(n, -np.inf)
     shift = big_d + 1
     if n > shift:
-        far = decayed_prefix_lse(a[: n - shift], c)
+        far = _decayed_prefix_lse(a[: n - shift], c)
         out[shift:] = far - c * (shift - t)
     if big_d >= 1:
         padded = np.concatenate([np.full(big_d, -np.inf), a])
-        near = decayed_window_lse(padded, c, big_d)[:n] - c * (t - big_d)
+        near = _decayed_window_lse(padded, c, big_d)[:n] - c * (t - big_d)
         out = np.logaddexp(out, near)
     return out
 
@@ -228,8 +287,9 @@ class JointExpForward:
 
 def choose_method(method: str, positive_intervals: int, m: int) -> str:
     """'exact' or 'rejection' (``auto``: exact when P·m(m−1)/2 <= :data:`EXACT_BUDGET`)."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    method = check_choice(method, "method", METHODS)
+    positive_intervals = check_int(positive_intervals, "positive_intervals", minimum=0)
+    m = check_int(m, "m", minimum=1)
     if method != "auto":
         return method
     return "exact" if positive_intervals * m * (m - 1) // 2 <= EXACT_BUDGET else "rejection"
@@ -242,15 +302,50 @@ def forward(
     scale: float,
     method: str = "auto",
 ) -> JointExpForward:
-    """The forward pass of the module docstring on sorted clamped data ``x``."""
+    """The forward pass of the module docstring on sorted clamped data ``x`` (refused when
+    m·(n + 1) > :data:`MAX_CELLS` or c·(n + 1) > :data:`MAX_EXPONENT`)."""
+    bounds = check_domain(bounds, "bounds", finite=True)
+    x = _check_sorted_inside(x, bounds)
+    q = check_quantiles(quantiles)
+    scale = _check_decay(scale, name="scale")
+    method = check_choice(method, "method", METHODS)
+    _check_forward_size(q.size, x.size, scale, "scale")
+    return _forward(x, q, bounds, scale, method)
+
+
+def _check_forward_size(m: int, n: int, scale: float, scale_name: str) -> None:
+    if m * (n + 1) > MAX_CELLS:
+        raise ValueError(
+            f"JointExp needs m·(n + 1) <= {MAX_CELLS} (memory of the forward pass): got m = {m} "
+            f"quantiles and n = {n} data points (fewer quantiles or less data)"
+        )
+    if scale * (n + 1) > MAX_EXPONENT:
+        raise ValueError(
+            f"JointExp needs {scale_name}·(n + 1) <= {MAX_EXPONENT:g} so that its log-weights stay "
+            f"exact: got {scale_name} = {scale!r} on n = {n} data points (a smaller epsilon)"
+        )
+
+
+def _forward(
+    x: np.ndarray,
+    quantiles: np.ndarray,
+    bounds: tuple[float, float],
+    scale: float,
+    method: str,
+) -> JointExpForward:
     a, b = bounds
     n, m = x.size, quantiles.size
     breaks = np.concatenate([[a], x, [b]])
     with np.errstate(divide="ignore"):
         log_len = np.log(np.diff(breaks))
-    t = target_gaps(quantiles, n)
+    t = _target_gaps(quantiles, n)
     pos = np.flatnonzero(np.isfinite(log_len))
     method = choose_method(method, pos.size, m)
+    if method == "exact" and pos.size * m * (m - 1) // 2 > 10 * EXACT_BUDGET:
+        raise ValueError(
+            f"method='exact' needs P·m(m − 1)/2 <= {10 * EXACT_BUDGET} block-sum cells, got "
+            f"P = {pos.size} intervals and m = {m} quantiles: use method 'auto' or 'rejection'"
+        )
     idx = np.arange(n + 1)
     exact = method == "exact"
     new = np.empty((m if exact else 1, n + 1))  # β_j is only kept for the exact block sums
@@ -260,7 +355,7 @@ def forward(
     log_fact = np.cumsum(np.log(np.arange(1, m + 1)))  # log k! at index k − 1
     cum_phi0 = np.concatenate([[0.0], np.cumsum(-scale * t[:m])])  # Σ_{j'<=j} log φ_{j'}(0)
     for j in range(2, m + 1):
-        new_j = log_len + kernel_convolution(total[j - 2], t[j - 1], scale)
+        new_j = log_len + _kernel_convolution(total[j - 2], t[j - 1], scale)
         if exact:
             new[j - 1] = new_j
             acc = new_j[pos]
@@ -286,10 +381,37 @@ def forward(
 # --------------------------------------------------------------------------------------------
 
 
+def _check_fw(fw: Any) -> JointExpForward:
+    if not isinstance(fw, JointExpForward):
+        raise ValueError(f"fw must be a JointExpForward (forward(...)), got {type(fw).__name__}")
+    return fw
+
+
+def _check_j(fw: JointExpForward, j: Any) -> int:
+    return check_int(j, "j", minimum=1, maximum=fw.m)
+
+
+def _check_intervals(fw: JointExpForward, i: Any, name: str) -> np.ndarray:
+    from reference.slice_quantiles.good_set import check_int_array
+
+    arr = check_int_array(i, name)
+    if arr.size and (arr.min() < 0 or arr.max() > fw.n):
+        raise ValueError(f"{name} must hold interval indices in [0, n] = [0, {fw.n}]")
+    return arr
+
+
 def interval_logweights(fw: JointExpForward, j: int, i_up: int, first: bool) -> np.ndarray:
     """Unnormalised log P(o_j in interval i | o_{j+1} starts a block in interval i_up):
     A_j(i) + log φ_{j+1}(i_up − i) over i <= i_up (``first``: j = m, i_up = n, where
     o_{m+1} = b is no output) or i < i_up (otherwise)."""
+    fw = _check_fw(fw)
+    j = _check_j(fw, j)
+    i_up = check_int(i_up, "i_up", minimum=0, maximum=fw.n)
+    first = check_flag(first, "first")
+    return _interval_logweights(fw, j, i_up, first)
+
+
+def _interval_logweights(fw: JointExpForward, j: int, i_up: int, first: bool) -> np.ndarray:
     lim = i_up + 1 if first else i_up
     w = np.full(fw.n + 1, -np.inf)
     i = np.arange(lim)
@@ -300,6 +422,15 @@ def interval_logweights(fw: JointExpForward, j: int, i_up: int, first: bool) -> 
 def block_logweights(fw: JointExpForward, j: int, i: int) -> np.ndarray:
     """``exact``: unnormalised log P(block size k | o_j ends a block in interval i), k = 1..j:
     β_{j−k+1}(i) + (k−1)·log L_i + Σ_{j'=j−k+2..j} log φ_{j'}(0) − log k!."""
+    fw = _check_fw(fw)
+    if fw.method != "exact":
+        raise ValueError("fw must come from method 'exact' for block_logweights")
+    j = _check_j(fw, j)
+    i = check_int(i, "i", minimum=0, maximum=fw.n)
+    return _block_logweights(fw, j, i)
+
+
+def _block_logweights(fw: JointExpForward, j: int, i: int) -> np.ndarray:
     out = np.full(j, fw.new[j - 1, i])
     lp = fw.log_len[i]
     for k in range(2, j + 1):
@@ -313,6 +444,13 @@ def block_logweights(fw: JointExpForward, j: int, i: int) -> np.ndarray:
 def repeat_logprob(fw: JointExpForward, j: int, i: np.ndarray) -> np.ndarray:
     """``rejection``: log P(o_{j−1} is also in interval i | o_j in interval i) under the proposal:
     R_j(i) − A_j(i), R_j = log L + log φ_j(0) − log 2 + A_{j−1} (−inf for j = 1)."""
+    fw = _check_fw(fw)
+    if fw.method != "rejection":
+        raise ValueError("fw must come from method 'rejection' for repeat_logprob")
+    return _repeat_logprob(fw, _check_j(fw, j), _check_intervals(fw, i, "i"))
+
+
+def _repeat_logprob(fw: JointExpForward, j: int, i: np.ndarray) -> np.ndarray:
     i = np.asarray(i)
     if j == 1:
         return np.full(i.shape, -np.inf)
@@ -333,9 +471,12 @@ def _normalise(logw: np.ndarray) -> np.ndarray:
 def path_log_probability(fw: JointExpForward, path: tuple[int, ...]) -> float:
     """log P(interval sequence i_1 <= ... <= i_m) under the sampler's law (for ``rejection``:
     the proposal's law, before acceptance), from the same conditionals the sampler uses."""
+    fw = _check_fw(fw)
     m = fw.m
-    if len(path) != m or any(path[p] > path[p + 1] for p in range(m - 1)):
+    arr = _check_intervals(fw, path, "path")
+    if arr.shape != (m,) or np.any(np.diff(arr) < 0):
         raise ValueError("path must be a non-decreasing sequence of m interval indices")
+    path = tuple(int(v) for v in arr)
     logp = 0.0
     if fw.method == "exact":
         j, i_up, first = m, fw.n, True
@@ -344,8 +485,8 @@ def path_log_probability(fw: JointExpForward, path: tuple[int, ...]) -> float:
             k = 1
             while k < j and path[j - k - 1] == i:
                 k += 1
-            pi = _normalise(interval_logweights(fw, j, i_up, first))[i]
-            pk = _normalise(block_logweights(fw, j, i))[k - 1] if pi > 0 else 0.0
+            pi = _normalise(_interval_logweights(fw, j, i_up, first))[i]
+            pk = _normalise(_block_logweights(fw, j, i))[k - 1] if pi > 0 else 0.0
             if pk == 0:
                 return -math.inf
             logp += math.log(pi) + math.log(pk)
@@ -355,11 +496,11 @@ def path_log_probability(fw: JointExpForward, path: tuple[int, ...]) -> float:
     for j in range(m, 0, -1):
         i = path[j - 1]
         if not forced:
-            pi = _normalise(interval_logweights(fw, j, i_up, j == m))[i]
+            pi = _normalise(_interval_logweights(fw, j, i_up, j == m))[i]
             if pi == 0:
                 return -math.inf
             logp += math.log(pi)
-        rep = float(repeat_logprob(fw, j, np.array([i]))[0])
+        rep = float(_repeat_logprob(fw, j, np.array([i]))[0])
         forced = j > 1 and path[j - 2] == i
         logp += rep if forced else math.log1p(-math.exp(rep)) if rep < 0 else -math.inf
         i_up = i
@@ -368,7 +509,11 @@ def path_log_probability(fw: JointExpForward, path: tuple[int, ...]) -> float:
 
 def acceptance_log_probability(path: Any) -> np.ndarray:
     """log Π_blocks 2^{k−1}/k! for rows of interval sequences (the rejection step)."""
-    p = np.atleast_2d(np.asarray(path))
+    from reference.slice_quantiles.good_set import check_int_array
+
+    p = np.atleast_2d(check_int_array(path, "path"))
+    if p.ndim != 2:
+        raise ValueError("path must be one interval sequence or a 2-D array of them")
     run = np.zeros(p.shape[0])
     out = np.zeros(p.shape[0])
     for col in range(1, p.shape[1]):
@@ -389,10 +534,12 @@ def _draw_intervals(
     """One draw of i per sample from :func:`interval_logweights`, grouped by i_up."""
     out = np.empty(i_up.size, dtype=np.int64)
     values, inverse = np.unique(i_up, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    edges = np.searchsorted(inverse[order], np.arange(values.size + 1))
     u = rng.random(i_up.size)
     for g, up in enumerate(values):
-        members = np.flatnonzero(inverse == g)
-        cdf = np.cumsum(_normalise(interval_logweights(fw, j, int(up), first)))
+        members = order[edges[g] : edges[g + 1]]
+        cdf = np.cumsum(_normalise(_interval_logweights(fw, j, int(up), first)))
         out[members] = np.minimum(np.searchsorted(cdf, u[members] * cdf[-1], side="right"), fw.n)
     return out
 
@@ -415,9 +562,31 @@ def _draw_blocks(
     return np.minimum((cdf <= u[:, None]).sum(axis=1), j - 1) + 1
 
 
+def _check_sampling(fw: Any, size: Any, rng: Any) -> tuple[JointExpForward, int, Any]:
+    fw = _check_fw(fw)
+    size, rng = check_size(size), check_rng(rng)
+    limit = _sampling_limit(fw.m, fw.n)
+    if size > limit:
+        raise ValueError(f"size must be at most {limit} for JointExp on this data, got {size}")
+    return fw, size, rng
+
+
+def _sampling_limit(m: int, n: int) -> int:
+    """Draws per call: the grouped backward pass costs about m·(n + 1) per distinct
+    conditioning interval (at most n + 1 of them), plus m per draw; and m·size <= 2·10^7."""
+    cells = m * (n + 1)
+    by_cost = MAX_DRAWS if cells * (n + 1) <= DRAW_BUDGET else max(1, DRAW_BUDGET // cells)
+    return int(max(1, min(by_cost, MAX_DRAWS, 2 * 10**7 // m)))
+
+
 def sample_intervals(fw: JointExpForward, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` interval sequences (size, m) from the stored forward pass (for ``rejection``: from
     the proposal, before acceptance)."""
+    fw, size, rng = _check_sampling(fw, size, rng)
+    return _sample_intervals(fw, size, rng)
+
+
+def _sample_intervals(fw: JointExpForward, size: int, rng: np.random.Generator) -> np.ndarray:
     m = fw.m
     paths = np.empty((size, m), dtype=np.int64)
     if size == 0:
@@ -443,7 +612,7 @@ def sample_intervals(fw: JointExpForward, size: int, rng: np.random.Generator) -
         free = np.flatnonzero(~forced)
         current[free] = _draw_intervals(fw, j, i_up[free], j == m, rng)
         paths[:, j - 1] = current
-        forced = np.log(rng.random(size)) < repeat_logprob(fw, j, current)
+        forced = np.log(rng.random(size)) < _repeat_logprob(fw, j, current)
         i_up = current.copy()
     return paths
 
@@ -453,6 +622,18 @@ def intervals_to_outputs(
 ) -> np.ndarray:
     """Uniform points in the chosen intervals, sorted per row (a block's points are sorted iid
     uniforms on its interval)."""
+    fw = _check_fw(fw)
+    paths = _check_intervals(fw, paths, "paths")
+    if paths.ndim != 2 or paths.shape[1] != fw.m or np.any(np.diff(paths, axis=1) < 0):
+        raise ValueError(f"paths must be rows of m = {fw.m} non-decreasing interval indices")
+    if paths.shape[0] > MAX_DRAWS:
+        raise ValueError(f"paths must have at most {MAX_DRAWS} rows")
+    return _intervals_to_outputs(fw, paths, check_rng(rng))
+
+
+def _intervals_to_outputs(
+    fw: JointExpForward, paths: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     left = fw.breaks[paths]
     right = fw.breaks[paths + 1]
     return np.sort(left + (right - left) * rng.random(paths.shape), axis=1)
@@ -460,24 +641,29 @@ def intervals_to_outputs(
 
 def sample_joint_exp(fw: JointExpForward, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` JointExp releases (size, m) from a forward pass (rejection step included)."""
+    fw, size, rng = _check_sampling(fw, size, rng)
+    return _sample_joint_exp(fw, size, rng)
+
+
+def _sample_joint_exp(fw: JointExpForward, size: int, rng: np.random.Generator) -> np.ndarray:
     if fw.method == "exact" or size == 0:
-        return intervals_to_outputs(fw, sample_intervals(fw, size, rng), rng)
+        return _intervals_to_outputs(fw, _sample_intervals(fw, size, rng), rng)
     kept: list[np.ndarray] = []
     have, proposed, rate = 0, 0, 1.0
     while have < size:
         batch = int(min(math.ceil(1.1 * (size - have) / rate), 1 << 20))
-        paths = sample_intervals(fw, batch, rng)
+        paths = _sample_intervals(fw, batch, rng)
         ok = np.log(rng.random(batch)) < acceptance_log_probability(paths)
         kept.append(paths[ok])
         have += int(ok.sum())
         proposed += batch
         rate = max(have / proposed, 1e-6)
         if proposed > _MAX_PROPOSALS_PER_DRAW * max(size, 1) and have < size:
-            raise RuntimeError(
-                f"JointExp rejection step accepts only {have}/{proposed} proposals; "
+            raise ValueError(
+                f"JointExp rejection step accepts only {have}/{proposed} proposals on this data: "
                 "use method='exact'"
             )
-    return intervals_to_outputs(fw, np.concatenate(kept)[:size], rng)
+    return _intervals_to_outputs(fw, np.concatenate(kept)[:size], rng)
 
 
 # --------------------------------------------------------------------------------------------
@@ -502,10 +688,14 @@ def joint_exp(
 
 
 @dataclass(frozen=True)
-class JointExpMechanism:
+class JointExpMechanism(MechanismBase):
     """JointExp as a :class:`reference.core.Mechanism`: claim (ε, 0); ``domain`` (−inf, inf)
     since inputs are clamped to ``bounds``. ``sensitivity`` overrides Δ (a value below the true
-    one is a deliberately broken variant)."""
+    one is a deliberately broken variant).
+
+    Refused on data where the forward pass is too large (m·(n + 1) > :data:`MAX_CELLS`) or its
+    log-weights would lose precision (c·(n + 1) > :data:`MAX_EXPONENT`, c = ε/(2Δ)); one call
+    draws at most :func:`_sampling_limit` releases."""
 
     quantiles: tuple[float, ...]
     epsilon: float
@@ -514,15 +704,20 @@ class JointExpMechanism:
     method: str = "auto"
     sensitivity: float | None = None
 
+    clamps = True  # any finite value is valid input: values outside ``bounds`` are clamped
+    allow_empty = True  # the empty data set: uniform on the ordered simplex of (a, b)
+
     def __post_init__(self) -> None:
         q = check_quantiles(self.quantiles)
         object.__setattr__(self, "quantiles", tuple(q.tolist()))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
         check_adjacency_central(self.adjacency)
-        choose_method(self.method, 1, 1)
+        check_choice(self.method, "method", METHODS)
         if self.sensitivity is not None:
-            check_positive(self.sensitivity, "sensitivity")
+            object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
+        if not math.isfinite(self.scale):
+            raise ValueError("epsilon/(2·sensitivity) must be a finite float")
 
     @property
     def delta_u(self) -> float:
@@ -535,21 +730,19 @@ class JointExpMechanism:
         """c = ε/(2Δ)."""
         return self.epsilon / (2.0 * self.delta_u)
 
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, self.adjacency)
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        """Any finite input is valid: values outside ``bounds`` are clamped (documented)."""
-        return (-np.inf, np.inf)
-
     def forward(self, data: Any) -> JointExpForward:
         """The forward pass on ``data`` (clamped, sorted)."""
-        x = clamp_sorted(data, self.bounds)
-        return forward(x, np.asarray(self.quantiles), self.bounds, self.scale, self.method)
+        return self._forward(self.check_input(data))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _forward(self, data: np.ndarray) -> JointExpForward:
+        x = _clamp_sort(data, self.bounds)
+        _check_forward_size(len(self.quantiles), x.size, self.scale, "epsilon/(2·sensitivity)")
+        return _forward(x, np.asarray(self.quantiles), self.bounds, self.scale, self.method)
+
+    def draw_limit(self, data: np.ndarray) -> int:
+        return _sampling_limit(len(self.quantiles), data.size)
+
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent releases, shape (size, m)."""
-        size, rng = check_size(size), check_rng(rng)
-        return sample_joint_exp(self.forward(data), size, rng)
+        out = _sample_joint_exp(self._forward(data), size, rng)
+        return np.clip(out, self.bounds[0], self.bounds[1], out=out)

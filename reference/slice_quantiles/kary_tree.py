@@ -50,19 +50,45 @@ from reference.primitives.continual_counting import (
     shift_privacy_loss,
     tree_height,
 )
-from reference.slice_quantiles.cc_tails import resolve_log_delta
-from reference.validation import check_epsilon, check_int
+from reference.slice_quantiles.cc_tails import _positive_mpf, resolve_log_delta
+from reference.slice_quantiles.good_set import check_int_array
+from reference.validation import check_epsilon, check_flag, check_fraction, check_int
 
 Variable = tuple[int, int]  # (level, local index) for the authors' tree; (0, i) for Fenwick node i
+
+MAX_TREE_M = 10**5
+"""Largest m of the authors' tree formulas (heights, term counts, the auto-chosen k)."""
+MAX_MATRIX_TERMS = 2 * 10**6
+"""Most (prefix, node) terms of a noise matrix built here (m·k·H for the authors' tree)."""
+MAX_REPORT_M = 256
+"""Largest m of :func:`kary_shift_report` and :func:`fenwick_shift_report` (exact lattice algebra
+on an m-row matrix, one solve per shift)."""
+MAX_MATRIX_SIDE = 1024
+"""Most rows or columns of a matrix of the exact lattice algebra (:func:`integer_column_echelon`,
+:func:`min_l1_cost`); entries of magnitude at most 2^31."""
+MAX_BOX_POINTS = 10**5
+"""Most lattice points :func:`shift_loss_over_box` visits."""
 
 
 # ----------------------------------------------------------------------------- the authors' tree
 def _check_mk(m: Any, k: Any) -> tuple[int, int]:
-    m = check_int(m, "m", minimum=2)  # the repo rejects max_time <= 1
+    m = check_int(m, "m", minimum=2, maximum=MAX_TREE_M)  # the repo rejects max_time <= 1
     k = check_int(k, "k", minimum=2)
     if k > m:
         raise ValueError(f"k must be in [2, m] = [2, {m}], got {k}")
     return m, k
+
+
+def _check_matrix(a: Any, name: str = "a") -> np.ndarray:
+    """A 2-D integer matrix (entries |v| <= 2^31, at most MAX_MATRIX_SIDE rows and columns)."""
+    arr = check_int_array(a, name, max_abs=2**31)
+    if arr.ndim != 2 or 0 in arr.shape:
+        raise ValueError(f"{name} must be a non-empty 2-D integer matrix, got shape {arr.shape}")
+    if max(arr.shape) > MAX_MATRIX_SIDE:
+        raise ValueError(
+            f"{name} must have at most {MAX_MATRIX_SIDE} rows and columns, got {arr.shape}"
+        )
+    return arr
 
 
 def authors_height(m: int, k: int) -> int:
@@ -86,8 +112,13 @@ def authors_claimed_sensitivity(m: int, k: int) -> Fraction:
 def authors_auto_k(m: int, epsilon: float) -> int:
     """The repo's automatic branching factor (first minimiser of its variance proxy over
     k = 2..m with its early stop; floats as in the repo)."""
-    m = check_int(m, "m", minimum=2)
+    m = check_int(m, "m", minimum=2, maximum=MAX_TREE_M)
     epsilon = check_epsilon(epsilon)
+    if math.exp(-2.0 * epsilon / (math.ceil(math.log(m, 2)) + 1)) >= 1.0:
+        raise ValueError(
+            f"epsilon is too small for the repo's variance proxy (its node ratio "
+            f"e^(-2·epsilon/(H+1)) rounds to 1), got {epsilon!r}"
+        )
     best_k, best_var = 2, math.inf
     for cand in range(2, m + 1):
         h = math.ceil(math.log(m, cand))
@@ -127,6 +158,12 @@ def authors_prefix_terms(m: int, k: int, t: int) -> list[tuple[Variable, int]]:
 
 def authors_kary_noise_matrix(m: int, k: int) -> tuple[np.ndarray, tuple[Variable, ...]]:
     """(A, variables): N_t = Σ_v A[t−1, v]·ξ_v for the repo's prefix noise (spec §5 item 23)."""
+    m, k = _check_mk(m, k)
+    if m * k * (authors_height(m, k) + 1) > MAX_MATRIX_TERMS:
+        raise ValueError(
+            f"m·k·(H + 1) must be at most {MAX_MATRIX_TERMS} to build the noise matrix, got "
+            f"m = {m}, k = {k}"
+        )
     rows = [authors_prefix_terms(m, k, t) for t in range(1, m + 1)]
     variables = tuple(sorted({v for row in rows for v, _ in row}))
     col = {v: j for j, v in enumerate(variables)}
@@ -151,12 +188,22 @@ def authors_chernoff_bound(
     M(λ) = (1−p)²/((1−pe^λ)(1−pe^{−λ})), p = e^{−2ε/(H+1)}; c = 1 as in the repo (one-sided),
     c = 2 with ``two_sided`` (spec §6.3 "repo tree Chernoff": 126.5 / 233.8 / 266.2 / 533.2).
     ``grid`` = the repo's 100-point λ grid; otherwise a fine bounded search. Floats."""
+    two_sided = check_flag(two_sided, "two_sided")
+    grid = check_flag(grid, "grid")
+    epsilon = check_epsilon(epsilon)
     kk = authors_auto_k(m, epsilon) if k is None else k
     m, kk = _check_mk(m, kk)
     h = authors_height(m, kk)
     p = math.exp(-1.0 / (((h + 1) / 2) / epsilon))
+    if not 0.0 < p < 1.0:
+        raise ValueError(
+            f"epsilon must keep the node ratio e^(-2·epsilon/(H+1)) strictly inside (0, 1) in "
+            f"floating point, got {epsilon!r}"
+        )
     terms = authors_max_terms(m, kk)
     log_term = math.log((2 if two_sided else 1) * m) - float(resolve_log_delta(delta, log_delta))
+    if not math.isfinite(log_term):
+        raise ValueError("delta (or log_delta) must keep log(m/delta) a finite float")
 
     def bound(lam: float) -> float:
         d1, d2 = 1 - p * math.exp(lam), 1 - p * math.exp(-lam)
@@ -166,16 +213,24 @@ def authors_chernoff_bound(
 
     lam_max = -math.log(p)
     if grid:
-        return min(bound(float(x)) for x in np.linspace(1e-6, 0.99 * lam_max, 100))
+        value = min(bound(float(x)) for x in np.linspace(1e-6, 0.99 * lam_max, 100))
+        if not math.isfinite(value):
+            raise ValueError(
+                "the bound is not finite on the repo's λ grid for these epsilon, delta, m and k"
+            )
+        return value
     xs = np.linspace(lam_max * 1e-6, lam_max * (1 - 1e-9), 20001)
-    return min(bound(float(x)) for x in xs)
+    value = min(bound(float(x)) for x in xs)
+    if not math.isfinite(value):
+        raise ValueError("the bound is not finite for these epsilon, delta, m and k")
+    return value
 
 
 # ----------------------------------------------------------------------------- the Fenwick tree
 def fenwick_noise_matrix(m: int) -> tuple[np.ndarray, tuple[Variable, ...]]:
     """(W, variables): N_i = Σ_j W[i−1, j−1] η_j, W[i−1, j−1] = 1 iff node j is in the dyadic
     decomposition of [0, i) (spec §2.1); unimodular (unit lower triangular)."""
-    m = check_int(m, "m", minimum=1)
+    m = check_int(m, "m", minimum=1, maximum=MAX_MATRIX_SIDE)
     w = prefix_sums(np.eye(m, dtype=np.int64)).T  # row j of prefix_sums(I): where η_j lands
     return np.ascontiguousarray(w), tuple((0, i) for i in range(1, m + 1))
 
@@ -214,9 +269,7 @@ class ColumnEchelon:
 
 def integer_column_echelon(a: Any) -> ColumnEchelon:
     """Exact integer column echelon form by extended-Euclid column operations (Python ints)."""
-    arr = np.asarray(a)
-    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError("a must be a 2-D integer matrix")
+    arr = _check_matrix(a)
     rows, cols = arr.shape
     e = [[int(x) for x in row] for row in arr.tolist()]
     u = [[int(r == c) for c in range(cols)] for r in range(cols)]
@@ -291,7 +344,7 @@ def _apply_transform(ech: ColumnEchelon, y: list[int | Fraction]) -> list[int | 
 
 def span_membership(ech: ColumnEchelon, x: Any) -> tuple[bool, list[int] | None]:
     """(x ∈ span_ℝ(A), an integer c with A c = x or None if x ∉ A·ℤ^V), exact."""
-    xs = [int(v) for v in np.asarray(x).tolist()]
+    xs = _check_target(ech, x)
     y = _solve_echelon(ech, xs)
     if y is None:
         return False, None
@@ -299,6 +352,15 @@ def span_membership(ech: ColumnEchelon, x: Any) -> tuple[bool, list[int] | None]
         return True, None
     c = _apply_transform(ech, [int(v) for v in y])
     return True, [int(v) for v in c]
+
+
+def _check_target(ech: Any, x: Any, name: str = "x") -> list[int]:
+    if not isinstance(ech, ColumnEchelon):
+        raise ValueError(f"ech must be a ColumnEchelon, got {type(ech).__name__}")
+    v = check_int_array(x, name)
+    if v.shape != (len(ech.echelon),):
+        raise ValueError(f"{name} must be an integer vector of length {len(ech.echelon)}")
+    return [int(t) for t in v.tolist()]
 
 
 def _unique_real_cost(ech: ColumnEchelon, x: Any) -> Fraction:
@@ -311,16 +373,17 @@ def _unique_real_cost(ech: ColumnEchelon, x: Any) -> Fraction:
 
 def left_null_vectors(a: Any) -> list[list[int]]:
     """An integer basis of {v : vᵀA = 0} (the null space of the noise covariance A·Aᵀ)."""
-    arr = np.asarray(a)
+    arr = _check_matrix(a)
     ech = integer_column_echelon(arr.T.copy())
     return ech.kernel()
 
 
 def contiguous_shift(m: int, s: int, d: int = 1) -> np.ndarray:
     """e^{(s)} with e_i = d·1[i >= s] (Eq. 1 with t = s − 1), d ∈ {−1, +1}."""
-    m = check_int(m, "m", minimum=1)
+    m = check_int(m, "m", minimum=1, maximum=10**8)
     s = check_int(s, "s", minimum=1)
-    if s > m or d not in (-1, 1):
+    d = check_int(d, "d", minimum=-1, maximum=1)
+    if s > m or d == 0:
         raise ValueError(f"s must be in [1, m] = [1, {m}] and d in {{-1, 1}}, got s={s}, d={d}")
     return d * (np.arange(1, m + 1) >= s).astype(np.int64)
 
@@ -328,8 +391,14 @@ def contiguous_shift(m: int, s: int, d: int = 1) -> np.ndarray:
 def min_l1_cost(a: Any, e: Any, *, integer: bool = False) -> float | None:
     """min ‖c‖₁ s.t. A c = e (LP with c = c⁺ − c⁻; ``integer`` = MILP over ℤ^V), None if
     infeasible. scipy/HiGHS; an integer solution is re-checked exactly."""
-    arr = np.asarray(a, dtype=float)
-    vec = np.asarray(e, dtype=float)
+    integer = check_flag(integer, "integer")
+    arr = _check_matrix(a).astype(float)
+    vec = check_int_array(e, "e", max_abs=2**31)
+    if vec.shape != (arr.shape[0],):
+        raise ValueError(f"e must be an integer vector of length {arr.shape[0]}")
+    if integer and arr.shape[1] > 256:
+        raise ValueError("a must have at most 256 columns for the integer program")
+    vec = vec.astype(float)
     nvar = arr.shape[1]
     cost = np.ones(2 * nvar)
     aeq = np.hstack([arr, -arr])
@@ -343,8 +412,8 @@ def min_l1_cost(a: Any, e: Any, *, integer: bool = False) -> float | None:
         if res.status != 0:
             return None
         c = np.rint(res.x[:nvar] - res.x[nvar:]).astype(np.int64)
-        if not np.array_equal(np.asarray(a, dtype=np.int64) @ c, np.asarray(e, dtype=np.int64)):
-            raise RuntimeError("MILP solution failed the exact check")
+        if not np.array_equal(arr.astype(np.int64) @ c, vec.astype(np.int64)):
+            raise ValueError("the integer program's solution failed the exact check (a, e)")
         return float(np.abs(c).sum())
     res = linprog(cost, A_eq=aeq, b_eq=vec, bounds=(0, None), method="highs")
     return float(res.fun) if res.status == 0 else None
@@ -399,6 +468,17 @@ def shift_report(
 ) -> ShiftReport:
     """The exact rank / span / lattice analysis of all m contiguous shifts (d = +1; d = −1 is
     the same up to sign), plus LP / MILP costs (``costs``)."""
+    a = _check_matrix(a)
+    m = check_int(m, "m", minimum=1)
+    if a.shape[0] != m:
+        raise ValueError(f"m must be the number of rows of a ({a.shape[0]}), got {m}")
+    if not isinstance(tree, str):
+        raise ValueError(f"tree must be a name (str), got {tree!r:.80}")
+    if k is not None:
+        k = check_int(k, "k", minimum=2)
+    height = check_int(height, "height", minimum=0)
+    claimed = check_fraction(claimed, "claimed", nonnegative=True)
+    costs = check_flag(costs, "costs")
     ech = integer_column_echelon(a)
     outside_span: list[int] = []
     outside_lattice: list[int] = []
@@ -452,6 +532,9 @@ def shift_report(
 def kary_shift_report(m: int, k: int, *, costs: bool = True) -> ShiftReport:
     """:class:`ShiftReport` of the authors' KaryTreeNoise (spec §5 item 23: m = 20, k = 5:
     10 variables, rank 9; m = 200, k = 15: rank 29; k = 2, m = 4: cost 3 vs 1.5)."""
+    m, k = _check_mk(m, k)
+    if m > MAX_REPORT_M:
+        raise ValueError(f"m must be at most {MAX_REPORT_M} for a shift report, got {m}")
     a, _ = authors_kary_noise_matrix(m, k)
     return shift_report(
         a,
@@ -467,6 +550,7 @@ def kary_shift_report(m: int, k: int, *, costs: bool = True) -> ShiftReport:
 def fenwick_shift_report(m: int, *, costs: bool = True) -> ShiftReport:
     """:class:`ShiftReport` of our Fenwick tree: full rank, unimodular, integer cost
     c(s) <= T = claimed sensitivity."""
+    m = check_int(m, "m", minimum=1, maximum=MAX_REPORT_M)
     w, _ = fenwick_noise_matrix(m)
     t = tree_height(m)
     return shift_report(w, "fenwick", m, None, t, Fraction(t), costs=costs)
@@ -474,6 +558,8 @@ def fenwick_shift_report(m: int, *, costs: bool = True) -> ShiftReport:
 
 def fenwick_shift_losses(m: int, epsilon: Any) -> dict[int, Fraction]:
     """Exact loss (ε/T)·c(s) of every contiguous shift (continual_counting.shift_privacy_loss)."""
+    m = check_int(m, "m", minimum=1, maximum=MAX_REPORT_M)
+    epsilon = check_fraction(epsilon, "epsilon", positive=True)
     return {s: shift_privacy_loss(m, s, epsilon) for s in range(1, m + 1)}
 
 
@@ -501,6 +587,9 @@ def lattice_noise_logpmf(ech: ColumnEchelon, x: Any, node_scale: Any) -> mpmath.
     kernel of A has dimension <= 1 (−inf if x ∉ A·ℤ^V). With ξ = c + t·z (t ∈ ℤ), the exponent
     g(t) = Σ_j |c_j + t z_j| is convex piecewise linear, so the sum over t splits into finitely
     many geometric series — summed in closed form, no truncation."""
+    _check_target(ech, x)
+    with workdps():
+        _positive_mpf(node_scale, "node_scale")
     _, c = span_membership(ech, x)
     if c is None:
         return MP_NINF
@@ -541,10 +630,19 @@ def shift_loss_over_box(
     """max over x ∈ [−radius, radius]^m of |log P(N = x) − log P(N = x + e)| for N = A·ξ
     (exact pmf, :func:`lattice_noise_logpmf`), and the maximising x: a certified lower bound on
     the shift's privacy loss (+inf when the supports separate)."""
-    radius = check_int(radius, "radius", minimum=0)
-    arr = np.asarray(a, dtype=np.int64)
+    radius = check_int(radius, "radius", minimum=0, maximum=MAX_BOX_POINTS)
+    arr = _check_matrix(a)
+    if (2 * radius + 1) ** arr.shape[0] > MAX_BOX_POINTS:
+        raise ValueError(
+            f"radius must keep the box at most {MAX_BOX_POINTS} points: (2·radius + 1)^rows "
+            f"with {arr.shape[0]} rows"
+        )
+    ev = check_int_array(e, "e", max_abs=2**31)
+    if ev.shape != (arr.shape[0],):
+        raise ValueError(f"e must be an integer vector of length {arr.shape[0]}")
+    with workdps():
+        _positive_mpf(node_scale, "node_scale")
     ech = integer_column_echelon(arr)
-    ev = np.asarray(e, dtype=np.int64)
     best, arg = mpmath.mpf(0), tuple([0] * arr.shape[0])
     cache: dict[tuple[int, ...], mpmath.mpf] = {}
 

@@ -25,10 +25,25 @@ from typing import Any
 import numpy as np
 
 from reference.core import check_adjacency
-from reference.slice_quantiles.good_set import in_good_set, min_gap
-from reference.validation import check_epsilon, check_int, check_positive, check_probability
+from reference.slice_quantiles.approximate_quantiles import MAX_QUANTILES, check_quantiles
+from reference.slice_quantiles.good_set import (
+    MAX_RANK,
+    check_int_array,
+    check_rule,
+    in_good_set,
+    min_gap,
+)
+from reference.validation import (
+    check_choice,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+)
 
 HALF_WIDTH_RULES = ("slice", "paper")
+
+_LOG_MAX = math.log(1.7976931348623157e308)  # exp(x) overflows a float64 above this
 
 
 @dataclass(frozen=True)
@@ -38,6 +53,11 @@ class BudgetSplit:
     epsilon1: float
     epsilon2: float
     adjacency: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon1", check_epsilon(self.epsilon1, "epsilon1"))
+        object.__setattr__(self, "epsilon2", check_epsilon(self.epsilon2, "epsilon2"))
+        central_adjacency(self.adjacency)
 
     @property
     def total(self) -> float:
@@ -52,91 +72,138 @@ def central_adjacency(adjacency: Any) -> str:
 
 
 def total_epsilon(epsilon1: float, epsilon2: float, adjacency: str) -> float:
-    """Thm 4.2: ε1 + 2ε2 (add/remove) or 2ε1 + 3ε2 (replace-one)."""
+    """Thm 4.2: ε1 + 2ε2 (add/remove) or 2ε1 + 3ε2 (replace-one); refused when it overflows."""
     e1, e2 = check_epsilon(epsilon1, "epsilon1"), check_epsilon(epsilon2, "epsilon2")
     if central_adjacency(adjacency) == "add_remove":
-        return e1 + 2 * e2
-    return 2 * e1 + 3 * e2
+        total = e1 + 2 * e2
+    else:
+        total = 2 * e1 + 3 * e2
+    if not math.isfinite(total):
+        raise ValueError(
+            "epsilon1 and epsilon2 must compose to a finite total epsilon (Thm 4.2: "
+            "epsilon1 + 2·epsilon2 or 2·epsilon1 + 3·epsilon2 <= 1.8e308)"
+        )
+    return total
 
 
 def budget_split(epsilon: float, adjacency: str) -> BudgetSplit:
     """The authors' split of ε (spec §2.3): half to CC, the rest to the EM."""
     eps = check_epsilon(epsilon)
     if central_adjacency(adjacency) == "add_remove":
-        return BudgetSplit(eps / 2, eps / 4, "add_remove")
-    return BudgetSplit(eps / 4, eps / 6, "replace_one")
+        e1, e2 = eps / 2, eps / 4
+    else:
+        e1, e2 = eps / 4, eps / 6
+    if e2 == 0:
+        raise ValueError(f"epsilon is too small to split (epsilon/6 underflows to 0), got {eps!r}")
+    return BudgetSplit(e1, e2, adjacency)
+
+
+def log_delta_multiplier(epsilon1: float, epsilon2: float, adjacency: str) -> float:
+    """log of :func:`delta_multiplier` (finite for every valid ε1, ε2)."""
+    e1, e2 = check_epsilon(epsilon1, "epsilon1"), check_epsilon(epsilon2, "epsilon2")
+    if central_adjacency(adjacency) == "add_remove":
+        return 0.0
+    x = e1 + 2 * e2
+    if not math.isfinite(x):
+        raise ValueError("epsilon1 + 2·epsilon2 must be a finite float (<= 1.8e308)")
+    return x + math.log1p(math.exp(-x))  # log(1 + e^x) without overflow
 
 
 def delta_multiplier(epsilon1: float, epsilon2: float, adjacency: str) -> float:
     """Thm 4.2's δ factor: 1 (add/remove) or 1 + e^{ε1+2ε2} (replace-one, via an intermediate
     data set). The CC must fail with probability <= δ_total / multiplier (the authors multiply
-    instead, spec §5 item 24)."""
-    if central_adjacency(adjacency) == "add_remove":
+    instead, spec §5 item 24). Refused when it overflows a float (use
+    :func:`log_delta_multiplier`)."""
+    log_factor = log_delta_multiplier(epsilon1, epsilon2, adjacency)
+    if log_factor > _LOG_MAX:
+        raise ValueError(
+            "1 + e^(epsilon1 + 2·epsilon2) overflows a float64: epsilon1 + 2·epsilon2 must be "
+            f"<= {_LOG_MAX:.1f} here (log_delta_multiplier has no limit)"
+        )
+    if log_factor == 0.0:
         return 1.0
-    return 1.0 + math.exp(epsilon1 + 2 * epsilon2)
+    return 1.0 + math.exp(float(epsilon1) + 2 * float(epsilon2))
 
 
 def half_width(m: int, epsilon2: float, psi: float, beta: float = 0.05, rule: str = "slice") -> int:
-    """Half-width h of the slices (module docstring); ψ = (b − a)/g >= 1."""
-    m = check_int(m, "m", minimum=1)
+    """Half-width h of the slices (module docstring); ψ = (b − a)/g >= 1. Refused when h would
+    exceed :data:`reference.slice_quantiles.good_set.MAX_RANK` (a tiny ε2)."""
+    m = check_int(m, "m", minimum=1, maximum=MAX_QUANTILES)
     e2 = check_epsilon(epsilon2, "epsilon2")
     psi = check_positive(psi, "psi")
     beta = check_probability(beta, "beta", open_left=True, open_right=True)
-    if rule not in HALF_WIDTH_RULES:
-        raise ValueError(f"rule must be one of {HALF_WIDTH_RULES}, got {rule!r}")
-    x = (2.0 / e2) * math.log(2.0 * m * psi / beta)
-    return max(0, math.ceil(x if rule == "slice" else x - 1.0))
+    rule = check_choice(rule, "rule", HALF_WIDTH_RULES)
+    ratio = 2.0 * m * psi / beta
+    log_ratio = (
+        math.log(ratio)
+        if math.isfinite(ratio) and ratio > 0
+        else math.log(2.0) + math.log(m) + math.log(psi) - math.log(beta)
+    )
+    x = (2.0 / e2) * log_ratio
+    if rule == "paper":
+        x -= 1.0
+    if not x <= MAX_RANK:  # also catches inf
+        raise ValueError(
+            f"the half-width (2/epsilon2)·ln(2·m·psi/beta) is more than {MAX_RANK}: epsilon2 is "
+            f"too small (got {e2!r}; or pass half_width directly)"
+        )
+    return max(0, math.ceil(x))
 
 
 def target_ranks(quantiles: Any, n: int) -> np.ndarray:
     """r_i = ⌊q_i·n⌋ for strictly increasing q_i in (0, 1) (spec §1)."""
-    q = np.asarray(quantiles, dtype=float)
-    if q.ndim != 1 or q.size == 0:
-        raise ValueError("quantiles must be a non-empty 1-D sequence")
-    if not np.all(np.isfinite(q)) or np.any(q <= 0) or np.any(q >= 1):
-        raise ValueError("quantiles must lie in the open interval (0, 1)")
-    if np.any(np.diff(q) <= 0):
-        raise ValueError("quantiles must be strictly increasing (sorted, no duplicates)")
-    n = check_int(n, "n", minimum=1)
-    return np.floor(q * n).astype(np.int64)
+    q = check_quantiles(quantiles)
+    n = check_int(n, "n", minimum=1, maximum=MAX_RANK)
+    return np.clip(np.floor(q * n), 0, n).astype(np.int64)
 
 
-def check_ranks(ranks: Any, n: int) -> np.ndarray:
-    """Public ranks: strictly increasing integers in [1, n]."""
-    r = np.asarray(ranks)
+def check_ranks(ranks: Any, n: int, name: str = "ranks") -> np.ndarray:
+    """Public ranks: a non-empty 1-D sequence of at most :data:`MAX_QUANTILES` strictly
+    increasing integers (ints, not floats or bools) in [1, n]."""
+    n = check_int(n, "n", minimum=1, maximum=MAX_RANK)
+    if isinstance(ranks, list | tuple | range | np.ndarray) and len(ranks) > MAX_QUANTILES:
+        raise ValueError(f"{name} must hold at most {MAX_QUANTILES} ranks, got {len(ranks)}")
+    r = check_int_array(ranks, name)
     if r.ndim != 1 or r.size == 0:
-        raise ValueError("ranks must be a non-empty 1-D sequence of integers")
-    if not np.issubdtype(r.dtype, np.integer):
-        if not np.all(np.isfinite(r)) or np.any(r != np.round(r)):
-            raise ValueError("ranks must be integers")
-    r = r.astype(np.int64)
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of integers")
     if np.any(r < 1) or np.any(r > n):
-        raise ValueError(f"ranks must lie in [1, n] = [1, {n}]")
+        raise ValueError(f"{name} must lie in [1, n] = [1, {n}]")
     if np.any(np.diff(r) <= 0):
-        raise ValueError("ranks must be strictly increasing (sorted, no duplicates)")
+        raise ValueError(f"{name} must be strictly increasing (sorted, no duplicates)")
     return r
 
 
 def required_spacing(h: int, w: int, rule: str = "corrected") -> int:
     """Minimum r_i − r_{i−1} for r ∈ Good_{m,·,h+1+w}: 2(h + 1 + w) + 1 (corrected rule)."""
+    h = check_int(h, "h", minimum=0, maximum=MAX_RANK)
+    w = check_int(w, "w", minimum=0, maximum=MAX_RANK)
     return min_gap(h + 1 + w, rule)
 
 
 def check_feasible(ranks: np.ndarray, n: int, h: int, w: int, rule: str = "corrected") -> None:
     """Refuse ranks outside Good_{m,n−1,h+1+w} (module docstring) with an explanation."""
-    r = np.asarray(ranks, dtype=np.int64)
+    r = check_ranks(ranks, n)
+    h = check_int(h, "h", minimum=0, maximum=MAX_RANK)
+    w = check_int(w, "w", minimum=0, maximum=MAX_RANK)
+    rule = check_rule(rule)
     k = h + 1 + w
-    if in_good_set(r, n - 1, k, rule):
+    if k <= MAX_RANK and in_good_set(r, n - 1, k, rule):
         return
-    need = required_spacing(h, w, rule)
+    need = 2 * k + 1 if rule == "corrected" else 2 * k
     spacing = int(np.min(np.diff(r))) if r.size > 1 else None
     raise ValueError(
         "infeasible ranks for SliceQuantiles: need r_1 >= "
         f"{k + 1}, r_m <= {n - 1 - k} and consecutive ranks at least {need} apart "
-        f"(half-width h = {h}, CC error bound w = {w}, n = {n}); got r_1 = {int(r[0])}, "
+        f"(half_width h = {h}, CC error bound w = {w} (error_bound), n = {n}); got r_1 = "
+        f"{int(r[0])}, "
         f"r_m = {int(r[-1])}, minimum spacing {spacing}. Use more data, fewer or more widely "
         "spaced quantiles, a larger epsilon or a larger delta."
     )
+
+
+def log_expm1(x: float) -> float:
+    """log(e^x − 1) for x > 0 without overflow."""
+    return x + math.log(-math.expm1(-x)) if x > 1.0 else math.log(math.expm1(x))
 
 
 def pure_log_delta(gamma: float, epsilon_a: float, grid_size: int, m: int) -> float:
@@ -144,8 +211,11 @@ def pure_log_delta(gamma: float, epsilon_a: float, grid_size: int, m: int) -> fl
     gamma = check_probability(gamma, "gamma", open_left=True, open_right=True)
     eps = check_epsilon(epsilon_a, "epsilon_a")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
-    m = check_int(m, "m", minimum=1)
-    return math.log(gamma) + math.log(math.expm1(eps)) - m * math.log(grid_size)
+    m = check_int(m, "m", minimum=1, maximum=MAX_QUANTILES)
+    value = math.log(gamma) + log_expm1(eps) - m * math.log(grid_size)
+    if not math.isfinite(value):
+        raise ValueError("log delta is not a finite float for these gamma, epsilon_a, grid_size, m")
+    return value
 
 
 def paper_pure_w(
@@ -153,10 +223,34 @@ def paper_pure_w(
 ) -> float:
     """Cor. 4.4's w as printed (spec §2.4): (3 log m/ε1)(m log b + log(2m(e^{ε2} − 1)/γ))
     (add/remove) or (3 log m/ε1)(m log b + log(2m(e^{ε1} − 1)/γ) + ε1 + 2ε2) (replace-one), logs in
-    ``base`` (the Sec. 4 worked example, w ≈ 65,000, needs base 2)."""
-    lg = (lambda x: math.log(x, base)) if base != math.e else math.log
+    ``base`` (> 0, ≠ 1; the Sec. 4 worked example, w ≈ 65,000, needs base 2). Refused when the
+    value is not a finite float."""
+    m = check_int(m, "m", minimum=1, maximum=MAX_QUANTILES)
+    e1, e2 = check_epsilon(epsilon1, "epsilon1"), check_epsilon(epsilon2, "epsilon2")
+    gamma = check_probability(gamma, "gamma", open_left=True, open_right=True)
+    b = check_positive(b, "b")
+    base = check_positive(base, "base")
+    if base == 1.0:
+        raise ValueError("base must be a positive number other than 1")
+    log_base = 1.0 if base == math.e else math.log(base)
+
+    def lg(log_x: float) -> float:
+        return log_x / log_base
+
     if central_adjacency(adjacency) == "add_remove":
-        inner = m * lg(b) + lg(2 * m * math.expm1(epsilon2) / gamma)
+        inner = m * lg(math.log(b)) + lg(math.log(2 * m) + log_expm1(e2) - math.log(gamma))
     else:
-        inner = m * lg(b) + lg(2 * m * math.expm1(epsilon1) / gamma) + epsilon1 + 2 * epsilon2
-    return 3 * lg(m) / epsilon1 * inner
+        inner = (
+            m * lg(math.log(b))
+            + lg(math.log(2 * m) + log_expm1(e1) - math.log(gamma))
+            + e1
+            + 2 * e2
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(np.float64(3.0) * lg(math.log(m)) / e1 * inner)
+    if not math.isfinite(value):
+        raise ValueError(
+            "paper_pure_w is not a finite float for these parameters (m, epsilon1, epsilon2, "
+            "gamma, b, base)"
+        )
+    return value

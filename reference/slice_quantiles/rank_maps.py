@@ -41,19 +41,26 @@ from typing import Any
 
 import numpy as np
 
-from reference.slice_quantiles.good_set import slices
-from reference.validation import check_data, check_int
+from reference.slice_quantiles.good_set import MAX_RANK, _slices, check_int_array
+from reference.validation import check_data, check_finite, check_int
+
+MAX_SLICE = 10**6
+"""Most points of one slice :func:`substitution_distance` compares."""
 
 
-def _check_ranks(r_tilde: Any) -> np.ndarray:
+def _check_ranks(r_tilde: Any, name: str = "r_tilde") -> np.ndarray:
     """An integer array whose last axis holds the m >= 1 noisy ranks (spec §2.0)."""
-    r = np.asarray(r_tilde)
+    r = check_int_array(r_tilde, name)
     if r.ndim == 0 or r.shape[-1] == 0:
-        raise ValueError("r_tilde must have a last axis of length m >= 1")
-    if r.dtype.kind not in "iu":
-        if r.dtype.kind != "f" or not np.all(np.isfinite(r)) or not np.all(r == np.round(r)):
-            raise ValueError("r_tilde must hold integers (1-indexed order-statistic ranks)")
-    return r.astype(np.int64)
+        raise ValueError(f"{name} must have a last axis of length m >= 1")
+    return r
+
+
+def _check_s_h(s: Any, h: Any) -> tuple[int, int]:
+    return (
+        check_int(s, "s", minimum=1, maximum=MAX_RANK),
+        check_int(h, "h", minimum=0, maximum=MAX_RANK),
+    )
 
 
 def add_shift(r_tilde: Any, s: int, h: int) -> np.ndarray:
@@ -63,8 +70,7 @@ def add_shift(r_tilde: Any, s: int, h: int) -> np.ndarray:
     half-width. For increasing r̃ the result is contiguous (Eq. 1) with d = +1.
     """
     r = _check_ranks(r_tilde)
-    s = check_int(s, "s", minimum=1)
-    h = check_int(h, "h", minimum=0)
+    s, h = _check_s_h(s, h)
     return (r - h > s).astype(np.int64)
 
 
@@ -85,8 +91,7 @@ def remove_shift(r_tilde: Any, s: int, h: int) -> np.ndarray:
     the result is contiguous (Eq. 1) with d = −1 and t >= 1.
     """
     r = _check_ranks(r_tilde)
-    s = check_int(s, "s", minimum=1)
-    h = check_int(h, "h", minimum=0)
+    s, h = _check_s_h(s, h)
     e = np.zeros_like(r)
     e[..., 1:] = -(r[..., :-1] - h > s).astype(np.int64)
     return e
@@ -108,15 +113,14 @@ def naive_remove_map(r_tilde: Any, s: int, h: int) -> np.ndarray:
     Kept only to show why App. B.1 lags the removal shift by one index (spec §3, Lemma 4.1).
     """
     r = _check_ranks(r_tilde)
-    s = check_int(s, "s", minimum=1)
-    h = check_int(h, "h", minimum=0)
+    s, h = _check_s_h(s, h)
     return r - (r - h > s).astype(np.int64)
 
 
 def is_contiguous(e: Any) -> bool:
     """e is a contiguous vector (Eq. 1): e_i = 0 for i <= t and e_i = d for i > t, t ∈ {0..m},
     d ∈ {−1, +1} (the zero vector is contiguous with t = m)."""
-    v = _check_ranks(e)
+    v = _check_ranks(e, "e")
     if v.ndim != 1:
         raise ValueError(f"e must be a 1-D vector, got shape {v.shape}")
     nonzero = np.flatnonzero(v)
@@ -134,12 +138,25 @@ def substitution_distance(S: Any, S_prime: Any) -> int:
     Slices are sorted runs of order statistics and the EM that consumes them sorts its input, so
     multiset equality is the right notion; d_sub = 1 is exactly replace-one adjacency of the slices.
     """
-    a = np.asarray(S, dtype=float).ravel()
-    b = np.asarray(S_prime, dtype=float).ravel()
+    a = _check_slice(S, "S")
+    b = _check_slice(S_prime, "S_prime")
     if len(a) != len(b):
         raise ValueError(f"S and S_prime must have equal size, got {len(a)} and {len(b)}")
     common = Counter(a.tolist()) & Counter(b.tolist())
     return len(a) - sum(common.values())
+
+
+def _check_slice(values: Any, name: str) -> np.ndarray:
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        arr = values.ravel()
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must hold finite real numbers")
+        arr = arr.astype(float)
+    else:
+        arr = check_data(values, name, allow_empty=True)
+    if arr.size > MAX_SLICE:
+        raise ValueError(f"{name} must hold at most {MAX_SLICE} points")
+    return arr
 
 
 def slice_distances(X: Any, X_prime: Any, r_tilde: Any, r_tilde_prime: Any, h: int) -> list[int]:
@@ -150,13 +167,13 @@ def slice_distances(X: Any, X_prime: Any, r_tilde: Any, r_tilde_prime: Any, h: i
     """
     xs = np.sort(check_data(X, "X"))
     xps = np.sort(check_data(X_prime, "X_prime"))
-    r, rp = _check_ranks(r_tilde), _check_ranks(r_tilde_prime)
+    r, rp = _check_ranks(r_tilde), _check_ranks(r_tilde_prime, "r_tilde_prime")
     if r.ndim != 1 or rp.shape != r.shape:
         raise ValueError(
             f"r_tilde and r_tilde_prime must be 1-D of equal length, got {r.shape}, {rp.shape}"
         )
-    h = check_int(h, "h", minimum=0)
-    S, Sp = slices(xs, r, h), slices(xps, rp, h)
+    h = check_int(h, "h", minimum=0, maximum=MAX_RANK)
+    S, Sp = _slices(xs, r, h, "X", "r_tilde"), _slices(xps, rp, h, "X_prime", "r_tilde_prime")
     return [substitution_distance(a, b) for a, b in zip(S, Sp, strict=True)]
 
 
@@ -164,6 +181,7 @@ def added_point_rank(X: Any, x: float) -> int:
     """The s of the add case: the 1-indexed rank of x in X' = X ∪ {x} (x'_(s) = x), i.e.
     1 + #{y ∈ X : y < x}; x must not already be in X (distinct points, spec §1)."""
     xs = check_data(X, "X", allow_empty=True)
+    x = check_finite(x, "x")
     if np.any(xs == x):
         raise ValueError("x must differ from every point of X (distinct points)")
     return 1 + int(np.sum(xs < x))
@@ -172,6 +190,7 @@ def added_point_rank(X: Any, x: float) -> int:
 def removed_point_rank(X: Any, x: float) -> int:
     """The s of the remove case: the 1-indexed rank of x in X (x = x_(s)); x must be in X."""
     xs = check_data(X, "X")
+    x = check_finite(x, "x")
     if not np.any(xs == x):
         raise ValueError("x must be a point of X")
     return 1 + int(np.sum(xs < x))

@@ -14,20 +14,35 @@ is the exact law of one row (mpmath), and the tests tie the two.
 
 from __future__ import annotations
 
+import numbers
+from fractions import Fraction
 from typing import Any
 
 import mpmath
 import numpy as np
 
 from reference.exact.mp import logsumexp, to_mpf, workdps
+from reference.validation import (
+    MAX_DRAWS,
+    check_choice,
+    check_data,
+    check_epsilon,
+    check_finite,
+    check_int,
+    check_rng,
+)
 
 TARGETS = ("paper", "authors")
+MAX_SLICE_CELLS = 10**8
+"""Most entries of the slices array one :func:`sample_slices_em` call takes."""
+MAX_EXACT_POINTS = 10**5
+"""Most points of one slice whose exact law :func:`slice_em_log_density` builds (mpmath)."""
 
 
 def slice_target(length: int, target: str = "paper") -> float:
     """t = ⌊L/2⌋ (paper, Algorithm 1 line 16) or L/2 (authors' code)."""
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    length = check_int(length, "length", minimum=0, maximum=2**53)
+    target = check_choice(target, "target", TARGETS)
     return float(length // 2) if target == "paper" else length / 2.0
 
 
@@ -40,19 +55,64 @@ def sample_slices_em(
     target: str = "paper",
 ) -> np.ndarray:
     """One EM draw per row of ``slices`` (k, L), sorted rows, ranges (lo[k], hi[k]) with lo <= hi."""
+    if not isinstance(slices, np.ndarray) or slices.ndim != 2 or slices.shape[1] == 0:
+        raise ValueError("slices must be a 2-D numpy array with one slice (L >= 1 points) per row")
+    if slices.size > MAX_SLICE_CELLS or slices.shape[0] > MAX_DRAWS:
+        raise ValueError(f"slices must have at most {MAX_SLICE_CELLS} entries")
+    s = check_data(slices, "slices", record_dim=slices.shape[1], allow_empty=True)
+    if np.any(np.diff(s, axis=1) < 0):
+        raise ValueError("slices must have sorted rows")
+    lo = check_data(lo, "lo", allow_empty=True)
+    hi = check_data(hi, "hi", allow_empty=True)
+    if lo.shape != (len(s),) or hi.shape != (len(s),) or np.any(hi < lo):
+        raise ValueError("lo and hi must hold one range per row of slices, with lo <= hi")
+    epsilon = check_epsilon(epsilon)
+    rng = check_rng(rng)
+    target = check_choice(target, "target", TARGETS)
+    return _sample_slices_em(s, lo, hi, epsilon, rng, target)
+
+
+def _sample_slices_em(
+    slices: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    epsilon: float,
+    rng: np.random.Generator,
+    target: str,
+) -> np.ndarray:
+    """:func:`sample_slices_em` on checked arguments. The penalty ε·|j − t|/2 is taken relative
+    to its minimum over the intervals of positive length (the law is unchanged), so the best
+    interval keeps a finite log-weight even when ε·|j − t| overflows a float."""
     s = np.clip(slices, lo[:, None], hi[:, None])
     edges = np.concatenate([lo[:, None], s, hi[:, None]], axis=1)
     lengths = np.diff(edges, axis=1)
     t = slice_target(slices.shape[1], target)
     j = np.arange(lengths.shape[1])
     with np.errstate(divide="ignore"):
-        logw = np.log(lengths) - (epsilon / 2.0) * np.abs(j - t)
+        log_len = np.log(lengths)
+    dist = np.abs(j - t)[None, :]
+    dmin = np.where(np.isfinite(log_len), dist, np.inf).min(axis=1, keepdims=True)
+    dmin[~np.isfinite(dmin)] = 0.0
+    with np.errstate(over="ignore"):
+        logw = log_len - (epsilon / 2.0) * np.maximum(dist - dmin, 0.0)
     choice = np.argmax(logw + rng.gumbel(size=logw.shape), axis=1)
     rows = np.arange(len(s))
     left = edges[rows, choice]
     width = lengths[rows, choice]
     out = left + rng.random(len(s)) * width
-    return np.where(np.isfinite(logw[rows, choice]), out, lo)
+    return np.where(np.isfinite(logw[rows, choice]), np.minimum(out, hi), lo)
+
+
+def _exact_value(x: Any, name: str) -> Any:
+    """A finite real kept exact (a Fraction or an int stays one; floats as they are)."""
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise ValueError(f"{name} must be a finite real number, got {x}")
+        return x
+    check_finite(x, name)
+    if isinstance(x, Fraction | numbers.Integral) and not isinstance(x, np.integer):
+        return x
+    return float(x)
 
 
 def slice_em_log_density(
@@ -60,10 +120,30 @@ def slice_em_log_density(
 ) -> tuple[list[Any], list[mpmath.mpf]]:
     """Exact law of one slice EM: the breakpoints (lo, clipped points, hi, zero-length intervals
     dropped) and the log-density on each interval, mpmath; exact values (Fractions) pass through."""
-    pts = sorted(points, key=to_mpf)
+    if isinstance(points, str | bytes) or not isinstance(points, list | tuple | np.ndarray):
+        raise ValueError("points must be a non-empty sequence of finite real numbers")
+    if len(points) > MAX_EXACT_POINTS:
+        raise ValueError(f"points must hold at most {MAX_EXACT_POINTS} values")
+    if isinstance(points, np.ndarray):
+        points = check_data(points, "points").tolist()
+    pts_in = [_exact_value(p, f"points[{i}]") for i, p in enumerate(points)]
+    if not pts_in:
+        raise ValueError("points must be a non-empty sequence of finite real numbers")
+    lo, hi = _exact_value(lo, "lo"), _exact_value(hi, "hi")
+    if isinstance(epsilon, mpmath.mpf):
+        if not (mpmath.isfinite(epsilon) and epsilon > 0):
+            raise ValueError(f"epsilon must be a finite number > 0, got {epsilon}")
+    else:
+        epsilon = epsilon if isinstance(epsilon, Fraction) else check_epsilon(epsilon)
+        if isinstance(epsilon, Fraction) and epsilon <= 0:
+            raise ValueError(f"epsilon must be a finite number > 0, got {epsilon}")
+    target = check_choice(target, "target", TARGETS)
+    pts = sorted(pts_in, key=to_mpf)
     t = slice_target(len(pts), target)
     with workdps():
         lo_m, hi_m = to_mpf(lo), to_mpf(hi)
+        if not lo_m < hi_m:
+            raise ValueError("the range (lo, hi) must have positive length")
         clipped = [lo if to_mpf(p) < lo_m else hi if to_mpf(p) > hi_m else p for p in pts]
         edges = [lo, *clipped, hi]
         eps = to_mpf(epsilon)

@@ -27,17 +27,26 @@ from typing import Any
 import mpmath
 
 from reference.exact.mp import to_mpf, workdps
-from reference.validation import check_epsilon, check_finite, check_positive
+from reference.validation import check_choice, check_epsilon, check_finite, check_positive
 
 FORMS: tuple[str, ...] = ("cks", "bs16")
 _BISECTION_STEPS = 400  # interval width ε·2^-400: far below a double's resolution
+_NUDGES = 64  # most one-ulp steps when rounding the root to a double
 
 
 def check_form(form: Any) -> str:
     """The conversion name: one of :data:`FORMS`."""
-    if not isinstance(form, str) or form not in FORMS:
-        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
-    return form
+    return check_choice(form, "form", FORMS)
+
+
+def _positive_mp(x: Any, name: str) -> mpmath.mpf:
+    """A finite number > 0 as an mpf (an ``mpf`` or a real number under the data policy)."""
+    if isinstance(x, mpmath.mpf):
+        if not (mpmath.isfinite(x) and x > 0):
+            raise ValueError(f"{name} must be a finite number > 0, got {x}")
+        return x
+    value = check_positive(x, name)
+    return to_mpf(x if isinstance(x, int) else value)
 
 
 def check_zcdp_delta(delta: Any, name: str = "delta") -> float:
@@ -53,7 +62,10 @@ def epsilon_from_rho_mp(rho: Any, delta: Any, form: str = "cks") -> mpmath.mpf:
     ρ + 2·sqrt(ρ·ln(1/δ)) ("bs16")."""
     form = check_form(form)
     with workdps():
-        r, d = to_mpf(rho), to_mpf(delta)
+        r = _positive_mp(rho, "rho")
+        d = _positive_mp(delta, "delta")
+        if d >= 1:
+            raise ValueError(f"delta must lie in (0, 1) for a zCDP conversion, got {delta!r}")
         if form == "cks":
             log_term = mpmath.log(mpmath.sqrt(mpmath.pi * r) / d)
             log_term = max(log_term, mpmath.mpf(0))
@@ -66,7 +78,10 @@ def epsilon_from_rho(rho: Any, delta: Any, form: str = "cks") -> float:
     """The ε of the (ε, δ)-DP guarantee implied by ρ-zCDP (spec §4 / §6.6), as a float."""
     rho = check_positive(rho, "rho")
     delta = check_zcdp_delta(delta)
-    return float(epsilon_from_rho_mp(rho, delta, form))
+    value = float(epsilon_from_rho_mp(rho, delta, form))
+    if not math.isfinite(value):
+        raise ValueError(f"rho is too large: epsilon(rho, delta) overflows a float64, got {rho!r}")
+    return value
 
 
 def _rho_root_mp(epsilon: float, delta: float, form: str) -> mpmath.mpf:
@@ -97,14 +112,30 @@ def _rho_from_epsilon(epsilon: float, delta: float, form: str) -> float:
     def ok(r: float) -> bool:
         return r > 0 and epsilon_from_rho_mp(r, delta, form) <= to_mpf(epsilon)
 
-    while not ok(rho):
+    for _ in range(_NUDGES):
+        if ok(rho) or rho <= 0:
+            break
         rho = math.nextafter(rho, 0.0)
-    while ok(math.nextafter(rho, math.inf)):
-        rho = math.nextafter(rho, math.inf)
+    if not ok(rho):
+        raise ValueError(
+            f"epsilon is too small for delta: the largest rho with epsilon(rho, delta) <= epsilon "
+            f"is below the smallest positive float (epsilon = {epsilon!r}, delta = {delta!r})"
+        )
+    for _ in range(_NUDGES):
+        up = math.nextafter(rho, math.inf)
+        if not (math.isfinite(up) and ok(up)):
+            break
+        rho = up
     return rho
 
 
 def em_zcdp_rho(epsilon: Any) -> float:
     """ρ = ε²/8: the exponential mechanism with weight ε/(2Δ) is ε²/8-zCDP (spec §2.6)."""
     epsilon = check_epsilon(epsilon)
-    return epsilon * epsilon / 8.0
+    rho = epsilon * epsilon / 8.0
+    if not (math.isfinite(rho) and rho > 0):
+        raise ValueError(
+            f"epsilon must lie in [1e-153, 1e153] so that epsilon²/8 is a positive float, got "
+            f"{epsilon!r}"
+        )
+    return rho

@@ -314,6 +314,8 @@ def total_mass(law: Any) -> mpmath.mpf:
     """The exact total mass of a law (``total_mass()`` where a law has it, else ``mass`` over R)."""
     if hasattr(law, "total_mass"):
         return law.total_mass()
+    if not hasattr(law, "mass") and hasattr(law, "components"):  # a product law
+        return mpmath.fprod(total_mass(c) for c in law.components)
     return law.mass(-math.inf, math.inf)
 
 

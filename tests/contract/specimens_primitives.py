@@ -1,11 +1,218 @@
-"""Contract specimens and fuzz entries of the primitives (``reference.primitives``)."""
+"""Contract specimens and fuzz entries of the primitives (``reference.primitives``,
+``reference.sampling``, ``reference.datasets``).
+
+Every valid call is tiny (a few draws, a handful of atoms or candidates). Where an accepted
+hostile value could give a silently wrong result the check verifies the result against its law:
+draws of a discrete Laplace (or of continual counting) at a large scale are not all zero (the
+saturation of numpy's geometric gave zero noise), truncated draws lie in [left, right], laws have
+total mass 1, probabilities lie in [0, 1], log-probabilities of a selection rule sum to 1.
+Entries whose check needs the call's parameters return ``(kwargs, result)``.
+"""
 
 from __future__ import annotations
 
-from harness import Entry, Specimen
+import math
+from fractions import Fraction
+from typing import Any
 
+import mpmath
+import numpy as np
+from harness import Entry, Specimen, check_draws, check_law, check_sane
+
+from reference.datasets import load_adult
+from reference.primitives.candidate_quantile import (
+    CandidateQuantile,
+    LaplaceNoisyMaxQuantile,
+    below_equal_above,
+    check_candidates,
+    exponential_log_probabilities,
+    laplace_noisy_max_log_probabilities,
+    opendp_alpha,
+    opendp_scores,
+    permute_and_flip_log_probabilities,
+)
+from reference.primitives.continual_counting import (
+    ContinualCounting,
+    fenwick_parents,
+    lowbit,
+    prefix_sums,
+    round_half_up,
+    shift_node_count,
+    shift_nodes,
+    shift_privacy_loss,
+    tree_height,
+)
 from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
+from reference.primitives.laplace import (
+    DiscreteLaplaceLaw,
+    bernoulli_exp_neg,
+    check_laplace_sampler_parameters,
+    sample_discrete_laplace,
+    sample_discrete_laplace_exact,
+    sample_laplace,
+)
+from reference.primitives.randomized_response import (
+    RandomizedResponse,
+    check_bit,
+    debias_mean,
+    keep_probability,
+    keep_probability_mp,
+    randomize_bits,
+    rr_channel,
+    rr_law,
+)
+from reference.primitives.truncated import (
+    sample_truncated_exponential,
+    sample_truncated_laplace,
+    sample_uniform,
+    truncated_exponential_law,
+    truncated_laplace_law,
+    uniform_law,
+)
+from reference.sampling import (
+    coarse_float_grid,
+    exponential_offset_inverse,
+    truncated_exponential_inverse,
+)
+
+C5 = (0.0, 0.25, 0.5, 0.75, 1.0)
+DATA4 = [0.1, 0.4, 0.4, 0.9]
+RNG = np.random.default_rng(0)
+HUGE_RATIONALS = (
+    Fraction(10**400),
+    Fraction(1, 10**400),
+    Fraction(3, 2),
+    Fraction(2**4097),
+    10**30,
+    2**60,
+    2.0**50,
+    2.0**51,
+    1e19,
+    1e30,
+)
+CANDIDATE_SETS = (
+    C5[::-1],
+    (1.0,),
+    (0.0, 1e308),
+    (-1e308, 1e308),
+    (0.0, 5e-324),
+    (0.1, 0.1),
+    tuple(range(30)),
+)
+
+
+def _scale_of(kwargs: dict[str, Any]) -> float:
+    try:
+        return float(kwargs["scale"])
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+
+
+# -- checks ----------------------------------------------------------------------------------
+
+
+def check_noise_draws(out: tuple[dict[str, Any], np.ndarray]) -> None:
+    """Discrete Laplace draws: integers, and not all zero when the scale is large (P(X = 0) is
+    about 1/(2t), so 8 zeros at t >= 100 have probability below 1e-18)."""
+    kwargs, draws = out
+    check_draws(draws)
+    assert draws.dtype.kind in "iO", f"integer draws expected, got {draws.dtype}"
+    if _scale_of(kwargs) >= 100 and draws.size >= 8:
+        assert not (draws == 0).all(), f"zero noise at scale {kwargs['scale']!r}"
+
+
+def check_in_interval(lo_name: str, hi_name: str):
+    """Draws inside [kwargs[lo_name], kwargs[hi_name]] (ends broadcast against the draws)."""
+
+    def check(out: tuple[dict[str, Any], np.ndarray]) -> None:
+        kwargs, draws = out
+        check_draws(draws)
+        lo = np.asarray(kwargs[lo_name], dtype=object).astype(float)
+        hi = np.asarray(kwargs[hi_name], dtype=object).astype(float)
+        assert np.all(lo <= draws) and np.all(draws <= hi), f"draws outside [{lo}, {hi}]"
+
+    return check
+
+
+def check_bool(value: Any) -> None:
+    assert isinstance(value, bool), f"a bool expected, got {value!r}"
+
+
+def check_probability_value(value: Any) -> None:
+    check_sane(value)
+    with mpmath.workdps(60):
+        v = mpmath.mpf(value)
+        assert 0 <= v <= 1, f"probability {value} outside [0, 1]"
+
+
+def check_log_probability(value: Any) -> None:
+    check_sane(value)
+    assert mpmath.mpf(value) <= 1e-40, f"log-probability {value} > 0"
+
+
+def check_selection_logs(logs: Any) -> None:
+    """Normalised log-probabilities of a selection rule: they sum to 1."""
+    check_sane(logs)
+    with mpmath.workdps(60):
+        total = mpmath.fsum(mpmath.exp(v) for v in logs)
+        assert abs(total - 1) < mpmath.mpf(10) ** -40, f"probabilities sum to {total}"
+
+
+def check_cdf(values: Any) -> None:
+    check_sane(values)
+    arr = np.asarray(values, dtype=float)
+    assert ((0 <= arr) & (arr <= 1)).all(), "CDF outside [0, 1]"
+
+
+def check_cc(out: tuple[ContinualCounting, np.ndarray, np.ndarray]) -> None:
+    """A continual counter's noise and release: finite, int64 for discrete noise, and not all
+    zero when the per-node scale is large."""
+    cc, noise, released = out
+    check_draws(noise)
+    assert released.dtype == np.int64
+    if cc.noise == "discrete":
+        assert noise.dtype == np.int64
+    if cc.node_scale >= 100:
+        assert not (noise == 0).all(), f"zero noise at per-node scale {cc.node_scale}"
+
+
+def check_bits(out: Any) -> None:
+    check_draws(out)
+    assert np.isin(out, (0, 1)).all()
+
+
+def check_finite_float(value: Any) -> None:
+    assert isinstance(value, float) and math.isfinite(value), f"not a finite float: {value!r}"
+
+
+# -- calls returning their parameters --------------------------------------------------------
+
+
+def _with_kwargs(fn):
+    def call(**kwargs: Any) -> tuple[dict[str, Any], Any]:
+        return kwargs, fn(**kwargs)
+
+    return call
+
+
+def _law_sample(scale: Any, size: Any, rng: Any) -> np.ndarray:
+    return DiscreteLaplaceLaw(scale).sample(size, rng)
+
+
+def _use_cc(m: Any, epsilon: Any, noise: Any, scale: Any):
+    cc = ContinualCounting(m, epsilon, noise, scale)
+    rng = np.random.default_rng(1)
+    return cc, cc.sample_noise(3, rng), cc.release(np.arange(cc.m), 3, rng)
+
+
+LAW = DiscreteLaplaceLaw(1.5, 2)
+CC = ContinualCounting(4, 1.0)
+CC_LAPLACE = ContinualCounting(1, 1.0, "laplace")
+CQ = CandidateQuantile(C5, 0.5, 1.0)
+LNM = LaplaceNoisyMaxQuantile(C5, 0.5, 1.0)
+
+
+# -- mechanisms ------------------------------------------------------------------------------
 
 SPECIMENS: list[Specimen] = [
     Specimen(
@@ -23,6 +230,426 @@ SPECIMENS: list[Specimen] = [
         {"epsilon": "real"},
         1,
     ),
+    Specimen(
+        "CandidateQuantile",
+        CandidateQuantile,
+        {
+            "candidates": C5,
+            "quantile": 0.5,
+            "epsilon": 1.0,
+            "selection": "permute_and_flip",
+            "adjacency": "add_remove",
+        },
+        {
+            "candidates": "data",
+            "quantile": "real",
+            "epsilon": "real",
+            "selection": "choice",
+            "adjacency": "choice",
+        },
+        DATA4,
+        extra={
+            "candidates": CANDIDATE_SETS,
+            "selection": ("exponential",),
+            "adjacency": ("local", "replace_one"),
+        },
+    ),
+    Specimen(
+        "CandidateQuantile[exponential]",
+        lambda **kw: CandidateQuantile(**kw, selection="exponential"),
+        {"candidates": C5, "quantile": 0.3, "epsilon": 2.0, "adjacency": "replace_one"},
+        {"candidates": "data", "quantile": "real", "epsilon": "real", "adjacency": "choice"},
+        DATA4,
+        extra={"candidates": CANDIDATE_SETS},
+    ),
+    Specimen(
+        "LaplaceNoisyMaxQuantile",
+        LaplaceNoisyMaxQuantile,
+        {
+            "candidates": C5,
+            "quantile": 0.5,
+            "epsilon": 1.0,
+            "sensitivity": 1,
+            "adjacency": "replace_one",
+            "claim_rule": "correct",
+        },
+        {
+            "candidates": "data",
+            "quantile": "real",
+            "epsilon": "real",
+            "sensitivity": "int",
+            "adjacency": "choice",
+            "claim_rule": "choice",
+        },
+        DATA4,
+        extra={
+            "candidates": CANDIDATE_SETS,
+            "adjacency": ("local", "add_remove"),
+            "claim_rule": ("eeprivacy",),
+        },
+    ),
 ]
 
-ENTRIES: list[Entry] = []
+
+# -- functions and non-mechanism classes -----------------------------------------------------
+
+ENTRIES: list[Entry] = [
+    # Laplace and discrete Laplace (laplace_law is an entry of the distributions area)
+    Entry(
+        "sample_laplace",
+        sample_laplace,
+        {"loc": 0.0, "scale": 1.0, "size": 8, "rng": RNG},
+        {"loc": "real", "scale": "real", "size": "size", "rng": "rng"},
+        check=check_draws,
+        extra={"scale": (1e-16, 1e-300)},
+    ),
+    Entry(
+        "check_laplace_sampler_parameters",
+        check_laplace_sampler_parameters,
+        {"loc": 1.0, "scale": 1.0},
+        {"loc": "real", "scale": "real"},
+    ),
+    Entry(
+        "sample_discrete_laplace",
+        _with_kwargs(sample_discrete_laplace),
+        {"scale": 1.5, "size": 8, "rng": RNG},
+        {"scale": "real", "size": "size", "rng": "rng"},
+        check=check_noise_draws,
+        extra={"scale": HUGE_RATIONALS},
+    ),
+    Entry(
+        "sample_discrete_laplace_exact",
+        _with_kwargs(sample_discrete_laplace_exact),
+        {"scale": Fraction(3, 2), "size": 8, "rng": RNG},
+        {"scale": "real", "size": "size", "rng": "rng"},
+        check=check_noise_draws,
+        extra={"scale": HUGE_RATIONALS},
+    ),
+    Entry(
+        "bernoulli_exp_neg",
+        bernoulli_exp_neg,
+        {"gamma": Fraction(1, 2), "rng": RNG},
+        {"gamma": "real", "rng": "rng"},
+        check=check_bool,
+        extra={"gamma": HUGE_RATIONALS},
+    ),
+    Entry(
+        "DiscreteLaplaceLaw()",
+        DiscreteLaplaceLaw,
+        {"scale": 1.5, "loc": 0},
+        {"scale": "real", "loc": "int"},
+        check=check_law,
+        extra={"scale": HUGE_RATIONALS},
+    ),
+    Entry(
+        "DiscreteLaplaceLaw.sample",
+        _with_kwargs(_law_sample),
+        {"scale": 1.5, "size": 8, "rng": RNG},
+        {"scale": "real", "size": "size", "rng": "rng"},
+        check=check_noise_draws,
+        extra={"scale": HUGE_RATIONALS},
+    ),
+    Entry(
+        "DiscreteLaplaceLaw.truncated",
+        LAW.truncated,
+        {"radius": 3},
+        {"radius": "int"},
+        check=check_law,
+        extra={"radius": (10**7, 50_001)},
+    ),
+    Entry(
+        "DiscreteLaplaceLaw.probabilities_within",
+        LAW.probabilities_within,
+        {"radius": 3},
+        {"radius": "int"},
+        extra={"radius": (10**7,)},
+    ),
+    Entry(
+        "DiscreteLaplaceLaw.clamped",
+        LAW.clamped,
+        {"lo": -3, "hi": 3},
+        {"lo": "int", "hi": "int"},
+        check=check_law,
+        extra={"lo": (-(10**7),), "hi": (10**7,)},
+    ),
+    Entry(
+        "DiscreteLaplaceLaw.mass",
+        LAW.mass,
+        {"lo": -1.0, "hi": 3.0},
+        {"lo": "real", "hi": "real"},
+        check=check_probability_value,
+    ),
+    Entry("DiscreteLaplaceLaw.pmf_mp", LAW.pmf_mp, {"k": 1}, {"k": "int"}, check_probability_value),
+    Entry("DiscreteLaplaceLaw.cdf_mp", LAW.cdf_mp, {"k": 1}, {"k": "int"}, check_probability_value),
+    Entry("DiscreteLaplaceLaw.sf_mp", LAW.sf_mp, {"k": 1}, {"k": "int"}, check_probability_value),
+    Entry(
+        "DiscreteLaplaceLaw.tail_mass_mp",
+        LAW.tail_mass_mp,
+        {"k": 1},
+        {"k": "int"},
+        check_probability_value,
+    ),
+    Entry(
+        "DiscreteLaplaceLaw.logpmf_mp", LAW.logpmf_mp, {"k": 1}, {"k": "int"}, check_log_probability
+    ),
+    Entry("DiscreteLaplaceLaw.cdf", LAW.cdf, {"y": [0.5, 2.0]}, {"y": "any"}, check=check_cdf),
+    Entry("DiscreteLaplaceLaw.logpmf", LAW.logpmf, {"k": [0.5, 2.0]}, {"k": "any"}),
+    # continual counting
+    Entry(
+        "ContinualCounting()",
+        _use_cc,
+        {"m": 4, "epsilon": 1.0, "noise": "discrete", "scale": None},
+        {"m": "int", "epsilon": "real", "noise": "choice", "scale": "real"},
+        check=check_cc,
+        extra={"m": (10**12, 2**63), "noise": ("laplace",), "scale": (None, 2.0**50, 1e19)},
+    ),
+    Entry(
+        "ContinualCounting(laplace)",
+        lambda m, epsilon, scale: _use_cc(m, epsilon, "laplace", scale),
+        {"m": 4, "epsilon": 1.0, "scale": None},
+        {"m": "int", "epsilon": "real", "scale": "real"},
+        check=check_cc,
+        extra={"scale": (None, 2.0**50, 1e19)},
+    ),
+    Entry(
+        "ContinualCounting.sample_noise",
+        CC.sample_noise,
+        {"size": 3, "rng": RNG},
+        {"size": "size", "rng": "rng"},
+        check=check_draws,
+    ),
+    Entry(
+        "ContinualCounting.release",
+        CC.release,
+        {"ranks": [1, 2, 3, 4], "size": 3, "rng": RNG},
+        {"ranks": "data", "size": "size", "rng": "rng"},
+        check=check_draws,
+    ),
+    Entry(
+        "ContinualCounting.noise_logpmf_mp",
+        CC.noise_logpmf_mp,
+        {"v": [0, 1, 0, 2]},
+        {"v": "any"},
+        check=check_log_probability,
+    ),
+    Entry("ContinualCounting.noise_logpmf", CC.noise_logpmf, {"v": [0, 1, 0, 2]}, {"v": "any"}),
+    Entry(
+        "ContinualCounting.node_differences", CC.node_differences, {"v": [0, 1, 0, 2]}, {"v": "any"}
+    ),
+    Entry(
+        "ContinualCounting.release_logpmf_mp",
+        CC.release_logpmf_mp,
+        {"ranks": [0, 1, 2, 3], "released": [0, 1, 2, 4]},
+        {"ranks": "any", "released": "any"},
+        check=check_log_probability,
+    ),
+    Entry(
+        "ContinualCounting.noise_cell_probability_mp",
+        CC_LAPLACE.noise_cell_probability_mp,
+        {"v": [1]},
+        {"v": "any"},
+        check=check_probability_value,
+    ),
+    Entry("prefix_sums", prefix_sums, {"eta": [[1, 2, 3]]}, {"eta": "any"}),
+    Entry("round_half_up", round_half_up, {"x": [0.5, 1.5]}, {"x": "any"}),
+    Entry("tree_height", tree_height, {"m": 4}, {"m": "int"}),
+    Entry("lowbit", lowbit, {"i": 6}, {"i": "int"}),
+    Entry("fenwick_parents", fenwick_parents, {"m": 4}, {"m": "int"}),
+    Entry("shift_nodes", shift_nodes, {"m": 7, "s": 3}, {"m": "int", "s": "int"}),
+    Entry("shift_node_count", shift_node_count, {"m": 7, "s": 3}, {"m": "int", "s": "int"}),
+    Entry(
+        "shift_privacy_loss",
+        shift_privacy_loss,
+        {"m": 7, "s": 3, "epsilon": 1.0},
+        {"m": "int", "s": "int", "epsilon": "real"},
+    ),
+    # candidate quantiles: helpers and score/utility methods
+    Entry(
+        "opendp_scores",
+        opendp_scores,
+        {"data": DATA4, "candidates": C5, "alpha": 0.5},
+        {"data": "data", "candidates": "data", "alpha": "real"},
+        extra={"candidates": CANDIDATE_SETS},
+    ),
+    Entry(
+        "below_equal_above",
+        below_equal_above,
+        {"data": DATA4, "candidates": C5},
+        {"data": "data", "candidates": "data"},
+        extra={"candidates": CANDIDATE_SETS},
+    ),
+    Entry(
+        "check_candidates",
+        check_candidates,
+        {"candidates": C5},
+        {"candidates": "data"},
+        extra={"candidates": CANDIDATE_SETS},
+    ),
+    Entry("opendp_alpha", opendp_alpha, {"alpha": 0.3}, {"alpha": "real"}),
+    Entry(
+        "permute_and_flip_log_probabilities",
+        permute_and_flip_log_probabilities,
+        {"scores": [4, 0, 4], "b": Fraction(5, 2)},
+        {"scores": "data", "b": "real"},
+        check=check_selection_logs,
+        extra={"b": HUGE_RATIONALS},
+    ),
+    Entry(
+        "exponential_log_probabilities",
+        exponential_log_probabilities,
+        {"scores": [4, 0, 4], "b": Fraction(5, 2)},
+        {"scores": "data", "b": "real"},
+        extra={"b": HUGE_RATIONALS},
+    ),
+    Entry(
+        "laplace_noisy_max_log_probabilities",
+        laplace_noisy_max_log_probabilities,
+        {"utilities": [-2, 0, -1], "scale": Fraction(3, 2)},
+        {"utilities": "data", "scale": "real"},
+        check=check_selection_logs,
+        extra={"scale": HUGE_RATIONALS},
+    ),
+    Entry("CandidateQuantile.scores", CQ.scores, {"data": DATA4}, {"data": "data"}),
+    Entry("LaplaceNoisyMaxQuantile.utilities", LNM.utilities, {"data": DATA4}, {"data": "data"}),
+    # randomized response
+    Entry(
+        "keep_probability",
+        keep_probability,
+        {"epsilon": 1.0},
+        {"epsilon": "real"},
+        check=check_probability_value,
+    ),
+    Entry(
+        "keep_probability_mp",
+        keep_probability_mp,
+        {"epsilon": 1.0},
+        {"epsilon": "real"},
+        check=check_probability_value,
+    ),
+    Entry("rr_channel", rr_channel, {"epsilon": 1.0}, {"epsilon": "real"}),
+    Entry(
+        "rr_law", rr_law, {"bit": 1, "epsilon": 1.0}, {"bit": "any", "epsilon": "real"}, check_law
+    ),
+    Entry("check_bit", check_bit, {"bit": 1}, {"bit": "any"}),
+    Entry(
+        "randomize_bits",
+        randomize_bits,
+        {"bits": [0, 1, 1], "epsilon": 1.0, "rng": RNG},
+        {"bits": "data", "epsilon": "real", "rng": "rng"},
+        check=check_bits,
+    ),
+    Entry(
+        "debias_mean",
+        debias_mean,
+        {"reports": [0, 1, 1], "epsilon": 1.0},
+        {"reports": "data", "epsilon": "real"},
+        check=check_finite_float,
+    ),
+    # truncated samplers and their laws (tzamos20 App. E.3)
+    Entry(
+        "sample_uniform",
+        _with_kwargs(sample_uniform),
+        {"a": 0.0, "b": 1.0, "size": 8, "rng": RNG},
+        {"a": "real", "b": "real", "size": "size", "rng": "rng"},
+        check=check_in_interval("a", "b"),
+    ),
+    Entry("uniform_law", uniform_law, {"a": 0.0, "b": 1.0}, {"a": "real", "b": "real"}, check_law),
+    Entry(
+        "sample_truncated_exponential",
+        _with_kwargs(sample_truncated_exponential),
+        {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0, "size": 8, "rng": RNG},
+        {
+            "alpha": "real",
+            "beta": "real",
+            "left": "real",
+            "right": "real",
+            "size": "size",
+            "rng": "rng",
+        },
+        check=check_in_interval("left", "right"),
+    ),
+    Entry(
+        "sample_truncated_exponential[corrected]",
+        _with_kwargs(
+            lambda **kw: sample_truncated_exponential(**kw, size=8, rng=RNG, variant="corrected")
+        ),
+        {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0},
+        {"alpha": "real", "beta": "real", "left": "real", "right": "real"},
+        check=check_in_interval("left", "right"),
+    ),
+    Entry(
+        "sample_truncated_exponential(variant)",
+        lambda variant: sample_truncated_exponential(1.0, 0.0, 0.0, 1.0, 8, RNG, variant=variant),
+        {"variant": "stable"},
+        {"variant": "choice"},
+        check=check_draws,
+        extra={"variant": ("paper", "corrected")},
+    ),
+    Entry(
+        "truncated_exponential_law",
+        truncated_exponential_law,
+        {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0},
+        {"alpha": "real", "beta": "real", "left": "real", "right": "real"},
+        check=check_law,
+    ),
+    Entry(
+        "sample_truncated_laplace",
+        _with_kwargs(sample_truncated_laplace),
+        {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0, "size": 8, "rng": RNG},
+        {
+            "mu": "real",
+            "sigma": "real",
+            "left": "real",
+            "right": "real",
+            "size": "size",
+            "rng": "rng",
+        },
+        check=check_in_interval("left", "right"),
+    ),
+    Entry(
+        "sample_truncated_laplace[paper]",
+        lambda **kw: sample_truncated_laplace(**kw, size=8, rng=RNG, variant="paper"),
+        {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0},
+        {"mu": "real", "sigma": "real", "left": "real", "right": "real"},
+        check=check_draws,
+    ),
+    Entry(
+        "truncated_laplace_law",
+        truncated_laplace_law,
+        {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0},
+        {"mu": "real", "sigma": "real", "left": "real", "right": "real"},
+        check=check_law,
+    ),
+    # inverse-CDF building blocks
+    Entry(
+        "exponential_offset_inverse",
+        _with_kwargs(exponential_offset_inverse),
+        {"u": [0.0, 0.5, 0.99], "a": -2.0, "width": 3.0},
+        {"u": "any", "a": "any", "width": "any"},
+        check=lambda out: check_draws(out[1]),
+        extra={"width": (math.inf,)},
+    ),
+    Entry(
+        "truncated_exponential_inverse",
+        _with_kwargs(truncated_exponential_inverse),
+        {"u": [0.0, 0.5, 0.99], "a": 2.0, "left": -1.0, "right": 3.0},
+        {"u": "any", "a": "any", "left": "any", "right": "any"},
+        check=check_in_interval("left", "right"),
+        extra={"left": (-math.inf,), "right": (math.inf,)},
+    ),
+    Entry(
+        "coarse_float_grid",
+        coarse_float_grid,
+        {"reach": 1.0, "scale": 1.0},
+        {"reach": "real", "scale": "real"},
+    ),
+    # data shipped with the package
+    Entry(
+        "load_adult",
+        load_adult,
+        {"column": "age"},
+        {"column": "choice"},
+        check=check_draws,
+        extra={"column": ("hours_per_week", "AGE", ["age"])},
+    ),
+]
