@@ -59,14 +59,17 @@ from reference.distributions import (
     max_log_ratio,
 )
 from reference.exact.mp import LazySequence, to_mpf, workdps
-from reference.primitives.exponential_mechanism import ExponentialQuantile, smith_intervals
+from reference.primitives.exponential_mechanism import (
+    ExponentialQuantile,
+    check_bounds,
+    smith_intervals,
+)
 from reference.primitives.laplace import laplace_law
 from reference.primitives.randomized_response import RandomizedResponse
 from reference.private_median.mechanism import PrivateMedian
 from reference.validation import (
     MAX_FLOAT,
     check_data,
-    check_domain,
     check_epsilon,
     check_probability,
 )
@@ -86,7 +89,7 @@ def _check_em_fields(mech: Any) -> None:
     """Validate and normalise the (quantile, epsilon, bounds) fields of a frozen dataclass."""
     object.__setattr__(mech, "quantile", check_probability(mech.quantile, "quantile"))
     object.__setattr__(mech, "epsilon", check_epsilon(mech.epsilon))
-    object.__setattr__(mech, "bounds", check_domain(mech.bounds, "bounds", finite=True))
+    object.__setattr__(mech, "bounds", check_bounds(mech.bounds))
 
 
 def _em_log_weights(epsilon: float, ranks: np.ndarray, target: float) -> np.ndarray:
@@ -343,7 +346,10 @@ class EMDataBounds(_OneQuantileBug, ExactMechanismBase):
         lo, hi = float(data.min()), float(data.max())
         if lo == hi:
             return None
-        return ExponentialQuantile(self.quantile, self.epsilon, (lo, hi), "replace_one")
+        try:
+            return ExponentialQuantile(self.quantile, self.epsilon, (lo, hi), "replace_one")
+        except ValueError as exc:  # the bounds come from the data: say so
+            raise ValueError(f"data give the bounds [min, max] = [{lo!r}, {hi!r}]: {exc}") from None
 
     def _law(self, data: np.ndarray) -> PiecewiseLogLinear | DiscreteLaw:
         em = self._em(data)
@@ -435,7 +441,7 @@ class MedianLocalSensitivityLaplace(ExactMechanismBase):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
+        object.__setattr__(self, "bounds", check_bounds(self.bounds))
 
     @property
     def output_range(self) -> None:
@@ -608,7 +614,7 @@ class MultiQuantileFullBudget(ExactMechanismBase):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
+        object.__setattr__(self, "bounds", check_bounds(self.bounds))
         object.__setattr__(self, "quantiles", _check_quantiles(self.quantiles))
 
     def draw_limit(self, data: Any) -> int:

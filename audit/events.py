@@ -11,6 +11,10 @@ Families (spec auditor.md §6.4(ii)):
   and "any non-numeric output";
 * projections: the output itself, or for vector outputs each coordinate and each pairwise
   difference;
+* float lattices: an interval of one coordinate intersected with "not a multiple of 2^-K", for
+  the few most common lattice exponents K of the pooled draws. A float sampler that computes its
+  output by different arithmetic on two neighbours puts their draws on different lattices of
+  doubles (Mironov 2012): the supports differ although the real-valued laws are close;
 * likelihood-ratio sets {y : ln f_D(y) − ln f_D'(y) > t} when both exact laws are known (the
   Neyman–Pearson sets, optimal for a given size).
 
@@ -33,6 +37,7 @@ from audit.statistics import selection_score
 GRID_POINTS = 64
 MAX_POINT_EVENTS = 16
 EXACT_GRID_LIMIT = 256
+LATTICE_LEVELS = 8
 
 Projection = tuple  # () scalar, ("coord", i), ("diff", i, j)
 
@@ -72,6 +77,7 @@ class Event:
     values: tuple[float, ...] = ()
     llr: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False, repr=False)
     width: int = 0
+    lattice: int | None = None  # intervals only: the value is also not a multiple of 2^-lattice
 
     def indicator(self, out: Outputs) -> np.ndarray:
         if self.kind == "atom":
@@ -89,6 +95,8 @@ class Event:
         with np.errstate(invalid="ignore"):
             if self.kind == "interval":
                 hit = (z > self.lo) & (z <= self.hi)
+                if self.lattice is not None:
+                    hit &= lattice_exponent(z) > self.lattice
             elif self.kind == "point":
                 hit = z == self.lo
             else:
@@ -97,6 +105,11 @@ class Event:
 
     def describe(self) -> str:
         where = _projection_name(self.projection)
+        if self.kind == "interval" and self.lattice is not None:
+            return (
+                f"{where} in ({self.lo:.6g}, {self.hi:.6g}] and not a multiple of "
+                f"2^-{self.lattice}"
+            )
         if self.kind == "interval":
             return f"{where} in ({self.lo:.6g}, {self.hi:.6g}]"
         if self.kind == "point":
@@ -128,6 +141,8 @@ class Event:
             d["lo"] = _num(self.lo)
         if self.kind == "interval":
             d["hi"] = _num(self.hi)
+            if self.lattice is not None:
+                d["lattice"] = self.lattice
         if self.kind == "atom":
             d["atom"] = self.atom
         if self.kind == "data_value":
@@ -226,6 +241,51 @@ def _interval_candidates(
     return events, ca[j] - ca[i], cb[j] - cb[i]
 
 
+def lattice_exponent(z: np.ndarray) -> np.ndarray:
+    """For each double z, the K such that 2^-K is its lowest set bit: z is a multiple of 2^-k
+    exactly when k >= K. (z = m·2^e with a 53-bit significand s = |m|·2^53 = t·2^r, t odd, gives
+    z = t·2^(e − 53 + r), so K = 53 − e − r.) Zero, NaN and ±inf give −inf."""
+    z = np.asarray(z, dtype=float)
+    out = np.full(z.shape, -np.inf)
+    ok = np.isfinite(z) & (z != 0)
+    if ok.any():
+        m, e = np.frexp(z[ok])
+        s = (np.abs(m) * 2.0**53).astype(np.int64)  # exact: |m| in [1/2, 1)
+        r = np.log2(s & -s).astype(np.int64)  # the lowest set bit of s, a power of two
+        out[ok] = 53 - e - r
+    return out
+
+
+def _lattice_candidates(
+    za: np.ndarray, zb: np.ndarray, projection: Projection, width: int = 0
+) -> tuple[list[Event], np.ndarray, np.ndarray]:
+    """Intervals intersected with "not a multiple of 2^-K", for the :data:`LATTICE_LEVELS` most
+    common lattice exponents K of the pooled draws (counts on both samples, vectorised)."""
+    la, lb = lattice_exponent(za), lattice_exponent(zb)
+    pooled = np.concatenate([la, lb])
+    pooled = pooled[np.isfinite(pooled)]
+    if pooled.size == 0:
+        return [], np.zeros(0), np.zeros(0)
+    levels, counts = np.unique(pooled, return_counts=True)
+    chosen = levels[np.argsort(-counts, kind="stable")[:LATTICE_LEVELS]]
+    events = _Chain()
+    ka, kb = [], []
+    for level in sorted(int(k) for k in chosen):
+        off_a = np.where(la > level, za, np.nan)
+        off_b = np.where(lb > level, zb, np.nan)
+        evs, ca, cb = _interval_candidates(off_a, off_b, projection, width)
+        events.extend(_Lazy(len(evs), lambda k, evs=evs, level=level: _with_lattice(evs[k], level)))
+        ka.append(ca)
+        kb.append(cb)
+    return events, np.concatenate(ka), np.concatenate(kb)
+
+
+def _with_lattice(event: Event, level: int) -> Event:
+    return Event(
+        event.kind, event.projection, event.lo, event.hi, width=event.width, lattice=level
+    )
+
+
 def _point_candidates(
     za: np.ndarray, zb: np.ndarray, projection: Projection, width: int = 0
 ) -> tuple[list[Event], np.ndarray, np.ndarray]:
@@ -265,6 +325,8 @@ def candidate_events(
             za, zb = project(a, proj), project(b, proj)
             add(*_interval_candidates(za, zb, proj, width))
             add(*_point_candidates(za, zb, proj, width))
+            if not proj or proj[0] == "coord":
+                add(*_lattice_candidates(za, zb, proj, width))
         if a.width == 1 and data:
             d0, d1 = (np.unique(np.asarray(d, dtype=float)) for d in data)
             for vals in (np.union1d(d0, d1), np.setdiff1d(d0, d1), np.setdiff1d(d1, d0)):

@@ -13,6 +13,7 @@ loss" or, through the fallbacks of the divergences, as an infinite one.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,7 @@ from reference.distributions import (
     renyi_divergence,
 )
 from reference.exact.mp import workdps
-from reference.validation import check_data, check_flag
+from reference.validation import check_data, check_flag, read_attribute
 
 LAW_TYPES = (DiscreteLaw, PiecewiseLogLinear, GridLaw, ProductLaw)
 """The exact laws whose divergences :mod:`reference.distributions` computes exactly."""
@@ -151,11 +152,11 @@ def exact_sweep(
     if not has_exact(mechanism):
         raise ValueError("mechanism must provide exact(data) for the exact mode")
     name = mechanism_name(mechanism)
-    claim = check_claim(_read(mechanism, "claim"), "mechanism.claim")
+    claim = check_claim(read_attribute(mechanism, "claim", "mechanism"), "mechanism.claim")
     checked = check_pairs(
         pairs,
         claim.adjacency,
-        _read(mechanism, "domain"),
+        read_attribute(mechanism, "domain", "mechanism"),
         getattr(mechanism, "input_values", None),
     )
     cache: dict[Any, Any] = {}
@@ -198,16 +199,6 @@ def exact_sweep(
     return ExactSweep(
         claim.epsilon, claim.delta, len(checked), best, witness, best_delta, delta_witness
     )
-
-
-def _read(mechanism: Any, attribute: str) -> Any:
-    """``mechanism.<attribute>``; a missing or failing attribute is a ValueError naming it."""
-    try:
-        return getattr(mechanism, attribute)
-    except Exception as exc:  # noqa: BLE001 -- any failure to read it is a refusal
-        raise ValueError(
-            f"mechanism.{attribute} cannot be read ({type(exc).__name__}: {exc})"
-        ) from None
 
 
 DELTA_CURVE_POINTS = 25
@@ -266,7 +257,9 @@ def analyse_pair(
         points: list[tuple[float, float]] = []
         renyi: list[tuple[float, float]] = []
         if curve:
-            top = 2.0 * claim.epsilon if mpmath.isinf(eps) else max(2.0 * claim.epsilon, float(eps))
+            # the curve spans [0, max(2ε, ε_exact)], capped at the largest double (ε ≈ 1e308)
+            twice = min(claim.epsilon, sys.float_info.max / 2) * 2.0
+            top = twice if mpmath.isinf(eps) else max(twice, min(float(eps), sys.float_info.max))
             for e in np.linspace(0.0, top, DELTA_CURVE_POINTS):
                 points.append((float(e), float(delta_at(p, q, float(e)))))
             for order in RENYI_ORDERS:

@@ -81,7 +81,13 @@ from audit.statistics import (
 from reference.conformance import check_sampler
 from reference.core import PrivacyClaim, check_claim, has_exact
 from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
-from reference.validation import check_choice, check_int, check_positive, check_probability
+from reference.validation import (
+    check_choice,
+    check_int,
+    check_positive,
+    check_probability,
+    read_attribute,
+)
 
 DEFAULT_SAMPLES = 400_000
 MAX_SAMPLES = 10**8
@@ -387,23 +393,18 @@ def audit_mechanism(
     )
 
 
-_MISSING = object()
-
-
-def _read(mech: Any, attribute: str, default: Any = _MISSING) -> Any:
-    """``mech.<attribute>`` (or ``default`` when it has none); an attribute that raises when
-    read is a ValueError naming it."""
+def _read(mech: Any, attribute: str, *default: Any) -> Any:
+    """``mech.<attribute>`` (or the ``default`` given, when it has none); a missing one says
+    what a mechanism must have."""
     try:
-        return getattr(mech, attribute)
-    except AttributeError:
-        if default is not _MISSING:
-            return default
+        return read_attribute(mech, attribute, "mech", *default)
+    except ValueError as exc:
+        if "is missing" not in str(exc):
+            raise
         raise ValueError(
             f"mech.{attribute} is missing: mech must be a mechanism (a reference.PrivacyClaim "
             "as claim, sample(data, size, rng), domain)"
         ) from None
-    except Exception as exc:  # noqa: BLE001 -- any failure to read it is a refusal
-        raise ValueError(f"mech.{attribute} cannot be read ({type(exc).__name__}: {exc})") from None
 
 
 def _audit_domain(mech: Any, domain: Any) -> tuple[float, float]:

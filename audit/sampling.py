@@ -232,8 +232,9 @@ def draw(
         chunk = min(chunk, max(1, int(TIMEOUT_WINDOW / timeout)))
     plan: list[tuple[int, int, int]] = []  # (job index, chunk index, chunk size)
     for j, job in enumerate(jobs):
-        for c, start in enumerate(range(0, job.size, chunk)):
-            plan.append((j, c, min(chunk, job.size - start)))
+        step = _job_chunk(mechanism, job.data, chunk)
+        for c, start in enumerate(range(0, job.size, step)):
+            plan.append((j, c, min(step, job.size - start)))
     results: list[Outputs] = []
     stop = timeout is not None and stop_on_timeout
     if executor is None:
@@ -257,6 +258,21 @@ def draw(
                     rest.cancel()
                 raise DrawTimedOut(j, _grouped(jobs, plan, results))
     return [g if g is not None else Outputs.empty() for g in _grouped(jobs, plan, results)]
+
+
+def _job_chunk(mechanism: Any, data: np.ndarray, chunk: int) -> int:
+    """The chunk size for one data set: at most what the mechanism accepts in one call there
+    (:meth:`reference.core.MechanismBase.draw_limit`, whose draws cost time or memory growing with
+    the data), so its chunks are drawn whole rather than one draw at a time. It depends on the
+    mechanism and the data only, so the seeds stay independent of the executor."""
+    limit = getattr(mechanism, "draw_limit", None)
+    check = getattr(mechanism, "check_input", None)
+    if not (callable(limit) and callable(check)):
+        return chunk
+    try:
+        return max(1, min(chunk, int(limit(check(data))), int(mechanism.max_draws)))
+    except Exception:  # noqa: BLE001 -- data it refuses: its calls raise, as atoms
+        return chunk
 
 
 def _grouped(

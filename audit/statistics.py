@@ -124,6 +124,16 @@ def _epsilon_lower_bound(k0, n0, k1, n1, delta: float, alpha: float) -> np.ndarr
     return np.where((p0 > delta) & (p1 > 0), out, -np.inf)
 
 
+def _same_shape(k0: np.ndarray, n0: np.ndarray, k1: np.ndarray, n1: np.ndarray) -> None:
+    try:
+        np.broadcast_shapes(k0.shape, n0.shape, k1.shape, n1.shape)
+    except ValueError:
+        raise ValueError(
+            f"k0, n0, k1 and n1 must broadcast to one shape, got {k0.shape}, {n0.shape}, "
+            f"{k1.shape} and {n1.shape}"
+        ) from None
+
+
 def epsilon_lower_bound(
     k0: np.ndarray | int,
     n0: np.ndarray | int,
@@ -141,13 +151,7 @@ def epsilon_lower_bound(
     delta = check_delta(delta, "delta")
     k0, n0 = _counts(k0, n0, "k0", "n0")
     k1, n1 = _counts(k1, n1, "k1", "n1")
-    try:
-        np.broadcast_shapes(k0.shape, n0.shape, k1.shape, n1.shape)
-    except ValueError:
-        raise ValueError(
-            f"k0, n0, k1 and n1 must broadcast to one shape, got {k0.shape}, {n0.shape}, "
-            f"{k1.shape} and {n1.shape}"
-        ) from None
+    _same_shape(k0, n0, k1, n1)
     return _epsilon_lower_bound(k0, n0, k1, n1, delta, alpha)
 
 
@@ -278,13 +282,7 @@ def selection_score(
     z_selection = check_finite(z_selection, "z_selection")
     if not 0 <= z_selection <= MAX_Z:
         raise ValueError(f"z_selection must lie in [0, {MAX_Z:g}], got {z_selection!r}")
-    try:
-        np.broadcast_shapes(k0.shape, n0.shape, k1.shape, n1.shape)
-    except ValueError:
-        raise ValueError(
-            f"k0, n0, k1 and n1 must broadcast to one shape, got {k0.shape}, {n0.shape}, "
-            f"{k1.shape} and {n1.shape}"
-        ) from None
+    _same_shape(k0, n0, k1, n1)
     p0 = _wilson_bound(k0 / n0, n0, z_selection, upper=False)
     p1 = _wilson_bound(k1 / n1, n1, z_selection, upper=True)
     z = float(special.ndtri(1.0 - alpha / 2.0))

@@ -55,6 +55,7 @@ from reference.validation import (
     check_flag,
     check_int,
     check_probability,
+    read_attribute,
 )
 
 DEFAULT_SAMPLES = 20_000
@@ -325,24 +326,15 @@ def _draws(x: Any, name: str) -> np.ndarray:
     return check_data(x, name).reshape(-1, 1)
 
 
-def _attribute(obj: Any, attribute: str, owner: str) -> Any:
-    try:
-        return getattr(obj, attribute)
-    except Exception as exc:  # noqa: BLE001 -- a missing or failing attribute is a refusal
-        raise ValueError(
-            f"{owner}.{attribute} cannot be read ({type(exc).__name__}: {exc})"
-        ) from None
-
-
 def as_mechanism(candidate: Any, reference: Any, name: str | None = None) -> Any:
     """The candidate as a mechanism: itself if it has ``sample``, else ``fn(data, rng)`` wrapped
     with the reference's claim and domain."""
     if callable(getattr(candidate, "sample", None)) and not isinstance(candidate, type):
         return candidate
     if callable(candidate) and not isinstance(candidate, type):
-        claim = check_claim(_attribute(reference, "claim", "reference"), "reference.claim")
+        claim = check_claim(read_attribute(reference, "claim", "reference"), "reference.claim")
         domain = check_probe_domain(
-            _attribute(reference, "domain", "reference"), "reference.domain"
+            read_attribute(reference, "domain", "reference"), "reference.domain"
         )
         return from_callable(candidate, claim, domain, name=name)
     raise ValueError(
@@ -381,9 +373,9 @@ def validate(
 
     if not callable(getattr(reference, "sample", None)) or isinstance(reference, type):
         raise ValueError("reference must be a mechanism with sample() and claim")
-    claim = check_claim(_attribute(reference, "claim", "reference"), "reference.claim")
+    claim = check_claim(read_attribute(reference, "claim", "reference"), "reference.claim")
     ref_domain = check_probe_domain(
-        _attribute(reference, "domain", "reference"), "reference.domain"
+        read_attribute(reference, "domain", "reference"), "reference.domain"
     )
     inputs = getattr(reference, "input_values", None)
     inputs = None if inputs is None else check_values(inputs, "reference.input_values")

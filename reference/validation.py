@@ -220,40 +220,51 @@ def _check_element_types(values: Iterable[Any], name: str, what: str) -> None:
             raise ValueError(f"{name} must be {what}, got values of type {t.__name__}")
 
 
-def _as_array(data: Any, name: str, what: str, depth: int) -> np.ndarray:
-    """``data`` as a numpy array of ``depth`` dimensions without numpy's coercions (booleans to
-    numbers, strings parsed): sequences are read as objects and their element types checked."""
+def _as_array(data: Any, name: str, what: str, depth: int | None) -> np.ndarray:
+    """``data`` as a numpy array without numpy's coercions (booleans to numbers, strings parsed):
+    the element types of a sequence are checked before numpy converts it. ``depth`` is the
+    number of dimensions a sequence must have (1: numbers; 2: records of numbers), or None for
+    any shape (nested lists of numbers, or one number)."""
     if isinstance(data, str | bytes):
         raise ValueError(f"{name} must be {what}, got a string")
     if isinstance(data, np.ndarray):
         return data
-    if isinstance(data, list | tuple | range):
-        rows: Any = data
-        for _ in range(depth - 1):  # vector records: the rows must be sequences of numbers
-            if any(isinstance(r, str | bytes) or not isinstance(r, list | tuple | np.ndarray)
-                   for r in rows):
-                raise ValueError(f"{name} must be {what}, got a record that is not a sequence")
-            rows = [v for r in rows for v in (r.tolist() if isinstance(r, np.ndarray) else r)]
-        _check_element_types(rows, name, what)
-        if not data:
-            return np.empty((0,) * depth)
-        try:  # every element is a real number now: numpy converts without coercions
-            with np.errstate(over="ignore"):
-                return np.array(data, dtype=np.float64)
-        except OverflowError:
-            raise ValueError(
-                f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
-            ) from None
+    if not isinstance(data, list | tuple | range):
+        try:
+            return np.asarray(data)
+        except Exception:  # noqa: BLE001 -- any failure to read the data is a refusal
+            raise ValueError(f"{name} must be {what}, got {_describe(data)}") from None
+    if depth is None:
+        try:
+            raw = np.array(data, dtype=object)
         except ValueError:
             raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
-    try:
-        return np.asarray(data)
-    except Exception:  # noqa: BLE001 -- any failure to read the data is a refusal
-        raise ValueError(f"{name} must be {what}, got {_describe(data)}") from None
+        _check_element_types(raw.ravel().tolist(), name, what)  # ragged rows stay lists: refused
+        return raw
+    rows: Any = data
+    for _ in range(depth - 1):  # vector records: the rows must be sequences of numbers
+        if any(
+            isinstance(r, str | bytes) or not isinstance(r, list | tuple | np.ndarray) for r in rows
+        ):
+            raise ValueError(f"{name} must be {what}, got a record that is not a sequence")
+        rows = [v for r in rows for v in (r.tolist() if isinstance(r, np.ndarray) else r)]
+    _check_element_types(rows, name, what)
+    if not data:
+        return np.empty((0,) * depth)
+    try:  # every element is a real number: numpy converts without coercions (fast path)
+        with np.errstate(over="ignore"):
+            return np.array(data, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(
+            f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
+        ) from None
+    except ValueError:
+        raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
 
 
-def _to_float_array(data: Any, name: str, what: str, depth: int = 1) -> np.ndarray:
-    """A fresh float64 array of ``data``'s values, refusing every non-number."""
+def _to_float_array(data: Any, name: str, what: str, depth: int | None = 1) -> np.ndarray:
+    """A fresh float64 array of ``data``'s values, refusing every non-number and every finite
+    value that does not fit a float64 (a ``longdouble``, ``Fraction``, ``mpf`` or huge int)."""
     raw = _as_array(data, name, what, depth)
     _refuse_kind(raw, name, what)
     if raw.dtype.kind == "O":
@@ -267,8 +278,10 @@ def _to_float_array(data: Any, name: str, what: str, depth: int = 1) -> np.ndarr
         ) from None
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be {what}, got {_describe(data)}") from None
-    if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
-        if np.any(np.isinf(arr) & np.isfinite(raw)):
+    inf = np.isinf(arr)
+    if inf.any() and (raw.dtype.kind == "O" or raw.dtype.itemsize > 8 or raw is not data):
+        source = raw if raw is data or raw.dtype.kind == "O" else np.array(data, dtype=object)
+        if not all(_is_infinite(v) for v in source[inf].ravel().tolist()):
             raise ValueError(
                 f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
             )
@@ -358,41 +371,10 @@ def check_real_array(x: Any, name: str, *, allow_inf: bool = False) -> np.ndarra
         if math.isinf(value) and not _is_infinite(x):
             raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g}), got {x!r}")
         arr = np.array(value)
+    elif isinstance(x, np.ndarray | list | tuple | range):
+        arr = _to_float_array(x, name, what, None)
     else:
-        if isinstance(x, np.ndarray):
-            raw = x
-        elif isinstance(x, list | tuple | range) and not isinstance(x, str | bytes):
-            try:
-                raw = np.array(x, dtype=object)
-            except ValueError:
-                raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
-            if raw.dtype.kind == "O" and any(
-                isinstance(v, list | tuple | np.ndarray) for v in raw.ravel().tolist()
-            ):
-                raise ValueError(f"{name} must be {what}, got ragged nested sequences")
-        else:
-            raise ValueError(f"{name} must be {what} (a number or an array), got {_describe(x)}")
-        _refuse_kind(raw, name, what)
-        if raw.dtype.kind == "O":
-            _check_element_types(raw.ravel().tolist(), name, what)
-        try:
-            with np.errstate(over="ignore"):
-                arr = np.array(raw, dtype=np.float64, copy=True)
-        except OverflowError:
-            raise ValueError(
-                f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
-            ) from None
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be {what}, got {_describe(x)}") from None
-        if raw.dtype.kind in "fO" and (raw.dtype.kind == "O" or raw.dtype.itemsize > 8):
-            inf = np.isinf(arr)
-            if inf.any() and any(
-                math.isfinite(v) if isinstance(v, float) else not _is_infinite(v)
-                for v in raw[inf].ravel().tolist()
-            ):
-                raise ValueError(
-                    f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
-                )
+        raise ValueError(f"{name} must be {what} (a number or an array), got {_describe(x)}")
     if np.isnan(arr).any():
         raise ValueError(f"{name} must be {what}, got nan")
     if not allow_inf and np.isinf(arr).any():
@@ -406,3 +388,22 @@ def _is_infinite(v: Any) -> bool:
         return abs(v) > MAX_FLOAT and abs(v) == abs(v) * 2
     except Exception:  # noqa: BLE001 -- an exotic number: not known to be infinite
         return False
+
+
+_MISSING: Any = object()
+
+
+def read_attribute(obj: Any, attribute: str, owner: str, default: Any = _MISSING) -> Any:
+    """``obj.<attribute>`` of a user's object (a mechanism, say), named ``owner`` in messages:
+    ``default`` when it has none (if given), else a ``ValueError``; an attribute that raises when
+    read (a property that fails) is a ``ValueError`` naming it, whatever it raised."""
+    try:
+        return getattr(obj, attribute)
+    except AttributeError:
+        if default is not _MISSING:
+            return default
+        raise ValueError(f"{owner}.{attribute} is missing") from None
+    except Exception as exc:  # noqa: BLE001 -- any failure to read it is a refusal
+        raise ValueError(
+            f"{owner}.{attribute} cannot be read ({type(exc).__name__}: {exc})"
+        ) from None

@@ -615,31 +615,36 @@ def test_huge_epsilon_with_every_interval_far_from_the_target_is_not_nan(cls) ->
     assert 0.4 < (draws < 0.5).mean() < 0.6
 
 
-@pytest.mark.parametrize(
-    "mech, data",
-    [
-        (EMNoWidth(), [5e-324, 0.0, 1e-300]),  # density weight/width on [0, 5e-324]
-        (EMNoClamp(bounds=(0.0, 5e-324)), [0.0]),
-        (EMNoHalf(bounds=(0.0, 5e-324)), [0.0]),  # through ExponentialQuantile's law
-        (EMDataBounds(), [0.0, 5e-324]),  # the EM on [min D, max D] = [0, 5e-324]
-        (MultiQuantileFullBudget(bounds=(0.0, 5e-324)), [0.0]),
-    ],
-    ids=lambda x: type(x).__name__ if not isinstance(x, list) else "",
-)
-def test_an_interval_narrower_than_the_float_spacing_is_refused_not_sampled_wrong(
-    mech, data
-) -> None:
+def test_an_interval_narrower_than_the_float_spacing_is_refused_not_sampled_wrong() -> None:
     """A density on an interval one float spacing wide: a "uniform" point rounds to its ends
     (EMNoWidth on (5e-324, 0, 1e-300) drew 0 with probability 1/4 where the law has no atom: a
     DKW gap of 0.25). The catalogue refuses such laws, as the laws' own samplers do, naming the
     parameters and the data; the exact law is still given."""
+    mech, data = EMNoWidth(), [5e-324, 0.0, 1e-300]  # density weight/width on [0, 5e-324]
     with pytest.raises(ValueError, match="bounds.*data.*float64"):
         mech.sample(data, 10, np.random.default_rng(0))
-    law = mech.exact(data)
-    laws = law.components if isinstance(law, ProductLaw) else [law]
     with workdps():
-        for one in laws:
-            assert abs(one.mass(-math.inf, math.inf) - 1) < TIGHT
+        assert abs(mech.exact(data).mass(-math.inf, math.inf) - 1) < TIGHT
+
+
+@pytest.mark.parametrize("cls", [EMNoClamp, EMNoHalf, MultiQuantileFullBudget])
+def test_bounds_narrower_than_the_float_spacing_are_refused_at_construction(cls) -> None:
+    """Bounds one float spacing wide, (0, 5e-324): every EM-like entry refuses them when built,
+    as ``ExponentialQuantile`` does (``check_bounds``), naming ``bounds``."""
+    with pytest.raises(ValueError, match="bounds must be wider than 2\\^12 float spacings"):
+        cls(bounds=(0.0, 5e-324))
+
+
+def test_data_bounds_narrower_than_the_float_spacing_are_refused_naming_the_data() -> None:
+    """EMDataBounds takes its bounds from the data: [min D, max D] = [0, 5e-324] is refused by
+    ``sample`` and ``exact`` alike, naming the data."""
+    mech = EMDataBounds()
+    for call in (
+        lambda: mech.sample([0.0, 5e-324], 10, np.random.default_rng(0)),
+        lambda: mech.exact([0.0, 5e-324]),
+    ):
+        with pytest.raises(ValueError, match="data give the bounds"):
+            call()
 
 
 def test_median_local_sensitivity_laplace_refuses_a_noise_scale_lost_in_rounding() -> None:

@@ -77,3 +77,4 @@ def test_float_output_is_caught_by_the_auditor_although_its_law_is_private() -> 
     assert r.violation, r.summary()
     assert r.epsilon_exact is not None and r.epsilon_exact <= 1
     assert r.epsilon_lower_bound > 1 and r.witness["source"] == "blackbox"
+    assert "lattice" in r.witness["event"]  # found by the float-lattice events, by design

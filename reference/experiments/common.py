@@ -9,7 +9,14 @@ from typing import Any
 
 def name_choices(values: Any, allowed: Sequence[str], name: str) -> tuple[str, ...]:
     """``values`` (a list, or a comma-separated string) as a tuple of distinct names, in order;
-    ValueError unless it is non-empty and every name is in ``allowed``."""
+    ValueError unless it is a string or a list or tuple of strings, non-empty, and every name is
+    in ``allowed``."""
+    if not isinstance(values, str) and not (
+        isinstance(values, list | tuple) and all(isinstance(v, str) for v in values)
+    ):
+        raise ValueError(
+            f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r:.80}"
+        )
     if isinstance(values, str):
         values = [v.strip() for v in values.split(",") if v.strip()]
     out = tuple(dict.fromkeys(values))

@@ -87,14 +87,6 @@ MAX_RUNS = 10**7
 MAX_WORKERS = 256
 
 
-def _names(values: Any, allowed: Sequence[str], name: str) -> tuple[str, ...]:
-    """:func:`name_choices` after checking that ``values`` is a string or a list of strings."""
-    if not isinstance(values, str) and not (
-        isinstance(values, list | tuple) and all(isinstance(v, str) for v in values)
-    ):
-        raise ValueError(f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r:.80}")
-    return name_choices(values, allowed, name)
-
 PANELS = ("err_vs_n", "err_vs_eps")
 MECHANISMS = ("ldp_min", "laplace")
 DATA_MODELS = ("fixed", "iid")
@@ -645,8 +637,8 @@ def make_study(
         other_runs=other_runs,
         log2ns=log2ns,
         epsilons=EPSILONS,
-        schedules=_names(SCHEDULES if schedules is None else schedules, SCHEDULES, "schedules"),
-        data_models=_names(
+        schedules=name_choices(SCHEDULES if schedules is None else schedules, SCHEDULES, "schedules"),
+        data_models=name_choices(
             DATA_MODELS if data_models is None else data_models, DATA_MODELS, "data_models"
         ),
         laplace=laplace,

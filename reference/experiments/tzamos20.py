@@ -102,14 +102,6 @@ MAX_RUNS = 10**6
 MAX_WORKERS = 256
 
 
-def _names(values: Any, allowed: Sequence[str], name: str) -> tuple[str, ...]:
-    """:func:`name_choices` after checking that ``values`` is a string or a list of strings."""
-    if not isinstance(values, str) and not (
-        isinstance(values, list | tuple) and all(isinstance(v, str) for v in values)
-    ):
-        raise ValueError(f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r:.80}")
-    return name_choices(values, allowed, name)
-
 DISTRIBUTIONS = ("uniform", "pareto")
 C_RULES = ("constant", "log")
 DEFAULT_L = Fraction(2, 5)
@@ -725,10 +717,10 @@ def make_study(
     fixed_design = check_flag(fixed_design, "fixed_design")
     pool = {g.name: g for g in (*REGIMES, *QUICK_REGIMES)}
     default = QUICK_REGIMES if quick else REGIMES
-    names = _names(
+    names = name_choices(
         [g.name for g in default] if regimes is None else regimes, tuple(pool), "regimes"
     )
-    dists = _names(
+    dists = name_choices(
         DISTRIBUTIONS if distributions is None else distributions, DISTRIBUTIONS, "distributions"
     )
     if ns is not None and not isinstance(ns, list | tuple | range):

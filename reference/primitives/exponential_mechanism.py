@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from reference.core import ExactMechanismBase, check_adjacency
 from reference.distributions import PiecewiseLogLinear
 from reference.exact.mp import LazySequence
+from reference.sampling import coarse_float_grid
 from reference.validation import (
     check_domain,
     check_epsilon,
@@ -40,6 +42,19 @@ def utility_sensitivity(quantile: float, adjacency: str) -> float:
     if adjacency == "replace_one":
         return 1.0
     raise ValueError("adjacency must be 'add_remove' or 'replace_one' for a central quantile")
+
+
+def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
+    """Finite bounds (a, b), a < b, whose width fits a float and spans more than 2^12 float
+    spacings at their magnitude: uniform draws inside narrower bounds would round onto a few
+    doubles (:func:`reference.sampling.coarse_float_grid`), not follow the EM's density."""
+    a, b = check_domain(bounds, name, finite=True)
+    if coarse_float_grid(max(abs(a), abs(b)), b - a):
+        raise ValueError(
+            f"{name} must be wider than 2^12 float spacings at their magnitude (uniform draws "
+            f"inside them must not round onto a few doubles), got ({a!r}, {b!r})"
+        )
+    return a, b
 
 
 @dataclass(frozen=True)
@@ -86,7 +101,7 @@ class ExponentialQuantile(ExactMechanismBase):
     def __post_init__(self) -> None:
         object.__setattr__(self, "quantile", check_probability(self.quantile, "quantile"))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
+        object.__setattr__(self, "bounds", check_bounds(self.bounds))
         utility_sensitivity(self.quantile, self.adjacency)
         if self.sensitivity is not None:
             object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
@@ -104,19 +119,38 @@ class ExponentialQuantile(ExactMechanismBase):
         return max(q, 1 - q) if self.adjacency == "add_remove" else Fraction(1)
 
     def _law(self, data: np.ndarray) -> PiecewiseLogLinear:
-        """The exact output density: constant exp(ε·u_j/(2Δ))/Z on interval j (exact Fractions)."""
+        """The exact output density: constant exp(ε·u_j/(2Δ))/Z on interval j (exact Fractions).
+
+        The log-weights are taken relative to the largest one (the interval whose rank is nearest
+        the target t): the law is unchanged, and a huge ε·|j − t| then gives a weight of exactly
+        0 (−inf) instead of −inf − (−inf) = NaN, or a 60-digit normaliser swamped by terms of
+        size 1e307."""
         cut = smith_intervals(data, self.bounds)
+        ranks = cut.ranks
         t = self.quantile * cut.n
         scale = self.epsilon / (2.0 * self.delta_u)
-        intercepts = -scale * np.abs(cut.ranks - t)
+        dist = np.abs(ranks - t)
+        with np.errstate(over="ignore"):
+            intercepts = -scale * (dist - dist.min())
         t_exact = Fraction(self.quantile) * cut.n
         scale_exact = Fraction(self.epsilon) / (2 * self._exact_delta_u())
-        ranks = cut.ranks
-        exact = LazySequence(len(ranks), lambda k: -scale_exact * abs(int(ranks[k]) - t_exact))
+        near = np.searchsorted(ranks, float(t_exact))  # ranks are increasing: the nearest is here
+        nearest = min(
+            abs(int(ranks[k]) - t_exact) for k in (near - 1, near) if 0 <= k < len(ranks)
+        )
+        exact = LazySequence(
+            len(ranks), lambda k: -scale_exact * (abs(int(ranks[k]) - t_exact) - nearest)
+        )
         return PiecewiseLogLinear(
             cut.breaks, np.zeros(len(ranks)), intercepts, exact_intercepts=exact
         )
 
     def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent releases on ``data`` (vectorised inverse CDF in log space)."""
-        return self._law(data).sample(size, rng)
+        try:
+            return self._law(data).sample(size, rng)
+        except ValueError as exc:  # a law float64 cannot resolve: say which inputs made it
+            raise ValueError(
+                f"epsilon = {self.epsilon!r}, bounds = {self.bounds!r} and this data give an "
+                f"output law that float draws cannot follow: {exc}"
+            ) from None

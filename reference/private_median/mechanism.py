@@ -170,8 +170,9 @@ class PrivateMedian(ExactMechanismBase):
 
     ``L``, ``r``, ``R``, ``C`` and ``epsilon`` are real numbers (ints, floats read exactly, or
     Fractions; never strings or bools) in [2^-64, 2^64] (:data:`MAX_CONSTANT`). The law's
-    construction is refused (ValueError) beyond about 10 s: n·(K + 2000) <= 4·10^7 for the fast
-    construction, n²·(K + 1) <= 3·10^5 for the direct one (K = ⌊Lrn/(2C)⌋)."""
+    construction is refused (ValueError) beyond about 20 s: n·(K + 2000) <= 6·10^7 for the fast
+    construction (n = 10^4 at C = 1 passes), n²·(K + 1) <= 3·10^5 for the direct one
+    (K = ⌊Lrn/(2C)⌋)."""
 
     L: Any
     r: Any
