@@ -11,10 +11,12 @@ Families (spec auditor.md §6.4(ii)):
   and "any non-numeric output";
 * projections: the output itself, or for vector outputs each coordinate and each pairwise
   difference;
-* float lattices: an interval of one coordinate intersected with "not a multiple of 2^-K", for
-  the few most common lattice exponents K of the pooled draws. A float sampler that computes its
-  output by different arithmetic on two neighbours puts their draws on different lattices of
-  doubles (Mironov 2012): the supports differ although the real-valued laws are close;
+* float lattices (``lattice=True``, the auditor's ``float_lattice`` option): an interval of one
+  coordinate intersected with "not a multiple of 2^-K", for the few most common lattice exponents
+  K of the pooled draws. A float sampler that computes its output by different arithmetic on two
+  neighbours puts their draws on different lattices of doubles (Mironov 2012): the supports
+  differ although the real-valued laws are close. Most continuous float mechanisms leak that way
+  (``notes/auditor.md``), so this family is an option, off by default;
 * likelihood-ratio sets {y : ln f_D(y) − ln f_D'(y) > t} when both exact laws are known (the
   Neyman–Pearson sets, optimal for a given size).
 
@@ -308,8 +310,10 @@ def candidate_events(
     b: Outputs,
     data: Sequence[np.ndarray] = (),
     llr: Callable[[np.ndarray], np.ndarray] | None = None,
+    lattice: bool = False,
 ) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
-    """Every candidate event with its counts on ``a`` (draws on D) and ``b`` (draws on D')."""
+    """Every candidate event with its counts on ``a`` (draws on D) and ``b`` (draws on D');
+    ``lattice`` adds the float-lattice family."""
     events = _Chain()
     ka: list[np.ndarray] = []
     kb: list[np.ndarray] = []
@@ -325,7 +329,7 @@ def candidate_events(
             za, zb = project(a, proj), project(b, proj)
             add(*_interval_candidates(za, zb, proj, width))
             add(*_point_candidates(za, zb, proj, width))
-            if not proj or proj[0] == "coord":
+            if lattice and (not proj or proj[0] == "coord"):
                 add(*_lattice_candidates(za, zb, proj, width))
         if a.width == 1 and data:
             d0, d1 = (np.unique(np.asarray(d, dtype=float)) for d in data)
@@ -450,9 +454,11 @@ def best_event(
     alpha: float,
     data: Sequence[np.ndarray] = (),
     llr: Callable[[np.ndarray], np.ndarray] | None = None,
+    lattice: bool = False,
 ) -> Scored:
-    """The best (event, direction) on the selection draws ``a`` (on D) and ``b`` (on D')."""
-    events, ka, kb = candidate_events(a, b, data, llr)
+    """The best (event, direction) on the selection draws ``a`` (on D) and ``b`` (on D');
+    ``lattice`` adds the float-lattice events."""
+    events, ka, kb = candidate_events(a, b, data, llr, lattice)
     return score_events(events, ka, kb, len(a), len(b), n_eval, delta, alpha)[0]
 
 

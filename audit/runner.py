@@ -83,6 +83,7 @@ from reference.core import PrivacyClaim, check_claim, has_exact
 from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
 from reference.validation import (
     check_choice,
+    check_flag,
     check_int,
     check_positive,
     check_probability,
@@ -175,6 +176,7 @@ class _Context:
     progress: Callable[[str], None]
     name: str = ""
     timeout: float | None = None
+    float_lattice: bool = False
     used: int = 0
     used_by_stage: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -255,14 +257,19 @@ def audit_mechanism(
     name: str | None = None,
     progress: Callable[[str], None] | None = None,
     timeout: float | None = None,
+    float_lattice: bool = False,
 ) -> AuditReport:
     """Audit ``mech`` against its ``claim``; see the module docstring and ``DESIGN.md``.
 
     ``samples`` is the number of draws per data set for each final candidate (30 % selection, 70 %
     evaluation; default :data:`DEFAULT_SAMPLES`, at most :data:`MAX_SAMPLES`); the search draws
     extra screening samples, counted in ``samples_used``. ``progress`` receives one line per
-    stage. ``timeout`` (seconds, None for no limit) bounds each draw (module docstring). Every
-    argument is checked before anything is drawn (module docstring, "What it refuses").
+    stage. ``timeout`` (seconds, None for no limit) bounds each draw (module docstring).
+    ``float_lattice`` adds the float-lattice events (:mod:`audit.events`): a float sampler whose
+    draws sit on different lattices of doubles on two neighbours leaks (Mironov 2012), and with
+    them the auditor finds it; most mechanisms with continuous float outputs (Laplace noise, the
+    EM's uniform draws) leak that way, so they are an option. Every argument is checked before
+    anything is drawn (module docstring, "What it refuses").
     """
     start = time.perf_counter()
     claim = check_claim(_read(mech, "claim"), "mech.claim")
@@ -293,6 +300,7 @@ def audit_mechanism(
             raise ValueError(f"name must be a string or None, got {type(name).__name__}")
         if len(name) > MAX_NAME:
             raise ValueError(f"name must have at most {MAX_NAME} characters, got {len(name)}")
+    float_lattice = check_flag(float_lattice, "float_lattice")
     if timeout is not None:
         timeout = check_positive(timeout, "timeout")
         if not MIN_TIMEOUT <= timeout <= MAX_TIMEOUT:
@@ -324,6 +332,7 @@ def audit_mechanism(
         progress or (lambda s: None),
         label,
         timeout,
+        float_lattice,
     )
     candidates = [Candidate(d0, d1) for d0, d1 in checked] if checked else []
 
@@ -655,7 +664,13 @@ def _screen(
     outs = ctx.draw(jobs)
     return [
         best_event(
-            outs[2 * i], outs[2 * i + 1], ctx.n_eval, ctx.claim.delta, ctx.alpha_eval, (c.d0, c.d1)
+            outs[2 * i],
+            outs[2 * i + 1],
+            ctx.n_eval,
+            ctx.claim.delta,
+            ctx.alpha_eval,
+            (c.d0, c.d1),
+            lattice=ctx.float_lattice,
         )
         for i, c in enumerate(candidates)
     ]
@@ -894,7 +909,14 @@ def _final_round(
                 llr = _llr(p, q)  # on outputs of the laws' width only (a broken sampler may differ)
         n_eval = n - len(sel[2 * i])
         s = best_event(
-            sel[2 * i], sel[2 * i + 1], n_eval, ctx.claim.delta, ctx.alpha_eval, (c.d0, c.d1), llr
+            sel[2 * i],
+            sel[2 * i + 1],
+            n_eval,
+            ctx.claim.delta,
+            ctx.alpha_eval,
+            (c.d0, c.d1),
+            llr,
+            lattice=ctx.float_lattice,
         )
         if llr is not None and c.planned is not None and math.isfinite(c.planned.threshold):
             planned = _planned_event(ctx, c.planned, llr, n_eval, width)

@@ -102,6 +102,7 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 _AUDITOR_KEYWORDS = ("domain", "samples", "alpha", "seed", "mode", "timeout")
 _SINGLE_ONLY = (
     "epsilon", "delta", "adjacency", "domain", "alpha", "json", "markdown", "plot", "timeout",
+    "float_lattice",
 )  # fmt: skip
 
 
@@ -802,6 +803,8 @@ def _audit_one(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {}
     if args.timeout is not None:
         options["timeout"] = args.timeout
+    if args.float_lattice:
+        options["float_lattice"] = True
     try:
         report = audit_mechanism(
             mech,
@@ -917,7 +920,7 @@ def _audit(args: argparse.Namespace) -> int:
     if args.all:
         if args.target is not None:
             raise UsageError("pass either a target MODULE:ATTR or --all, not both")
-        given = [f"--{o}" for o in _SINGLE_ONLY if getattr(args, o) is not None]
+        given = [f"--{o.replace('_', '-')}" for o in _SINGLE_ONLY if getattr(args, o) is not None]
         if args.mode != "auto":
             given.append("--mode")
         if given:
@@ -1190,6 +1193,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SECONDS",
         help="per-draw time limit: a draw that takes longer ends the audit with a clear report",
+    )
+    p.add_argument(
+        "--float-lattice",
+        action="store_true",
+        default=None,
+        help="also test float-lattice events: finds leaks of the float realisation (Mironov 2012)",
     )
     p.add_argument("--json", default=None, metavar="PATH", help="write the report as JSON")
     p.add_argument("--markdown", default=None, metavar="PATH", help="write the report as Markdown")

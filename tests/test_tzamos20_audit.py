@@ -71,10 +71,20 @@ def test_extension_and_fixed_modes_pass_their_audit(mech) -> None:
 
 def test_float_output_is_caught_by_the_auditor_although_its_law_is_private() -> None:
     """output="continuous": the exact loss on the searched pairs is <= ε, yet the black-box bound
-    exceeds ε with confidence 1 − 1e-6 — a leak of the float realisation, not of the law."""
+    exceeds ε with confidence 1 − 1e-6 — a leak of the float realisation, not of the law. The
+    float-lattice events find it by design: the neighbours' draws sit on different lattices of
+    doubles (``test_float_output_puts_neighbours_on_different_lattices_of_doubles``)."""
     mech = PrivateMedian(epsilon=1, output="continuous", **FIX)
-    r = audit_mechanism(mech, seed=0, samples=SAMPLES)
+    r = audit_mechanism(mech, seed=0, samples=SAMPLES, float_lattice=True)
     assert r.violation, r.summary()
     assert r.epsilon_exact is not None and r.epsilon_exact <= 1
     assert r.epsilon_lower_bound > 1 and r.witness["source"] == "blackbox"
     assert "lattice" in r.witness["event"]  # found by the float-lattice events, by design
+
+
+def test_grid_output_passes_the_audit_with_the_float_lattice_events() -> None:
+    """The default grid output (every input has the same possible outputs, the multiples of Λ)
+    stays private under the float-lattice events that catch the continuous output."""
+    mech = PrivateMedian(epsilon=1, **FIX)
+    r = audit_mechanism(mech, seed=0, alpha=FP_ALPHA, samples=SAMPLES, float_lattice=True)
+    assert not r.violation, r.summary()

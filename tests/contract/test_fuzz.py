@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from harness import entries_of, run, strategy, sweep
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from specimens import ALL_ENTRIES, ALL_SPECIMENS
 
@@ -23,6 +23,7 @@ def test_hostile_sweep(entry) -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.name for e in ENTRIES])
+@settings(max_examples=30)  # the sweep above covers the pools exhaustively; this adds randoms
 @given(data=st.data())
 def test_hostile_random(entry, data) -> None:
     param, value = data.draw(strategy(entry))
