@@ -25,17 +25,3 @@ def rng() -> np.random.Generator:
     """A fixed-seed generator: every statistical test is reproducible."""
     return np.random.default_rng(20261121)
 
-
-# The longest tests (each from 10 s to over 3 min) run first, so that pytest-xdist's two
-# workers share them and the run does not end with one worker alone on a long test.
-_HEAVY_FIRST = (
-    "test_peers_audit.py",
-    "test_audit_acceptance.py",
-    "test_tzamos20_audit.py",
-    "test_fukuchi19_rates.py",
-    "test_tzamos20_typicality.py",
-)
-
-
-def pytest_collection_modifyitems(session, config, items) -> None:  # noqa: ARG001 -- pytest hook
-    items.sort(key=lambda item: item.nodeid.split("::")[0].rsplit("/", 1)[-1] not in _HEAVY_FIRST)

@@ -778,8 +778,14 @@ class PiecewiseLogLinear:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             w = right - left
             wide = ~half & np.isinf(w)
-            half_w = right / 2 - left / 2
-            logw = np.where(wide, np.log(half_w) + _LN2, np.log(w))
+            logw = np.log(w)
+            if wide.any():  # a width that overflows a double: measured in half units
+                half_w = right / 2 - left / 2
+                logw = np.where(wide, np.log(half_w) + _LN2, logw)
+            else:
+                half_w = w
+            if not a.any():  # piecewise constant (no half-lines then): log of the widths
+                return logw
             aw = np.abs(a) * np.where(wide, half_w, w)
             aw = np.where(wide, aw * 2, aw)
             flat = ~half & (aw < 1e-12)
@@ -802,7 +808,8 @@ class PiecewiseLogLinear:
         with np.errstate(over="ignore", invalid="ignore"):
             prod = a * self._anchor
             top = np.where(live, prod + b, -np.inf)
-            err = np.where(live, 2.0**-50 * (np.abs(prod) + np.abs(b)), 0.0)
+            # a·e + b rounds only where a·e is not 0: a flat piece's top is its intercept, exact
+            err = np.where(live & (prod != 0), 2.0**-50 * (np.abs(prod) + np.abs(b)), 0.0)
             est = np.where(live, top + shape, -np.inf)
         cand = np.flatnonzero(live & ~(np.isfinite(top) & (err <= tol)))
         trusted = live.copy()
@@ -951,9 +958,14 @@ class PiecewiseLogLinear:
         draw can only be clamped) is added. Below :data:`FLOAT_SAMPLING_TOLERANCE` the float
         sampler is indistinguishable from the law."""
         if self._sampling_error is None:
-            x, a = self.breaks, self.slopes
-            left, right = x[:-1], x[1:]
-            live = np.isfinite(self._log_mass)
+            # pieces whose log-density is below −1000 everywhere cannot matter: their spacing is
+            # at most 2^971 < e^673 and their mass at most e^(−1000 + 710)
+            keep = np.flatnonzero(np.isfinite(self._log_mass) & (self._log_top > -1000.0))
+            x = np.concatenate([self.breaks[keep], self.breaks[keep + 1]])
+            left, right = x[: keep.size], x[keep.size :]
+            a = self.slopes[keep]
+            anchor, log_top, log_mass = self._anchor[keep], self._log_top[keep], self._log_mass[keep]
+            live = np.isfinite(log_mass)
             half = np.isinf(left) | np.isinf(right)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 end = np.where(
@@ -964,10 +976,10 @@ class PiecewiseLogLinear:
                 spacing = np.spacing(np.where(np.isfinite(end), end, 0.0))
                 # on a sloped piece the density decays from the anchor e faster than the spacing
                 # grows: f(y)·spacing(y) <= f(e)·(spacing(e) + 2^-52/|a|)
-                anchored = np.spacing(np.abs(self._anchor)) + 2.0**-52 / np.abs(a)
+                anchored = np.spacing(np.abs(anchor)) + 2.0**-52 / np.abs(a)
                 spacing = np.where(a != 0, np.minimum(spacing, anchored), spacing)
-                local = 2.0 * np.exp(self._log_top + np.log(spacing))
-                mass = np.exp(self._log_mass)
+                local = 2.0 * np.exp(log_top + np.log(spacing))
+                mass = np.exp(log_mass)
                 local = local + np.where(half, mass * 2.0**-50, 0.0)
                 # mass beyond the largest double on a half-line piece
                 gap_left = np.where(np.isneginf(left), right / 2 + MAX_FLOAT / 2, np.inf)
@@ -975,7 +987,7 @@ class PiecewiseLogLinear:
                 tail = mass * (np.exp(-np.abs(a) * gap_left * 2) + np.exp(-np.abs(a) * gap_right * 2))
             local = np.where(live, np.nan_to_num(local, nan=np.inf), 0.0)
             tail = np.where(live, np.nan_to_num(tail, nan=0.0), 0.0)
-            self._sampling_error = float(np.max(local) + np.sum(tail))
+            self._sampling_error = float(np.max(local, initial=0.0) + np.sum(tail))
         return self._sampling_error
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
