@@ -247,7 +247,13 @@ def lattice_exponent(z: np.ndarray) -> np.ndarray:
     """For each double z, the K such that 2^-K is its lowest set bit: z is a multiple of 2^-k
     exactly when k >= K. (z = m·2^e with a 53-bit significand s = |m|·2^53 = t·2^r, t odd, gives
     z = t·2^(e − 53 + r), so K = 53 − e − r.) Zero, NaN and ±inf give −inf."""
-    z = np.asarray(z, dtype=float)
+    try:
+        raw = np.asarray(z)
+    except ValueError:
+        raise ValueError("z must be an array of real numbers, got ragged sequences") from None
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(f"z must hold real numbers (NaN allowed), got dtype {raw.dtype}")
+    z = raw.astype(float)
     out = np.full(z.shape, -np.inf)
     ok = np.isfinite(z) & (z != 0)
     if ok.any():

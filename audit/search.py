@@ -343,8 +343,11 @@ MAX_PAIR_RECORDS = 10_000_000  # records over all the pairs given
 
 def check_neighbours(d0: np.ndarray, d1: np.ndarray, adjacency: str, name: str = "pairs") -> None:
     """Raise ``ValueError`` (naming ``name``) unless (d0, d1) are neighbours under ``adjacency``
-    (as multisets; linear time)."""
-    a, b = np.sort(np.asarray(d0, dtype=float)), np.sort(np.asarray(d1, dtype=float))
+    (as multisets; linear time). ``d0`` and ``d1`` are data sets under the data policy
+    (:func:`reference.validation.check_data`, empty allowed)."""
+    adjacency = check_adjacency(adjacency)
+    a = np.sort(check_data(d0, "d0", allow_empty=True))
+    b = np.sort(check_data(d1, "d1", allow_empty=True))
     if adjacency == "local":
         ok = a.size == 1 and b.size == 1
     elif adjacency == "add_remove":
@@ -358,7 +361,8 @@ def check_neighbours(d0: np.ndarray, d1: np.ndarray, adjacency: str, name: str =
         )
     if not ok:
         raise ValueError(
-            f"{name} must be neighbours under {adjacency!r}: {_short(a)} and {_short(b)} are not"
+            f"{name} must be neighbours under {adjacency!r}: {_short(a)} and {_short(b)} (d0 and "
+            "d1) are not"
         )
 
 

@@ -115,6 +115,8 @@ def check_probability(
 
 def check_int(x: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """An integer (not bool, not float), optionally in [``minimum``, ``maximum``]."""
+    _check_limit(minimum, "minimum")
+    _check_limit(maximum, "maximum")
     if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Integral | np.integer):
         raise ValueError(f"{name} must be an integer, got {_describe(x)}")
     value = int(x)
@@ -126,11 +128,23 @@ def check_int(x: Any, name: str, *, minimum: int | None = None, maximum: int | N
     return value
 
 
+def _check_limit(limit: Any, name: str) -> None:
+    """A bound given to a check (``minimum``, ``maximum``, ``cap``): an int or None."""
+    if limit is not None and (
+        isinstance(limit, bool | np.bool_) or not isinstance(limit, numbers.Integral | np.integer)
+    ):
+        raise ValueError(f"{name} must be an integer or None, got {_describe(limit)}")
+
+
 def check_size(
     size: Any, name: str = "size", *, minimum: int = 0, cap: int = MAX_DRAWS
 ) -> int:
     """A number of draws: an integer in [``minimum``, ``cap``] (default cap :data:`MAX_DRAWS`),
     checked before anything is allocated."""
+    for limit, label in ((minimum, "minimum"), (cap, "cap")):
+        if limit is None:
+            raise ValueError(f"{label} must be an integer, got None")
+        _check_limit(limit, label)
     if isinstance(size, bool | np.bool_) or not isinstance(size, numbers.Integral | np.integer):
         raise ValueError(f"{name} must be an integer in [{minimum}, {cap}], got {_describe(size)}")
     if not minimum <= size <= cap:
@@ -150,7 +164,11 @@ def check_flag(x: Any, name: str) -> bool:
 
 def check_choice(x: Any, name: str, choices: Iterable[str]) -> str:
     """One of the strings ``choices`` (compared exactly: no case folding, no other types)."""
+    if isinstance(choices, str | bytes) or not hasattr(choices, "__iter__"):
+        raise ValueError(f"choices must be a sequence of strings, got {_describe(choices)}")
     options = tuple(choices)
+    if not all(isinstance(c, str) for c in options):
+        raise ValueError(f"choices must be a sequence of strings, got {_describe(choices)}")
     if not isinstance(x, str) or x not in options:
         raise ValueError(f"{name} must be one of {options}, got {_describe(x)}")
     return x
@@ -174,7 +192,7 @@ def check_domain(domain: Any, name: str = "domain", *, finite: bool = False) -> 
         raise ValueError(
             f"{name} must be a pair (lo, hi) with lo < hi, got {_describe(domain)}"
         ) from None
-    check = check_finite if finite else check_real
+    check = check_finite if check_flag(finite, "finite") else check_real
     lo, hi = check(lo, f"{name}[0]"), check(hi, f"{name}[1]")
     if not lo < hi:
         raise ValueError(f"{name} must be a pair (lo, hi) with lo < hi, got ({lo!r}, {hi!r})")
@@ -303,6 +321,11 @@ def check_data(
     (n, k). Non-empty unless ``allow_empty``; inside ``domain`` (closed) if given. The caller's
     object is never modified.
     """
+    allow_empty = check_flag(allow_empty, "allow_empty")
+    if record_dim is not None:
+        record_dim = check_int(record_dim, "record_dim", minimum=1)
+    if domain is not None:
+        domain = check_domain(domain, "domain")
     what = _DATA if record_dim is None else f"a sequence of records of {record_dim} real numbers"
     arr = _to_float_array(data, name, what, 1 if record_dim is None else 2)
     if record_dim is None:
@@ -365,6 +388,7 @@ def check_real_array(x: Any, name: str, *, allow_inf: bool = False) -> np.ndarra
     nested lists), as a new float64 array, under the data policy of :func:`check_data`: numbers
     only, values that fit a float64, no NaN; infinities refused unless ``allow_inf``. Evaluation
     points of a law (``cdf(y)``), counts and probabilities of the statistics."""
+    allow_inf = check_flag(allow_inf, "allow_inf")
     what = "real numbers" if allow_inf else "finite real numbers"
     if _is_real_scalar(x):
         value = _as_float(x, name)

@@ -32,7 +32,7 @@ from audit.catalogue import (
 )
 from reference.conformance import check_sampler
 from reference.core import Mechanism, has_exact
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw, privacy_loss
+from reference.distributions import DiscreteLaw, PiecewiseLogLinear, privacy_loss
 from reference.exact.mp import to_mpf, workdps
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.randomized_response import RandomizedResponse

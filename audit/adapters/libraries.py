@@ -156,8 +156,17 @@ def opendp_quantile(
     d_in = 1 if adjacency == "add_remove" else 2
     a, d = opendp_alpha(q)
     scale = 2 * d_in * max(a, d - a) / (d * eps)
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"epsilon = {eps!r} gives a noise scale {scale!r} OpenDP cannot take")
     if measure == "max_divergence":
-        mapped = float(_opendp_measurement(cands, q, scale, measure).map(d_in))
+        try:
+            mapped = float(_opendp_measurement(cands, q, scale, measure).map(d_in))
+        except Exception as exc:  # noqa: BLE001 -- the library refuses these parameters
+            raise ValueError(
+                f"OpenDP refuses epsilon = {eps!r} with these candidates: {exc}"
+            ) from None
+        if not math.isfinite(mapped):
+            raise ValueError(f"epsilon = {eps!r} is beyond what OpenDP's privacy map represents")
         if mapped > eps * (1 + 1e-9):
             raise AssertionError(f"OpenDP maps d_in = {d_in} to ε = {mapped} > {eps}")
     fn = functools.partial(_opendp_release, candidates=cands, alpha=q, scale=scale, measure=measure)
@@ -202,6 +211,13 @@ def _pydp_release(
     return float(algorithm.quick_result([float(v) for v in np.ravel(data)]))
 
 
+PYDP_MIN_EPSILON = 2.0**-30
+"""The smallest ε the adapter passes to python-dp 1.1.5: from about 2^-31 (``Median``) or 2^-33
+(``Percentile``) down, the library releases NaN on data in its bounds, and below about 2^-43 it
+raises ``RuntimeError`` ("Epsilon must be at least 2^-50": its budget split goes below its own
+limit). Measured on [0.25, 0.5, 0.75] with bounds (0, 1); ``notes/peers.md``."""
+
+
 def pydp_percentile(
     percentile: float = 0.5,
     epsilon: float = 1.0,
@@ -216,6 +232,11 @@ def pydp_percentile(
     function = check_choice(function, "function", ("median", "percentile"))
     p = 0.5 if function == "median" else check_probability(percentile, "percentile")
     eps = check_epsilon(epsilon)
+    if eps < PYDP_MIN_EPSILON:
+        raise ValueError(
+            f"epsilon must be at least 2^-30 for python-dp (below, it releases NaN, and below "
+            f"about 2^-43 it raises), got {eps!r}"
+        )
     lo, hi = _bounds(bounds)
     fn = functools.partial(
         _pydp_release, function=function, percentile=p, epsilon=eps, bounds=(lo, hi)

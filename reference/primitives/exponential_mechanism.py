@@ -26,6 +26,7 @@ from reference.distributions import PiecewiseLogLinear
 from reference.exact.mp import LazySequence
 from reference.sampling import coarse_float_grid
 from reference.validation import (
+    check_data,
     check_domain,
     check_epsilon,
     check_positive,
@@ -71,8 +72,10 @@ class SmithIntervals:
 
 
 def smith_intervals(data: np.ndarray, bounds: tuple[float, float]) -> SmithIntervals:
-    """Clamp to ``bounds``, sort, and keep the intervals [z_j, z_{j+1}] of positive length (O(n log n))."""
-    a, b = bounds
+    """Clamp to ``bounds``, sort, and keep the intervals [z_j, z_{j+1}] of positive length (O(n log n)).
+    ``data``: a data set (empty allowed); ``bounds``: finite (a, b), a < b."""
+    data = check_data(data, "data", allow_empty=True)
+    a, b = check_domain(bounds, "bounds", finite=True)
     z = np.sort(np.clip(data, a, b))
     full = np.concatenate([[a], z, [b]])
     ranks = np.flatnonzero(np.diff(full) > 0)

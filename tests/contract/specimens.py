@@ -10,6 +10,7 @@ import specimens_audit
 import specimens_catalogue
 import specimens_cli
 import specimens_distributions
+import specimens_foundation
 import specimens_fukuchi19
 import specimens_imola25
 import specimens_primitives
@@ -17,6 +18,7 @@ import specimens_tzamos20
 from harness import Entry, Specimen
 
 AREAS = (
+    specimens_foundation,
     specimens_primitives,
     specimens_distributions,
     specimens_aamand25,

@@ -20,11 +20,13 @@ import numpy as np
 from harness import Entry, Specimen, check_sane
 
 from audit import AuditReport, audit_mechanism, conformance, from_callable
+from audit.events import lattice_exponent
 from audit.exact import analyse_pair, exact_sweep
 from audit.outputs import Outputs, normalise
 from audit.power import pair_power
 from audit.pytest_plugin import make_auditor
 from audit.search import (
+    check_neighbours,
     check_pairs,
     exhaustive_pairs,
     hill_climb,
@@ -405,3 +407,47 @@ ENTRIES: list[Entry] = [
         {"a": "data", "b": "data", "alpha": "real", "beta": "real"},
     ),
 ]
+
+
+def _peer_draws(mech: Any) -> None:
+    """An accepted peer configuration draws finite numbers."""
+    out = mech.sample([0.25, 0.5, 0.75], 4, np.random.default_rng(0))
+    assert np.isfinite(np.asarray(out, dtype=float)).all(), out
+
+
+def _peer_entries() -> list[Entry]:
+    """The peer adapters' constructors, where the library is installed (the ``peers`` extra)."""
+    from audit.adapters import base, libraries
+
+    out = []
+    for name in ("diffprivlib_quantile", "opendp_quantile", "eeprivacy_quantile", "pydp_percentile"):
+        build = getattr(libraries, name)
+        try:
+            build()
+        except base.PeerUnavailable:
+            continue
+        out.append(
+            Entry(
+                name,
+                lambda quantile, epsilon, build=build: build(quantile, epsilon),
+                {"quantile": 0.5, "epsilon": 1.0},
+                {"quantile": "real", "epsilon": "real"},
+                check=_peer_draws,
+                aliases={"quantile": ("percentile",)},
+            )
+        )
+    return out
+
+
+ENTRIES += [
+    Entry(
+        "check_neighbours",
+        check_neighbours,
+        {"d0": [0.0], "d1": [1.0], "adjacency": "local"},
+        {"d0": "data", "d1": "data", "adjacency": "choice"},
+        aliases={"d0": ("pairs",), "d1": ("pairs",)},
+    ),
+    Entry("lattice_exponent", lattice_exponent, {"z": [0.5, 1.5]}, {"z": "data"}),
+    *_peer_entries(),
+]
+
