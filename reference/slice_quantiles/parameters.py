@@ -39,6 +39,7 @@ from reference.validation import (
     check_int,
     check_positive,
     check_probability,
+    check_real,
 )
 
 HALF_WIDTH_RULES = ("slice", "paper")
@@ -202,7 +203,10 @@ def check_feasible(ranks: np.ndarray, n: int, h: int, w: int, rule: str = "corre
 
 
 def log_expm1(x: float) -> float:
-    """log(e^x − 1) for x > 0 without overflow."""
+    """log(e^x − 1) for x > 0 (inf allowed) without overflow."""
+    x = check_real(x, "x")
+    if not x > 0:
+        raise ValueError(f"x must be > 0 (log(e^x - 1) is real only there), got {x!r}")
     return x + math.log(-math.expm1(-x)) if x > 1.0 else math.log(math.expm1(x))
 
 

@@ -73,6 +73,7 @@ from reference.slice_quantiles.parameters import (
     check_feasible,
     check_ranks,
     half_width,
+    log_expm1,
     paper_pure_w,
     pure_log_delta,
     target_ranks,
@@ -696,6 +697,7 @@ ENTRIES: list[Entry] = [
         {"ranks": "data", "n": "int", "h": "int", "w": "int", "rule": "choice"},
         extra={"ranks": INT_LISTS},
     ),
+    Entry("log_expm1", log_expm1, {"x": 0.5}, {"x": "real"}),
     Entry(
         "pure_log_delta",
         pure_log_delta,
