@@ -13,14 +13,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev,distributed,peers]'
 	touch $(STAMP)
 
-test: $(STAMP)
+# lint, the import contracts of docs/DESIGN.md, the type check, then every test
+test: lint $(STAMP)
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy reference audit dpquant
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q -n $(WORKERS) --dist worksteal
 
 audit: $(STAMP)
 	$(VENV)/bin/dpquant audit --all --out reports
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check reference audit tests proofs_checks benchmarks
+	$(VENV)/bin/ruff check reference audit dpquant tests proofs_checks benchmarks conftest.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_exponential_mechanism.py

@@ -19,8 +19,8 @@ _EXPORTS = {
     "AuditReport": "audit.result",
     "CallableMechanism": "audit.wrap",
     "from_callable": "audit.wrap",
-    "ConformanceReport": "audit.sampler_check",
-    "conformance": "audit.sampler_check",
+    "ConformanceReport": "audit.sampler_conformance",
+    "conformance": "audit.sampler_conformance",
 }
 
 __all__ = sorted(_EXPORTS)

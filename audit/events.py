@@ -1,6 +1,6 @@
 """Events the black-box auditor tests, and their selection on the selection draws.
 
-Families (spec auditor.md §6.4(ii)):
+Families (``notes/auditor.md``, "Design" and "Decisions" 7):
 
 * intervals (lo, hi] of one output projection, with lo, hi on an empirical-quantile grid of the
   pooled selection draws (lo = −inf or hi = +inf give the half-lines); when the draws take few
@@ -90,8 +90,11 @@ class Event:
         if self.width and out.width != self.width:
             return np.zeros(len(out), dtype=bool)
         if self.kind in ("likelihood_ratio", "likelihood_ratio_reverse", "histogram_ratio"):
+            llr = self.llr
+            if llr is None:  # a ratio event is always made with its ratio
+                raise ValueError(f"a {self.kind} event needs its log-likelihood ratio llr")
             z = np.where(numeric[:, None], out.values, 0.0)
-            score = -self.llr(z) if self.kind == "likelihood_ratio_reverse" else self.llr(z)
+            score = -llr(z) if self.kind == "likelihood_ratio_reverse" else llr(z)
             return numeric & (score > self.lo)
         z = project(out, self.projection)
         with np.errstate(invalid="ignore"):
@@ -109,8 +112,7 @@ class Event:
         where = _projection_name(self.projection)
         if self.kind == "interval" and self.lattice is not None:
             return (
-                f"{where} in ({self.lo:.6g}, {self.hi:.6g}] and not a multiple of "
-                f"2^-{self.lattice}"
+                f"{where} in ({self.lo:.6g}, {self.hi:.6g}] and not a multiple of 2^-{self.lattice}"
             )
         if self.kind == "interval":
             return f"{where} in ({self.lo:.6g}, {self.hi:.6g}]"
@@ -188,7 +190,7 @@ def _grid(pooled: np.ndarray) -> np.ndarray:
     return np.concatenate([[-np.inf], inner, [np.inf]])
 
 
-class _Lazy(Sequence):
+class _Lazy(Sequence[Event]):
     """``n`` events made on demand (selection scores thousands, keeps a few)."""
 
     def __init__(self, n: int, make: Callable[[int], Event]):
@@ -203,7 +205,7 @@ class _Lazy(Sequence):
         return self._make(k)
 
 
-class _Chain(Sequence):
+class _Chain(Sequence[Event]):
     """Several event sequences seen as one."""
 
     def __init__(self) -> None:
@@ -228,7 +230,7 @@ class _Chain(Sequence):
 
 def _interval_candidates(
     za: np.ndarray, zb: np.ndarray, projection: Projection, width: int = 0
-) -> tuple[list[Event], np.ndarray, np.ndarray]:
+) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
     """All intervals between grid points, with their counts on both samples (vectorised)."""
     za, zb = np.sort(za[~np.isnan(za)]), np.sort(zb[~np.isnan(zb)])
     grid = _grid(np.concatenate([za, zb]))
@@ -266,7 +268,7 @@ def lattice_exponent(z: np.ndarray) -> np.ndarray:
 
 def _lattice_candidates(
     za: np.ndarray, zb: np.ndarray, projection: Projection, width: int = 0
-) -> tuple[list[Event], np.ndarray, np.ndarray]:
+) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
     """Intervals intersected with "not a multiple of 2^-K", for the :data:`LATTICE_LEVELS` most
     common lattice exponents K of the pooled draws (counts on both samples, vectorised)."""
     la, lb = lattice_exponent(za), lattice_exponent(zb)
@@ -282,21 +284,24 @@ def _lattice_candidates(
         off_a = np.where(la > level, za, np.nan)
         off_b = np.where(lb > level, zb, np.nan)
         evs, ca, cb = _interval_candidates(off_a, off_b, projection, width)
-        events.extend(_Lazy(len(evs), lambda k, evs=evs, level=level: _with_lattice(evs[k], level)))
+        events.extend(_on_lattice(evs, level))
         ka.append(ca)
         kb.append(cb)
     return events, np.concatenate(ka), np.concatenate(kb)
 
 
+def _on_lattice(events: Sequence[Event], level: int) -> Sequence[Event]:
+    """The events, each intersected with "not a multiple of 2^-level"."""
+    return _Lazy(len(events), lambda k: _with_lattice(events[k], level))
+
+
 def _with_lattice(event: Event, level: int) -> Event:
-    return Event(
-        event.kind, event.projection, event.lo, event.hi, width=event.width, lattice=level
-    )
+    return Event(event.kind, event.projection, event.lo, event.hi, width=event.width, lattice=level)
 
 
 def _point_candidates(
     za: np.ndarray, zb: np.ndarray, projection: Projection, width: int = 0
-) -> tuple[list[Event], np.ndarray, np.ndarray]:
+) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
     pooled = np.concatenate([za, zb])
     pooled = pooled[~np.isnan(pooled)]
     if pooled.size == 0:
@@ -369,7 +374,7 @@ def _likelihood_ratio_candidates(
     llr: Callable[[np.ndarray], np.ndarray],
     kind: str = "likelihood_ratio",
     width: int = 0,
-) -> tuple[list[Event], np.ndarray, np.ndarray]:
+) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
     la = llr(a.values[a.numeric])
     lb = llr(b.values[b.numeric])
     pooled = np.concatenate([la, lb])
@@ -377,7 +382,11 @@ def _likelihood_ratio_candidates(
     if pooled.size == 0:
         return [], np.zeros(0), np.zeros(0)
     finite = pooled[np.isfinite(pooled)]
-    ts = np.unique(np.quantile(finite, np.linspace(0, 1, GRID_POINTS + 1))) if finite.size else []
+    ts = (
+        np.unique(np.quantile(finite, np.linspace(0, 1, GRID_POINTS + 1)))
+        if finite.size
+        else np.zeros(0)
+    )
     # thresholds just below each level, so {llr > t} includes that level; and the infinite ends
     thresholds = np.unique(
         np.concatenate([np.nextafter(ts, -np.inf), [-np.inf, np.finfo(float).max]])

@@ -21,7 +21,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from audit.search import check_pairs
+from audit.neighbours import check_pairs
 from reference.core import check_claim, has_exact
 from reference.distributions import (
     DiscreteLaw,

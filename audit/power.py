@@ -1,4 +1,4 @@
-"""Power-aware planning from exact laws (spec auditor.md §6.5, §1.8).
+"""Power-aware planning from exact laws (``notes/auditor.md``, "Design": power before loss).
 
 For two exact laws the best event of a given size is a likelihood-ratio (Neyman–Pearson) set. On
 the cells of the merged breakpoints (or the atoms) the masses P_i, Q_i are computed in floats; the
@@ -81,8 +81,8 @@ def pair_power(p: Any, q: Any, n_eval: int, delta: float, alpha: float) -> PairP
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
     masses = cell_masses(p, q)
     if masses is None:
-        best = float(expected_bound(1.0, 0.0, n_eval, delta, alpha))
-        return PairPower(math.inf, best, 1.0, 0.0, True)
+        singular = float(expected_bound(1.0, 0.0, n_eval, delta, alpha))
+        return PairPower(math.inf, singular, 1.0, 0.0, True)
     P, Q = masses
     if np.isnan(P).any() or np.isnan(Q).any():
         raise ValueError("p and q yield NaN cell masses: their laws cannot be judged")

@@ -193,8 +193,11 @@ def make_auditor(
                     "claim: pass claim=PrivacyClaim(epsilon, delta, adjacency) (and "
                     "domain=(lo, hi))"
                 )
-            args = () if domain is None else (domain,)
-            mech = from_callable(mech_or_fn, claim, *args, name=options.get("name"))
+            name = options.get("name")
+            if domain is None:
+                mech = from_callable(mech_or_fn, claim, name=name)
+            else:
+                mech = from_callable(mech_or_fn, claim, domain, name=name)
             options["name"] = mech.name
         else:
             raise ValueError(

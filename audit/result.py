@@ -1,4 +1,9 @@
-"""The :class:`AuditReport`: what an audit found, as a value (JSON-ready, Markdown, plot)."""
+"""The :class:`AuditReport`: what an audit found, as a plain value (JSON-ready with ``to_dict``).
+
+Rendering it for people lives in :mod:`audit.render`; ``summary()``, ``to_markdown()`` and
+``plot()`` are conveniences that call it (a deferred import: :mod:`audit.render` imports nothing
+of the auditor, so there is no cycle).
+"""
 
 from __future__ import annotations
 
@@ -72,12 +77,15 @@ class AuditReport:
         return "no violation found"
 
     def summary(self) -> str:
-        exact = "n/a" if self.epsilon_exact is None else _fmt(self.epsilon_exact)
+        """One line: the verdict, the claim, the bounds, the draws and the time."""
+        from audit.render import fmt
+
         return (
             f"{self.mechanism}: {self.verdict()} -- claimed ε = {self.claim.epsilon:g} "
             f"(δ = {self.claim.delta:g}, {self.claim.adjacency}); ε lower bound "
-            f"{_fmt(self.epsilon_lower_bound)} at confidence 1 - {self.alpha:g}; exact ε on the "
-            f"searched pairs {exact}; {self.samples_used} draws, {self.seconds:.1f} s"
+            f"{fmt(self.epsilon_lower_bound)} at confidence 1 - {self.alpha:g}; exact ε on the "
+            f"searched pairs {fmt(self.epsilon_exact)}; {self.samples_used} draws, "
+            f"{self.seconds:.1f} s"
         )
 
     def assert_private(self) -> None:
@@ -113,23 +121,19 @@ class AuditReport:
         )
 
     def to_markdown(self) -> str:
-        from audit.report import render_report
+        """The report as Markdown (:func:`audit.render.render_report`)."""
+        from audit.render import render_report
 
         return render_report(self)
 
     def plot(self, path: str | Path) -> Path | None:
         """Write the report's plot to ``path`` (a file path whose suffix names an image format
         matplotlib writes, e.g. ``.png``; missing folders are created); None without
-        matplotlib. A path that cannot be written is a ``ValueError`` naming it."""
-        from audit.report import plot_report
+        matplotlib. A path that cannot be written is a ``ValueError`` naming it
+        (:func:`audit.render.plot_report`)."""
+        from audit.render import plot_report
 
         return plot_report(self, path)
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    return "inf" if math.isinf(x) else f"{x:.4f}"
 
 
 def _jsonable(x: Any) -> Any:
@@ -143,3 +147,6 @@ def _jsonable(x: Any) -> Any:
     if hasattr(x, "item") and not isinstance(x, (str, bytes)):
         return _jsonable(x.item())
     return x
+
+
+__all__ = ["AuditReport"]

@@ -1,14 +1,20 @@
-"""The statistics behind a black-box privacy bound (``notes/auditor.md``, "Decisions").
+"""The statistics behind a black-box privacy bound (``notes/auditor.md``, "Design": the bound).
 
 For an event S and neighbours (D, D'), with k0 of n0 draws on D and k1 of n1 draws on D' in S,
 
     ε_lb = ln((p0_L − δ) / p1_U),
 
 where p0_L is the one-sided Clopper–Pearson lower bound of Pr[M(D) ∈ S] and p1_U the one-sided
-upper bound of Pr[M(D') ∈ S], each at level α/2. If M is (ε, δ)-DP then
-Pr[M(D) ∈ S] ≤ e^ε Pr[M(D') ∈ S] + δ, so ε_lb ≤ ε except with probability at most α. The event must
-be chosen without looking at the evaluation draws (the caller splits the samples); several
-candidates evaluated on the same footing share α by Bonferroni.
+upper bound of Pr[M(D') ∈ S], each at level α/2, computed by the project's one Clopper–Pearson
+(:func:`reference.conformance.clopper_pearson_lower` and ``clopper_pearson_upper``). If M is
+(ε, δ)-DP then Pr[M(D) ∈ S] ≤ e^ε Pr[M(D') ∈ S] + δ, so ε_lb ≤ ε except with probability at
+most α. The event must be chosen without looking at the evaluation draws (the caller splits the
+samples); several candidates evaluated on the same footing share α by Bonferroni.
+
+Planning (:func:`expected_bound`, :func:`samples_needed`) asks what bound ``n`` draws *would*
+give for an event of known masses p0, p1: the same bound at the expected counts p·n (real
+numbers, which the bounds take). Selection (:func:`selection_score`) ranks events by pessimistic
+Wilson bounds. Neither reports a bound.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from reference.conformance import clopper_pearson_lower, clopper_pearson_upper
 from reference.validation import (
     check_delta,
     check_finite,
@@ -29,8 +36,8 @@ from reference.validation import (
 )
 
 MAX_DRAWS_PLANNED = 2**40
-"""The largest number of draws (``n``, ``limit``) the functions take, about 1.1e12: beyond it the
-float Clopper–Pearson bounds lose their digits (1 − I⁻¹ cancels) and could under-state p_U."""
+"""The largest number of draws (``n``, ``limit``) the functions take, about 1.1e12 (far beyond
+any audit's budget: :data:`audit.limits.MAX_SAMPLES` is 10^8)."""
 
 MAX_Z = 100.0
 """The largest normal quantile ``z`` of the Wilson bounds (z = 38 is already a level of 1e-300)."""
@@ -56,19 +63,19 @@ def _draws(n: Any, name: str) -> np.ndarray:
 def _counts(k: Any, n: Any, kname: str = "k", nname: str = "n") -> tuple[np.ndarray, np.ndarray]:
     """Counts k of n draws: finite reals (expected counts may be fractional), 0 <= k <= n, n >= 1,
     broadcastable."""
-    k = check_real_array(k, kname)
-    n = _draws(n, nname)
-    if k.size and k.min() < 0:
-        raise ValueError(f"{kname} must be >= 0 (a count of draws), got {k.min()!r}")
+    kk = check_real_array(k, kname)
+    nn = _draws(n, nname)
+    if kk.size and kk.min() < 0:
+        raise ValueError(f"{kname} must be >= 0 (a count of draws), got {kk.min()!r}")
     try:
-        kb, nb = np.broadcast_arrays(k, n)
+        kb, nb = np.broadcast_arrays(kk, nn)
     except ValueError:
         raise ValueError(
-            f"{kname} and {nname} must broadcast to one shape, got {k.shape} and {n.shape}"
+            f"{kname} and {nname} must broadcast to one shape, got {kk.shape} and {nn.shape}"
         ) from None
     if kb.size and np.any(kb > nb):
         raise ValueError(f"{kname} must be <= {nname} (a count among {nname} draws)")
-    return k, n
+    return kk, nn
 
 
 def _probabilities(p: Any, name: str) -> np.ndarray:
@@ -84,54 +91,42 @@ def _scalar(x: np.ndarray, name: str) -> float:
     return float(x)
 
 
-# -- Clopper–Pearson -----------------------------------------------------------------------------
+def _same_shape(*arrays: np.ndarray) -> tuple[int, ...]:
+    try:
+        return np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(a.shape) for a in arrays)
+        raise ValueError(f"k0, n0, k1 and n1 must broadcast to one shape, got {shapes}") from None
 
 
-def _cp_lower(k: np.ndarray, n: np.ndarray, level: float) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        out = special.betaincinv(np.maximum(k, 1.0), n - k + 1.0, level)
-    return np.where(k <= 0, 0.0, out)
+# -- the bound (Clopper–Pearson: reference.conformance) -------------------------------------------
 
 
-def _cp_upper(k: np.ndarray, n: np.ndarray, level: float) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        out = 1.0 - special.betaincinv(np.maximum(n - k, 1.0), k + 1.0, level)
-    return np.where(k >= n, 1.0, out)
+def _lower(k: np.ndarray, n: np.ndarray, level: float) -> np.ndarray:
+    """The one-sided Clopper–Pearson lower bound at ``level``; 0 (no bound: sound, powerless)
+    when the level underflows to 0, as α/2 or α/4 does for α below ~1e-323."""
+    if level > 0.0:
+        return clopper_pearson_lower(k, n, level)
+    return np.zeros(np.broadcast(k, n).shape)
 
 
-def cp_lower(k: np.ndarray | int, n: np.ndarray | int, level: float) -> np.ndarray:
-    """One-sided Clopper–Pearson lower bound: P(p < bound) <= level (0 when k = 0).
-
-    ``k``, ``n``: counts (arrays broadcast), 0 <= k <= n, 1 <= n <= 2^40; ``level`` in (0, 1)."""
-    k, n = _counts(k, n)
-    return _cp_lower(k, n, _level(level))
-
-
-def cp_upper(k: np.ndarray | int, n: np.ndarray | int, level: float) -> np.ndarray:
-    """One-sided Clopper–Pearson upper bound: P(p > bound) <= level (1 when k = n).
-
-    ``k``, ``n``: counts (arrays broadcast), 0 <= k <= n, 1 <= n <= 2^40; ``level`` in (0, 1)."""
-    k, n = _counts(k, n)
-    return _cp_upper(k, n, _level(level))
+def _upper(k: np.ndarray, n: np.ndarray, level: float) -> np.ndarray:
+    """The one-sided Clopper–Pearson upper bound at ``level``; 1 when the level underflows to 0
+    (as :func:`_lower`)."""
+    if level > 0.0:
+        return clopper_pearson_upper(k, n, level)
+    return np.ones(np.broadcast(k, n).shape)
 
 
-def _epsilon_lower_bound(k0, n0, k1, n1, delta: float, alpha: float) -> np.ndarray:
-    p0 = _cp_lower(k0, n0, alpha / 2.0)
-    p1 = _cp_upper(k1, n1, alpha / 2.0)
+def _epsilon_lower_bound(
+    k0: np.ndarray, n0: np.ndarray, k1: np.ndarray, n1: np.ndarray, delta: float, alpha: float
+) -> np.ndarray:
+    p0 = _lower(k0, n0, alpha / 2.0)
+    p1 = _upper(k1, n1, alpha / 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(p0 - delta) - np.log(p1)
     # p1 > 0 always (a Clopper–Pearson upper bound); a float 0 would claim ε = +inf: no bound
     return np.where((p0 > delta) & (p1 > 0), out, -np.inf)
-
-
-def _same_shape(k0: np.ndarray, n0: np.ndarray, k1: np.ndarray, n1: np.ndarray) -> None:
-    try:
-        np.broadcast_shapes(k0.shape, n0.shape, k1.shape, n1.shape)
-    except ValueError:
-        raise ValueError(
-            f"k0, n0, k1 and n1 must broadcast to one shape, got {k0.shape}, {n0.shape}, "
-            f"{k1.shape} and {n1.shape}"
-        ) from None
 
 
 def epsilon_lower_bound(
@@ -149,30 +144,36 @@ def epsilon_lower_bound(
     """
     alpha = _level(alpha, "alpha")
     delta = check_delta(delta, "delta")
-    k0, n0 = _counts(k0, n0, "k0", "n0")
-    k1, n1 = _counts(k1, n1, "k1", "n1")
-    _same_shape(k0, n0, k1, n1)
-    return _epsilon_lower_bound(k0, n0, k1, n1, delta, alpha)
+    kk0, nn0 = _counts(k0, n0, "k0", "n0")
+    kk1, nn1 = _counts(k1, n1, "k1", "n1")
+    _same_shape(kk0, nn0, kk1, nn1)
+    return _epsilon_lower_bound(kk0, nn0, kk1, nn1, delta, alpha)
 
 
 def event_ratio_interval(k0: int, n0: int, k1: int, n1: int, alpha: float) -> tuple[float, float]:
     """Two-sided (1 − α) interval for ln(p0/p1) of one fixed event (Bonferroni over the four
-    one-sided bounds). It describes the event, not the mechanism's ε. Single counts
-    0 <= k <= n, 1 <= n <= 2^40; ``alpha`` in (0, 1)."""
+    one-sided Clopper–Pearson bounds, each at α/4). It describes the event, not the mechanism's
+    ε. Single counts 0 <= k <= n, 1 <= n <= 2^40; ``alpha`` in (0, 1)."""
     alpha = _level(alpha, "alpha")
-    k0, n0 = _counts(k0, n0, "k0", "n0")
-    k1, n1 = _counts(k1, n1, "k1", "n1")
-    for x, name in ((k0, "k0"), (n0, "n0"), (k1, "k1"), (n1, "n1")):
+    kk0, nn0 = _counts(k0, n0, "k0", "n0")
+    kk1, nn1 = _counts(k1, n1, "k1", "n1")
+    for x, name in ((kk0, "k0"), (nn0, "n0"), (kk1, "k1"), (nn1, "n1")):
         _scalar(x, name)
-    lo = float(_epsilon_lower_bound(k0, n0, k1, n1, 0.0, alpha / 2.0))
-    p0u = float(_cp_upper(k0, n0, alpha / 4.0))
-    p1l = float(_cp_lower(k1, n1, alpha / 4.0))
-    hi = math.inf if p1l <= 0 or p0u <= 0 else math.log(p0u / p1l)
+    lo = float(_epsilon_lower_bound(kk0, nn0, kk1, nn1, 0.0, alpha / 2.0))
+    p0_upper = float(_upper(kk0, nn0, alpha / 4.0))
+    p1_lower = float(_lower(kk1, nn1, alpha / 4.0))
+    hi = math.inf if p1_lower <= 0 or p0_upper <= 0 else math.log(p0_upper / p1_lower)
     return lo, max(lo, hi)
 
 
-def _expected_bound(p0, p1, n: int, delta: float, alpha: float) -> np.ndarray:
-    return _epsilon_lower_bound(p0 * n, n, p1 * n, n, delta, alpha)
+# -- planning: the bound at expected counts ------------------------------------------------------
+
+
+def _expected_bound(
+    p0: np.ndarray, p1: np.ndarray, n: int, delta: float, alpha: float
+) -> np.ndarray:
+    size = np.asarray(float(n))
+    return _epsilon_lower_bound(p0 * n, size, p1 * n, size, delta, alpha)
 
 
 def expected_bound(
@@ -187,17 +188,17 @@ def expected_bound(
 
     ``p0``, ``p1`` in [0, 1] (arrays broadcast), ``n`` an int in [1, 2^40], ``delta`` in [0, 1),
     ``alpha`` in (0, 1)."""
-    p0, p1 = _probabilities(p0, "p0"), _probabilities(p1, "p1")
+    pp0, pp1 = _probabilities(p0, "p0"), _probabilities(p1, "p1")
     n = check_int(n, "n", minimum=1, maximum=MAX_DRAWS_PLANNED)
     delta = check_delta(delta, "delta")
     alpha = _level(alpha, "alpha")
     try:
-        np.broadcast_shapes(p0.shape, p1.shape)
+        np.broadcast_shapes(pp0.shape, pp1.shape)
     except ValueError:
         raise ValueError(
-            f"p0 and p1 must broadcast to one shape, got {p0.shape} and {p1.shape}"
+            f"p0 and p1 must broadcast to one shape, got {pp0.shape} and {pp1.shape}"
         ) from None
-    return _expected_bound(p0, p1, n, delta, alpha)
+    return _expected_bound(pp0, pp1, n, delta, alpha)
 
 
 def samples_needed(
@@ -232,6 +233,9 @@ def samples_needed(
     return hi
 
 
+# -- selection: Wilson bounds ---------------------------------------------------------------------
+
+
 def _wilson_bound(p: np.ndarray, n: np.ndarray, z: float, upper: bool) -> np.ndarray:
     centre = p + z * z / (2 * n)
     spread = z * np.sqrt(np.maximum(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
@@ -244,17 +248,19 @@ def wilson_bound(p: np.ndarray, n: np.ndarray | float, z: float, upper: bool) ->
 
     ``p`` in [0, 1] and ``n`` in [1, 2^40] (arrays broadcast), ``z`` a real in [0, 100],
     ``upper`` a bool (True: the upper bound)."""
-    p = _probabilities(p, "p")
-    n = _draws(n, "n")
+    pp = _probabilities(p, "p")
+    nn = _draws(n, "n")
     z = check_finite(z, "z")
     if not 0 <= z <= MAX_Z:
         raise ValueError(f"z must lie in [0, {MAX_Z:g}] (a normal quantile), got {z!r}")
     try:
-        np.broadcast_shapes(p.shape, n.shape)
+        np.broadcast_shapes(pp.shape, nn.shape)
     except ValueError:
-        raise ValueError(f"p and n must broadcast to one shape, got {p.shape} and {n.shape}") from None
+        raise ValueError(
+            f"p and n must broadcast to one shape, got {pp.shape} and {nn.shape}"
+        ) from None
     upper = check_flag(upper, "upper")
-    return _wilson_bound(p, n, z, upper)
+    return _wilson_bound(pp, nn, z, upper)
 
 
 def selection_score(
@@ -274,17 +280,17 @@ def selection_score(
 
     Counts 0 <= k <= n with 1 <= n <= 2^40, ``n_eval`` an int in [1, 2^40], ``delta`` in
     [0, 1), ``alpha`` in (0, 1), ``z_selection`` a real in [0, 100]."""
-    k0, n0 = _counts(k0, n0, "k0", "n0")
-    k1, n1 = _counts(k1, n1, "k1", "n1")
+    kk0, nn0 = _counts(k0, n0, "k0", "n0")
+    kk1, nn1 = _counts(k1, n1, "k1", "n1")
     n_eval = check_int(n_eval, "n_eval", minimum=1, maximum=MAX_DRAWS_PLANNED)
     delta = check_delta(delta, "delta")
     alpha = _level(alpha, "alpha")
     z_selection = check_finite(z_selection, "z_selection")
     if not 0 <= z_selection <= MAX_Z:
         raise ValueError(f"z_selection must lie in [0, {MAX_Z:g}], got {z_selection!r}")
-    _same_shape(k0, n0, k1, n1)
-    p0 = _wilson_bound(k0 / n0, n0, z_selection, upper=False)
-    p1 = _wilson_bound(k1 / n1, n1, z_selection, upper=True)
+    _same_shape(kk0, nn0, kk1, nn1)
+    p0 = _wilson_bound(kk0 / nn0, nn0, z_selection, upper=False)
+    p1 = _wilson_bound(kk1 / nn1, nn1, z_selection, upper=True)
     z = float(special.ndtri(1.0 - alpha / 2.0))
     if not math.isfinite(z):  # 1 − α/2 rounds to 1 for α below 1e-16: the same quantile
         z = math.sqrt(2.0) * float(special.erfcinv(max(alpha, 1e-300)))  # z(1e-300) ≈ 37.0
@@ -293,3 +299,15 @@ def selection_score(
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(lo) - np.log(hi)
     return np.where(lo > 0, out, -np.inf)
+
+
+__all__ = [
+    "MAX_DRAWS_PLANNED",
+    "MAX_Z",
+    "epsilon_lower_bound",
+    "event_ratio_interval",
+    "expected_bound",
+    "samples_needed",
+    "selection_score",
+    "wilson_bound",
+]

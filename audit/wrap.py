@@ -18,11 +18,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from audit.limits import MAX_NAME
+from audit.neighbours import check_probe_domain
 from audit.outputs import Raised
-from audit.search import check_probe_domain
 from reference.core import MechanismBase, PrivacyClaim, check_claim
-
-MAX_NAME = 1000
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from reference.distributed_quantiles.dp_bayess import AUTHORS_OPTIONS, dp_bayess
+from reference.distributed_quantiles.private_bayess import AUTHORS_OPTIONS, dp_bayess
 
 
 def _lomax(n: int, B: int, seed: int = 42) -> np.ndarray:
@@ -61,7 +61,7 @@ def main() -> None:
         print(f"{'DpBayeSS n=10^6 B=2^32':<48} {t:>10.1f} s {'30 s':>10} {'n/a':>10}")
 
     if not args.skip_figure:
-        from reference.experiments.aamand25 import run_figure
+        from dpquant.studies.aamand25 import run_figure
 
         workers = os.cpu_count() or 1
         with tempfile.TemporaryDirectory() as out:

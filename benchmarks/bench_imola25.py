@@ -24,10 +24,14 @@ from collections.abc import Callable
 import numpy as np
 
 from reference.datasets import load_adult
-from reference.slice_quantiles.approximate_quantiles import approximate_quantiles
-from reference.slice_quantiles.joint_exp import joint_exp
-from reference.slice_quantiles.parameters import budget_split, half_width, target_ranks
-from reference.slice_quantiles.slice_quantiles import SliceQuantiles
+from reference.slice_quantiles import (
+    SliceQuantiles,
+    approximate_quantiles,
+    budget_split,
+    half_width,
+    joint_exp,
+    target_ranks,
+)
 
 
 def adult_sized() -> np.ndarray:
@@ -89,7 +93,7 @@ def main() -> None:
     if not args.skip_jointexp_large:
         t = seconds_per_call(lambda: joint_exp(x, q, (0.0, 100.0), eps, rng), 2)
         _row(f"JointExp, n = {n}, m = {m}", t, "—", "—")
-    from reference.slice_quantiles.cc_tails import cc_error_bound
+    from reference.slice_quantiles import cc_error_bound
 
     start = time.perf_counter()
     w = cc_error_bound(0.5, 1e-16, 1000)

@@ -54,9 +54,9 @@ def peers(x: np.ndarray) -> dict[str, Callable[[], object] | str]:
     except ImportError as exc:
         out["diffprivlib"] = f"not installed ({exc})"
     try:
-        from audit.adapters.libraries import _opendp_measurement
+        from audit.adapters.libraries import opendp_measurement
 
-        measurement = _opendp_measurement(CANDIDATES, 0.5, 2.0, "max_divergence")
+        measurement = opendp_measurement(CANDIDATES, 0.5, 2.0, "max_divergence")
         out["opendp"] = lambda: measurement(x)
     except (ImportError, PeerUnavailable) as exc:
         out["opendp"] = f"not installed ({exc})"

@@ -22,15 +22,12 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from reference.distributed_quantiles.concentration import (
-    approximate_quantile_set,
     azuma_bound,
     bernstein_as_stated,
     bernstein_bracket,
     bernstein_two_sided,
     binomial_mean_deviation_tail,
     deviation_probability,
-    fano_lower_bound,
-    fano_step_holds,
     lemma_3_1_bound_printed,
     lemma_3_1_bound_proof,
     lemma_3_1_exact_tail,
@@ -45,7 +42,6 @@ from reference.distributed_quantiles.concentration import (
     lemma_g2_bracket,
     lemma_g2_exact_tail,
     lemma_g2_sample_size,
-    lower_bound_family,
     max_deviation_tail,
     max_deviation_tail_by_enumeration,
     rademacher_mean_deviation_tail,
@@ -53,6 +49,12 @@ from reference.distributed_quantiles.concentration import (
     random_walk_one_sided_max_tail,
     remaining_zeros_law,
     theorem_g3_sample_size,
+)
+from reference.distributed_quantiles.lower_bound import (
+    approximate_quantile_set,
+    fano_lower_bound,
+    fano_step_holds,
+    lower_bound_family,
     total_variation,
 )
 from reference.distributed_quantiles.padding import (
@@ -166,7 +168,7 @@ def test_lemma_4_1_bound_is_azuma_rescaled_by_n() -> None:
 
 
 def test_lemma_3_1_remaining_zeros_are_hypergeometric_by_enumeration() -> None:
-    """Y_t ~ Hypergeometric(n, k, n − t): enumerate all zero patterns (spec §7.5)."""
+    """Y_t ~ Hypergeometric(n, k, n − t): enumerate all zero patterns (proof of Lemma 4.1)."""
     for total in range(1, 9):
         for zeros in range(total + 1):
             patterns = list(itertools.combinations(range(1, total + 1), zeros))
@@ -182,7 +184,8 @@ def test_lemma_3_1_remaining_zeros_are_hypergeometric_by_enumeration() -> None:
 
 
 def test_lemma_3_1_ones_fraction_and_zeros_fraction_deviate_by_the_same_amount() -> None:
-    """p^t counts ones, Y_t counts zeros (spec §6.12): |p^t − p^0| = |Y_t/(n−t) − Y_0/n|."""
+    """p^t counts ones, Y_t counts zeros (``notes/aamand25.md`` erratum 4):
+    |p^t − p^0| = |Y_t/(n−t) − Y_0/n|."""
     n = 9
     for ones in range(n + 1):
         for t in range(n):
@@ -270,7 +273,7 @@ def test_random_walk_max_tail_matches_path_enumeration_and_reflection() -> None:
 
 
 def test_theorem_a3_bernstein_as_stated_is_refuted_without_the_factor_2() -> None:
-    """Counterexamples to exp(−nα²/(2σ² + 2α/3)) for the two-sided event (spec §6.11)."""
+    """Counterexamples to exp(−nα²/(2σ² + 2α/3)) for the two-sided event (erratum 3)."""
     with workdps():
         # one fair bit: |X − 1/2| = 1/2 > 2/5 always; the printed bound is ≈ 0.812
         tail = binomial_mean_deviation_tail(1, HALF, Fraction(2, 5))
@@ -385,7 +388,7 @@ def test_theorem_f1_mutual_information_chain_gives_lg_b_le_1024_eps2_alpha2_n() 
 
 
 def test_theorem_f1_fano_step_fails_below_b_14_and_below_18_with_entropy_lg_b_minus_1() -> None:
-    """lg B − 1 − ½lg(B−1) >= ¼lg B iff B >= 14; with H(β*) = lg(B−1) iff B >= 18 (spec §6.14)."""
+    """lg B − 1 − ½lg(B−1) >= ¼lg B iff B >= 14; with H(β*) = lg(B−1) iff B >= 18 (erratum 5)."""
     with workdps():
         for B in range(2, 400):
             for entropy, threshold in (("printed", 14), ("uniform", 18)):
@@ -533,7 +536,7 @@ def test_lemma_g1_statement_misprints_differ_from_the_proof() -> None:
 
 
 def test_lemma_g_reference_sample_sizes() -> None:
-    """Spec §4: α = .05, ε = 1, β = .05: G.2 n = 2292.9, G.1 (p = 1/2) n = 2892.1."""
+    """Reference values at α = .05, ε = 1, β = .05: G.2 n = 2292.9, G.1 (p = 1/2) n = 2892.1."""
     with workdps():
         assert abs(lemma_g2_sample_size(0.05, 1.0, 0.05) - mpmath.mpf("2292.9")) < 0.05
         assert abs(lemma_g1_sample_size(0.5, 0.05, 1.0, 0.05) - mpmath.mpf("2892.1")) < 0.05
@@ -559,7 +562,7 @@ def test_lemma_g1_exact_tail_cross_checked_with_scipy() -> None:
 def test_lemma_g1_printed_statement_is_refuted_by_the_exact_tail() -> None:
     """Read as "n >=", the printed bracket is too small: at its n the exact tail exceeds β."""
     with workdps():
-        # spec example: n = ⌈1767.2⌉ = 1768, tail 0.0540 > β = 0.05
+        # α = .05, ε = 1, β = .05: n = ⌈1767.2⌉ = 1768, tail 0.0540 > β = 0.05
         n = int(mpmath.ceil(lemma_g1_bracket_as_printed(0.5, 0.05, 1.0) * mpmath.log(20)))
         assert n == 1768
         assert lemma_g1_exact_tail(n, 0.5, 0.05, 1.0) > mpmath.mpf("0.053")
@@ -663,7 +666,7 @@ def test_rr_reference_numbers_spec_7_1(eps, keep, tanh_half) -> None:
 
 
 def test_rr_flip_probability_is_half_minus_quarter_eps_not_half_minus_eps() -> None:
-    """1/(1 + e^ε) = 1/2 − ε/4 + ε³/48 + O(ε⁵) (spec §6.16: the paper's "≈ 1/2 − ε" is wrong)."""
+    """1/(1 + e^ε) = 1/2 − ε/4 + ε³/48 + O(ε⁵) (erratum 9: the paper's "≈ 1/2 − ε" is wrong)."""
     e = sympy.symbols("epsilon")
     series = sympy.series(1 / (1 + sympy.exp(e)), e, 0, 5).removeO()
     assert sympy.expand(series - (sympy.Rational(1, 2) - e / 4 + e**3 / 48)) == 0

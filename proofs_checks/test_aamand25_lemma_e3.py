@@ -191,7 +191,7 @@ def test_lemma_e3_drift_matches_the_case_formulas_of_the_proof(state, rounding, 
 
 
 def test_lemma_e3_is_tight_at_a_bad_query_flipped_at_tau_plus_alpha() -> None:
-    """Equality case (spec §4: "tight at pt = τ+α"): τ = ½, α = 1/8, c = ½ (all dyadic, so exact
+    """Equality case (tight at pt = τ+α): τ = ½, α = 1/8, c = ½ (all dyadic, so exact
     in binary), p1 = (0, ½, 11/16, 1): interval 2 starts at τ + α(1+c) = 11/16 and is bad, the
     q-point ½ falls in it with k = 2/7 <= q, coin 2 is flipped at pt = 11/16 − 1/16 = τ + α, and
     by Eq. (10) E[ΔΦ] = C − 12γC exactly."""
@@ -225,8 +225,8 @@ LEFT_COUNTEREXAMPLE = {
 
 
 def test_lemma_e3_fails_with_always_left_rounding() -> None:
-    """The authors' code always flips the left coin j (spec §3.1, §6.4). Kept counterexample:
-    B = 3, the q-point lies in a = 1 with k ≈ 0.985 > q, so the code flips coin 1 (p1 = 0, the
+    """The authors' code always flips the left coin j (``notes/aamand25.md``, "Rounding"). Kept
+    counterexample: B = 3, the q-point lies in a = 1 with k ≈ 0.985 > q, so the code flips coin 1 (p1 = 0, the
     adversary keeps it at 0: always tails) and w(a) shrinks by k·d₀₀ + (1−k)·d₀₁ < 1; E[ΔΦ] ≈
     −456·C, far below (1 − 12γ)C ≈ 0.077·C. The paper's rounding flips coin 2 and satisfies the
     lemma on the same state (and for the other adversary too)."""
@@ -264,8 +264,8 @@ def test_always_left_rounding_violation_grows_like_one_over_alpha() -> None:
 
 def test_lemma_e3_ratio_of_g_and_p_lemmas_below_0_589() -> None:
     """α·(lg d₁₀ − lg d₀₀)/(6 ln2·C) <= 0.589 and the mirror α·(lg d₀₁ − lg d₁₁)/(6 ln2·C) <= 0.589
-    on τ ∈ [0.02, 0.98] (97 points), α ∈ (0, min(τ, 1−τ)/2] (250 points) (spec §4 Lemma E.3 (b);
-    the proof needs <= 1, G&P Lemmas 10 and 13); hence C − 2α(lg d₁₀ − lg d₀₀) >= −11C as used.
+    on τ ∈ [0.02, 0.98] (97 points), α ∈ (0, min(τ, 1−τ)/2] (250 points) (``notes/aamand25.md``
+    erratum 2; the proof needs <= 1, G&P Lemmas 10 and 13); hence C − 2α(lg d₁₀ − lg d₀₀) >= −11C as used.
     The maximum, 0.58890 at the corner τ = 0.98 (or 0.02), α = 0.01, is re-checked at 60 digits;
     float error (~1e-14 relative) is far below the 1e-4 margin."""
     worst = 0.0
@@ -293,8 +293,8 @@ def test_lemma_e3_ratio_of_g_and_p_lemmas_below_0_589() -> None:
 
 @pytest.mark.parametrize("B", [2, 3, 5, 12, 257, 1025])
 def test_lemma_e3_initial_potential_is_minus_lg_b_minus_one(B) -> None:
-    """Φ_1 = lg(1/(B−1)) + 12C·(0 − γ·0) = −lg(B−1) for the uniform prior and empty L (spec §6.5:
-    the paper's "−log(B−1)" is lg)."""
+    """Φ_1 = lg(1/(B−1)) + 12C·(0 − γ·0) = −lg(B−1) for the uniform prior and empty L (erratum 2:
+    the proof's "−log(B−1)" is lg)."""
     p1 = [0.0] + [0.3] * (B - 1) + [1.0]
     C = capacity_mp(0.5, 0.1)
     with mpmath.workdps(60):
@@ -351,8 +351,8 @@ def test_potential_module_rejects_bad_states() -> None:
 
 
 def test_g_and_p_ratio_stays_below_one_off_the_grid_only_under_the_alpha_hypothesis() -> None:
-    """Off spec §4's grid: at α = ½·min(τ, 1−τ) the ratio rises to 0.59093 as τ → 1 (or 0), still
-    < 1 as the proof needs; for α = 0.99·min(τ, 1−τ), outside Lemma E.3's hypothesis
+    """Off the grid of the test above: at α = ½·min(τ, 1−τ) the ratio rises to 0.59093 as τ → 1
+    (or 0), still < 1 as the proof needs; for α = 0.99·min(τ, 1−τ), outside Lemma E.3's hypothesis
     α <= ½·min(τ, 1−τ), it exceeds 1 (≈ 1.47), so the −11C step of the proof needs that hypothesis.
     60-digit values (smallest margin 2.6e-5, far above the 1e-50 working error)."""
     with mpmath.workdps(60):

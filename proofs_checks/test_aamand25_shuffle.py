@@ -135,8 +135,8 @@ def test_theorem_G4_formula_at_a_hand_computed_point() -> None:
 
 
 def g3_sample_size(alpha: float, eps: float, beta: float, B: int) -> int:
-    """Thm G.3 (with 'n ≥', spec §6.10): n = bracket·log B·ln(log B/β), bracket of Lemma G.2;
-    log B read as the number of rounds r = ⌈lg B⌉ (the proof's n' = n/log B per round)."""
+    """Thm G.3 (with 'n ≥', ``notes/aamand25.md`` erratum 3): n = bracket·log B·ln(log B/β),
+    bracket of Lemma G.2; log B read as the number of rounds r = ⌈lg B⌉ (the proof's n' = n/log B per round)."""
     e = math.exp(eps)
     bracket = 2 * e / (alpha**2 * (e - 1) ** 2) + 2 * (e + 1) / (3 * alpha * (e - 1))
     r = search_rounds(B)

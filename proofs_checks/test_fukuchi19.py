@@ -1,13 +1,14 @@
-"""Machine checks of fukuchi19's analytic claims, one block per claim (spec §3, §5, §6).
+"""Machine checks of fukuchi19's analytic claims, one block per claim (errata and reference values in
+``notes/fukuchi19.md``).
 
 * Sec. 4 unbiasedness of Φ′ and Var Φ′ = e^u/(N(e^u − 1)²) (sympy, exact Fractions);
 * Algorithm 1's 2^{−L} accuracy and the ε = inf metamorphic checks;
 * Theorem 2's identity e_γ = e^{−h_N} (sympy);
 * Lemma 2 against the exact binomial tail, and Hoeffding;
 * Theorem 1's explicit constant 1/(1 + e^ε) by the exact tree law;
-* Theorem 3 (Eq. 76): arithmetic (sympy), TV by quadrature, spec §6's numbers, and a statistical
+* Theorem 3 (Eq. 76): arithmetic (sympy), TV by quadrature, the reference numbers, and a statistical
   check of Algorithm 2 against the lower bound on the F/F′ constructions;
-* Theorem 4 (refuted: spec §3's counterexample) and its corrected form; Theorem 5 (refuted by the
+* Theorem 4 (refuted: the reference counterexample) and its corrected form; Theorem 5 (refuted by the
   exact i.i.d. law) and its corrected form (exact tiny cases and a seeded Monte Carlo);
 * Lemma 1 (refuted: smallest counterexample N = 1, L = 2) and its corrected form;
 * Example 1 (min, not max), Example 2, Eqs. 45–46, Eq. 11 and Sec. 6.1's false f(u) <= 2/u².
@@ -30,39 +31,13 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from reference.exact.mp import to_mpf, workdps
-from reference.ldp_minimum.bounds import (
-    beta_cdf_exact,
-    beta_fatness_constant,
-    beta_fixed_data,
-    beta_order_statistic_moment,
+from reference.ldp_minimum.concentration import (
     e_gamma_exact,
-    eq_11_ratio,
     hoeffding_bound,
     hoeffding_bound_float,
-    lemma_1_printed_infimum,
-    lemma_1_report,
     lemma_2_bound,
     lemma_2_bound_float,
-    lower_bound_cdfs,
-    lower_bound_minima,
-    lower_bound_tv,
-    lower_bound_tv_quadrature,
-    normal_mass,
     phi_tail_exact,
-    section_6_1_f,
-    section_6_1_f_float,
-    section_6_1_series_coefficient,
-    theorem_1_constant,
-    theorem_1_neighbours,
-    theorem_3_delta,
-    theorem_3_lower_bound,
-    theorem_4_bound_corrected,
-    theorem_4_bound_printed,
-    theorem_4_condition,
-    theorem_5_bound_corrected,
-    theorem_5_bound_printed,
-    theorem_7_bound,
-    truncated_normal_fatness_constant,
 )
 from reference.ldp_minimum.exact_law import (
     iid_leaf_probabilities_exact,
@@ -70,9 +45,42 @@ from reference.ldp_minimum.exact_law import (
     leaf_probabilities_exact,
     mean_absolute_error_exact,
 )
+from reference.ldp_minimum.fatness import (
+    beta_cdf_exact,
+    beta_fatness_constant,
+    normal_mass,
+    truncated_normal_fatness_constant,
+)
+from reference.ldp_minimum.lower_bounds import (
+    lower_bound_cdfs,
+    lower_bound_minima,
+    lower_bound_tv,
+    lower_bound_tv_quadrature,
+    theorem_1_constant,
+    theorem_1_neighbours,
+    theorem_3_delta,
+    theorem_3_lower_bound,
+    theorem_7_bound,
+)
 from reference.ldp_minimum.round_statistic import plus_count_pmf_exact, round_rule
 from reference.ldp_minimum.schedules import schedule, theorem_2_gamma, theorem_2_gamma_mp
 from reference.ldp_minimum.search import algorithm_1, sample_binomial, sample_iid, sample_per_user
+from reference.ldp_minimum.search_error import lemma_1_printed_infimum, lemma_1_report
+from reference.ldp_minimum.section_6_1 import (
+    beta_fixed_data,
+    section_6_1_f,
+    section_6_1_f_float,
+    section_6_1_series_coefficient,
+)
+from reference.ldp_minimum.upper_bounds import (
+    beta_order_statistic_moment,
+    eq_11_ratio,
+    theorem_4_bound_corrected,
+    theorem_4_bound_printed,
+    theorem_4_condition,
+    theorem_5_bound_corrected,
+    theorem_5_bound_printed,
+)
 
 F = Fraction
 MARGIN = mpmath.mpf(10) ** -40  # far above the 60-digit rounding error, far below any gap
@@ -266,7 +274,7 @@ THEOREM_1_GRID = [
 
 def test_theorem_1_constant_one_over_one_plus_e_eps_bounds_algorithm_2_exactly() -> None:
     """max(E|x̃ − 1| on X₀ = (1, …, 1), E|x̃ + 1| on X₁ = (−1, 1, …, 1)) >= 1/(1 + e^ε), by the exact
-    tree law (60 digits) on spec §3's grid (N = 1000 on a subset, to keep the file fast)."""
+    tree law (60 digits) on the grid THEOREM_1_GRID (N = 1000 on a subset, to keep the file fast)."""
     for n, eps, levels, gamma in THEOREM_1_GRID:
         x0, x1 = theorem_1_neighbours(n)
         rule = round_rule(n, levels, gamma, epsilon=eps)
@@ -336,7 +344,7 @@ def test_theorem_3_constructions_are_alpha_fat_with_c_one_and_separated_by_two_d
     assert np.all(f_prime(inside) >= (inside - lo_prime) ** alpha * (1 - 1e-12) - 1e-15)
 
 
-SPEC_6_LB = {  # spec §6: ε = 0.5, N = 2^10 / 2^15 / 2^20 (digits as printed)
+SPEC_6_LB = {  # reference values (notes): ε = 0.5, N = 2^10 / 2^15 / 2^20 (digits as printed)
     1: ("1.95e-3", "3.45e-4", "6.1e-5"),
     2: ("1.56e-2", "6.57e-3", "2.76e-3"),
     4: ("4.42e-2", "2.87e-2", "1.86e-2"),
@@ -389,7 +397,7 @@ def test_algorithm_2_respects_theorem_3_lower_bound_on_the_constructions(alpha, 
 
 # ==================================================================================== Theorem 4
 
-# spec §3's counterexample: N = 2, Beta(0.5, 1), Δ = 0.02, x_min = 0.98, L = 8, ε = 1, γ = 0.3033
+# the reference counterexample (notes, errata: Theorem 4): N = 2, Beta(0.5, 1), Δ = 0.02, x_min = 0.98, L = 8, ε = 1, γ = 0.3033
 CE = {"n": 2, "alpha": 0.5, "beta": 1.0, "width": 0.02, "x_min": 0.98, "levels": 8, "eps": 1.0}
 CE_GAMMA = 0.3033
 
@@ -403,7 +411,7 @@ def test_theorem_4_printed_bound_fails_on_spec_counterexample() -> None:
     rule = round_rule(CE["n"], CE["levels"], CE_GAMMA, epsilon=CE["eps"])
     err = mean_absolute_error_exact(leaf_probabilities_exact(data, rule), CE["levels"], 0.98)
     printed = theorem_4_bound_printed(CE_GAMMA, c, CE["alpha"], CE["n"], CE["levels"], epsilon=1.0)
-    assert abs(err - mpmath.mpf("1.414")) < 5e-4  # spec §3 reference value
+    assert abs(err - mpmath.mpf("1.414")) < 5e-4  # the reference value
     assert abs(printed - mpmath.mpf("1.018")) < 5e-4
     assert err - printed > mpmath.mpf("0.39")
     corrected = theorem_4_bound_corrected(
@@ -448,8 +456,9 @@ def test_theorem_4_corrected_bound_holds_on_exact_fixed_data_laws(case, frac) ->
     st.floats(1.0, 4.0),
 )
 def test_theorem_4_printed_bound_holds_when_e_gamma_is_at_most_0_2(case, u, frac, spread) -> None:
-    """Spec §3: the printed Eq. 8 held on every case with e_γ <= 0.2. Here γ satisfies Eq. 7 and N
-    is drawn above the smallest N with e_γ <= 0.2 (float tree law; pruned mass counted as 2)."""
+    """The printed Eq. 8 holds whenever e_γ <= 0.2 (no counterexample there in the reference
+    search; ``notes/fukuchi19.md``, errata: Theorem 4). Here γ satisfies Eq. 7 and N is drawn
+    above the smallest N with e_γ <= 0.2 (float tree law; pruned mass counted as 2)."""
     _, levels, _, alpha, beta, width, x_min = case
     eps = u * levels
     c = float(beta_fatness_constant(alpha, beta, width))

@@ -10,9 +10,9 @@
   log-likelihood ratio is u·(m_D(R) − m_D′(R)): the loss is an integer multiple of u. The
   enumeration is compared with :class:`reference.ldp_minimum.transcript.UserTranscript` (its
   exact law, aggregated, and its maximal loss) and with the exact output law.
-* Tightness (spec §6): N = 1, L = 2, e^u = 3, γ = ½ gives (9, 3, 3, 1)/16 against (1, 3, 3, 9)/16,
+* Tightness (the reference laws of ``notes/fukuchi19.md``): N = 1, L = 2, e^u = 3, γ = ½ gives (9, 3, 3, 1)/16 against (1, 3, 3, 9)/16,
   ratio 9 = e^ε exactly; the transcript loss is ε at x = −1, x′ = 1 for every N, L, γ.
-* Spec §6's transcript formula u·max #{t : τ_t ∈ [min, max)} is an upper bound; it is not always
+* The usual transcript formula u·max #{t : τ_t ∈ [min, max)} is an upper bound; it is not always
   attained when the user's own report steers the search (N = 1, L = 4, x = ∓0.3: 2u < 3u).
 """
 
@@ -185,7 +185,7 @@ def test_theorem_6_full_transcript_by_enumeration_with_float_epsilon(case, eps) 
 
 
 def test_theorem_6_is_attained_for_n1_l2_exp_u_3_as_in_spec_6() -> None:
-    """Spec §6: N = 1, L = 2, e^u = 3, γ = ½: (9, 3, 3, 1)/16 vs (1, 3, 3, 9)/16, ratio 9 = e^ε;
+    """The reference law: N = 1, L = 2, e^u = 3, γ = ½: (9, 3, 3, 1)/16 vs (1, 3, 3, 9)/16, ratio 9 = e^ε;
     N = 2, D = (−1, 1) vs D′ = (1, 1): (169, 39, 39, 9)/256 vs (49, 63, 63, 81)/256, ratio 9."""
     rule = round_rule(1, 2, 0.5, exp_u=3)
     p, q = leaf_probabilities_exact([-1.0], rule), leaf_probabilities_exact([1.0], rule)
@@ -205,7 +205,7 @@ def test_theorem_6_is_attained_for_n1_l2_exp_u_3_as_in_spec_6() -> None:
 @given(st.integers(1, 4), gammas, st.lists(value, max_size=3), exp_us)
 def test_transcript_loss_is_exactly_epsilon_at_the_domain_ends(levels, gamma, others, a) -> None:
     """Every τ_t lies in (−1, 1) ⊂ [−1, 1), so every round's bits differ and any reports are
-    allowed: the maximal transcript loss is L·u = ε exactly (spec §6)."""
+    allowed: the maximal transcript loss is L·u = ε exactly (transcript.py)."""
     channel = UserTranscript.with_exp_u(a, levels, gamma, tuple(others))
     assert channel.max_loss_units(-1.0, 1.0) == levels == channel.max_differing_rounds(-1.0, 1.0)
     if channel.n_codes <= 2**12:

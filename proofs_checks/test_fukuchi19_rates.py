@@ -1,4 +1,4 @@
-"""Slope tests of fukuchi19's Corollaries 1–2 (spec §3): the N-rate of Algorithm 2's error.
+"""Slope tests of fukuchi19's Corollaries 1–2 (Eqs. 4–5): the N-rate of Algorithm 2's error.
 
 Corollary 1 (Lower-α schedule, Eq. 4): Err = O((ln³N/(ε²N))^{1/(2α)}); Corollary 2 (Unknown-α
 schedule, Eq. 5): Err = O((ln⁶N/(ε²N))^{1/(2α)}). Along N = 2^n the guideline
@@ -7,8 +7,9 @@ doubling over n ∈ [n₀, n₁] is
 
     (1/(2α))·(1 − k·log₂(n₁/n₀)/(n₁ − n₀))       (k = 3 for Cor. 1, 6 for Cor. 2).
 
-Data (spec §3, §4.1): fixed data x_(i) = x_min + 0.3·BetaPPF((i − 1)/(N − 1); α, 1), worst case over
-the six x_min of the experiments; the measured slope must lie within ±20% of the secant slope.
+Data (Sec. 6.1): fixed data x_(i) = x_min + 0.3·BetaPPF((i − 1)/(N − 1); α, 1), worst case over
+the six x_min of the experiments; the measured slope must lie within ±20% of the secant slope (the tolerance of
+``notes/fukuchi19.md``, reference values).
 Errors come from the float tree law (:func:`~reference.ldp_minimum.exact_law.leaf_probabilities`;
 the pruned mass adds at most 2 per unit, so Err is bracketed) where L allows, and from the binomial
 sampler with an empirical-Bernstein interval otherwise (Unknown α at N = 2^20, L = 21).
@@ -24,14 +25,14 @@ import math
 import numpy as np
 import pytest
 
-from reference.ldp_minimum.bounds import beta_fixed_data
 from reference.ldp_minimum.exact_law import leaf_probabilities
 from reference.ldp_minimum.round_statistic import round_rule
 from reference.ldp_minimum.schedules import schedule
 from reference.ldp_minimum.search import sample_binomial
+from reference.ldp_minimum.section_6_1 import beta_fixed_data
 
 WIDTH = 0.3
-X_MINS = [k * 0.2 * (2 - WIDTH) - 1 for k in range(6)]  # spec §4.1
+X_MINS = [k * 0.2 * (2 - WIDTH) - 1 for k in range(6)]  # Sec. 6.1
 TOLERANCE = 0.2
 LOG_POWER = {"lower_alpha": 3, "unknown_alpha": 6}
 
@@ -94,14 +95,14 @@ def assert_slope_within_tolerance(
 
 # ------------------------------------------------------------------------------- CI smoke test
 
-# spec §4.4, Lower α, Beta(1, 1), Δ = 0.3, worst case over x_min (exact tree law, 4 digits)
+# reference values (notes), Lower α, Beta(1, 1), Δ = 0.3, worst case over x_min (exact tree law, 4 digits)
 SPEC_4_4 = {1.0: {12: 0.1701, 16: 0.0648}, 4.0: {12: 0.0518, 16: 0.0182}}
 
 
 @pytest.mark.parametrize("eps", [1.0, 4.0])
 def test_corollary_1_smoke_error_decays_at_the_guideline_rate_for_alpha_1(eps) -> None:
     """Lower α, α = 1, n = 12 → 16 (exact float law): slope within ±20% of the secant 0.344, and
-    the two errors match spec §4.4's table."""
+    the two errors match the reference table."""
     small = error_interval_exact("lower_alpha", 12, eps, 1.0)
     large = error_interval_exact("lower_alpha", 16, eps, 1.0)
     for (lo, hi), n_exp in ((small, 12), (large, 16)):
@@ -116,7 +117,7 @@ def test_corollary_1_smoke_error_decays_at_the_guideline_rate_for_alpha_1(eps) -
 @pytest.mark.parametrize("eps", [1.0, 4.0])
 @pytest.mark.parametrize("alpha", [1.0, 2.0, 4.0])
 def test_corollary_1_error_decays_at_rate_ln3n_over_n_to_the_one_over_two_alpha(alpha, eps) -> None:
-    """Lower-α schedule (α >= 1), n = 14 → 20, exact float law. Spec §3 measured 0.375–0.39
+    """Lower-α schedule (α >= 1), n = 14 → 20, exact float law. The reference computation measured 0.375–0.39
     (α = 1), 0.19 (α = 2), 0.094–0.096 (α = 4)."""
     small = error_interval_exact("lower_alpha", 14, eps, alpha)
     large = error_interval_exact("lower_alpha", 20, eps, alpha)
@@ -128,7 +129,7 @@ def test_corollary_1_error_decays_at_rate_ln3n_over_n_to_the_one_over_two_alpha(
 @pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0, 4.0])
 def test_corollary_2_error_decays_at_rate_ln6n_over_n_to_the_one_over_two_alpha(alpha, eps) -> None:
     """Unknown-α schedule, n = 14 (exact float law, L = 10) → 20 (binomial sampler, L = 21).
-    Spec §3 measured 0.24–0.25 (α = 1), 0.12–0.125 (α = 2), 0.060–0.062 (α = 4), 0.48–0.49
+    The reference computation measured 0.24–0.25 (α = 1), 0.12–0.125 (α = 2), 0.060–0.062 (α = 4), 0.48–0.49
     (α = 0.5)."""
     rng = np.random.default_rng(20_190_000 + int(alpha * 10) + int(eps))
     small = error_interval_exact("unknown_alpha", 14, eps, alpha)

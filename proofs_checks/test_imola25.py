@@ -7,9 +7,9 @@
 * Theorem C.1, accuracy half (the EM on a slice of 2ℓ + 2 points misses by more than ℓ with
   probability <= β), exact with mpmath; the privacy half is checked in
   tests/test_exponential_mechanism.py.
-* The Good* facts Algorithm 1 relies on (spec §2.0, §2.3, §2.4).
+* The Good* facts Algorithm 1 relies on (Sec. 3.2; notes/imola25.md erratum 2).
 
-Conventions: 1-indexed order statistics, rank_X(z) = #{x ∈ X : x < z} (spec §1).
+Conventions: 1-indexed order statistics, rank_X(z) = #{x ∈ X : x < z} (Sec. 1, App. C.3).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from reference.slice_quantiles.rank_maps import (
 
 # =============================================================================== Lemma 4.1
 
-# Exhaustive range: spec §3 asks for m <= 3, h <= 2, n <= 15; the largest range that keeps the
+# Exhaustive range: at least m <= 3, h <= 2, n <= 15; the largest range that keeps the
 # Lemma 4.1 block near 6 s is used (m <= 4, h <= 3, n <= 20; m <= 5 with n <= 24 takes ~50 s).
 M_MAX, H_MAX, N_MAX = 4, 3, 20
 GRID = [
@@ -91,7 +91,7 @@ def add_cases(rule: str) -> tuple:
 @cache
 def remove_cases(rule: str) -> tuple:
     """Every (m, h, n, s, r̃) of the remove case: X = (1..n), X' = X without x_(s) = s,
-    r̃ ∈ Good_{m,n−1,h+1}(rule) (the domain the proof of Thm 4.2 uses, spec §5 item 3)."""
+    r̃ ∈ Good_{m,n−1,h+1}(rule) (the domain the proof of Thm 4.2 uses, notes/imola25.md erratum 3)."""
     out = []
     for m, h, n in GRID:
         D = good_set_members(m, n - 1, h + 1, rule)
@@ -159,7 +159,7 @@ def test_lemma_4_1_remove_map_is_injective_exhaustive() -> None:
 
 
 def test_lemma_4_1_remove_map_lands_in_good_star_of_n_minus_1_h_exhaustive() -> None:
-    """Good*_{m,n−1,h+1} → Good*_{m,n−1,h}, n = |X| (spec §5 item 3)."""
+    """Good*_{m,n−1,h+1} → Good*_{m,n−1,h}, n = |X| (notes/imola25.md erratum 3)."""
     for m, h, n, s, _, F, _ in remove_cases("corrected"):
         assert np.all(in_good_set(F, n - 1, h)), (m, h, n, s)
 
@@ -244,7 +244,7 @@ def test_lemma_4_1_naive_remove_map_collides() -> None:
 
 def test_lemma_4_1_remove_statement_indices_leave_the_range_of_the_smaller_dataset() -> None:
     """Read literally (domain Good_{m,n,h}, n = |X|), F⁻ keeps r̃_m = n − h, whose h-slice needs
-    x'_(n) in X' of n − 1 points: the lemma needs the Thm 4.2 indices (spec §5 item 3)."""
+    x'_(n) in X' of n − 1 points: the lemma needs the Thm 4.2 indices (erratum 3)."""
     n, h, s = 9, 1, 4
     X = np.arange(1.0, n + 1)
     X_prime = np.delete(X, s - 1)
@@ -467,7 +467,7 @@ def test_lemma_4_3_does_not_apply_to_the_continuous_uniform_fallback_of_line_7()
 def em_interval_probabilities(
     S: list[Fraction], b: Fraction, epsilon: mpmath.mpf, t: Fraction
 ) -> list[mpmath.mpf]:
-    """Exact EM law over the intervals (s_j, s_{j+1}), s_0 = 0, s_{k+1} = b (App. C.2, spec §6.1):
+    """Exact EM law over the intervals (s_j, s_{j+1}), s_0 = 0, s_{k+1} = b (App. C.2):
     P(J = j) ∝ (s_{j+1} − s_j)·exp(−ε|j − t|/2)."""
     breaks = [Fraction(0), *S, b]
     w = [
@@ -508,7 +508,7 @@ def c1_half_width(epsilon: mpmath.mpf, psi: Fraction, beta: mpmath.mpf) -> int:
 
 
 def slice_half_width(epsilon: mpmath.mpf, psi: Fraction, beta: mpmath.mpf, m: int) -> int:
-    """h = ⌈(2/ε)·ln(2mψ/β)⌉ (repo, spec §2.3 / §5 item 10)."""
+    """h = ⌈(2/ε)·ln(2mψ/β)⌉ (the authors' repository; notes/imola25.md erratum 10)."""
     return int(mpmath.ceil(2 / epsilon * mpmath.log(2 * m * to_mpf(psi) / beta)))
 
 
@@ -602,7 +602,7 @@ def test_theorem_C_1_slice_of_2h_plus_1_points_misses_with_probability_at_most_b
 ) -> None:
     """Slice x_(r̃−h) .. x_(r̃+h), target h (paper, ⌊|S|/2⌋) or h + ½ (repo/project, q·|S|, q = ½):
     Pr[extreme interval] <= 2ψe^{−εh/2} <= β/m for h = ⌈(2/ε)ln(2mψ/β)⌉, and the rank error
-    |r̃ − rank_X(v)| > h only happens in the extreme intervals (spec §3, Thm C.1 [I,V])."""
+    |r̃ − rank_X(v)| > h only happens in the extreme intervals (Thm C.1's proof)."""
     eps_f, beta_f, logB, a, extra, u, seed = params
     with workdps():
         eps, beta = to_mpf(eps_f), to_mpf(beta_f)
@@ -633,7 +633,7 @@ def test_theorem_C_1_slice_of_2h_plus_1_points_misses_with_probability_at_most_b
 
 
 def test_theorem_C_1_target_conventions_agree_for_2ell_plus_2_points() -> None:
-    """⌊|S|/2⌋ (paper) = q·|S| with q = ½ (project EM) = ℓ + 1 for |S| = 2ℓ + 2 (spec §5 item 10)."""
+    """⌊|S|/2⌋ (paper) = q·|S| with q = ½ (project EM) = ℓ + 1 for |S| = 2ℓ + 2 (erratum 10)."""
     for ell in range(0, 50):
         k = 2 * ell + 2
         assert k // 2 == Fraction(1, 2) * k == ell + 1

@@ -1,11 +1,11 @@
 """imola25 Theorem 5.1 (utility of SliceQuantiles) by a seeded Monte Carlo study.
 
-Thm 5.1 (spec §3): with an (α, ℓ, β/m) SingleQuantile and Line 6 failing with probability <= δ + γ,
+Thm 5.1: with an (α, ℓ, β/m) SingleQuantile and Line 6 failing with probability <= δ + γ,
 Err_X(Q, Z) <= α + (the CC error at level β) with probability >= 1 − 2β − δ − γ. With slices of
 2h + 1 points and h = ⌈(2/ε2)·ln(2mψ/β)⌉ the EM is an (h, 2h + 1, β/m) algorithm (Thm C.1 for a
 2h + 1 slice, proofs_checks/test_imola25.py), and the CC error at level β is our exact union bound
 w_β (``cc_error_bound``; the paper's 3·log m·log(m/2β)/ε with the CC budget ε1 is an upper bound
-of it in log₂, spec §5 item 9). So P(Err > h + w_β) <= 2β + δ.
+of it in log₂, notes/imola25.md erratum 9). So P(Err > h + w_β) <= 2β + δ.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from scipy.stats import beta as beta_dist
 
 from reference.slice_quantiles.cc_tails import cc_error_bound
 from reference.slice_quantiles.parameters import target_ranks
-from reference.slice_quantiles.slice_quantiles import plan_slice_quantiles
+from reference.slice_quantiles.slice_release import plan_slice_quantiles
 
 RUNS = 4000
 FAIL = 1e-7  # a correct mechanism fails the Clopper–Pearson test with probability <= 1e-7

@@ -3,7 +3,7 @@
 Lemma 3.1 [P]: ∃ CC: ℤ^m → ℤ^m with (1) Pr[CC(r) = r̃] <= e^ε Pr[CC(r) = r̃ + e] for every
 contiguous e (Eq. 1) and (2) Pr[‖r − CC(r)‖_∞ >= 3·log(m)·log(m/(2β))/ε] <= β for all β > 0.
 The CC of the paper is the binary tree with Lap(T/ε) node noise and round-half-up (Appendix A);
-the experiments use DLap node noise (spec §2.1).
+the experiments use DLap node noise (Sec. 6: "two-sided geometric noise").
 
 Corollary A.1 [P]: γ_i ~ Lap(b_i) independent, Y = Σγ_i, ν = max{sqrt(Σb_i²), b_M sqrt(ln(2/δ))}
 ⇒ Pr[|Y| > ν·sqrt(8 ln(2/δ))] <= δ.
@@ -34,11 +34,13 @@ from reference.slice_quantiles.cc_tails import (
     cc_max_error_tail,
     corollary_a1_cc_bound,
     corollary_a1_threshold,
+    lemma_3_1_threshold,
+    sample_max_error,
+)
+from reference.slice_quantiles.laplace_sums import (
     discrete_laplace_sum_two_sided_tail,
     laplace_mixture_sum_survival,
     laplace_sum_survival,
-    lemma_3_1_threshold,
-    sample_max_error,
 )
 
 CONFIDENCE_ALPHA = 1e-9
@@ -191,7 +193,7 @@ def test_lemma_3_1_part_2_fails_for_m_1() -> None:
 @pytest.mark.parametrize("beta, expected", [(0.01, 0.0172), (0.1, 0.1997)])
 def test_lemma_3_1_part_2_fails_with_natural_log_for_m_2(beta, expected) -> None:
     """ε = 1, natural logs: w = 3 ln 2 ln(1/β) — exact P(max >= w) ≈ 0.0172 (β = 0.01) and
-    ≈ 0.1997 (β = 0.1) (spec §3), and the Monte Carlo lower confidence limit (level 1e-9)
+    ≈ 0.1997 (β = 0.1) (notes/imola25.md, "Other findings"), and the Monte Carlo lower confidence limit (level 1e-9)
     exceeds β: the violation is confirmed with confidence 1 − 1e-9."""
     w = lemma_3_1_threshold(1.0, beta, 2, "e")
     exact = exact_max_error_probability_m2(1.0, w, "laplace")
@@ -301,7 +303,7 @@ def test_corollary_a1_holds_exactly_on_a_grid_of_scales_and_deltas() -> None:
     """Exact P(|Y| > ν sqrt(8 ln(2/δ))) (closed-form / partial-fraction Laplace-sum tails)
     <= δ for every grid point. Slack δ/P (recorded): >= 10^{1.05} everywhere (k = 1,
     δ = 0.9), 10^{9}–10^{30} at δ = 1e-16, 10^{58}–10^{92} at δ = 1e-50: the bound is very loose
-    at small δ, which is why E_CC should come from the exact tail (spec §6.3)."""
+    at small δ, which is why E_CC should come from the exact tail (Sec. 6's E_CC)."""
     min_slack = mpmath.inf
     with workdps():
         for scales in SCALE_SETS:

@@ -1,26 +1,26 @@
-"""Machine checks of tzamos20's lemmas (spec §3, §4, §5), one block per claim.
+"""Machine checks of tzamos20's lemmas (Appendices A–D), one block per claim (labels T1–T19).
 
 * T1  Property B.0.1: f(x) = min{a|x|, b} is subadditive and |f(x) − f(y)| <= f(x − y);
 * T2  Lemma A.4: the normaliser of the restricted law is the closed form Ẑ for every m ∈ Ξ
       (C > 1/2), and is NOT where [m − 3Cr, m + 3Cr] ⊄ I (m off Ξ, or C < 1/2 at Ξ's edge);
 * T10 Prop A.5(a): the extension is ε-DP for arbitrary positional pairs, d_H ∈ {1, 2, 3}
       (certified), Ψ_X is 1-Lipschitz in d_H pointwise, |log Z_X − log Z_Y| <= (ε/2)d_H;
-* T11 Prop A.5(b), positive side: A(X) = Â(X) on "nice" X ∈ H (spec §4.5 fixture 2, constant
-      data);
-* T12 Lemma A.6: G_X = 0 off I, ℛ-Lipschitz, ∫G_X <= 1 on H but not off H (spec §1.7's
+* T11 Prop A.5(b), positive side: A(X) = Â(X) on "nice" X ∈ H (regression fixture 2 of
+      ``notes/tzamos20.md``, constant data);
+* T12 Lemma A.6: G_X = 0 off I, ℛ-Lipschitz, ∫G_X <= 1 on H but not off H (erratum E4:
       X = (1000)⁸ gives 5.96…, and a derandomized hypothesis search finds failures itself);
 * T13 Lemma A.7 cross-check on random intervals (exact masses);
 * T7  (B.4) by the exact binomial law of the order statistic;
 * T5  Lemma 3.4's exact tail and its sample size against the O(·) rate;
 * T17/T18/T19 Props 3.7–3.9: the C.2 construction (median formula, admissibility failure, E12),
       the binomial MGF identity, exact n_min and their ratios to the printed rates;
-* Appendix D: the α_crit regime claim is reversed (spec §5's numbers), ε_crit is right.
+* Appendix D: the α_crit regime claim is reversed (``notes/tzamos20.md``), ε_crit is right.
 
-The counterexamples of spec §6 E1 (Lemmas 3.2, 3.3, Prop A.5(b), paper mode) are searched for in
+The counterexamples of erratum E1 (Lemmas 3.2, 3.3, Prop A.5(b), paper mode) are searched for in
 ``test_tzamos20_counterexamples.py``. Exact means Fractions, or mpmath at 60 digits with a margin
 of 1e-40; "verified" inequalities use the interval enclosures of ``reference.exact.interval``.
-Test parameters follow spec §3: L = 1/2, r = 1, R ∈ {1, 2, 5}, C ∈ {1, 5/4, 3/2, 2},
-ε ∈ {1/4, 1/2, 1}, data on k/8 grids (ties appear), n <= 10.
+Test parameters (small C, so that H's windows bind at small n): L = 1/2, r = 1, R ∈ {1, 2, 5},
+C ∈ {1, 5/4, 3/2, 2}, ε ∈ {1/4, 1/2, 1}, data on k/8 grids (ties appear), n <= 10.
 """
 
 from __future__ import annotations
@@ -35,12 +35,8 @@ import sympy as sp
 from hypothesis import assume, find, given, settings
 from hypothesis import strategies as st
 
-from reference.exact.interval import (
-    certified_log_normalizer,
-    certified_privacy_loss,
-    iv_precision,
-    to_iv,
-)
+from reference.distributions import certified_log_normalizer, certified_privacy_loss
+from reference.exact.interval import iv_precision, to_iv
 from reference.exact.mp import to_mpf, workdps
 from reference.private_median.extended_density import Piece, log_normalizer, tent_slope
 from reference.private_median.mechanism import PrivateMedian
@@ -58,14 +54,15 @@ CS = [F(1), F(5, 4), F(3, 2), F(2)]
 RS = [F(1), F(2), F(5)]
 EPSILONS = [F(1, 4), F(1, 2), F(1)]
 MARGIN = mpmath.mpf(10) ** -40  # far above the 60-digit rounding error, far below any gap
-FIXTURE = dict(L=L_HALF, r=R_ONE, R=F(5), C=F(1))  # spec §4.5: B = 9, Ξ = [−11/2, 11/2]
+# the regression fixtures' constants (notes/tzamos20.md): B = 9, Ξ = [−11/2, 11/2]
+FIXTURE = dict(L=L_HALF, r=R_ONE, R=F(5), C=F(1))
 
 
 # ------------------------------------------------------------------------------------ helpers
 
 
 def psi_at(pieces: list[Piece], y: Fraction) -> Fraction:
-    """Ψ(y) from merged pieces (spec §4.1), exact; ValueError off [−B, B]."""
+    """Ψ(y) from merged pieces (Eq. (A.6) as f ∝ exp((ε/2)Ψ)), exact; ValueError off [−B, B]."""
     for piece in pieces:
         if piece.lo <= y <= piece.hi:
             return piece(y)
@@ -73,14 +70,19 @@ def psi_at(pieces: list[Piece], y: Fraction) -> Fraction:
 
 
 def merged_test_points(a: list[Piece], b: list[Piece]) -> list[Fraction]:
-    """The union of both breakpoint sets and the midpoints between them (spec §4.4): two
+    """The union of both breakpoint sets and the midpoints between them (Lemma A.7): two
     piecewise-linear functions differ by a piecewise-linear function whose extremes lie there."""
     pts = sorted({p.lo for p in a + b} | {p.hi for p in a + b})
     return pts + [(u + v) / 2 for u, v in itertools.pairwise(pts)]
 
 
+def n_c_r_eps(cs: list[Fraction] = CS) -> tuple[st.SearchStrategy, ...]:
+    """Strategies for (n, C, R, ε): n <= 10, C from ``cs``, R and ε from the test constants."""
+    return st.integers(1, 10), st.sampled_from(cs), st.sampled_from(RS), st.sampled_from(EPSILONS)
+
+
 def lam(params: MedianParameters, epsilon: Fraction) -> Fraction:
-    """λ = εLn/(12C) = (ε/2)·s: the Laplace rate of Â (spec §2, Eq. (A.2))."""
+    """λ = εLn/(12C) = (ε/2)·s: the Laplace rate of Â (Eq. (A.2), Algorithm 2)."""
     return epsilon * params.L * params.n / (12 * params.C)
 
 
@@ -102,7 +104,7 @@ def mp_le(a: mpmath.mpf, b: mpmath.mpf) -> bool:
 @st.composite
 def positional_pairs(draw, max_n: int = 8):
     """(X, Y, d, mechanism): X arbitrary on the k/8 grid of [−6, 6] (ties frequent), Y = X with
-    exactly d <= 3 coordinates changed (positional Hamming distance d, n fixed; spec §1.1)."""
+    exactly d <= 3 coordinates changed (positional Hamming distance d, n fixed; Def. 1.1)."""
     n = draw(st.integers(1, max_n))
     x = draw(st.lists(st.integers(-48, 48).map(lambda k: F(k, 8)), min_size=n, max_size=n))
     d = draw(st.integers(1, min(3, n)))
@@ -167,13 +169,7 @@ def test_property_b_0_1_capped_absolute_value_is_subadditive(a, b, x, y) -> None
 # ------------------------------------------------------------------------------ T2 Lemma A.4
 
 
-@given(
-    st.integers(1, 10),
-    st.sampled_from(CS + [F(1, 2), F(3, 4)]),
-    st.sampled_from(RS),
-    st.sampled_from(EPSILONS),
-    st.integers(0, 1000),
-)
+@given(*n_c_r_eps(CS + [F(1, 2), F(3, 4)]), st.integers(0, 1000))
 def test_lemma_a_4_normaliser_is_the_closed_form_for_every_median_in_xi(n, C, R, eps, t) -> None:
     """Lemma A.4 (C > 1/2, and also C = 1/2): for every m ∈ Ξ the exact normaliser of the
     restricted law equals Ẑ = (24C/(εLn))(1 − e^{−εLrn/4}) + (2R + 2Cr)e^{−εLrn/4} to 40
@@ -190,13 +186,7 @@ def test_lemma_a_4_normaliser_is_the_closed_form_for_every_median_in_xi(n, C, R,
         assert lower(enclosure) - MARGIN <= mpmath.log(z_hat) <= upper(enclosure) + MARGIN
 
 
-@given(
-    st.integers(1, 10),
-    st.sampled_from(CS),
-    st.sampled_from(RS),
-    st.sampled_from(EPSILONS),
-    st.integers(1, 100),
-)
+@given(*n_c_r_eps(), st.integers(1, 100))
 def test_lemma_a_4_closed_form_is_not_the_normaliser_once_the_centre_leaves_i(
     n, C, R, eps, t
 ) -> None:
@@ -238,7 +228,7 @@ def test_lemma_a_4_fails_for_c_below_one_half_at_the_edge_of_xi(C, eps) -> None:
 @given(positional_pairs())
 def test_proposition_a_5a_extension_is_eps_dp_for_arbitrary_pairs(case) -> None:
     """Prop A.5(a) for ARBITRARY positional pairs (not only in H), d_H ∈ {1, 2, 3}: the certified
-    sup |log f_X − log f_Y| of mode="extension" is <= ε·d_H (spec §4.4)."""
+    sup |log f_X − log f_Y| of mode="extension" is <= ε·d_H (Lemma A.7)."""
     x, y, d, mech = case
     loss = certified_privacy_loss(mech.exact(x), mech.exact(y))
     with workdps():
@@ -265,7 +255,7 @@ def test_proposition_a_5a_envelope_and_normaliser_move_at_most_d_h(case) -> None
 
 
 def test_proposition_a_5b_holds_on_the_nice_fixture_2() -> None:
-    """Spec §4.5 fixture 2 (X ∈ H, m = 0): Ψ_X is the single tent h₀ at m(X), so A(X) = Â(X):
+    """Regression fixture 2 (X ∈ H, m = 0): Ψ_X is the single tent h₀ at m(X), so A(X) = Â(X):
     same pieces, log Z = log Ẑ to 40 digits and a certified privacy loss of 0 between them."""
     x = [F(-1, 4), F(-1, 8), 0, 0, F(1, 8), F(1, 4), F(3, 8), F(1, 2)]
     params = MedianParameters(8, **FIXTURE)
@@ -351,8 +341,8 @@ def test_lemma_a_6_integral_of_g_is_at_most_one_on_h(case) -> None:
 
 
 def test_lemma_a_6_integral_of_g_exceeds_one_off_h_spec_counterexample() -> None:
-    """Spec §1.7 / E4: X = (1000)⁸, L = 1/2, r = 1, R = 5, C = 1, ε = 1: Ψ ≡ 2 on [−9, 9], so
-    ∫G_X = 18e/Ẑ with Ẑ = 6 + 6/e, i.e. 3e²/(e + 1) = 5.96…; computed from the mechanism to 40
+    """Erratum E4 (Lemma A.6): X = (1000)⁸, L = 1/2, r = 1, R = 5, C = 1, ε = 1: Ψ ≡ 2 on [−9, 9],
+    so ∫G_X = 18e/Ẑ with Ẑ = 6 + 6/e, i.e. 3e²/(e + 1) = 5.96…; computed from the mechanism to 40
     digits and certified > 1."""
     params = MedianParameters(8, **FIXTURE)
     mech = PrivateMedian(epsilon=1, **FIXTURE)
@@ -470,14 +460,7 @@ def test_b_4_median_deviation_bound_by_the_exact_order_statistic_law(name, L, cd
 # ------------------------------------------------------------------------------ T5 Lemma 3.4
 
 
-@given(
-    st.integers(1, 10),
-    st.sampled_from(CS),
-    st.sampled_from(RS),
-    st.sampled_from(EPSILONS),
-    st.integers(0, 64),
-    st.integers(1, 64),
-)
+@given(*n_c_r_eps(), st.integers(0, 64), st.integers(1, 64))
 def test_lemma_3_4_exact_tail_of_the_restricted_law_does_not_depend_on_m(
     n, C, R, eps, t, a
 ) -> None:
@@ -586,7 +569,7 @@ def c2_cdf(p: Fraction, L: Fraction, r: Fraction, x: Fraction) -> Fraction:
 def test_proposition_3_7_c2_median_formula_and_admissibility_failure(L, p) -> None:
     """Prop 3.7's (C.2) construction (r = 1, Lr < 1/2): its median is p(1/L − 2r) + r − 1/(2L)
     (F(m) = 1/2 exactly, inside (−r, r) when that point is; the median moves by αL/(1 − 2Lr)
-    per unit of p, not 2αL/(1 − 2Lr)). Spec E12: it is admissible only when m = 0 (p = 1/2):
+    per unit of p, not 2αL/(1 − 2Lr)). Erratum E12: it is admissible only when m = 0 (p = 1/2):
     otherwise [m − r, m + r] sticks out of [−r, r], where the density is 0 < L."""
     r = R_ONE
     m = p * (1 / L - 2 * r) + r - 1 / (2 * L)
@@ -706,7 +689,7 @@ def test_proposition_3_9_minimal_n_against_the_global_rate_and_e13() -> None:
 
 
 def rate_terms(alpha, beta, eps, L, r, R) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
-    """(T₁, T₂, T₃) = (log(1/β)/(L²α²), log(1/β)/(εLα), log(R/α + 1)/(εLr)) (spec §5)."""
+    """(T₁, T₂, T₃) = (log(1/β)/(L²α²), log(1/β)/(εLα), log(R/α + 1)/(εLr)) (Thm 3.1)."""
     a, b, e, LL, rr, RR = (mpmath.mpf(v) for v in (alpha, beta, eps, L, r, R))
     return (
         mpmath.log(1 / b) / (LL**2 * a**2),
@@ -716,10 +699,10 @@ def rate_terms(alpha, beta, eps, L, r, R) -> tuple[mpmath.mpf, mpmath.mpf, mpmat
 
 
 def test_appendix_d_alpha_crit_regimes_are_reversed() -> None:
-    """Spec §5: [A] says α > α_crit ⇒ T₂ dominates; it is the other way round. r = 1, β = 0.01,
-    R = 10⁶: α_crit = r log(1/β)/log(R/(r log(1/β))) ≈ 0.37; at α = 0.01 T₂ : T₃ ≈ 460 : 18,
-    at α = 0.9 ≈ 5.1 : 13.9 (εL = 1 cancels in the ratio); T₂ > T₃ exactly below the root of
-    α log(R/α + 1) = r log(1/β) and T₃ > T₂ above it."""
+    """Appendix D (erratum in ``notes/tzamos20.md``): the appendix says α > α_crit ⇒ T₂ dominates;
+    it is the other way round. r = 1, β = 0.01, R = 10⁶: α_crit = r log(1/β)/log(R/(r log(1/β)))
+    ≈ 0.37; at α = 0.01 T₂ : T₃ ≈ 460 : 18, at α = 0.9 ≈ 5.1 : 13.9 (εL = 1 cancels in the ratio);
+    T₂ > T₃ exactly below the root of α log(R/α + 1) = r log(1/β) and T₃ > T₂ above it."""
     with workdps():
         r, beta, R = 1, mpmath.mpf("0.01"), mpmath.mpf(10) ** 6
         alpha_crit = r * mpmath.log(1 / beta) / mpmath.log(R / (r * mpmath.log(1 / beta)))
@@ -752,7 +735,7 @@ def test_appendix_d_epsilon_crit_is_where_the_statistical_term_takes_over(
     alpha, beta, L, r, R
 ) -> None:
     """ε_crit = Lα·max{1, α log(R/α + 1)/(r log(1/β))}: T₁ >= max(T₂, T₃) for ε >= ε_crit (with
-    equality to one of them at ε_crit) and T₁ < max(T₂, T₃) just below (spec §5: correct)."""
+    equality to one of them at ε_crit) and T₁ < max(T₂, T₃) just below (App. D: correct)."""
     with workdps():
         a, b, LL, RR = mpmath.mpf(alpha), mpmath.mpf(beta), mpmath.mpf(L), mpmath.mpf(R)
         crit = LL * a * max(1, a * mpmath.log(RR / a + 1) / (r * mpmath.log(1 / b)))
@@ -775,7 +758,7 @@ def truncated_exponential_cdf(x, a, b, left, right):
 
 
 def test_t16_truncated_exponential_inverses_are_exact_and_the_printed_one_misplaces_beta() -> None:
-    """Spec §2.7 / E11, symbolically (sympy): F(F⁻¹(u)) = u for the corrected inverse
+    """App. E.3 / erratum E11, symbolically (sympy): F(F⁻¹(u)) = u for the corrected inverse
     (ln(e^{a·l+b} + u(e^{a·r+b} − e^{a·l+b})) − b)/a and for both stable forms
     l + log1p(u·expm1(aΔ))/a and r + ln(u + (1 − u)e^{−aΔ})/a; the printed
     (1/a)·ln(e^{a·l+b} + u(…)) − b is shifted by b(1/a − 1): off unless b = 0 or a = 1."""

@@ -1,4 +1,5 @@
-"""tzamos20 spec §6 E1: the searches that FIND the counterexamples, and the smallest ones kept.
+"""tzamos20 erratum E1 (``notes/tzamos20.md``): the searches that FIND the counterexamples, and
+the smallest ones kept.
 
 Claims refuted here (each by an exhaustive, deterministic enumeration over a small grid, in
 increasing n, then d_H — so the first hit is the smallest on that grid — followed by a regression
@@ -10,12 +11,12 @@ test that states the smallest example exactly and re-checks it independently):
   2K + 1 points moved (K = 0: no windows at all). What survives [OURS, checked exhaustively]:
   without ties and with κ <= 2K, |m(X) − m(Y)| <= κC/(Ln).
 * Lemma 3.3: Â is not ε/2-DP on H (certified log-ratio of the restricted laws > (ε/2)d_H).
-* Prop A.5(b): some X ∈ H has Ψ_X ≠ the single tent at m(X) (spec fixture 1 is another).
+* Prop A.5(b): some X ∈ H has Ψ_X ≠ the single tent at m(X) (regression fixture 1 is another).
 * PrivateMedian(mode="paper") is not ε-DP (certified loss > ε on neighbours); mode="extension"
   stays <= ε on the same pair.
 
 Parameters: L = 1/2, r = 1, R = 5 (Ξ = [−11/2, 11/2]), C ∈ {1, 5/4, 3/2, 2}, ε ∈ {1/4, 1/2, 1}.
-d_H is positional (spec §1.1): the search works on sorted multisets, where the least positional
+d_H is positional (Def. 1.1): the search works on sorted multisets, where the least positional
 distance over orderings is n − |X ∩ Y|; the regression tests state positional tuples that attain
 it. Exact: Fractions; the DP statements are certified by interval arithmetic.
 """
@@ -27,11 +28,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import pytest
 
-from reference.exact.interval import certified_privacy_loss
+from reference.distributions import certified_privacy_loss
 from reference.exact.mp import to_mpf, workdps
 from reference.private_median.mechanism import PrivateMedian
 from reference.private_median.parameters import MedianParameters
@@ -118,7 +120,7 @@ def aligned(
 
 
 def positional_distance(x: list[Fraction], y: list[Fraction]) -> int:
-    """d_H(X, Y) = #{i : X_i ≠ Y_i} (spec §1.1)."""
+    """d_H(X, Y) = #{i : X_i ≠ Y_i} (Def. 1.1)."""
     return sum(a != b for a, b in zip(x, y, strict=True))
 
 
@@ -198,6 +200,19 @@ def recheck_pair(
     return params, positional_distance(x, y), gap
 
 
+def searched_pair(
+    violated: Violated, grid: tuple[Fraction, ...], **search: Any
+) -> tuple[Violation, list[Fraction], list[Fraction], MedianParameters, int, Fraction]:
+    """The search's smallest violation (it must find one), as positional tuples re-checked
+    independently: (hit, X, Y, params, d_H, |Δm|), with d_H equal to the search's multiset d."""
+    hit = smallest_violation(violated, grid, **search)
+    assert hit is not None
+    x, y = aligned(hit.x, hit.y)
+    params, d, gap = recheck_pair(x, y, hit.C)
+    assert d == hit.d
+    return hit, x, y, params, d, gap
+
+
 # ------------------------------------------------------------------- Lemma 3.2 / (B.1) search
 
 
@@ -205,29 +220,23 @@ def test_lemma_3_2_search_finds_a_tie_counterexample_within_the_windows() -> Non
     """E1 cause (a): with K >= 1 windows and d_H <= K (where B.2's argument should work) the
     search finds X, Y ∈ H violating (B.1) — and the witness has a tie at a median (without ties
     d_H <= 2K forces |Δm| <= d_H·C/(Ln), see the exhaustive test below)."""
-    hit = smallest_violation(
+    _, x, y, params, d, gap = searched_pair(
         b1_violated, GRID_TIES, distinct=False, ns=range(1, 7),
         pair_filter=lambda d, p: p.windows >= 1 and d <= p.windows,
     )  # fmt: skip
-    assert hit is not None
-    x, y = aligned(hit.x, hit.y)
-    params, d, gap = recheck_pair(x, y, hit.C)
-    assert d == hit.d <= params.windows and b1_violated(gap, d, params)
+    assert d <= params.windows and b1_violated(gap, d, params)
     assert has_tie_at_median(x, params) or has_tie_at_median(y, params)
 
 
 def test_lemma_3_2_search_finds_a_tie_free_counterexample_beyond_the_windows() -> None:
     """E1 cause (b), K >= 1: a tie-free block of 2K + 1 cluster points is moved (d_H = 2K + 1 >
     K) while the cap Lrn still exceeds d_H; the search finds it (no ties in X or Y)."""
-    hit = smallest_violation(
+    _, x, y, params, d, gap = searched_pair(
         b1_violated, GRID_DISTINCT, distinct=True, ns=range(4, 9),
         pair_filter=lambda d, p: p.windows >= 1,
     )  # fmt: skip
-    assert hit is not None
-    x, y = aligned(hit.x, hit.y)
-    params, d, gap = recheck_pair(x, y, hit.C)
     assert has_no_ties(x) and has_no_ties(y)
-    assert d == hit.d >= 2 * params.windows + 1 and b1_violated(gap, d, params)
+    assert d >= 2 * params.windows + 1 and b1_violated(gap, d, params)
 
 
 def test_lemma_3_2_search_finds_a_counterexample_without_any_window() -> None:
@@ -235,23 +244,20 @@ def test_lemma_3_2_search_finds_a_counterexample_without_any_window() -> None:
     Lrn = n/2 > 1 once n >= 3; the search finds a tie-free witness at n = 3, none below (n <= 2
     gives Lrn <= 1 <= d_H)."""
     assert smallest_violation(b1_violated, GRID_DISTINCT, distinct=True, ns=range(1, 3)) is None
-    hit = smallest_violation(b1_violated, GRID_DISTINCT, distinct=True, ns=range(1, 6))
-    assert hit is not None and hit.n == 3 and hit.d == 1
-    x, y = aligned(hit.x, hit.y)
-    params, d, gap = recheck_pair(x, y, hit.C)
+    hit, x, y, params, d, gap = searched_pair(
+        b1_violated, GRID_DISTINCT, distinct=True, ns=range(1, 6)
+    )
+    assert hit.n == 3 and d == 1
     assert params.windows == 0 and has_no_ties(x) and has_no_ties(y) and b1_violated(gap, d, params)
 
 
 def test_lemma_3_2_median_gap_form_search_finds_a_tie_free_witness_with_windows() -> None:
     """The first inequality |Δm| <= (2⌊κ/2⌋ + 2)C/(Ln) (stronger than (B.1)) also fails for tie-free
     data with K >= 1 once κ >= 2K + 1 — found by the search."""
-    hit = smallest_violation(
+    _, x, y, params, d, gap = searched_pair(
         median_gap_violated, GRID_DISTINCT, distinct=True, ns=range(4, 9),
         pair_filter=lambda d, p: p.windows >= 1,
     )  # fmt: skip
-    assert hit is not None
-    x, y = aligned(hit.x, hit.y)
-    params, d, gap = recheck_pair(x, y, hit.C)
     assert has_no_ties(x) and has_no_ties(y) and d >= 2 * params.windows + 1
     assert median_gap_violated(gap, d, params)
 
@@ -336,12 +342,10 @@ def test_lemma_3_3_cannot_fail_below_n_5_and_the_search_finds_a_failure_at_5() -
         )
         is None
     )
-    hit = smallest_violation(
+    hit, x, y, params, d, _ = searched_pair(
         restricted_ratio_violated, GRID_TIES, distinct=False, ns=range(5, 7), cs=CS
     )
-    assert hit is not None and hit.n == 5
-    x, y = aligned(hit.x, hit.y)
-    params, d, _ = recheck_pair(x, y, hit.C)
+    assert hit.n == 5
     for eps in EPSILONS:
         loss = certified_restricted_loss(x, y, params, eps)
         with workdps():
@@ -351,12 +355,9 @@ def test_lemma_3_3_cannot_fail_below_n_5_and_the_search_finds_a_failure_at_5() -
 def test_lemma_3_3_search_finds_a_tie_free_failure() -> None:
     """Ties are not needed for Lemma 3.3 to fail: a tie-free pair of H at n = 5 (the least
     possible n, above) with K = 0 windows has certified loss > (ε/2)·d_H."""
-    hit = smallest_violation(
+    _, x, y, params, d, _ = searched_pair(
         restricted_ratio_violated, GRID_DISTINCT_SMALL, distinct=True, ns=range(5, 6), cs=CS
     )
-    assert hit is not None
-    x, y = aligned(hit.x, hit.y)
-    params, d, _ = recheck_pair(x, y, hit.C)
     assert has_no_ties(x) and has_no_ties(y)
     loss = certified_restricted_loss(x, y, params, F(1))
     with workdps():
@@ -428,12 +429,12 @@ def test_proposition_a_5b_search_finds_typical_data_where_a_differs_from_a_hat()
     ("x", "psi_at_median"),
     [
         ([-5, -5, -5, F(-1, 2), F(-1, 2)], None),  # the search's smallest (n = 5, C = 1)
-        ([-5, -5, -5, 0, 0, 0, 5, 5], F(-1)),  # spec §4.5 fixture 1: Ψ(0) = −1
+        ([-5, -5, -5, 0, 0, 0, 5, 5], F(-1)),  # regression fixture 1: Ψ(0) = −1
     ],
 )
 def test_proposition_a_5b_smallest_counterexample_and_spec_fixture_1(x, psi_at_median) -> None:
     """Regression: X ∈ H (C = 1) with Ψ_X < the tent at m(X) somewhere, so A(X) ≠ Â(X); for
-    spec fixture 1, Ψ_X(m(X)) = −1 where Â's log-density peaks (0)."""
+    regression fixture 1, Ψ_X(m(X)) = −1 where Â's log-density peaks (0)."""
     x = [F(v) for v in x]
     params = params_for(len(x), F(1))
     assert in_typical_set(x, params)
@@ -457,13 +458,10 @@ def test_paper_mode_search_finds_neighbours_in_h_losing_more_than_epsilon() -> N
     ε, while mode="extension" on the same pair stays <= ε (Prop A.5(a))."""
     over_eps = lambda gap, d, p: restricted_ratio_violated(gap, 2 * d, p)  # noqa: E731 (> 4d)
     assert smallest_violation(over_eps, GRID_TIES, distinct=False, ns=range(1, 9)) is None
-    hit = smallest_violation(
+    hit, x, y, _, d, _ = searched_pair(
         over_eps, GRID_TIES, distinct=False, ns=range(9, 10), pair_filter=lambda d, p: d == 1
     )
-    assert hit is not None and hit.n == 9 and hit.d == 1
-    x, y = aligned(hit.x, hit.y)
-    _, d, _ = recheck_pair(x, y, hit.C)
-    assert d == 1
+    assert hit.n == 9 and d == 1
     for eps in EPSILONS:
         paper = PrivateMedian(L_HALF, R_ONE, R_FIVE, hit.C, eps, mode="paper")
         extension = PrivateMedian(L_HALF, R_ONE, R_FIVE, hit.C, eps)

@@ -1,8 +1,8 @@
-"""tzamos20 Lemma B.2 and Lemma 3.5 / B.3 by simulation: how typical i.i.d. data are (spec T6, T8).
+"""tzamos20 Lemma B.2 and Lemma 3.5 / B.3 by simulation: how typical i.i.d. data are (T6, T8).
 
-Both lemmas are asymptotic with unspecified constants, and their hypothesis C > 104.3 (spec §1.8,
-4Ce·e^{−2C/27} < 1/2) is far from the small C where the windows bind at moderate n, so they are
-checked qualitatively, on X ~ U[−1, 1]ⁿ (L = 1/2, r = 1: the density is exactly L on
+Both lemmas are asymptotic with unspecified constants, and their hypothesis C > 104.3 (Lemma 3.5:
+C > 5 and 4Ce·e^{−2C/27} < 1/2) is far from the small C where the windows bind at moderate n, so
+they are checked qualitatively, on X ~ U[−1, 1]ⁿ (L = 1/2, r = 1: the density is exactly L on
 [m(D) − r, m(D) + r], the boundary of the admissible class), n = 400, 400 data sets per C, with
 exact counts (Fractions):
 

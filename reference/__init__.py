@@ -1,5 +1,5 @@
 """dpquant's reference implementations: contracts, exact laws, primitives and the papers'
-mechanisms. See ``../shared/DESIGN.md`` (the design card) and the README."""
+mechanisms. See ``docs/DESIGN.md`` (the design and its contracts) and the README."""
 
 from reference.core import (
     ADJACENCIES,

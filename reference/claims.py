@@ -1,9 +1,11 @@
 """The claims ledger ``notes/claims.toml``: every numbered result of the four papers, its status
 and the tests that check it.
 
-``load_ledger`` reads it, ``ledger_problems`` lists what is inconsistent (a listed check that does
-not exist, a checked status without a check, a bad status), and ``format_ledger`` prints the table
-shown by ``dpquant claims``.
+``load_ledger(path)`` reads a ledger file (by default the repository's ``notes/claims.toml``,
+which only a source checkout has: an installed package does not ship the notes, so pass the
+path), ``ledger_problems`` lists what is inconsistent (a listed check that does not exist, a
+checked status without a check, a bad status), and ``format_ledger`` prints the table shown by
+``dpquant claims``.
 
 Bad input gets a ``ValueError`` naming the parameter: a ledger path that is not a path, names no
 file, or names a file that is not a TOML ledger of ``[[claim]]`` tables with string fields; a
@@ -27,7 +29,10 @@ from reference.validation import check_int
 STATUSES = ("verified", "refuted", "simulated", "documented", "todo")
 PAPERS = ("aamand25", "imola25", "fukuchi19", "tzamos20")
 REPO_ROOT = Path(__file__).resolve().parent.parent
+"""The repository around the package (a source checkout): where the test ids of the ledger live."""
+
 DEFAULT_LEDGER = REPO_ROOT / "notes" / "claims.toml"
+"""The repository's ledger, read by :func:`load_ledger` when no path is given."""
 
 _TEXT_FIELDS = ("id", "paper", "kind", "number", "statement", "status")
 
@@ -110,17 +115,33 @@ def _entry(entry: Any, i: int, path: Path) -> Claim:
         raise ValueError(f"path {_show(path)}: ledger entry {entry['id']!r:.80}: {exc}") from None
 
 
+def default_ledger() -> Path:
+    """:data:`DEFAULT_LEDGER` when it is there (a source checkout of the repository), else a
+    ``ValueError`` saying where it looked and how to pass a ledger."""
+    mode = _mode(DEFAULT_LEDGER)
+    if mode is None or not stat.S_ISREG(mode):
+        raise ValueError(
+            f"ledger file not found: no path was given and the repository's ledger is not at "
+            f"{_show(DEFAULT_LEDGER)} (only a source checkout has notes/claims.toml): pass "
+            "path=<claims.toml> (on the command line: dpquant claims --ledger PATH)"
+        )
+    return DEFAULT_LEDGER
+
+
 def load_ledger(path: Path | str | None = None) -> list[Claim]:
-    """Read the ledger at ``path`` (None: ``notes/claims.toml`` of the source tree).
+    """Read the ledger at ``path``: a ``str`` or ``os.PathLike`` naming a TOML file of
+    ``[[claim]]`` tables; None reads the repository's ledger (:func:`default_ledger`).
 
     ``ValueError`` naming ``path`` when it is not a path, names no regular file, is not UTF-8 TOML,
-    or does not hold a ``claim`` array of tables with the fields of :class:`Claim`.
+    or does not hold a ``claim`` array of tables with the fields of :class:`Claim`; with no path,
+    when the repository's ledger is not there.
     """
-    path = DEFAULT_LEDGER if path is None else _check_path(path, "path")
+    path = default_ledger() if path is None else _check_path(path, "path")
     mode = _mode(path)
     if mode is None:
         raise ValueError(
-            f"ledger file not found: {_show(path)} (path must name a TOML file: pass --ledger PATH)"
+            f"ledger file not found: {_show(path)} (path must name a TOML file: pass "
+            "path=<claims.toml>, on the command line --ledger PATH)"
         )
     if not stat.S_ISREG(mode):
         raise ValueError(
@@ -245,3 +266,18 @@ def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
         sub = status_counts([c for c in claims if c.paper == paper])
         lines.append(f"{paper}: " + ", ".join(f"{s} {k}" for s, k in sub.items() if k))
     return "\n".join(lines)
+
+
+__all__ = [
+    "DEFAULT_LEDGER",
+    "PAPERS",
+    "REPO_ROOT",
+    "STATUSES",
+    "Claim",
+    "check_exists",
+    "default_ledger",
+    "format_ledger",
+    "ledger_problems",
+    "load_ledger",
+    "status_counts",
+]

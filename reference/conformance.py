@@ -8,6 +8,10 @@ Two seeded, distribution-free tests whose false-alarm probability for a correct 
 * :func:`atom_test` for discrete laws: a two-sided Clopper–Pearson interval for every listed atom
   and for "everything else", each at level α/K (Bonferroni over the K categories).
 
+The project's one Clopper–Pearson lives here: :func:`clopper_pearson` (two-sided, one count) on
+the vectorised one-sided bounds :func:`clopper_pearson_lower` and :func:`clopper_pearson_upper`,
+which the auditor's black-box bounds use too.
+
 :func:`check_sampler` picks the right one for a law of :mod:`reference.distributions`.
 """
 
@@ -20,15 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
-from reference.validation import check_int, check_probability
+from reference.validation import check_int, check_probability, check_real_array
 
 DEFAULT_ALPHA = 1e-7
 
 MAX_TRIALS = 2**53
-"""The largest ``n`` of :func:`clopper_pearson` (counts stay exact as floats)."""
+"""The largest ``n`` of the Clopper–Pearson bounds (counts stay exact as floats)."""
 
 
 @dataclass(frozen=True)
@@ -162,17 +166,100 @@ def dkw_test(
     )
 
 
+def _counts(k: Any, n: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Counts k of n trials: real numbers (expected counts n·p may be fractional), arrays
+    broadcast, 0 <= k <= n and 1 <= n <= :data:`MAX_TRIALS`."""
+    k = check_real_array(k, "k")
+    n = check_real_array(n, "n")
+    if n.size and (n.min() < 1 or n.max() > MAX_TRIALS):
+        raise ValueError(
+            f"n must lie in [1, 2^53] (a number of trials), got values in [{n.min()!r}, {n.max()!r}]"
+        )
+    if k.size and k.min() < 0:
+        raise ValueError(f"k must be >= 0 (a count of trials), got {k.min()!r}")
+    try:
+        kb, nb = np.broadcast_arrays(k, n)
+    except ValueError:
+        raise ValueError(f"k and n must broadcast to one shape, got {k.shape} and {n.shape}") from None
+    if kb.size and np.any(kb > nb):
+        raise ValueError("k must be <= n (a count among n trials)")
+    return kb, nb
+
+
+def clopper_pearson_lower(k: Any, n: Any, level: float) -> np.ndarray:
+    """One-sided Clopper–Pearson lower bound of a binomial proportion p from k successes in n
+    trials: P_p(bound > p) <= ``level`` for every p; 0 when k = 0.
+
+    The bound is the ``level`` quantile of Beta(k, n − k + 1) (``betaincinv``, accurate for any
+    n <= 2^53; where it gives NaN, at levels far below 1e-200, a bisection on log x). ``k``, ``n``: counts, arrays broadcast (real counts allowed: an expected count
+    n·p gives the bound that count would give), 0 <= k <= n, 1 <= n <= :data:`MAX_TRIALS`;
+    ``level`` in (0, 1). Returns an array of the broadcast shape (0-d for scalars)."""
+    k, n = _counts(k, n)
+    return _lower(k, n, check_probability(level, "level", open_left=True, open_right=True))
+
+
+def _lower(k: np.ndarray, n: np.ndarray, level: float) -> np.ndarray:
+    out = _beta_quantile(np.where(k > 0, k, 1.0), n - k + 1.0, level)
+    return np.where(k > 0, out, 0.0)
+
+
+_LOG_SMALLEST = math.log(5e-324)  # the smallest positive double
+_BISECTION_STEPS = 64  # halvings of [log 5e-324, 0]: log x to 745/2^64 ≈ 4e-17
+
+
+def _beta_quantile(a: np.ndarray, b: np.ndarray, level: float) -> np.ndarray:
+    """x with I_x(a, b) = ``level``: scipy's ``betaincinv``, and where it gives NaN (levels far
+    below 1e-200 at some shapes) a bisection on log x with the forward ``betainc``, which stays
+    accurate there."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    with np.errstate(invalid="ignore"):
+        out = np.array(special.betaincinv(a, b, level), dtype=float, ndmin=1)
+    bad = ~np.isfinite(out)
+    if bad.any():
+        fa, fb = np.atleast_1d(a)[bad], np.atleast_1d(b)[bad]
+        lo, hi = np.full(fa.shape, _LOG_SMALLEST), np.zeros(fa.shape)
+        for _ in range(_BISECTION_STEPS):
+            mid = (lo + hi) / 2
+            below = special.betainc(fa, fb, np.exp(mid)) < level
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        out[bad] = np.exp((lo + hi) / 2)
+    return out.reshape(a.shape)
+
+
+def clopper_pearson_upper(k: Any, n: Any, level: float) -> np.ndarray:
+    """One-sided Clopper–Pearson upper bound of a binomial proportion p from k successes in n
+    trials: P_p(bound < p) <= ``level`` for every p; 1 when k = n.
+
+    The bound solves 1 − I_x(k + 1, n − k) = ``level`` directly (``betainccinv``, no 1 − x
+    cancellation), so a tiny bound keeps its digits at any n <= 2^53; where scipy gives NaN (levels
+    far below 1e-200, bounds within 1e-16 of 1) it is 1 − y with I_y(n − k, k + 1) = ``level``.
+    Arguments and shape as :func:`clopper_pearson_lower`."""
+    k, n = _counts(k, n)
+    return _upper(k, n, check_probability(level, "level", open_left=True, open_right=True))
+
+
+def _upper(k: np.ndarray, n: np.ndarray, level: float) -> np.ndarray:
+    a, b = k + 1.0, np.where(k < n, n - k, 1.0)
+    with np.errstate(invalid="ignore"):
+        out = np.asarray(special.betainccinv(a, b, level), dtype=float)
+    bad = ~np.isfinite(out)
+    if bad.any():  # 1 − I_x(a, b) = I_{1−x}(b, a)
+        out = np.where(bad, 1.0 - _beta_quantile(b, a, level), out)
+    return np.where(k < n, out, 1.0)
+
+
 def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
-    """Two-sided Clopper–Pearson interval for a binomial proportion at level 1 − alpha.
+    """Two-sided Clopper–Pearson interval for a binomial proportion at level 1 − alpha: the
+    one-sided bounds :func:`clopper_pearson_lower` and :func:`clopper_pearson_upper`, each at
+    level alpha/2.
 
     ``k`` and ``n`` ints with 0 <= k <= n and 1 <= n <= :data:`MAX_TRIALS`; ``alpha`` in (0, 1).
     """
     n = check_int(n, "n", minimum=1, maximum=MAX_TRIALS)
     k = check_int(k, "k", minimum=0, maximum=n)
     alpha = _alpha(alpha)
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
-    return lo, hi
+    counts, trials = np.array(float(k)), np.array(float(n))
+    return float(_lower(counts, trials, alpha / 2)), float(_upper(counts, trials, alpha / 2))
 
 
 def _label_samples(samples: Any, ctx: str = "") -> list[Hashable]:
@@ -321,11 +408,27 @@ def check_sampler(
             keys = _label_samples(samples, ctx)
             return atom_test(keys, dict(zip(law.support, law.probabilities, strict=True)), alpha)
         samples = _numeric_samples(samples, ctx=ctx)
-        probs: dict[float, float] = {}  # keyed by the float draws (two atoms may share a float)
-        for atom, p in zip(law._numeric_support().tolist(), law.probabilities.tolist(), strict=True):
+        # keyed by the float draws (two atoms may share a float)
+        probs: dict[Hashable, float] = {}
+        for atom, p in zip(law.float_support.tolist(), law.probabilities.tolist(), strict=True):
             probs[atom] = probs.get(atom, 0.0) + p
         return atom_test(samples, probs, alpha)
     raise ValueError(
         f"law must be a DiscreteLaw, PiecewiseLogLinear, ProductLaw or GridLaw, got "
         f"{type(law).__name__}"
     )
+
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "MAX_TRIALS",
+    "ConformanceResult",
+    "atom_test",
+    "check_sampler",
+    "clopper_pearson",
+    "clopper_pearson_lower",
+    "clopper_pearson_upper",
+    "dkw_test",
+    "dkw_threshold",
+    "ks_statistic",
+]

@@ -14,15 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from reference.distributed_quantiles.hierarchical import HierarchicalRandomizer
-from reference.distributed_quantiles.threshold_query import ThresholdQuery
-from reference.ldp_minimum.mechanisms import LaplaceReport, LDPMinimum
-from reference.ldp_minimum.transcript import UserTranscript
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
-from reference.private_median.mechanism import PrivateMedian
-from reference.slice_quantiles.exact_law import theorem_4_2_delta
-from reference.slice_quantiles.slice_quantiles import SliceQuantiles
+from reference.distributed_quantiles import HierarchicalRandomizer, ThresholdQuery
+from reference.ldp_minimum import LaplaceReport, LDPMinimum, UserTranscript
+from reference.primitives import ExponentialQuantile, RandomizedResponse
+from reference.private_median import PrivateMedian
+from reference.slice_quantiles import SliceQuantiles, theorem_4_2_delta
 from reference.validation import check_data, check_int
 
 
@@ -56,8 +52,9 @@ UNIT_GRID = (-1000.0, -1.0, 0.0, 0.25, 0.5, 0.75, 1.0, 2.0, 1000.0)
 
 
 def _tiny_slice_quantiles() -> SliceQuantiles:
-    """imola25 spec §6.5's instance: X = {1..10}, (a, b) = (0, 11), r = (3, 8), h = 1, ε1 = 8,
-    ε2 = 4, add/remove, no ClipRange; claim (ε1 + 2ε2, Thm 4.2's exact δ for sizes >= 10)."""
+    """imola25 Algorithm 1 on the registry's instance (``notes/imola25.md``, "Registry"):
+    X = {1..10}, (a, b) = (0, 11), r = (3, 8), h = 1, ε1 = 8, ε2 = 4, add/remove, no ClipRange;
+    claim (ε1 + 2ε2, Thm 4.2's exact δ for sizes >= 10)."""
     mech = SliceQuantiles((3, 8), 1, 8.0, 4.0, (0.0, 11.0), "add_remove", clip_range=False)
     return SliceQuantiles(
         (3, 8),
@@ -84,7 +81,8 @@ FUKUCHI19_GRID = (-1.0, -0.5, 0.0, 0.5, 1.0)  # the auditor's probes on [−1, 1
 
 
 def _fukuchi19_minimum(**options: Any) -> Callable[[], LDPMinimum]:
-    """fukuchi19 Algorithm 2 with e^{ε/L} = 3, L = 2, γ = ½ (ε = 2 ln 3; spec §6's tight case)."""
+    """fukuchi19 Algorithm 2 with e^{ε/L} = 3, L = 2, γ = ½ (ε = 2 ln 3, the tight case of
+    ``notes/fukuchi19.md``, "What the auditor finds")."""
     return lambda: LDPMinimum.with_exp_u(3, 2, 0.5, **options)
 
 
@@ -94,7 +92,8 @@ def _fukuchi19_transcript() -> UserTranscript:
 
 
 def _tzamos20(mode: str) -> Callable[[], PrivateMedian]:
-    """tzamos20 PRIVATEMEDIAN with spec §4.5's constants (L = 1/2, r = 1, R = 5, C = 1, so
+    """tzamos20 PRIVATEMEDIAN with the constants of ``notes/tzamos20.md``, "Regression fixtures"
+    (L = 1/2, r = 1, R = 5, C = 1, so
     Ξ = [−11/2, 11/2], B = 9) at ε = 1, on the float-safe output grid. The printed Algorithm 1
     (mode="paper") is in the known-bad catalogue (audit/catalogue.py)."""
     return lambda: PrivateMedian(Fraction(1, 2), 1, 5, 1, 1, mode=mode)

@@ -147,12 +147,13 @@ def check_size(
         _check_limit(limit, label)
     if isinstance(size, bool | np.bool_) or not isinstance(size, numbers.Integral | np.integer):
         raise ValueError(f"{name} must be an integer in [{minimum}, {cap}], got {_describe(size)}")
-    if not minimum <= size <= cap:
+    value = int(size)
+    if not minimum <= value <= cap:
         raise ValueError(
             f"{name} must be an integer in [{minimum}, {cap}], got {_describe(size)}"
-            + (" (draw in several calls)" if size > cap else "")
+            + (" (draw in several calls)" if value > cap else "")
         )
-    return int(size)
+    return value
 
 
 def check_flag(x: Any, name: str) -> bool:

@@ -13,10 +13,17 @@ import mpmath
 import numpy as np
 import pytest
 
+from dpquant.studies import aamand25 as experiments
+from dpquant.studies.aamand25.data import dataset_users, pareto_values
 from reference.core import ExactMechanismBase
-from reference.distributed_quantiles import amplification, channel, concentration, potential
+from reference.distributed_quantiles import (
+    amplification,
+    channel,
+    concentration,
+    lower_bound,
+    potential,
+)
 from reference.distributed_quantiles.bayess import bayess_theorem_1_1
-from reference.distributed_quantiles.dp_bayess import dp_bayess, select_quantiles
 from reference.distributed_quantiles.hierarchical import (
     HierarchicalRandomizer,
     hierarchical_quantile,
@@ -30,8 +37,13 @@ from reference.distributed_quantiles.mechanisms import (
     two_answers_nbs,
 )
 from reference.distributed_quantiles.naive_nbs import debiased_estimate, dp_naive_nbs
-from reference.distributed_quantiles.protocol_law import MAX_PATHS, ScriptedGenerator, protocol_law
-from reference.distributed_quantiles.shuffle_nbs import shuffle_nbs
+from reference.distributed_quantiles.private_bayess import dp_bayess, select_quantiles
+from reference.distributed_quantiles.protocol_enumeration import (
+    MAX_PATHS,
+    ScriptedGenerator,
+    protocol_law,
+)
+from reference.distributed_quantiles.shuffle_search import shuffle_nbs
 from reference.distributed_quantiles.threshold_query import ThresholdQuery
 from reference.distributed_quantiles.unary_encoding import (
     UnaryEncoding,
@@ -41,8 +53,6 @@ from reference.distributed_quantiles.unary_encoding import (
     ue_probabilities,
 )
 from reference.distributed_quantiles.users import check_user_value, check_users
-from reference.experiments import aamand25 as experiments
-from reference.experiments.aamand25_data import dataset_users, pareto_values
 
 RNG = np.random.default_rng(0)
 
@@ -293,7 +303,7 @@ def test_concentration_exact_programmes_refuse_sizes_they_cannot_finish() -> Non
         (lambda: concentration.max_deviation_tail_by_enumeration(40, 20, 5, 0.1), "zeros"),
         (lambda: concentration.lemma_g1_exact_tail(10**9, 0.5, 0.1, 1.0), "n"),
         (lambda: concentration.lemma_g2_exact_tail(10**6, 10, 0.1, 1.0), "n"),
-        (lambda: concentration.lower_bound_family(8, 0.5, 0.1, 3, base=True), "base"),
+        (lambda: lower_bound.lower_bound_family(8, 0.5, 0.1, 3, base=True), "base"),
     ]:
         with pytest.raises(ValueError, match=name):
             call()

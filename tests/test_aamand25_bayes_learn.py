@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.distributed_quantiles.bayes_learn import Intervals, bayes_learn
+from reference.distributed_quantiles.bayes_learning import Intervals, bayes_learn
 from reference.distributed_quantiles.channel import bayes_weights
 from reference.distributed_quantiles.weight_tree import ArrayWeights, LogWeightTree
 

@@ -1,5 +1,6 @@
-"""App. E channel quantities (spec §2.2): derived with sympy, tied to the closed forms, to a numeric
-argmax, to the spec §7.2 reference numbers, to Eqs. (10)–(11), and float tier to mpmath tier."""
+"""App. E channel quantities: derived with sympy, tied to the closed forms (``notes/aamand25.md``,
+"Channel closed forms"), to a numeric argmax, to independently computed reference numbers, to
+Eqs. (10)–(11), and float tier to mpmath tier."""
 
 from __future__ import annotations
 
@@ -97,8 +98,8 @@ def test_weight_identity_holds_at_60_digits_for_every_q(tau, frac, q) -> None:
 
 
 def test_derived_q_and_capacity_equal_the_closed_forms_of_spec_2_2_at_60_digits() -> None:
-    """sympy's root of dI/dx and I at that root equal spec §2.2's q and C at 25 rational points
-    (the expressions evaluated by mpmath at 90 digits)."""
+    """sympy's root of dI/dx and I at that root equal the closed forms of q and C at 25 rational
+    points (the expressions evaluated by mpmath at 90 digits)."""
     ch = derive_channel()
     solved = sp.lambdify((ch.tau, ch.alpha), ch.solved_query_point, "mpmath")
     closed_q = sp.lambdify((ch.tau, ch.alpha), ch.query_point, "mpmath")
@@ -115,7 +116,8 @@ def test_derived_q_and_capacity_equal_the_closed_forms_of_spec_2_2_at_60_digits(
 
 @given(taus, fracs)
 def test_mp_tier_is_spec_2_2_closed_form_typed_from_the_spec(tau, frac) -> None:
-    """The lambdified derivation against Z, q, C written out here in mpmath from spec §2.2."""
+    """The lambdified derivation against Z, q, C written out here in mpmath (Gretta–Price's
+    closed forms)."""
     alpha = frac * min(tau, 1 - tau)
     with mpmath.workdps(120):
         t, a = mpmath.mpf(tau), mpmath.mpf(alpha)
@@ -150,7 +152,7 @@ def test_mp_tier_reaches_50_digits() -> None:
                 assert abs(lo - hi) <= mpmath.mpf("1e-55") * abs(hi)
 
 
-# ----------------------------------------------------------------------------- spec §7.2
+# ----------------------------------------------------------------------------- reference values
 
 
 @pytest.mark.parametrize(
@@ -164,7 +166,7 @@ def test_mp_tier_reaches_50_digits() -> None:
     ],
 )
 def test_spec_7_2_symmetric_capacity_and_q_one_half(alpha, C) -> None:
-    """C_{1/2,α} = 1 − H(½ + α) to the 10 digits of spec §7.2, with q = ½."""
+    """C_{1/2,α} = 1 − H(½ + α) to 10 digits of independently computed values, with q = ½."""
     assert capacity(0.5, alpha) == pytest.approx(C, rel=5e-10)
     assert optimal_query_point(0.5, alpha) == pytest.approx(0.5, abs=1e-15)
     with workdps():
@@ -185,7 +187,7 @@ def test_spec_7_2_symmetric_capacity_and_q_one_half(alpha, C) -> None:
     ],
 )
 def test_spec_7_2_asymmetric_reference_values(tau, alpha, q, C) -> None:
-    """The four asymmetric (τ, α) → (q, C) of spec §7.2, to the digits printed there."""
+    """Four asymmetric (τ, α) → (q, C), computed independently, to the digits given."""
     digits_c = len(repr(C).split("e")[0].replace(".", "").lstrip("0"))
     assert optimal_query_point(tau, alpha) == pytest.approx(q, abs=5e-11)
     assert capacity(tau, alpha) == pytest.approx(C, rel=10.0 ** (1 - digits_c))
@@ -212,7 +214,7 @@ def test_median_weights_are_one_plus_minus_two_alpha_exactly() -> None:
 
 
 def test_median_capacity_is_one_minus_entropy_and_its_series() -> None:
-    """C_{1/2,α} = 1 − H(½+α) = (1/(2 ln2))·Σ_k (2α)^{2k}/(k(2k−1)) ≈ 2α²/ln2 (spec §2.2)."""
+    """C_{1/2,α} = 1 − H(½+α) = (1/(2 ln2))·Σ_k (2α)^{2k}/(k(2k−1)) ≈ 2α²/ln2 (App. E, τ = ½)."""
     ch = derive_channel()
     a = ch.alpha
     median = ch.capacity.subs(ch.tau, sp.Rational(1, 2))
@@ -263,7 +265,7 @@ def test_bayes_weights_order_d10_at_least_d00_and_d11_at_most_d01(tau, frac, q) 
 
 
 def test_capacity_is_alpha_squared_over_2ln2_tau_one_minus_tau_as_alpha_vanishes() -> None:
-    """C_{τ,α} = α²/(2 ln2·τ(1−τ))·(1 + O(α²)) (spec §2.2; the paper's Θ(α²/(τ(1−τ))));
+    """C_{τ,α} = α²/(2 ln2·τ(1−τ))·(1 + O(α²)) (the paper's Θ(α²/(τ(1−τ))), Thm E.2 footnote 8);
     checked as |ratio − 1| <= (α/(τ(1−τ)))² down to α = 1e-6 at 60 digits (the observed
     coefficient of α² is 2/3 at τ = ½, 3.78 at τ = 0.2, 73 at τ = 0.05)."""
     with workdps():
@@ -322,7 +324,8 @@ def test_rr_domain_target_is_one_half_for_the_median() -> None:
 def test_rr_domain_target_and_gap_are_the_randomized_response_heads_probabilities(
     tau, alpha, eps
 ) -> None:
-    """Pr[RR_ε(b) = 1] for Pr[b = 1] = τ is τ' (spec §3.9), and a CDF gap α becomes α·tanh(ε/2)."""
+    """Pr[RR_ε(b) = 1] for Pr[b = 1] = τ is τ' (Lemma A.1; ``notes/aamand25.md``), and a CDF gap
+    α becomes α·tanh(ε/2)."""
     keep = keep_probability(eps)
 
     def heads(p: float) -> float:

@@ -9,15 +9,15 @@ import pytest
 
 from reference.conformance import atom_test
 from reference.distributed_quantiles.bayess import bayess_statistical, bayess_theorem_1_1
-from reference.distributed_quantiles.dp_bayess import (
+from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
+from reference.distributed_quantiles.private_bayess import (
     AUTHORS_OPTIONS,
     dp_bayess,
     sample_split,
     select_quantiles,
     update_parameter,
 )
-from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
-from reference.distributed_quantiles.protocol_law import ScriptedGenerator, protocol_law
+from reference.distributed_quantiles.protocol_enumeration import ScriptedGenerator, protocol_law
 from reference.distributed_quantiles.users import is_approximate_quantile
 
 
@@ -36,7 +36,7 @@ def test_app_i_sample_split_and_update_parameter_match_spec_7_12(n, B, split, al
 
 
 def test_first_reduction_keeps_about_ln_squared_b_quantiles() -> None:
-    """γ₁ = 1/ln²B: for B = 4^9 the authors' rule asks for ⌊ln²B⌋ = 155 quantiles (spec §3.5)."""
+    """γ₁ = 1/ln²B: for B = 4^9 the authors' rule asks for ⌊ln²B⌋ = 155 quantiles (Alg. 3)."""
     assert math.floor(math.log(4**9) ** 2) == 155
     L = np.arange(1, 1950)
     picks = select_quantiles(L, 1 / math.log(4**9) ** 2, "numpy")

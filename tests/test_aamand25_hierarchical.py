@@ -59,7 +59,7 @@ epsilons = st.floats(min_value=1e-3, max_value=20.0)
 
 @given(epsilons, variants)
 def test_unary_encoding_exact_privacy_loss_is_epsilon(eps, variant) -> None:
-    """Spec §3.10: OUE and SUE are ε-LDP, and the loss between distinct items is exactly ε."""
+    """App. D: OUE and SUE are ε-LDP, and the loss between distinct items is exactly ε."""
     mech = UnaryEncoding(3, eps, variant)
     with workdps():
         for u, v in itertools.permutations(range(1, 4), 2):
@@ -90,8 +90,9 @@ def test_unary_encoding_loss_closed_form_is_epsilon_symbolically() -> None:
 
 @given(epsilons)
 def test_app_d_per_bit_randomized_response_at_full_epsilon_is_only_2eps_ldp(eps) -> None:
-    """Spec §6.13: App. D's "randomized response on each bit" at ε per bit leaks exactly 2ε
-    between two one-hot vectors (they differ in two bits); SUE therefore uses ε/2 per bit."""
+    """App. D's "randomized response on each bit" at ε per bit leaks exactly 2ε between two
+    one-hot vectors (they differ in two bits); SUE therefore uses ε/2 per bit (erratum 8 of
+    ``notes/aamand25.md``)."""
 
     def one_hot(item: int) -> ProductLaw:
         return ProductLaw(tuple(rr_law(int(j == item), eps) for j in range(3)))
@@ -101,8 +102,9 @@ def test_app_d_per_bit_randomized_response_at_full_epsilon_is_only_2eps_ldp(eps)
 
 
 def test_app_d_user_count_is_log_cubed_over_alpha_squared_not_alpha() -> None:
-    """Spec §6.13: App. D needs n >> log B/(α0²ε²) users with α0 = α/(2 log B); that is
-    4·log³B/(α²ε²), so the printed "(log B)³/(αε²)" lacks a square on α (Sec. 1 has α²)."""
+    """App. D needs n >> log B/(α0²ε²) users with α0 = α/(2 log B); that is 4·log³B/(α²ε²), so
+    the printed "(log B)³/(αε²)" lacks a square on α (Sec. 1 has α²; ``notes/aamand25.md``
+    erratum 8)."""
     alpha, eps, log_b = sympy.symbols("alpha epsilon logB", positive=True)
     alpha0 = alpha / (2 * log_b)
     needed = log_b / (alpha0**2 * eps**2)
@@ -125,7 +127,7 @@ def test_oracle_probabilities_match_the_spec(eps, variant) -> None:
 
 
 def test_frequency_estimator_is_exactly_unbiased_symbolically() -> None:
-    """E[count_v] = c·p + (n − c)·q, so E[(count − n·q)/((p − q)·n)] = c/n (spec §3.8)."""
+    """E[count_v] = c·p + (n − c)·q, so E[(count − n·q)/((p − q)·n)] = c/n (App. D's estimate)."""
     c, n, p, q = sympy.symbols("c n p q", positive=True)
     expected_count = c * p + (n - c) * q
     assert sympy.simplify((expected_count - n * q) / ((p - q) * n) - c / n) == 0
@@ -375,7 +377,7 @@ def test_closest_coin_breaks_ties_towards_the_smallest_coin() -> None:
 
 
 def _hm_failure_bound(users: np.ndarray, B: int, b: int, p: float, q: float, alpha: float) -> float:
-    """Bernstein bound on P(the HM median is not α-approximate), data fixed (spec §6.1 criterion).
+    """Bernstein bound on P(the HM median is not α-approximate), data fixed (Sec. 2 criterion).
 
     Write F̂(x) − F(x) = Σ_ℓ N_ℓ/n_ℓ, N_ℓ = Σ_i 1[ℓ_i = ℓ]·(Z_iℓ/(p − q) − c_ℓ), where Z_iℓ sums
     the centred bits (bit − q) of user i over the ≤ b nodes of level ℓ in the decomposition of
@@ -432,7 +434,7 @@ def test_with_large_n_the_hm_median_is_an_alpha_approximate_median(b, oracle, ep
 
 
 def test_fig_1a_n_2500_users_are_too_few_for_the_hm_median() -> None:
-    """Fig. 1a (spec §5): Pareto data, n = 2500, B = 4^9, ε = 0.569: the HM's median quantile
+    """Fig. 1a (Sec. 5): Pareto data, n = 2500, B = 4^9, ε = 0.569: the HM's median quantile
     error is 0.499 in the authors' 200 runs and P(error <= 0.2) ≈ 0. We assert the weaker
     statement that the median error over 20 seeded runs exceeds 0.2.
 
@@ -463,7 +465,7 @@ SMALL_TREES = [(8, 2, "oue"), (8, 2, "sue"), (6, 2, "oue"), (9, 3, "sue"), (4, 4
 
 @pytest.mark.parametrize(("B", "b", "oracle"), SMALL_TREES)
 def test_hierarchical_randomizer_exact_privacy_loss_is_epsilon(B, b, oracle) -> None:
-    """Spec §3.10: the level is data-independent and one level's report is ε-LDP, so the mixture
+    """App. D: the level is data-independent and one level's report is ε-LDP, so the mixture
     over levels is ε-LDP; two distinct values differ at least at the leaf level, so the loss is
     exactly ε (60 digits) and δ(ε) = 0."""
     eps = 0.9

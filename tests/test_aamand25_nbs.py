@@ -1,4 +1,4 @@
-"""aamand25: DpNaiveNBS (spec §3.6), shuffle amplification (App. G) and the shuffle search (§3.7).
+"""aamand25: DpNaiveNBS (App. I), shuffle amplification (App. G) and the shuffle search (App. I.3).
 
 Statistical tests are seeded; each states the bound on its failure probability for a correct
 implementation. The n = 10^7 runs of Fig. 4 belong to the reproduction, not here.
@@ -32,7 +32,7 @@ from reference.distributed_quantiles.naive_nbs import (
     dp_naive_nbs,
     search_rounds,
 )
-from reference.distributed_quantiles.shuffle_nbs import shuffle_nbs
+from reference.distributed_quantiles.shuffle_search import shuffle_nbs
 from reference.distributed_quantiles.users import (
     UserStream,
     is_approximate_quantile,
@@ -40,7 +40,7 @@ from reference.distributed_quantiles.users import (
 )
 from reference.exact.mp import workdps
 
-GRID = np.geomspace(0.1, 5, 10)  # the experiments' ε grid (spec §5)
+GRID = np.geomspace(0.1, 5, 10)  # the experiments' ε grid (Sec. 5, App. I)
 DELTA = 1e-8
 N_FIG4, B_FIG4 = 10**7, 4**8  # Fig. 4: batches of 10^7/16 = 625000 users
 
@@ -61,7 +61,7 @@ def hoeffding_two_sided(n: int, t: float) -> float:
 
 
 def bernstein_rr(n: int, alpha: float, eps: float) -> float:
-    """Lemma G.2 in the standard two-sided form (spec §6.11): P(|p̂ − P| >= α) <= 2·exp(−n t²/
+    """Lemma G.2 in the standard two-sided form (erratum 3): P(|p̂ − P| >= α) <= 2·exp(−n t²/
     (2σ² + 2t/3)), t = α·tanh(ε/2), σ² = e^ε/(e^ε + 1)² per fixed bit."""
     t = alpha * math.tanh(eps / 2.0)
     var = math.exp(eps) / (math.exp(eps) + 1.0) ** 2
@@ -90,7 +90,8 @@ def test_batch_schedule_has_ceil_lg_K_batches_of_b_or_b_plus_1_summing_to_n(n, K
 
 
 def test_batch_schedule_matches_the_spec_sample_splits() -> None:
-    # spec §7.12: n = 2500, B = 4^8 → 16 batches of 156 (+4 remainder); B = 10^6 → 20 of 125
+    # App. I's split of n users into ⌈lg K⌉ batches: n = 2500, B = 4^8 → 16 batches of 156
+    # (+4 remainder); B = 10^6 → 20 of 125
     assert batch_schedule(2500, 4**8) == [157] * 4 + [156] * 12
     assert batch_schedule(2500, 10**6) == [125] * 20
     assert batch_schedule(5, 1) == []
@@ -252,11 +253,11 @@ def test_dp_naive_nbs_finds_an_alpha_approximate_quantile_with_the_lemma_g2_fail
 # -------------------------------------------------------------------- amplification (App. G)
 
 
-# spec §7.6: ε, ε_RR paper, ε_RR code, FMT ε' (paper), FMT ε' (code) on a 625000-user batch
+# Fig. 4's setting: ε, ε_RR paper, ε_RR code, FMT ε' (paper), FMT ε' (code) on a 625000-user batch
 FMT_TABLE = [
     (GRID[0], 1.3723, 1.7388, 0.0519, 0.0727),
     (GRID[4], 4.8496, 5.2161, 0.4072, 0.4744),
-    (GRID[6], 6.5883, 6.9548, 0.7974, 0.9037),  # spec prints 0.7975: 0.797445… double-rounded
+    (GRID[6], 6.5883, 6.9548, 0.7974, 0.9037),  # 0.797445…, not a double-rounded 0.7975
     (GRID[7], 7.4576, 7.8242, 1.0629, 1.1885),
 ]
 
@@ -268,7 +269,7 @@ def test_spec_7_6_table_of_shuffle_local_epsilons_and_their_fmt_epsilons(
     e_paper = local_epsilon_paper(eps, N_FIG4, B_FIG4, DELTA, require_precondition=False)
     e_code = local_epsilon_authors(eps, N_FIG4, B_FIG4, DELTA, require_precondition=False)
     assert round(e_paper, 4) == paper and round(e_code, 4) == code
-    assert round(e_code - e_paper, 4) == 0.3665  # spec §3.7: the code's ε_RR is 0.3665 higher
+    assert round(e_code - e_paper, 4) == 0.3665  # n/ln K against n/⌈lg K⌉: 0.3665 higher
     batch = N_FIG4 // 16
     assert batch == 625_000
     assert round(fmt_epsilon(e_paper, batch, DELTA), 4) == fmt_paper
@@ -280,7 +281,7 @@ def test_spec_7_6_table_of_shuffle_local_epsilons_and_their_fmt_epsilons(
 
 
 def test_spec_7_6_fmt_entry_at_1_357_is_0_79744_not_0_7975() -> None:
-    # spec erratum (ours, not the paper's): the exact value rounds to 0.7974
+    # the exact value rounds to 0.7974 (``notes/aamand25.md`` erratum 6)
     e_paper = local_epsilon_paper(GRID[6], N_FIG4, B_FIG4, DELTA)
     with workdps():
         value = fmt_epsilon_mp(e_paper, N_FIG4 // 16, DELTA)

@@ -1,4 +1,4 @@
-"""aamand25's experiments (Sec. 5, App. I; spec §5, §6.1, §6.17, §7.7): data generators, metrics,
+"""aamand25's experiments (Sec. 5, App. I; ``notes/aamand25.md``): data generators, metrics,
 configurations and the ``dpquant reproduce aamand25`` pipeline (quick runs with stand-in
 estimators, so the file stays fast whatever the real protocols cost)."""
 
@@ -16,11 +16,9 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.cli import main
-from reference.distributed_quantiles.users import empirical_cdf, is_approximate_quantile
-from reference.exact.mp import workdps
-from reference.experiments import aamand25 as A
-from reference.experiments.aamand25_data import (
+from dpquant.cli import main
+from dpquant.studies import aamand25 as A
+from dpquant.studies.aamand25.data import (
     authors_true_median,
     dataset_users,
     lomax_cdf,
@@ -33,6 +31,8 @@ from reference.experiments.aamand25_data import (
     to_coins,
     uniform_data_cdf,
 )
+from reference.distributed_quantiles.users import empirical_cdf, is_approximate_quantile
+from reference.exact.mp import workdps
 
 PNG = b"\x89PNG\r\n\x1a\n"
 DKW_ALPHA = 1e-9  # false-alarm bound of each DKW check below (the generator seeds are arbitrary)
@@ -89,7 +89,7 @@ def sup_gap_integer_law(values: np.ndarray, cdf: Any) -> float:
 
 
 # --------------------------------------------------------------------------------------------
-# data generators and their population laws (spec §5, §7.7)
+# data generators and their population laws (Sec. 5, App. I)
 # --------------------------------------------------------------------------------------------
 
 
@@ -98,7 +98,7 @@ def test_lomax_median_is_2000_times_2_to_the_two_thirds_minus_1_spec_7_7() -> No
         med = lomax_median()
         exact = sympy.Integer(2000) * (sympy.Integer(2) ** sympy.Rational(2, 3) - 1)
         assert abs(med - mpmath.mpf(str(sympy.N(exact, 60)))) < mpmath.mpf("1e-50")
-        assert abs(med - mpmath.mpf("1174.80")) < mpmath.mpf("0.005")  # spec §7.7
+        assert abs(med - mpmath.mpf("1174.80")) < mpmath.mpf("0.005")  # 2000·(2^{2/3} − 1)
         assert abs(lomax_cdf(med) - mpmath.mpf(1) / 2) < mpmath.mpf("1e-50")
         assert round(float(med)) == 1175  # the rounded population median
 
@@ -118,8 +118,8 @@ def test_pareto_clip_probability_formula_and_spec_values() -> None:
             # the clipped atom is what the data CDF lacks just below B − 1
             assert abs(1 - pareto_data_cdf(B - 2, B) - p) < mpmath.mpf("1e-50")
         assert abs(pareto_clip_probability(4**9) - mpmath.mpf("0.000659")) < mpmath.mpf("5e-7")
-        # spec §7.7 prints 0.005093 for B = 4⁸, but its own formula gives 0.0050963 (a typo in
-        # the spec: the value is off by 3.3e-6, far more than the 4-digit rounding)
+        # the formula gives 0.0050963 for B = 4⁸, not 0.005093 (``notes/aamand25.md`` erratum 9:
+        # off by 3.3e-6, far more than the 4-digit rounding)
         p8 = pareto_clip_probability(4**8)
         assert abs(p8 - mpmath.mpf("0.005096")) < mpmath.mpf("5e-7")
         assert abs(p8 - mpmath.mpf("0.005093")) > mpmath.mpf("3e-6")
@@ -150,7 +150,8 @@ def test_uniform_cdf_formula_counts_the_integers_of_l_r_up_to_v(a: int, w: int, 
 
 
 def test_authors_seed_42_reproduces_their_data_sets_spec_5() -> None:
-    # spec §5 [R]: medians 1198 / 1170 / 1148 (0-based); 12 and 2 clipped values at n = 2500
+    # the authors' committed results: medians 1198 / 1170 / 1148 (0-based); 12 and 2 clipped
+    # values at n = 2500
     for n, median in ((2500, 1198), (5000, 1170), (7500, 1148)):
         users = dataset_users("pareto", n, 4**9)
         assert authors_true_median(users, inclusive=False) == median + 1  # our shifted domain
@@ -173,7 +174,7 @@ def test_data_sets_are_fixed_and_read_only() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# metrics (spec §5, §6.1)
+# metrics (Sec. 2 criterion, Sec. 5)
 # --------------------------------------------------------------------------------------------
 
 
@@ -241,7 +242,7 @@ def test_binomial_stderr_is_sqrt_p_1_minus_p_over_runs() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# configurations (spec §5 "Grids" and "Figures")
+# configurations (Sec. 5 and App. I: grids and figures)
 # --------------------------------------------------------------------------------------------
 
 
@@ -416,7 +417,7 @@ def test_cli_reproduce_quick_writes_csv_and_png(
     for name, spec in A.SERIES.items():
         stand_in = refusing_shuffle if spec.shuffle else noisy_median
         monkeypatch.setitem(
-            A.SERIES, name, A.Series(stand_in, spec.options, None, spec.takes_c, spec.shuffle)
+            A.SERIES, name, A.Series(stand_in, spec.options, spec.takes_c, spec.shuffle)
         )
     out = tmp_path / "out"
     code = main(
@@ -443,8 +444,6 @@ def test_cli_reproduce_rejects_unknown_figures_and_bad_runs(
 
 
 def test_real_naive_and_shuffle_protocols_run_and_refusals_become_notes(tmp_path: Path) -> None:
-    pytest.importorskip("reference.distributed_quantiles.naive_nbs")
-    pytest.importorskip("reference.distributed_quantiles.shuffle_nbs")
     A.run_figure("fig4", runs=2, seed=0, workers=1, out=tmp_path, quick=True, plot=False)
     rows = [r for r in read_csv(tmp_path / "fig4.csv") if r["alpha_test"] == "0.2"]
     local = [r for r in rows if r["mechanism"] == "DpNaiveNBS"]
@@ -456,11 +455,9 @@ def test_real_naive_and_shuffle_protocols_run_and_refusals_become_notes(tmp_path
 
 
 def test_real_bayess_naive_and_hierarchical_complete_every_quick_fig1a_run(tmp_path: Path) -> None:
-    for module in ("dp_bayess", "naive_nbs", "hierarchical"):
-        pytest.importorskip(f"reference.distributed_quantiles.{module}")
     A.run_figure("fig1a", runs=2, seed=0, workers=1, out=tmp_path, quick=True, plot=False)
     rows = read_csv(tmp_path / "fig1a.csv")
-    assert {r["mechanism"] for r in rows} == set(A._COMPARISON)
+    assert {r["mechanism"] for r in rows} == set(A.COMPARISON)
     assert all(r["note"] == "" and r["completed_runs"] == "2" for r in rows)
     for e in read_csv(tmp_path / "fig1a_errors.csv"):
         assert 1 <= int(e["coin"]) <= int(e["B"])

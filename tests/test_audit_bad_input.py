@@ -15,11 +15,9 @@ import numpy as np
 import pytest
 
 from audit import AuditReport, audit_mechanism, conformance, from_callable
+from audit.equivalence import validate
 from audit.exact import analyse_pair, exact_sweep
-from audit.outputs import TIMEOUT, WRONG_COUNT, normalise
-from audit.pytest_plugin import make_auditor
-from audit.runner import MAX_SAMPLES, MAX_SEED
-from audit.search import (
+from audit.neighbours import (
     check_pairs,
     exhaustive_pairs,
     make_pair,
@@ -28,7 +26,9 @@ from audit.search import (
     refine_values,
     tie_family,
 )
-from audit.validate import validate
+from audit.outputs import TIMEOUT, WRONG_COUNT, normalise
+from audit.pytest_plugin import make_auditor
+from audit.runner import MAX_SAMPLES, MAX_SEED
 from audit.wrap import CallableMechanism
 from reference.core import MechanismBase, PrivacyClaim
 from reference.distributions import DiscreteLaw

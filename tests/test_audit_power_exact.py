@@ -1,4 +1,4 @@
-"""audit.power (float screen of exact laws), audit.exact.analyse_pair and audit.conformance (audit/sampler_check.py)."""
+"""audit.power (float screen of exact laws), audit.exact.analyse_pair and audit.conformance (audit/sampler_conformance.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audit.exact import RENYI_ORDERS, analyse_pair, delta_at
+from audit.neighbours import exhaustive_pairs
 from audit.power import cell_masses, pair_power
-from audit.sampler_check import conformance
-from audit.search import exhaustive_pairs
+from audit.sampler_conformance import conformance
 from audit.statistics import expected_bound
 from reference import PrivacyClaim
 from reference.distributions import DiscreteLaw, privacy_loss

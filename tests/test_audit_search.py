@@ -1,4 +1,4 @@
-"""audit.search: neighbour pairs under each adjacency, probe values, patterns, local search."""
+"""audit.neighbours: neighbour pairs under each adjacency, probe values, patterns, local search."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.search import (
+from audit.neighbours import (
     LARGE,
     Pair,
     exhaustive_pairs,

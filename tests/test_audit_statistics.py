@@ -1,7 +1,9 @@
-"""audit.statistics: Clopper–Pearson bounds, the ε lower bound, planning and selection objectives.
+"""audit.statistics: the ε lower bound (on reference.conformance's Clopper–Pearson bounds),
+planning and selection objectives.
 
-The soundness checks are exact, not simulated: for a binomial count the probability that a bound
-misses the true parameter is a finite sum of binomial masses, computed with scipy.stats.binom.
+The soundness checks are exact, not simulated: for binomial counts the probability that the bound
+exceeds the true ε is a finite sum of binomial masses, computed with scipy.stats.binom. (The
+Clopper–Pearson interval itself is tested with reference.conformance, in tests/test_conformance.py.)
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from audit.statistics import (
-    cp_lower,
-    cp_upper,
     epsilon_lower_bound,
     event_ratio_interval,
     expected_bound,
@@ -24,70 +24,7 @@ from audit.statistics import (
     selection_score,
     wilson_bound,
 )
-
-# ---------------------------------------------------------------------------------------------
-# Clopper–Pearson bounds
-# ---------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("n", [1, 2, 7, 50, 1000])
-@pytest.mark.parametrize("level", [1e-9, 1e-3, 0.05, 0.4])
-def test_clopper_pearson_bounds_match_scipy_beta_quantiles(n, level) -> None:
-    k = np.arange(n + 1)
-    lo, hi = cp_lower(k, n, level), cp_upper(k, n, level)
-    inner = k[(k > 0) & (k < n)]
-    np.testing.assert_allclose(
-        lo[inner], stats.beta.ppf(level, inner, n - inner + 1), rtol=1e-10, atol=1e-300
-    )
-    np.testing.assert_allclose(hi[inner], stats.beta.isf(level, inner + 1, n - inner), rtol=1e-10)
-    # k = n: the lower bound is the beta quantile level^(1/n); the upper bound is 1.
-    assert lo[n] == pytest.approx(stats.beta.ppf(level, n, 1), rel=1e-10)
-    assert lo[n] == pytest.approx(level ** (1.0 / n), rel=1e-10)
-    assert hi[n] == 1.0
-    # k = 0: the lower bound is 0; the upper bound is 1 − level^(1/n).
-    assert lo[0] == 0.0
-    assert hi[0] == pytest.approx(1.0 - level ** (1.0 / n), rel=1e-10)
-    assert hi[0] == pytest.approx(stats.beta.isf(level, 1, n), rel=1e-10)
-
-
-def test_clopper_pearson_bounds_are_ordered_and_monotone_in_k() -> None:
-    n = 40
-    k = np.arange(n + 1)
-    lo, hi = cp_lower(k, n, 1e-4), cp_upper(k, n, 1e-4)
-    assert np.all(lo < hi)
-    assert np.all((0.0 <= lo) & (hi <= 1.0))
-    assert np.all(np.diff(lo) > 0) and np.all(np.diff(hi) > 0)
-    # the bounds bracket the point estimate
-    assert np.all(lo <= k / n) and np.all(k / n <= hi)
-
-
-def _miss_probability(bounds: np.ndarray, n: int, p: float, above: bool) -> float:
-    """Exact P_p(bound(K) > p) (above) or P_p(bound(K) < p), K ~ Bin(n, p)."""
-    k = np.arange(n + 1)
-    miss = bounds > p if above else bounds < p
-    return float(stats.binom.pmf(k[miss], n, p).sum())
-
-
-P_GRID = np.concatenate([np.linspace(0.001, 0.999, 181), [1e-4, 0.5, 0.9999]])
-
-
-@pytest.mark.parametrize("n", [1, 5, 20, 73, 300])
-@pytest.mark.parametrize("level", [0.01, 0.1, 0.3])
-def test_clopper_pearson_lower_bound_has_coverage_at_least_one_minus_level(n, level) -> None:
-    bounds = cp_lower(np.arange(n + 1), n, level)
-    worst = max(_miss_probability(bounds, n, p, above=True) for p in P_GRID)
-    assert worst <= level * (1 + 1e-9)
-    assert worst > 0.3 * level or n < 5  # and it is not vacuously conservative
-
-
-@pytest.mark.parametrize("n", [1, 5, 20, 73, 300])
-@pytest.mark.parametrize("level", [0.01, 0.1, 0.3])
-def test_clopper_pearson_upper_bound_has_coverage_at_least_one_minus_level(n, level) -> None:
-    bounds = cp_upper(np.arange(n + 1), n, level)
-    worst = max(_miss_probability(bounds, n, p, above=False) for p in P_GRID)
-    assert worst <= level * (1 + 1e-9)
-    assert worst > 0.3 * level or n < 5
-
+from reference.conformance import clopper_pearson
 
 # ---------------------------------------------------------------------------------------------
 # The ε lower bound
@@ -95,11 +32,11 @@ def test_clopper_pearson_upper_bound_has_coverage_at_least_one_minus_level(n, le
 
 
 def _exceedance_probability(
-    n: int, p0: float, p1: float, epsilon: float, delta: float, alpha: float
+    bound: np.ndarray, n: int, p0: float, p1: float, epsilon: float
 ) -> float:
-    """Exact P(ε_lb(K0, n, K1, n) > ε) for independent K0 ~ Bin(n, p0), K1 ~ Bin(n, p1)."""
+    """Exact P(ε_lb(K0, n, K1, n) > ε) for independent K0 ~ Bin(n, p0), K1 ~ Bin(n, p1), where
+    ``bound[k0, k1]`` is ε_lb(k0, n, k1, n)."""
     k = np.arange(n + 1)
-    bound = epsilon_lower_bound(k[:, None], n, k[None, :], n, delta, alpha)
     joint = np.outer(stats.binom.pmf(k, n, p0), stats.binom.pmf(k, n, p1))
     return float(joint[bound > epsilon].sum())
 
@@ -118,11 +55,13 @@ def test_epsilon_lower_bound_exceeds_the_true_epsilon_with_probability_at_most_a
     n, epsilon, delta, alpha
 ) -> None:
     """At the boundary p0 = e^ε p1 + δ of an (ε, δ)-DP pair the bound is sound (exact sum)."""
+    k = np.arange(n + 1)
+    bound = epsilon_lower_bound(k[:, None], n, k[None, :], n, delta, alpha)
     top = (1.0 - delta) / math.exp(epsilon)
     worst = 0.0
     for p1 in np.linspace(0.002, top * 0.999, 40):
         p0 = math.exp(epsilon) * p1 + delta
-        worst = max(worst, _exceedance_probability(n, p0, p1, epsilon, delta, alpha))
+        worst = max(worst, _exceedance_probability(bound, n, p0, p1, epsilon))
     assert worst <= alpha
     assert worst > 0.01 * alpha  # the sum is not vacuous: the bound does reach ε sometimes
 
@@ -143,9 +82,19 @@ def test_epsilon_lower_bound_increases_with_k0_and_decreases_with_k1(a, b, delta
         assert float(epsilon_lower_bound(k0, n0, k1 + 1, n1, delta, alpha)) < here
 
 
+def test_epsilon_lower_bound_is_the_log_ratio_of_the_clopper_pearson_ends() -> None:
+    """ln((p0_L − δ)/p1_U) with p0_L the lower end of the (1 − α) interval of k0/n0 and p1_U the
+    upper end of that of k1/n1 (each one-sided at α/2)."""
+    for k0, n0, k1, n1, delta, alpha in [(80, 100, 20, 100, 0.0, 1e-3), (7, 9, 0, 12, 0.05, 0.2)]:
+        p0_lower, _ = clopper_pearson(k0, n0, alpha)
+        _, p1_upper = clopper_pearson(k1, n1, alpha)
+        got = float(epsilon_lower_bound(k0, n0, k1, n1, delta, alpha))
+        assert got == pytest.approx(math.log((p0_lower - delta) / p1_upper), rel=1e-12)
+
+
 def test_epsilon_lower_bound_is_minus_infinity_when_p0_lower_bound_is_at_most_delta() -> None:
     assert epsilon_lower_bound(0, 100, 0, 100, 0.0, 1e-3) == -math.inf
-    p0_lower = float(cp_lower(50, 100, 5e-4))
+    p0_lower, _ = clopper_pearson(50, 100, 1e-3)
     assert epsilon_lower_bound(50, 100, 0, 100, p0_lower + 1e-6, 1e-3) == -math.inf
     assert np.isfinite(epsilon_lower_bound(50, 100, 0, 100, p0_lower - 1e-3, 1e-3))
 
@@ -270,15 +219,18 @@ def test_event_ratio_interval_lower_end_is_at_most_upper_end(a, b, alpha) -> Non
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: cp_lower(-1, 10, 0.05), "k"),
-        (lambda: cp_lower(11, 10, 0.05), "k must be <= n"),
-        (lambda: cp_lower(math.nan, 10, 0.05), "k"),
-        (lambda: cp_lower("3", 10, 0.05), "k"),
-        (lambda: cp_upper(3, 0, 0.05), "n"),
-        (lambda: cp_upper(3, 2**60, 0.05), "n"),
-        (lambda: cp_upper([1, 2], [3, 4, 5], 0.05), "k and n must broadcast"),
-        (lambda: cp_lower(3, 10, 0.0), "level"),
-        (lambda: cp_lower(3, 10, math.nan), "level"),
+        (lambda: epsilon_lower_bound(-1, 10, 1, 10, 0.0, 0.05), "k0"),
+        (lambda: epsilon_lower_bound(11, 10, 1, 10, 0.0, 0.05), "k0 must be <= n0"),
+        (lambda: epsilon_lower_bound(math.nan, 10, 1, 10, 0.0, 0.05), "k0"),
+        (lambda: epsilon_lower_bound("3", 10, 1, 10, 0.0, 0.05), "k0"),
+        (lambda: epsilon_lower_bound(3, 0, 1, 10, 0.0, 0.05), "n0"),
+        (lambda: epsilon_lower_bound(3, 10, 1, 2**60, 0.0, 0.05), "n1"),
+        (
+            lambda: epsilon_lower_bound([1, 2], [3, 4, 5], 1, 10, 0.0, 0.05),
+            "k0 and n0 must broadcast",
+        ),
+        (lambda: epsilon_lower_bound(3, 10, 1, 10, 0.0, 0.0), "alpha"),
+        (lambda: epsilon_lower_bound(3, 10, 1, 10, 0.0, math.nan), "alpha"),
         (lambda: epsilon_lower_bound(5, 10, 1, 10, math.nan, 0.05), "delta"),
         (lambda: epsilon_lower_bound(5, 10, 1, 10, 1.0, 0.05), "delta"),
         (lambda: epsilon_lower_bound(5, 10, 1, 10, 0.0, 1.0), "alpha"),
@@ -309,10 +261,23 @@ def test_statistics_refuse_bad_input_naming_the_parameter(call, name) -> None:
 
 def test_statistics_accept_numpy_and_fractional_counts_unchanged() -> None:
     k = np.arange(11)
-    np.testing.assert_array_equal(cp_lower(k, np.int64(10), 0.01), cp_lower(k, 10, 0.01))
+    np.testing.assert_array_equal(
+        epsilon_lower_bound(k, np.int64(10), 1, 10, 0.0, 0.01),
+        epsilon_lower_bound(k, 10, 1, 10, 0.0, 0.01),
+    )
     # expected counts (p·n) are fractional: the planning objective takes them as they are
     assert np.isfinite(expected_bound(np.array([0.3, 0.5]), 0.1, 1000, 0.0, 1e-6)).all()
     # a level so small that 1 − α/2 rounds to 1 still gives a finite selection quantile
     assert not np.isnan(selection_score([5], 10, [1], 10, 1000, 0.0, 5e-324)).any()
     # never +inf: a float p1_U of 0 would claim an infinite ε
     assert epsilon_lower_bound(10, 10, 0, 2**40, 0.0, 1e-3) < math.inf
+
+
+def test_an_alpha_whose_halves_underflow_gives_no_bound_rather_than_an_error() -> None:
+    """α = 5e-324: α/2 and α/4 round to 0, where Clopper–Pearson has no level; the bound is
+    then the trivial one (sound: nothing is claimed)."""
+    tiny = 5e-324
+    assert epsilon_lower_bound(10, 10, 0, 10, 0.0, tiny) == -math.inf
+    assert event_ratio_interval(10, 10, 0, 10, tiny) == (-math.inf, math.inf)
+    assert expected_bound(1.0, 0.0, 1000, 0.0, tiny) == -math.inf
+    assert samples_needed(1.0, 0.0, 1.0, 0.0, tiny, limit=10**6) is None

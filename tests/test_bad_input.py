@@ -10,18 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audit.exact import exact_sweep
-from audit.search import exhaustive_data_pairs
+from audit.neighbours import exhaustive_data_pairs
 from reference.conformance import check_sampler
 from reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from reference.primitives.candidate_quantile import CandidateQuantile, LaplaceNoisyMaxQuantile
 from reference.primitives.continual_counting import ContinualCounting
+from reference.primitives.discrete_laplace import DiscreteLaplaceLaw, sample_discrete_laplace
+from reference.primitives.exact_discrete_laplace import sample_discrete_laplace_exact
 from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.laplace import (
-    DiscreteLaplaceLaw,
-    sample_discrete_laplace,
-    sample_discrete_laplace_exact,
-    sample_laplace,
-)
+from reference.primitives.laplace import sample_laplace
 from reference.primitives.randomized_response import RandomizedResponse, keep_probability
 from reference.primitives.truncated import (
     sample_truncated_exponential,

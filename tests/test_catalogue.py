@@ -192,7 +192,7 @@ def test_em_no_half_exact_epsilon_is_1_47_on_three_point_witness() -> None:
     with workdps():
         closed_form = 1 + mpmath.log((3 * mpmath.e + 1) / (mpmath.e + 3))
         assert abs(loss - closed_form) < TIGHT
-    assert round(float(loss), 3) == 1.471  # auditor spec §7 B1: 1.47
+    assert round(float(loss), 3) == 1.471  # notes/auditor.md, B1: 1.47
     assert float(loss) == entry.epsilon_exact
     correct = privacy_loss(CORRECT_EM.exact(entry.witness[0]), CORRECT_EM.exact(entry.witness[1]))
     assert abs(correct - to_mpf(catalogue_entry("control_em_median").epsilon_exact)) < 1e-15
@@ -209,19 +209,19 @@ def test_em_no_width_exact_epsilon_is_ln_4_on_the_witness() -> None:
         assert abs(loss - mpmath.log(to_mpf(ratio))) < TIGHT
         assert abs(loss - mpmath.log(4)) < 1e-15
     assert float(loss) == entry.epsilon_exact
-    assert round(float(loss), 3) == 1.386  # auditor spec §7 B3
+    assert round(float(loss), 3) == 1.386  # notes/auditor.md, B3
 
 
-@pytest.mark.parametrize("gap, spec", [(1e-2, 3.689), (1e-4, 8.294), (1e-8, 17.504)])
-def test_em_no_width_loss_is_ln_point4_over_gap_and_unbounded(gap, spec) -> None:
+@pytest.mark.parametrize("gap, recorded", [(1e-2, 3.689), (1e-4, 8.294), (1e-8, 17.504)])
+def test_em_no_width_loss_is_ln_point4_over_gap_and_unbounded(gap, recorded) -> None:
     mech = EMNoWidth()
     d0, d1 = (0.2, 0.5, 0.5 + gap), (0.2, 0.5, 0.9)
     loss = privacy_loss(mech.exact(d0), mech.exact(d1))
     with workdps():
         ratio = (frac(0.9) - frac(0.5)) / (frac(0.5 + gap) - frac(0.5))
         assert abs(loss - mpmath.log(to_mpf(ratio))) < TIGHT
-    assert round(float(loss), 3) == spec  # auditor spec: 3.69, 8.29, 17.5
-    # the correct EM stays near 0.30 on the same pairs (auditor spec: 0.30–0.36)
+    assert round(float(loss), 3) == recorded  # notes/auditor.md, B3: 3.69, 8.29, 17.5
+    # the correct EM stays near 0.30 on the same pairs (notes/auditor.md, B3: 0.30–0.36)
     assert 0.30 < privacy_loss(CORRECT_EM.exact(d0), CORRECT_EM.exact(d1)) < 0.36
 
 
@@ -325,7 +325,7 @@ def test_multi_quantile_full_budget_exact_epsilon_is_2_158_on_the_four_point_wit
     loss = multi_quantile_exact_epsilon(entry.mechanism, *entry.witness)
     assert loss >= 2.0
     assert abs(loss - to_mpf(entry.epsilon_exact)) < 1e-15
-    assert round(float(loss), 3) == 2.158  # auditor spec §7 B8: 2.158 on a 4-point grid
+    assert round(float(loss), 3) == 2.158  # notes/auditor.md, B8: 2.158 on a 4-point grid
     assert loss <= 3 * entry.mechanism.epsilon  # composition
 
 

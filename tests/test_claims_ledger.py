@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from dpquant.cli import main
+from reference import claims as claims_module
 from reference.claims import (
     PAPERS,
     STATUSES,
@@ -14,7 +16,6 @@ from reference.claims import (
     ledger_problems,
     load_ledger,
 )
-from reference.cli import main
 
 
 def test_ledger_has_no_problems() -> None:
@@ -123,6 +124,20 @@ def test_load_ledger_none_is_the_default_ledger_and_numbers_become_text(tmp_path
     ledger = _write(tmp_path / "x.toml", GOOD_CLAIM.replace('number = "9.9"', "number = 9.9"))
     (claim,) = load_ledger(ledger)
     assert claim.number == "9.9" and claim.checks == ()
+
+
+def test_without_the_repository_ledger_load_ledger_says_where_it_looked_and_takes_a_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An installed package has no notes/: the default ledger is missing, a given path works."""
+    missing = tmp_path / "notes" / "claims.toml"
+    monkeypatch.setattr(claims_module, "DEFAULT_LEDGER", missing)
+    with pytest.raises(ValueError, match="ledger file not found") as info:
+        load_ledger()
+    assert str(missing) in str(info.value) and "path=" in str(info.value)
+    ledger = _write(tmp_path / "mine.toml", GOOD_CLAIM)
+    assert [c.id for c in load_ledger(ledger)] == ["imola25/lemma-9.9"]
+    assert [c.id for c in load_ledger(str(ledger))] == ["imola25/lemma-9.9"]
 
 
 def test_format_ledger_problems_and_counts_refuse_what_is_not_a_list_of_claims() -> None:

@@ -18,7 +18,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from reference.cli import ClaimOverride, _join_domain, build_parser, main, parse_domain
+from dpquant.cli import build_parser, main
+from dpquant.cli.app import join_domain
+from dpquant.cli.targets import ClaimOverride
+from dpquant.options import parse_domain
 from reference.core import MechanismBase, PrivacyClaim, has_exact
 from reference.primitives.randomized_response import RandomizedResponse
 from reference.registry import REGISTRY
@@ -141,8 +144,8 @@ def test_domain_parsing() -> None:
         with pytest.raises(ValueError, match="--domain"):
             parse_domain(bad)
     # "--domain -1,1" would be read by argparse as an option; main joins it
-    assert _join_domain(["audit", "x:y", "--domain", "-1,1"]) == ["audit", "x:y", "--domain=-1,1"]
-    args = build_parser().parse_args(_join_domain(["audit", "x:y", "--domain", "-1,1"]))
+    assert join_domain(["audit", "x:y", "--domain", "-1,1"]) == ["audit", "x:y", "--domain=-1,1"]
+    args = build_parser().parse_args(join_domain(["audit", "x:y", "--domain", "-1,1"]))
     assert parse_domain(args.domain) == (-1.0, 1.0)
 
 
@@ -204,11 +207,11 @@ def _fake_audit_all(outcomes: dict[str, Any]) -> Any:
 def test_all_exit_code_follows_expected_outcomes(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import audit.report
+    import audit.batch
     from audit.catalogue import CATALOGUE, CONTROLS
 
     fake = _fake_audit_all({})
-    monkeypatch.setattr(audit.report, "audit_all", fake)
+    monkeypatch.setattr(audit.batch, "audit_all", fake)
     argv = ["audit", "--all", "--out", str(tmp_path), "--seed", "4", "--samples", "500", "-q"]
     assert main(argv) == 0
     assert fake.called == {"out": tmp_path, "seed": 4, "samples": 500}
@@ -218,7 +221,7 @@ def test_all_exit_code_follows_expected_outcomes(
         assert e.name in out
     # a known-bad entry not flagged, and a reference mechanism flagged: both unexpected
     missed, flagged = CATALOGUE[0].name, REGISTRY[0].name
-    monkeypatch.setattr(audit.report, "audit_all", _fake_audit_all({missed: False, flagged: True}))
+    monkeypatch.setattr(audit.batch, "audit_all", _fake_audit_all({missed: False, flagged: True}))
     assert main(argv) == 1
     out = capsys.readouterr().out
     unexpected = [line for line in out.splitlines() if line.startswith("unexpected:")]
@@ -228,7 +231,7 @@ def test_all_exit_code_follows_expected_outcomes(
 
 def test_all_progress_is_a_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("tqdm")
-    from reference.cli import _all_progress
+    from dpquant.cli.audit import all_progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -236,13 +239,13 @@ def test_all_progress_is_a_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) ->
 
     screen = Terminal()
     monkeypatch.setattr(sys, "stderr", screen)
-    progress, close = _all_progress(3, quiet=False)
+    progress, close = all_progress(3, quiet=False)
     assert progress is not None
     for i, name in enumerate(["a", "b", "c"]):
         progress(f"[{i + 1}/3] {name}")
     close()
     assert "3/3" in screen.getvalue() and "\r" in screen.getvalue()
-    assert _all_progress(3, quiet=True)[0] is None
+    assert all_progress(3, quiet=True)[0] is None
 
 
 def test_mechanisms_lists_registry_and_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
@@ -282,6 +285,24 @@ def test_installed_console_script(tmp_path: Path) -> None:
     assert json.loads(out_json.read_text())["violation"] is True
 
 
+def test_python_dash_m_dpquant_is_the_same_program(tmp_path: Path) -> None:
+    run = [sys.executable, "-m", "dpquant"]
+    proc = subprocess.run(
+        [*run, "mechanisms"], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) >= len(REGISTRY)
+    proc = subprocess.run(
+        [*run, "reproduce", "imola25", "--figure", "fig1a"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == "dpquant: error: unrecognized arguments: --figure fig1a\n"
+
+
 # --------------------------------------------------------------------------------------------
 # issue 18: the CLI fails fast and cleanly (exit 2 and one line; exit 1 only for a finding)
 # --------------------------------------------------------------------------------------------
@@ -304,17 +325,16 @@ def _error_line(err: str, *names: str) -> str:
 def no_audit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any audit or study that starts fails the test: the refusal must come before any work."""
     import audit
-    import audit.report
-    from reference.experiments import aamand25, fukuchi19, imola25, tzamos20
+    import audit.batch
+    from dpquant.studies import aamand25, fukuchi19, imola25, tzamos20
 
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("work started before the options were checked")
 
     monkeypatch.setattr(audit, "audit_mechanism", forbidden)
-    monkeypatch.setattr(audit.report, "audit_all", forbidden)
-    monkeypatch.setattr(aamand25, "run_figures", forbidden)
-    for study in (imola25, fukuchi19, tzamos20):
-        monkeypatch.setattr(study, "run_study", forbidden)
+    monkeypatch.setattr(audit.batch, "audit_all", forbidden)
+    for study in (aamand25, imola25, fukuchi19, tzamos20):
+        monkeypatch.setattr(study, "run", forbidden)
 
 
 def test_json_at_a_directory_exits_2_before_the_audit(
@@ -499,9 +519,9 @@ def test_bad_audit_option_values_exit_2_with_one_line(
 def test_samples_above_the_auditors_cap_are_refused(
     no_audit: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from reference.cli import _samples_cap
+    from dpquant.cli.audit import samples_cap
 
-    cap = _samples_cap()
+    cap = samples_cap()
     assert main(["audit", MECH, "--samples", str(cap + 1)]) == 2
     assert str(cap) in _error_line(capsys.readouterr().err, "--samples")
     assert main(["audit", "--all", "--samples", str(10**12)]) == 2
@@ -576,20 +596,64 @@ def test_reproduce_out_under_a_file_exits_2_before_the_study(
 def test_valid_reproduce_options_reach_the_study(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from reference.experiments import tzamos20
+    from dpquant.studies import tzamos20
 
     seen: dict[str, Any] = {}
 
-    def fake(**kwargs: Any) -> list[Path]:
-        seen.update(kwargs)
+    def fake(study: Any, **kwargs: Any) -> list[Path]:
+        seen.update(kwargs, study=study)
         return [Path(kwargs["out"]) / "tzamos20.csv"]
 
-    monkeypatch.setattr(tzamos20, "run_study", fake)
+    monkeypatch.setattr(tzamos20, "run", fake)
     argv = ["reproduce", "tzamos20", "--n-values", "8,16", "--c", "5/4", "--runs", "3"]
     assert main([*argv, "--seed", "7", "--workers", "2", "--out", str(tmp_path), "-q"]) == 0
-    assert seen["ns"] == (8, 16) and seen["c"] == Fraction(5, 4) and seen["runs"] == 3
-    assert seen["seed"] == 7 and seen["workers"] == 2 and seen["out"] == tmp_path
+    study = seen["study"]
+    assert study.ns == (8, 16) and study.c == Fraction(5, 4) and study.runs == 3
+    assert study.seed == 7 and seen["workers"] == 2 and seen["out"] == tmp_path
     assert "written: " in capsys.readouterr().out
+
+
+def test_common_reproduce_options_may_come_before_the_paper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dpquant.studies import imola25
+
+    seen: dict[str, Any] = {}
+
+    def fake(study: Any, **kwargs: Any) -> list[Path]:
+        seen.update(kwargs, study=study)
+        return []
+
+    monkeypatch.setattr(imola25, "run", fake)
+    argv = ["reproduce", "--quick", "--runs", "2", "--out", str(tmp_path), "imola25", "-q"]
+    assert main([*argv, "--m", "10", "--seed", "5"]) == 0
+    study = seen["study"]
+    assert study.runs == 2 and study.ms == (10,) and study.seed == 5
+    assert study.panels == ("a", "c") and seen["out"] == tmp_path  # --quick's panels
+
+
+@pytest.mark.parametrize(
+    ("paper", "option"),
+    [
+        ("aamand25", ["--m", "10"]),
+        ("aamand25", ["--regimes", "local"]),
+        ("imola25", ["--figure", "fig1a"]),
+        ("imola25", ["--laplace", "all"]),
+        ("fukuchi19", ["--m", "10"]),
+        ("tzamos20", ["--settings", "main"]),
+    ],
+)
+def test_a_papers_options_are_unknown_to_the_others(
+    paper: str,
+    option: list[str],
+    tmp_path: Path,
+    no_audit: None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["reproduce", paper, *option, "--out", str(tmp_path / "out")]) == 2
+    line = _error_line(capsys.readouterr().err, option[0])
+    assert "unrecognized arguments" in line or "ambiguous option" in line  # --m: --min-log2n?
+    assert not (tmp_path / "out").exists()
 
 
 BAD_VALIDATE = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import stats
@@ -12,6 +13,8 @@ from reference.conformance import (
     atom_test,
     check_sampler,
     clopper_pearson,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
     dkw_test,
     dkw_threshold,
     ks_statistic,
@@ -29,6 +32,118 @@ def test_clopper_pearson_matches_scipy_exact_interval(k, n) -> None:
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.99, method="exact")
     lo, hi = clopper_pearson(k, n, 0.01)
     assert lo == pytest.approx(ci.low, abs=1e-12) and hi == pytest.approx(ci.high, abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 7, 50, 1000])
+@pytest.mark.parametrize("level", [1e-9, 1e-3, 0.3])
+def test_one_sided_clopper_pearson_bounds_are_the_beta_quantiles(n, level) -> None:
+    k = np.arange(n + 1)
+    lo, hi = clopper_pearson_lower(k, n, level), clopper_pearson_upper(k, n, level)
+    inner = k[(k > 0) & (k < n)]
+    np.testing.assert_allclose(lo[inner], stats.beta.ppf(level, inner, n - inner + 1), rtol=1e-10)
+    np.testing.assert_allclose(hi[inner], stats.beta.isf(level, inner + 1, n - inner), rtol=1e-10)
+    assert lo[0] == 0.0 and hi[n] == 1.0
+    assert lo[n] == pytest.approx(level ** (1 / n), rel=1e-10)
+    assert hi[0] == pytest.approx(-math.expm1(math.log(level) / n), rel=1e-10)
+
+
+def _binomial_cdf(n: int, k: int, x: float) -> mpmath.mpf:
+    """P(Bin(n, x) <= k), exactly at 60 digits."""
+    with mpmath.workdps(60):
+        p = mpmath.mpf(x)
+        return mpmath.fsum(mpmath.binomial(n, j) * p**j * (1 - p) ** (n - j) for j in range(k + 1))
+
+
+@pytest.mark.parametrize("n, k, level", [(2**50, 0, 1e-6), (2**52, 5, 1e-12), (2**45, 1000, 1e-7)])
+def test_clopper_pearson_bounds_keep_twelve_digits_at_huge_n(n, k, level) -> None:
+    """The exact bounds (roots of the binomial tails, found here in mpmath) lie within 1e-12
+    relative of the returned floats, although the upper bound is ~1e-13 (computing it as 1 − x
+    would keep about 3 digits)."""
+    r = 1e-12
+    upper = float(clopper_pearson_upper(k, n, level))  # P(Bin(n, p) <= k) = level at p = upper
+    assert _binomial_cdf(n, k, upper * (1 - r)) > level > _binomial_cdf(n, k, upper * (1 + r))
+    lower = float(clopper_pearson_lower(k + 1, n, level))  # P(Bin(n, p) >= k + 1) = level
+    below, above = _binomial_cdf(n, k, lower * (1 - r)), _binomial_cdf(n, k, lower * (1 + r))
+    assert 1 - below < level < 1 - above
+
+
+@pytest.mark.parametrize("k, n", [(9, 10), (1, 10), (8, 10), (3, 2**40)])
+def test_clopper_pearson_bounds_at_levels_far_below_1e_200_are_finite_and_exact(k, n) -> None:
+    """scipy's inverses give NaN at such levels for some shapes: the bounds still solve their
+    equations (the binomial tails, exactly in mpmath, equal the level to 1e-10)."""
+    level = 1e-300
+    lower = float(clopper_pearson_lower(k, n, level))
+    upper = float(clopper_pearson_upper(k, n, level))
+    assert 0.0 < lower < upper <= 1.0
+    with mpmath.workdps(60):  # P(Bin(n, lower) >= k) = I_lower(k, n − k + 1)
+        tail = mpmath.betainc(k, n - k + 1, 0, mpmath.mpf(lower), regularized=True)
+        assert abs(tail / level - 1) < 1e-10
+    if upper < 1.0:  # else the bound is within a float spacing of 1
+        assert abs(_binomial_cdf(n, k, upper) / level - 1) < 1e-10
+    lo, hi = clopper_pearson(k, n, 2 * level)
+    assert (lo, hi) == (lower, upper)
+
+
+def _miss_probability(n: int, p: mpmath.mpf, misses: list[int]) -> mpmath.mpf:
+    """P_p(K in misses) for K ~ Binomial(n, p), at 50 digits."""
+    return mpmath.fsum(mpmath.binomial(n, k) * p**k * (1 - p) ** (n - k) for k in misses)
+
+
+@pytest.mark.parametrize("n", [1, 7, 30, 120])
+@pytest.mark.parametrize("level", [0.2, 0.025, 1e-4])
+def test_one_sided_bounds_miss_with_probability_at_most_level_and_nearly_attain_it(
+    n: int, level: float
+) -> None:
+    """Exact binomial sums: for every p, P_p(lower > p) <= level and P_p(upper < p) <= level;
+    just past a bound value the miss probability comes within a factor 2 of level, so the bounds
+    are not loose."""
+    ks = np.arange(n + 1)
+    lower = clopper_pearson_lower(ks, n, level)
+    upper = clopper_pearson_upper(ks, n, level)
+    with mpmath.workdps(50):
+        worst_lower = worst_upper = mpmath.mpf(0)
+        for b in sorted(set(lower.tolist()) | set(upper.tolist())):
+            nudge = mpmath.mpf(2) ** -30
+            for p in (mpmath.mpf(b) * (1 - nudge), mpmath.mpf(b), mpmath.mpf(b) * (1 + nudge)):
+                if not 0 < p < 1:
+                    continue
+                miss_l = _miss_probability(n, p, [int(k) for k in ks if lower[k] > p])
+                miss_u = _miss_probability(n, p, [int(k) for k in ks if upper[k] < p])
+                assert miss_l <= level * (1 + 1e-9) and miss_u <= level * (1 + 1e-9)
+                worst_lower, worst_upper = max(worst_lower, miss_l), max(worst_upper, miss_u)
+    assert worst_lower > level / 2 and worst_upper > level / 2
+
+
+def test_one_sided_bounds_take_expected_counts_and_broadcast() -> None:
+    """Real counts (n·p) give the bound of that count; arrays broadcast against a scalar n."""
+    k = np.array([2.5, 3.0])
+    lo = clopper_pearson_lower(k, 10, 0.05)
+    assert lo.shape == (2,) and lo[0] < lo[1]
+    assert lo[1] == pytest.approx(stats.beta.ppf(0.05, 3, 8), rel=1e-12)
+    assert clopper_pearson(3, 10, 0.1) == (
+        float(clopper_pearson_lower(3, 10, 0.05)),
+        float(clopper_pearson_upper(3, 10, 0.05)),
+    )
+
+
+@pytest.mark.parametrize(
+    "k, n, level, match",
+    [
+        (-1, 10, 0.05, "k must be >= 0"),
+        (11, 10, 0.05, "k must be <= n"),
+        (math.nan, 10, 0.05, "k"),
+        ("3", 10, 0.05, "k"),
+        (3, 0, 0.05, "n"),
+        (3, 2**60, 0.05, "n"),
+        ([1, 2], [3, 4, 5], 0.05, "k and n must broadcast"),
+        (3, 10, 0.0, "level"),
+        (3, 10, math.nan, "level"),
+    ],
+)
+def test_one_sided_clopper_pearson_checks_its_arguments(k, n, level, match) -> None:
+    for bound in (clopper_pearson_lower, clopper_pearson_upper):
+        with pytest.raises(ValueError, match=match):
+            bound(k, n, level)
 
 
 def test_dkw_accepts_a_correct_sampler_and_rejects_a_shifted_one(rng) -> None:

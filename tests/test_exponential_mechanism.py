@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audit.exact import exact_sweep
-from audit.search import exhaustive_data_pairs
+from audit.neighbours import exhaustive_data_pairs
 from reference.conformance import check_sampler
 from reference.distributions import privacy_loss
 from reference.exact.mp import workdps
@@ -38,8 +38,9 @@ def brute_force_interval_probabilities(data, q, eps, bounds, adjacency):
         return z, [x / total for x in w]
 
 
-def test_imola25_section_6_1_toy_numbers() -> None:
-    """imola25 spec §6.1: S = (1,2,3,4) on (0,5), t = 2, ε = 1."""
+def test_imola25_single_quantile_toy_numbers() -> None:
+    """imola25 App. C.2's SingleQuantile on S = (1,2,3,4) in (0,5), t = 2, ε = 1: the interval
+    probabilities and the normaliser, computed independently with mpmath."""
     em = ExponentialQuantile(0.5, 1.0, (0.0, 5.0))
     law = em.exact([1, 2, 3, 4])
     assert float(mpmath.exp(law.log_normalizer_mp)) == pytest.approx(2.94882020176815, abs=1e-13)
@@ -92,8 +93,9 @@ def test_miscalibrated_em_exceeds_its_claim_on_the_family(adjacency, q, sensitiv
     assert sweep.violation and sweep.max_delta_at_claim > 0
 
 
-def test_missing_half_witness_of_the_auditor_spec() -> None:
-    """auditor spec §7 B1: weights without the ½ give ε_exact = 1.47 on (0, .25, .25) vs (.25, .25, 1)."""
+def test_missing_half_witness_of_the_em_without_the_half() -> None:
+    """The known-bad ``em_no_half`` (``notes/auditor.md``): weights without the ½ give
+    ε_exact = 1.47 on (0, .25, .25) vs (.25, .25, 1)."""
     em = ExponentialQuantile(0.5, 1.0, (0.0, 1.0), sensitivity=0.5)
     loss = privacy_loss(em.exact([0, 0.25, 0.25]), em.exact([0.25, 0.25, 1]))
     assert float(loss) == pytest.approx(1.4706149197, abs=1e-9)

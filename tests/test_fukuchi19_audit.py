@@ -1,4 +1,4 @@
-"""The auditor on fukuchi19's mechanisms (Theorem 6 / Theorem 2's privacy part; spec §6).
+"""The auditor on fukuchi19's mechanisms (Theorem 6 / Theorem 2's privacy part).
 
 * Every mechanism passes ``audit_mechanism`` with the auditor's own neighbour search: Algorithm 2
   (both samplers, minimum and maximum; e^u = 3, L = 2, γ = ½), a schedule-built one on the public
@@ -8,9 +8,10 @@
   claim exactly (the pair (−1) vs (1)).
 * The canary — Algorithm 2 that answers each round with RR at the full ε (built with L·ε, claiming
   ε) — is reported with exact loss L·ε and a black-box bound above ε.
-* Spec §6's stand-alone black-box auditor (Clopper–Pearson on the event {x̃ = leftmost leaf}, N = 1,
+* A stand-alone black-box auditor (Clopper–Pearson on the event {x̃ = leftmost leaf}, N = 1,
   L = 2, 10^5 trials) resolves ε = 2 ln 3 (9/16 against 1/16) and exposes the canary.
-* Sampler conformance of the per-user and binomial paths to the exact law (spec §6's N = 3 example).
+* Sampler conformance of the per-user and binomial paths to the exact law (the N = 3 reference law
+  in ``notes/fukuchi19.md``).
 
 Every "no violation" audit runs at α = 1e-9 for its black-box bound and for each conformance test
 (3e-9 per audit): with the 10 audits below, a correct mechanism fails this module with
@@ -69,7 +70,7 @@ def test_schedule_built_algorithm_2_on_bounds_0_150_passes_its_audit() -> None:
     """Lower-α schedule for N = 2^10 at ε = 1 (L = 5, γ = 0.866; float ε, 60-digit exact law),
     on the ages domain (0, 150) of Sec. 6.3."""
     mech = LDPMinimum.for_schedule("lower_alpha", 1024, 1.0, bounds=(0.0, 150.0))
-    assert (mech.levels, round(mech.gamma, 3)) == (5, 0.866)  # spec §4.4 table, n = 10
+    assert (mech.levels, round(mech.gamma, 3)) == (5, 0.866)  # the reference schedule row, n = 10
     r = _passes(mech)
     assert r.sampler_conforms, r.conformance
     assert r.epsilon_exact <= r.claimed_epsilon + 1e-12
@@ -88,7 +89,7 @@ def test_user_transcript_passes_its_audit_and_attains_epsilon(sampler) -> None:
 def test_grid_laplace_report_passes_the_full_audit_and_attains_epsilon() -> None:
     """The default (grid) report is exactly ε-LDP as sampled: i = round(x/Λ) moves by at most
     2/Λ and the discrete Laplace has scale t >= 2/(εΛ), so the exact loss is <= ε, equal at ±1
-    (spec §6 for the real-valued report); the black-box stage agrees. Λ = 1/4 keeps the exact
+    (as for the real-valued report); the black-box stage agrees. Λ = 1/4 keeps the exact
     law small (333 atoms)."""
     r = _passes(LaplaceReport(1.0, grid=0.25))
     assert r.epsilon_exact == pytest.approx(1.0, abs=1e-12)
@@ -146,7 +147,7 @@ def test_laplace_extreme_passes_the_blackbox_audit() -> None:
 
 @dataclass(frozen=True)
 class FullBudgetPerRound:
-    """The canary (spec §6): Algorithm 2 run with RR at the full ε in every round (i.e. built with
+    """The canary (notes/fukuchi19.md): Algorithm 2 run with RR at the full ε in every round (i.e. built with
     L·ε) while claiming ε. Its true loss is L·ε."""
 
     mechanism: LDPMinimum
@@ -175,14 +176,14 @@ def test_canary_with_full_budget_per_round_is_reported_with_loss_l_times_epsilon
     assert r.claimed_epsilon < r.epsilon_lower_bound <= r.epsilon_exact
 
 
-# ============================================================================= spec §6's auditor
+# ====================================================== a stand-alone Clopper–Pearson auditor
 
 TRIALS = 100_000
 CP_ALPHA = 1e-7  # two-sided Clopper–Pearson per proportion: the bound is valid w.p. >= 1 − 1e-7
 
 
 def _cp_epsilon_lower_bound(k0: int, k1: int, n: int) -> float:
-    """ε̂_lb = ln(p_lo(E | D)/p_hi(E | D′)) (spec §6)."""
+    """ε̂_lb = ln(p_lo(E | D)/p_hi(E | D′)), E the event {x̃ = leftmost leaf}."""
     return math.log(clopper_pearson(k0, n, CP_ALPHA)[0] / clopper_pearson(k1, n, CP_ALPHA)[1])
 
 
@@ -215,12 +216,13 @@ def test_spec_6_clopper_pearson_auditor_resolves_2_ln_3_and_exposes_the_canary(s
 
 # ============================================================================= conformance
 
-SPEC_N3 = (1155, 6237, 4851, 9261, 6237, 3267, 1485, 275)  # spec §6: D = (−½, 0, ½), /32768
+SPEC_N3 = (1155, 6237, 4851, 9261, 6237, 3267, 1485, 275)  # reference law (notes): D = (−½, 0, ½), /32768
 
 
 @pytest.mark.parametrize("sampler", ["binomial", "per_user"])
 def test_algorithm_2_samplers_conform_to_the_exact_law_of_spec_6(sampler) -> None:
-    """N = 3, L = 3, e^u = 3, γ = ⅓, D = (−½, 0, ½): the exact law is spec §6's, and 200 000 draws
+    """N = 3, L = 3, e^u = 3, γ = ⅓, D = (−½, 0, ½): the exact law is the reference law of
+    ``notes/fukuchi19.md``, and 200 000 draws
     of each sampler (minimum, and the maximum on the mirrored data) pass the Clopper–Pearson
     atom test at α = 1e-7 each."""
     rng = np.random.default_rng(7)
@@ -248,7 +250,7 @@ def test_user_transcript_samplers_conform_to_its_exact_law(sampler) -> None:
 
 
 def test_user_transcript_loss_attains_epsilon_at_the_ends() -> None:
-    """Spec §6: the transcript loss is u·#{t : τ_t ∈ [x, x′)}, all L rounds for x = −1, x′ = 1."""
+    """The transcript loss is u·#{t : τ_t ∈ [x, x′)} (transcript.py), all L rounds for x = −1, x′ = 1."""
     for mech in (
         UserTranscript.with_exp_u(3, 3, 0.5, (0.0, -0.5)),
         UserTranscript(1.0, 3, 0.4, (0.25,)),

@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from reference.core import ExactMechanismBase, MechanismBase
-from reference.ldp_minimum import bounds as B
+from reference.ldp_minimum.concentration import lemma_2_bound, lemma_2_bound_float
 from reference.ldp_minimum.domain_map import UnitMap
+from reference.ldp_minimum.fatness import normal_mass
 from reference.ldp_minimum.laplace_baseline import grid_clamp, grid_report_law, minimum_cdf
+from reference.ldp_minimum.lower_bounds import lower_bound_tv, lower_bound_tv_quadrature
 from reference.ldp_minimum.mechanisms import LaplaceExtreme, LaplaceReport, LDPMinimum
 from reference.ldp_minimum.round_statistic import (
     MAX_ROUND_EPSILON,
@@ -24,7 +26,10 @@ from reference.ldp_minimum.round_statistic import (
 )
 from reference.ldp_minimum.schedules import schedule, theorem_2_gamma
 from reference.ldp_minimum.search import sample_per_user
+from reference.ldp_minimum.search_error import far_mistake_term
+from reference.ldp_minimum.section_6_1 import section_6_1_series_coefficient
 from reference.ldp_minimum.transcript import UserTranscript
+from reference.ldp_minimum.upper_bounds import beta_order_statistic_moment, rising_factorial
 
 RNG = np.random.default_rng(18)
 
@@ -195,35 +200,35 @@ def test_minimum_cdf_checks_its_points_and_stays_in_the_unit_interval() -> None:
 
 def test_rising_factorial_ratios_keep_their_precision_for_tiny_alpha() -> None:
     """E[U_(k)^{1/α}] <= 1 however large 1/α is (k + 1/α is kept exact)."""
-    value = B.beta_order_statistic_moment(2, 8, 1e-300)
+    value = beta_order_statistic_moment(2, 8, 1e-300)
     assert 0 <= value <= 1
     with pytest.raises(ValueError, match="a"):
-        B.rising_factorial(0.5, -0.5)  # a pole of Γ
+        rising_factorial(0.5, -0.5)  # a pole of Γ
 
 
 def test_quadrature_is_refused_where_it_is_inaccurate() -> None:
     with pytest.raises(ValueError, match="alpha"):
-        B.lower_bound_tv_quadrature(1e-3, 0.25)
+        lower_bound_tv_quadrature(1e-3, 0.25)
     with pytest.raises(ValueError, match="alpha"):
-        B.lower_bound_tv_quadrature(1e308, 0.25)
-    quad, exact = B.lower_bound_tv_quadrature(0.5, 0.1), B.lower_bound_tv(0.5, 0.1)
+        lower_bound_tv_quadrature(1e308, 0.25)
+    quad, exact = lower_bound_tv_quadrature(0.5, 0.1), lower_bound_tv(0.5, 0.1)
     assert abs(quad - exact) < mpmath.mpf(10) ** -25
 
 
 def test_bounds_functions_refuse_strings_and_nan() -> None:
     with pytest.raises(ValueError, match="e"):
-        B.far_mistake_term("0.1", 3)
+        far_mistake_term("0.1", 3)
     with pytest.raises(ValueError, match="a"):
-        B.normal_mass(math.nan, 1.0)
+        normal_mass(math.nan, 1.0)
     with pytest.raises(ValueError, match="u"):
-        B.lemma_2_bound_float(8, 0.5, 0.2, "1")
+        lemma_2_bound_float(8, 0.5, 0.2, "1")
     with pytest.raises(ValueError, match="n"):
-        B.section_6_1_series_coefficient(10**18)
-    assert B.normal_mass(1e300, 1e308) >= 0  # beyond mpmath's own erfc range
+        section_6_1_series_coefficient(10**18)
+    assert normal_mass(1e300, 1e308) >= 0  # beyond mpmath's own erfc range
     # (e^u − 1)²(F̃ − γ)²N/(4(e^u + 1)e^u) = 1e-400·1e400·8/8: no 0·inf on the way
-    assert B.lemma_2_bound_float(8, 1e200, 0.2, 1e-200) == pytest.approx(math.exp(-1))
+    assert lemma_2_bound_float(8, 1e200, 0.2, 1e-200) == pytest.approx(math.exp(-1))
 
 
 def test_bounds_float_forms_take_exact_fraction_inputs() -> None:
-    value = B.lemma_2_bound(8, Fraction(1, 3), Fraction(1, 5), exp_u=Fraction(3))
+    value = lemma_2_bound(8, Fraction(1, 3), Fraction(1, 5), exp_u=Fraction(3))
     assert 0 < value < 1

@@ -1,4 +1,4 @@
-"""fukuchi19's synthetic study (Sec. 6.1, Figures 1–2; spec §4.1, §4.4, §5 items 11–14): the data,
+"""fukuchi19's synthetic study (Sec. 6.1, Figures 1–2; ``notes/fukuchi19.md``): the data,
 the worst case over x_min, the guideline fits, the Laplace baseline and the ``dpquant reproduce
 fukuchi19`` pipeline (quick run; the full study is far too slow for a test).
 
@@ -19,9 +19,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference.cli import main
-from reference.experiments import fukuchi19 as F
-from reference.experiments import fukuchi19_data as D
+from dpquant.cli import main
+from dpquant.studies import fukuchi19 as F
+from dpquant.studies.fukuchi19 import data as D
+from reference.ldp_minimum.minimum_laws import (
+    GUIDELINE_LOG_POWER,
+    guideline,
+    laplace_error_quantile,
+    laplace_law_fixed,
+    laplace_law_iid,
+    laplace_mae_exact,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ISSUE_COLUMNS = (
@@ -30,7 +38,7 @@ ISSUE_COLUMNS = (
 )  # fmt: skip
 SIGMAS = 6.0
 
-# spec §4.4 (fixed data, Beta(1, 1), Δ = 0.3), n = log2 N = 10..20
+# the reference values (notes/fukuchi19.md, "Reference values"; fixed data, Beta(1, 1), Δ = 0.3), n = log2 N = 10..20
 SPEC_LOWER_L_H = (
     "5/3.466 6/3.812 6/4.159 7/4.506 7/4.852 8/5.199 8/5.545 9/5.892 9/6.238 10/6.585 10/6.931"
 )
@@ -86,12 +94,12 @@ def quick_rows(quick_run: Path) -> list[dict[str, str]]:
 
 
 # --------------------------------------------------------------------------------------------
-# data (Sec. 6.1; spec §4.1)
+# data (Sec. 6.1)
 # --------------------------------------------------------------------------------------------
 
 
 def test_x_min_grid_is_k_times_0_2_times_2_minus_delta_minus_1() -> None:
-    assert D.x_min_grid(0.3) == (-1.0, -0.66, -0.32, 0.02, 0.36, 0.7)  # spec §4.1
+    assert D.x_min_grid(0.3) == (-1.0, -0.66, -0.32, 0.02, 0.36, 0.7)  # k·0.2·(2 − Δ) − 1
     for delta in D.DELTAS:
         grid = D.x_min_grid(delta)
         assert len(grid) == 6 and grid[0] == -1.0
@@ -137,14 +145,14 @@ def test_settings_grid_has_30_beta_families_and_the_main_one() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# guidelines (spec §5 item 12)
+# guidelines (Corollaries 1–2, the dashed lines of Fig. 1)
 # --------------------------------------------------------------------------------------------
 
 
 def test_guideline_fit_recovers_the_constant_of_an_exact_guideline_curve() -> None:
     n = 2.0 ** np.arange(10, 21)
     for sched, alpha in (("lower_alpha", 1.0), ("unknown_alpha", 2.0)):
-        g = F.guideline(n, 4.0, alpha, sched)
+        g = guideline(n, 4.0, alpha, sched)
         k, rmse = F.fit_constant(0.37 * g, g)
         assert k == pytest.approx(0.37, rel=1e-12) and rmse < 1e-12
     # and a pure power law's rate is its exponent
@@ -156,15 +164,15 @@ def test_guideline_fit_recovers_the_constant_of_an_exact_guideline_curve() -> No
 def test_guideline_local_rate_is_one_over_2_alpha_times_one_minus_k_over_n_ln2(
     sched: str, k: int, alpha: float
 ) -> None:
-    # spec §3 (Corollaries 1–2): the local slope of −log₂ of (ln^k N/(ε²N))^{1/(2α)} per doubling
+    # Corollaries 1–2: the local slope of −log₂ of (ln^k N/(ε²N))^{1/(2α)} per doubling
     n = 17.0
     pts = 2.0 ** np.array([n - 1e-4, n + 1e-4])
-    rate = F.fitted_rate(pts, F.guideline(pts, 1.0, alpha, sched))
+    rate = F.fitted_rate(pts, guideline(pts, 1.0, alpha, sched))
     assert rate == pytest.approx((1 - k / (n * math.log(2))) / (2 * alpha), rel=1e-6)
 
 
 # --------------------------------------------------------------------------------------------
-# the Laplace baseline (Sec. 6.1, Fig. 2; spec §4.4)
+# the Laplace baseline (Sec. 6.1, Fig. 2)
 # --------------------------------------------------------------------------------------------
 
 
@@ -190,11 +198,12 @@ def test_laplace_baseline_err_matches_spec_4_4_within_the_mc_ci(
             (r,) = [x for x in rows if num(x, "epsilon") == eps and int(x["log2_n"]) == log2n]
             ref, rounding = spec_value(text)
             se = num(r, "mae_se")
-            se_ref = se * math.sqrt(int(r["runs"]) / SPEC_LAPLACE_MC_RUNS)  # spec's own MC error
+            # the reference's own MC error
+            se_ref = se * math.sqrt(int(r["runs"]) / SPEC_LAPLACE_MC_RUNS)
             assert abs(num(r, "mae") - ref) <= SIGMAS * math.hypot(se, se_ref) + rounding
             # the simulated MAE against the exact one (series + quadrature)
             assert abs(num(r, "mae") - num(r, "mae_exact")) <= SIGMAS * se
-            # spec §4.4's baseline row is a simulation ("SE < 1% rel."): the exact value is within
+            # the reference baseline row is a simulation ("SE < 1% rel."): the exact value is within
             # 1.1% of it (13.484 vs 13.56, 3.2655 vs 3.30 at N = 2^10)
             assert abs(num(r, "mae_exact") / ref - 1) <= 0.011
 
@@ -208,8 +217,8 @@ def test_exact_laplace_mae_equals_direct_quadrature_of_the_minimum_cdf() -> None
     x_min = D.x_min_grid(0.6)[3]
     x = D.fixed_data(D.beta_quantile_grid(n, 2.0, 2.0), 0.6, x_min)
     for eps in (1.0, 4.0):
-        law = F.laplace_law_fixed(x, x_min, eps)
-        value, bound = F.laplace_mae_exact(law)
+        law = laplace_law_fixed(x, x_min, eps)
+        value, bound = laplace_mae_exact(law)
         b = 2.0 / eps
         # E|Y − x_min| = ∫ P(Y <= y) dy below x_min + ∫ P(Y > y) dy above, by Simpson's rule on
         # the CDF of the minimum (reference.ldp_minimum.laplace_baseline): an independent route
@@ -221,15 +230,16 @@ def test_exact_laplace_mae_equals_direct_quadrature_of_the_minimum_cdf() -> None
         assert bound < 1e-9 and value == pytest.approx(direct, abs=1e-7)
         # the error quantiles invert the same CDF: P(|Y − x_min| <= q_p) = p
         for p in (0.05, 0.95):
-            e = F.laplace_error_quantile(law, p)
+            e = laplace_error_quantile(law, p)
             assert 1.0 - minimum_cdf(x_min - e, x, eps)[0] == pytest.approx(p, abs=1e-10)
     # i.i.d. data: the Beta MGF route agrees with the simulated baseline (2000 runs, 6 SE)
     eps = 1.0
     errors = F.laplace_errors(setting, "iid", x_min, n, eps, 2000, np.random.default_rng(4))
-    exact, _ = F.laplace_mae_exact(F.laplace_law_iid(setting, n, eps))
+    law = laplace_law_iid(n, eps, setting.alpha, setting.beta, setting.delta)
+    exact, _ = laplace_mae_exact(law)
     assert abs(errors.mean() - exact) <= SIGMAS * errors.std(ddof=1) / math.sqrt(errors.size)
     with pytest.raises(ValueError, match="tiny"):  # N = 2: P(min > x_min) is not negligible
-        F.laplace_mae_exact(F.laplace_law_fixed(np.array([0.0, 0.1]), 0.0, 1.0))
+        laplace_mae_exact(laplace_law_fixed(np.array([0.0, 0.1]), 0.0, 1.0))
 
 
 def test_laplace_baseline_error_exceeds_one_for_every_n(quick_rows: list[dict[str, str]]) -> None:
@@ -240,7 +250,7 @@ def test_laplace_baseline_error_exceeds_one_for_every_n(quick_rows: list[dict[st
 
 
 # --------------------------------------------------------------------------------------------
-# Algorithm 2 against spec §4.4
+# Algorithm 2 against the reference values
 # --------------------------------------------------------------------------------------------
 
 
@@ -315,7 +325,7 @@ def test_simulated_mae_agrees_with_the_exact_law_at_every_x_min(quick_run: Path)
 
 
 def test_main_setting_mae_at_n_2_10_agrees_with_spec_within_the_mc_ci() -> None:
-    # the worst case over x_min of 4000-run MAEs against spec §4.4's exact worst case
+    # the worst case over x_min of 4000-run MAEs against the reference exact worst case
     for eps, ref_text in ((1.0, ".5158"), (4.0, ".0865")):
         cell = F.Cell(D.MAIN_SETTING, "fixed", "ldp_min", "lower_alpha", 10, eps, 4000)
         res = F.run_cell(cell, seed=11, exact_max_levels=0)
@@ -357,8 +367,8 @@ def test_err_vs_eps_saturates_near_two_for_small_epsilon(quick_rows: list[dict[s
 def test_error_decays_at_the_corollary_rate_between_n_2_14_and_2_20(
     sched: str, alpha: float, eps: float
 ) -> None:
-    # spec §3, Corollaries 1–2: Beta(α, 1), Δ = 0.3, fixed data; the rate of the worst-case MAE
-    # per doubling of N from n = 14 to 20 is within ±20% (spec's tolerance) of the guideline's
+    # Corollaries 1–2: Beta(α, 1), Δ = 0.3, fixed data; the rate of the worst-case MAE
+    # per doubling of N from n = 14 to 20 is within ±20% (the reference's tolerance) of the guideline's
     # local rate (1/(2α))(1 − k/(n ln 2)) at n = 17 (k = 3 Lower α, 6 Unknown α). With 1000 runs
     # the MAEs have relative SE < 1%, so the measured rate is off by < 0.005 at 6 SE (normal
     # approximation), far inside the tolerance (>= 0.018).
@@ -370,7 +380,7 @@ def test_error_decays_at_the_corollary_rate_between_n_2_14_and_2_20(
         assert max(r.mae_se / r.mae for r in res.results) < 0.01
         worst.append(res.worst.mae)
     rate = math.log2(worst[0] / worst[1]) / 6
-    theory = (1 - F.GUIDELINE_LOG_POWER[sched] / (17 * math.log(2))) / (2 * alpha)
+    theory = (1 - GUIDELINE_LOG_POWER[sched] / (17 * math.log(2))) / (2 * alpha)
     assert 0.8 * theory <= rate <= 1.2 * theory
 
 
@@ -400,14 +410,14 @@ def test_quick_cli_writes_the_csv_with_the_columns_and_the_figures(
 
 def test_results_depend_on_the_seed_only_not_on_the_workers(tmp_path: Path) -> None:
     kw = dict(settings="all", schedules="lower_alpha", data_models="fixed", min_log2n=10,
-              max_log2n=10, eps_sweep=False, laplace="none", exact_max_levels=0, runs=20,
-              plot=False)  # fmt: skip
-    one = F.run_study(out=tmp_path / "one", workers=1, **kw)
-    two = F.run_study(out=tmp_path / "two", workers=2, **kw)
+              max_log2n=10, eps_sweep=False, laplace="none", exact_max_levels=0, runs=20)  # fmt: skip
+    study = F.make_study(**kw)
+    one = F.run(study, out=tmp_path / "one", workers=1, plot=False)
+    two = F.run(study, out=tmp_path / "two", workers=2, plot=False)
     a, b = read_csv(one[0]), read_csv(two[0])
     assert len(a) == 30 * 2
     assert without_timing(a) == without_timing(b)
-    other = read_csv(F.run_study(out=tmp_path / "three", seed=1, **kw)[0])
+    other = read_csv(F.run(F.make_study(**kw, seed=1), out=tmp_path / "three", plot=False)[0])
     assert without_timing(other) != without_timing(a)
 
 
@@ -426,3 +436,4 @@ def test_bad_options_raise_value_errors_naming_the_parameter(tmp_path: Path) -> 
             F.make_study(**kw)
     assert main(["reproduce", "imola25", "--laplace", "all", "--out", str(tmp_path)]) == 2
     assert main(["reproduce", "fukuchi19", "--m", "10", "--out", str(tmp_path)]) == 2
+    assert main(["reproduce", "fukuchi19", "--figure", "fig1a", "--out", str(tmp_path)]) == 2

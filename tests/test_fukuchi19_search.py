@@ -49,7 +49,7 @@ F = Fraction
 
 
 def _fixed_beta_data(n: int, x_min: float, delta: float, a: float = 1.0, b: float = 1.0):
-    """Spec §4.1 fixed data: x_(i) = x_min + Δ·BetaPPF((i − 1)/(N − 1); α, β)."""
+    """The fixed data of Sec. 6.1: x_(i) = x_min + Δ·BetaPPF((i − 1)/(N − 1); α, β)."""
     return np.clip(x_min + delta * stats.beta.ppf(np.arange(n) / (n - 1), a, b), -1.0, 1.0)
 
 
@@ -145,7 +145,7 @@ def test_pruned_float_law_agrees_with_the_exact_law() -> None:
 def test_spec_4_4_lower_alpha_worst_case_error_is_reproduced_by_the_exact_law(
     log2n: int, eps: float, expected: float
 ) -> None:
-    """Spec §4.4 (computed by the spec's authors with the tree DP): Beta(1, 1), Δ = 0.3, fixed
+    """The reference values (``notes/fukuchi19.md``; an independent tree computation): Beta(1, 1), Δ = 0.3, fixed
     data, worst case over the six x_min, Lower-α schedule; 4 printed digits."""
     n = 2**log2n
     s = schedule("lower_alpha", n, eps)
@@ -182,7 +182,7 @@ def test_spec_4_4_schedules_are_reproduced(log2n: int) -> None:
 
 
 def test_theorem_2_gamma_is_never_clamped() -> None:
-    """Unknown α, ε = 1, N = 2^10: γ = 1.032 > 1 (spec §5 item 4)."""
+    """Unknown α, ε = 1, N = 2^10: γ = 1.032 > 1 (``notes/fukuchi19.md``, decisions)."""
     assert schedule("unknown_alpha", 2**10, 1.0).gamma > 1.0
 
 
@@ -297,7 +297,7 @@ def test_maximum_is_the_mirrored_minimum() -> None:
 def test_count_preserving_perturbation_leaves_the_law_and_the_binomial_draws_unchanged(
     cells: list[int], seed: int
 ) -> None:
-    """The law depends on the data only through #{x_i <= τ} at depth-<= L dyadic τ (spec §6):
+    """The law depends on the data only through #{x_i <= τ} at depth-<= L dyadic τ (the tree law):
     moving points inside their dyadic cell (−1 + c/8, −1 + (c+1)/8] changes nothing."""
     rule = round_rule(len(cells), 3, 0.4, exp_u=3)
     left_ends = np.array([-1.0 + (c + 1) / 8 for c in cells])  # right end of the cell (closed)

@@ -1,6 +1,6 @@
 """The auditor on SliceQuantiles: the correct mechanism passes, an under-noised CC is caught.
 
-Instance (spec §3 Thm 4.2; chosen so the claim is nearly attained when the CC is broken):
+Instance (Thm 4.2; chosen so the claim is nearly attained when the CC is broken):
 X = {1..n}, m = 10 public ranks 240 apart, half-width h = 5, ε1 = 1, ε2 = 3, add/remove, so the
 claim is (ε1 + 2ε2, δ) = (7, 1e-6) with w from the exact CC tail and the feasibility check passed
 by the planner. The neighbour adds a point below every slice, which moves every target order
@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from audit import audit_mechanism
-from reference.slice_quantiles.slice_quantiles import plan_slice_quantiles, with_options
+from reference.slice_quantiles.mechanism import with_options
+from reference.slice_quantiles.slice_release import plan_slice_quantiles
 
 pytestmark = pytest.mark.audit
 
@@ -79,7 +80,7 @@ def test_gap_2h_leaks_more_than_good_star_but_stays_below_the_claim_exactly() ->
     order statistic moves a second EM by about ε2/2, which the claim's 2ε2 already pays for."""
     from reference.distributions import privacy_loss
     from reference.slice_quantiles.exact_law import output_law
-    from reference.slice_quantiles.slice_quantiles import SliceQuantiles
+    from reference.slice_quantiles.mechanism import SliceQuantiles
 
     x = np.arange(1.0, 11.0)
     neighbours = [np.append(x, v) for v in np.arange(0.5, 11.0, 1.0)]

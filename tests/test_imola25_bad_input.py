@@ -15,15 +15,15 @@ import time
 import numpy as np
 import pytest
 
+from dpquant.studies import imola25 as study
 from reference.conformance import check_sampler
 from reference.core import ExactMechanismBase, MechanismBase
-from reference.experiments import imola25 as study
-from reference.slice_quantiles.approximate_quantiles import (
+from reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
     subset_em_sample,
 )
-from reference.slice_quantiles.cc_tails import cc_error_bound, laplace_sum_cdf_np
+from reference.slice_quantiles.cc_tails import cc_error_bound
 from reference.slice_quantiles.exact_law import (
     EXACT_COST_LIMIT,
     MAX_GOOD,
@@ -31,16 +31,12 @@ from reference.slice_quantiles.exact_law import (
     theorem_4_2_delta,
 )
 from reference.slice_quantiles.good_set import good_set_members, good_set_size
-from reference.slice_quantiles.joint_exp import JointExpMechanism, joint_exp
+from reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism, joint_exp
+from reference.slice_quantiles.laplace_sums import laplace_sum_cdf_np
+from reference.slice_quantiles.mechanism import MAX_CC_SCALE, SliceQuantiles, with_options
 from reference.slice_quantiles.parameters import delta_multiplier, half_width
 from reference.slice_quantiles.single_quantile import sample_slices_em
-from reference.slice_quantiles.slice_quantiles import (
-    MAX_CC_SCALE,
-    SliceQuantiles,
-    plan_slice_quantiles,
-    slice_quantiles,
-    with_options,
-)
+from reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
 from reference.slice_quantiles.zcdp import em_zcdp_rho, rho_from_epsilon
 
 ALPHA = 1e-9
@@ -338,8 +334,8 @@ def test_study_entry_points_check_flags_and_lists() -> None:
     with pytest.raises(ValueError, match="panels"):
         study.make_study(panels="ab")
     with pytest.raises(ValueError, match="plot"):
-        study.run_study(plot="no")
+        study.run(study.make_study(), plot="no")
     with pytest.raises(ValueError, match="progress"):
-        study.run_study(progress="yes")
+        study.run(study.make_study(), progress="yes")
     with pytest.raises(ValueError, match="values"):
         study.make_distinct(["1", "2"], 2)

@@ -1,6 +1,6 @@
 """imola25's multi-quantile baselines: zCDP conversions, KSS ApproximateQuantiles, JointExp.
 
-Reference numbers come from the spec (``specs/imola25.md`` §4, §6.6). Exact oracles: mpmath at the
+Reference numbers: notes/imola25.md, "Reference values". Exact oracles: mpmath at the
 project precision (brute-force enumeration of JointExp's interval sequences, the exact law of
 :class:`ExponentialQuantile` for every EM call of AQ). Statistical tests are seeded and use the
 conformance tests of :mod:`reference.conformance` at level α = 1e-7 each (Bonferroni inside), so a
@@ -24,9 +24,12 @@ from reference.conformance import atom_test, check_sampler, dkw_test
 from reference.distributions import renyi_divergence
 from reference.exact.mp import logsumexp, to_mpf, workdps
 from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.slice_quantiles.approximate_quantiles import (
+from reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
+    subset_em_sample,
+)
+from reference.slice_quantiles.aq_recursion import (
     aq_plan,
     composition_count,
     em_sensitivity,
@@ -34,17 +37,20 @@ from reference.slice_quantiles.approximate_quantiles import (
     max_em_calls_per_point,
     per_em_epsilon,
     recursion_depth,
-    subset_em_sample,
 )
-from reference.slice_quantiles.joint_exp import (
-    JointExpMechanism,
-    acceptance_log_probability,
+from reference.slice_quantiles.joint_exp_forward import (
     decayed_prefix_lse,
     decayed_window_lse,
     forward,
+    kernel_convolution,
+)
+from reference.slice_quantiles.joint_exp_mechanism import (
+    JointExpMechanism,
     joint_exp,
     joint_exp_sensitivity,
-    kernel_convolution,
+)
+from reference.slice_quantiles.joint_exp_sampler import (
+    acceptance_log_probability,
     path_log_probability,
     sample_intervals,
 )
@@ -57,11 +63,11 @@ from reference.slice_quantiles.zcdp import (
 
 ALPHA = 1e-7
 DELTA = 1e-16
-RHO_1 = 0.0070552  # spec §6.6, ε = 1, δ = 1e-16, "cks" form
+RHO_1 = 0.0070552  # ε = 1, δ = 1e-16, "cks" form (notes/imola25.md, "Reference values")
 
 
 # ============================================================================================
-# zCDP ↔ (ε, δ)  (spec §4, §6.6)
+# zCDP ↔ (ε, δ)  (Sec. 6: the largest ρ giving (ε, δ)-DP)
 # ============================================================================================
 
 
@@ -101,7 +107,7 @@ def test_cks_logarithm_is_clipped_where_sqrt_pi_rho_is_below_delta() -> None:
 
 
 def test_em_is_epsilon_squared_over_8_zcdp_and_aq_spends_exactly_rho() -> None:
-    """spec §2.6: comp EM calls at ε' = sqrt(8ρ/comp) spend comp·ε'²/8 = ρ; the original KSS
+    """The fork (notes/imola25.md erratum 27): comp EM calls at ε' = sqrt(8ρ/comp) spend comp·ε'²/8 = ρ; the original KSS
     constant sqrt(2ρ/comp) spends only ρ/4."""
     assert em_zcdp_rho(0.4) == pytest.approx(0.02, rel=1e-15)
     for m in (10, 100, 200):
@@ -137,7 +143,7 @@ def test_zcdp_conversions_reject_out_of_range_parameters(call) -> None:
 
 
 # ============================================================================================
-# ApproximateQuantiles (spec §2.6)
+# ApproximateQuantiles (the paper's [14], as in the authors' fork)
 # ============================================================================================
 
 SPEC_6_6_PER_EM = {  # m: (pure A/R, pure sub, zCDP A/R, zCDP sub), ε = 1, ρ = 0.0070552
@@ -257,9 +263,9 @@ def test_subset_em_batch_conforms_to_exponential_quantile() -> None:
 
 
 @pytest.mark.parametrize("adjacency", ["add_remove", "replace_one"])
-def test_aq_release_conforms_to_the_recursion_of_spec_2_6(adjacency) -> None:
+def test_aq_release_conforms_to_its_recursion(adjacency) -> None:
     """Conditional probability-integral transform: every EM call of a vectorised release, given
-    the values released before it, must follow ExponentialQuantile's exact law on the spec's
+    the values released before it, must follow ExponentialQuantile's exact law on AQ's
     subset and range (root on X in (a, b); left child on X[X <= v] in (a, v); right child on
     X[X >= v] in (v, b)). Each of the three PIT columns must be uniform (DKW at α/3)."""
     x = np.array([0.1, 0.15, 0.3, 0.42, 0.5, 0.51, 0.7, 0.95])
@@ -299,7 +305,7 @@ def test_kss_original_constant_changes_the_root_law_by_the_factor_two() -> None:
 
 
 def test_substitute_zcdp_accounting_undercharges_the_root_em() -> None:
-    """imola25's AQ-zCDP under substitution (spec §2.6: comp = 2·layers with ε' = sqrt(8ρ/comp))
+    """imola25's AQ-zCDP under substitution (the fork: comp = 2·layers with ε' = sqrt(8ρ/comp))
     charges every level 2·ε'²/8 — one removal plus one addition. But at the root the subset is the
     whole data set, so a substitution changes one subset, and the root EM (weight ε'/(2·0.5) at
     q = 1/2) sees a shift of its utility by one on both sides of the target: its exact Rényi

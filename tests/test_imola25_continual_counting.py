@@ -1,6 +1,6 @@
-"""imola25 continual counting: the Fenwick CC primitive (spec §2.1, §6.2), its exact tails
-(``reference.slice_quantiles.cc_tails``, spec §6.3) and the k-ary tree analysis
-(``reference.slice_quantiles.kary_tree``, spec §5 item 23).
+"""imola25 continual counting: the Fenwick CC primitive (App. A, Lemma 3.1 (1)), its exact
+tails (``reference.slice_quantiles.laplace_sums``, ``cc_tails``: Sec. 6's E_CC) and the k-ary tree
+analysis (``reference.slice_quantiles.kary_tree``, notes/imola25.md erratum 23).
 
 Statistical tests are seeded; each uses a Clopper–Pearson / DKW / atom test at level <= 1e-7, so
 a correct implementation fails with probability well below 1e-6.
@@ -32,26 +32,25 @@ from reference.primitives.continual_counting import (
     shift_privacy_loss,
     tree_height,
 )
-from reference.primitives.laplace import DiscreteLaplaceLaw
+from reference.primitives.discrete_laplace import DiscreteLaplaceLaw
 from reference.slice_quantiles.cc_tails import (
     cc_error_bound,
     cc_max_error_tail,
     chernoff_bound,
     corollary_a1_cc_bound,
-    discrete_laplace_sum_pmf,
-    discrete_laplace_sum_survival,
-    discrete_laplace_sum_two_sided_tail,
-    laplace_mixture_partial_fractions,
-    laplace_mixture_sum_survival,
-    laplace_sum_cdf_np,
-    laplace_sum_density,
-    laplace_sum_survival,
     lemma_3_1_threshold,
     max_popcount,
     popcount_classes,
     resolve_log_delta,
     sample_max_error,
     theorem_4_2_w,
+)
+from reference.slice_quantiles.integer_lattice import (
+    integer_column_echelon,
+    lattice_noise_logpmf,
+    left_null_vectors,
+    min_l1_cost,
+    span_membership,
 )
 from reference.slice_quantiles.kary_tree import (
     authors_auto_k,
@@ -65,13 +64,18 @@ from reference.slice_quantiles.kary_tree import (
     fenwick_noise_matrix,
     fenwick_shift_losses,
     fenwick_shift_report,
-    integer_column_echelon,
     kary_shift_report,
-    lattice_noise_logpmf,
-    left_null_vectors,
-    min_l1_cost,
     shift_loss_over_box,
-    span_membership,
+)
+from reference.slice_quantiles.laplace_sums import (
+    discrete_laplace_sum_pmf,
+    discrete_laplace_sum_survival,
+    discrete_laplace_sum_two_sided_tail,
+    laplace_mixture_partial_fractions,
+    laplace_mixture_sum_survival,
+    laplace_sum_cdf_np,
+    laplace_sum_density,
+    laplace_sum_survival,
 )
 
 ALPHA = 1e-7  # per statistical test

@@ -1,4 +1,4 @@
-"""imola25's Adult experiments (Sec. 6, Figure 1; spec §4, §5 items 19–28): the distinctness
+"""imola25's Adult experiments (Sec. 6, Figure 1; notes/imola25.md errata 19–28): the distinctness
 transform, the rank-error metric, the duplication-factor search and the ``dpquant reproduce
 imola25`` pipeline (quick runs; the full study is far too slow for a test)."""
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference.cli import main
+from dpquant.cli import main
+from dpquant.studies import imola25 as I
 from reference.datasets import load_adult
-from reference.experiments import imola25 as I
 from reference.slice_quantiles.parameters import check_feasible, target_ranks
-from reference.slice_quantiles.slice_quantiles import cc_error, plan_slice_quantiles
+from reference.slice_quantiles.slice_release import cc_error, plan_slice_quantiles
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ISSUE_COLUMNS = (
@@ -38,7 +38,7 @@ def quick(out: Path, *extra: str) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# data and metric (spec §1, §4)
+# data and metric (Sec. 2's Err_X, Sec. 6's data)
 # --------------------------------------------------------------------------------------------
 
 
@@ -94,7 +94,7 @@ def test_noise_seeds_differ_per_run_and_per_mechanism() -> None:
         for c in cells
         for run in range(3)
     }
-    assert len(states) == len(cells) * 3  # fresh noise per run (spec §5 item 25)
+    assert len(states) == len(cells) * 3  # fresh noise per run (notes/imola25.md erratum 25)
 
 
 def test_bootstrap_ci_brackets_the_mean_and_is_seeded() -> None:
@@ -108,7 +108,7 @@ def test_bootstrap_ci_brackets_the_mean_and_is_seeded() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# duplication factor (spec §5 item 28)
+# duplication factor (notes/imola25.md erratum 28)
 # --------------------------------------------------------------------------------------------
 
 
@@ -148,10 +148,10 @@ def test_spec_5_28_the_papers_n_is_infeasible_with_a_correct_cc(adjacency: str) 
     """Spec §5 item 28: the paper's ×10 (n = 488,420) is infeasible at m = 200 on the 250-grid
     (binary-tree CC, exact tail w); so is the repo's ×12 (n = 586,104) under substitution."""
     paper = I.slice_feasibility(adjacency, 10, (200,))
-    assert paper.n == 488_420 and paper.spacing == 1945  # spec §6.6: η = 1945
+    assert paper.n == 488_420 and paper.spacing == 1945  # grid spacing 1945 (notes/imola25.md, "Reference values")
     assert not paper.feasible
     repo = I.slice_feasibility(adjacency, 12, (200,))
-    assert repo.n == 586_104 and repo.spacing == 2335  # spec §6.6: η = 2335
+    assert repo.n == 586_104 and repo.spacing == 2335  # grid spacing 2335 (notes/imola25.md, "Reference values")
     assert repo.feasible is (adjacency == "add_remove")
 
 
@@ -160,7 +160,7 @@ def test_spec_5_28_repo_n_add_remove_is_infeasible_only_with_the_chernoff_bound(
     then ×12 is infeasible under add/remove; the exact union-bound tail is smaller and admits it."""
     n = 12 * I.ADULT_SIZE
     h, w_exact, cc_delta = I.slice_parameters(n, 200, "add_remove")
-    assert h == 215  # spec §6.6: repo h with g = 1/n, A/R, m = 200
+    assert h == 215  # the repository's h, g = 1/n, A/R, m = 200 (notes/imola25.md)
     w_chernoff = cc_error(0.5, 200, "discrete", "chernoff", delta=cc_delta)
     assert w_chernoff == 968
     assert w_exact < w_chernoff
@@ -261,9 +261,9 @@ def test_forced_infeasible_duplication_skips_slicequantiles_with_a_note(tmp_path
 
 def test_cli_keeps_the_papers_options_apart(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["reproduce", "aamand25", "--m", "10", "-q"]) == 2
-    assert "only for imola25" in capsys.readouterr().err
+    assert "unrecognized arguments: --m 10" in capsys.readouterr().err
     assert main(["reproduce", "imola25", "--figure", "fig1a", "-q"]) == 2
-    assert "--figure only applies to aamand25" in capsys.readouterr().err
+    assert "unrecognized arguments: --figure fig1a" in capsys.readouterr().err
     assert main(["reproduce", "imola25", "--panels", "e"]) == 2
     assert main(["reproduce", "imola25", "--m", "300", "--quick", "-q"]) == 2
 

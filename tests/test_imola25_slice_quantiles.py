@@ -1,4 +1,5 @@
-"""SliceQuantiles (imola25 Algorithm 1): parameters, sampler, exact law (spec §2.3–2.5, §6.5, §6.6)."""
+"""SliceQuantiles (imola25 Algorithm 1): parameters, sampler, exact law (Sec. 3.2, 4, 6;
+notes/imola25.md)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from hypothesis import strategies as st
 
 from reference.conformance import check_sampler, dkw_test
 from reference.distributions import PiecewiseLogLinear, hockey_stick, privacy_loss
+from reference.slice_quantiles.clip_range import release_levels, release_order
 from reference.slice_quantiles.exact_law import (
     failure_probability,
     output_law,
     theorem_4_2_delta,
 )
+from reference.slice_quantiles.mechanism import SliceQuantiles
 from reference.slice_quantiles.parameters import (
     budget_split,
     half_width,
@@ -26,13 +29,7 @@ from reference.slice_quantiles.parameters import (
     total_epsilon,
 )
 from reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
-from reference.slice_quantiles.slice_quantiles import (
-    SliceQuantiles,
-    plan_slice_quantiles,
-    release_levels,
-    release_order,
-    slice_quantiles,
-)
+from reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
 
 X10 = np.arange(1.0, 11.0)
 ALPHA = 1e-9  # each conformance test: a correct sampler fails with probability <= 1e-9
@@ -42,7 +39,7 @@ def _tiny(e1: float, e2: float, **kw) -> SliceQuantiles:
     return SliceQuantiles((3, 8), 1, e1, e2, (0.0, 11.0), "add_remove", clip_range=False, **kw)
 
 
-# ---------------------------------------------------------------- parameters (spec §2.3, §6.6)
+# ---------------------------------------------------------------- parameters (Sec. 6)
 
 
 def test_budget_split_composes_to_epsilon_under_both_adjacencies() -> None:
@@ -67,7 +64,7 @@ def test_half_width_reproduces_spec_6_6(m, ar_tiny_g, ar_paper_g, sub_tiny_g, su
 
 
 def test_section_4_worked_example_needs_base_2_logs() -> None:
-    """Sec. 4: ε1 = ε2 = 1, b = 2^32, m = 100 gives w ≈ 65,000 only with log₂ (spec §2.4)."""
+    """Sec. 4: ε1 = ε2 = 1, b = 2^32, m = 100 gives w ≈ 65,000 only with log₂ (notes/imola25.md erratum 1)."""
     w2 = paper_pure_w(100, 1.0, 1.0, 0.05, 2.0**32, "add_remove", 2)
     we = paper_pure_w(100, 1.0, 1.0, 0.05, 2.0**32, "add_remove", math.e)
     assert 64_000 < w2 < 64_100
@@ -147,7 +144,7 @@ def test_anchors_of_each_level_were_released_before() -> None:
             released |= set(idx.tolist())
 
 
-# ---------------------------------------------------------------- exact law (spec §6.5)
+# ---------------------------------------------------------------- exact law (Thm 4.2, exactly)
 
 
 def _digits(x, n: int = 10) -> str:

@@ -8,15 +8,15 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from audit.search import exhaustive_data_pairs
-from reference.distributions import DiscreteLaw, privacy_loss
-from reference.exact.interval import (
+from audit.neighbours import exhaustive_data_pairs
+from reference.distributions import (
+    DiscreteLaw,
     certified_log_normalizer,
     certified_max_log_ratio,
     certified_privacy_loss,
-    iv_precision,
-    to_iv,
+    privacy_loss,
 )
+from reference.exact.interval import iv_precision, to_iv
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.laplace import laplace_law
 from reference.primitives.truncated import truncated_laplace_law

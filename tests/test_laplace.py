@@ -28,15 +28,12 @@ from reference.conformance import (
 )
 from reference.distributions import DiscreteLaw, hockey_stick, privacy_loss
 from reference.exact.mp import to_mpf, workdps
-from reference.primitives import laplace as lap
-from reference.primitives.laplace import (
-    DiscreteLaplaceLaw,
+from reference.primitives.discrete_laplace import DiscreteLaplaceLaw, sample_discrete_laplace
+from reference.primitives.exact_discrete_laplace import (
     bernoulli_exp_neg,
-    laplace_law,
-    sample_discrete_laplace,
     sample_discrete_laplace_exact,
-    sample_laplace,
 )
+from reference.primitives.laplace import laplace_law, sample_laplace
 
 EXACT_TOL = mpmath.mpf("1e-40")
 BIG_SCALE = Fraction(3 * 10**20 + 1, 2 * 10**20)  # numerator > 2**62: the big-integer path
@@ -289,18 +286,19 @@ def test_exact_discrete_laplace_sampler_conforms_to_exact_law_atoms(
 
 def _exact_sampler_without_zero_rejection(t: Fraction, size: int, rng: np.random.Generator):
     """CKS20 Alg. 2 with step 5's rejection of (B = 1, Y = 0) left out: 0 comes out twice as
-    often as it should (the classic bug of symmetrising a geometric variable)."""
+    often as it should (the classic bug of symmetrising a geometric variable). Built from the
+    public exact Bernoulli(exp(−γ)) and uniform integers (t's numerator is small)."""
     out = []
     for _ in range(size):
         while True:
-            u = lap._uniform_below(t.numerator, rng)
-            if lap._bernoulli_exp_neg_unit(Fraction(u, t.numerator), rng):
+            u = int(rng.integers(t.numerator))
+            if bernoulli_exp_neg(Fraction(u, t.numerator), rng):
                 break
         v = 0
-        while lap._bernoulli_exp_neg_unit(Fraction(1), rng):
+        while bernoulli_exp_neg(Fraction(1), rng):
             v += 1
         y = (u + t.numerator * v) // t.denominator
-        out.append(-y if lap._uniform_below(2, rng) else y)
+        out.append(-y if int(rng.integers(2)) else y)
     return np.array(out)
 
 

@@ -167,7 +167,7 @@ print(json.dumps({{"violation": r.violation, "eps_lb": r.epsilon_lower_bound,
 OPENDP_VALIDATE = """
 import json
 from audit.adapters import opendp_quantile
-from audit.validate import validate
+from audit.equivalence import validate
 from reference.primitives.candidate_quantile import CandidateQuantile
 grid = tuple(i / 20 for i in range(21))
 report = validate(CandidateQuantile(grid, 0.5, 1.0), opendp_quantile(candidates=grid),
@@ -315,7 +315,7 @@ def test_pydp_is_reproducible_under_the_seeding_shim_and_keeps_its_law(tmp_path)
     seedrand.c) makes a process's draws a function of the seed (same seed: same draws; other
     seed: other draws), and leaves the output law unchanged: 20 000 shimmed draws against 20 000
     OS-random ones pass a two-sample DKW test at 1e-7."""
-    from audit.validate import two_sample_check
+    from audit.equivalence import two_sample_check
 
     peer("python-dp")
     a = json.loads(seeded(PYDP_DRAWS.format(size=200), 7, tmp_path))
@@ -363,7 +363,7 @@ def test_eeprivacy_claim_is_false_the_auditor_finds_it_and_the_exact_loss_confir
     witness it writes, our exact law of the same mechanism has a loss above 1 (60 digits) but
     below the 2ε that report-noisy-max with Laplace noise guarantees for a non-monotone utility."""
     from audit.adapters.libraries import DEFAULT_CANDIDATES
-    from reference.cli import main
+    from dpquant.cli import main
 
     peer("eeprivacy")
     out = tmp_path / "eeprivacy.json"
@@ -414,7 +414,7 @@ def test_validate_opendp_against_our_permute_and_flip_on_the_whole_battery(tmp_p
 def test_validate_diffprivlib_against_our_exponential_quantile() -> None:
     """diffprivlib's quantile is equivalent to our ExponentialQuantile on the battery up to
     n = 33 (the issue-107 sizes are beyond it; the audit above finds those)."""
-    from audit.validate import battery, validate
+    from audit.equivalence import battery, validate
 
     mech = peer("diffprivlib")
     ours = ExponentialQuantile(0.5, 1.0, (0.0, 1.0), adjacency="replace_one")

@@ -1,4 +1,4 @@
-"""The auditor on tzamos20's PRIVATEMEDIAN (issue 7 item 4; spec §6 E1).
+"""The auditor on tzamos20's PRIVATEMEDIAN (issue 7 item 4; erratum E1 of ``notes/tzamos20.md``).
 
 * ``mode="paper"`` (Algorithm 1 as printed) is reported as a violation by ``audit_mechanism``
   with its OWN neighbour search — no pair is given. Its split-at-the-median pattern (two clusters,
@@ -22,7 +22,7 @@ import mpmath
 import pytest
 
 from audit import audit_mechanism
-from reference.exact.interval import certified_privacy_loss
+from reference.distributions import certified_privacy_loss
 from reference.private_median.mechanism import PrivateMedian
 from reference.private_median.typical_set import in_typical_set
 

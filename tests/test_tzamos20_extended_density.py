@@ -1,4 +1,5 @@
-"""tzamos20 extended density: the exact envelope Ψ_X and Z_X (spec §4.1, §4.5 fixtures, §3 T15)."""
+"""tzamos20 extended density: the exact envelope Ψ_X and Z_X (Eq. (A.6), Lemma E.8; the regression
+fixtures of ``notes/tzamos20.md``)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from reference.private_median.typical_set import in_typical_set
 
 FIXTURE_PARAMS = dict(L=F(1, 2), r=F(1), R=F(5), C=F(1))  # B = 9, Ξ = [−11/2, 11/2], ε = 1
 
-# spec §4.5: data, k-extremes, Ψ pieces (lo, hi, slope, intercept), log Z (25 digits)
+# the regression fixtures (notes/tzamos20.md): data, k-extremes, Ψ pieces (lo, hi, slope,
+# intercept), log Z (25 digits)
 FIXTURES = [
     (
         [-5, -5, -5, 0, 0, 0, 5, 5],
@@ -94,7 +96,7 @@ def data_sets(draw):
 @settings(max_examples=60, deadline=None)
 @given(data_sets(), st.lists(st.integers(0, 10**6), min_size=5, max_size=5))
 def test_lemma_4_2_envelope_equals_the_minimum_over_all_cells(case, ts) -> None:
-    """Spec §3 T15: the merged pieces equal the brute-force minimum over every cell at random
+    """Lemma E.8 (T15): the merged pieces equal the brute-force minimum over every cell at random
     rational points; Ψ is continuous, its slopes are 0 or ±s, the pieces tile [−B, B] and there
     are at most 7n² of them."""
     x, params = case
@@ -131,8 +133,9 @@ def test_log_normalizer_rejects_a_bad_epsilon() -> None:
 
 @pytest.mark.parametrize(("data", "extremes", "pieces", "log_z"), FIXTURES)
 def test_sympy_form_of_z_equals_the_mpmath_value_to_50_digits(data, extremes, pieces, log_z) -> None:
-    """Z_X as an exact sympy sum of exponentials of rationals (spec §4.2), evaluated at 60 digits,
-    equals exp(log_normalizer) to 50 digits and the spec's log Z to 20 digits; at ε = 1/3 too."""
+    """Z_X as an exact sympy sum of exponentials of rationals (Lemma E.9's piece masses), evaluated
+    at 60 digits, equals exp(log_normalizer) to 50 digits and the fixture's log Z to 20 digits; at
+    ε = 1/3 too."""
     import sympy
 
     from reference.private_median.extended_density import normalizer_sympy

@@ -2,7 +2,8 @@
 
 Every step is compared with an independent oracle on exact Fractions:
 
-* step 1 — TH's closed form = spec §2.3's (s_L, s_R) program = the brute-force subset search;
+* step 1 — TH's closed form = the (s_L, s_R) program (``notes/tzamos20.md``) = the brute-force
+  subset search;
 * step 2 — TH on every point and open cell from the int64 tables = :func:`cell_levels` (one exact
   TH evaluation per cell), for the paper's H and for H_fix; the nested level bounds =
   ``nested_extremes(level_extremes(X))``; several row chunks give the same answer as one;
@@ -88,7 +89,7 @@ def cases(draw, max_n: int = 10):
 
 @given(cases(max_n=8), st.data())
 def test_th_closed_form_equals_the_program_and_the_brute_force_oracle(case, data) -> None:
-    """TH(X, ξ) = max(a_L + a_R, window bounds, 0) (step 1) equals spec §2.3's minimisation and
+    """TH(X, ξ) = max(a_L + a_R, window bounds, 0) (step 1) equals the (s_L, s_R) minimisation and
     exhaustive search, at every anchor and at points inside the cells (and off Ξ: +inf)."""
     x, params = case
     if params.windows + 1 > params.n:

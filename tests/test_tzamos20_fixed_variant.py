@@ -1,7 +1,7 @@
-"""tzamos20: the fixed typical set H_fix of spec §6 E1 [OURS] — order-statistic constraints and
-the cap M = min{Lrn, 4K} — and the checks that decide whether it survives: the analogues of
-T3 (Lemma 3.2/(B.1)), T4 (Lemma 3.3), T11 (Prop. A.5(b)), Lemma A.4 and the ε-DP of the
-variant's Case-(A) mechanism; plus TH_fix against a brute-force oracle and the cap's necessity.
+"""tzamos20: the fixed typical set H_fix [OURS, ``notes/tzamos20.md``] — order-statistic constraints
+and the cap M = min{Lrn, 4K} — and the checks that decide whether it survives: the analogues of T3
+(Lemma 3.2/(B.1)), T4 (Lemma 3.3), T11 (Prop. A.5(b)), Lemma A.4 and the ε-DP of the variant's
+Case-(A) mechanism; plus TH_fix against a brute-force oracle and the cap's necessity.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.exact.interval import certified_max_log_ratio, certified_privacy_loss
+from reference.distributions import certified_max_log_ratio, certified_privacy_loss
 from reference.exact.mp import to_mpf, workdps
 from reference.private_median.extended_density import (
     envelope,
@@ -116,8 +116,8 @@ def members(draw, p: MedianParameters):
 
 @st.composite
 def member_pairs(draw, max_n: int = 10, small_c: bool = False):
-    """(params, X, Y): X ∈ H_fix, Y from X by replacing 1..n positions with values near the
-    median, far away, or a shifted central block (the cluster move of spec §6 E1(b))."""
+    """(params, X, Y): X ∈ H_fix, Y from X by replacing 1..n positions with values near the median,
+    far away, or a shifted central block (the cluster move that refutes Lemma 3.2, erratum E1)."""
     p = draw(parameters(max_n, small_c))
     x = draw(members(p))
     m = left_median(x, p)
@@ -199,7 +199,7 @@ def test_th_fix_invariants_membership_lipschitz_and_constant_on_open_anchor_cell
 @settings(max_examples=40, deadline=None)
 @given(parameters(max_n=8), st.lists(st.integers(-24, 24), min_size=8), st.data())
 def test_fixed_envelope_equals_the_minimum_over_all_cells(p, ks, data) -> None:
-    """Spec §3 T15 for the variant: the merged pieces equal the brute-force minimum over every
+    """Lemma E.8 (T15) for the variant: the merged pieces equal the brute-force minimum over every
     cell at rational points; slopes 0 or ±s; continuity; the pieces tile [−B, B]."""
     x = [F(k, 4) for k in ks[: p.n]]
     pieces = fixed_envelope(x, p)
@@ -227,7 +227,7 @@ def test_boundary_decision_drops_order_statistics_that_do_not_exist() -> None:
 
 
 def test_the_tie_counterexample_of_spec_e1_is_in_h_but_not_in_h_fix() -> None:
-    """Spec §4.5 fixture 1 lies in the paper's H only because the three ties at m = 0 count on
+    """Regression fixture 1 lies in the paper's H only because the three ties at m = 0 count on
     both sides; its order statistics x_(3) = −5 < 0 − δ put it outside H_fix."""
     p = MedianParameters(8, HALF, F(1), F(5), F(1))
     x = [-5, -5, -5, 0, 0, 0, 5, 5]
@@ -333,9 +333,9 @@ CLUSTER_Y = [F(-100)] * 5 + [F(10)] * 3 + [F(100)] * 6
 
 
 def test_cap_lrn_is_too_large_for_h_fix_and_4k_plus_2_is_the_largest_safe_cap() -> None:
-    """Spec §6 E1(b): with the paper's cap Lrn = 7 the variant's T3/T11 fail on the cluster move
+    """Erratum E1(b): with the paper's cap Lrn = 7 the variant's T3/T11 fail on the cluster move
     (κ = 3 but s·min{|Δm|, d_M} = Lrn/2 = 7/2 > 3); the tight cap 2(K₋ + K₊ + 1) = 6 and the
-    spec's 4K = 4 both work."""
+    variant's 4K = 4 both work."""
     p = CAP_PARAMS
     assert in_fixed_typical_set(CLUSTER_X, p) and in_fixed_typical_set(CLUSTER_Y, p)
     assert multiset_distance(CLUSTER_X, CLUSTER_Y) == 3
@@ -413,7 +413,7 @@ def test_lemma_a_4_analogue_fails_exactly_when_the_cap_reaches_past_the_output_r
 
 
 def test_nice_typical_data_give_the_same_law_as_the_default_extension() -> None:
-    """Spec §4.5 fixture 2 lies in H and H_fix; with C = 1 the caps agree (M = Lrn), so the
+    """Regression fixture 2 lies in H and H_fix; with C = 1 the caps agree (M = Lrn), so the
     variant's output law is the default's: Ψ and log Z coincide."""
     p = MedianParameters(8, HALF, F(1), F(5), F(1))
     x = [F(-1, 4), F(-1, 8), 0, 0, F(1, 8), F(1, 4), F(3, 8), F(1, 2)]

@@ -1,5 +1,5 @@
 """tzamos20 PRIVATEMEDIAN (Algorithm 1) as a Mechanism: its modes, its samplers tied to the
-exact law (Algorithms 2 and 7, spec §2.2, §2.6, T16), its float-safe output, the median index,
+exact law (Algorithms 2 and 7, Lemmas E.1 and E.9), its float-safe output, the median index,
 the two constructions of Ψ, and bad input.
 
 Statistical checks: ``check_sampler`` (DKW band, false alarm <= 1e-7 each); 20 such checks here,
@@ -37,7 +37,7 @@ from reference.private_median.restricted_density import (
 )
 from reference.private_median.typical_set import in_typical_set
 
-FIX = dict(L=F(1, 2), r=F(1), R=F(5), C=F(1))  # spec §4.5: B = 9, Ξ = [−11/2, 11/2]
+FIX = dict(L=F(1, 2), r=F(1), R=F(5), C=F(1))  # the regression fixtures': B = 9, Ξ = [−11/2, 11/2]
 FIXTURE_1 = [-5, -5, -5, 0, 0, 0, 5, 5]  # in H, A(X) ≠ Â(X)
 FIXTURE_2 = [F(-1, 4), F(-1, 8), 0, 0, F(1, 8), F(1, 4), F(3, 8), F(1, 2)]  # in H and H_fix
 FIXTURE_3 = [1000] * 8  # far from H
@@ -83,7 +83,7 @@ def test_case_a_is_taken_exactly_on_the_modes_typical_set(x) -> None:
 
 
 def test_paper_mode_differs_from_the_extension_on_fixture_1_and_agrees_on_fixture_2() -> None:
-    """Spec §4.5: on fixture 1 (X ∈ H) the printed Case (A) uses Â(X) while the extension's
+    """On regression fixture 1 (X ∈ H) the printed Case (A) uses Â(X) while the extension's
     Ψ_X(0) = −1; on fixture 2 both are the single tent at 0."""
     paper, ext = PrivateMedian(epsilon=1, mode="paper", **FIX), PrivateMedian(epsilon=1, **FIX)
     assert paper.pieces(FIXTURE_1) != ext.pieces(FIXTURE_1)
@@ -99,7 +99,7 @@ def test_direct_and_fast_constructions_give_the_same_laws_in_every_mode() -> Non
 
 
 def test_median_index_floor_is_the_printed_left_median_for_odd_n() -> None:
-    """Def. A.2 as printed (ℓ = ⌊n/2⌋) vs the default ⌈n/2⌉ (spec §1.4 / E2): on X = (−2, 0, 2)
+    """Def. A.2 as printed (ℓ = ⌊n/2⌋) vs the default ⌈n/2⌉ (erratum E2): on X = (−2, 0, 2)
     with C = 1 (K = 0, H = {m ∈ Ξ}) the paper mode's restricted tent sits at −2 or at 0."""
     x = [-2, 0, 2]
     ceil = PrivateMedian(epsilon=1, mode="paper", **FIX)
@@ -135,7 +135,7 @@ def test_sampler_conforms_at_larger_n_and_small_epsilon() -> None:
 @pytest.mark.parametrize("median", [F(0), F(-11, 2), F(9, 4)])
 def test_algorithm_2_conforms_and_the_printed_inverse_does_not(median) -> None:
     """Algorithm 2 with the corrected (stable) TRUNCATEDLAPLACE draws from Eq. (A.2); the printed
-    Algorithm 11 (spurious 1/σ in the CDF, spec E11) does not, even on the centre interval, which
+    Algorithm 11 (spurious 1/σ in the CDF, erratum E11) does not, even on the centre interval, which
     is symmetric about m."""
     p = MedianParameters(8, **FIX)
     law = restricted_law(median, p, 1)

@@ -1,7 +1,7 @@
-"""tzamos20's accuracy study (spec §3 T6–T9, T20; §5): the admissible distributions, the exact miss
-probabilities (private: from the output law per data set; baseline: the binomial law of the order
-statistic), the rate terms of Theorem 3.1, the seeding, and a smoke run of ``dpquant reproduce
-tzamos20`` (the full study takes minutes; see notes).
+"""tzamos20's accuracy study (Lemma B.2, (B.4), Lemma 3.5, Thm 3.6, Thm 3.1): the admissible
+distributions, the exact miss probabilities (private: from the output law per data set; baseline:
+the binomial law of the order statistic), the rate terms of Theorem 3.1, the seeding, and a smoke
+run of ``dpquant reproduce tzamos20`` (the full study takes minutes; see notes).
 
 Statistical tolerances: each Monte Carlo comparison uses Hoeffding's bound
 P(|p̂ − p| >= t) <= 2·exp(−2Mt²) with t chosen so that this is below 1e-7; with fewer than ten
@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from reference.cli import main
+from dpquant.cli import main
+from dpquant.studies import tzamos20 as T
 from reference.exact.mp import to_mpf, workdps
-from reference.experiments import tzamos20 as T
+from reference.private_median import rates
 from reference.private_median.mechanism import PrivateMedian
 from reference.private_median.typical_set import exact_data
 
@@ -48,22 +49,22 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 def test_theorem_3_1_terms_are_the_three_printed_rates_and_each_regime_has_its_dominant_term() -> (
     None
 ):
-    terms = T.rate_terms(L, r, 10**6, Fraction(1, 2), Fraction(9, 10), Fraction(1, 10))
+    terms = rates.rate_terms(L, r, 10**6, Fraction(1, 2), Fraction(9, 10), Fraction(1, 10))
     lb = math.log(10.0)
     assert terms["T1"] == pytest.approx(lb / (0.16 * 0.81), rel=1e-14)
     assert terms["T2"] == pytest.approx(lb / (0.5 * 0.4 * 0.9), rel=1e-14)
     assert terms["T3"] == pytest.approx(math.log(1e6 / 0.9 + 1.0) / (0.5 * 0.4), rel=1e-14)
-    assert T.theorem_3_6_bound(terms, 3) == pytest.approx(
+    assert rates.theorem_3_6_bound(terms, 3) == pytest.approx(
         terms["T1"] + 3 * terms["T2"] + terms["T3"]
     )
     dominant = {
-        g.name: T.dominant_term(T.rate_terms(L, r, g.R, g.epsilon, g.alpha, g.beta))
+        g.name: rates.dominant_term(rates.rate_terms(L, r, g.R, g.epsilon, g.alpha, g.beta))
         for g in T.REGIMES
     }
     assert dominant == {"statistical": "T1", "local": "T2", "global": "T3"}
-    # spec §5 (App. D, corrected): T1 >= T2 exactly when ε >= Lα
+    # App. D (corrected, notes/tzamos20.md): T1 >= T2 exactly when ε >= Lα
     for g in T.REGIMES:
-        t = T.rate_terms(L, r, g.R, g.epsilon, g.alpha, g.beta)
+        t = rates.rate_terms(L, r, g.R, g.epsilon, g.alpha, g.beta)
         assert (t["T1"] >= t["T2"]) == (g.epsilon >= L * g.alpha)
 
 
@@ -119,7 +120,7 @@ def test_empirical_median_miss_equals_the_beta_law_of_the_order_statistic(
     d = T.make_distribution(name, L, r)
     ell = (n + 1) // 2
     for alpha in (Fraction(1, 4), Fraction(9, 10)):
-        exact = T.empirical_median_miss(d, n, alpha)
+        exact = rates.empirical_median_miss(d, n, alpha)
         # x_(ℓ) = F⁻¹(U_(ℓ)), U_(ℓ) ~ Beta(ℓ, n − ℓ + 1)
         lo, hi = float(d.cdf(-alpha)), float(d.cdf(alpha))
         beta = stats.beta(ell, n - ell + 1)
@@ -131,16 +132,16 @@ def test_empirical_median_miss_matches_monte_carlo_over_data_sets() -> None:
     n, m, alpha = 15, 20_000, Fraction(1, 4)
     x = np.sort(d.sample(n * m, np.random.default_rng(7)).reshape(m, n), axis=1)
     hit = np.abs(x[:, (n + 1) // 2 - 1]) > float(alpha)
-    assert abs(hit.mean() - float(T.empirical_median_miss(d, n, alpha))) < hoeffding(m)
+    assert abs(hit.mean() - float(rates.empirical_median_miss(d, n, alpha))) < hoeffding(m)
 
 
 @pytest.mark.parametrize("name", T.DISTRIBUTIONS)
 def test_b_4_median_concentration_bound_holds_exactly(name: str) -> None:
-    """(B.4) ([BA19, ineq. 14]): P(|m(X) − m(D)| >= r/2) <= 2·exp(−nL²r²/8) (spec T7), exactly
+    """(B.4) ([BA19, ineq. 14]): P(|m(X) − m(D)| >= r/2) <= 2·exp(−nL²r²/8) (T7), exactly
     (D is continuous, so ">=" and ">" have the same probability), with a 1e-30 margin."""
     d = T.make_distribution(name, L, r)
     for n in range(1, 121):
-        p = T.empirical_median_miss(d, n, r / 2)
+        p = rates.empirical_median_miss(d, n, r / 2)
         with workdps():
             bound = 2 * mpmath.exp(-n * to_mpf(L * L * r * r) / 8)
             assert to_mpf(p) <= bound - mpmath.mpf("1e-30")
@@ -162,8 +163,8 @@ def test_per_data_set_miss_equals_a_direct_integration_of_the_pieces(data: list)
     x = exact_data(data)
     law = mech.exact(x)
     for center, alpha in ((0, Fraction(9, 10)), (Fraction(1, 3), Fraction(1, 4))):
-        a = T.private_miss(law, center, alpha)
-        b = T.miss_from_pieces(mech.pieces(x), mech.epsilon, center, alpha)
+        a = rates.private_miss(law, center, alpha)
+        b = rates.miss_from_pieces(mech.pieces(x), mech.epsilon, center, alpha)
         assert abs(a - b) < mpmath.mpf("1e-40")
         assert 0 < a < 1
 
@@ -174,7 +175,8 @@ def test_fixed_design_miss_decreases_in_n_exactly_on_the_smoke_grid() -> None:
     for name in T.DISTRIBUTIONS:
         d = T.make_distribution(name, L, r)
         mech = PrivateMedian(L, r, g.R, T.DEFAULT_C, g.epsilon)
-        misses = [T.private_miss(mech.exact(T.fixed_design(d, n)), 0, g.alpha) for n in (8, 16, 32)]
+        laws = [mech.exact(T.fixed_design(d, n)) for n in (8, 16, 32)]
+        misses = [rates.private_miss(law, 0, g.alpha) for law in laws]
         assert misses[0] > misses[1] > misses[2]
 
 
@@ -185,7 +187,7 @@ def test_evaluate_data_reports_th_zero_exactly_for_typical_data_sets() -> None:
     for _ in range(12):
         x = T.make_distribution("pareto", L, r).sample(10, rng)
         miss, base, in_h, th, pieces, restricted = T.evaluate_data(mech, x, 0, Fraction(1, 2))
-        assert (th == 0) == in_h  # spec T14: TH(X, m(X)) = 0 ⇔ X ∈ H
+        assert (th == 0) == in_h  # TH(X, m(X)) = 0 ⇔ X ∈ H (display (3.3), Lemma E.2)
         assert base == (abs(float(np.sort(x)[4])) > 0.5)
         assert pieces >= 1 and 0 <= miss <= 1
         seen.add(in_h)
@@ -235,7 +237,7 @@ def test_bad_options_raise_value_errors_naming_the_parameter(tmp_path: Path) -> 
     with pytest.raises(ValueError, match="beta"):
         T.Regime("x", 1, Fraction(1, 2), 1, Fraction(1, 2))
     with pytest.raises(ValueError, match="beta"):
-        T.rate_terms(L, r, 1, 1, Fraction(1, 2), 0)
+        rates.rate_terms(L, r, 1, 1, Fraction(1, 2), 0)
     with pytest.raises(ValueError, match="median"):
         T.make_study(median=2, quick=True)
     assert main(["reproduce", "aamand25", "--regimes", "local", "--out", str(tmp_path)]) == 2
@@ -262,7 +264,7 @@ def test_smoke_cli_writes_the_csvs_with_their_columns_and_the_figures(tmp_path: 
         own = [float(x["miss"]) for x in runs if x["n"] == row["n"] and int(x["run"]) >= 0]
         assert float(row["miss_mean"]) == pytest.approx(np.mean(own), rel=1e-12)
         d = T.make_distribution("pareto", L, r)
-        exact = T.empirical_median_miss(d, int(row["n"]), Fraction(9, 10))
+        exact = rates.empirical_median_miss(d, int(row["n"]), Fraction(9, 10))
         assert float(row["baseline_exact"]) == float(exact)
         assert float(row["K"]) == math.floor(float(L * r) * int(row["n"]) / (2 * 1.25))
     crossings = read_csv(tmp_path / "tzamos20_crossings.csv")

@@ -1,5 +1,6 @@
-"""tzamos20 typical set H and TYPICALHAMMING (spec §1.5, §2.3, §3 T14): the exact formula, the
-paper's greedy and a brute-force oracle agree; the invariants of spec §3 T14 hold."""
+"""tzamos20 typical set H and TYPICALHAMMING (display (3.3), Lemma E.2, Claims E.3–E.4): the exact
+(s_L, s_R) program, the paper's greedy (Algorithm 3) and a brute-force oracle agree; TH's
+invariants hold (0 <= TH <= n, 1-Lipschitz in d_H, TH(X, m(X)) = 0 iff X ∈ H, constant on cells)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_claim_e_3_greedy_equals_the_exact_formula_for_c_at_least_one(case) -> N
 
 
 def test_greedy_gets_stuck_for_c_below_one_where_the_optimum_is_two() -> None:
-    """Spec §2.3: X = (3/4, 5/4), ξ = 1/2, L = 1/2, r = 1, C = 1/2: the optimum is 2, and it needs
+    """Erratum E9: X = (3/4, 5/4), ξ = 1/2, L = 1/2, r = 1, C = 1/2: the optimum is 2, and it needs
     a point above ξ to fix a Left deficit, which the greedy (argmin first) never does."""
     params = MedianParameters(2, F(1, 2), F(1), F(2), F(1, 2))
     x, xi = [F(3, 4), F(5, 4)], F(1, 2)
@@ -100,8 +101,8 @@ def test_th_and_membership_are_permutation_invariant(case, rnd) -> None:
 @settings(max_examples=40, deadline=None)
 @given(instances(max_n=4))
 def test_setting_changed_points_to_xi_dominates_any_other_replacement(case) -> None:
-    """Spec §3 T14: for n <= 4, changing coordinates to values from a grid (that includes the
-    windows' ends) never reaches H with median ξ in fewer changes than TH."""
+    """Claim E.3's dominance (T14): for n <= 4, changing coordinates to values from a grid (that
+    includes the windows' ends) never reaches H with median ξ in fewer changes than TH."""
     x, xi, params = case
     th = typical_hamming(x, xi, params)
     d = params.delta

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from audit.catalogue import EMNoHalf
-from audit.validate import battery, detectable_deviation, two_sample_check, validate
-from reference.cli import main
+from audit.equivalence import battery, detectable_deviation, two_sample_check, validate
+from dpquant.cli import main
 from reference.conformance import dkw_threshold
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 

@@ -107,15 +107,19 @@ def diffprivlib_quantile(
 
 
 @functools.lru_cache(maxsize=64)
-def _opendp_measurement(
+def opendp_measurement(
     candidates: tuple[float, ...], alpha: float, scale: float, measure: str
 ) -> Any:
+    """OpenDP's private quantile measurement (``make_private_quantile``, contrib) over vectors
+    of floats under the symmetric distance, built once per configuration."""
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
     space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance()
     output_measure = getattr(dp, measure)()
     return dp.m.make_private_quantile(*space, output_measure, list(candidates), alpha, scale)
+
+
 
 
 def _opendp_release(
@@ -128,7 +132,7 @@ def _opendp_release(
     measure: str,
 ) -> float:
     del rng  # OpenDP draws from OpenSSL, seeded by the OS; no seed from Python (see seeding.py)
-    measurement = _opendp_measurement(candidates, alpha, scale, measure)
+    measurement = opendp_measurement(candidates, alpha, scale, measure)
     return float(measurement(np.ascontiguousarray(data, dtype=np.float64)))
 
 
@@ -160,7 +164,7 @@ def opendp_quantile(
         raise ValueError(f"epsilon = {eps!r} gives a noise scale {scale!r} OpenDP cannot take")
     if measure == "max_divergence":
         try:
-            mapped = float(_opendp_measurement(cands, q, scale, measure).map(d_in))
+            mapped = float(opendp_measurement(cands, q, scale, measure).map(d_in))
         except Exception as exc:  # noqa: BLE001 -- the library refuses these parameters
             raise ValueError(
                 f"OpenDP refuses epsilon = {eps!r} with these candidates: {exc}"
@@ -322,6 +326,7 @@ __all__ = [
     "PEERS",
     "diffprivlib_quantile",
     "eeprivacy_quantile",
+    "opendp_measurement",
     "opendp_quantile",
     "pydp_percentile",
 ]

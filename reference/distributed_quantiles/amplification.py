@@ -8,7 +8,7 @@ from an ε_L-LDP (adaptive) randomizer, is (ε, δ)-DP with
 provided ε_L ≤ ln(n/(16·ln(2/δ))) (the *precondition*). Lemma G.5 picks
 ε_L = ln(ε²·n/(80·ln(4/δ))).
 
-The local budget of one batch can be chosen four ways (spec §3.7, §6.15):
+The local budget of one batch can be chosen four ways (``notes/aamand25.md``, "Shuffle local ε"):
 
 * ``local_epsilon_paper``: App. I.3's formula, batch ⌊n/⌈lg B⌉⌋ + 1 (the *larger* batch size);
 * ``local_epsilon_authors``: the authors' ``get_eps_for_shuffle``, batch n/ln K (natural log);
@@ -105,7 +105,7 @@ def _fmt_number(n: int) -> str:
 
 
 def rounds(K: int) -> int:
-    """r = ⌈lg K⌉, the number of batches of the binary search over K coins (spec §3.6)."""
+    """r = ⌈lg K⌉, the number of batches of the binary search over K coins (App. I; Thm G.3)."""
     K = check_int(K, "K", minimum=1, maximum=MAX_B)
     return (K - 1).bit_length()
 
@@ -207,9 +207,10 @@ def local_epsilon_paper(
     """App. I.3's ε_RR = ln((ε²/(80·ln(4/δ)))·(⌊n/⌈lg B⌉⌋ + 1)) (the experiments' formula).
 
     It is Lemma G.5 at the batch size ⌊n/r⌋ + 1, one more than the smallest real batch when r
-    divides n (spec §6.15). The precondition is checked on the smallest real batch ⌊n/r⌋.
-    ``require_precondition=False`` returns the formula's value even where Thm G.4 does not apply
-    (to reproduce the spec §7.6 table); a value ≤ 0 is refused either way.
+    divides n (``notes/aamand25.md``, "Shuffle local ε"). The precondition is checked on the
+    smallest real batch ⌊n/r⌋. ``require_precondition=False`` returns the formula's value even where
+    Thm G.4 does not apply (to reproduce Fig. 4's setting at large ε, ``notes/aamand25.md``
+    erratum 6); a value ≤ 0 is refused either way.
     """
     epsilon, n, delta = check_epsilon(epsilon), _check_n(n), _check_delta(delta)
     B = check_domain_size(B)
@@ -243,9 +244,10 @@ def local_epsilon_authors(
 ) -> float:
     """The authors' ``get_eps_for_shuffle``: ln(ε²·n/(80·ln(K)·ln(4/δ))), K = number of coins.
 
-    It assumes batches of n/ln K users while the real batches hold ⌊n/⌈lg K⌉⌋ (spec §3.7); the
-    precondition is checked on that real smallest batch. ``require_precondition=False`` returns
-    the formula's value regardless (spec §7.6 table).
+    It assumes batches of n/ln K users while the real batches hold ⌊n/⌈lg K⌉⌋
+    (``notes/aamand25.md``, "Shuffle local ε"); the precondition is checked on that real smallest
+    batch. ``require_precondition=False`` returns the formula's value regardless (as for
+    :func:`local_epsilon_paper`).
     """
     epsilon, n, delta = check_epsilon(epsilon), _check_n(n), _check_delta(delta)
     K = check_domain_size(K, "K")
@@ -274,7 +276,7 @@ def local_epsilon_authors(
 
 
 def local_epsilon_lemma_g5(epsilon: float, n_batch: int, delta: float) -> float:
-    """Lemma G.5: ε_L = ln(ε²·n'/(80·ln(4/δ))) on a batch of n' users (spec §6.15 default).
+    """Lemma G.5: ε_L = ln(ε²·n'/(80·ln(4/δ))) on a batch of n' users (the default rule).
 
     Used with n' = ⌊n/r⌋, the smallest batch. Refuses ε_L ≤ 0 (n' ≤ 80·ln(4/δ)/ε²) and a broken
     precondition, which for this rule is n-free: it holds iff ε² ≤ 5·ln(4/δ)/ln(2/δ). Lemma G.5
@@ -415,7 +417,8 @@ def notebook_min_users(epsilon: float, B: int, delta: float) -> float:
     """The authors' notebook threshold n ≥ 80·ln(4/δ)·⌈lg B⌉/ε² for ε_RR ≥ 0 (App. I.3 text).
 
     App. I.3 quotes it for δ = 1e-8, B = 4^8 as 2.5e7, 7.8e4, 1.3e4; the first is a typo for
-    2.535e6, and the ε's are the grid points 0.569 and 1.357, not 0.5 and 1 (spec §5 claim 7).
+    2.535e6, and the ε's are the grid points 0.569 and 1.357, not 0.5 and 1 (``notes/aamand25.md``
+    erratum 6).
     """
     epsilon, delta = check_epsilon(epsilon), _check_delta(delta)
     B = check_domain_size(B)

@@ -1,4 +1,4 @@
-"""The theoretical protocols: BayeSS for Theorem 1.1 (empirical median) and Theorem C.1 (statistical).
+"""The theoretical protocols: BayeSS for Thm 1.1 (empirical median) and Thm C.1 (statistical).
 
 Both run the learner of Thm 3.2 / E.4 on the RR-domain coins (target 1/2, which RR keeps for the
 median) and then TestCoins (Alg. 1):
@@ -9,13 +9,13 @@ median) and then TestCoins (Alg. 1):
 2. S = the sorted-L entries at positions ⌈γ|L|⌉, 2⌈γ|L|⌉, … with γ = 1/13 (about 13 intervals);
 3. TestCoins: each endpoint coin of each interval in S is flipped m times by fresh users (the
    next n/4, resp. the other half), and the interval whose estimated RR-domain step
-   [p̃_left, p̃_right] is closest to 1/2 wins (the paper leaves the test rule open; this is
-   spec §3.2's recommendation). Its left coin j* is returned (the proof's "j* + 1" is a typo,
-   spec §6.2).
+   [p̃_left, p̃_right] is closest to 1/2 wins (the paper leaves the test rule open; our choice,
+   ``notes/aamand25.md``, "Thm 1.1 / C.1 protocols"). Its left coin j* is returned (the proof's
+   "j* + 1" is a typo: by Eq. (3) j* itself is the approximate median).
 
 T defaults to every user of the learning share: the theorem only needs T = O(log B/α'²) and more
 flips only sharpen the posterior; ``steps`` chooses T explicitly. Each user answers one ε-RR
-bit, so the protocols are ε-LDP with no composition (spec §3.3).
+bit, so the protocols are ε-LDP with no composition (proof of Thm 1.1, Sec. 4; Lemma A.1).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from reference.distributed_quantiles.bayes_learn import Intervals, bayes_learn, check_rounding
-from reference.distributed_quantiles.dp_bayess import select_quantiles
+from reference.distributed_quantiles.bayes_learning import Intervals, bayes_learn, check_rounding
 from reference.distributed_quantiles.naive_nbs import rr_tanh
+from reference.distributed_quantiles.private_bayess import select_quantiles
 from reference.distributed_quantiles.threshold_query import threshold_rr
 from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
 from reference.validation import check_epsilon, check_int, check_probability, check_rng

@@ -1,4 +1,4 @@
-"""The binary asymmetric channel (BAC) behind BayesLearn (App. E, Thm E.2, Lemma E.3; spec §2.2).
+"""The binary asymmetric channel (BAC) behind BayesLearn (App. E, Thm E.2, Lemma E.3).
 
 A flip of the coin at BayesLearn's query point is heads with probability ``τ + α`` when the target
 interval lies to the **left** of the coin and ``τ − α`` when it lies to the right. With ``x`` the
@@ -9,7 +9,8 @@ posterior mass left of the query point, the information one flip carries is
 and BayesLearn queries at ``q = argmax_x I(x)`` (Alg. 2 line 9); the capacity is
 ``C_{τ,α} = I(q)`` (Thm E.2, footnote 8). :func:`derive_channel` derives ``q``, ``C`` and the
 multiplicative Bayes weights ``d_{x,y}`` (Lemma E.3) with sympy and proves them equal to the closed
-forms of spec §2.2:
+forms below (Gretta & Price's; the paper gives none, ``notes/aamand25.md`` "Channel closed
+forms"):
 
     Z = 2^{(H(τ−α) − H(τ+α))/(2α)},      q = (1 − τ + α − 1/(1+Z))/(2α),
     C = lg(1+Z) + (τ−α)·H(τ+α)/(2α) − (τ+α)·H(τ−α)/(2α).
@@ -38,7 +39,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 import mpmath
 import numpy as np
@@ -65,7 +66,7 @@ __all__ = [
     "rr_domain_target",
 ]
 
-Real = float | mpmath.mpf
+Real: TypeAlias = float | mpmath.mpf
 
 # ----------------------------------------------------------------------------- validation
 
@@ -144,15 +145,15 @@ def _check_dps(dps: Any) -> int:
 
 @dataclass(frozen=True)
 class ChannelDerivation:
-    """Sympy expressions of the BAC quantities (App. E; spec §2.2), made by :func:`derive_channel`.
+    """Sympy expressions of the BAC quantities (App. E), made by :func:`derive_channel`.
 
     ``tau``, ``alpha`` are positive symbols, ``x`` the posterior mass left of the query point and
     ``q`` a free query point (the Bayes weights are stated for any q). ``solved_query_point`` is
-    what ``sympy.solve`` returned for dI/dx = 0; ``query_point`` and ``capacity`` are the spec's
-    closed forms, proven equal to that solution and to I at it. ``proofs`` records how each
-    identity was closed: ``"simplify"`` (sympy reduced the difference to 0) or ``"numeric-60"``
-    (the difference is below 1e-50 at 40 seeded random rationals at 60 digits; used only where
-    simplify cannot close it).
+    what ``sympy.solve`` returned for dI/dx = 0; ``query_point`` and ``capacity`` are the closed
+    forms of the module docstring, proven equal to that solution and to I at it. ``proofs`` records
+    how each identity was closed: ``"simplify"`` (sympy reduced the difference to 0) or
+    ``"numeric-60"`` (the difference is below 1e-50 at 40 seeded random rationals at 60 digits; used
+    only where simplify cannot close it).
     """
 
     tau: sympy.Symbol
@@ -240,8 +241,9 @@ def derive_channel() -> ChannelDerivation:
        (m = τ − α + 2αx), so I is strictly concave and its stationary point is the maximiser.
     2. Solve dI/dx = 0: the logs combine into ln R(x) = 0 with R rational in x, and
        ``sympy.solve`` finds the single root of R(x) = 1.
-    3. Prove that root equals the closed form q of spec §2.2 (compare ln((1−m)/m) with −ln Z, both
-       sums of logs) and that I(q) equals the closed form C (logs split, ln Z replaced by its value).
+    3. Prove that root equals the closed form q (module docstring; compare ln((1−m)/m) with −ln Z,
+       both sums of logs) and that I(q) equals the closed form C (logs split, ln Z replaced by its
+       value).
     4. Derive d_{x,y} as posterior/predictive ratios: heads has probability τ+α given the target
        left of the query point and τ−α given right, predictive probability q(τ+α) + (1−q)(τ−α);
        so d_{1,0} = (τ+α)/pred, d_{0,0} = (1−τ−α)/(1−pred), d_{1,1} = (τ−α)/pred and
@@ -267,7 +269,7 @@ def derive_channel() -> ChannelDerivation:
         raise ArithmeticError(f"expected one stationary point, got {roots}")
     solved = roots[0]
 
-    # the closed forms of spec §2.2, first in a positive symbol Z, then with Z's value
+    # the closed forms of the module docstring, first in a positive symbol Z, then with Z's value
     z_sym = sympy.Symbol("Z", positive=True)
     z_expr = 2 ** ((_entropy_bits(low) - _entropy_bits(high)) / (2 * alpha))
     log_z = _LN2 * (_entropy_bits(low) - _entropy_bits(high)) / (2 * alpha)
@@ -387,7 +389,7 @@ def mutual_information_mp(x: Any, tau: Any, alpha: Any, *, dps: int = DPS) -> mp
 
 
 def optimal_query_point_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
-    """q = argmax_x I(x) (Alg. 2 line 9; spec §2.2's closed form, derived) to ``dps`` digits."""
+    """q = argmax_x I(x) (Alg. 2 line 9; the closed form, derived) to ``dps`` digits."""
     dps = _check_dps(dps)
     with mpmath.workdps(dps + 15):
         t, a = _mp_channel_parameters(tau, alpha)
@@ -396,7 +398,7 @@ def optimal_query_point_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mp
 
 
 def capacity_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
-    """C_{τ,α} = max_x I(x) in bits (Thm E.2 footnote 8; spec §2.2) to ``dps`` digits."""
+    """C_{τ,α} = max_x I(x) in bits (Thm E.2 footnote 8) to ``dps`` digits."""
     dps = _check_dps(dps)
     with mpmath.workdps(dps + 15):
         t, a = _mp_channel_parameters(tau, alpha)
@@ -405,7 +407,7 @@ def capacity_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
 
 
 def numeric_argmax_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
-    """The maximiser of I(x) found numerically, independent of the closed form (spec §2.2 check):
+    """The maximiser of I(x) found numerically, independent of the closed form (its check):
     the root of the derived dI/dx on the bracket [0, 1] by the Anderson–Björck method.
 
     The bracket is valid: dI/dx > 0 at 0 and < 0 at 1 because H is strictly concave.
@@ -524,7 +526,7 @@ def _query_point(tau: float, alpha: float) -> float:
 
 
 def optimal_query_point(tau: float, alpha: float) -> float:
-    """q = argmax_x I(x) (Alg. 2 line 9): spec §2.2's closed form rearranged not to cancel.
+    """q = argmax_x I(x) (Alg. 2 line 9): the closed form rearranged not to cancel.
 
     With a = τ−α, b = τ+α, u = 2α/a, v = −2α/(1−a), r = (1−b)/(1−a) and h as in ``_h``:
     ln Z = ln(b/(1−a)) + D with D = h(u) + 2α/(1−a) − r·h(v), hence
@@ -560,8 +562,11 @@ def bayes_weights(tau: float, alpha: float, q: float | None = None) -> BayesWeig
 
 
 def rr_domain_target(tau: float, epsilon: float) -> float:
-    """τ' = 1/(e^ε+1) + τ·tanh(ε/2): the τ-quantile's heads probability after ε-RR (spec §3.9's
-    alternative to padding; Lemma A.1: Pr[RR = 1] = p·tanh(ε/2) + 1/(e^ε+1))."""
+    """τ' = 1/(e^ε+1) + τ·tanh(ε/2): the τ-quantile's heads probability after ε-RR.
+
+    Our alternative to Lemma B.1's padding (``notes/aamand25.md``, "BayesLearn in the RR domain");
+    Lemma A.1 gives Pr[RR = 1] = p·tanh(ε/2) + 1/(e^ε+1).
+    """
     tau = check_finite(tau, "tau")
     if not 0.0 < tau < 1.0:
         raise ValueError(f"tau must lie in (0, 1), got {tau!r}")

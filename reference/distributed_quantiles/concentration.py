@@ -13,9 +13,9 @@ computation:
 * Theorem A.3 (Bernstein) as printed (no factor 2) and in its standard two-sided form, against
   exact Binomial and Rademacher tails;
 * Lemmas G.1 / G.2 and Theorem G.3: the sample-size brackets as printed and as the proofs derive
-  them (spec §6.10), and the exact tail of the debiased RR estimate;
-* Theorem F.1: the hard family ``P_β``, its total variation distances, its α-approximate
-  q-quantile set and the Fano step ``lg B − 1 − ½·lg(B − 1) ≥ ¼·lg B``.
+  them (``notes/aamand25.md`` erratum 3), and the exact tail of the debiased RR estimate.
+
+Theorem F.1's hard family and Fano step are in :mod:`.lower_bound`.
 
 Probabilities are ``Fraction`` where the law is rational; bounds involving ``exp``/``log`` are
 ``mpmath`` values at the project precision (:func:`reference.exact.mp.workdps`).
@@ -34,7 +34,6 @@ from scipy import stats
 
 from reference.exact.mp import to_mpf, workdps
 from reference.validation import (
-    check_choice,
     check_epsilon,
     check_flag,
     check_fraction,
@@ -65,9 +64,6 @@ MAX_TAIL_USERS = 10**5
 MAX_CONVOLVED = 20_000
 """The largest n of :func:`lemma_g2_exact_tail` (an O(n²) float convolution)."""
 
-MAX_QUANTILE_SET = 10**6
-"""The most CDF terms :func:`approximate_quantile_set` evaluates (|domain|·|pmf|)."""
-
 # --------------------------------------------------------------------------------------------
 # Sampling without replacement: Lemma 4.1 and Lemma 3.1
 # --------------------------------------------------------------------------------------------
@@ -93,8 +89,9 @@ def _check_steps(steps: Any, total: int, name: str = "steps") -> int:
 def remaining_zeros_law(total: int, zeros: int, t: int) -> dict[int, Fraction]:
     """Exact law of ``Y_t``, the zeros among the ``total − t`` items left after ``t`` draws.
 
-    Lemma 3.1 / 4.1 (spec §7.5): with the items in uniformly random order the remaining items are
-    a uniform ``(total − t)``-subset, so ``Y_t ~ Hypergeometric(total, zeros, total − t)``:
+    Lemma 3.1 / 4.1 (as in the proof of Lemma 4.1): with the items in uniformly random order the
+    remaining items are a uniform ``(total − t)``-subset, so
+    ``Y_t ~ Hypergeometric(total, zeros, total − t)``:
     ``Pr[Y_t = y] = C(zeros, y)·C(total − zeros, total − t − y)/C(total, total − t)``.
     """
     total, zeros = _check_urn(total, zeros)
@@ -241,10 +238,10 @@ def lemma_3_1_bound_printed(n: int, alpha: Any) -> mpmath.mpf:
 
 
 def lemma_3_1_bound_proof(n: int, alpha: Any) -> mpmath.mpf:
-    """What the proof of Lemma 3.1 actually gives for ``n`` users: ``2·exp(−α²n/4)`` (spec §6.12).
+    """What the proof of Lemma 3.1 actually gives for ``n`` users: ``2·exp(−α²n/4)``.
 
-    Lemma 4.1 is applied to ``2n' = n`` bits and controls ``max_{i ≤ n'}``, so its bound is
-    ``2·exp(−α²n'/2) = 2·exp(−α²n/4)``.
+    ``notes/aamand25.md`` erratum 4: Lemma 4.1 is applied to ``2n' = n`` bits and controls
+    ``max_{i ≤ n'}``, so its bound is ``2·exp(−α²n'/2) = 2·exp(−α²n/4)``.
     """
     n = check_int(n, "n", minimum=1)
     with workdps():
@@ -323,7 +320,8 @@ def bernstein_as_stated(n: int, alpha: Any, sigma2: Any) -> mpmath.mpf:
 def bernstein_two_sided(n: int, alpha: Any, sigma2: Any) -> mpmath.mpf:
     """The standard two-sided Bernstein bound ``2·exp(−nα²/(2σ² + 2α/3))`` for ``|X_i − EX_i| ≤ 1``.
 
-    Spec §6.11 (Wainwright 2019, Prop. 2.10 with b = 1, applied to both tails).
+    The form Thm A.3 should state (``notes/aamand25.md`` erratum 3; Wainwright 2019, Prop. 2.10
+    with b = 1, applied to both tails).
     """
     with workdps():
         return 2 * mpmath.exp(_bernstein_exponent(n, alpha, sigma2))
@@ -381,7 +379,7 @@ def lemma_g2_bracket(alpha: Any, epsilon: Any) -> mpmath.mpf:
 
 
 def lemma_g1_bracket(p: Any, alpha: Any, epsilon: Any) -> mpmath.mpf:
-    """Lemma G.1 as its proof derives it: ``2p(1 − p)/α² + [Lemma G.2 bracket]`` (spec §6.10)."""
+    """Lemma G.1 as its proof derives it: ``2p(1 − p)/α² + [Lemma G.2 bracket]`` (erratum 3)."""
     with workdps():
         pp = to_mpf(check_probability(p, "p"))
         a = to_mpf(check_probability(alpha, "alpha", open_left=True))
@@ -391,8 +389,9 @@ def lemma_g1_bracket(p: Any, alpha: Any, epsilon: Any) -> mpmath.mpf:
 def lemma_g1_bracket_as_printed(p: Any, alpha: Any, epsilon: Any) -> mpmath.mpf:
     """Lemma G.1's statement as printed: ``2p(1−p)/α² + e^ε/(α²(e^ε−1)²) + 2(e^ε+1)/(4α(e^ε−1))``.
 
-    Two misprints against the proof (spec §6.10): the factor 2 of the middle term is missing and
-    the last denominator has 4α for 3α (and the statement reads "n ≤" for "n ≥").
+    Two misprints against the proof (``notes/aamand25.md`` erratum 3): the factor 2 of the middle
+    term is missing and the last denominator has 4α for 3α (and the statement reads "n ≤" for
+    "n ≥").
     """
     with workdps():
         pp = to_mpf(check_probability(p, "p"))
@@ -438,11 +437,11 @@ def lemma_g2_sample_size(alpha: Any, epsilon: Any, beta: Any) -> mpmath.mpf:
 
 
 def theorem_g3_sample_size(alpha: Any, epsilon: Any, beta: Any, B: int) -> mpmath.mpf:
-    """Theorem G.3: ``[G.2 bracket]·r·ln(r/β)`` with ``r = lg B`` rounds (n ≥, not ≤; §6.10).
+    """Theorem G.3: ``[G.2 bracket]·r·ln(r/β)`` with ``r = lg B`` rounds (n ≥, not ≤; erratum 3).
 
-    Each of the ``r`` rounds gets ``n/r`` users and failure budget ``β/r`` (Lemma G.2), then a
-    union bound. "log B" is read as ``lg B`` (the number of rounds, spec §6.8); the failure log is
-    natural (Bernstein).
+    Each of the ``r`` rounds gets ``n/r`` users and failure budget ``β/r`` (Lemma G.2), then a union
+    bound. "log B" is read as ``lg B`` (the number of rounds, ``notes/aamand25.md`` "Log bases");
+    the failure log is natural (Bernstein).
     """
     B = check_int(B, "B", minimum=2)
     with workdps():
@@ -499,106 +498,3 @@ def lemma_g2_exact_tail(n: int, ones: int, alpha: float, epsilon: float) -> floa
     t = a * math.tanh(eps / 2)
     s = np.arange(n + 1)
     return float(pmf[np.abs(s - mean) > n * t].sum())
-
-
-# --------------------------------------------------------------------------------------------
-# Theorem F.1: the hard family, total variation, Fano
-# --------------------------------------------------------------------------------------------
-
-
-def lower_bound_family(
-    B: int, q: Any, alpha: Any, beta: int, *, base: int = 0
-) -> dict[int, Fraction]:
-    """The pmf of ``P_β`` (Theorem F.1).
-
-    ``base = 0`` (App. F): mass ``q − 2α`` at 0, ``4α`` at β, ``1 − q − 2α`` at B − 1, β in
-    {1, ..., B − 1}. ``base = 1`` (Sec. 3.2): the same on [B] with atoms 1, β, B and β in
-    {2, ..., B − 2}. Needs ``q ∈ (2α, 1 − 2α)``; β at the top atom merges the two masses.
-    """
-    B = check_int(B, "B", minimum=4)
-    a = check_fraction(alpha, "alpha", positive=True)
-    qq = check_fraction(q, "q")
-    if not 2 * a < qq < 1 - 2 * a:
-        raise ValueError(f"q must lie in (2α, 1 − 2α) = ({2 * a}, {1 - 2 * a}), got {q!r}")
-    base = check_int(base, "base", minimum=0, maximum=1)
-    beta = check_int(beta, "beta")
-    lo_b, hi_b = (1, B - 1) if base == 0 else (2, B - 2)
-    if not lo_b <= beta <= hi_b:
-        raise ValueError(f"beta must lie in [{lo_b}, {hi_b}], got {beta}")
-    bottom, top = (0, B - 1) if base == 0 else (1, B)
-    pmf: dict[int, Fraction] = {}
-    for atom, mass in ((bottom, qq - 2 * a), (beta, 4 * a), (top, 1 - qq - 2 * a)):
-        pmf[atom] = pmf.get(atom, Fraction(0)) + mass
-    return pmf
-
-
-def _check_pmf(pmf: Any, name: str) -> dict[Any, Fraction]:
-    """A finite pmf: a dict from integer atoms to non-negative rationals (floats exactly)."""
-    if not isinstance(pmf, dict):
-        raise ValueError(f"{name} must be a dict from atoms to probabilities, got {pmf!r:.60}")
-    if len(pmf) > MAX_QUANTILE_SET:
-        raise ValueError(f"{name} must have at most {MAX_QUANTILE_SET} atoms, got {len(pmf)}")
-    out = {}
-    for atom, mass in pmf.items():
-        key = check_int(atom, f"{name} atoms", minimum=-(2**62), maximum=2**62)
-        out[key] = check_fraction(mass, f"{name}[{key}]", nonnegative=True)
-    return out
-
-
-def total_variation(p: dict[int, Fraction], q: dict[int, Fraction]) -> Fraction:
-    """``‖P − Q‖_TV = ½·Σ|P(i) − Q(i)|`` exactly."""
-    p, q = _check_pmf(p, "p"), _check_pmf(q, "q")
-    keys = set(p) | set(q)
-    return sum((abs(p.get(k, Fraction(0)) - q.get(k, Fraction(0))) for k in keys), Fraction(0)) / 2
-
-
-def approximate_quantile_set(
-    pmf: dict[int, Fraction], domain: range, q: Any, alpha: Any
-) -> list[int]:
-    """All ``m`` in ``domain`` with ``F(m) < q + α`` and ``F(m + 1) > q − α`` (spec §6.1, exact).
-
-    ``F(m + 1) = 1`` past the top of the domain (the convention ``F(B + 1) = 1``).
-    """
-    pmf = _check_pmf(pmf, "pmf")
-    if not isinstance(domain, range) or len(domain) == 0:
-        raise ValueError(f"domain must be a non-empty range of integers, got {domain!r:.60}")
-    if len(domain) * max(len(pmf), 1) > MAX_QUANTILE_SET:
-        raise ValueError(
-            f"domain and pmf need |domain|·|pmf| = {len(domain) * len(pmf)} CDF terms; at most "
-            f"{MAX_QUANTILE_SET}"
-        )
-    qq = check_fraction(q, "q")
-    a = check_fraction(alpha, "alpha", positive=True)
-
-    def cdf(m: int) -> Fraction:
-        if m > domain[-1]:
-            return Fraction(1)
-        return sum((w for x, w in pmf.items() if x <= m), Fraction(0))
-
-    return [m for m in domain if cdf(m) < qq + a and cdf(m + 1) > qq - a]
-
-
-def fano_lower_bound(B: int, *, entropy: str = "printed") -> mpmath.mpf:
-    """The Fano step of Theorem F.1: ``H(β*) − 1 − ½·lg(B − 1)``.
-
-    ``entropy="printed"`` uses ``H(β*) = lg B`` as the proof does; ``"uniform"`` uses the actual
-    entropy ``lg(B − 1)`` of β* uniform on B − 1 values (spec §6.14).
-    """
-    B = check_int(B, "B", minimum=2)
-    entropy = check_choice(entropy, "entropy", ("printed", "uniform"))
-    with workdps():
-        h = mpmath.log(B, 2) if entropy == "printed" else mpmath.log(B - 1, 2)
-        return h - 1 - mpmath.log(B - 1, 2) / 2
-
-
-def fano_step_holds(B: int, *, entropy: str = "printed") -> bool:
-    """Whether ``fano_lower_bound(B) ≥ ¼·lg B`` holds, decided in exact integer arithmetic.
-
-    printed: ``¾·lg B − 1 − ½·lg(B − 1) ≥ 0 ⇔ B³ ≥ 16(B − 1)²``;
-    uniform: ``½·lg(B − 1) − 1 ≥ ¼·lg B ⇔ (B − 1)² ≥ 16B``.
-    """
-    B = check_int(B, "B", minimum=2)
-    entropy = check_choice(entropy, "entropy", ("printed", "uniform"))
-    if entropy == "printed":
-        return B**3 >= 16 * (B - 1) ** 2
-    return (B - 1) ** 2 >= 16 * B

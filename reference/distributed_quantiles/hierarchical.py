@@ -6,18 +6,19 @@ A non-adaptive ε-LDP protocol for the whole CDF, the non-adaptive baseline of F
   k = ⌈log_b B⌉ the domain is padded up to D = b^k (values B + 1..D hold no user; when B = b^k
   nothing changes). Level ℓ = 1..k has the b^ℓ b-adic blocks of size b^{k−ℓ}; level k holds the
   singletons. The root (level 0) is excluded, as in the authors' code: k levels for B = b^k
-  (spec §3.8).
+  (App. I; ``notes/aamand25.md``, "HM").
 * **Users.** Each user picks a level uniformly at random from {1, ..., k}, independently, and
   reports the node holding their value through a unary-encoding frequency oracle over the b^ℓ
   nodes of that level (OUE by default, as the authors' code; SUE with ε/2 per bit for App. D;
   :mod:`reference.distributed_quantiles.unary_encoding`). The level is data-independent and one
-  report is ε-LDP, so the protocol is ε-LDP (spec §3.10).
+  report is ε-LDP, so the protocol is ε-LDP (App. D).
 * **Server.** Per-level frequency estimates (count − n_ℓ·q)/((p − q)·n_ℓ), no consistency
-  post-processing (spec §3.8). A level that no user picked is estimated as all zeros (our choice;
-  the paper is silent; this has probability at most k·(1 − 1/k)^n). The CDF at x is the prefix [1, x]
-  decomposed into whole tree nodes: at most b − 1 siblings per level (all b children of the root
-  when x = D). The released coin is argmin_x |F̂(x) − τ| over x ∈ [B], the smallest such x on ties
-  (``numpy.argmin``), as "released the coin with closest value to 1/2" (App. I).
+  post-processing (the authors' code, as App. I runs it). A level that no user picked is estimated
+  as all zeros (our choice; the paper is silent; this has probability at most k·(1 − 1/k)^n). The
+  CDF at x is the prefix [1, x] decomposed into whole tree nodes: at most b − 1 siblings per level
+  (all b children of the root when x = D). The released coin is argmin_x |F̂(x) − τ| over x ∈ [B],
+  the smallest such x on ties (``numpy.argmin``), as "released the coin with closest value to 1/2"
+  (App. I).
 
 Sampling is vectorised: one ``rng.integers`` call for the levels, one ``bincount`` for the true
 node counts and :func:`ue_counts` per level (two binomial draws per node), so B = 4^9 costs a few
@@ -98,7 +99,7 @@ def _allocated_depth(B: int, b: int) -> int:
 
 
 def node_index(values: Any, level: int, k: int, branching: int) -> np.ndarray:
-    """0-based index of the level-ℓ node (b-adic block of size b^{k−ℓ}) holding each value in [B]."""
+    """0-based index of the level-ℓ node (b-adic block of size b^{k−ℓ}) holding each value."""
     b = check_branching(branching)
     k = check_int(k, "k", minimum=1, maximum=62)
     level = check_int(level, "level", minimum=1, maximum=k)
@@ -135,7 +136,7 @@ def prefix_nodes(x: int, B: int, branching: int = 4) -> list[tuple[int, int]]:
     if x > B:
         raise ValueError(f"x must lie in [1, {B}], got {x}")
     k = tree_depth(B, b)
-    out = []
+    out: list[tuple[int, int]] = []
     for level in range(1, k + 1):
         hi = x // b ** (k - level)  # complete level-ℓ nodes inside the 0-based prefix [0, x)
         lo = 0 if level == 1 else (hi // b) * b
@@ -216,7 +217,7 @@ def level_estimates(
     oracle: str = "oue",
     levels: Any = None,
 ) -> tuple[list[np.ndarray], np.ndarray]:
-    """One run of the users' side and the per-level frequency oracles (App. D; spec §3.8).
+    """One run of the users' side and the per-level frequency oracles (App. D; App. I).
 
     Returns (estimates, level_sizes): ``estimates[ℓ − 1]`` are the b^ℓ node-frequency estimates
     of level ℓ (zeros if no user picked ℓ) and ``level_sizes[ℓ − 1]`` = n_ℓ. ``levels`` (one per

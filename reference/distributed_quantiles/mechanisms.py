@@ -1,9 +1,9 @@
 """The protocols as :class:`reference.core.Mechanism` objects, for the auditor.
 
-* :class:`ProtocolMechanism` — a whole protocol run on ``n`` users, claim ε-DP under
-  ``replace_one`` (each user answers one ε-RR bit: the users' reports are disjoint, so changing
-  one user changes one ε-DP report, spec §3.10). ``sample`` reruns the protocol; ``exact`` is the
-  enumerated law of :mod:`reference.distributed_quantiles.protocol_law` when ``n`` is tiny.
+* :class:`ProtocolMechanism` — a whole protocol run on ``n`` users, claim ε-DP under ``replace_one``
+  (each user answers one ε-RR bit: the users' reports are disjoint, so changing one user changes one
+  ε-DP report: Lemma A.1 and Eq. (2)). ``sample`` reruns the protocol; ``exact`` is the enumerated
+  law of :mod:`reference.distributed_quantiles.protocol_enumeration` when ``n`` is tiny.
 * its local randomizer, :meth:`ProtocolMechanism.local_randomizer`, is a
   :class:`ThresholdQuery` (claim ε, adjacency ``local``, exact 2×2 channel).
 * :func:`two_answers_nbs` — the deliberately broken variant the auditor must catch: DpNaiveNBS in
@@ -22,7 +22,7 @@ import numpy as np
 
 from reference.core import ExactMechanismBase
 from reference.distributed_quantiles.naive_nbs import dp_naive_nbs, rr_tanh
-from reference.distributed_quantiles.protocol_law import protocol_law
+from reference.distributed_quantiles.protocol_enumeration import protocol_law
 from reference.distributed_quantiles.threshold_query import ThresholdQuery, threshold_rr
 from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
 from reference.distributions import DiscreteLaw
@@ -70,7 +70,7 @@ class ProtocolMechanism(ExactMechanismBase):
 
     ``sample`` reruns the protocol once per draw (the base loops over :meth:`_draw_one`), at most
     :meth:`draw_limit` runs per call; ``exact`` enumerates the protocol's random choices
-    (:func:`reference.distributed_quantiles.protocol_law.protocol_law`) for n <=
+    (:func:`reference.distributed_quantiles.protocol_enumeration.protocol_law`) for n <=
     :data:`EXACT_MAX_USERS`.
     """
 

@@ -2,8 +2,8 @@
 
 The coins c_0 < … < c_{K−1} (K = B for the whole domain) are searched in r = ⌈lg K⌉ rounds. The
 users, in a uniformly random order, are cut into r batches; the first n − r·b batches hold b + 1
-users and the rest b, with b = ⌊n/r⌋ (spec §3.6). In each round every user of the batch reports
-RR_ε([x ≤ c_idx]) once, the server debiases the batch mean (Eq. (8)),
+users and the rest b, with b = ⌊n/r⌋ (App. I, as the authors' code splits them). In each round every
+user of the batch reports RR_ε([x ≤ c_idx]) once, the server debiases the batch mean (Eq. (8)),
 
     p̂ = ((e^ε + 1)/(e^ε − 1))·(ȳ − 1/(e^ε + 1)),
 
@@ -12,7 +12,7 @@ search stops when L > R or the batches run out and returns c_idx, idx = ⌊(L + 
 coin c_R had p̂ ≤ τ and coin c_{R+1} had p̂ > τ, so c_R is the τ-quantile coin when every estimate
 is within α of the CDF (the union bound of Thm G.3).
 
-Each user answers exactly one query, so the protocol is ε-LDP (spec §3.10); with a per-batch
+Each user answers exactly one query, so the protocol is ε-LDP (Lemma A.1, Eq. (2)); with a per-batch
 budget ε_L and shuffled batches it is the shuffle-DP search of :mod:`.shuffle_nbs`.
 """
 
@@ -42,14 +42,14 @@ STAGE = "DpNaiveNBS"
 
 
 def search_rounds(K: int) -> int:
-    """r = ⌈lg K⌉: the number of batches (rounds) of the search over K coins (spec §3.6)."""
+    """r = ⌈lg K⌉: the number of batches (rounds) of the search over K coins (App. I)."""
     K = check_int(K, "K", minimum=1, maximum=MAX_B)
     return (K - 1).bit_length()
 
 
 def batch_schedule(n: int, K: int, stage: str = STAGE) -> list[int]:
     """Batch sizes for n users and K coins: r = ⌈lg K⌉ batches, b = ⌊n/r⌋, the first n − r·b of
-    size b + 1 and the rest of size b (spec §3.6; the sizes sum to n).
+    size b + 1 and the rest of size b (App. I; the sizes sum to n).
 
     K = 1 needs no query: the schedule is empty. Raises ``ValueError`` ("n too small for ...")
     when n < r, i.e. when some batch would be empty.
@@ -97,7 +97,7 @@ def debiased_estimate(ones: int, size: int, epsilon: float) -> float:
     return _debiased(ones, size, rr_tanh(epsilon))
 
 
-class _Coins:
+class CandidateCoins:
     """The candidate coins, either 1..K by index arithmetic or a given sorted array."""
 
     def __init__(self, coins: Any, B: int):
@@ -120,9 +120,9 @@ class _Coins:
         return int(self.values[i])
 
 
-def _batched_search(
+def batched_search(
     stream: UserStream,
-    coins: _Coins,
+    coins: CandidateCoins,
     tau: float,
     eps_local: float,
     rng: np.random.Generator,
@@ -130,7 +130,7 @@ def _batched_search(
     faithful: bool,
     stage: str,
 ) -> int:
-    """The batched binary search shared by DpNaiveNBS (ε_L = ε) and the shuffle search (spec §3.6).
+    """The batched binary search shared by DpNaiveNBS (ε_L = ε) and the shuffle search (App. I).
 
     Uses all ``stream.remaining`` users: batch t is the next ``batch_schedule[t]`` users of the
     stream. Each batch answers one coin through RR at ``eps_local``; only the batch's number of
@@ -185,7 +185,7 @@ def dp_naive_nbs(
     stream: UserStream | None = None,
     faithful: bool = False,
 ) -> int:
-    """DpNaiveNBS (spec §3.6; App. I, Thm G.3): an ε-LDP estimate of the τ-quantile coin.
+    """DpNaiveNBS (App. I, Thm G.3): an ε-LDP estimate of the τ-quantile coin.
 
     Parameters
     ----------
@@ -207,6 +207,6 @@ def dp_naive_nbs(
     rng = check_rng(rng)
     tau = check_probability(tau, "tau", open_left=True, open_right=True)
     faithful = check_flag(faithful, "faithful")
-    cs = _Coins(coins, B)
+    cs = CandidateCoins(coins, B)
     src = _stream_for(users, B, rng, stream)
-    return _batched_search(src, cs, tau, epsilon, rng, faithful=faithful, stage=STAGE)
+    return batched_search(src, cs, tau, epsilon, rng, faithful=faithful, stage=STAGE)

@@ -104,15 +104,15 @@ def pad_users(users: Any, B: int, tau: Any) -> np.ndarray:
     ).astype(np.int64)
 
 
-def exact_cdf(users: Any, y: int) -> Fraction:
+def exact_cdf(users: Any, y: float) -> Fraction:
     """F(y) = |{i : x_i ≤ y}|/n as an exact ``Fraction`` (Eq. (1)); F(y) = 1 for y > max."""
     arr = check_data(users, "users")
-    y = check_real(y, "y")
-    return Fraction(int(np.count_nonzero(arr <= y)), int(arr.size))
+    point = check_real(y, "y")
+    return Fraction(int(np.count_nonzero(arr <= point)), int(arr.size))
 
 
 def is_exact_approximate_quantile(users: Any, m: int, tau: Any, alpha: Any) -> bool:
-    """The strict criterion of spec §6.1 in exact arithmetic: F(m) < τ + α and F(m + 1) > τ − α.
+    """The strict criterion of Sec. 2 in exact arithmetic: F(m) < τ + α and F(m + 1) > τ − α.
 
     ``F(B + 1) = 1`` holds automatically because every user value is at most B.
     """
@@ -138,17 +138,18 @@ def quantile_via_median(
     is a ``padded_quantile_guarantee(n, tau, α)``-approximate τ-quantile of ``users`` (2α when τn
     is an integer).
 
-    Privacy (spec §3.9). In an adaptive ε-LDP protocol the ``n`` virtual users are simulated by
-    the server: when the protocol's random order reaches a virtual user and asks it coin ``m``, the
-    server computes ``RR_ε([v ≤ m])`` itself for the public value ``v ∈ {1, B}``, drawing the
-    randomized-response coin from its own randomness. The reports so produced have exactly the law
-    of a real user holding ``v``, so the transcript has exactly the law of the protocol run on the
-    ``2n`` users of ``D_P``, which is what this function executes, and the protocol's accuracy
-    guarantee on ``D_P`` applies unchanged. Each real user is still asked one threshold query and
-    answers one ε-RR bit; the simulated reports depend on no real user's value. Changing one real
-    user's value therefore changes the law of that user's single report only, by a likelihood
-    ratio of at most e^ε: the real users keep exactly their ε-LDP guarantee. The protocol sees 2n
-    users, so its sample-size requirement applies to 2n (of which n are real).
+    Privacy (our argument; Lemma B.1 is about accuracy only, ``notes/aamand25.md``). In an adaptive
+    ε-LDP protocol the ``n`` virtual users are simulated by the server: when the protocol's random
+    order reaches a virtual user and asks it coin ``m``, the server computes ``RR_ε([v ≤ m])``
+    itself for the public value ``v ∈ {1, B}``, drawing the randomized-response coin from its own
+    randomness. The reports so produced have exactly the law of a real user holding ``v``, so the
+    transcript has exactly the law of the protocol run on the ``2n`` users of ``D_P``, which is what
+    this function executes, and the protocol's accuracy guarantee on ``D_P`` applies unchanged. Each
+    real user is still asked one threshold query and answers one ε-RR bit; the simulated reports
+    depend on no real user's value. Changing one real user's value therefore changes the law of that
+    user's single report only, by a likelihood ratio of at most e^ε: the real users keep exactly
+    their ε-LDP guarantee. The protocol sees 2n users, so its sample-size requirement applies to 2n
+    (of which n are real).
 
     Raises ``ValueError`` for bad input, and when the protocol returns something that is not a
     coin in ``[1, B]``.

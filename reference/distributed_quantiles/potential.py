@@ -5,7 +5,8 @@ State of one step of BayesLearn (Alg. 2) against the adversary of Def. E.1:
 * weights ``w`` over the intervals ``1..B−1`` (interval ``i`` lies between coins ``i`` and
   ``i+1``); any positive vector, normalised here (BayesLearn keeps Σw = 1);
 * the initial coin probabilities ``p1 = (p_0, …, p_B)`` with ``0 = p_0 <= p_1 <= … <= p_B = 1``
-  (coins ``1..B`` are flipped; ``p_0 = 0`` is Def. E.1's sentinel coin, spec §6.19);
+  (coins ``1..B`` are flipped; ``p_0 = 0`` is Def. E.1's sentinel coin, ``notes/aamand25.md``
+  "Coins and sentinels");
 * the adversary's current probabilities ``pt`` with ``|pt_i − p1_i| <= cα``, in [0, 1], in the
   same order (Def. E.1); only the flipped coin's value matters for one step;
 * the multiset ``L`` through two counts: its size and how many of its entries are good.
@@ -17,17 +18,17 @@ The potential (App. E, "New potential") is
 with ``a = max{i ∈ [B−1] : p1_i <= τ}`` (so ``p1_a <= τ < p1_{a+1}``: interval ``a`` holds the
 τ-point) and ``[ℓ, r]`` the (τ, α(1+c))-good intervals: interval ``i`` is (τ, α')-good when
 ``[p1_i, p1_{i+1}] ∩ (τ − α', τ + α') ≠ ∅``, i.e. ``p1_i < τ + α'`` and ``p1_{i+1} > τ − α'``
-(spec §1, Eq. (3)); by monotonicity these intervals are consecutive and contain ``a``.
+(Eq. (3)); by monotonicity these intervals are consecutive and contain ``a``.
 
 One step: ``j = min{i : W(i) >= q}``, ``k = (q − W(j−1))/w(j)``; the flipped coin is ``j`` if
 ``k <= q`` else ``j+1`` (rounding ``"paper"``, Alg. 2 line 5) or always ``j`` (``"left"``, the
-authors' code, spec §3.1/§6.4); the flip is heads with probability ``pt[coin]``; the weights are
-multiplied by ``d_{ỹ,0}`` left of ``j`` and ``d_{ỹ,1}`` right of it, and
-``w(j) ← d_{ỹ,0}·(q − W(j−1)) + d_{ỹ,1}·(W(j) − q)``; ``j`` joins ``L``. Given the state the step
-is deterministic up to that one flip, so ``E[Φ_{t+1} − Φ_t | state]`` is a two-term sum, computed
-here in mpmath (default 80 digits). Lemma E.3 claims it is at least ``(1 − 12γ)·C_{τ,α}`` for
-``c <= 1`` and ``α <= ½·min(τ, 1 − τ)``; it is linear in ``pt[coin]``, so the two adversarial
-extremes ``pt = clip(p1 ± cα)`` cover every adversary.
+authors' code, ``notes/aamand25.md`` "Rounding"); the flip is heads with probability
+``pt[coin]``; the weights are multiplied by ``d_{ỹ,0}`` left of ``j`` and ``d_{ỹ,1}`` right of it,
+and ``w(j) ← d_{ỹ,0}·(q − W(j−1)) + d_{ỹ,1}·(W(j) − q)``; ``j`` joins ``L``. Given the state the
+step is deterministic up to that one flip, so ``E[Φ_{t+1} − Φ_t | state]`` is a two-term sum,
+computed here in mpmath (default 80 digits). Lemma E.3 claims it is at least
+``(1 − 12γ)·C_{τ,α}`` for ``c <= 1`` and ``α <= ½·min(τ, 1 − τ)``; it is linear in ``pt[coin]``,
+so the two adversarial extremes ``pt = clip(p1 ± cα)`` cover every adversary.
 """
 
 from __future__ import annotations
@@ -219,8 +220,8 @@ def round_interval_to_coin(
 def bayes_update(
     w: Sequence[mpmath.mpf], j: int, q: mpmath.mpf, flip: int, d: BayesWeights
 ) -> list[mpmath.mpf]:
-    """Alg. 2 line 18 (with the spec §6.3 fix W(j) − q): d_{ỹ,0} left of j, d_{ỹ,1} right of j,
-    and w(j) ← d_{ỹ,0}·(q − W(j−1)) + d_{ỹ,1}·(W(j) − q)."""
+    """Alg. 2 line 18 (with the fix W(j) − q, ``notes/aamand25.md`` erratum 1): d_{ỹ,0} left of
+    j, d_{ỹ,1} right of j, and w(j) ← d_{ỹ,0}·(q − W(j−1)) + d_{ỹ,1}·(W(j) − q)."""
     w, q, j = _step_args(w, q, j)
     if not isinstance(d, BayesWeights):
         raise ValueError(f"d must be a BayesWeights, got {type(d).__name__}")
@@ -251,7 +252,7 @@ def target_interval(p1: Any, tau: Any) -> int:
 
 def good_intervals(p1: Any, tau: Any, alpha_good: Any) -> tuple[int, int]:
     """(ℓ, r): the (τ, α')-good intervals are exactly ℓ..r, i.e. p1_i < τ + α' and
-    p1_{i+1} > τ − α' (spec §1, Eq. (3)); Lemma E.3 uses α' = α(1 + c). Requires the interval a
+    p1_{i+1} > τ − α' (Eq. (3)); Lemma E.3 uses α' = α(1 + c). Requires the interval a
     of :func:`target_interval` (which is always good)."""
     p = _initial_probabilities(p1)
     t, ag = _tau(tau), _mp(alpha_good, "alpha_good")
@@ -382,7 +383,8 @@ def expected_potential_drift(
         after = []
         for flip in (0, 1):
             new_w = bayes_update(weights, j, q, flip, d)
-            if abs(mpmath.fsum(new_w) - 1) > tol:  # pragma: no cover - the identity of §2.2
+            # q·d_{y,0} + (1−q)·d_{y,1} = 1 keeps Σw = 1 (App. E)
+            if abs(mpmath.fsum(new_w) - 1) > tol:  # pragma: no cover
                 raise ArithmeticError("BayesLearn's update lost the normalisation")
             after.append(potential(new_w, good_count + joins_good, size + 1, p, t, C, gv))
         drift = heads * (after[1] - phi) + (1 - heads) * (after[0] - phi)

@@ -4,20 +4,20 @@ A user holding item v in a domain of size d writes the one-hot vector e_v and pe
 independently: the 1-bit is reported as 1 with probability p, each 0-bit with probability q. Two
 variants (Wang et al. 2017):
 
-* **OUE** (optimized unary encoding; the authors' code, pure-LDP ``UEClient(use_oue=True)``, spec
-  §3.8): p = 1/2, q = 1/(e^ε + 1);
+* **OUE** (optimized unary encoding; the authors' code for App. I, pure-LDP
+  ``UEClient(use_oue=True)``): p = 1/2, q = 1/(e^ε + 1);
 * **SUE** (symmetric unary encoding, App. D's "randomized response on each bit"): per-bit RR at ε/2,
   p = e^{ε/2}/(e^{ε/2} + 1), q = 1 − p. App. D does not say ε/2; at full ε per bit the vector
-  would only be 2ε-LDP (spec §6.13).
+  would only be 2ε-LDP (``notes/aamand25.md`` erratum 8).
 
 Two items u ≠ v change exactly the bits u and v, so the privacy loss is
-ln(p(1 − q)/(q(1 − p))), which is exactly ε for both variants (spec §3.10).
+ln(p(1 − q)/(q(1 − p))), which is exactly ε for both variants.
 
-The server's unbiased frequency estimate from the aggregated counts is
-(count_v − n·q)/((p − q)·n) (spec §3.8). Exact laws and samplers sit side by side: the count of
-coordinate v over a population with c_v holders of v is Binomial(c_v, p) + Binomial(n − c_v, q),
-independently over v (every bit of every user is perturbed independently), which
-:func:`ue_counts` samples directly without drawing the n × d bit matrix of :func:`ue_reports`.
+The server's unbiased frequency estimate from the aggregated counts is (count_v − n·q)/((p − q)·n)
+(Wang et al. 2017). Exact laws and samplers sit side by side: the count of coordinate v over a
+population with c_v holders of v is Binomial(c_v, p) + Binomial(n − c_v, q), independently over v
+(every bit of every user is perturbed independently), which :func:`ue_counts` samples directly
+without drawing the n × d bit matrix of :func:`ue_reports`.
 """
 
 from __future__ import annotations
@@ -68,9 +68,10 @@ def check_variant(variant: Any, name: str = "variant") -> str:
 
 
 def ue_probabilities(epsilon: float, variant: str = "oue") -> tuple[float, float]:
-    """(p, q) = P(report 1 | true bit 1), P(report 1 | true bit 0) (Wang et al. 2017; spec §3.8).
+    """(p, q) = P(report 1 | true bit 1), P(report 1 | true bit 0) (Wang et al. 2017).
 
-    OUE: p = 1/2, q = 1/(e^ε + 1). SUE: p = e^{ε/2}/(e^{ε/2} + 1), q = 1 − p (spec §6.13).
+    OUE: p = 1/2, q = 1/(e^ε + 1). SUE: p = e^{ε/2}/(e^{ε/2} + 1), q = 1 − p (App. D's RR on
+    each bit, at ε/2 per bit).
     """
     epsilon, variant = check_epsilon(epsilon), check_variant(variant)
     if variant == "oue":
@@ -199,7 +200,7 @@ def iid_binomial(trials: int, prob: float, size: int, rng: np.random.Generator) 
 
 
 def ue_estimate(report_counts: Any, n: int, epsilon: float, variant: str = "oue") -> np.ndarray:
-    """Unbiased frequency estimates (count_v − n·q)/((p − q)·n) from n users' reports (spec §3.8).
+    """Unbiased frequency estimates (count_v − n·q)/((p − q)·n) from n users' reports (App. D).
 
     E[count_v] = c_v·p + (n − c_v)·q, so the estimate has expectation c_v/n exactly.
     """
@@ -240,7 +241,7 @@ def ue_count_law(item_count: int, n: int, epsilon: float, variant: str = "oue") 
 
 
 def ue_bit_law(is_item: bool, epsilon: float, variant: str = "oue") -> DiscreteLaw:
-    """Exact law on {0, 1} of one reported bit: Bernoulli(p) on the user's item, else Bernoulli(q)."""
+    """Exact law of one reported bit: Bernoulli(p) on the user's item, else Bernoulli(q)."""
     is_item = check_flag(is_item, "is_item")
     p, q = ue_probabilities_mp(epsilon, variant)
     one = p if is_item else q

@@ -1,4 +1,4 @@
-"""Users of a distributed protocol: validation, the empirical CDF and the without-replacement stream.
+"""Users of a distributed protocol: validation, the empirical CDF, the without-replacement stream.
 
 Every protocol of aamand25 queries each user at most once (sequential adaptivity, Eq. (2)): the
 users are put in a uniformly random order and handed out in consecutive slices. The stream refuses,
@@ -186,7 +186,7 @@ def _criterion_args(m: Any, tau: Any) -> tuple[int, float]:
 
 
 def is_approximate_quantile(users: Any, m: int, tau: float, alpha: float) -> bool:
-    """The strict success criterion of spec §6.1: F(m) < τ + α and F(m + 1) > τ − α."""
+    """The strict success criterion of Sec. 2: F(m) < τ + α and F(m + 1) > τ − α."""
     m, tau = _criterion_args(m, tau)
     alpha = check_positive(alpha, "alpha")
     f = empirical_cdf(users, np.array([m, m + 1], dtype=np.int64))

@@ -100,10 +100,10 @@ class LogWeightTree:
 
     def locate(self, q: float) -> Located:
         """j = min{i : W(i) >= q·Σw} and k = (q·Σw − W(j − 1))/w(j) (GetIntervalFromQuantile)."""
-        return self._locate(float(_check_q(q)))
+        return self.locate_unchecked(float(_check_q(q)))
 
-    def _locate(self, q: float) -> Located:
-        """:meth:`locate` on a checked q (BayesLearn's inner loop)."""
+    def locate_unchecked(self, q: float) -> Located:
+        """:meth:`locate` for a q the caller has checked (a float in [0, 1]; BayesLearn's loop)."""
         S, T, L = self._S, self._T, self._L
         v, off = 0, 0.0
         r = q * _exp(S[0])
@@ -144,14 +144,14 @@ class LogWeightTree:
 
     def update(self, log_left: float, log_right: float, log_cell: float) -> None:
         """Multiply w(i) by e^log_left for i < j, e^log_right for i > j, e^log_cell for i = j."""
-        self._update(
+        self.update_unchecked(
             check_finite(log_left, "log_left"),
             check_finite(log_right, "log_right"),
             check_finite(log_cell, "log_cell"),
         )
 
-    def _update(self, log_left: float, log_right: float, log_cell: float) -> None:
-        """:meth:`update` on checked factors (BayesLearn's inner loop)."""
+    def update_unchecked(self, log_left: float, log_right: float, log_cell: float) -> None:
+        """:meth:`update` for factors the caller has checked (finite floats; BayesLearn's loop)."""
         S, T, L, R = self._S, self._T, self._L, self._R
         child = self._leaf
         if child < 0:

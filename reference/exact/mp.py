@@ -81,6 +81,8 @@ class LazySequence:
     path is used.
     """
 
+    _length: int
+
     def __init__(self, length: int, item: Callable[[int], Any]):
         if isinstance(length, bool | np.bool_) or not isinstance(
             length, numbers.Integral | np.integer
@@ -106,3 +108,6 @@ class LazySequence:
         if i not in self._cache:
             self._cache[i] = self._item(i)
         return self._cache[i]
+
+
+__all__ = ["DPS", "MP_INF", "MP_NINF", "LazySequence", "logsumexp", "to_mpf", "workdps"]

@@ -1,4 +1,7 @@
-"""The affine map from public bounds [a, b] onto the algorithms' domain [−1, 1] (spec §1).
+"""The affine map from public bounds [a, b] onto the algorithms' domain [−1, 1].
+
+The paper's users hold values in [−1, 1] (Sec. 3) and its real data are rescaled onto it (ages
+[0, 150] in Sec. 6.3, ratings [0, 5] in Sec. 6.2).
 
 x ↦ 2(x − a)/(b − a) − 1 and back y ↦ a + (y + 1)(b − a)/2. The bounds must be public and known
 before the data are seen. Values outside [a, b] raise ``ValueError`` unless ``clamp=True``, which

@@ -1,4 +1,6 @@
-"""The exact output law of Algorithm 2 by the tree computation (spec §6).
+"""The exact output law of Algorithm 2 by a computation over its search tree.
+
+The tree computation is ours (the paper has no exact law; ``notes/fukuchi19.md``, decisions).
 
 Depth-t node j (interval [−1 + j·2^{2−t}, −1 + (j+1)·2^{2−t}], midpoint τ) sends its mass to child
 2j with P(go left | k(τ)) and to child 2j + 1 with the complement; leaf j is the output
@@ -36,9 +38,9 @@ from reference.ldp_minimum.round_statistic import (
 )
 from reference.ldp_minimum.schedules import check_levels
 from reference.ldp_minimum.search import (
-    _counts,
-    _midpoints,
     leaf_values,
+    node_midpoints,
+    sorted_counts,
     sorted_unit_data,
 )
 from reference.validation import (
@@ -64,9 +66,9 @@ def _exact_rule(rule: RoundRule, n: int) -> None:
 def distinct_counts(sorted_data: np.ndarray, levels: int) -> int:
     """The number of distinct k(τ) over every τ of the search tree (the exact law's cost)."""
     taus = np.concatenate(
-        [_midpoints(d, np.arange(2 ** (d - 1), dtype=np.int64)) for d in range(1, levels + 1)]
+        [node_midpoints(d, np.arange(2 ** (d - 1), dtype=np.int64)) for d in range(1, levels + 1)]
     )
-    return int(np.unique(_counts(sorted_data, taus)).size)
+    return int(np.unique(sorted_counts(sorted_data, taus)).size)
 
 
 def check_exact_tree(x: np.ndarray, rule: RoundRule, what: str = "data, rule") -> None:
@@ -99,7 +101,7 @@ def leaf_probabilities_exact(data: Any, rule: RoundRule) -> list[Exact]:
     mass: list[Exact] = [Fraction(1) if exact else to_mpf(1)]
     with workdps():
         for depth in range(1, rule.levels + 1):
-            ks = _counts(x, _midpoints(depth, np.arange(len(mass))))
+            ks = sorted_counts(x, node_midpoints(depth, np.arange(len(mass))))
             nxt: list[Exact] = []
             for m, k in zip(mass, ks.tolist(), strict=True):
                 pl = left(k)
@@ -126,7 +128,7 @@ class SparseLeafLaw:
 
     @property
     def values(self) -> np.ndarray:
-        return _midpoints(self.levels + 1, self.leaves)
+        return node_midpoints(self.levels + 1, self.leaves)
 
     def expectation(self, fn: Callable[[np.ndarray], np.ndarray]) -> float:
         """Σ_j P(leaf j)·fn(x̃_j) over the kept leaves (``fn`` vectorised, finite values)."""
@@ -171,7 +173,7 @@ def leaf_probabilities(data: Any, rule: RoundRule, prune: float = 1e-15) -> Spar
                 f"prune must be larger for these data and levels: the pruned tree keeps more "
                 f"than {MAX_FLOAT_NODES} nodes at depth {depth} (prune = {prune!r})"
             )
-        ks = _counts(x, _midpoints(depth, nodes))
+        ks = sorted_counts(x, node_midpoints(depth, nodes))
         unique, inverse = np.unique(ks, return_inverse=True)
         new = [k for k in unique.tolist() if k not in cache]
         if len(cache) + len(new) > MAX_FLOAT_COUNTS:

@@ -1,7 +1,7 @@
-"""The naive baseline of fukuchi19 §6: every user reports x_i + Laplace(0, 2/ε); the server
+"""The naive baseline of fukuchi19 (Sec. 6.1): every user reports x_i + Laplace(0, 2/ε); the server
 outputs min_i of the reports (the maximum: max_i).
 
-Two report noises (spec §2.2, and a floating-point repair):
+Two report noises (the paper's, and a floating-point repair; ``notes/fukuchi19.md``, decisions):
 
 * ``"continuous"`` — the paper's x + Laplace(0, 2/ε) in floats. Mathematically ε-LDP, but the float
   sum x + Y is not: its low mantissa bits depend on x (Mironov 2012). For x = 1 no output in
@@ -17,9 +17,9 @@ Two report noises (spec §2.2, and a floating-point repair):
   a finite exact law (:func:`grid_report_law`). The rounding moves x by at most Λ/2.
 
 Each user reports once with sensitivity 2 on [−1, 1], so the report is ε-LDP: the density ratio
-is exp(ε|x − x′|/2) <= e^ε, tight at x = ±1 (spec §6). The paper does not clip; the output is
-unclipped by default and ``clip=True`` clips the server's estimate to [−1, 1] (post-processing,
-spec §5 item 17).
+is exp(ε|x − x′|/2) <= e^ε, tight at x = ±1 (P(x̂ <= −1) = ½ against ½e^{−ε}). The paper does
+not clip; the output is unclipped by default and ``clip=True`` clips the server's estimate to
+[−1, 1] (post-processing; ``notes/fukuchi19.md``, decisions).
 
 Exact facts used by the tests and the experiments:
 
@@ -27,20 +27,22 @@ Exact facts used by the tests and the experiments:
   (:func:`minimum_cdf`);
 * unclipped, min − x_min has the same law for the data x and x + s (any shift s), so the error on
   the fixed data of the experiments does not depend on x_min; E|min − x_min| ≈
-  (2/ε)(ln(N/2) + γ_Euler) for N large (spec §4.4).
+  (2/ε)(ln(N/2) + γ_Euler) for N large (a Laplace noise Y of scale b = 2/ε has
+  P(Y < −y) = ½e^{−y/b}, so the minimum of N of them is −b times a Gumbel variable located at
+  ln(N/2), of mean ln(N/2) + γ_Euler, in the limit).
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from reference.distributions import DiscreteLaw
 from reference.ldp_minimum.search import TARGETS, check_target, sorted_unit_data
-from reference.primitives.laplace import (
+from reference.primitives import (
     DiscreteLaplaceLaw,
     sample_discrete_laplace_exact,
     sample_laplace,
@@ -183,7 +185,7 @@ def grid_report_law(value: float, epsilon: float, grid: float = GRID) -> Discret
     law = DiscreteLaplaceLaw(grid_noise_scale(epsilon, grid), grid_index(value, grid)).clamped(
         -m, m
     )
-    return DiscreteLaw([k * grid for k in law.support], list(law.logp))
+    return DiscreteLaw([cast(int, k) * grid for k in law.support], list(law.logp))
 
 
 def laplace_reports(data: Any, epsilon: float, rng: np.random.Generator) -> np.ndarray:

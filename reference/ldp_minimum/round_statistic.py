@@ -3,10 +3,11 @@
 Each user reports z′_i = b_i = sign(τ − x_i) with probability p = e^u/(1 + e^u) and −b_i otherwise
 (fresh randomness per user and round). With c = (e^u + 1)/(e^u − 1) = coth(u/2) the server forms
 
-    Φ′ = (c/(2N))·Σ z′_i + 1/2,                                         (Algorithm 2, line 7)
+    Φ′ = (c/(2N))·Σ z′_i + 1/2,                                         (Algorithm 2, line 6)
 
 an unbiased estimate of F̃(τ) = k/N, k = #{x_i <= τ}, with Var Φ′ = e^u/(N(e^u − 1)²) whatever k
-is (spec §3; sympy check in ``proofs_checks/test_fukuchi19.py``), and goes left iff Φ′ >= γ.
+is (unbiasedness: Sec. 4; both checked with sympy in ``proofs_checks/test_fukuchi19.py``), and
+goes left iff Φ′ >= γ (line 7).
 
 Write P for the number of "+1" reports, so Σ z′ = 2P − N and
 
@@ -26,7 +27,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeAlias
 
 import mpmath
 import numpy as np
@@ -36,7 +37,8 @@ from reference.exact.mp import to_mpf, workdps
 from reference.ldp_minimum.schedules import check_epsilon_or_inf, check_levels, check_users
 from reference.validation import check_fraction, check_int, check_positive
 
-Exact = Fraction | mpmath.mpf
+Exact: TypeAlias = Fraction | mpmath.mpf
+"""An exact number: a ``Fraction`` (rational e^u) or an mpmath ``mpf`` at the working precision."""
 
 MAX_ROUND_EPSILON = 20.0
 """The largest per-round budget u = ε/L the round rules accept (ε = inf, the noiseless test

@@ -7,9 +7,10 @@ With u = ε/L, Theorem 2 sets
 which makes the Lemma 2 tail at distance γ exactly e^{−h_N}:
 e_γ = exp(−(e^u − 1)²γ²N / (4(e^u + 1)e^u)) = e^{−h_N} (checked symbolically in
 ``proofs_checks/test_fukuchi19.py``). It is computed in the stable form
-γ = sqrt(4·h_N·(1 + e^{−u}) / (N·expm1(−u)²)) and never clamped: γ > 1 is allowed (spec §5.4).
+γ = sqrt(4·h_N·(1 + e^{−u}) / (N·expm1(−u)²)) and never clamped: γ > 1 is allowed
+(``notes/fukuchi19.md``, decisions).
 
-Schedules (spec §2.2):
+Schedules (Corollaries 1 and 2; the experiments' constants are those of Sec. 6.1):
 
 * **Lower α** (Corollary 1 with a known lower bound α₀ on α; the experiments use α₀ = 1):
   L = ⌈log₂(N)/(2α₀)⌉, h_N = ln(N)/(2α₀);
@@ -17,7 +18,8 @@ Schedules (spec §2.2):
   h_N = ln²(N)/(2·ln 1000).
 
 ``extra_log_levels=True`` adds ln L to h_N: the repair of Corollary 1 that the corrected Lemma 1
-asks for (spec §3; off by default, so that the paper's experiments are reproduced).
+asks for (``notes/fukuchi19.md``, errata: Theorem 2 / Cor. 1; off by default, so that the
+paper's experiments are reproduced).
 """
 
 from __future__ import annotations

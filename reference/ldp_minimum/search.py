@@ -1,6 +1,7 @@
 """Algorithms 1 and 2 of fukuchi19: binary search for the minimum, non-private and ε-LDP.
 
-Three samplers of Algorithm 2, equal in law (spec §2.2; tests in ``tests/test_fukuchi19_search.py``):
+Three samplers of Algorithm 2, equal in law (``notes/fukuchi19.md``, decisions; tests in
+``tests/test_fukuchi19_search.py``):
 
 * :func:`run_protocol` / :func:`sample_per_user` — the protocol as deployed: in every round every
   user flips her own bit with probability 1/(1 + e^u) (one uniform per user and round). This is
@@ -99,10 +100,13 @@ def sorted_unit_data(data: Any) -> np.ndarray:
 
 
 def check_target(target: Any) -> str:
+    """``target`` if it is one of :data:`TARGETS` ("min", "max"), else ValueError."""
     return check_choice(target, "target", TARGETS)
 
 
-def _midpoints(depth: int, node: Any) -> np.ndarray:
+def node_midpoints(depth: int, node: Any) -> np.ndarray:
+    """τ = −1 + (2j + 1)·2^{1−depth} of depth-``depth`` node(s) j, unchecked (the samplers' and
+    exact laws' inner loops; they pass valid nodes). :func:`midpoints` is the checked form."""
     j = np.asarray(node, dtype=np.int64)
     return -1.0 + (2 * j + 1).astype(float) * 2.0 ** (1 - depth)
 
@@ -116,18 +120,18 @@ def midpoints(levels: int, depth: int, node: Any) -> np.ndarray:
     if isinstance(node, np.ndarray):
         if node.dtype.kind not in "iu" or (node.size and (node.min() < 0 or node.max() > top)):
             raise ValueError(f"node must be integers in [0, 2^(depth - 1)), got {node!r:.80}")
-        return _midpoints(depth, node)
+        return node_midpoints(depth, node)
     try:
         if isinstance(node, list | tuple):
-            j = [check_int(v, "node", minimum=0, maximum=top) for v in node]
+            nodes: int | list[int] = [check_int(v, "node", minimum=0, maximum=top) for v in node]
         else:
-            j = check_int(node, "node", minimum=0, maximum=top)
+            nodes = check_int(node, "node", minimum=0, maximum=top)
     except ValueError:
         raise ValueError(
             f"node must be integers in [0, 2^(depth - 1)) = [0, {top}] at depth {depth}, got "
             f"{node!r:.80}"
         ) from None
-    return _midpoints(depth, np.asarray(j, dtype=np.int64))
+    return node_midpoints(depth, np.asarray(nodes, dtype=np.int64))
 
 
 def leaf_values(levels: int) -> np.ndarray:
@@ -138,10 +142,12 @@ def leaf_values(levels: int) -> np.ndarray:
         raise ValueError(
             f"levels must be at most {MAX_LEAF_LEVELS} to list the 2^L outputs, got {levels}"
         )
-    return _midpoints(levels + 1, np.arange(2**levels, dtype=np.int64))
+    return node_midpoints(levels + 1, np.arange(2**levels, dtype=np.int64))
 
 
-def _counts(sorted_data: np.ndarray, tau: Any) -> np.ndarray:
+def sorted_counts(sorted_data: np.ndarray, tau: Any) -> np.ndarray:
+    """k(τ) = #{x_i <= τ} on data already validated and sorted, unchecked (the samplers' and exact
+    laws' inner loops). :func:`counts_at_or_below` is the checked form."""
     return np.searchsorted(sorted_data, tau, side="right")
 
 
@@ -154,7 +160,7 @@ def counts_at_or_below(sorted_data: Any, tau: Any) -> np.ndarray:
         x = check_data(sorted_data, "sorted_data", allow_empty=True)
         if x.size > 1 and not np.all(x[1:] >= x[:-1]):
             raise ValueError("sorted_data must be sorted in increasing order")
-    return _counts(x, check_real_array(tau, "tau", allow_inf=True))
+    return sorted_counts(x, check_real_array(tau, "tau", allow_inf=True))
 
 
 # --------------------------------------------------------------------------------------------
@@ -171,9 +177,9 @@ def algorithm_1(data: Any, levels: int) -> float:
     levels = check_levels(levels)
     node = 0
     for depth in range(1, levels + 1):
-        tau = float(_midpoints(depth, node))
-        node = 2 * node + (0 if _counts(x, tau) > 0 else 1)
-    return float(_midpoints(levels + 1, node))
+        tau = float(node_midpoints(depth, node))
+        node = 2 * node + (0 if sorted_counts(x, tau) > 0 else 1)
+    return float(node_midpoints(levels + 1, node))
 
 
 # --------------------------------------------------------------------------------------------
@@ -215,7 +221,7 @@ def run_protocol(data: Any, rule: RoundRule, rng: np.random.Generator) -> Transc
     reports = np.empty((rule.levels, x.size), dtype=np.int8)
     node = 0
     for depth in range(1, rule.levels + 1):
-        tau = float(_midpoints(depth, node))
+        tau = float(node_midpoints(depth, node))
         bits = np.where(x <= tau, 1, -1).astype(np.int8)
         z = np.where(_flip_mask(rule, x.shape, rng), -bits, bits).astype(np.int8)
         plus = int(np.count_nonzero(z == 1))
@@ -225,7 +231,7 @@ def run_protocol(data: Any, rule: RoundRule, rng: np.random.Generator) -> Transc
         phis.append(float(rule.phi(plus)))
         left.append(go_left)
         node = 2 * node + (0 if go_left else 1)
-    output = float(_midpoints(rule.levels + 1, node))
+    output = float(node_midpoints(rule.levels + 1, node))
     return Transcript(np.array(taus), reports, np.array(phis), np.array(left), output)
 
 
@@ -242,12 +248,12 @@ def sample_per_user(data: Any, rule: RoundRule, size: int, rng: np.random.Genera
         runs = min(chunk, size - start)
         node = np.zeros(runs, dtype=np.int64)
         for depth in range(1, rule.levels + 1):
-            tau = _midpoints(depth, node)
+            tau = node_midpoints(depth, node)
             bits = x[None, :] <= tau[:, None]
             reports = bits ^ _flip_mask(rule, bits.shape, rng)
             plus = np.count_nonzero(reports, axis=1)
             node = 2 * node + np.where(rule.goes_left(plus), 0, 1)
-        out[start : start + runs] = _midpoints(rule.levels + 1, node)
+        out[start : start + runs] = node_midpoints(rule.levels + 1, node)
     return out
 
 
@@ -300,9 +306,9 @@ def sample_binomial(data: Any, rule: RoundRule, size: int, rng: np.random.Genera
         return np.array([_one_binomial_run(x, rule, rng)])
     node = np.zeros(size, dtype=np.int64)
     for depth in range(1, rule.levels + 1):
-        k = _counts(x, _midpoints(depth, node))
+        k = sorted_counts(x, node_midpoints(depth, node))
         node = 2 * node + np.where(rule.goes_left(_plus_counts(rule, k, rng)), 0, 1)
-    return _midpoints(rule.levels + 1, node)
+    return node_midpoints(rule.levels + 1, node)
 
 
 def _cdf_values(cdf: Callable[[np.ndarray], Any], points: np.ndarray) -> np.ndarray:
@@ -326,7 +332,7 @@ def sample_iid(
 
     F must be a CDF on [−1, 1] (F(1) = 1), vectorised. Each run: A ~ Bin(N, F(−1)), B = N − A;
     at τ, B_ℓ ~ Bin(B, (F(τ) − F(ℓ))/(F(r) − F(ℓ))), k = A + B_ℓ; left: B ← B_ℓ; right:
-    A ← A + B_ℓ, B ← B − B_ℓ (spec §2.2). Exact in law: the split is the conditional law of the
+    A ← A + B_ℓ, B ← B − B_ℓ. Exact in law: the split is the conditional law of the
     counts of an i.i.d. sample given the coarser counts.
     """
     if not callable(cdf):
@@ -355,7 +361,7 @@ def sample_iid(
         a = np.where(go_left, a, a + b_left)
         b = np.where(go_left, b_left, b - b_left)
         node = 2 * node + np.where(go_left, 0, 1)
-    return _midpoints(rule.levels + 1, node)
+    return node_midpoints(rule.levels + 1, node)
 
 
 SAMPLERS = ("binomial", "per_user")
@@ -395,6 +401,7 @@ __all__ = [
     "leaf_values",
     "maximum",
     "midpoints",
+    "node_midpoints",
     "per_user_draw_limit",
     "prepare",
     "run_protocol",
@@ -402,5 +409,6 @@ __all__ = [
     "sample_iid",
     "sample_minimum",
     "sample_per_user",
+    "sorted_counts",
     "sorted_unit_data",
 ]

@@ -1,4 +1,4 @@
-"""One user's view of Algorithm 2: the per-user transcript channel (Theorem 6; spec §6).
+"""One user's view of Algorithm 2: the per-user transcript channel (Theorem 6, App. B.2).
 
 Algorithm 2 is interactive: in round t every user answers the threshold query τ_t with randomized
 response at u = ε/L, and τ_{t+1} depends on the round-t reports. Theorem 6 (and the privacy part of
@@ -28,14 +28,15 @@ decision is the package's exact one, go left ⇔ [z_t = +1] + s_t >= m* (:mod:`.
 the integer code Σ_t d_t·(2N)^{t−1} (round 1 is the least significant digit); :meth:`decode`
 inverts it and replays the τ path.
 
-**Transcript loss (spec §6).** Between x < x′, round t's likelihood ratio is e^{±u} when
+**Transcript loss.** Between x < x′, round t's likelihood ratio is e^{±u} when
 τ_t ∈ [x, x′) (then b_t(x) = +1 ≠ b_t(x′) = −1) and 1 otherwise, so
 ln P_x(θ) − ln P_x′(θ) = u·Σ_{t : τ_t ∈ [x, x′)} z_t. Hence the maximal loss is at most
 u·max over reachable τ paths of #{t : τ_t ∈ [min(x, x′), max(x, x′))} <= Lu = ε
-(:meth:`UserTranscript.loss_bound`, the spec's formula), with equality ε at x = −1, x′ = 1 (every
+(:meth:`UserTranscript.loss_bound`, the usual per-round count), with equality ε at x = −1, x′ = 1 (every
 τ_t lies in (−1, 1)). The exact maximum (:meth:`UserTranscript.max_loss`) can be smaller, because
 the user's own report may decide the direction of the search (for instance N = 1, where
-go left ⇔ z_t = +1 when m* = 1): it is computed by a max/min recursion over the search tree.
+go left ⇔ z_t = +1 when m* = 1): it is computed by a max/min recursion over the search tree
+(``notes/fukuchi19.md``, what the auditor finds).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ import numpy as np
 from reference.core import ExactMechanismBase
 from reference.distributions import DiscreteLaw
 from reference.exact.mp import to_mpf, workdps
+from reference.ldp_minimum.exact_law import distinct_counts
 from reference.ldp_minimum.round_statistic import (
     Exact,
     RoundRule,
@@ -65,9 +67,9 @@ from reference.ldp_minimum.round_statistic import (
 from reference.ldp_minimum.schedules import MAX_USERS, check_levels
 from reference.ldp_minimum.search import (
     SAMPLERS,
-    _counts,
-    _midpoints,
+    node_midpoints,
     per_user_draw_limit,
+    sorted_counts,
 )
 from reference.validation import (
     check_choice,
@@ -110,7 +112,7 @@ def check_user_value(data: Any, name: str = "data") -> float:
 
 def others_plus_pmf(keep: Exact, k: int, m: int) -> list[Exact]:
     """Law of s = Bin(k, p) + Bin(m − k, 1 − p) (the others' "+1" count), exactly: entry j is
-    P(s = j), j = 0..m (Theorem 6's round channel for the m = N − 1 other users; spec §6).
+    P(s = j), j = 0..m (Theorem 6's round channel for the m = N − 1 other users).
     ``keep`` is p in (0, 1]: a Fraction (exact) or an mpf; O(k·(m − k)) products, m <= 10^4."""
     m = check_int(m, "m", minimum=0, maximum=10_000)
     k = check_int(k, "k", minimum=0)
@@ -272,10 +274,10 @@ class UserTranscript(ExactMechanismBase):
         taus, left = np.empty(self.levels), np.empty(self.levels, dtype=bool)
         node = 0
         for t in range(self.levels):
-            taus[t] = float(_midpoints(t + 1, node))
+            taus[t] = float(node_midpoints(t + 1, node))
             left[t] = bool(self.rule.goes_left(int(z[t] == 1) + int(s[t])))
             node = 2 * node + (0 if left[t] else 1)
-        output = float(_midpoints(self.levels + 1, node))
+        output = float(node_midpoints(self.levels + 1, node))
         return TranscriptView(z, s, taus, left, output)
 
     # -- sampling ------------------------------------------------------------------------------
@@ -286,7 +288,7 @@ class UserTranscript(ExactMechanismBase):
         if m == 0:
             return np.zeros(tau.size, dtype=np.int64)
         if self.sampler == "binomial":
-            k = _counts(self._sorted, tau)
+            k = sorted_counts(self._sorted, tau)
             return rng.binomial(k, p) + rng.binomial(m - k, 1.0 - p)
         bits = self._sorted[None, :] <= tau[:, None]
         flips = rng.random(bits.shape) >= p
@@ -300,7 +302,7 @@ class UserTranscript(ExactMechanismBase):
         node = np.zeros(size, dtype=np.int64)
         code = np.zeros(size, dtype=np.int64)
         for t in range(self.levels):
-            tau = _midpoints(t + 1, node)
+            tau = node_midpoints(t + 1, node)
             z_plus = (x <= tau) ^ (rng.random(size) >= self.rule.keep)
             s = self._others_plus(tau, rng)
             left = self.rule.goes_left(z_plus.astype(np.int64) + s)
@@ -324,8 +326,8 @@ class UserTranscript(ExactMechanismBase):
                 weight = self.radix**t
                 nxt: list[tuple[int, int, Exact]] = []
                 for code, node, prob in states:
-                    tau = float(_midpoints(t + 1, node))
-                    k = int(_counts(self._sorted, tau))
+                    tau = float(node_midpoints(t + 1, node))
+                    k = int(sorted_counts(self._sorted, tau))
                     if k not in pmf_cache:
                         pmf_cache[k] = others_plus_pmf(p, k, m)
                     bit = 1 if x <= tau else 0
@@ -345,10 +347,7 @@ class UserTranscript(ExactMechanismBase):
                 f"others and levels: the exact law is refused beyond (2N)^L = {MAX_EXACT_CODES} "
                 f"codes, got {self.n_codes}"
             )
-        taus = np.concatenate(
-            [_midpoints(d, np.arange(2 ** (d - 1))) for d in range(1, self.levels + 1)]
-        )
-        distinct = int(np.unique(_counts(self._sorted, taus)).size)
+        distinct = distinct_counts(self._sorted, self.levels)
         check_exact_work(
             self.n, distinct, self.rule.exp_u, "others and levels", terms=max(1, self.n**2 // 4)
         )
@@ -358,11 +357,11 @@ class UserTranscript(ExactMechanismBase):
         probs = self.probabilities(data)
         return DiscreteLaw.from_probabilities(list(probs), list(probs.values()))
 
-    # -- the maximal transcript privacy loss (spec §6) -------------------------------------------
+    # -- the maximal transcript privacy loss (the module's docstring) ----------------------------
 
     def _differing(self, x: float, x_prime: float, depth: int, node: int) -> bool:
         """τ of (depth, node) lies in [min(x, x′), max(x, x′)): the round's bits differ."""
-        tau = float(_midpoints(depth, node))
+        tau = float(node_midpoints(depth, node))
         return min(x, x_prime) <= tau < max(x, x_prime)
 
     def _check_loss_levels(self) -> None:
@@ -373,7 +372,8 @@ class UserTranscript(ExactMechanismBase):
             )
 
     def max_differing_rounds(self, x: Any, x_prime: Any) -> int:
-        """max over reachable τ paths of #{t : τ_t ∈ [min(x, x′), max(x, x′))} (spec §6).
+        """max over reachable τ paths of #{t : τ_t ∈ [min(x, x′), max(x, x′))} (the bound of
+        the module's docstring).
 
         With 0 < p < 1 every (z_t, s_t) has positive probability, so left is reachable iff
         m* <= N and right iff m* >= 1."""
@@ -390,7 +390,8 @@ class UserTranscript(ExactMechanismBase):
         return best[0]
 
     def loss_bound(self, x: Any, x_prime: Any) -> mpmath.mpf:
-        """Spec §6's transcript loss: u·max_paths #{t : τ_t ∈ [min(x, x′), max(x, x′))} <= ε."""
+        """The transcript-loss bound of the module's docstring:
+        u·max_paths #{t : τ_t ∈ [min(x, x′), max(x, x′))} <= ε."""
         with workdps():
             return self.u * self.max_differing_rounds(x, x_prime)
 

@@ -379,6 +379,7 @@ class _CandidateBase(ExactMechanismBase):
     candidates, draws costing the number of candidates each."""
 
     allow_empty = True  # no data: every score ties (a uniform candidate)
+    candidates: tuple[float, ...]  # the subclasses' field, sorted
 
     @property
     def output_range(self) -> tuple[float, float]:

@@ -26,10 +26,10 @@ Limits (``ValueError`` naming the parameter and the range):
   functions of the tree (:func:`tree_height`, :func:`shift_nodes`, :func:`shift_privacy_loss`)
   take any m <= 2^62 in O(log m);
 * the per-node scale T/ε (or ``scale``) at most 2^50
-  (:data:`reference.primitives.laplace.MAX_DISCRETE_SCALE`): every node draw is then below 2^56 in
-  magnitude and a prefix sum of T <= 21 of them fits int64 (numpy's geometric saturates at the
-  int64 maximum near T/ε = 2^63/40, which used to give zero noise); for Laplace noise the scale
-  must also keep the float draws on a fine grid (>= about 2e-320, see
+  (:data:`reference.primitives.discrete_laplace.MAX_DISCRETE_SCALE`): every node draw is then
+  below 2^56 in magnitude and a prefix sum of T <= 21 of them fits int64 (numpy's geometric
+  saturates at the int64 maximum near T/ε = 2^63/40, which used to give zero noise); for Laplace
+  noise the scale must also keep the float draws on a fine grid (>= about 2e-320, see
   :func:`~reference.primitives.laplace.check_laplace_sampler_parameters`);
 * ``size·m <= MAX_NOISE_CELLS`` draws per call, refused before any allocation.
 """
@@ -46,11 +46,8 @@ import mpmath
 import numpy as np
 
 from reference.exact.mp import to_mpf, workdps
-from reference.primitives.laplace import (
-    MAX_DISCRETE_SCALE,
-    _discrete_laplace_draws,
-    check_laplace_sampler_parameters,
-)
+from reference.primitives.discrete_laplace import MAX_DISCRETE_SCALE, sample_discrete_laplace
+from reference.primitives.laplace import check_laplace_sampler_parameters
 from reference.validation import (
     check_choice,
     check_epsilon,
@@ -276,7 +273,7 @@ class ContinualCounting:
 
     def _noise(self, size: int, rng: np.random.Generator) -> np.ndarray:
         if self.noise == "discrete":
-            eta = _discrete_laplace_draws(self.node_scale, size * self.m, rng)
+            eta = sample_discrete_laplace(self.node_scale, size * self.m, rng)
             eta = eta.reshape(size, self.m)
         else:
             eta = rng.laplace(0.0, self.node_scale, (size, self.m))

@@ -4,8 +4,8 @@ The data are clamped to the declared bounds (a, b) and sorted, z_0 = a, z_1..z_n
 z_{n+1} = b. Interval j = [z_j, z_{j+1}] (j = 0..n) has utility u_j = −|j − t| with target rank
 t = q·n, and is chosen with probability ∝ (z_{j+1} − z_j)·exp(ε·u_j/(2Δ)); the output is uniform
 inside it. The utility's sensitivity Δ is max(q, 1 − q) under add/remove (t moves by q or 1 − q
-while j moves by at most one) and 1 under replace-one. This is imola25's SingleQuantile (App. C.2,
-spec §2.2/§6.1) and the mechanism behind diffprivlib's and OpenDP's quantiles.
+while j moves by at most one) and 1 under replace-one. This is imola25's SingleQuantile
+(App. C.2) and the mechanism behind diffprivlib's and OpenDP's quantiles.
 
 The output law is piecewise constant (:class:`reference.distributions.PiecewiseLogLinear` with zero
 slopes); :meth:`ExponentialQuantile.exact` gives it with exact rational log-weights
@@ -24,7 +24,7 @@ import numpy as np
 from reference.core import ExactMechanismBase, check_adjacency
 from reference.distributions import PiecewiseLogLinear
 from reference.exact.mp import LazySequence
-from reference.sampling import coarse_float_grid
+from reference.inverse_cdf import coarse_float_grid
 from reference.validation import (
     check_data,
     check_domain,
@@ -48,7 +48,7 @@ def utility_sensitivity(quantile: float, adjacency: str) -> float:
 def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
     """Finite bounds (a, b), a < b, whose width fits a float and spans more than 2^12 float
     spacings at their magnitude: uniform draws inside narrower bounds would round onto a few
-    doubles (:func:`reference.sampling.coarse_float_grid`), not follow the EM's density."""
+    doubles (:func:`reference.inverse_cdf.coarse_float_grid`), not follow the EM's density."""
     a, b = check_domain(bounds, name, finite=True)
     if coarse_float_grid(max(abs(a), abs(b)), b - a):
         raise ValueError(
@@ -157,3 +157,12 @@ class ExponentialQuantile(ExactMechanismBase):
                 f"epsilon = {self.epsilon!r}, bounds = {self.bounds!r} and this data give an "
                 f"output law that float draws cannot follow: {exc}"
             ) from None
+
+
+__all__ = [
+    "ExponentialQuantile",
+    "SmithIntervals",
+    "check_bounds",
+    "smith_intervals",
+    "utility_sensitivity",
+]

@@ -132,3 +132,16 @@ class RandomizedResponse(ExactMechanismBase):
 
     def _law(self, data: int) -> DiscreteLaw:
         return rr_law(data, self.epsilon)
+
+
+__all__ = [
+    "DEBIAS_MIN_EPSILON",
+    "RandomizedResponse",
+    "check_bit",
+    "debias_mean",
+    "keep_probability",
+    "keep_probability_mp",
+    "randomize_bits",
+    "rr_channel",
+    "rr_law",
+]

@@ -6,20 +6,21 @@
 * TRUNCATEDLAPLACE[μ, σ, [left, right]] (Alg. 11), density ∝ e^{−|ω−μ|/σ} on [left, right]:
   :func:`truncated_laplace_law`, :func:`sample_truncated_laplace`.
 
-The paper prints three errors in these samplers (``../shared/specs/tzamos20.md`` §2.7, erratum E11):
+The paper prints three errors in these samplers (``notes/tzamos20.md``, erratum E11 and "Samplers
+of App. E.3"):
 the TRUNCATEDEXPONENTIAL inverse "(1/α)ln(e^{α·left+β} + u(e^{α·right+β} − e^{α·left+β})) − β"
 misplaces β; the Laplace CDF "½ + ½ sgn(x−μ)(1 − (1/σ)e^{−|x−μ|/σ})" has a spurious 1/σ; the Laplace
 inverse "μ + σ sgn(u−½) ln(1−2|u−½|)" has a sign error. Every sampler therefore has three variants:
 
 ``"stable"`` (default)
-    Correct and numerically stable for any finite parameters: the inverse CDF in the stable form of
-    §2.7 (:func:`reference.sampling.truncated_exponential_inverse`, which never forms e^{α·x+β}),
+    Correct and numerically stable for any finite parameters: the inverse CDF in its stable form
+    (:func:`reference.inverse_cdf.truncated_exponential_inverse`, which never forms e^{α·x+β}),
     and for the Laplace a split at μ with the side chosen by its exact mass (computed in log space).
     Huge rates (|α| = 1e9 on a unit interval, σ = 1e-9) and intervals deep in one tail (where
     F(left) and F(right) both round to 1) are sampled exactly up to float rounding. The output
     always lies in [left, right].
 ``"corrected"``
-    The textbook corrected formulas of §2.7 evaluated naively in floats. Correct in exact
+    The textbook corrected formulas (erratum E11) evaluated naively in floats. Correct in exact
     arithmetic; in floats it overflows (NaN or ±inf outputs) for huge rates and loses precision
     for tiny ones.
 ``"paper"``
@@ -48,7 +49,7 @@ Decisions
   spacing 1.2e-10 against a scale of 1e-9), the draws are rounded to a visibly coarse grid (a DKW
   gap of about |α|·spacing/2 ≈ 0.06 there). Every sampler (each variant) therefore refuses, with
   ``ValueError``, parameters under which the spacing within 40 scales of where the mass sits
-  exceeds 2^−12 of the scale (:data:`reference.sampling.FLOAT_GRID_FRACTION`): rounding then moves
+  exceeds 2^−12 of the scale (:data:`reference.inverse_cdf.FLOAT_GRID_FRACTION`): rounding then moves
   no probability by more than 2^−13, and the stable sampler is exact up to that rounding. The
   exact laws have no such limit.
 * The naive variants never return non-finite draws: where their formula overflows (NaN or ±inf),
@@ -70,12 +71,18 @@ from typing import Any
 import numpy as np
 
 from reference.distributions import PiecewiseLogLinear
-from reference.sampling import (
+from reference.inverse_cdf import (
     FLOAT_GRID_FRACTION,
     coarse_float_grid,
     truncated_exponential_inverse,
 )
-from reference.validation import check_finite, check_positive, check_rng, check_size
+from reference.validation import (
+    check_finite,
+    check_positive,
+    check_real_array,
+    check_rng,
+    check_size,
+)
 
 VARIANTS: tuple[str, ...] = ("stable", "corrected", "paper")
 """Names accepted by the ``variant`` argument of the samplers (``"stable"`` is the default)."""
@@ -127,11 +134,16 @@ def _check_variant(variant: Any) -> str:
 
 
 def _check_grid(
-    left: float, right: float, centre: float, scale: float, scale_name: str, names=("left", "right")
+    left: float,
+    right: float,
+    centre: float,
+    scale: float,
+    scale_name: str | None,
+    names: tuple[str, str] = ("left", "right"),
 ) -> None:
     """Refuse a law whose draws would fall on a float grid coarse against its scale: the spacing
     at the largest magnitude within 40 scales of ``centre`` (the point in [left, right] where the
-    mass sits) must be at most :data:`~reference.sampling.FLOAT_GRID_FRACTION` times
+    mass sits) must be at most :data:`~reference.inverse_cdf.FLOAT_GRID_FRACTION` times
     min(scale, right − left). ``scale_name`` names the scale parameter (None: the width)."""
     lo_name, hi_name = names
     width = right - left
@@ -142,7 +154,9 @@ def _check_grid(
     with np.errstate(over="ignore"):
         needed = float(np.spacing(reach)) / FLOAT_GRID_FRACTION
     if scale_name is not None and scale < width:
-        head = f"{scale_name} must give a scale of at least 2^12 float spacings where the draws fall"
+        head = (
+            f"{scale_name} must give a scale of at least 2^12 float spacings where the draws fall"
+        )
     else:
         head = (
             f"{hi_name} - {lo_name} must span at least 2^12 float spacings "
@@ -152,6 +166,16 @@ def _check_grid(
         f"{head}: the law's scale {effective:.4g} is below {needed:.4g} on [{lo_name}, {hi_name}] = "
         f"[{left!r}, {right!r}], so float draws would fall on a grid coarse against it"
     )
+
+
+def _check_uniforms(u: Any, name: str = "u") -> np.ndarray:
+    """Uniforms: real numbers in [0, 1] (an array of any shape)."""
+    arr = check_real_array(u, name)
+    if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
+        raise ValueError(
+            f"{name} must hold uniforms in [0, 1], got values in [{arr.min()}, {arr.max()}]"
+        )
+    return arr
 
 
 def _check_naive(out: np.ndarray, variant: str, params: dict[str, float]) -> np.ndarray:
@@ -237,7 +261,7 @@ def _truncated_exponential_from_uniforms(
     """Alg. 10 applied to the uniforms ``u`` (validated parameters)."""
     u = np.asarray(u, dtype=float)
     if variant == "stable":
-        # §2.7 stable form, independent of β; flat (uniform) for α = 0 or |α·width| < 1e-12.
+        # the stable form, independent of β; flat (uniform) for α = 0 or |α·width| < 1e-12.
         return truncated_exponential_inverse(u, alpha, left, right)
     if alpha == 0.0:
         return _uniform_from_uniforms(u, left, right)
@@ -246,7 +270,7 @@ def _truncated_exponential_from_uniforms(
         e_right = np.exp(alpha * right + beta)
         log_inner = np.log(e_left + u * (e_right - e_left))
         if variant == "corrected":
-            return (log_inner - beta) / alpha  # §2.7: F⁻¹(u) = (ln(…) − β)/α
+            return (log_inner - beta) / alpha  # corrected (E11): F⁻¹(u) = (ln(…) − β)/α
         return log_inner / alpha - beta  # as printed: (1/α)ln(…) − β, β misplaced
 
 
@@ -267,22 +291,47 @@ def sample_truncated_exponential(
 
     variant
         ``"stable"`` (default): left + log1p(u·expm1(αΔ))/α for α < 0 and
-        right + log(u + (1 − u)e^{−αΔ})/α for α > 0 (Δ = right − left; spec §2.7), never
-        overflowing, output in [left, right]. ``"corrected"``: the corrected inverse of §2.7 / E11,
+        right + log(u + (1 − u)e^{−αΔ})/α for α > 0 (Δ = right − left), never
+        overflowing, output in [left, right]. ``"corrected"``: the corrected inverse of erratum E11,
         (ln(e^{α·left+β} + u(e^{α·right+β} − e^{α·left+β})) − β)/α, evaluated naively (``ValueError`` once
         e^{α·x+β} overflows or underflows; poor for tiny α). ``"paper"``: the printed
         (1/α)ln(e^{α·left+β} + u(…)) − β, which misplaces β: it equals the corrected draw plus
         β(1/α − 1), wrong whenever β ≠ 0 and α ≠ 1. Naive outputs are returned unclipped, but
         non-finite ones raise ``ValueError`` naming ``variant``.
     """
+    alpha, beta, left, right = _check_exponential(alpha, beta, left, right)
+    size, rng = check_size(size), check_rng(rng)
+    variant = _check_variant(variant)
+    return _exponential_draws(rng.random(size), alpha, beta, left, right, variant)
+
+
+def truncated_exponential_from_uniforms(
+    u: Any, alpha: Any, beta: Any, left: Any, right: Any, *, variant: str = "stable"
+) -> np.ndarray:
+    """The draws :func:`sample_truncated_exponential` makes from the uniforms ``u`` (reals in
+    [0, 1], any shape): Alg. 10's inverse CDF in the chosen ``variant``, with the sampler's checks
+    and refusals (a naive variant whose formula overflows raises ``ValueError`` naming
+    ``variant``)."""
+    alpha, beta, left, right = _check_exponential(alpha, beta, left, right)
+    u = _check_uniforms(u)
+    return _exponential_draws(u, alpha, beta, left, right, _check_variant(variant))
+
+
+def _check_exponential(
+    alpha: Any, beta: Any, left: Any, right: Any
+) -> tuple[float, float, float, float]:
     alpha = check_finite(alpha, "alpha")
     beta = check_finite(beta, "beta")
     left, right = _check_interval(left, right)
     rate_scale = math.inf if alpha == 0 else 1.0 / abs(alpha)
     _check_grid(left, right, right if alpha > 0 else left, rate_scale, "alpha")
-    size, rng = check_size(size), check_rng(rng)
-    variant = _check_variant(variant)
-    out = _truncated_exponential_from_uniforms(rng.random(size), alpha, beta, left, right, variant)
+    return alpha, beta, left, right
+
+
+def _exponential_draws(
+    u: np.ndarray, alpha: float, beta: float, left: float, right: float, variant: str
+) -> np.ndarray:
+    out = _truncated_exponential_from_uniforms(u, alpha, beta, left, right, variant)
     if variant == "stable":
         return out
     params = {"alpha": alpha, "beta": beta, "left": left, "right": right}
@@ -343,6 +392,20 @@ def _log_side_mass(rate: float, length: float) -> float:
     return math.log(-math.expm1(-x))
 
 
+def truncated_laplace_left_probability(mu: Any, sigma: Any, left: Any, right: Any) -> float:
+    """P(ω < μ) under TRUNCATEDLAPLACE[μ, σ, [left, right]]: the probability with which the
+    stable sampler picks the side [left, μ], from the two sides' masses in log space (exact to
+    float rounding even where e^{−length/σ} underflows); 0 when μ <= left, 1 when μ >= right."""
+    mu = check_finite(mu, "mu")
+    sigma = _check_sigma(sigma)
+    left, right = _check_interval(left, right)
+    if mu <= left:
+        return 0.0
+    if mu >= right:
+        return 1.0
+    return _laplace_left_probability(mu, 1.0 / sigma, left, right)
+
+
 def _laplace_left_probability(mu: float, rate: float, left: float, right: float) -> float:
     """P(ω < μ) under the truncated Laplace with μ ∈ (left, right), from the log side masses."""
     t = _log_side_mass(rate, mu - left) - _log_side_mass(rate, right - mu)
@@ -371,7 +434,9 @@ def _laplace_stable_from_uniforms(
     return truncated_exponential_inverse(u, slope, lo, hi)
 
 
-def _laplace_cdf_naive(x: np.ndarray, mu: float, sigma: float, *, paper: bool) -> np.ndarray:
+def _laplace_cdf_naive(
+    x: np.ndarray | np.float64, mu: float, sigma: float, *, paper: bool
+) -> np.ndarray:
     """F(x) = ½ + ½ sgn(x−μ)(1 − e^{−|x−μ|/σ}); the printed version has (1/σ)e^{…} (E11)."""
     tail = np.exp(-np.abs(x - mu) / sigma)
     if paper:
@@ -417,7 +482,7 @@ def sample_truncated_laplace(
         otherwise the single monotone side directly. Exact up to float rounding for any σ (e.g.
         1e-9) and for intervals deep in one tail (e.g. [50, 51] with σ = 0.01, where F(left) and
         F(right) both round to 1); output in [left, right].
-        ``"corrected"``: F⁻¹(F(left) + u(F(right) − F(left))) with the corrected §2.7 / E11 formulas
+        ``"corrected"``: F⁻¹(F(left) + u(F(right) − F(left))) with the corrected E11 formulas
         F(x) = ½ + ½ sgn(x−μ)(1 − e^{−|x−μ|/σ}), F⁻¹(u) = μ − σ sgn(u−½) ln(1 − 2|u−½|), naive in
         floats: ``ValueError`` (NaN/±inf draws) or a lattice of values once F(left) and F(right)
         round together.
@@ -426,18 +491,44 @@ def sample_truncated_laplace(
         cancels on an interval symmetric about μ). Naive outputs are returned unclipped (the printed
         CDF truncates too little), but non-finite ones raise ``ValueError`` naming ``variant``.
     """
-    mu = check_finite(mu, "mu")
-    sigma = _check_sigma(sigma)
-    left, right = _check_interval(left, right)
-    _check_grid(left, right, min(max(mu, left), right), sigma, "sigma")
+    mu, sigma, left, right = _check_laplace(mu, sigma, left, right)
     size, rng = check_size(size), check_rng(rng)
     variant = _check_variant(variant)
     if variant == "stable":
         u_side = rng.random(size) if left < mu < right else None
         return _laplace_stable_from_uniforms(u_side, rng.random(size), mu, sigma, left, right)
-    out = _laplace_naive_from_uniforms(
-        rng.random(size), mu, sigma, left, right, paper=variant == "paper"
-    )
+    return _laplace_naive_draws(rng.random(size), mu, sigma, left, right, variant)
+
+
+def truncated_laplace_from_uniforms(
+    u_side: Any, u: Any, mu: Any, sigma: Any, left: Any, right: Any, *, variant: str = "stable"
+) -> np.ndarray:
+    """The draws :func:`sample_truncated_laplace` makes from uniforms (reals in [0, 1], arrays of
+    one shape): ``u_side`` picks the side of μ (the stable variant, when μ ∈ (left, right)) and
+    ``u`` places the draw; the naive variants use ``u`` only. The sampler's checks and refusals
+    apply."""
+    mu, sigma, left, right = _check_laplace(mu, sigma, left, right)
+    side, u = _check_uniforms(u_side, "u_side"), _check_uniforms(u)
+    if side.shape != u.shape:
+        raise ValueError(f"u_side and u must have the same shape, got {side.shape} and {u.shape}")
+    variant = _check_variant(variant)
+    if variant == "stable":
+        return _laplace_stable_from_uniforms(side, u, mu, sigma, left, right)
+    return _laplace_naive_draws(u, mu, sigma, left, right, variant)
+
+
+def _check_laplace(mu: Any, sigma: Any, left: Any, right: Any) -> tuple[float, float, float, float]:
+    mu = check_finite(mu, "mu")
+    sigma = _check_sigma(sigma)
+    left, right = _check_interval(left, right)
+    _check_grid(left, right, min(max(mu, left), right), sigma, "sigma")
+    return mu, sigma, left, right
+
+
+def _laplace_naive_draws(
+    u: np.ndarray, mu: float, sigma: float, left: float, right: float, variant: str
+) -> np.ndarray:
+    out = _laplace_naive_from_uniforms(u, mu, sigma, left, right, paper=variant == "paper")
     return _check_naive(out, variant, {"mu": mu, "sigma": sigma, "left": left, "right": right})
 
 
@@ -446,7 +537,10 @@ __all__ = [
     "sample_truncated_exponential",
     "sample_truncated_laplace",
     "sample_uniform",
+    "truncated_exponential_from_uniforms",
     "truncated_exponential_law",
+    "truncated_laplace_from_uniforms",
     "truncated_laplace_law",
+    "truncated_laplace_left_probability",
     "uniform_law",
 ]

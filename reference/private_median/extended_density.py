@@ -1,15 +1,16 @@
-"""The exact extended density of tzamos20's mechanism (spec §2.4–§2.5, §4.1–§4.2; Eq. (A.6)).
+"""The exact extended density of tzamos20's mechanism (Eq. (A.6); Def. E.6–E.7, Eq. (E.1),
+Algorithms 4–6, Lemma E.8).
 
 f_{A(X)}(y) = 1{|y| <= B}·exp((ε/2)·Ψ_X(y))/Z_X with the lower envelope
 
     Ψ_X(y) = min_k h_k(y),   h_k(y) = k − s·min{max(|y − ξ_{k,inf}|, |y − ξ_{k,sup}|), 3Cr},
 
 s = Ln/(6C), where ξ_{k,inf}, ξ_{k,sup} are the extremes of the set of ξ ∈ Ξ with
-TYPICALHAMMING(X, ξ) = k (k = 0..n; Def. E.7 with k from 0, spec E10). TH is constant on the
-points and open cells cut from Ξ by the anchors X_i ± κδ, κ = 0..K (Claim E.4), so the extremes
-come from one TH evaluation per cell (:func:`level_extremes`).
+TYPICALHAMMING(X, ξ) = k (k = 0..n; Def. E.7 with k from 0, erratum E10 in ``notes/tzamos20.md``).
+TH is constant on the points and open cells cut from Ξ by the anchors X_i ± κδ, κ = 0..K
+(Claim E.4), so the extremes come from one TH evaluation per cell (:func:`level_extremes`).
 
-This is the direct construction (spec §2.5, "simplest exact implementation"): the tents'
+This is the direct construction (ours, in place of Algorithms 5–6's sweep): the tents'
 breakpoints cut [−B, B] into intervals on which every tent is linear; inside each, the minimum of
 the lines changes only at pairwise intersections; the argmin's form is taken at each sub-interval's
 midpoint and equal neighbouring forms are merged. Everything is a Fraction; ε enters only through
@@ -29,10 +30,10 @@ from reference.distributions import PiecewiseLogLinear
 from reference.exact.mp import logsumexp, to_mpf, workdps
 from reference.private_median.parameters import MedianParameters, check_params
 from reference.private_median.typical_set import (
-    _typical_hamming,
     anchor_points,
     check_direct,
     exact_data,
+    typical_hamming_presorted,
 )
 from reference.validation import MAX_FLOAT, check_epsilon, check_fraction, check_int
 
@@ -103,9 +104,10 @@ def cell_levels(data: Any, params: MedianParameters) -> list[tuple[Fraction, Fra
         )
     check_direct(params)
     pts = anchor_points(x, params)
-    out = [(p, p, int(_typical_hamming(x, p, params))) for p in pts]
+    out = [(p, p, int(typical_hamming_presorted(x, p, params))) for p in pts]
     out += [
-        (a, b, int(_typical_hamming(x, (a + b) / 2, params))) for a, b in itertools.pairwise(pts)
+        (a, b, int(typical_hamming_presorted(x, (a + b) / 2, params)))
+        for a, b in itertools.pairwise(pts)
     ]
     return sorted(out)
 
@@ -192,7 +194,7 @@ def check_levels_map(levels: Any, limit: int = MAX_LEVELS_DIRECT) -> dict:
 
 def envelope_brute(data: Any, params: MedianParameters, y: Fraction) -> Fraction:
     """Ψ_X(y) as the minimum over every cell (a, b, k) of k − s·min{max(|y − a|, |y − b|), 3Cr}
-    (spec §4.3's oracle)."""
+    (the brute-force oracle of Eq. (A.6))."""
     params = check_params(params)
     y = _rational(y, "y")
     s, cap = tent_slope(params), 3 * params.C * params.r
@@ -226,12 +228,9 @@ def exact_epsilon(epsilon: Any) -> Fraction:
     return value
 
 
-
-
-
 def law_from_pieces(pieces: list[Piece], epsilon: Any) -> PiecewiseLogLinear:
     """The density ∝ exp((ε/2)·Ψ(y)) on [−B, B] for Ψ given by ``pieces`` (Eq. (A.6) with Ẑ
-    absorbed, spec §4.1): slopes (ε/2)·a_i and intercepts (ε/2)·b_i exactly (E10: Alg. 6 omits
+    absorbed): slopes (ε/2)·a_i and intercepts (ε/2)·b_i exactly (erratum E10: Alg. 6 omits
     the ε/2). Exact masses, CDF and log-ratios come from :class:`PiecewiseLogLinear`.
 
     The float path needs every breakpoint, slope and intercept to fit a float and the
@@ -244,8 +243,7 @@ def law_from_pieces(pieces: list[Piece], epsilon: Any) -> PiecewiseLogLinear:
     intercepts = [half * p.intercept for p in pieces]
     if any(abs(v) > MAX_FLOAT / 4 for v in (*breaks[:1], *breaks[-1:], *slopes, *intercepts)):
         raise ValueError(
-            "pieces, epsilon: a breakpoint, slope (ε/2)·a or intercept (ε/2)·b does not fit a "
-            "float"
+            "pieces, epsilon: a breakpoint, slope (ε/2)·a or intercept (ε/2)·b does not fit a float"
         )
     fb = [float(b) for b in breaks]
     if any(not lo < hi for lo, hi in itertools.pairwise(fb)):
@@ -264,9 +262,9 @@ def law_from_pieces(pieces: list[Piece], epsilon: Any) -> PiecewiseLogLinear:
 
 
 def normalizer_sympy(pieces: list[Piece], epsilon: Any):
-    """Z_X = Σ_i ∫_{lo_i}^{hi_i} exp((ε/2)(a_i·y + b_i)) dy as an exact sympy expression (spec
-    §4.1–4.2): a ℚ-linear combination of exponentials of rationals when ε is rational (a float ε is
-    read as its exact binary value). Each term is (hi − lo)·e^{(ε/2)b} for a flat piece and
+    """Z_X = Σ_i ∫_{lo_i}^{hi_i} exp((ε/2)(a_i·y + b_i)) dy as an exact sympy expression (the sum
+    of Lemma E.9's piece masses p_i): a ℚ-linear combination of exponentials of rationals when ε is
+    rational (a float ε is read as its exact binary value). Each term is (hi − lo)·e^{(ε/2)b} for a flat piece and
     (e^{(ε/2)(a·hi + b)} − e^{(ε/2)(a·lo + b)})/((ε/2)a) otherwise."""
     import sympy
 

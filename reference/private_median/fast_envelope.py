@@ -1,11 +1,12 @@
-"""A fast exact construction of Ψ_X (issue 7 item 6; the paper's construction is O(n⁴)).
+"""A fast exact construction of Ψ_X (ours; the paper's Lemma E.8 construction is O(n⁴)).
 
 Three steps, each exact and tested equal to the direct construction of :mod:`extended_density`
 (``tests/test_tzamos20_fast_envelope.py``):
 
-1. **TH in closed form.** In spec §2.3's program the κ-Right condition
-   e₀ + s_L + min(B₀, s_R + r_κ) >= κ + 1 splits into s_L >= κ + 1 − e₀ − B₀ and
-   s_L + s_R >= κ + 1 − e₀ − r_κ (likewise κ-Left), so with t = s_L + s_R
+1. **TH in closed form.** In the (s_L, s_R) program of :func:`.typical_set.typical_hamming`
+   (``notes/tzamos20.md``) the κ-Right condition e₀ + s_L + min(B₀, s_R + r_κ) >= κ + 1 splits
+   into s_L >= κ + 1 − e₀ − B₀ and s_L + s_R >= κ + 1 − e₀ − r_κ (likewise κ-Left), so with
+   t = s_L + s_R
 
        TH(X, ξ) = max(a_L + a_R, max_κ (κ + 1 − e₀ − r_κ), max_κ (κ + 1 − e₀ − l_κ), 0),
        a_L = max(0, A₀ − (ℓ − 1), K + 1 − e₀ − B₀),  a_R = max(0, B₀ − (n − ℓ), K + 1 − e₀ − A₀)
@@ -54,7 +55,8 @@ from typing import Any
 
 import numpy as np
 
-from reference.private_median.extended_density import Piece, tent_slope
+from reference.private_median.extended_density import Piece, check_levels_map, tent_slope
+from reference.private_median.fixed_typical_set import fixed_window_ranges
 from reference.private_median.parameters import MedianParameters, check_params, check_work
 from reference.private_median.typical_set import exact_data
 from reference.validation import check_choice, check_fraction, check_int
@@ -216,8 +218,6 @@ def _fixed_levels(params, le: np.ndarray, lt: np.ndarray, js: np.ndarray, qs: np
     """TH_fix (:func:`fixed_typical_set.fixed_typical_hamming`) at, right of and left of the
     anchors: s₊ = max(0, max_{j<=K₊} (ℓ + j − #{X_i <= ξ + jδ})) and
     s₋ = max(0, max_{j<=K₋} (#{X_i < ξ − jδ} − (ℓ − 1 − j))), the counts taken at P, P⁺ or P⁻."""
-    from reference.private_median.fixed_typical_set import fixed_window_ranges
-
     K, ell = params.windows, params.ell
     k_minus, k_plus = fixed_window_ranges(params)
     # max_{j=0..K₊} (ℓ + j − N(P + jδ)) = max_{c=q..q+K₊} (c − N_c) + ℓ − q (column c + 2K)
@@ -328,7 +328,9 @@ def fast_cells(
     point — from the int64 tables (the form of :func:`extended_density.cell_levels`, for tests on
     small n). Also checks that TH just right of an anchor equals TH just left of the next one."""
     lattice, _, _, blocks = _blocks(data, params, typical_set)
-    at, right, left = {}, {}, {}
+    at: dict[int, int] = {}
+    right: dict[int, int] = {}
+    left: dict[int, int] = {}
     for b in blocks:
         for table, values in ((at, b.at), (right, b.right), (left, b.left)):
             table.update(zip(b.keys[b.valid].tolist(), values[b.valid].tolist(), strict=True))
@@ -390,8 +392,6 @@ def nested_extremes(
 ) -> list[tuple[int, Fraction, Fraction]]:
     """(k, lo_k, hi_k) with lo_k = min_{j<=k} ξ_{j,inf}, hi_k = max_{j<=k} ξ_{j,sup}, keeping
     only the levels where the interval grows (the others' tents are dominated)."""
-    from reference.private_median.extended_density import check_levels_map
-
     levels = check_levels_map(levels, limit=MAX_NESTED)
     out: list[tuple[int, Fraction, Fraction]] = []
     for k in sorted(levels):
@@ -432,7 +432,7 @@ def _check_nested(nested: Any) -> list[tuple[int, Fraction, Fraction]]:
         raise ValueError("nested must be a non-empty list of (k, lo_k, hi_k)")
     if len(nested) > MAX_NESTED:
         raise ValueError(f"nested must hold at most {MAX_NESTED} levels, got {len(nested)}")
-    out = []
+    out: list[tuple[int, Fraction, Fraction]] = []
     for item in nested:
         if not isinstance(item, tuple | list) or len(item) != 3:
             raise ValueError("nested must be a list of triples (k, lo_k, hi_k)")
@@ -456,7 +456,8 @@ def sweep_envelope(
     nested = _check_nested(nested)
     s, bound = tent_slope(params), params.output_bound
     cap = 3 * params.C * params.r if cap is None else _cap(cap)
-    p1, p2 = [], []
+    p1: list[Fraction] = []
+    p2: list[Fraction] = []
     for k, a, b in nested:
         p1.append(min(k + s * a, p1[-1]) if p1 else k + s * a)
         p2.append(min(k - s * b, p2[-1]) if p2 else k - s * b)

@@ -1,9 +1,9 @@
-"""The fixed typical set H_fix of spec §6 E1 [OURS] and its building blocks (a documented
-deviation from tzamos20, not the paper's algorithm).
+"""The fixed typical set H_fix [OURS] and its building blocks (a documented deviation from
+tzamos20, not the paper's algorithm; ``notes/tzamos20.md``, "The fixed typical set H_fix").
 
 The paper's typical set H counts points in closed windows around m(X) (ties on both sides), and
 its restricted density Â caps the tent at Lrn; both make Lemma 3.2/(B.1), Lemma 3.3 and
-Prop. A.5(b) false (spec §6 E1). The variant replaces them by
+Prop. A.5(b) false (erratum E1 in ``notes/tzamos20.md``). The variant replaces them by
 
 * **order-statistic constraints**: with ℓ the median index (``params.ell``) and x_(1) <= … <=
   x_(n) the sorted data, X ∈ H_fix iff m(X) = x_(ℓ) ∈ Ξ and
@@ -22,7 +22,7 @@ Prop. A.5(b) false (spec §6 E1). The variant replaces them by
 Key facts (proved in the notes, checked in ``tests/test_tzamos20_fixed_variant.py``):
 
 * interlacing: X, Y ∈ H_fix with κ = d_H(X, Y) <= K₋ + K₊ ⇒ |m(X) − m(Y)| <= κδ (stronger than
-  the spec's 2(⌊κ/2⌋ + 1)δ);
+  the 2(⌊κ/2⌋ + 1)δ of Lemma 3.2's proof, App. B.2);
 * hence s·min{|Δm|, d_M} <= κ for all pairs iff M <= 2(K₋ + K₊ + 1) (given Ξ wide enough), so
   the variant's extension equals its restricted density on H_fix (Prop. A.5(b) holds) and the
   Case-(A) shortcut is ε-DP;
@@ -48,12 +48,12 @@ from reference.private_median.extended_density import (
     exact_epsilon,
     tent_slope,
 )
-from reference.private_median.parameters import MedianParameters, check_params
+from reference.private_median.parameters import MedianParameters, check_params, in_xi_range
 from reference.private_median.typical_set import (
-    _left_median,
     anchor_points,
     check_direct,
     exact_data,
+    left_median_presorted,
 )
 from reference.validation import check_choice, check_fraction
 
@@ -62,31 +62,26 @@ MAX_BRUTE_CANDIDATES = 2 * 10**6
 """The most candidate data sets :func:`fixed_typical_hamming_brute` tries (about 10 s)."""
 CAP_RULES = ("spec", "tight")
 
-_check_params = check_params
-
 
 def fixed_window_ranges(params: MedianParameters) -> tuple[int, int]:
     """(K₋, K₊) = (min(K, ℓ − 1), min(K, n − ℓ)): the j's of the order-statistic constraints
-    that exist (spec §6 E1 variant; out-of-range ones are dropped)."""
-    p = _check_params(params)
+    that exist (out-of-range ones are dropped)."""
+    p = check_params(params)
     return min(p.windows, p.ell - 1), min(p.windows, p.n - p.ell)
 
 
-def _in_xi(xi: Fraction, params: MedianParameters) -> bool:
-    lo, hi = params.xi_range
-    return lo <= xi <= hi
-
-
 def in_fixed_typical_set(data: Any, params: MedianParameters) -> bool:
-    """X ∈ H_fix (spec §6 E1 [OURS]): m(X) ∈ Ξ, x_(ℓ+j) − x_(ℓ) <= jδ (j <= K₊) and
+    """X ∈ H_fix [OURS]: m(X) ∈ Ξ, x_(ℓ+j) − x_(ℓ) <= jδ (j <= K₊) and
     x_(ℓ) − x_(ℓ−j) <= jδ (j <= K₋); O(n log n)."""
-    p = _check_params(params)
-    return _in_fixed(exact_data(data, p.n), p)
+    p = check_params(params)
+    return in_fixed_typical_set_presorted(exact_data(data, p.n), p)
 
 
-def _in_fixed(x: list[Fraction], p: MedianParameters) -> bool:
-    m = _left_median(x, p)
-    if not _in_xi(m, p):
+def in_fixed_typical_set_presorted(x: list[Fraction], p: MedianParameters) -> bool:
+    """X ∈ H_fix for data ``x`` already sorted and exact (no checks: the fast path of
+    :func:`in_fixed_typical_set`)."""
+    m = left_median_presorted(x, p)
+    if not in_xi_range(m, p):
         return False
     k_minus, k_plus = fixed_window_ranges(p)
     i = p.ell - 1  # 0-based index of x_(ℓ)
@@ -107,12 +102,12 @@ def fixed_typical_hamming(data: Any, xi: Any, params: MedianParameters) -> int |
 
         TH_fix = max(0, max_{j<=K₊} a_j − (n − ℓ − j)) + max(0, max_{j<=K₋} b_j − (ℓ − 1 − j)).
     """
-    p = _check_params(params)
+    p = check_params(params)
     return _fixed_th(exact_data(data, p.n), check_fraction(xi, "xi"), p)
 
 
 def _fixed_th(x: list[Fraction], xi: Fraction, p: MedianParameters) -> int | float:
-    if not _in_xi(xi, p):
+    if not in_xi_range(xi, p):
         return math.inf
     k_minus, k_plus = fixed_window_ranges(p)
     n, ell, delta = p.n, p.ell, p.delta
@@ -129,7 +124,7 @@ def brute_force_grid(data: Any, xi: Any, params: MedianParameters) -> list[Fract
     """Replacement values for :func:`fixed_typical_hamming_brute`: the data, ξ, and
     ξ ± tδ for t ∈ {1/2, 1, K, K + 1/2} (values that satisfy some but not all windows), sorted
     and distinct."""
-    p = _check_params(params)
+    p = check_params(params)
     xi = check_fraction(xi, "xi")
     grid = set(exact_data(data, p.n)) | {xi}
     for t in {Fraction(1, 2), Fraction(1), Fraction(p.windows), p.windows + Fraction(1, 2)}:
@@ -144,12 +139,12 @@ def fixed_typical_hamming_brute(
     multiset of replacement values from ``grid`` (default :func:`brute_force_grid`, which
     contains ξ and the data), checked with :func:`in_fixed_typical_set` and m(X′) = ξ. The
     oracle for the closed form and for the "set changed points to ξ" dominance."""
-    p = _check_params(params)
+    p = check_params(params)
     if p.n > MAX_FIXED_BRUTE_N:
         raise ValueError(f"n must be at most {MAX_FIXED_BRUTE_N} for the brute-force oracle")
     x = exact_data(data, p.n)
     xi = check_fraction(xi, "xi")
-    if not _in_xi(xi, p):
+    if not in_xi_range(xi, p):
         return math.inf
     if grid is None:
         values = brute_force_grid(x, xi, p)
@@ -171,7 +166,7 @@ def fixed_typical_hamming_brute(
         for kept in kept_sets:
             for new in itertools.combinations_with_replacement(values, size):
                 y = sorted(kept + new)
-                if _left_median(y, p) == xi and _in_fixed(y, p):
+                if left_median_presorted(y, p) == xi and in_fixed_typical_set_presorted(y, p):
                     return size
     return math.inf  # pragma: no cover - all points set to ξ is always feasible
 
@@ -181,7 +176,7 @@ def fixed_cell_levels(data: Any, params: MedianParameters) -> list[tuple[Fractio
     CONSTRUCTION-P) with TH_fix on each: (a, b, k), a = b for a point. TH_fix depends on ξ only
     through a_j(ξ), b_j(ξ), which change only at ξ = X_i ∓ jδ, so it is constant on each open
     cell (Def. E.6)."""
-    p = _check_params(params)
+    p = check_params(params)
     x = exact_data(data, p.n)
     check_direct(p)
     pts = anchor_points(x, p)
@@ -204,16 +199,17 @@ def fixed_level_extremes(
 def tight_cap_level(params: MedianParameters) -> Fraction:
     """min{Lrn, 2(K₋ + K₊ + 1)}: the largest cap M for which s·min{|Δm|, d_M} <= d_H on H_fix
     holds for every pair (the pair moving the K₋ + K₊ + 1 central points shows it is the
-    largest when Ξ is wide enough). Not the spec's rule; offered as ``rule="tight"``."""
-    p = _check_params(params)
+    largest when Ξ is wide enough). Not the default rule; offered as ``rule="tight"``."""
+    p = check_params(params)
     k_minus, k_plus = fixed_window_ranges(p)
     return min(p.L * p.r * p.n, Fraction(2 * (k_minus + k_plus + 1)))
 
 
 def fixed_cap_level(params: MedianParameters, rule: str = "spec") -> Fraction:
-    """The cap M of the variant's restricted density: ``"spec"`` → min{Lrn, 4K} (spec §6 E1),
+    """The cap M of the variant's restricted density: ``"spec"`` → min{Lrn, 4K} (the rule
+    proposed with the variant, ``notes/tzamos20.md``),
     ``"tight"`` → :func:`tight_cap_level`."""
-    p = _check_params(params)
+    p = check_params(params)
     if check_choice(rule, "rule", CAP_RULES) == "tight":
         return tight_cap_level(p)
     return min(p.L * p.r * p.n, Fraction(4 * p.windows))
@@ -242,7 +238,7 @@ def fixed_envelope(
 ) -> list[Piece]:
     """Ψ^fix_X = min_k k − s·min{max(|y − ξ_{k,inf}|, |y − ξ_{k,sup}|), d_M} on [−B, B]: the
     variant's extension (Eq. (A.6) with H_fix and cap M; ``cap_level`` overrides M)."""
-    p = _check_params(params)
+    p = check_params(params)
     levels = fixed_level_extremes(data, p)
     return envelope_from_levels(levels, p, cap=_resolve_cap(p, rule, cap_level))
 
@@ -251,8 +247,8 @@ def fixed_envelope_brute(
     data: Any, params: MedianParameters, y: Any, rule: str = "spec", cap_level: Any = None
 ) -> Fraction:
     """Ψ^fix_X(y) as the minimum over every cell (a, b, k) of k − s·min{max(|y − a|, |y − b|),
-    d_M} (spec §4.3's oracle, for the variant)."""
-    p = _check_params(params)
+    d_M} (the brute-force oracle of Eq. (A.6) over every cell, for the variant)."""
+    p = check_params(params)
     y, s, cap = check_fraction(y, "y"), tent_slope(p), _resolve_cap(p, rule, cap_level)
     cells = fixed_cell_levels(data, p)
     return min(k - s * min(max(abs(y - a), abs(y - b)), cap) for a, b, k in cells)
@@ -263,7 +259,7 @@ def fixed_restricted_pieces(
 ) -> list[Piece]:
     """The variant's restricted log-density −s·min{|y − m|, d_M} on [−B, B] (exact pieces), i.e.
     f ∝ exp(−(ε/4)·min{(Ln/3C)|m − ω|, M})."""
-    p = _check_params(params)
+    p = check_params(params)
     m = check_fraction(median, "median")
     return envelope_from_levels({0: (m, m)}, p, cap=_resolve_cap(p, rule, cap_level))
 
@@ -273,8 +269,9 @@ def fixed_normalizer_is_constant(
 ) -> bool:
     """Lemma A.4's analogue: Ẑ_fix(m) = ∫_I exp(−(ε/4)min{(Ln/3C)|m − ω|, M}) dω is the same
     for every m ∈ Ξ iff M = 0 or [m − d_M, m + d_M] ⊆ I for all m ∈ Ξ, i.e. d_M <= (4C − 1/2)r.
-    Since M <= Lrn gives d_M <= 3Cr, C >= 1/2 suffices (the spec's 6r + r/2 <= 4Cr is loose)."""
-    p = _check_params(params)
+    Since M <= Lrn gives d_M <= 3Cr, C >= 1/2 suffices (the condition 6r + r/2 <= 4Cr proposed
+    with the variant is loose)."""
+    p = check_params(params)
     cap = _resolve_cap(p, rule, cap_level)
     return cap == 0 or cap <= (4 * p.C - Fraction(1, 2)) * p.r
 
@@ -284,7 +281,7 @@ def fixed_lemma_a_4_normalizer(
 ) -> mpmath.mpf:
     """Closed form of Ẑ_fix when :func:`fixed_normalizer_is_constant`:
     (24C/(εLn))(1 − e^{−εM/4}) + (2B − 2d_M)e^{−εM/4}."""
-    p = _check_params(params)
+    p = check_params(params)
     if not fixed_normalizer_is_constant(p, rule, cap_level):
         raise ValueError("cap_level: the closed form needs d_M <= (4C − 1/2)r (or M = 0)")
     cap = _resolve_cap(p, rule, cap_level)
@@ -302,10 +299,10 @@ def fixed_pieces(
     """Ψ of the variant's PRIVATEMEDIAN (Alg. 1 with H_fix and cap M): the restricted tent at
     m(X) when X ∈ H_fix (Case (A)), the variant's extension otherwise (Case (B)). By the variant's
     Prop. A.5(b) both cases give the same law on H_fix, so this is ε-DP (Prop. A.5(a))."""
-    p = _check_params(params)
+    p = check_params(params)
     x = exact_data(data, p.n)
-    if _in_fixed(x, p):
-        return fixed_restricted_pieces(_left_median(x, p), p, rule, cap_level)
+    if in_fixed_typical_set_presorted(x, p):
+        return fixed_restricted_pieces(left_median_presorted(x, p), p, rule, cap_level)
     return fixed_envelope(x, p, rule, cap_level)
 
 
@@ -328,5 +325,6 @@ __all__ = [
     "fixed_typical_hamming_brute",
     "fixed_window_ranges",
     "in_fixed_typical_set",
+    "in_fixed_typical_set_presorted",
     "tight_cap_level",
 ]

@@ -1,14 +1,14 @@
 """PRIVATEMEDIAN (tzamos20 Algorithm 1) as a :class:`~reference.core.Mechanism`.
 
-Modes (spec §2.1, §6 E1):
+Modes (Algorithm 1; erratum E1 in ``notes/tzamos20.md``):
 
 * ``"extension"`` (default): always sample D_general, f ∝ exp((ε/2)Ψ_X) on [−B, B] (Eq. (A.6),
   Prop. A.5(a)). ε-DP for every pair of inputs, whatever H is.
 * ``"paper"``: Algorithm 1 as printed — the restricted flattened Laplace Â(X) when X ∈ H
   (Case (A), Algorithm 2), D_general otherwise (Case (B), Algorithm 7). **Not ε-DP**: Lemma 3.3
-  and Prop. A.5(b) are false for the paper's H (spec §6 E1); the auditor finds a violation.
-* ``"fixed"`` [OURS, a documented deviation]: Algorithm 1 with the fixed typical set H_fix of
-  spec §6 E1 (order-statistic constraints) and the cap M = min{Lrn, 4K} (``cap_rule="spec"``) or
+  and Prop. A.5(b) are false for the paper's H (erratum E1); the auditor finds a violation.
+* ``"fixed"`` [OURS, a documented deviation]: Algorithm 1 with the fixed typical set H_fix
+  (order-statistic constraints) and the cap M = min{Lrn, 4K} (``cap_rule="spec"``) or
   min{Lrn, 2(K₋ + K₊ + 1)} (``"tight"``) — :mod:`fixed_typical_set`. For this H the extension
   equals the restricted law on H_fix (the variant's Prop. A.5(b), proved in ``notes/tzamos20.md``
   and checked exactly), so the Case-(A) shortcut is safe and the mechanism is ε-DP.
@@ -48,18 +48,18 @@ from reference.private_median.fast_envelope import (
 )
 from reference.private_median.fixed_typical_set import (
     CAP_RULES,
-    _in_fixed,
     fixed_cap,
     fixed_envelope,
     fixed_restricted_pieces,
+    in_fixed_typical_set_presorted,
 )
 from reference.private_median.parameters import MedianParameters, check_params
 from reference.private_median.restricted_density import restricted_pieces, sample_restricted
 from reference.private_median.typical_set import (
-    _in_typical_set,
-    _left_median,
     check_direct,
     exact_data,
+    in_typical_set_presorted,
+    left_median_presorted,
 )
 from reference.validation import check_choice, check_positive, check_real_array
 
@@ -134,6 +134,11 @@ def _envelope(
     return tuple(fast_envelope(list(data), params))
 
 
+def clear_envelope_cache() -> None:
+    """Forget the memoised envelopes of :func:`extension_pieces` (for timing the construction)."""
+    _envelope.cache_clear()
+
+
 def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
     return check_choice(value, name, allowed)
 
@@ -147,8 +152,8 @@ def extension_pieces(
     construction: str = "fast",
 ) -> list[Piece]:
     """Ψ_X (or Ψ^fix_X for ``typical_set="fixed"``), memoised on the sorted data: the partition
-    does not depend on ε (spec §4.2). ValueError when the paper's H is empty (C <= Lr/2 for
-    this n), or when the construction exceeds its budget (about 10 s:
+    does not depend on ε (ε enters Eq. (A.6) only as the factor ε/2 of the exponent). ValueError
+    when the paper's H is empty (C <= Lr/2 for this n), or when the construction exceeds its budget (about 10 s:
     :data:`.fast_envelope.MAX_FAST_WORK`, :data:`.typical_set.MAX_DIRECT_WORK`)."""
     _choice(typical_set, ("paper", "fixed"), "typical_set")
     _choice(cap_rule, CAP_RULES, "cap_rule")
@@ -161,8 +166,9 @@ def extension_pieces(
 @dataclass(frozen=True)
 class PrivateMedian(ExactMechanismBase):
     """tzamos20's ε-DP median estimator for (L, R, r)-admissible data (Assumption 1.2 as
-    reconstructed, spec §1.2). Outputs lie in [−B, B], B = R + 4Cr (on the grid: multiples of
-    :func:`output_grid`, within Λ/2 of [−B, B]); n is the data set's size (any finite values).
+    reconstructed in ``notes/tzamos20.md``). Outputs lie in [−B, B], B = R + 4Cr (on the grid:
+    multiples of :func:`output_grid`, within Λ/2 of [−B, B]); n is the data set's size (any finite
+    values).
 
     ``mode``: ``"extension"`` (default), ``"paper"`` (Algorithm 1 as printed, not ε-DP) or
     ``"fixed"`` (H_fix with ``cap_rule``); ``median_index``: ``"ceil"`` (ℓ = ⌈n/2⌉, default) or
@@ -232,9 +238,9 @@ class PrivateMedian(ExactMechanismBase):
         params = self.parameters(len(values))
         if self.mode == "paper":
             check_typical_set_nonempty(params)
-            return params, _in_typical_set(values, params)
+            return params, in_typical_set_presorted(values, params)
         if self.mode == "fixed":
-            return params, _in_fixed(values, params)
+            return params, in_fixed_typical_set_presorted(values, params)
         return params, False
 
     def restricted(self, data: Any) -> bool:
@@ -249,9 +255,11 @@ class PrivateMedian(ExactMechanismBase):
     def _pieces(self, values: list[Fraction]) -> list[Piece]:
         params, restricted = self._case(values)
         if restricted and self.mode == "paper":
-            return restricted_pieces(_left_median(values, params), params)
+            return restricted_pieces(left_median_presorted(values, params), params)
         if restricted:
-            return fixed_restricted_pieces(_left_median(values, params), params, self.cap_rule)
+            return fixed_restricted_pieces(
+                left_median_presorted(values, params), params, self.cap_rule
+            )
         return extension_pieces(
             values,
             params,
@@ -278,7 +286,7 @@ class PrivateMedian(ExactMechanismBase):
         try:
             if restricted:
                 cap = fixed_cap(params, self.cap_rule) if self.mode == "fixed" else None
-                m = _left_median(values, params)
+                m = left_median_presorted(values, params)
                 draws = sample_restricted(m, params, self.epsilon, size, rng, cap=cap)
             else:
                 draws = self._law(values).sample(size, rng)
@@ -298,6 +306,7 @@ __all__ = [
     "MODES",
     "OUTPUTS",
     "PrivateMedian",
+    "clear_envelope_cache",
     "extension_pieces",
     "output_grid",
     "snap_to_grid",

@@ -1,4 +1,5 @@
-"""The constants of tzamos20's typical set and mechanism, validated and exact (spec §1.5–§1.8)."""
+"""The constants of tzamos20's typical set and mechanism, validated and exact: Assumption 1.2's
+L, r, R, the constant C of H (display (3.3)) and Â (Eq. (A.2)), and what they derive."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def _short(x: Fraction) -> str:
 @dataclass(frozen=True)
 class MedianParameters:
     """n (public), the admissibility constants L, r, R (Assumption 1.2 as reconstructed in
-    spec §1.2: density >= L on [m(D) − r, m(D) + r], |m(D)| <= R, Lr <= 1/2) and the constant C.
+    ``notes/tzamos20.md``: density >= L on [m(D) − r, m(D) + r], |m(D)| <= R, Lr <= 1/2) and the
+    constant C.
 
     Derived: ℓ (the median index), δ = C/(Ln), K = ⌊Lrn/(2C)⌋, Ξ = [−R − r/2, R + r/2],
     B = R + 4Cr (the output range [−B, B]).
@@ -86,8 +88,14 @@ class MedianParameters:
         return self.R + 4 * self.C * self.r
 
 
+def in_xi_range(xi: Fraction, params: MedianParameters) -> bool:
+    """ξ ∈ Ξ = [−R − r/2, R + r/2]: where H allows the median (and TYPICALHAMMING is finite)."""
+    lo, hi = params.xi_range
+    return lo <= xi <= hi
+
+
 def check_params(params: Any) -> MedianParameters:
-    """``params`` must be a :class:`MedianParameters` (spec §1.5 constants)."""
+    """``params`` must be a :class:`MedianParameters` (the constants of display (3.3))."""
     if not isinstance(params, MedianParameters):
         raise ValueError(f"params must be a MedianParameters, got {type(params).__name__}")
     return params
@@ -105,4 +113,12 @@ def check_work(work: int, limit: int, what: str, params: MedianParameters) -> No
         )
 
 
-__all__ = ["MAX_N", "MEDIAN_INDICES", "MedianParameters", "check_params", "check_work", "exact_positive"]
+__all__ = [
+    "MAX_N",
+    "MEDIAN_INDICES",
+    "MedianParameters",
+    "check_params",
+    "check_work",
+    "exact_positive",
+    "in_xi_range",
+]

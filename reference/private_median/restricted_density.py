@@ -40,7 +40,7 @@ def restricted_law(median: Any, params: MedianParameters, epsilon: Any) -> Piece
 
 
 def lemma_a_4_normalizer(params: MedianParameters, epsilon: Any) -> mpmath.mpf:
-    """Lemma A.4's closed form (stray dω removed, spec §1.6):
+    """Lemma A.4's closed form (its printed statement has a stray dω, removed here):
     Ẑ = (24C/(εLn))(1 − e^{−εLrn/4}) + (2R + 2Cr)e^{−εLrn/4}; valid when C > 1/2 and m ∈ Ξ."""
     params = check_params(params)
     with workdps():
@@ -55,7 +55,8 @@ def restricted_intervals(
     median: Any, params: MedianParameters, cap: Fraction | None = None
 ) -> list[tuple[str, Fraction, Fraction]]:
     """Algorithm 2's partition of I: I_left = [−B, m − 3Cr), I_center = [m − 3Cr, m + 3Cr] ∩ I,
-    I_right = (m + 3Cr, B]; empty parts are left out (spec §2.2). ``cap`` replaces 3Cr (the
+    I_right = (m + 3Cr, B] (read from Algorithm 2's figure, Fig. 3); empty parts are left out,
+    as its comment allows. ``cap`` replaces 3Cr (the
     fixed variant's d_M)."""
     params = check_params(params)
     m, bound = check_fraction(median, "median"), params.output_bound
@@ -81,7 +82,9 @@ def _log_part_mass(kind: str, a: Fraction, b: Fraction, m: Fraction, rate, plate
             near, far = (hi, lo) if hi <= m else (lo, hi)
             d_near, d_far = abs(to_mpf(near - m)), abs(to_mpf(far - m))
             total.append(
-                -rate * d_near + mpmath.log(-mpmath.expm1(-rate * (d_far - d_near))) - mpmath.log(rate)
+                -rate * d_near
+                + mpmath.log(-mpmath.expm1(-rate * (d_far - d_near)))
+                - mpmath.log(rate)
             )
     return mpmath.log(sum(mpmath.exp(t) for t in total))
 
@@ -107,7 +110,9 @@ def sample_restricted(
     eps = exact_epsilon(epsilon)
     sigma = 12 * params.C / (params.L * params.n * eps)
     cap = 3 * params.C * params.r if cap is None else check_fraction(cap, "cap", nonnegative=True)
-    if not (Fraction(2) ** -1000 <= sigma <= MAX_FLOAT / 4 and params.output_bound <= MAX_FLOAT / 4):
+    if not (
+        Fraction(2) ** -1000 <= sigma <= MAX_FLOAT / 4 and params.output_bound <= MAX_FLOAT / 4
+    ):
         raise ValueError(
             "epsilon, params: the Laplace scale σ = 12C/(εLn) or the bound B = R + 4Cr is "
             "outside the range the float sampler represents (σ in [2^-1000, 4.5e307], "

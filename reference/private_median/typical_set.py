@@ -1,16 +1,18 @@
-"""The typical set H of tzamos20 and TYPICALHAMMING (spec §1.5, §2.3, §2.8; Lemma 4.1/E.2,
-Claim E.3).
+"""The typical set H of tzamos20 and TYPICALHAMMING (display (3.3), reconstructed from Claim E.3,
+Lemma B.2 and Thm E.11; Lemma 4.1/E.2, Claim E.3, Algorithms 3 and 4).
 
 H is the set of X ∈ ℝⁿ whose left median m = m(X) lies in Ξ and satisfies, for κ = 1..K,
 
     #{i : X_i − m ∈ [0, κδ]} >= κ + 1   (κ-Right),     #{i : m − X_i ∈ [0, κδ]} >= κ + 1   (κ-Left),
 
-windows closed, points equal to m counted on both sides. TYPICALHAMMING(X, ξ) is
-min{d_H(X, X′) : X′ ∈ H, m(X′) = ξ} (+inf when ξ ∉ Ξ).
+windows closed, points equal to m counted on both sides (the reconstruction of H in
+``notes/tzamos20.md``). TYPICALHAMMING(X, ξ) is min{d_H(X, X′) : X′ ∈ H, m(X′) = ξ} (+inf when
+ξ ∉ Ξ; Lemma E.2).
 
 Three ways to compute TH, tested equal (``tests/test_tzamos20_typical_set.py``):
 
-* :func:`typical_hamming` — the exact formula of spec §2.3: changing a point to ξ dominates any
+* :func:`typical_hamming` — the exact (s_L, s_R) program (ours, ``notes/tzamos20.md``, erratum
+  E9; the greedy principle of Claim E.3 made exact): changing a point to ξ dominates any
   other change, and on each side the farthest points go first, so an optimal X′ changes the s_L
   farthest points below ξ and the s_R farthest above; minimise s_L + s_R subject to the median
   conditions and the 2K window conditions (each non-decreasing in s_R, so the least feasible s_R
@@ -32,7 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from reference.private_median.parameters import MedianParameters, check_params, check_work
+from reference.private_median.parameters import (
+    MedianParameters,
+    check_params,
+    check_work,
+    in_xi_range,
+)
 from reference.validation import check_data, check_fraction, check_int
 
 MAX_BRUTE_N = 12
@@ -72,14 +79,16 @@ def _xi(xi: Any) -> Fraction:
     return check_fraction(xi, "xi")
 
 
-def _left_median(x: list[Fraction], params: MedianParameters) -> Fraction:
+def left_median_presorted(x: list[Fraction], params: MedianParameters) -> Fraction:
+    """m(X) = x_(ℓ) for data ``x`` already sorted and exact (no checks: the fast path of
+    :func:`left_median` for callers that validated the data)."""
     return x[params.ell - 1]
 
 
 def left_median(sorted_data: Any, params: MedianParameters) -> Fraction:
     """m(X) = x_(ℓ) (Def. A.2 with ℓ = ⌈n/2⌉ by default)."""
     params = check_params(params)
-    return _left_median(exact_data(sorted_data, params.n, "sorted_data"), params)
+    return left_median_presorted(exact_data(sorted_data, params.n, "sorted_data"), params)
 
 
 def check_anchors(params: MedianParameters, what: str = "data, params") -> None:
@@ -92,11 +101,6 @@ def check_direct(params: MedianParameters, what: str = "data, params") -> None:
     :data:`MAX_DIRECT_WORK`."""
     check_anchors(params, what)
     check_work(params.n**2 * (params.windows + 1), MAX_DIRECT_WORK, what, params)
-
-
-def _in_xi(xi: Fraction, params: MedianParameters) -> bool:
-    lo, hi = params.xi_range
-    return lo <= xi <= hi
 
 
 def window_counts(sorted_data: Any, xi: Any, kappa: int, delta: Any) -> tuple[int, int]:
@@ -115,14 +119,17 @@ def _window_counts(sorted_data: list[Fraction], xi: Fraction, kappa: int, delta:
 
 
 def in_typical_set(data: Any, params: MedianParameters) -> bool:
-    """X ∈ H (spec §2.8): m(X) ∈ Ξ and every κ-Right and κ-Left window holds; O(n log n)."""
+    """X ∈ H (display (3.3)): m(X) ∈ Ξ and every κ-Right and κ-Left window holds; O(n log n)
+    (sorting, then binary-searched counts, as in Thm E.11's fast path)."""
     params = check_params(params)
-    return _in_typical_set(exact_data(data, params.n), params)
+    return in_typical_set_presorted(exact_data(data, params.n), params)
 
 
-def _in_typical_set(x: list[Fraction], params: MedianParameters) -> bool:
-    m = _left_median(x, params)
-    if not _in_xi(m, params) or params.windows + 1 > params.n:  # H is empty when K + 1 > n
+def in_typical_set_presorted(x: list[Fraction], params: MedianParameters) -> bool:
+    """X ∈ H for data ``x`` already sorted and exact (no checks: the fast path of
+    :func:`in_typical_set`)."""
+    m = left_median_presorted(x, params)
+    if not in_xi_range(m, params) or params.windows + 1 > params.n:  # H is empty when K + 1 > n
         return False
     for kappa in range(1, params.windows + 1):
         right, left = _window_counts(x, m, kappa, params.delta)
@@ -132,13 +139,18 @@ def _in_typical_set(x: list[Fraction], params: MedianParameters) -> bool:
 
 
 def typical_hamming(data: Any, xi: Any, params: MedianParameters) -> int | float:
-    """TH(X, ξ) by the exact (s_L, s_R) formula of spec §2.3 (+inf when ξ ∉ Ξ or H is empty)."""
+    """TH(X, ξ) (Lemma E.2) by the exact (s_L, s_R) program of ``notes/tzamos20.md`` (+inf when
+    ξ ∉ Ξ or H is empty)."""
     params = check_params(params)
-    return _typical_hamming(exact_data(data, params.n), _xi(xi), params)
+    return typical_hamming_presorted(exact_data(data, params.n), _xi(xi), params)
 
 
-def _typical_hamming(x: list[Fraction], xi: Fraction, params: MedianParameters) -> int | float:
-    if not _in_xi(xi, params) or params.windows + 1 > params.n:
+def typical_hamming_presorted(
+    x: list[Fraction], xi: Fraction, params: MedianParameters
+) -> int | float:
+    """TH(X, ξ) for data ``x`` already sorted and exact and an exact ξ (no checks: the fast path
+    of :func:`typical_hamming`)."""
+    if not in_xi_range(xi, params) or params.windows + 1 > params.n:
         return math.inf
     n, ell, K, delta = params.n, params.ell, params.windows, params.delta
     below = bisect_left(x, xi)  # A₀ = #{X_i < ξ}
@@ -172,14 +184,14 @@ def typical_hamming_greedy(data: Any, xi: Any, params: MedianParameters) -> int 
     #{X_i < ξ} − (ℓ − 1) smallest when too many lie below). Part 2 runs κ = K..1 and, while a
     κ-Right (κ-Left) window is short, sets the current maximum (minimum) to ξ. Raises
     ``ValueError`` when that point already equals ξ (the greedy is stuck: possible for C < 1,
-    spec §2.3). n <= :data:`MAX_GREEDY_N`.
+    erratum E9 in ``notes/tzamos20.md``). n <= :data:`MAX_GREEDY_N`.
     """
     params = check_params(params)
     x = exact_data(data, params.n)
     xi = _xi(xi)
     if params.n > MAX_GREEDY_N:
         raise ValueError(f"n must be at most {MAX_GREEDY_N} for the greedy, got {params.n}")
-    if not _in_xi(xi, params) or params.windows + 1 > params.n:
+    if not in_xi_range(xi, params) or params.windows + 1 > params.n:
         return math.inf
     original = list(x)
     cur = list(x)
@@ -218,13 +230,13 @@ def typical_hamming_brute(data: Any, xi: Any, params: MedianParameters) -> int |
         raise ValueError(f"n must be at most {MAX_BRUTE_N} for the brute-force oracle")
     x = exact_data(data, params.n)
     xi = _xi(xi)
-    if not _in_xi(xi, params):
+    if not in_xi_range(xi, params):
         return math.inf
     for size in range(params.n + 1):
         for changed in itertools.combinations(range(params.n), size):
             y = [xi if i in changed else v for i, v in enumerate(x)]
             y.sort()
-            if _left_median(y, params) == xi and _in_typical_set(y, params):
+            if left_median_presorted(y, params) == xi and in_typical_set_presorted(y, params):
                 return size
     return math.inf
 
@@ -259,7 +271,7 @@ def distance_to_typical_set(data: Any, params: MedianParameters) -> int:
     check_direct(params)
     pts = anchor_points(x, params)
     candidates = pts + [(a + b) / 2 for a, b in itertools.pairwise(pts)]
-    return int(min(_typical_hamming(x, c, params) for c in candidates))
+    return int(min(typical_hamming_presorted(x, c, params) for c in candidates))
 
 
 __all__ = [
@@ -273,8 +285,11 @@ __all__ = [
     "distance_to_typical_set",
     "exact_data",
     "in_typical_set",
+    "in_typical_set_presorted",
     "left_median",
+    "left_median_presorted",
     "typical_hamming",
+    "typical_hamming_presorted",
     "typical_hamming_brute",
     "typical_hamming_greedy",
     "window_counts",

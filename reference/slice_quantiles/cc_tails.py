@@ -1,24 +1,17 @@
-"""Exact tail bounds E_CC(ε, δ, m) of the binary-tree CC's maximum error (imola25 Lemma 3.1 (2),
-Corollary A.1, spec §6.3).
+"""Tail bounds E_CC(ε, δ, m) of the binary-tree CC's maximum error (imola25 Lemma 3.1 (2),
+Corollary A.1, and the E_CC of Sec. 6's implementation details).
 
 Coordinate i of the Fenwick CC (:mod:`reference.primitives.continual_counting`) carries the noise
 N_i = Σ of popcount(i) iid node noises of scale b = T/ε (T = m.bit_length()): the nodes of the
-dyadic decomposition of [0, i). The discrete CC releases r̃_i = r_i + N_i with N_i a sum of iid
-DLap(p), p = e^{−1/b}; the Laplace CC releases r̃_i = r_i + ⌊N_i + ½⌋ with N_i a sum of iid Lap(b).
+dyadic decomposition of [0, i) (App. A). The discrete CC releases r̃_i = r_i + N_i with N_i a sum
+of iid DLap(p), p = e^{−1/b}; the Laplace CC releases r̃_i = r_i + ⌊N_i + ½⌋ with N_i a sum of
+iid Lap(b). The exact law of one coordinate's error is in :mod:`~reference.slice_quantiles
+.laplace_sums` (mpmath, so tails far below the float range, e.g. 10^{−2000}, are exact).
 
-Exact pieces (all mpmath at :data:`reference.exact.mp.DPS` digits, so tails far below the float
-range, e.g. 10^{−2000}, are represented exactly):
-
-* :func:`discrete_laplace_sum_survival`: P(S_k >= t) for a sum of k iid DLap(p) in closed form
-  (a finite double sum, derived from S = G₁ − G₂ with G₁, G₂ iid negative binomials; see the
-  docstring).
-* :func:`laplace_sum_density` / :func:`laplace_sum_survival`: the spec §6.3 density of a sum of k
-  iid Lap(1) and its survival function (integrated term by term), scaled.
-* :func:`laplace_mixture_sum_survival`: unequal scales (Corollary A.1 allows b_i to differ), by an
-  exact partial-fraction expansion of the characteristic function.
 * :func:`cc_max_error_tail`: the union bound Σ_i P(|r̃_i − r_i| > t), grouped by popcount class.
 * :func:`cc_error_bound`: the smallest integer w' with that union bound <= δ (``method="exact"``),
   or the authors' Chernoff form, Corollary A.1, Theorem 4.2's w or Lemma 3.1's threshold.
+* :func:`sample_max_error`: Monte Carlo draws of the maximum error, through the CC itself.
 """
 
 from __future__ import annotations
@@ -39,17 +32,17 @@ from reference.primitives.continual_counting import (
     round_half_up,
     tree_height,
 )
+from reference.slice_quantiles.inputs import positive_mpf, real_mpf
+from reference.slice_quantiles.laplace_sums import (
+    MAX_T,
+    coordinate_error_tail,
+    discrete_laplace_ratio,
+)
 from reference.validation import (
     check_choice,
-    check_data,
     check_epsilon,
-    check_finite,
     check_flag,
-    check_fraction,
     check_int,
-    check_positive,
-    check_probability,
-    check_real,
     check_rng,
     check_size,
 )
@@ -58,10 +51,6 @@ METHODS = ("exact", "chernoff", "corollary_a1", "paper", "lemma_3_1")
 LOG_BASES = (2, "e")
 MAX_M = 2**62
 """Largest number of counters m the tail bounds accept."""
-MAX_K = 256
-"""Most summands k of the exact sums (the double sums cost O(k²) mpmath terms)."""
-MAX_SCALES = 64
-"""Most scales of :func:`laplace_mixture_partial_fractions` (exact rational algebra)."""
 EXACT_BOUND_BUDGET = 500_000
 """Most mpmath terms :func:`cc_error_bound` (``method="exact"``) may evaluate (about 10 s):
 (binary-search steps) × (terms of one union bound); larger requests are refused up front."""
@@ -74,50 +63,8 @@ def _check_noise(noise: Any) -> str:
     return check_choice(noise, "noise", NOISES)
 
 
-def _check_k(k: Any) -> int:
-    return check_int(k, "k", minimum=1, maximum=MAX_K)
-
-
 def _check_m(m: Any) -> int:
     return check_int(m, "m", minimum=1, maximum=MAX_M)
-
-
-def _real_mpf(x: Any, name: str) -> mpmath.mpf:
-    """A finite real as an exact mpf (floats, ints, Fractions, numpy scalars and mpfs)."""
-    if isinstance(x, mpmath.mpf):
-        if not mpmath.isfinite(x):
-            raise ValueError(f"{name} must be a finite real number, got {x}")
-        return x
-    if isinstance(x, Fraction | int) and not isinstance(x, bool):
-        return to_mpf(x)
-    return to_mpf(check_finite(x, name))
-
-
-def _probability_mpf(p: Any, name: str = "p") -> mpmath.mpf:
-    """A probability in the open interval (0, 1) as an mpf."""
-    if isinstance(p, mpmath.mpf):
-        value = p
-    elif isinstance(p, Fraction) and 0 < p < 1:
-        value = to_mpf(p)
-    else:
-        value = to_mpf(check_probability(p, name, open_left=True, open_right=True))
-    if not 0 < value < 1:
-        raise ValueError(f"{name} must lie in (0, 1), got {p!r}")
-    if 1 - value < mpmath.mpf(10) ** -20:
-        raise ValueError(f"{name} must be at most 1 − 1e-20 (working precision), got {p!r}")
-    return value
-
-
-def _positive_mpf(x: Any, name: str) -> mpmath.mpf:
-    """A finite real > 0 as an exact mpf (floats, ints, Fractions and mpfs accepted)."""
-    if isinstance(x, mpmath.mpf):
-        value = x
-    else:
-        check_positive(x, name)
-        value = to_mpf(x if isinstance(x, Fraction | int) else float(x))
-    if not (mpmath.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {x!r}")
-    return value
 
 
 def _check_log_base(log_base: Any) -> Any:
@@ -132,14 +79,14 @@ def _check_log_base(log_base: Any) -> Any:
 
 
 def _mp_log(x: mpmath.mpf, log_base: Any) -> mpmath.mpf:
-    """log₂ x or ln x (spec §5 item 1: the paper's log base is ambiguous)."""
+    """log₂ x or ln x (the paper's log base is ambiguous: notes/imola25.md erratum 1)."""
     return mpmath.log(x, 2) if log_base == 2 else mpmath.log(x)
 
 
 def resolve_log_delta(delta: Any, log_delta: Any = None, name: str = "delta") -> mpmath.mpf:
     """log δ as an mpf from exactly one of ``delta`` (float, int, Fraction or mpf in (0, 1)) and
     ``log_delta`` (a finite real < 0; use it for δ below the float range, e.g. the pure-DP
-    δ = γ(e^ε − 1)/|Y|, spec §2.4)."""
+    δ = γ(e^ε − 1)/|Y| of Lemma 4.3)."""
     if (delta is None) == (log_delta is None):
         raise ValueError(f"give exactly one of {name} (in (0, 1)) or log_{name} (< 0)")
     with workdps():
@@ -173,35 +120,20 @@ def _plain(x: Any) -> Any:
     return x
 
 
-MAX_DISCRETE_SCALE = mpmath.mpf(10) ** 20
-"""Largest node scale b of the exact discrete tails: 1 − p = 1 − e^{−1/b} keeps >= 40 of the
-working precision's digits."""
-
-
-def _dlap_ratio(b: mpmath.mpf) -> mpmath.mpf:
-    """p = e^{−1/b} of the discrete node noise, refused when 1 − p is below the precision."""
-    if b > MAX_DISCRETE_SCALE:
-        raise ValueError(
-            "epsilon is too small (or scale too large) for the exact discrete tails: the node "
-            f"scale T/epsilon must be at most 1e20 (working precision), got {mpmath.nstr(b, 5)}"
-        )
-    return mpmath.exp(-1 / b)
-
-
 def node_scale(m: int, epsilon: float, scale: Any = None) -> mpmath.mpf:
-    """Per-node noise scale b = T/ε (spec §2.1), or the override ``scale`` (> 0)."""
+    """Per-node noise scale b = T/ε (App. A; notes/imola25.md erratum 17), or the override ``scale`` (> 0)."""
     m = _check_m(m)
     epsilon = check_epsilon(epsilon)
     with workdps():
         if scale is not None:
-            return _positive_mpf(scale, "scale")
+            return positive_mpf(scale, "scale")
         return mpmath.mpf(tree_height(m)) / to_mpf(epsilon)
 
 
 # ----------------------------------------------------------------------------- popcount classes
 def popcount_classes(m: int) -> dict[int, int]:
     """{k: #{1 <= i <= m : popcount(i) = k}}: coordinate i of the Fenwick CC sums popcount(i)
-    node noises (spec §6.3), so the union bound groups the m coordinates into <= T classes.
+    node noises (App. A), so the union bound groups the m coordinates into <= T classes.
     Counted digit by digit (O(T²)), not by enumerating 1..m."""
     return dict(_popcount_classes(_check_m(m)))
 
@@ -227,222 +159,7 @@ def max_popcount(m: int) -> int:
     return max(popcount_classes(m))
 
 
-# ----------------------------------------------------------------------------- discrete Laplace
-def discrete_laplace_sum_survival(t: int, k: int, p: Any) -> mpmath.mpf:
-    """P(S_k >= t) for S_k a sum of k iid DLap(p) (P(x) = (1−p)/(1+p)·p^{|x|}), exact.
-
-    Derivation (spec §6.3 asks for an exact method). DLap(p) = G − G' with G, G' iid geometric
-    (failures before a success of probability q = 1 − p), so S_k = G₁ − G₂ with G₁, G₂ iid
-    negative binomial NB(k, q). For n >= 0, P(G₁ >= n) = Σ_{i<k} C(n+k−1, i) q^i p^{n+k−1−i}
-    (at most k − 1 successes in the first n + k − 1 trials). Summing over G₂ = j and expanding
-    C(t+k−1+j, i) = Σ_l C(t+k−1, i−l) C(j, l) (Vandermonde) with
-    Σ_j C(j+k−1, k−1) C(j, l) x^j = C(k−1+l, l) x^l / (1−x)^{k+l}, x = p², gives for t >= 0
-
-        P(S_k >= t) = q^k p^t Σ_{i=0}^{k−1} q^i p^{k−1−i} Σ_{l=0}^{i} C(t+k−1, i−l) C(k−1+l, l)
-                      · x^l / (1 − x)^{k+l},
-
-    a finite sum of positive terms (no cancellation). t < 0 uses symmetry.
-    """
-    t = check_int(t, "t", minimum=-MAX_M, maximum=MAX_M)
-    k = _check_k(k)
-    with workdps():
-        return _dlap_sum_survival(t, k, _probability_mpf(p))
-
-
-def _dlap_sum_survival(t: int, k: int, p: mpmath.mpf) -> mpmath.mpf:
-    """:func:`discrete_laplace_sum_survival` on checked arguments (any integer t)."""
-    with workdps():
-        if t < 0:
-            return 1 - _dlap_sum_survival(1 - t, k, p)
-        q = 1 - p
-        x = p * p
-        one_minus_x = q * (1 + p)
-        c = t + k - 1
-        total = mpmath.mpf(0)
-        for i in range(k):
-            inner = mpmath.mpf(0)
-            for l in range(i + 1):
-                inner += (
-                    math.comb(c, i - l) * math.comb(k - 1 + l, l) * x**l / one_minus_x ** (k + l)
-                )
-            total += q**i * p ** (k - 1 - i) * inner
-        return q**k * p**t * total
-
-
-def discrete_laplace_sum_pmf(s: int, k: int, p: Any) -> mpmath.mpf:
-    """P(S_k = s) = P(S_k >= |s|) − P(S_k >= |s| + 1) (symmetric law), exact."""
-    s = abs(check_int(s, "s", minimum=-MAX_M, maximum=MAX_M))
-    k = _check_k(k)
-    with workdps():
-        p = _probability_mpf(p)
-        return _dlap_sum_survival(s, k, p) - _dlap_sum_survival(s + 1, k, p)
-
-
-def discrete_laplace_sum_two_sided_tail(t: int, k: int, p: Any) -> mpmath.mpf:
-    """P(|S_k| >= t) = 2·P(S_k >= t) for integer t >= 1 (1 for t <= 0)."""
-    t = check_int(t, "t", minimum=-MAX_M, maximum=MAX_M)
-    k = _check_k(k)
-    with workdps():
-        return _dlap_sum_two_sided_tail(t, k, _probability_mpf(p))
-
-
-def _dlap_sum_two_sided_tail(t: int, k: int, p: mpmath.mpf) -> mpmath.mpf:
-    with workdps():
-        if t <= 0:
-            return mpmath.mpf(1)
-        return 2 * _dlap_sum_survival(t, k, p)
-
-
-# ----------------------------------------------------------------------------- Laplace sums
-@lru_cache(maxsize=64)
-def _laplace_density_coefficients(k: int) -> tuple[Fraction, ...]:
-    """a_j with f_k(x) = e^{−|x|} Σ_j a_j |x|^j (spec §6.3):
-    a_j = (2k−2−j)! 2^j / (2^{2k−1} (k−1)! j! (k−1−j)!)."""
-    norm = 2 ** (2 * k - 1) * math.factorial(k - 1)
-    return tuple(
-        Fraction(
-            math.factorial(2 * k - 2 - j) * 2**j,
-            norm * math.factorial(j) * math.factorial(k - 1 - j),
-        )
-        for j in range(k)
-    )
-
-
-@lru_cache(maxsize=64)
-def _laplace_survival_coefficients(k: int) -> tuple[Fraction, ...]:
-    """c_i with P(S_k >= x) = e^{−x} Σ_i c_i x^i for x >= 0 (Lap(1) summands): integrating
-    a_j y^j e^{−y} from x to ∞ gives a_j j! e^{−x} Σ_{i<=j} x^i/i!."""
-    a = _laplace_density_coefficients(k)
-    return tuple(
-        sum((a[j] * math.factorial(j) for j in range(i, k)), Fraction(0)) / math.factorial(i)
-        for i in range(k)
-    )
-
-
-def laplace_sum_density(x: Any, k: int, scale: Any = 1) -> mpmath.mpf:
-    """Density of a sum of k iid Lap(scale) at x (spec §6.3 closed form, scaled), mpmath."""
-    k = _check_k(k)
-    with workdps():
-        b = _positive_mpf(scale, "scale")
-        y = abs(_real_mpf(x, "x")) / b
-        poly = mpmath.fsum(to_mpf(a) * y**j for j, a in enumerate(_laplace_density_coefficients(k)))
-        return mpmath.exp(-y) * poly / b
-
-
-def laplace_sum_survival(x: Any, k: int, scale: Any = 1) -> mpmath.mpf:
-    """P(S_k >= x) for a sum of k iid Lap(scale), exact closed form (spec §6.3), any real x."""
-    k = _check_k(k)
-    with workdps():
-        b = _positive_mpf(scale, "scale")
-        y = _real_mpf(x, "x") / b
-        if y < 0:
-            return 1 - laplace_sum_survival(-y, k, 1)
-        poly = mpmath.fsum(
-            to_mpf(c) * y**i for i, c in enumerate(_laplace_survival_coefficients(k))
-        )
-        return mpmath.exp(-y) * poly
-
-
-def laplace_sum_two_sided_tail(x: Any, k: int, scale: Any = 1) -> mpmath.mpf:
-    """P(|S_k| >= x) = 2·P(S_k >= x) for x >= 0 (1 for x <= 0)."""
-    k = _check_k(k)
-    with workdps():
-        x = _real_mpf(x, "x")
-        _positive_mpf(scale, "scale")
-        if x <= 0:
-            return mpmath.mpf(1)
-        return 2 * laplace_sum_survival(x, k, scale)
-
-
-def laplace_sum_cdf_np(x: Any, k: int, scale: float = 1.0) -> np.ndarray:
-    """Float, vectorised CDF of a sum of k iid Lap(scale) (same closed form; for DKW tests)."""
-    k = _check_k(k)
-    scale = check_positive(scale, "scale")
-    if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
-        values = x.astype(float)
-    elif isinstance(x, list | tuple | np.ndarray):
-        values = check_data(x, "x", allow_empty=True)
-    else:
-        values = np.asarray(check_real(x, "x"))
-    if np.isnan(values).any():
-        raise ValueError("x must hold real numbers (no NaN)")
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        y = np.abs(values) / scale
-        log_y = np.log(y)
-        upper = np.zeros_like(y)  # P(S >= |x|) = Σ_i c_i y^i e^{−y}, summed in log space
-        for i, c in enumerate(_laplace_survival_coefficients(k)):
-            log_c = math.log(c.numerator) - math.log(c.denominator)
-            term = log_c - y if i == 0 else log_c + i * log_y - y
-            upper = upper + np.exp(np.where(np.isfinite(term), term, -np.inf))
-    upper = np.minimum(upper, 1.0)
-    return np.where(values < 0, upper, 1.0 - upper)
-
-
-def _series_inverse_power(d: Fraction, n: int, order: int) -> list[Fraction]:
-    """Taylor coefficients of (1 + d·w)^{−n} up to w^{order−1}."""
-    return [Fraction((-1) ** j * math.comb(n + j - 1, j)) * d**j for j in range(order)]
-
-
-def laplace_mixture_partial_fractions(
-    scales: Sequence[Any],
-) -> list[tuple[Fraction, int, Fraction]]:
-    """Exact partial fractions of the characteristic function of Σ_i Lap(b_i):
-    Π_i 1/(1 + b_i² ω²) = Σ_{g, r} A_{g,r} (1 + b_g² ω²)^{−r}, returned as (A_{g,r}, r, b_g).
-
-    With u = ω², a_g = b_g² and w = 1 + a_g u, the other factors are
-    (1 + a_h u)^{−n_h} = ((a_g − a_h)/a_g)^{−n_h} (1 + a_h w/(a_g − a_h))^{−n_h}; A_{g,r} is the
-    coefficient of w^{n_g − r} of their product. Each (1 + b²ω²)^{−r} is the characteristic
-    function of a sum of r iid Lap(b), so tails are the same linear combination (Corollary A.1
-    test with unequal b_i)."""
-    if isinstance(scales, str | bytes) or not isinstance(scales, list | tuple | np.ndarray):
-        raise ValueError("scales must be a non-empty sequence of numbers > 0")
-    if len(scales) > MAX_SCALES:
-        raise ValueError(f"scales must hold at most {MAX_SCALES} values, got {len(scales)}")
-    groups: dict[Fraction, int] = {}
-    for i, b in enumerate(scales):
-        fb = check_fraction(b, f"scales[{i}]", positive=True)
-        groups[fb] = groups.get(fb, 0) + 1
-    if not groups:
-        raise ValueError("scales must be non-empty")
-    terms: list[tuple[Fraction, int, Fraction]] = []
-    for bg, ng in groups.items():
-        ag = bg * bg
-        series = [Fraction(1)] + [Fraction(0)] * (ng - 1)
-        const = Fraction(1)
-        for bh, nh in groups.items():
-            if bh == bg:
-                continue
-            ah = bh * bh
-            const *= (ag / (ag - ah)) ** nh
-            factor = _series_inverse_power(ah / (ag - ah), nh, ng)
-            series = [sum(series[i] * factor[j - i] for i in range(j + 1)) for j in range(ng)]
-        for r in range(1, ng + 1):
-            terms.append((const * series[ng - r], r, bg))
-    return terms
-
-
-def laplace_mixture_sum_survival(x: Any, scales: Sequence[Any]) -> mpmath.mpf:
-    """P(Σ_i γ_i >= x) for independent γ_i ~ Lap(b_i) (rational b_i, possibly unequal), exact up
-    to the working precision (:func:`laplace_mixture_partial_fractions`)."""
-    with workdps():
-        x = _real_mpf(x, "x")
-        if x < 0:
-            return 1 - laplace_mixture_sum_survival(-x, scales)
-        return mpmath.fsum(
-            to_mpf(a) * laplace_sum_survival(x, r, to_mpf(b))
-            for a, r, b in laplace_mixture_partial_fractions(scales)
-        )
-
-
 # ----------------------------------------------------------------------------- CC union bound
-def _coordinate_tail(k: int, t: int, noise: str, b: mpmath.mpf, p: mpmath.mpf | None) -> mpmath.mpf:
-    """P(|r̃_i − r_i| > t) for a coordinate summing k nodes (integer t >= 0)."""
-    if noise == "discrete":
-        return _dlap_sum_two_sided_tail(t + 1, k, p)
-    # Laplace + rounding: |⌊N + ½⌋| > t ⟺ N >= t + ½ or N < −t − ½ (continuous: both halves equal)
-    return 2 * laplace_sum_survival(mpmath.mpf(t) + mpmath.mpf(1) / 2, k, b)
-
-
 def cc_max_error_tail(
     m: int,
     epsilon: float,
@@ -452,30 +169,32 @@ def cc_max_error_tail(
     *,
     inclusive: bool = False,
 ) -> mpmath.mpf:
-    """Union bound Σ_{i=1}^m P(|r̃_i − r_i| > t) >= P(max_i |r̃_i − r_i| > t) (spec §6.3), exact
+    """Union bound Σ_{i=1}^m P(|r̃_i − r_i| > t) >= P(max_i |r̃_i − r_i| > t) (Sec. 6's E_CC), exact
     per coordinate. ``inclusive=True`` bounds P(max >= t) instead (Lemma 3.1 (2) uses >=).
     The errors are integers, so a real t is reduced to the integer threshold it implies."""
     noise = _check_noise(noise)
     inclusive = check_flag(inclusive, "inclusive")
     b = node_scale(m, epsilon, scale)
     with workdps():
-        tt = _real_mpf(t, "t")
+        tt = real_mpf(t, "t")
         if abs(tt) > MAX_M:
             raise ValueError(f"t must be a finite real of magnitude <= {MAX_M}, got {t!r}")
         # integer error X: X > t ⟺ X > ⌊t⌋;  X >= t ⟺ X > ⌈t⌉ − 1
         ti = int(mpmath.ceil(tt)) - 1 if inclusive else int(mpmath.floor(tt))
         if ti < 0:
             return mpmath.mpf(1)  # every error exceeds a negative threshold
-        p = _dlap_ratio(b) if noise == "discrete" else None
+        if noise == "discrete":
+            discrete_laplace_ratio(b)  # refuses a node scale beyond the working precision
         return mpmath.fsum(
-            count * _coordinate_tail(k, ti, noise, b, p) for k, count in _popcount_classes(m)
+            count * coordinate_error_tail(k, ti, noise, b) for k, count in _popcount_classes(m)
         )
 
 
 def _exact_bound(m: int, log_delta: mpmath.mpf, noise: str, b: mpmath.mpf) -> int:
     """Smallest integer w >= 0 with Σ_i P(|r̃_i − r_i| > w) <= δ: exponential then binary search
     on the monotone union bound (decreasing in w)."""
-    p = _dlap_ratio(b) if noise == "discrete" else None
+    if noise == "discrete":
+        discrete_laplace_ratio(b)  # refuses a node scale beyond the working precision
     classes = _popcount_classes(m)
     # start from the scale of the answer: b·(log(2m/δ)) is within a small factor of it
     start = b * (mpmath.log(2 * m) - log_delta)
@@ -490,15 +209,26 @@ def _exact_bound(m: int, log_delta: mpmath.mpf, noise: str, b: mpmath.mpf) -> in
         )
 
     def ok(w: int) -> bool:
-        total = mpmath.fsum(c * _coordinate_tail(k, w, noise, b, p) for k, c in classes)
+        total = mpmath.fsum(c * coordinate_error_tail(k, w, noise, b) for k, c in classes)
         return total > 0 and mpmath.log(total) <= log_delta
+
+    def too_wide(w: int) -> ValueError:
+        return ValueError(
+            f"the exact CC error bound for m = {m}, epsilon, scale (node scale "
+            f"{mpmath.nstr(b, 5)}) and delta (log delta = {mpmath.nstr(log_delta, 5)}) exceeds "
+            f"w = {w} > 2^62, the largest error the exact tails take: use method='chernoff'"
+        )
 
     if ok(0):
         return 0
     lo = 0  # invariant: not ok(lo)
     hi = max(1, int(mpmath.ceil(start)))
+    if hi > MAX_T:
+        raise too_wide(hi)
     while not ok(hi):
         lo, hi = hi, 2 * hi
+        if hi > MAX_T:
+            raise too_wide(hi)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if ok(mid):
@@ -511,9 +241,9 @@ def _exact_bound(m: int, log_delta: mpmath.mpf, noise: str, b: mpmath.mpf) -> in
 # ----------------------------------------------------------------------------- closed-form bounds
 def _log_mgf(noise: str, b: mpmath.mpf, lam: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(log M(λ), d/dλ log M(λ)) of one node noise, 0 < λ < 1/b.
-    DLap(p): M = (1−p)²/((1−pe^λ)(1−pe^{−λ})) (spec §6.3); Lap(b): M = 1/(1 − b²λ²)."""
+    DLap(p): M = (1−p)²/((1−pe^λ)(1−pe^{−λ})) (the authors' form); Lap(b): M = 1/(1 − b²λ²)."""
     if noise == "discrete":
-        p = _dlap_ratio(b)
+        p = discrete_laplace_ratio(b)
         up, dn = p * mpmath.exp(lam), p * mpmath.exp(-lam)
         value = 2 * mpmath.log1p(-p) - mpmath.log1p(-up) - mpmath.log1p(-dn)
         return value, up / (1 - up) - dn / (1 - dn)
@@ -532,12 +262,12 @@ def chernoff_bound(
     k: int | None = None,
     two_sided: bool = True,
 ) -> mpmath.mpf:
-    """K = min_{0<λ<1/b} (k·log M(λ) + log(2m/δ))/λ (spec §6.3, the authors' Chernoff form):
+    """K = min_{0<λ<1/b} (k·log M(λ) + log(2m/δ))/λ (the authors' Chernoff form of E_CC):
     P(|S_k| >= K) <= 2e^{−λK}M(λ)^k per coordinate, union over m coordinates.
 
     ``k`` defaults to :func:`max_popcount` (the most nodes any prefix of the Fenwick tree uses,
-    T − 1 unless m = 2^T − 1) — this is the k that reproduces the spec §6.3 table
-    (393.9 / 810.5 / 967.7 / 1972.2); k = T gives 411.5 / 835.8 / 995.3 / 2028.0. The authors'
+    T − 1 unless m = 2^T − 1) — this is the k that reproduces our reference
+    values (notes/imola25.md, "Reference values": 393.9 / 810.5 / 967.7 / 1972.2); k = T gives 411.5 / 835.8 / 995.3 / 2028.0. The authors'
     ``KaryTreeNoise.high_prob_bound`` uses the one-sided log(m/δ) on a 100-point λ grid
     (``two_sided=False`` here, exact minimisation). The minimiser is the root of
     λ·g'(λ) − g(λ) (increasing since g = k log M + log(2m/δ) is convex), found by bisection."""
@@ -576,7 +306,7 @@ def corollary_a1_threshold(scales: Sequence[Any], delta: Any) -> mpmath.mpf:
     if len(scales) == 0 or len(scales) > 10**5:
         raise ValueError("scales must hold between 1 and 100000 numbers > 0")
     with workdps():
-        bs = [_positive_mpf(b, f"scales[{i}]") for i, b in enumerate(scales)]
+        bs = [positive_mpf(b, f"scales[{i}]") for i, b in enumerate(scales)]
         log2d = mpmath.log(2) - resolve_log_delta(delta)
         nu = max(mpmath.sqrt(mpmath.fsum(b * b for b in bs)), max(bs) * mpmath.sqrt(log2d))
         return nu * mpmath.sqrt(8 * log2d)
@@ -587,7 +317,7 @@ def corollary_a1_cc_bound(
 ) -> mpmath.mpf:
     """Lemma 3.1's proof: each coordinate sums <= T nodes of scale b = T/ε; Corollary A.1 at
     failure δ/m gives |N_i| <= b·sqrt(8L)·max{sqrt(T), sqrt(L)}, L = ln(2m/δ), for all i w.p.
-    >= 1 − δ (spec §6.3 table: 901.4 / 1668.6 / 1938.4 / 3876.8). k = T as in the paper.
+    >= 1 − δ (notes/imola25.md, "Reference values": 901.4 / 1668.6 / 1938.4 / 3876.8). k = T as in the paper.
 
     Also valid for the discrete CC: with p = e^{−1/b} the DLap MGF is
     1/(1 − sinh²(λ/2)/sinh²(1/(2b))) <= 1/(1 − b²λ²) (the Lap(b) MGF) for |λ| < 1/b, because
@@ -604,7 +334,8 @@ def theorem_4_2_w(
     epsilon: float, delta: Any, m: int, log_base: Any = 2, *, log_delta: Any = None
 ) -> mpmath.mpf:
     """Theorem 4.2 / Corollary 5.3: w = 3·log(m)·log(2m/δ)/ε. The paper does not fix the base;
-    spec §5 item 1 recommends log₂ (spec §6.3: 1145.5 / 2423.5 / 2834.1 / 5668.2), natural log
+    we default to log₂ (notes/imola25.md erratum 1; 1145.5 / 2423.5 / 2834.1 / 5668.2 in
+    notes/imola25.md, "Reference values"), natural log
     gives 550.4 / 1164.4 / 1361.7 / 2723.3. A formula, not a proven bound (0 for m = 1)."""
     epsilon = check_epsilon(epsilon)
     m = _check_m(m)
@@ -645,7 +376,7 @@ def cc_error_bound(
     scale: Any = None,
     log_base: Any = 2,
 ) -> int:
-    """E_CC(ε, δ, m) as an integer w' with P(max_i |r̃_i − r_i| > w') <= δ (spec §2.3, §6.3).
+    """E_CC(ε, δ, m) as an integer w' with P(max_i |r̃_i − r_i| > w') <= δ (Sec. 6's E_CC).
 
     * ``"exact"``: the smallest integer w' >= 0 whose exact union bound
       Σ_i P(|r̃_i − r_i| > w') is <= δ (:func:`cc_max_error_tail`).

@@ -1,4 +1,5 @@
-"""The exact output law of SliceQuantiles on tiny instances (spec §6.4, §6.5).
+"""The exact output law of SliceQuantiles on tiny instances: Thm 4.2 checked by exact
+computation (notes/imola25.md, "Exact law" and the regression instance of "Reference values").
 
 Without ClipRange, with γ = 0 and the discrete CC, given r̃ the m outputs are independent
 exponential-mechanism draws on the slices S_j(r̃), each with a piecewise-constant density whose
@@ -20,7 +21,7 @@ replace-one (through the intermediate data set of size n − 1).
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import mpmath
 import numpy as np
@@ -29,10 +30,10 @@ from reference.distributions import GridLaw, hockey_stick, privacy_loss
 from reference.exact.mp import to_mpf, workdps
 from reference.slice_quantiles.good_set import MAX_RANK, good_set_members, good_set_size
 from reference.slice_quantiles.single_quantile import slice_em_log_density
-from reference.validation import check_int, check_real
+from reference.validation import check_data, check_int, check_real
 
-if TYPE_CHECKING:
-    from reference.slice_quantiles.slice_quantiles import SliceQuantiles
+if TYPE_CHECKING:  # the mechanism imports this module for its exact law
+    from reference.slice_quantiles.mechanism import SliceQuantiles
 
 MAX_GOOD = 5_000
 """Most r̃ vectors summed over (and at most 10·MAX_GOOD vector entries |Good|·m): the exact
@@ -45,12 +46,29 @@ one. Larger inputs are refused before any work."""
 MAX_EPSILONS = 1000
 
 
-def _check_mech(mech: Any) -> SliceQuantiles:
-    from reference.slice_quantiles.slice_quantiles import SliceQuantiles
+@runtime_checkable
+class _SliceQuantilesFields(Protocol):
+    """The fields of :class:`~reference.slice_quantiles.mechanism.SliceQuantiles` the exact law
+    reads (a runtime check without importing the mechanism, which imports this module)."""
 
-    if not isinstance(mech, SliceQuantiles):
+    m: int
+    ranks: Any
+    half_width: int
+    good_rule: str
+    noise: str
+    epsilon1: float
+    epsilon2: float
+    gamma: float
+    clip_range: bool
+    grid_step: Any
+    bounds: tuple[float, float]
+    target: str
+
+
+def _check_mech(mech: Any) -> SliceQuantiles:
+    if not isinstance(mech, _SliceQuantilesFields):
         raise ValueError(f"mech must be a SliceQuantiles, got {type(mech).__name__}")
-    return mech
+    return cast("SliceQuantiles", mech)
 
 
 def _check_exact_supported(mech: SliceQuantiles) -> None:
@@ -95,7 +113,7 @@ def _good_probability(mech: SliceQuantiles, n: int, h: int) -> mpmath.mpf:
 
 
 def failure_probability(mech: SliceQuantiles, n: int, h: int | None = None) -> mpmath.mpf:
-    """P(CC(r) ∉ Good_{m,n,h}) = P_fail for a data set of size n (spec §6.4)."""
+    """P(CC(r) ∉ Good_{m,n,h}) = P_fail for a data set of size n (Algorithm 1, line 6)."""
     mech = _check_mech(mech)
     n, h = _check_n_h(n, h, mech)
     if mech.noise != "discrete":
@@ -136,12 +154,16 @@ def exact_cost(mech: SliceQuantiles, n: int, cells: int) -> int:
 
 def output_law(mech: SliceQuantiles, data: Any) -> GridLaw:
     """The exact law of ``mech.sample(data, ...)`` (module docstring): ``mech.exact(data)``."""
-    return _check_mech(mech).exact(data)
+    return cast(GridLaw, _check_mech(mech).exact(data))
 
 
-def _output_law(mech: SliceQuantiles, x: np.ndarray) -> GridLaw:
-    """The exact law on checked, sorted data ``x``; refused before any work when its cost is
-    above :data:`EXACT_COST_LIMIT`."""
+def sorted_data_law(mech: SliceQuantiles, x: Any) -> GridLaw:
+    """The exact law on sorted data ``x`` inside ``mech.bounds`` (``mech.exact`` prepares them);
+    refused before any work when its cost is above :data:`EXACT_COST_LIMIT`."""
+    mech = _check_mech(mech)
+    x = check_data(x, "x")
+    if np.any(x[1:] < x[:-1]) or x[0] < mech.bounds[0] or x[-1] > mech.bounds[1]:
+        raise ValueError(f"x must be sorted and inside bounds {mech.bounds} (mech.exact does it)")
     _check_exact_supported(mech)
     n, h = len(x), mech.half_width
     a, b = mech.bounds
@@ -167,7 +189,7 @@ def _output_law(mech: SliceQuantiles, x: np.ndarray) -> GridLaw:
         cc, r = mech.cc, np.array(mech.ranks, dtype=np.int64)
         total = np.full((cells,) * mech.m, mpmath.mpf(0), dtype=object)
         good_mass = mpmath.mpf(0)
-        offsets = np.arange(2 * h + 1) if len(members) else None
+        offsets = np.arange(2 * h + 1 if len(members) else 0)  # no slices: h may be huge
         densities: dict[int, np.ndarray] = {}
         for rt in members:
             prob = mpmath.exp(cc.release_logpmf_mp(r, rt))

@@ -1,4 +1,5 @@
-"""The Good sets of imola25 Algorithm 1 and the slices they guarantee (spec §2.0, §5 item 2).
+"""The Good sets of imola25 Algorithm 1 and the slices they guarantee (Sec. 3.2, line 6;
+notes/imola25.md erratum 2).
 
 Ranks are 1-indexed: x_(1) <= ... <= x_(n) are the sorted data, a noisy rank vector
 r̃ = (r̃_1 < ... < r̃_m) selects the slices S_i = (x_(r̃_i − h), ..., x_(r̃_i + h)) of 2h + 1
@@ -16,11 +17,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 
+from reference.slice_quantiles.inputs import check_int_array
 from reference.validation import check_choice, check_data, check_int
 
 GOOD_RULES = ("corrected", "printed")
@@ -34,41 +35,6 @@ MAX_MEMBERS = 10**6
 
 MAX_CELLS = 10**8
 """Most entries of a slice array :func:`slices` builds."""
-
-_ABS_INT = 2**60  # entries of a rank array: sums and differences of two stay inside int64
-
-
-def check_int_array(values: Any, name: str, *, max_abs: int = _ABS_INT) -> np.ndarray:
-    """An int64 array of integers (not bools, not floats) of any shape, entries with
-    |v| <= ``max_abs``: from a numpy integer array or a (nested) list/tuple of ints."""
-    what = "an array of integers"
-    hold = "must hold integers (ints, not floats or bools)"
-    if isinstance(values, np.ndarray):
-        arr = values
-        if arr.dtype.kind == "O":
-            items = arr.ravel().tolist()
-        elif arr.dtype.kind in "iu":
-            items = None
-        else:
-            raise ValueError(f"{name} {hold}, got dtype {arr.dtype}")
-    elif isinstance(values, list | tuple | range):
-        try:
-            arr = np.array(values, dtype=object)
-        except ValueError:
-            raise ValueError(f"{name} must be {what}, got a ragged sequence") from None
-        items = arr.ravel().tolist()
-    else:
-        raise ValueError(f"{name} must be {what}, got {type(values).__name__}")
-    if items is not None:
-        for t in set(map(type, items)):
-            if issubclass(t, bool | np.bool_) or not issubclass(t, numbers.Integral | np.integer):
-                raise ValueError(f"{name} {hold}, got values of type {t.__name__}")
-        if items and (min(items) < -max_abs or max(items) > max_abs):
-            raise ValueError(f"{name} must hold integers of magnitude <= {max_abs}")
-        return np.array(items, dtype=np.int64).reshape(arr.shape)
-    if arr.size and (int(arr.min()) < -max_abs or int(arr.max()) > max_abs):
-        raise ValueError(f"{name} must hold integers of magnitude <= {max_abs}")
-    return arr.astype(np.int64)
 
 
 def check_rule(rule: Any, name: str = "rule") -> str:
@@ -107,12 +73,16 @@ def slice_index_ranges(r_tilde: Any, h: int) -> tuple[np.ndarray, np.ndarray]:
     return r - h, r + h
 
 
-def slices(sorted_data: Any, r_tilde: Any, h: int) -> np.ndarray:
-    """The slices S_i as rows of a (..., m, 2h + 1) array (needs r̃ with in-range slices)."""
-    return _slices(sorted_data, r_tilde, h, "sorted_data", "r_tilde")
-
-
-def _slices(sorted_data: Any, r_tilde: Any, h: int, data_name: str, name: str) -> np.ndarray:
+def slices(
+    sorted_data: Any,
+    r_tilde: Any,
+    h: int,
+    *,
+    data_name: str = "sorted_data",
+    name: str = "r_tilde",
+) -> np.ndarray:
+    """The slices S_i as rows of a (..., m, 2h + 1) array (needs r̃ with in-range slices);
+    ``data_name`` and ``name`` are the parameter names the errors use."""
     x = check_data(sorted_data, data_name)
     if np.any(x[1:] < x[:-1]):
         raise ValueError(f"{data_name} must be sorted in non-decreasing order")

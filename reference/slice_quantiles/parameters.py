@@ -1,16 +1,17 @@
-"""Parameters of SliceQuantiles: budget splits, half-width, CC error w, feasibility (spec §2.3–2.5).
+"""Parameters of SliceQuantiles: budget splits, half-width, CC error w, feasibility (Sec. 3.2, 4, 6).
 
-* Budget (Sec. 6, authors' mapping, spec §2.3): add/remove ε1 = ε/2, ε2 = ε/4 (ε1 + 2ε2 = ε);
+* Budget (Sec. 6 "divide it equally", as the authors' repository maps it, notes/imola25.md
+  erratum 21): add/remove ε1 = ε/2, ε2 = ε/4 (ε1 + 2ε2 = ε);
   replace-one ε1 = ε/4, ε2 = ε/6 (2ε1 + 3ε2 = ε). Thm 4.2: the mechanism is (ε1 + 2ε2, δ)-DP under
   add/remove and (2ε1 + 3ε2, δ(1 + e^{ε1+2ε2}))-DP under replace-one, δ = P(‖CC(r) − r‖∞ > w).
 * Half-width h of the slices (2h + 1 points, EM target h): ``rule="slice"`` (default)
   h = ⌈(2/ε2)·ln(2mψ/β)⌉, ψ = (b − a)/g, which gives each slice's EM failure probability
-  <= 2ψe^{−ε2 h/2} <= β/m (Thm C.1 for a 2h + 1 slice, spec §3); ``rule="paper"`` Sec. 6's
+  <= 2ψe^{−ε2 h/2} <= β/m (Thm C.1's proof for a 2h + 1 slice); ``rule="paper"`` Sec. 6's
   ℓ = ⌈(2/ε2)·ln(2mψ/β) − 1⌉ (written for 2ℓ + 2 points; used as a half-width it is one short).
 * Feasibility (Thm 4.2's precondition r ∈ Good_{m,n,h+w+1}, in its corrected form): with
   ‖r̃ − r‖∞ <= w, r ∈ Good*_{m,n−1,h+1+w} implies r̃ ∈ Good*_{m,n−1,h+1}, the set whose complement
   bounds δ for every neighbour of a data set of public size n (proofs_checks/test_imola25.py).
-* Pure DP (Lemma 4.3, Cor. 4.4 corrected, spec §2.4, §5 item 7): mixing with probability γ with the
+* Pure DP (Lemma 4.3, Cor. 4.4 corrected, notes/imola25.md erratum 7): mixing with probability γ with the
   uniform law on the output grid Y^m is (ε_A, 0)-DP when the approximate mechanism is (ε_A, δ_A)-DP
   with δ_A = γ(e^{ε_A} − 1)/|Y|^m — (e^ε − 1) in the numerator of δ, i.e. in the *denominator* of
   the paper's log(2m(e^ε − 1)/γ). Computed in log space (|Y|^m is far below float range).
@@ -25,16 +26,16 @@ from typing import Any
 import numpy as np
 
 from reference.core import check_adjacency
-from reference.slice_quantiles.approximate_quantiles import MAX_QUANTILES, check_quantiles
 from reference.slice_quantiles.good_set import (
     MAX_RANK,
-    check_int_array,
     check_rule,
     in_good_set,
     min_gap,
 )
+from reference.slice_quantiles.inputs import MAX_QUANTILES, check_int_array, check_quantiles
 from reference.validation import (
     check_choice,
+    check_domain,
     check_epsilon,
     check_int,
     check_positive,
@@ -43,6 +44,8 @@ from reference.validation import (
 )
 
 HALF_WIDTH_RULES = ("slice", "paper")
+MAX_GRID = 2**52
+"""Most points of the pure variant's output grid (a + k·step exact in float64)."""
 
 _LOG_MAX = math.log(1.7976931348623157e308)  # exp(x) overflows a float64 above this
 
@@ -88,7 +91,7 @@ def total_epsilon(epsilon1: float, epsilon2: float, adjacency: str) -> float:
 
 
 def budget_split(epsilon: float, adjacency: str) -> BudgetSplit:
-    """The authors' split of ε (spec §2.3): half to CC, the rest to the EM."""
+    """The authors' split of ε (Sec. 6, notes/imola25.md erratum 21): half to CC, the rest to the EM."""
     eps = check_epsilon(epsilon)
     if central_adjacency(adjacency) == "add_remove":
         e1, e2 = eps / 2, eps / 4
@@ -113,7 +116,7 @@ def log_delta_multiplier(epsilon1: float, epsilon2: float, adjacency: str) -> fl
 def delta_multiplier(epsilon1: float, epsilon2: float, adjacency: str) -> float:
     """Thm 4.2's δ factor: 1 (add/remove) or 1 + e^{ε1+2ε2} (replace-one, via an intermediate
     data set). The CC must fail with probability <= δ_total / multiplier (the authors multiply
-    instead, spec §5 item 24). Refused when it overflows a float (use
+    instead, notes/imola25.md erratum 24). Refused when it overflows a float (use
     :func:`log_delta_multiplier`)."""
     log_factor = log_delta_multiplier(epsilon1, epsilon2, adjacency)
     if log_factor > _LOG_MAX:
@@ -152,7 +155,7 @@ def half_width(m: int, epsilon2: float, psi: float, beta: float = 0.05, rule: st
 
 
 def target_ranks(quantiles: Any, n: int) -> np.ndarray:
-    """r_i = ⌊q_i·n⌋ for strictly increasing q_i in (0, 1) (spec §1)."""
+    """r_i = ⌊q_i·n⌋ for strictly increasing q_i in (0, 1) (Sec. 2: Err_X(Q, Z) uses ⌊q_i n⌋)."""
     q = check_quantiles(quantiles)
     n = check_int(n, "n", minimum=1, maximum=MAX_RANK)
     return np.clip(np.floor(q * n), 0, n).astype(np.int64)
@@ -225,7 +228,7 @@ def pure_log_delta(gamma: float, epsilon_a: float, grid_size: int, m: int) -> fl
 def paper_pure_w(
     m: int, epsilon1: float, epsilon2: float, gamma: float, b: float, adjacency: str, base: float
 ) -> float:
-    """Cor. 4.4's w as printed (spec §2.4): (3 log m/ε1)(m log b + log(2m(e^{ε2} − 1)/γ))
+    """Cor. 4.4's w as printed (notes/imola25.md erratum 7 has the correction): (3 log m/ε1)(m log b + log(2m(e^{ε2} − 1)/γ))
     (add/remove) or (3 log m/ε1)(m log b + log(2m(e^{ε1} − 1)/γ) + ε1 + 2ε2) (replace-one), logs in
     ``base`` (> 0, ≠ 1; the Sec. 4 worked example, w ≈ 65,000, needs base 2). Refused when the
     value is not a finite float."""
@@ -258,3 +261,26 @@ def paper_pure_w(
             "gamma, b, base)"
         )
     return value
+
+
+def grid_count(bounds: tuple[float, float], step: float, name: str = "grid_step") -> int:
+    """|Y|: the number of grid points a + k·step (k = 0, 1, ...) that are <= b, computed in the
+    floats the sampler uses (so a + (|Y| − 1)·step <= b exactly); at most :data:`MAX_GRID`."""
+    a, b = check_domain(bounds, "bounds", finite=True)
+    step = check_positive(step, name)
+    if step > b - a:
+        raise ValueError(f"{name} must not exceed the width of bounds ({b - a!r}), got {step!r}")
+    ratio = (b - a) / step
+    if not ratio < MAX_GRID:
+        raise ValueError(
+            f"{name} must be at least (b − a)/{MAX_GRID} = {(b - a) / MAX_GRID:.4g} for bounds "
+            f"({a!r}, {b!r}) (at most {MAX_GRID} grid points), got {step!r}"
+        )
+    k = int(math.floor(ratio))
+    for _ in range(4):
+        if k > 0 and a + k * step > b:
+            k -= 1
+    for _ in range(4):
+        if a + (k + 1) * step <= b:
+            k += 1
+    return k + 1

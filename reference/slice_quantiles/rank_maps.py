@@ -1,4 +1,5 @@
-"""The rank maps F⁺ and F⁻ of imola25 Lemma 4.1 (proof in App. B.1; spec §2.0, §3, §5 items 2–4).
+"""The rank maps F⁺ and F⁻ of imola25 Lemma 4.1 (proof in App. B.1; notes/imola25.md
+errata 2–4).
 
 Conventions (those of :mod:`reference.slice_quantiles`): X holds n distinct points with order
 statistics x_(1) < ... < x_(n) (1-indexed); a noisy rank vector r̃ = (r̃_1 < ... < r̃_m) selects the
@@ -16,14 +17,14 @@ substitution. With disjoint slices (Good*, gap 2h + 1) at most one slice contain
 Σ_i d_sub(S_i, S'_i) <= 1. With the printed gap 2h two slices can share index s: Σ d_sub = 2.
 
 **Remove** (X' = X \\ {x_(s)}, s ∈ [1, n], so x'_(i) = x_(i) for i < s and x'_(i−1) = x_(i) for
-i > s; the paper's "i >= s" is a typo, spec §5 item 4):
+i > s; the paper's "i >= s" is a typo, notes/imola25.md erratum 4):
 
     F⁻(r̃)_1 = r̃_1,   F⁻(r̃)_i = r̃_i − 1[r̃_{i−1} − h > s]   (i > 1)       (App. B.1, second display)
 
 The lag by one index is what makes F⁻ injective: the naive e_i = −1[r̃_i − h > s]
 (:func:`naive_remove_map`) sends r̃_i = s + h and r̃_i = s + h + 1 to the same s + h. Domain
 Good*_{m,n−1,h+1} → codomain Good*_{m,n−1,h} with n = |X| (the indices the proof of Thm 4.2 uses;
-the lemma's statement "Good_{m,n,h} → Good_{m,n,h−1}" is wrong, spec §5 item 3): the slices of X at
+the lemma's statement "Good_{m,n,h} → Good_{m,n,h−1}" is wrong, notes/imola25.md erratum 3): the slices of X at
 r̃ use half-width h, the extra 1 in the domain's h + 1 leaves room for the lagged shift (gap shrinks
 by at most 1) and for the slice of X' at r̃_m (needs r̃_m + h <= n − 1). At most two slices change,
 each by one substitution: the slice containing s (if any) and the first slice that starts above s
@@ -41,7 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from reference.slice_quantiles.good_set import MAX_RANK, _slices, check_int_array
+from reference.slice_quantiles.good_set import MAX_RANK, slices
+from reference.slice_quantiles.inputs import check_int_array
 from reference.validation import check_data, check_finite, check_int
 
 MAX_SLICE = 10**6
@@ -49,7 +51,7 @@ MAX_SLICE = 10**6
 
 
 def _check_ranks(r_tilde: Any, name: str = "r_tilde") -> np.ndarray:
-    """An integer array whose last axis holds the m >= 1 noisy ranks (spec §2.0)."""
+    """An integer array whose last axis holds the m >= 1 noisy ranks (Algorithm 1's r̃)."""
     r = check_int_array(r_tilde, name)
     if r.ndim == 0 or r.shape[-1] == 0:
         raise ValueError(f"{name} must have a last axis of length m >= 1")
@@ -64,7 +66,7 @@ def _check_s_h(s: Any, h: Any) -> tuple[int, int]:
 
 
 def add_shift(r_tilde: Any, s: int, h: int) -> np.ndarray:
-    """The shift e of F⁺: e_i = 1[r̃_i − h > s] (Lemma 4.1, App. B.1; spec §3).
+    """The shift e of F⁺: e_i = 1[r̃_i − h > s] (Lemma 4.1, App. B.1).
 
     ``s`` is the rank of the added point in X' (x'_(s) = x, 1 <= s <= n + 1), ``h`` the slice
     half-width. For increasing r̃ the result is contiguous (Eq. 1) with d = +1.
@@ -78,7 +80,7 @@ def add_map(r_tilde: Any, s: int, h: int) -> np.ndarray:
     """F⁺(r̃) = r̃ + e, e_i = 1[r̃_i − h > s]: Good*_{m,n,h} → Good*_{m,n+1,h} (Lemma 4.1, App. B.1).
 
     n = |X|, X' = X ∪ {x} with x'_(s) = x (1 <= s <= n + 1). Injective on ℤ^m (each coordinate is
-    the strictly increasing v ↦ v + 1[v − h > s]); Σ_i d_sub(S_i, S'_i) <= 1 on Good* (spec §2.0).
+    the strictly increasing v ↦ v + 1[v − h > s]); Σ_i d_sub(S_i, S'_i) <= 1 on Good* (notes/imola25.md erratum 2).
     """
     r = _check_ranks(r_tilde)
     return r + add_shift(r, s, h)
@@ -100,8 +102,8 @@ def remove_shift(r_tilde: Any, s: int, h: int) -> np.ndarray:
 def remove_map(r_tilde: Any, s: int, h: int) -> np.ndarray:
     """F⁻(r̃) = r̃ + e with the lagged e of :func:`remove_shift` (Lemma 4.1, App. B.1).
 
-    Good*_{m,n−1,h+1} → Good*_{m,n−1,h} with n = |X| (as used in the proof of Thm 4.2, spec §5
-    item 3); injective there, Σ_i d_sub(S_i, S'_i) <= 2 with slices of half-width h.
+    Good*_{m,n−1,h+1} → Good*_{m,n−1,h} with n = |X| (as used in the proof of Thm 4.2, notes/imola25.md
+    erratum 3); injective there, Σ_i d_sub(S_i, S'_i) <= 2 with slices of half-width h.
     """
     r = _check_ranks(r_tilde)
     return r + remove_shift(r, s, h)
@@ -110,7 +112,7 @@ def remove_map(r_tilde: Any, s: int, h: int) -> np.ndarray:
 def naive_remove_map(r_tilde: Any, s: int, h: int) -> np.ndarray:
     """The un-lagged r̃_i − 1[r̃_i − h > s]: NOT injective (r̃_i = s + h and s + h + 1 collide).
 
-    Kept only to show why App. B.1 lags the removal shift by one index (spec §3, Lemma 4.1).
+    Kept only to show why App. B.1 lags the removal shift by one index (Lemma 4.1).
     """
     r = _check_ranks(r_tilde)
     s, h = _check_s_h(s, h)
@@ -173,13 +175,14 @@ def slice_distances(X: Any, X_prime: Any, r_tilde: Any, r_tilde_prime: Any, h: i
             f"r_tilde and r_tilde_prime must be 1-D of equal length, got {r.shape}, {rp.shape}"
         )
     h = check_int(h, "h", minimum=0, maximum=MAX_RANK)
-    S, Sp = _slices(xs, r, h, "X", "r_tilde"), _slices(xps, rp, h, "X_prime", "r_tilde_prime")
+    S = slices(xs, r, h, data_name="X", name="r_tilde")
+    Sp = slices(xps, rp, h, data_name="X_prime", name="r_tilde_prime")
     return [substitution_distance(a, b) for a, b in zip(S, Sp, strict=True)]
 
 
 def added_point_rank(X: Any, x: float) -> int:
     """The s of the add case: the 1-indexed rank of x in X' = X ∪ {x} (x'_(s) = x), i.e.
-    1 + #{y ∈ X : y < x}; x must not already be in X (distinct points, spec §1)."""
+    1 + #{y ∈ X : y < x}; x must not already be in X (distinct points: the minimum gap g > 0 of Sec. 2)."""
     xs = check_data(X, "X", allow_empty=True)
     x = check_finite(x, "x")
     if np.any(xs == x):

@@ -1,11 +1,12 @@
-"""SingleQuantile on a slice: the exponential mechanism of imola25 App. C.2 (spec §2.2), batched.
+"""SingleQuantile on a slice: the exponential mechanism of imola25 App. C.2 (Algorithm 1,
+line 16), batched.
 
 For a sorted slice s_1 <= ... <= s_L clipped into the range (lo, hi), with s_0 = lo and
 s_{L+1} = hi, interval j = [s_j, s_{j+1}] (j = 0..L) has utility u_j = −|j − t| and is chosen
 with probability ∝ (s_{j+1} − s_j)·exp(ε·u_j/2) (utility sensitivity 1 for any neighbour and any
 sub-list, so ε-DP); the output is uniform in the chosen interval. Algorithm 1 uses the target
 t = ⌊L/2⌋ (``target="paper"``, = h for a slice of 2h + 1 points); the authors' code uses
-t = L/2 (``target="authors"``, spec §5 item 10).
+t = L/2 (``target="authors"``, notes/imola25.md errata 10–11).
 
 :func:`sample_slices_em` draws one output per row of a (k, L) array of slices, each row with its own
 range, by the Gumbel-max trick in log space (no underflow for any ε·L); :func:`slice_em_log_density`
@@ -28,6 +29,7 @@ from reference.validation import (
     check_data,
     check_epsilon,
     check_finite,
+    check_flag,
     check_int,
     check_rng,
 )
@@ -53,19 +55,31 @@ def sample_slices_em(
     epsilon: float,
     rng: np.random.Generator,
     target: str = "paper",
+    *,
+    check_values: bool = True,
 ) -> np.ndarray:
-    """One EM draw per row of ``slices`` (k, L), sorted rows, ranges (lo[k], hi[k]) with lo <= hi."""
+    """One EM draw per row of ``slices`` (k, L), sorted rows, ranges (lo[k], hi[k]) with lo <= hi.
+
+    ``check_values=False`` skips the O(k·L) scans of the values (finite, sorted rows, lo <= hi),
+    as ``scipy.linalg``'s ``check_finite=False`` does, for callers whose arrays already satisfy
+    them (Algorithm 1's release loop); shapes, ε, rng and target are checked either way."""
     if not isinstance(slices, np.ndarray) or slices.ndim != 2 or slices.shape[1] == 0:
         raise ValueError("slices must be a 2-D numpy array with one slice (L >= 1 points) per row")
     if slices.size > MAX_SLICE_CELLS or slices.shape[0] > MAX_DRAWS:
         raise ValueError(f"slices must have at most {MAX_SLICE_CELLS} entries")
-    s = check_data(slices, "slices", record_dim=slices.shape[1], allow_empty=True)
-    if np.any(np.diff(s, axis=1) < 0):
-        raise ValueError("slices must have sorted rows")
-    lo = check_data(lo, "lo", allow_empty=True)
-    hi = check_data(hi, "hi", allow_empty=True)
-    if lo.shape != (len(s),) or hi.shape != (len(s),) or np.any(hi < lo):
-        raise ValueError("lo and hi must hold one range per row of slices, with lo <= hi")
+    if check_flag(check_values, "check_values"):
+        s = check_data(slices, "slices", record_dim=slices.shape[1], allow_empty=True)
+        if np.any(np.diff(s, axis=1) < 0):
+            raise ValueError("slices must have sorted rows")
+        lo = check_data(lo, "lo", allow_empty=True)
+        hi = check_data(hi, "hi", allow_empty=True)
+        if lo.shape != (len(s),) or hi.shape != (len(s),) or np.any(hi < lo):
+            raise ValueError("lo and hi must hold one range per row of slices, with lo <= hi")
+    else:
+        s = slices
+        for arr, name in ((lo, "lo"), (hi, "hi")):
+            if not isinstance(arr, np.ndarray) or arr.shape != (len(s),):
+                raise ValueError(f"{name} must be a numpy array with one value per row of slices")
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     target = check_choice(target, "target", TARGETS)

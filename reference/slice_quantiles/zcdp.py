@@ -1,9 +1,11 @@
-"""ρ-zCDP ↔ (ε, δ)-DP conversions used by imola25's AQ baseline (spec §2.6, §4, §6.6).
+"""ρ-zCDP ↔ (ε, δ)-DP conversions used by imola25's AQ baseline (Sec. 6: AQ under
+ρ-zCDP with the largest ρ that gives (ε, δ)-DP).
 
 Two conversions of a ρ-zCDP guarantee into (ε, δ)-DP are offered, both valid for every ρ > 0 and
 δ ∈ (0, 1):
 
-* ``"cks"`` — the form the authors use (repo notebooks, ``ρ = 0.007055178`` in spec §4), from
+* ``"cks"`` — the form the authors use (their notebooks, ``ρ = 0.007055178`` at ε = 1,
+  δ = 10⁻¹⁶; Figure 1's "0.007-zCDP"), from
   Canonne–Kamath–Steinke 2020 (the discrete-Gaussian paper): a ρ-zCDP mechanism is (ε, δ)-DP with
   δ = e^{−(ε−ρ)²/(4ρ)}·sqrt(πρ), i.e. ε = ρ + 2·sqrt(ρ·ln(sqrt(πρ)/δ)). When sqrt(πρ) <= δ
   (ρ <= δ²/π) the logarithm is <= 0 and ε = ρ already satisfies the bound, so the logarithm is
@@ -11,10 +13,10 @@ Two conversions of a ρ-zCDP guarantee into (ε, δ)-DP are offered, both valid 
 * ``"bs16"`` — Bun & Steinke 2016, Prop. 1.3: ε = ρ + 2·sqrt(ρ·ln(1/δ)).
 
 Both maps ρ ↦ ε(ρ) are continuous and strictly increasing, so :func:`rho_from_epsilon` (the largest
-ρ with ε(ρ) <= ε, "the largest zCDP budget for which AQ satisfies (ε, δ)-DP", spec §2.6) is found by
+ρ with ε(ρ) <= ε, "the largest zCDP budget for which AQ satisfies (ε, δ)-DP", Sec. 6) is found by
 bisection in mpmath at the project's working precision and rounded *down* to a double, checked in
 mpmath to satisfy ε(ρ) <= ε. Also :func:`em_zcdp_rho`: the exponential mechanism with weight
-ε/(2Δ) is ε-bounded-range and hence ε²/8-zCDP (Cesar & Rogers 2021; spec §2.6), the fact behind the
+ε/(2Δ) is ε-bounded-range and hence ε²/8-zCDP (Cesar & Rogers 2021; Sec. 6 cites [4, 7]), the fact behind the
 authors' per-call budget sqrt(8ρ/comp).
 """
 
@@ -58,7 +60,7 @@ def check_zcdp_delta(delta: Any, name: str = "delta") -> float:
 
 
 def epsilon_from_rho_mp(rho: Any, delta: Any, form: str = "cks") -> mpmath.mpf:
-    """ε(ρ, δ) in mpmath (spec §6.6): ρ + 2·sqrt(ρ·max(0, ln(sqrt(πρ)/δ))) ("cks") or
+    """ε(ρ, δ) in mpmath (values: notes/imola25.md, "Reference values"): ρ + 2·sqrt(ρ·max(0, ln(sqrt(πρ)/δ))) ("cks") or
     ρ + 2·sqrt(ρ·ln(1/δ)) ("bs16")."""
     form = check_form(form)
     with workdps():
@@ -75,7 +77,7 @@ def epsilon_from_rho_mp(rho: Any, delta: Any, form: str = "cks") -> mpmath.mpf:
 
 
 def epsilon_from_rho(rho: Any, delta: Any, form: str = "cks") -> float:
-    """The ε of the (ε, δ)-DP guarantee implied by ρ-zCDP (spec §4 / §6.6), as a float."""
+    """The ε of the (ε, δ)-DP guarantee implied by ρ-zCDP (:func:`epsilon_from_rho_mp`), as a float."""
     rho = check_positive(rho, "rho")
     delta = check_zcdp_delta(delta)
     value = float(epsilon_from_rho_mp(rho, delta, form))
@@ -99,7 +101,7 @@ def _rho_root_mp(epsilon: float, delta: float, form: str) -> mpmath.mpf:
 
 
 def rho_from_epsilon(epsilon: Any, delta: Any, form: str = "cks") -> float:
-    """The largest double ρ with ε(ρ, δ) <= ε (checked in mpmath), spec §4: ε = 1, δ = 1e-16 gives
+    """The largest double ρ with ε(ρ, δ) <= ε (checked in mpmath); ε = 1, δ = 1e-16 gives
     ρ ≈ 0.0070552 ("cks") and ≈ 0.0066953 ("bs16")."""
     return _rho_from_epsilon(check_epsilon(epsilon), check_zcdp_delta(delta), check_form(form))
 
@@ -130,7 +132,7 @@ def _rho_from_epsilon(epsilon: float, delta: float, form: str) -> float:
 
 
 def em_zcdp_rho(epsilon: Any) -> float:
-    """ρ = ε²/8: the exponential mechanism with weight ε/(2Δ) is ε²/8-zCDP (spec §2.6)."""
+    """ρ = ε²/8: the exponential mechanism with weight ε/(2Δ) is ε²/8-zCDP (Sec. 6, citing [4, 7])."""
     epsilon = check_epsilon(epsilon)
     rho = epsilon * epsilon / 8.0
     if not (math.isfinite(rho) and rho > 0):

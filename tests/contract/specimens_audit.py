@@ -20,12 +20,10 @@ import numpy as np
 from harness import Entry, Specimen, check_sane
 
 from audit import AuditReport, audit_mechanism, conformance, from_callable
+from audit.equivalence import battery, two_sample_check, validate
 from audit.events import lattice_exponent
 from audit.exact import analyse_pair, exact_sweep
-from audit.outputs import Outputs, normalise
-from audit.power import pair_power
-from audit.pytest_plugin import make_auditor
-from audit.search import (
+from audit.neighbours import (
     check_neighbours,
     check_pairs,
     exhaustive_pairs,
@@ -38,7 +36,9 @@ from audit.search import (
     split_pairs,
     tie_family,
 )
-from audit.validate import battery, two_sample_check, validate
+from audit.outputs import Outputs, normalise
+from audit.power import pair_power
+from audit.pytest_plugin import make_auditor
 from audit.wrap import CallableMechanism
 from reference.core import PrivacyClaim
 from reference.primitives.randomized_response import RandomizedResponse, rr_law
@@ -420,7 +420,12 @@ def _peer_entries() -> list[Entry]:
     from audit.adapters import base, libraries
 
     out = []
-    for name in ("diffprivlib_quantile", "opendp_quantile", "eeprivacy_quantile", "pydp_percentile"):
+    for name in (
+        "diffprivlib_quantile",
+        "opendp_quantile",
+        "eeprivacy_quantile",
+        "pydp_percentile",
+    ):
         build = getattr(libraries, name)
         try:
             build()
@@ -450,4 +455,3 @@ ENTRIES += [
     Entry("lattice_exponent", lattice_exponent, {"z": [0.5, 1.5]}, {"z": "data"}),
     *_peer_entries(),
 ]
-

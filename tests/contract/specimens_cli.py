@@ -1,4 +1,4 @@
-"""Fuzz entries of the command line (issue 18, item 6): ``reference.cli.main(argv)`` in-process,
+"""Fuzz entries of the command line (issue 18, item 6): ``dpquant.cli.main(argv)`` in-process,
 one option at a time replaced by the text of a hostile value (``nan``, ``inf``, ``-1``,
 ``1e400``, ``''``, ``abc``, ``10**12``, a folder where a file goes, a path under a file, ...).
 
@@ -104,7 +104,7 @@ BAD_TARGETS: tuple[str, ...] = (
     f"{TARGETS}:rr_fn",  # a function without --epsilon
     f"{SCRATCH / 'a_folder'}:x",
     "no_such_module_for_dpquant:fn",
-    "reference.cli:",
+    "dpquant.cli:",
     ":",
     "peer:nope",
     MECH,  # valid
@@ -158,7 +158,7 @@ def _replaced(module: Any, name: str, stand_in: Any) -> Iterator[None]:
 def run_cli(argv: Sequence[str], names: Sequence[str]) -> CliResult:
     """``main(argv)`` in the scratch folder; exit 2 with one line naming one of ``names`` is
     raised as that line (a ``ValueError``), anything else is returned for the check."""
-    from reference.cli import main
+    from dpquant.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with _in_scratch(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -241,13 +241,13 @@ _AUDIT_KINDS = {
 def _audit_entry_call(**kwargs: Any) -> CliResult:
     """``dpquant audit`` of the randomized response; the plot is a stand-in PNG (the fuzz would
     otherwise draw one with matplotlib per accepted call)."""
-    import audit.report
+    import audit.render
 
     def no_png(report: Any, path: Any) -> Path:
         Path(path).write_bytes(b"\x89PNG\r\n\x1a\n")
         return Path(path)
 
-    with _replaced(audit.report, "plot_report", no_png):
+    with _replaced(audit.render, "plot_report", no_png):
         return _audit(**kwargs)
 
 
@@ -275,7 +275,7 @@ class _Report:
 
 
 def _audit_all(**kwargs: Any) -> CliResult:
-    import audit.report
+    import audit.batch
     from audit.catalogue import CATALOGUE, CONTROLS
     from reference.registry import REGISTRY
 
@@ -284,7 +284,7 @@ def _audit_all(**kwargs: Any) -> CliResult:
         bad = {e.name for e in CATALOGUE}
         return [_Report(e.name, e.name in bad) for e in (*REGISTRY, *CONTROLS, *CATALOGUE)]
 
-    with _replaced(audit.report, "audit_all", stand_in):
+    with _replaced(audit.batch, "audit_all", stand_in):
         result = run_cli(["audit", "--all", "-q", *_options(kwargs)], [_option(p) for p in kwargs])
     return result
 
@@ -306,7 +306,7 @@ class _Validation:
 
 
 def _validate(**kwargs: Any) -> CliResult:
-    import audit.validate
+    import audit.equivalence
 
     def stand_in(reference: Any, candidate: Any, **kw: Any) -> _Validation:
         assert isinstance(kw["samples"], int) and isinstance(kw["seed"], int)
@@ -314,7 +314,7 @@ def _validate(**kwargs: Any) -> CliResult:
 
     argv = ["validate", f"{TARGETS}:em_median", f"{TARGETS}:em_median", "--no-audit"]
     argv += _options(kwargs, ("sizes",))
-    with _replaced(audit.validate, "validate", stand_in):
+    with _replaced(audit.equivalence, "validate", stand_in):
         return run_cli(argv, [_option(p) for p in kwargs])
 
 
@@ -328,17 +328,17 @@ def _check_validated(result: CliResult) -> None:
 
 def _reproduce(paper: str, lists: Sequence[str]) -> Callable[..., CliResult]:
     def call(**kwargs: Any) -> CliResult:
-        import importlib
+        from dpquant.cli.reproduce import STUDIES
 
-        study = importlib.import_module(f"reference.experiments.{paper}")
-        name = "run_figures" if paper == "aamand25" else "run_study"
+        study, _ = STUDIES[paper]
 
-        def stand_in(*args: Any, **kw: Any) -> list[Path]:
-            assert isinstance(kw["runs"], int | None) and isinstance(kw["seed"], int)
+        def stand_in(config: Any, **kw: Any) -> list[Path]:
+            assert isinstance(config, study.Study) and isinstance(config.seed, int)
+            assert isinstance(config.runs, int) and isinstance(kw["out"], Path)
             return []
 
         argv = ["reproduce", paper, "-q", *_options(kwargs, lists)]
-        with _replaced(study, name, stand_in):
+        with _replaced(study, "run", stand_in):
             return run_cli(argv, [_option(p) for p in kwargs])
 
     return call

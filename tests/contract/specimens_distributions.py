@@ -1,6 +1,7 @@
 """Contract specimens and fuzz entries of the distributions area (see :mod:`harness`): the exact
 laws of :mod:`reference.distributions` (constructors and methods), the divergences, the exact
-helpers (:mod:`reference.exact.mp`, :mod:`reference.exact.interval`), ``laplace_law``, the
+helpers (:mod:`reference.exact.mp`, :mod:`reference.exact.interval`; the certified divergences
+of :mod:`reference.distributions.certified`), ``laplace_law``, the
 conformance tests (:mod:`reference.conformance`) and the auditor's statistics
 (:mod:`audit.statistics`).
 
@@ -20,8 +21,6 @@ import numpy as np
 from harness import Entry, Specimen, check_draws, check_law, check_sane
 
 from audit.statistics import (
-    cp_lower,
-    cp_upper,
     epsilon_lower_bound,
     event_ratio_interval,
     expected_bound,
@@ -34,6 +33,8 @@ from reference.conformance import (
     atom_test,
     check_sampler,
     clopper_pearson,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
     dkw_test,
     dkw_threshold,
     ks_statistic,
@@ -45,6 +46,9 @@ from reference.distributions import (
     Piece,
     PiecewiseLogLinear,
     ProductLaw,
+    certified_log_normalizer,
+    certified_max_log_ratio,
+    certified_privacy_loss,
     grid_cell_masses,
     hockey_stick,
     log_integral_exp_linear,
@@ -53,15 +57,10 @@ from reference.distributions import (
     privacy_loss,
     renyi_divergence,
 )
-from reference.exact.interval import (
-    certified_log_normalizer,
-    certified_max_log_ratio,
-    certified_privacy_loss,
-    iv_precision,
-    to_iv,
-)
+from reference.exact.interval import iv_precision, to_iv
 from reference.exact.mp import LazySequence, logsumexp, to_mpf
-from reference.primitives.laplace import DiscreteLaplaceLaw, laplace_law
+from reference.primitives.discrete_laplace import DiscreteLaplaceLaw
+from reference.primitives.laplace import laplace_law
 
 SPECIMENS: list[Specimen] = []
 
@@ -520,6 +519,10 @@ def _statistics_entries() -> list[Entry]:
               extra={"cdf": BAD_CDFS}),
         Entry("clopper_pearson", clopper_pearson, {"k": 3, "n": 10, "alpha": 0.05},
               {"k": "int", "n": "int", "alpha": "real"}, check=check_interval),
+        Entry("clopper_pearson_lower", clopper_pearson_lower, {"k": counts, "n": 10, "level": 1e-3},
+              {"k": "any", "n": "any", "level": "real"}, check=check_bounds),
+        Entry("clopper_pearson_upper", clopper_pearson_upper, {"k": counts, "n": 10, "level": 1e-3},
+              {"k": "any", "n": "any", "level": "real"}, check=check_bounds),
         Entry("atom_test", atom_test,
               {"samples": [0, 1, 1, 0], "probabilities": {0: 0.5, 1: 0.5}, "alpha": 1e-3},
               {"samples": "data", "probabilities": "any", "alpha": "real"},
@@ -536,10 +539,6 @@ def _statistics_entries() -> list[Entry]:
               {"law": PROD0, "samples": [[0, 0.1], [1, 0.7]], "alpha": 1e-3},
               {"law": "any", "samples": "data", "alpha": "real"}, check=check_conformance,
               extra={"law": OTHER_LAWS}),
-        Entry("cp_lower", cp_lower, {"k": counts, "n": 10, "level": 1e-3},
-              {"k": "any", "n": "any", "level": "real"}, check=check_bounds),
-        Entry("cp_upper", cp_upper, {"k": counts, "n": 10, "level": 1e-3},
-              {"k": "any", "n": "any", "level": "real"}, check=check_bounds),
         Entry("epsilon_lower_bound", epsilon_lower_bound,
               {"k0": 8, "n0": 10, "k1": 1, "n1": 10, "delta": 0.0, "alpha": 0.05},
               {"k0": "any", "n0": "any", "k1": "any", "n1": "any", "delta": "real",

@@ -20,28 +20,24 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_law
 
-from reference.experiments import imola25 as study
-from reference.slice_quantiles.approximate_quantiles import (
+from dpquant.studies import imola25 as study
+from reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
-    aq_plan,
-    per_em_epsilon,
     sample_aq,
     subset_em_sample,
 )
+from reference.slice_quantiles.aq_recursion import aq_plan, per_em_epsilon
 from reference.slice_quantiles.cc_tails import (
     cc_error_bound,
     cc_max_error_tail,
     chernoff_bound,
     corollary_a1_threshold,
-    discrete_laplace_sum_survival,
-    laplace_mixture_sum_survival,
-    laplace_sum_cdf_np,
-    laplace_sum_survival,
     popcount_classes,
     sample_max_error,
     theorem_4_2_w,
 )
+from reference.slice_quantiles.clip_range import release_levels
 from reference.slice_quantiles.exact_law import (
     failure_probability,
     good_probability,
@@ -50,28 +46,34 @@ from reference.slice_quantiles.exact_law import (
     theorem_4_2_delta,
 )
 from reference.slice_quantiles.good_set import good_set_members, in_good_set, slices
-from reference.slice_quantiles.joint_exp import (
-    JointExpMechanism,
+from reference.slice_quantiles.integer_lattice import min_l1_cost
+from reference.slice_quantiles.joint_exp_forward import (
     decayed_window_lse,
     forward,
-    joint_exp,
     kernel_convolution,
-    path_log_probability,
-    sample_joint_exp,
 )
+from reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism, joint_exp
+from reference.slice_quantiles.joint_exp_sampler import path_log_probability, sample_joint_exp
 from reference.slice_quantiles.kary_tree import (
     authors_auto_k,
     authors_chernoff_bound,
     contiguous_shift,
     fenwick_shift_report,
     kary_shift_report,
-    min_l1_cost,
     shift_loss_over_box,
 )
+from reference.slice_quantiles.laplace_sums import (
+    discrete_laplace_sum_survival,
+    laplace_mixture_sum_survival,
+    laplace_sum_cdf_np,
+    laplace_sum_survival,
+)
+from reference.slice_quantiles.mechanism import SliceQuantiles, with_options
 from reference.slice_quantiles.parameters import (
     budget_split,
     check_feasible,
     check_ranks,
+    grid_count,
     half_width,
     log_expm1,
     paper_pure_w,
@@ -87,15 +89,11 @@ from reference.slice_quantiles.rank_maps import (
     substitution_distance,
 )
 from reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
-from reference.slice_quantiles.slice_quantiles import (
-    SliceQuantiles,
+from reference.slice_quantiles.slice_release import (
     SliceQuantilesPlan,
     cc_error,
-    grid_count,
     plan_slice_quantiles,
-    release_levels,
     slice_quantiles,
-    with_options,
 )
 from reference.slice_quantiles.zcdp import (
     em_zcdp_rho,
@@ -109,7 +107,33 @@ X7 = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
 X10 = [float(v) for v in range(1, 11)]
 X20 = [float(v) for v in range(1, 21)]
 Q2 = [0.3, 0.7]
+X4 = [0.1, 0.4, 0.6, 0.9]  # the baselines' data set, inside (0, 1)
 INT_LISTS = ([3, 5], [5, 3], [3, 3], [3.0, 5.0], [True, 5], [10**400], (3, 2**62), np.array([3, 5]))
+
+
+# -- how an entry is written ------------------------------------------------------------------
+
+
+def _split(params: dict[str, tuple[Any, str]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """{parameter: (valid value, hostile kind)} -> (the valid call's kwargs, the kinds)."""
+    return {p: v for p, (v, _) in params.items()}, {p: k for p, (_, k) in params.items()}
+
+
+def _entry(name: str, call: Any, params: dict[str, tuple[Any, str]], **options: Any) -> Entry:
+    """The entry ``name``: ``call`` with each parameter's valid value, fuzzed by its kind."""
+    return Entry(name, call, *_split(params), **options)
+
+
+def _fn(call: Any, params: dict[str, tuple[Any, str]], **options: Any) -> Entry:
+    """:func:`_entry` of a public function, named after it."""
+    return _entry(call.__name__, call, params, **options)
+
+
+def _specimen(
+    name: str, build: Any, params: dict[str, tuple[Any, str]], data: Any, **options: Any
+) -> Specimen:
+    """The specimen ``name``: ``build`` with each parameter's valid value, fuzzed by its kind."""
+    return Specimen(name, build, *_split(params), data, **options)
 
 
 # -- checks of accepted results ---------------------------------------------------------------
@@ -251,44 +275,50 @@ def _cell(cell: Any) -> None:
 # -- mechanisms -------------------------------------------------------------------------------
 
 TINY = SliceQuantiles((2, 5), 1, 4.0, 2.0, (0.0, 8.0), "add_remove", clip_range=False)
+BASELINE_CONFIG = {  # the parameters JointExp and AQ share, with their hostile kinds
+    "quantiles": ((0.3, 0.7), "data"),
+    "epsilon": (1.0, "real"),
+    "bounds": ((0.0, 1.0), "pair"),
+    "adjacency": ("replace_one", "choice"),
+}
+BASELINE_RELEASE = {  # the same for the release functions joint_exp and approximate_quantiles
+    "data": (X4, "data"),
+    "quantiles": (Q2, "data"),
+    "bounds": ((0.0, 1.0), "pair"),
+    "epsilon": (1.0, "real"),
+    "rng": (RNG, "rng"),
+    "adjacency": ("replace_one", "choice"),
+}
+
+
+def _baseline_specimen(
+    cls: Any, params: dict[str, tuple[Any, str]], extra: dict[str, tuple[Any, ...]]
+) -> Specimen:
+    """A baseline mechanism (JointExp, AQ) on :data:`X4` with the parameters they share; its
+    law is not built exactly here, so no conformance draws."""
+    return _specimen(cls.__name__, cls, {**BASELINE_CONFIG, **params}, X4, extra=extra, draws=0)
+
 
 SPECIMENS: list[Specimen] = [
-    Specimen(
+    _specimen(
         "SliceQuantiles",
         SliceQuantiles,
         {
-            "ranks": (2, 5),
-            "half_width": 1,
-            "epsilon1": 4.0,
-            "epsilon2": 2.0,
-            "bounds": (0.0, 8.0),
-            "adjacency": "add_remove",
-            "delta": 0.0,
-            "gamma": 0.0,
-            "grid_step": None,
-            "noise": "discrete",
-            "good_rule": "corrected",
-            "clip_range": False,
-            "target": "paper",
-            "cc_scale": None,
-            "clamp": False,
-        },
-        {
-            "ranks": "data",
-            "half_width": "int",
-            "epsilon1": "real",
-            "epsilon2": "real",
-            "bounds": "pair",
-            "adjacency": "choice",
-            "delta": "real",
-            "gamma": "real",
-            "grid_step": "real",
-            "noise": "choice",
-            "good_rule": "choice",
-            "clip_range": "flag",
-            "target": "choice",
-            "cc_scale": "real",
-            "clamp": "flag",
+            "ranks": ((2, 5), "data"),
+            "half_width": (1, "int"),
+            "epsilon1": (4.0, "real"),
+            "epsilon2": (2.0, "real"),
+            "bounds": ((0.0, 8.0), "pair"),
+            "adjacency": ("add_remove", "choice"),
+            "delta": (0.0, "real"),
+            "gamma": (0.0, "real"),
+            "grid_step": (None, "real"),
+            "noise": ("discrete", "choice"),
+            "good_rule": ("corrected", "choice"),
+            "clip_range": (False, "flag"),
+            "target": ("paper", "choice"),
+            "cc_scale": (None, "real"),
+            "clamp": (False, "flag"),
         },
         X7,
         extra={
@@ -303,57 +333,21 @@ SPECIMENS: list[Specimen] = [
         },
         draws=4000,
     ),
-    Specimen(
-        "JointExpMechanism",
+    _baseline_specimen(
         JointExpMechanism,
-        {
-            "quantiles": (0.3, 0.7),
-            "epsilon": 1.0,
-            "bounds": (0.0, 1.0),
-            "adjacency": "replace_one",
-            "method": "auto",
-            "sensitivity": None,
-        },
-        {
-            "quantiles": "data",
-            "epsilon": "real",
-            "bounds": "pair",
-            "adjacency": "choice",
-            "method": "choice",
-            "sensitivity": "real",
-        },
-        [0.1, 0.4, 0.6, 0.9],
-        extra={"method": ("exact", "rejection"), "adjacency": ("add_remove", "local")},
-        draws=0,
+        {"method": ("auto", "choice"), "sensitivity": (None, "real")},
+        {"method": ("exact", "rejection"), "adjacency": ("add_remove", "local")},
     ),
-    Specimen(
-        "ApproximateQuantilesMechanism",
+    _baseline_specimen(
         ApproximateQuantilesMechanism,
         {
-            "quantiles": (0.3, 0.7),
-            "epsilon": 1.0,
-            "bounds": (0.0, 1.0),
-            "adjacency": "replace_one",
-            "mode": "pure",
-            "delta": None,
-            "layers": "authors",
-            "kss_original_constant": False,
-            "composition": None,
+            "mode": ("pure", "choice"),
+            "delta": (None, "real"),
+            "layers": ("authors", "choice"),
+            "kss_original_constant": (False, "flag"),
+            "composition": (None, "real"),
         },
-        {
-            "quantiles": "data",
-            "epsilon": "real",
-            "bounds": "pair",
-            "adjacency": "choice",
-            "mode": "choice",
-            "delta": "real",
-            "layers": "choice",
-            "kss_original_constant": "flag",
-            "composition": "real",
-        },
-        [0.1, 0.4, 0.6, 0.9],
-        extra={"mode": ("zcdp",), "layers": ("ceil", "depth"), "adjacency": ("add_remove",)},
-        draws=0,
+        {"mode": ("zcdp",), "layers": ("ceil", "depth"), "adjacency": ("add_remove",)},
     ),
 ]
 
@@ -373,85 +367,49 @@ def _with_options(**kw: Any) -> SliceQuantiles:
     return with_options(TINY, **kw)
 
 
-JE_EXACT = JointExpMechanism((0.3, 0.7), 1.0, (0.0, 1.0), method="exact").forward(
-    [0.1, 0.4, 0.6, 0.9]
-)
-JE_REJECTION = JointExpMechanism((0.3, 0.7), 1.0, (0.0, 1.0), method="rejection").forward(
-    [0.1, 0.4, 0.6, 0.9]
-)
+JE_EXACT = JointExpMechanism((0.3, 0.7), 1.0, (0.0, 1.0), method="exact").forward(X4)
+JE_REJECTION = JointExpMechanism((0.3, 0.7), 1.0, (0.0, 1.0), method="rejection").forward(X4)
 A42 = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 0, 1, 0], [1, 0, 1, 1]])  # a tiny tree matrix
 
 ENTRIES: list[Entry] = [
-    Entry(
+    _entry(
         "slice_quantiles",
         _slice_quantiles,
         {
-            "data": X20,
-            "quantiles": [0.5],
-            "bounds": (0.0, 21.0),
-            "epsilon": 40.0,
-            "delta": 1e-3,
-            "half_width": 1,
-            "adjacency": "replace_one",
-            "variant": "approximate",
-            "clip_range": True,
-        },
-        {
-            "data": "data",
-            "quantiles": "data",
-            "bounds": "pair",
-            "epsilon": "real",
-            "delta": "real",
-            "half_width": "int",
-            "adjacency": "choice",
-            "variant": "choice",
-            "clip_range": "flag",
+            "data": (X20, "data"),
+            "quantiles": ([0.5], "data"),
+            "bounds": ((0.0, 21.0), "pair"),
+            "epsilon": (40.0, "real"),
+            "delta": (1e-3, "real"),
+            "half_width": (1, "int"),
+            "adjacency": ("replace_one", "choice"),
+            "variant": ("approximate", "choice"),
+            "clip_range": (True, "flag"),
         },
         check=_estimates,
         extra={"quantiles": ([0.2, 0.5], [0.5, 0.5]), "variant": ("pure",)},
     ),
-    Entry(
-        "plan_slice_quantiles",
+    _fn(
         plan_slice_quantiles,
         {
-            "n": 20,
-            "bounds": (0.0, 21.0),
-            "epsilon": 40.0,
-            "delta": 1e-3,
-            "quantiles": [0.5],
-            "half_width": 1,
-            "adjacency": "replace_one",
-            "variant": "approximate",
-            "min_gap": 1.0,
-            "beta": 0.05,
-            "half_width_rule": "slice",
-            "epsilon_split": None,
-            "error_bound": "exact",
-            "noise": "discrete",
-            "gamma": 0.05,
-            "grid_step": None,
-            "target": "paper",
-            "clamp": False,
-        },
-        {
-            "n": "int",
-            "bounds": "pair",
-            "epsilon": "real",
-            "delta": "real",
-            "quantiles": "data",
-            "half_width": "int",
-            "adjacency": "choice",
-            "variant": "choice",
-            "min_gap": "real",
-            "beta": "real",
-            "half_width_rule": "choice",
-            "epsilon_split": "pair",
-            "error_bound": "choice",
-            "noise": "choice",
-            "gamma": "real",
-            "grid_step": "real",
-            "target": "choice",
-            "clamp": "flag",
+            "n": (20, "int"),
+            "bounds": ((0.0, 21.0), "pair"),
+            "epsilon": (40.0, "real"),
+            "delta": (1e-3, "real"),
+            "quantiles": ([0.5], "data"),
+            "half_width": (1, "int"),
+            "adjacency": ("replace_one", "choice"),
+            "variant": ("approximate", "choice"),
+            "min_gap": (1.0, "real"),
+            "beta": (0.05, "real"),
+            "half_width_rule": ("slice", "choice"),
+            "epsilon_split": (None, "pair"),
+            "error_bound": ("exact", "choice"),
+            "noise": ("discrete", "choice"),
+            "gamma": (0.05, "real"),
+            "grid_step": (None, "real"),
+            "target": ("paper", "choice"),
+            "clamp": (False, "flag"),
         },
         check=_plan,
         extra={
@@ -460,644 +418,508 @@ ENTRIES: list[Entry] = [
             "epsilon_split": ((10.0, 20.0 / 3), (1.0, 1.0)),
         },
     ),
-    Entry(
-        "approximate_quantiles",
-        lambda **kw: approximate_quantiles(
-            kw.pop("data"), kw.pop("quantiles"), kw.pop("bounds"), kw.pop("epsilon"), **kw
-        ),
+    _fn(
+        approximate_quantiles,
         {
-            "data": [0.1, 0.4, 0.6, 0.9],
-            "quantiles": Q2,
-            "bounds": (0.0, 1.0),
-            "epsilon": 1.0,
-            "rng": RNG,
-            "adjacency": "replace_one",
-            "mode": "pure",
-            "delta": None,
-            "rho": None,
-            "layers": "authors",
-            "kss_original_constant": False,
-        },
-        {
-            "data": "data",
-            "quantiles": "data",
-            "bounds": "pair",
-            "epsilon": "real",
-            "rng": "rng",
-            "adjacency": "choice",
-            "mode": "choice",
-            "delta": "real",
-            "rho": "real",
-            "layers": "choice",
-            "kss_original_constant": "flag",
+            **BASELINE_RELEASE,
+            "mode": ("pure", "choice"),
+            "delta": (None, "real"),
+            "rho": (None, "real"),
+            "layers": ("authors", "choice"),
+            "kss_original_constant": (False, "flag"),
         },
         check=_estimates,
     ),
-    Entry(
-        "joint_exp",
-        lambda **kw: joint_exp(
-            kw.pop("data"), kw.pop("quantiles"), kw.pop("bounds"), kw.pop("epsilon"), **kw
-        ),
+    _fn(
+        joint_exp,
         {
-            "data": [0.1, 0.4, 0.6, 0.9],
-            "quantiles": Q2,
-            "bounds": (0.0, 1.0),
-            "epsilon": 1.0,
-            "rng": RNG,
-            "adjacency": "replace_one",
-            "method": "auto",
-        },
-        {
-            "data": "data",
-            "quantiles": "data",
-            "bounds": "pair",
-            "epsilon": "real",
-            "rng": "rng",
-            "adjacency": "choice",
-            "method": "choice",
+            **BASELINE_RELEASE,
+            "method": ("auto", "choice"),
         },
         check=_estimates,
     ),
-    Entry(
-        "output_law",
-        output_law,
-        {"mech": TINY, "data": X7},
-        {"mech": "any", "data": "data"},
-        check=check_law,
+    _entry(
+        "output_law", output_law, {"mech": (TINY, "any"), "data": (X7, "data")}, check=check_law
     ),
-    Entry(
+    _entry(
         "privacy_profile",
         lambda **kw: privacy_profile(TINY, **kw),
-        {"data": X7, "neighbour": X7[:-1], "epsilons": [0.0, 1.0]},
-        {"data": "data", "neighbour": "data", "epsilons": "data"},
+        {"data": (X7, "data"), "neighbour": (X7[:-1], "data"), "epsilons": ([0.0, 1.0], "data")},
         check=_profile,
     ),
-    Entry(
-        "theorem_4_2_delta",
+    _fn(
         theorem_4_2_delta,
-        {"mech": TINY, "n": 7},
-        {"mech": "any", "n": "int"},
+        {"mech": (TINY, "any"), "n": (7, "int")},
         check=_theorem_delta(TINY),
     ),
-    Entry(
-        "good_probability",
-        good_probability,
-        {"mech": TINY, "n": 7, "h": 1},
-        {"mech": "any", "n": "int", "h": "int"},
-        check=_probability,
+    *(
+        _fn(law, {"mech": (TINY, "any"), "n": (7, "int"), "h": (1, "int")}, check=_probability)
+        for law in (good_probability, failure_probability)
     ),
-    Entry(
+    _entry(
         "with_options",
         _with_options,
-        {"clip_range": False, "epsilon2": 2.0, "half_width": 1},
-        {"clip_range": "flag", "epsilon2": "real", "half_width": "int"},
+        {"clip_range": (False, "flag"), "epsilon2": (2.0, "real"), "half_width": (1, "int")},
         check=lambda m: check_law(m.exact(X7)),
     ),
-    Entry(
-        "grid_count",
+    _fn(
         grid_count,
-        {"bounds": (0.0, 11.0), "step": 0.5},
-        {"bounds": "pair", "step": "real"},
+        {"bounds": ((0.0, 11.0), "pair"), "step": (0.5, "real")},
         check=_grid_points,
         aliases={"step": ("grid_step",)},
     ),
-    Entry(
+    _entry(
         "release_levels",
         lambda m: [lvl[0].tolist() for lvl in release_levels(m)],
-        {"m": 7},
-        {"m": "int"},
+        {"m": (7, "int")},
     ),
-    Entry(
-        "cc_error_bound",
+    _fn(
         cc_error_bound,
         {
-            "epsilon": 1.0,
-            "delta": 1e-6,
-            "m": 3,
-            "noise": "discrete",
-            "method": "exact",
-            "log_delta": None,
-            "scale": None,
-            "log_base": 2,
-        },
-        {
-            "epsilon": "real",
-            "delta": "real",
-            "m": "int",
-            "noise": "choice",
-            "method": "choice",
-            "log_delta": "real",
-            "scale": "real",
-            "log_base": "any",
+            "epsilon": (1.0, "real"),
+            "delta": (1e-6, "real"),
+            "m": (3, "int"),
+            "noise": ("discrete", "choice"),
+            "method": ("exact", "choice"),
+            "log_delta": (None, "real"),
+            "scale": (None, "real"),
+            "log_base": (2, "any"),
         },
         check=_nonneg_int,
         extra={"method": ("chernoff", "paper", "lemma_3_1", "corollary_a1"), "noise": ("laplace",)},
     ),
-    Entry(
-        "cc_max_error_tail",
+    _fn(
         cc_max_error_tail,
-        {"m": 3, "epsilon": 1.0, "t": 5, "noise": "discrete", "scale": None, "inclusive": False},
         {
-            "m": "int",
-            "epsilon": "real",
-            "t": "real",
-            "noise": "choice",
-            "scale": "real",
-            "inclusive": "flag",
+            "m": (3, "int"),
+            "epsilon": (1.0, "real"),
+            "t": (5, "real"),
+            "noise": ("discrete", "choice"),
+            "scale": (None, "real"),
+            "inclusive": (False, "flag"),
         },
         check=_nonneg_finite,
         extra={"noise": ("laplace",)},
     ),
-    Entry(
-        "discrete_laplace_sum_survival",
+    _fn(
         discrete_laplace_sum_survival,
-        {"t": 2, "k": 3, "p": 0.5},
-        {"t": "int", "k": "int", "p": "real"},
+        {"t": (2, "int"), "k": (3, "int"), "p": (0.5, "real")},
         check=_probability,
     ),
-    Entry(
-        "laplace_sum_survival",
+    _fn(
         laplace_sum_survival,
-        {"x": 1.5, "k": 3, "scale": 2.0},
-        {"x": "real", "k": "int", "scale": "real"},
+        {"x": (1.5, "real"), "k": (3, "int"), "scale": (2.0, "real")},
         check=_probability,
     ),
-    Entry(
-        "laplace_sum_cdf_np",
+    _fn(
         laplace_sum_cdf_np,
-        {"x": np.array([-1.0, 0.0, 2.0]), "k": 3, "scale": 2.0},
-        {"x": "any", "k": "int", "scale": "real"},
+        {"x": (np.array([-1.0, 0.0, 2.0]), "any"), "k": (3, "int"), "scale": (2.0, "real")},
         check=_cdf,
     ),
-    Entry(
-        "laplace_mixture_sum_survival",
+    _fn(
         laplace_mixture_sum_survival,
-        {"x": 1.0, "scales": [1.0, 2.0]},
-        {"x": "real", "scales": "data"},
+        {"x": (1.0, "real"), "scales": ([1.0, 2.0], "data")},
         check=_probability,
     ),
-    Entry(
-        "popcount_classes",
-        popcount_classes,
-        {"m": 10},
-        {"m": "int"},
-        check=_classes,
-    ),
-    Entry(
-        "sample_max_error",
+    _fn(popcount_classes, {"m": (10, "int")}, check=_classes),
+    _fn(
         sample_max_error,
-        {"m": 3, "epsilon": 1.0, "size": 4, "rng": RNG, "noise": "discrete"},
-        {"m": "int", "epsilon": "real", "size": "size", "rng": "rng", "noise": "choice"},
+        {
+            "m": (3, "int"),
+            "epsilon": (1.0, "real"),
+            "size": (4, "size"),
+            "rng": (RNG, "rng"),
+            "noise": ("discrete", "choice"),
+        },
         check=_nonneg_array,
     ),
-    Entry(
+    _entry(
         "rho_from_epsilon",
         _rho,
-        {"epsilon": 1.0, "delta": 1e-6, "form": "cks"},
-        {"epsilon": "real", "delta": "real", "form": "choice"},
+        {"epsilon": (1.0, "real"), "delta": (1e-6, "real"), "form": ("cks", "choice")},
         check=_rho_round_trip,
         extra={"form": ("bs16",)},
     ),
-    Entry(
-        "epsilon_from_rho",
+    _fn(
         epsilon_from_rho,
-        {"rho": 0.01, "delta": 1e-6, "form": "cks"},
-        {"rho": "real", "delta": "real", "form": "choice"},
+        {"rho": (0.01, "real"), "delta": (1e-6, "real"), "form": ("cks", "choice")},
         check=_positive_finite,
     ),
-    Entry(
-        "em_zcdp_rho", em_zcdp_rho, {"epsilon": 1.0}, {"epsilon": "real"}, check=_positive_finite
-    ),
-    Entry(
+    _fn(em_zcdp_rho, {"epsilon": (1.0, "real")}, check=_positive_finite),
+    _entry(
         "budget_split",
         lambda epsilon, adjacency: budget_split(epsilon, adjacency).total,
-        {"epsilon": 1.0, "adjacency": "replace_one"},
-        {"epsilon": "real", "adjacency": "choice"},
+        {"epsilon": (1.0, "real"), "adjacency": ("replace_one", "choice")},
         check=_positive_finite,
     ),
-    Entry(
-        "half_width",
+    _fn(
         half_width,
-        {"m": 2, "epsilon2": 0.5, "psi": 100.0, "beta": 0.05, "rule": "slice"},
-        {"m": "int", "epsilon2": "real", "psi": "real", "beta": "real", "rule": "choice"},
+        {
+            "m": (2, "int"),
+            "epsilon2": (0.5, "real"),
+            "psi": (100.0, "real"),
+            "beta": (0.05, "real"),
+            "rule": ("slice", "choice"),
+        },
         check=_nonneg_int,
         extra={"rule": ("paper",)},
     ),
-    Entry(
-        "target_ranks",
+    _fn(
         target_ranks,
-        {"quantiles": Q2, "n": 10},
-        {"quantiles": "data", "n": "int"},
+        {"quantiles": (Q2, "data"), "n": (10, "int")},
         check=_nonneg_array,
     ),
-    Entry(
-        "check_feasible",
+    _fn(
         check_feasible,
-        {"ranks": [3, 8], "n": 12, "h": 1, "w": 0, "rule": "corrected"},
-        {"ranks": "data", "n": "int", "h": "int", "w": "int", "rule": "choice"},
+        {
+            "ranks": ([3, 8], "data"),
+            "n": (12, "int"),
+            "h": (1, "int"),
+            "w": (0, "int"),
+            "rule": ("corrected", "choice"),
+        },
         extra={"ranks": INT_LISTS},
     ),
-    Entry("log_expm1", log_expm1, {"x": 0.5}, {"x": "real"}),
-    Entry(
-        "pure_log_delta",
+    _fn(log_expm1, {"x": (0.5, "real")}),
+    _fn(
         pure_log_delta,
-        {"gamma": 0.05, "epsilon_a": 1.0, "grid_size": 100, "m": 2},
-        {"gamma": "real", "epsilon_a": "real", "grid_size": "int", "m": "int"},
+        {
+            "gamma": (0.05, "real"),
+            "epsilon_a": (1.0, "real"),
+            "grid_size": (100, "int"),
+            "m": (2, "int"),
+        },
         check=_finite,
     ),
-    Entry(
-        "paper_pure_w",
+    _fn(
         paper_pure_w,
         {
-            "m": 100,
-            "epsilon1": 1.0,
-            "epsilon2": 1.0,
-            "gamma": 0.05,
-            "b": 2.0**32,
-            "adjacency": "add_remove",
-            "base": 2,
-        },
-        {
-            "m": "int",
-            "epsilon1": "real",
-            "epsilon2": "real",
-            "gamma": "real",
-            "b": "real",
-            "adjacency": "choice",
-            "base": "real",
+            "m": (100, "int"),
+            "epsilon1": (1.0, "real"),
+            "epsilon2": (1.0, "real"),
+            "gamma": (0.05, "real"),
+            "b": (2.0**32, "real"),
+            "adjacency": ("add_remove", "choice"),
+            "base": (2, "real"),
         },
         check=_finite,
     ),
-    Entry(
-        "in_good_set",
+    _fn(
         in_good_set,
-        {"r_tilde": [[2, 5], [2, 3]], "n": 7, "h": 1, "rule": "corrected"},
-        {"r_tilde": "data", "n": "int", "h": "int", "rule": "choice"},
+        {
+            "r_tilde": ([[2, 5], [2, 3]], "data"),
+            "n": (7, "int"),
+            "h": (1, "int"),
+            "rule": ("corrected", "choice"),
+        },
         extra={"r_tilde": INT_LISTS},
     ),
-    Entry(
-        "good_set_members",
+    _fn(
         good_set_members,
-        {"m": 2, "n": 7, "h": 1, "rule": "corrected"},
-        {"m": "int", "n": "int", "h": "int", "rule": "choice"},
+        {"m": (2, "int"), "n": (7, "int"), "h": (1, "int"), "rule": ("corrected", "choice")},
         check=_good_rows,
     ),
-    Entry(
-        "slices",
+    _fn(
         slices,
-        {"sorted_data": X7, "r_tilde": [2, 5], "h": 1},
-        {"sorted_data": "data", "r_tilde": "data", "h": "int"},
+        {"sorted_data": (X7, "data"), "r_tilde": ([2, 5], "data"), "h": (1, "int")},
         extra={"r_tilde": INT_LISTS},
     ),
-    Entry(
+    _entry(
         "add_map/remove_map",
         lambda r_tilde, s, h: (add_map(r_tilde, s, h), remove_map(r_tilde, s, h)),
-        {"r_tilde": [3, 8], "s": 4, "h": 1},
-        {"r_tilde": "data", "s": "int", "h": "int"},
+        {"r_tilde": ([3, 8], "data"), "s": (4, "int"), "h": (1, "int")},
         extra={"r_tilde": INT_LISTS},
     ),
-    Entry(
-        "slice_distances",
+    _fn(
         slice_distances,
-        {"X": X7, "X_prime": X7[:-1], "r_tilde": [2, 5], "r_tilde_prime": [2, 5], "h": 1},
-        {"X": "data", "X_prime": "data", "r_tilde": "data", "r_tilde_prime": "data", "h": "int"},
+        {
+            "X": (X7, "data"),
+            "X_prime": (X7[:-1], "data"),
+            "r_tilde": ([2, 5], "data"),
+            "r_tilde_prime": ([2, 5], "data"),
+            "h": (1, "int"),
+        },
         check=_distances,
     ),
-    Entry(
+    _entry(
         "sample_slices_em",
         lambda **kw: (sample_slices_em(**kw), kw["lo"], kw["hi"]),
         {
-            "slices": np.array([[1.0, 2.0, 3.0], [2.0, 2.0, 5.0]]),
-            "lo": np.array([0.0, 1.0]),
-            "hi": np.array([4.0, 6.0]),
-            "epsilon": 1.0,
-            "rng": RNG,
-            "target": "paper",
-        },
-        {
-            "slices": "data",
-            "lo": "data",
-            "hi": "data",
-            "epsilon": "real",
-            "rng": "rng",
-            "target": "choice",
+            "slices": (np.array([[1.0, 2.0, 3.0], [2.0, 2.0, 5.0]]), "data"),
+            "lo": (np.array([0.0, 1.0]), "data"),
+            "hi": (np.array([4.0, 6.0]), "data"),
+            "epsilon": (1.0, "real"),
+            "rng": (RNG, "rng"),
+            "target": ("paper", "choice"),
         },
         check=_in_ranges,
     ),
-    Entry(
-        "slice_em_log_density",
+    _fn(
         slice_em_log_density,
-        {"points": [1.0, 2.0, 3.0], "lo": 0.0, "hi": 4.0, "epsilon": 1.0, "target": "paper"},
-        {"points": "data", "lo": "real", "hi": "real", "epsilon": "real", "target": "choice"},
+        {
+            "points": ([1.0, 2.0, 3.0], "data"),
+            "lo": (0.0, "real"),
+            "hi": (4.0, "real"),
+            "epsilon": (1.0, "real"),
+            "target": ("paper", "choice"),
+        },
     ),
-    Entry(
+    _entry(
         "per_em_epsilon",
         lambda **kw: per_em_epsilon(kw.pop("m"), kw.pop("adjacency"), kw.pop("mode"), **kw),
         {
-            "m": 3,
-            "adjacency": "replace_one",
-            "mode": "pure",
-            "epsilon": 1.0,
-            "rho": None,
-            "layers": "authors",
-            "kss_original_constant": False,
-            "composition": None,
-        },
-        {
-            "m": "int",
-            "adjacency": "choice",
-            "mode": "choice",
-            "epsilon": "real",
-            "rho": "real",
-            "layers": "choice",
-            "kss_original_constant": "flag",
-            "composition": "real",
+            "m": (3, "int"),
+            "adjacency": ("replace_one", "choice"),
+            "mode": ("pure", "choice"),
+            "epsilon": (1.0, "real"),
+            "rho": (None, "real"),
+            "layers": ("authors", "choice"),
+            "kss_original_constant": (False, "flag"),
+            "composition": (None, "real"),
         },
         check=_positive_finite,
     ),
-    Entry(
+    _entry(
         "subset_em_sample",
         lambda **kw: (subset_em_sample(**kw), kw["lo"], kw["hi"]),
         {
-            "x": np.array([0.2, 0.4, 0.8]),
-            "gaps": np.array([0.2, 0.4]),
-            "start": np.array([0, 1]),
-            "stop": np.array([3, 2]),
-            "lo": np.array([0.0, 0.3]),
-            "hi": np.array([1.0, 0.5]),
-            "q": 0.5,
-            "epsilon": 1.0,
-            "sensitivity": 0.5,
-            "rng": RNG,
-        },
-        {
-            "x": "data",
-            "gaps": "data",
-            "start": "data",
-            "stop": "data",
-            "lo": "data",
-            "hi": "data",
-            "q": "real",
-            "epsilon": "real",
-            "sensitivity": "real",
-            "rng": "rng",
+            "x": (np.array([0.2, 0.4, 0.8]), "data"),
+            "gaps": (np.array([0.2, 0.4]), "data"),
+            "start": (np.array([0, 1]), "data"),
+            "stop": (np.array([3, 2]), "data"),
+            "lo": (np.array([0.0, 0.3]), "data"),
+            "hi": (np.array([1.0, 0.5]), "data"),
+            "q": (0.5, "real"),
+            "epsilon": (1.0, "real"),
+            "sensitivity": (0.5, "real"),
+            "rng": (RNG, "rng"),
         },
         check=_in_ranges,
     ),
-    Entry(
+    _entry(
         "aq_plan",
         lambda quantiles: [node.index for node in aq_plan(quantiles).order],
-        {"quantiles": [0.1, 0.5, 0.9]},
-        {"quantiles": "data"},
+        {"quantiles": ([0.1, 0.5, 0.9], "data")},
     ),
-    Entry(
+    _entry(
         "decayed_window_lse/kernel_convolution",
         lambda v, c, width, t: (decayed_window_lse(v, c, width), kernel_convolution(v, t, c)),
-        {"v": np.array([0.0, -1.0, -np.inf, 2.0]), "c": 0.5, "width": 2, "t": 1.5},
-        {"v": "data", "c": "real", "width": "int", "t": "real"},
-    ),
-    Entry(
-        "authors_chernoff_bound",
-        authors_chernoff_bound,
-        {"m": 10, "epsilon": 0.5, "delta": 1e-6, "k": None, "two_sided": False, "grid": True},
         {
-            "m": "int",
-            "epsilon": "real",
-            "delta": "real",
-            "k": "int",
-            "two_sided": "flag",
-            "grid": "flag",
+            "v": (np.array([0.0, -1.0, -np.inf, 2.0]), "data"),
+            "c": (0.5, "real"),
+            "width": (2, "int"),
+            "t": (1.5, "real"),
+        },
+    ),
+    _fn(
+        authors_chernoff_bound,
+        {
+            "m": (10, "int"),
+            "epsilon": (0.5, "real"),
+            "delta": (1e-6, "real"),
+            "k": (None, "int"),
+            "two_sided": (False, "flag"),
+            "grid": (True, "flag"),
         },
         check=_positive_finite,
     ),
-    Entry(
-        "authors_auto_k",
+    _fn(
         authors_auto_k,
-        {"m": 20, "epsilon": 0.5},
-        {"m": "int", "epsilon": "real"},
+        {"m": (20, "int"), "epsilon": (0.5, "real")},
         check=_branching,
     ),
-    Entry(
+    _entry(
         "kary_shift_report",
         lambda m, k, costs: kary_shift_report(m, k, costs=costs).rank,
-        {"m": 4, "k": 2, "costs": False},
-        {"m": "int", "k": "int", "costs": "flag"},
+        {"m": (4, "int"), "k": (2, "int"), "costs": (False, "flag")},
     ),
-    Entry(
-        "contiguous_shift",
-        contiguous_shift,
-        {"m": 4, "s": 2, "d": 1},
-        {"m": "int", "s": "int", "d": "int"},
+    _entry(
+        "contiguous_shift", contiguous_shift, {"m": (4, "int"), "s": (2, "int"), "d": (1, "int")}
     ),
-    Entry(
+    _entry(
         "imola25.make_study",
         lambda **kw: study.make_study(**kw),
-        {"panels": ["a"], "ms": [10], "runs": 1, "seed": 0, "quick": True},
-        {"panels": "data", "ms": "data", "runs": "int", "seed": "int", "quick": "flag"},
+        {
+            "panels": (["a"], "data"),
+            "ms": ([10], "data"),
+            "runs": (1, "int"),
+            "seed": (0, "int"),
+            "quick": (True, "flag"),
+        },
     ),
-    Entry(
+    _entry(
         "imola25.make_distinct",
         study.make_distinct,
-        {"values": [1.0, 1.0, 2.0], "duplication": 2},
-        {"values": "data", "duplication": "int"},
+        {"values": ([1.0, 1.0, 2.0], "data"), "duplication": (2, "int")},
         check=_increasing,
     ),
-    Entry(
+    _entry(
         "imola25.bootstrap_mean_ci",
         study.bootstrap_mean_ci,
-        {"values": [1.0, 2.0, 4.0], "rng": RNG, "resamples": 50, "level": 0.95},
-        {"values": "data", "rng": "rng", "resamples": "int", "level": "real"},
+        {
+            "values": ([1.0, 2.0, 4.0], "data"),
+            "rng": (RNG, "rng"),
+            "resamples": (50, "int"),
+            "level": (0.95, "real"),
+        },
         check=_interval,
     ),
-    Entry(
+    _entry(
         "imola25.rank_errors",
         study.rank_errors,
-        {"x_sorted": X7, "z": [2.5, 5.5], "ranks": [2, 5]},
-        {"x_sorted": "data", "z": "data", "ranks": "data"},
+        {"x_sorted": (X7, "data"), "z": ([2.5, 5.5], "data"), "ranks": ([2, 5], "data")},
         check=_errors,
     ),
-    Entry(
-        "chernoff_bound",
+    _fn(
         chernoff_bound,
-        {"m": 3, "epsilon": 1.0, "delta": 1e-6, "noise": "discrete", "k": None, "two_sided": True},
         {
-            "m": "int",
-            "epsilon": "real",
-            "delta": "real",
-            "noise": "choice",
-            "k": "int",
-            "two_sided": "flag",
+            "m": (3, "int"),
+            "epsilon": (1.0, "real"),
+            "delta": (1e-6, "real"),
+            "noise": ("discrete", "choice"),
+            "k": (None, "int"),
+            "two_sided": (True, "flag"),
         },
         check=_positive_finite,
     ),
-    Entry(
-        "theorem_4_2_w",
+    _fn(
         theorem_4_2_w,
-        {"epsilon": 1.0, "delta": 1e-6, "m": 3, "log_base": 2},
-        {"epsilon": "real", "delta": "real", "m": "int", "log_base": "any"},
+        {
+            "epsilon": (1.0, "real"),
+            "delta": (1e-6, "real"),
+            "m": (3, "int"),
+            "log_base": (2, "any"),
+        },
         check=_nonneg_finite,
     ),
-    Entry(
-        "corollary_a1_threshold",
+    _fn(
         corollary_a1_threshold,
-        {"scales": [1.0, 2.0], "delta": 1e-6},
-        {"scales": "data", "delta": "real"},
+        {"scales": ([1.0, 2.0], "data"), "delta": (1e-6, "real")},
         check=_positive_finite,
     ),
-    Entry(
-        "cc_error",
+    _fn(
         cc_error,
-        {"epsilon1": 1.0, "m": 3, "noise": "discrete", "method": "exact", "delta": 1e-6},
-        {"epsilon1": "real", "m": "int", "noise": "choice", "method": "choice", "delta": "real"},
+        {
+            "epsilon1": (1.0, "real"),
+            "m": (3, "int"),
+            "noise": ("discrete", "choice"),
+            "method": ("exact", "choice"),
+            "delta": (1e-6, "real"),
+        },
         check=_nonneg_int,
     ),
-    Entry(
-        "failure_probability",
-        failure_probability,
-        {"mech": TINY, "n": 7, "h": 1},
-        {"mech": "any", "n": "int", "h": "int"},
-        check=_probability,
-    ),
-    Entry(
-        "SliceQuantilesPlan",
+    _fn(
         SliceQuantilesPlan,
         {
-            "mechanism": TINY,
-            "n": 7,
-            "w": 1,
-            "variant": "approximate",
-            "cc_delta": 1e-6,
-            "cc_log_delta": -13.8,
-            "error_bound": "exact",
-        },
-        {
-            "mechanism": "any",
-            "n": "int",
-            "w": "int",
-            "variant": "choice",
-            "cc_delta": "real",
-            "cc_log_delta": "real",
-            "error_bound": "choice",
+            "mechanism": (TINY, "any"),
+            "n": (7, "int"),
+            "w": (1, "int"),
+            "variant": ("approximate", "choice"),
+            "cc_delta": (1e-6, "real"),
+            "cc_log_delta": (-13.8, "real"),
+            "error_bound": ("exact", "choice"),
         },
         check=_plan_record,
     ),
-    Entry(
-        "total_epsilon",
+    _fn(
         total_epsilon,
-        {"epsilon1": 1.0, "epsilon2": 1.0, "adjacency": "add_remove"},
-        {"epsilon1": "real", "epsilon2": "real", "adjacency": "choice"},
+        {
+            "epsilon1": (1.0, "real"),
+            "epsilon2": (1.0, "real"),
+            "adjacency": ("add_remove", "choice"),
+        },
         check=_positive_finite,
     ),
-    Entry(
-        "check_ranks",
+    _fn(
         check_ranks,
-        {"ranks": [3, 5], "n": 10},
-        {"ranks": "data", "n": "int"},
+        {"ranks": ([3, 5], "data"), "n": (10, "int")},
         extra={"ranks": INT_LISTS},
         check=_nonneg_array,
     ),
-    Entry(
+    _entry(
         "is_contiguous/substitution_distance",
         lambda e, S, S_prime: (is_contiguous(e), substitution_distance(S, S_prime)),
-        {"e": [0, 1, 1], "S": [1.0, 2.0], "S_prime": [1.0, 3.0]},
-        {"e": "data", "S": "data", "S_prime": "data"},
+        {"e": ([0, 1, 1], "data"), "S": ([1.0, 2.0], "data"), "S_prime": ([1.0, 3.0], "data")},
     ),
-    Entry(
-        "sample_aq",
+    _fn(
         sample_aq,
         {
-            "x": np.array([0.1, 0.5]),
-            "plan": aq_plan([0.5]),
-            "bounds": (0.0, 1.0),
-            "eps_prime": 1.0,
-            "size": 3,
-            "rng": RNG,
-        },
-        {
-            "x": "data",
-            "plan": "any",
-            "bounds": "pair",
-            "eps_prime": "real",
-            "size": "size",
-            "rng": "rng",
+            "x": (np.array([0.1, 0.5]), "data"),
+            "plan": (aq_plan([0.5]), "any"),
+            "bounds": ((0.0, 1.0), "pair"),
+            "eps_prime": (1.0, "real"),
+            "size": (3, "size"),
+            "rng": (RNG, "rng"),
         },
         check=_estimates,
     ),
-    Entry(
+    _entry(
         "forward",
         lambda **kw: forward(**kw).log_z,
         {
-            "x": np.array([0.1, 0.5]),
-            "quantiles": [0.5],
-            "bounds": (0.0, 1.0),
-            "scale": 0.25,
-            "method": "auto",
+            "x": (np.array([0.1, 0.5]), "data"),
+            "quantiles": ([0.5], "data"),
+            "bounds": ((0.0, 1.0), "pair"),
+            "scale": (0.25, "real"),
+            "method": ("auto", "choice"),
         },
-        {"x": "data", "quantiles": "data", "bounds": "pair", "scale": "real", "method": "choice"},
         check=_finite,
         extra={"method": ("exact", "rejection")},
     ),
-    Entry(
-        "path_log_probability",
+    _fn(
         path_log_probability,
-        {"fw": JE_EXACT, "path": (1, 2)},
-        {"fw": "any", "path": "data"},
+        {"fw": (JE_EXACT, "any"), "path": ((1, 2), "data")},
         check=_log_probability,
         extra={"fw": (JE_REJECTION,), "path": INT_LISTS},
     ),
-    Entry(
-        "sample_joint_exp",
+    _fn(
         sample_joint_exp,
-        {"fw": JE_REJECTION, "size": 3, "rng": RNG},
-        {"fw": "any", "size": "size", "rng": "rng"},
+        {"fw": (JE_REJECTION, "any"), "size": (3, "size"), "rng": (RNG, "rng")},
         check=_estimates,
         extra={"fw": (JE_EXACT,)},
     ),
-    Entry(
+    _entry(
         "fenwick_shift_report",
         lambda m, costs: fenwick_shift_report(m, costs=costs).is_valid_cc,
-        {"m": 4, "costs": True},
-        {"m": "int", "costs": "flag"},
+        {"m": (4, "int"), "costs": (True, "flag")},
     ),
-    Entry(
-        "min_l1_cost",
+    _fn(
         min_l1_cost,
-        {"a": A42, "e": [0, 1, 1, 1], "integer": False},
-        {"a": "data", "e": "data", "integer": "flag"},
+        {"a": (A42, "data"), "e": ([0, 1, 1, 1], "data"), "integer": (False, "flag")},
     ),
-    Entry(
+    _entry(
         "shift_loss_over_box",
         lambda **kw: shift_loss_over_box(**kw)[0],
-        {"a": A42, "e": [0, 1, 1, 1], "node_scale": 1.0, "radius": 1},
-        {"a": "data", "e": "data", "node_scale": "real", "radius": "int"},
+        {
+            "a": (A42, "data"),
+            "e": ([0, 1, 1, 1], "data"),
+            "node_scale": (1.0, "real"),
+            "radius": (1, "int"),
+        },
     ),
-    Entry(
+    _entry(
         "imola25.Cell",
         study.Cell,
         {
-            "panel": "a",
-            "dataset": "age",
-            "adjacency": "add_remove",
-            "duplication": 1,
-            "m": 10,
-            "mechanism": "AQ pure",
-            "runs": 1,
-        },
-        {
-            "panel": "choice",
-            "dataset": "choice",
-            "adjacency": "choice",
-            "duplication": "int",
-            "m": "int",
-            "mechanism": "choice",
-            "runs": "int",
+            "panel": ("a", "choice"),
+            "dataset": ("age", "choice"),
+            "adjacency": ("add_remove", "choice"),
+            "duplication": (1, "int"),
+            "m": (10, "int"),
+            "mechanism": ("AQ pure", "choice"),
+            "runs": (1, "int"),
         },
         check=_cell,
     ),
-    Entry(
+    _entry(
         "imola25.slice_parameters",
         study.slice_parameters,
-        {"n": 1000, "m": 2, "adjacency": "add_remove", "epsilon": 1.0, "delta": 1e-6},
-        {"n": "int", "m": "int", "adjacency": "choice", "epsilon": "real", "delta": "real"},
+        {
+            "n": (1000, "int"),
+            "m": (2, "int"),
+            "adjacency": ("add_remove", "choice"),
+            "epsilon": (1.0, "real"),
+            "delta": (1e-6, "real"),
+        },
     ),
 ]

@@ -1,5 +1,5 @@
 """Contract specimens and fuzz entries of the primitives (``reference.primitives``,
-``reference.sampling``, ``reference.datasets``).
+``reference.inverse_cdf``, ``reference.datasets``).
 
 Every valid call is tiny (a few draws, a handful of atoms or candidates). Where an accepted
 hostile value could give a silently wrong result the check verifies the result against its law:
@@ -20,6 +20,11 @@ import numpy as np
 from harness import Entry, Specimen, check_draws, check_law, check_sane
 
 from reference.datasets import load_adult
+from reference.inverse_cdf import (
+    coarse_float_grid,
+    exponential_offset_inverse,
+    truncated_exponential_inverse,
+)
 from reference.primitives.candidate_quantile import (
     CandidateQuantile,
     LaplaceNoisyMaxQuantile,
@@ -42,13 +47,14 @@ from reference.primitives.continual_counting import (
     shift_privacy_loss,
     tree_height,
 )
+from reference.primitives.discrete_laplace import DiscreteLaplaceLaw, sample_discrete_laplace
+from reference.primitives.exact_discrete_laplace import (
+    bernoulli_exp_neg,
+    sample_discrete_laplace_exact,
+)
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.primitives.laplace import (
-    DiscreteLaplaceLaw,
-    bernoulli_exp_neg,
     check_laplace_sampler_parameters,
-    sample_discrete_laplace,
-    sample_discrete_laplace_exact,
     sample_laplace,
 )
 from reference.primitives.randomized_response import (
@@ -65,14 +71,12 @@ from reference.primitives.truncated import (
     sample_truncated_exponential,
     sample_truncated_laplace,
     sample_uniform,
+    truncated_exponential_from_uniforms,
     truncated_exponential_law,
+    truncated_laplace_from_uniforms,
     truncated_laplace_law,
+    truncated_laplace_left_probability,
     uniform_law,
-)
-from reference.sampling import (
-    coarse_float_grid,
-    exponential_offset_inverse,
-    truncated_exponential_inverse,
 )
 
 C5 = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -619,6 +623,41 @@ ENTRIES: list[Entry] = [
         {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0},
         {"mu": "real", "sigma": "real", "left": "real", "right": "real"},
         check=check_law,
+    ),
+    Entry(
+        "truncated_exponential_from_uniforms",
+        _with_kwargs(truncated_exponential_from_uniforms),
+        {"u": [0.0, 0.5, 0.99], "alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0},
+        {"u": "any", "alpha": "real", "beta": "real", "left": "real", "right": "real"},
+        check=check_in_interval("left", "right"),
+    ),
+    Entry(
+        "truncated_laplace_from_uniforms",
+        _with_kwargs(truncated_laplace_from_uniforms),
+        {
+            "u_side": [0.0, 0.5, 0.99],
+            "u": [0.1, 0.5, 0.9],
+            "mu": 0.0,
+            "sigma": 1.0,
+            "left": -1.0,
+            "right": 1.0,
+        },
+        {
+            "u_side": "any",
+            "u": "any",
+            "mu": "real",
+            "sigma": "real",
+            "left": "real",
+            "right": "real",
+        },
+        check=check_in_interval("left", "right"),
+    ),
+    Entry(
+        "truncated_laplace_left_probability",
+        truncated_laplace_left_probability,
+        {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 2.0},
+        {"mu": "real", "sigma": "real", "left": "real", "right": "real"},
+        check=check_probability_value,
     ),
     # inverse-CDF building blocks
     Entry(

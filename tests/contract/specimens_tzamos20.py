@@ -1,9 +1,9 @@
 """Contract specimens and fuzz entries of the tzamos20 area (``reference.private_median``; see
 :mod:`harness`).
 
-Every valid call is tiny (n = 4 values, the spec §4.5 constants L = 1/2, r = 1, R = 5, C = 1).
-The checks verify that an accepted hostile call gives a correct result: draws finite and inside
-[−B, B] (widened by half a grid step), laws of total mass 1, TYPICALHAMMING a non-negative
+Every valid call is tiny (n = 4 values, the regression fixtures' constants L = 1/2, r = 1, R = 5,
+C = 1). The checks verify that an accepted hostile call gives a correct result: draws finite and
+inside [−B, B] (widened by half a grid step), laws of total mass 1, TYPICALHAMMING a non-negative
 integer or +inf, envelopes contiguous exact pieces.
 """
 
@@ -17,16 +17,40 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_law, check_sane
 
-from reference.private_median.extended_density import (
+from reference.private_median import (
+    MedianParameters,
     Piece,
+    PrivateMedian,
     cell_levels,
+    distance_to_typical_set,
     envelope,
-    envelope_brute,
     envelope_from_levels,
-    exact_epsilon,
+    exact_data,
+    extension_pieces,
+    fixed_envelope,
+    fixed_pieces,
+    fixed_typical_hamming,
+    in_fixed_typical_set,
+    in_typical_set,
     law_from_pieces,
+    left_median,
+    lemma_a_4_normalizer,
     level_extremes,
     log_normalizer,
+    nested_level_bounds,
+    output_grid,
+    restricted_law,
+    restricted_pieces,
+    sample_restricted,
+    snap_to_grid,
+    sweep_envelope,
+    typical_hamming,
+    typical_hamming_closed_form,
+    typical_hamming_greedy,
+)
+from reference.private_median.extended_density import (
+    envelope_brute,
+    exact_epsilon,
     piece_log_mass,
 )
 from reference.private_median.fast_envelope import (
@@ -35,49 +59,23 @@ from reference.private_median.fast_envelope import (
     fast_envelope,
     make_lattice,
     nested_extremes,
-    nested_level_bounds,
-    sweep_envelope,
-    typical_hamming_closed_form,
 )
 from reference.private_median.fixed_typical_set import (
     brute_force_grid,
     fixed_cap,
     fixed_cap_level,
-    fixed_envelope,
     fixed_envelope_brute,
     fixed_lemma_a_4_normalizer,
     fixed_normalizer_is_constant,
-    fixed_pieces,
     fixed_restricted_pieces,
-    fixed_typical_hamming,
     fixed_typical_hamming_brute,
     fixed_window_ranges,
-    in_fixed_typical_set,
     tight_cap_level,
 )
-from reference.private_median.mechanism import (
-    PrivateMedian,
-    extension_pieces,
-    output_grid,
-    snap_to_grid,
-)
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.restricted_density import (
-    lemma_a_4_normalizer,
-    restricted_intervals,
-    restricted_law,
-    restricted_pieces,
-    sample_restricted,
-)
+from reference.private_median.restricted_density import restricted_intervals
 from reference.private_median.typical_set import (
     anchor_points,
-    distance_to_typical_set,
-    exact_data,
-    in_typical_set,
-    left_median,
-    typical_hamming,
     typical_hamming_brute,
-    typical_hamming_greedy,
     window_counts,
 )
 

@@ -1,0 +1,178 @@
+"""The state of one audit, shared by its stages (:mod:`audit.runner`): the mechanism and its
+claim, the probe values, the budget and α, the draws made so far (counted per stage, seeded per
+job: :mod:`audit.draws`), the exact laws met (cached), the notes; and the candidate pairs.
+
+α is shared by Bonferroni: the black-box bound of each of the :data:`CARRIED` candidates
+evaluated in each of the :data:`ROUNDS` rounds holds at level α/(CARRIED·ROUNDS), so the reported
+bound (their maximum) holds with confidence 1 − α (``notes/auditor.md``, "What a report means").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from audit.draws import DrawJob, DrawTimedOut, draw
+from audit.exact import check_exact_law
+from audit.neighbours import Pair, exhaustive_pairs, pattern_pairs
+from audit.outputs import Outputs
+from audit.power import PairPower
+from reference.core import PrivacyClaim
+
+SELECTION_FRACTION = 0.3
+"""The share of a finalist's draws used to choose its event (the rest evaluate it)."""
+CARRIED = 2
+"""Candidates carried from selection into evaluation, per round."""
+ROUNDS = 2
+"""Rounds of selection and evaluation (an eighth of the budget, then all of it)."""
+FINALISTS = 4
+"""Pairs a search stage passes on to selection and evaluation."""
+
+SCREEN, SELECT, EVAL, CRASH, CLIMB, HANG = 1, 2, 3, 4, 5, 6
+"""The stages, as the first element of a draw job's key (so each stage has its own seeds)."""
+STAGE_NAMES = {
+    SCREEN: "screening",
+    SELECT: "selection",
+    EVAL: "evaluation",
+    CRASH: "crash scan",
+    CLIMB: "local search",
+    HANG: "hang test",
+}
+
+Job = tuple[np.ndarray, int, tuple[int, ...]]
+"""A draw job: (data, number of draws, key)."""
+
+
+class HungDraw(Exception):  # noqa: N818 -- control flow: a draw overran the time limit
+    """A draw of ``stage`` on ``data`` overran the audit's time limit (``partner`` is the other
+    data set of its pair)."""
+
+    def __init__(self, stage: str, data: np.ndarray, partner: np.ndarray):
+        super().__init__(stage)
+        self.stage, self.data, self.partner = stage, data, partner
+
+
+@dataclass
+class Candidate:
+    """A neighbouring pair under test (``pair`` is its search form when the auditor made it)."""
+
+    d0: np.ndarray
+    d1: np.ndarray
+    pair: Pair | None = None
+    prior: tuple[float, float] | None = None  # masses of its best event, from the search
+    planned: PairPower | None = None  # its best likelihood-ratio set, from the exact laws
+
+    @property
+    def key(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        return tuple(self.d0.tolist()), tuple(self.d1.tolist())
+
+    def describe(self) -> dict[str, Any]:
+        return {"data": self.d0.tolist(), "data_prime": self.d1.tolist()}
+
+
+@dataclass
+class AuditContext:
+    """One audit's settings and running state (see the module docstring)."""
+
+    mech: Any
+    claim: PrivacyClaim
+    values: tuple[float, ...]
+    samples: int
+    alpha: float
+    seed: int
+    executor: Executor | None
+    search: bool
+    progress: Callable[[str], None]
+    name: str = ""
+    timeout: float | None = None
+    float_lattice: bool = False
+    used: int = 0
+    used_by_stage: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    laws: dict[tuple[float, ...], Any] = field(default_factory=dict)
+    counter: int = 0
+
+    @property
+    def n_select(self) -> int:
+        return max(1, int(round(self.samples * SELECTION_FRACTION)))
+
+    @property
+    def n_eval(self) -> int:
+        return max(1, self.samples - self.n_select)
+
+    @property
+    def alpha_eval(self) -> float:
+        """α per evaluated candidate: Bonferroni over CARRIED candidates and ROUNDS rounds."""
+        return self.alpha / (CARRIED * ROUNDS)
+
+    def count(self, stage: str, n: int) -> None:
+        """Record ``n`` draws made by ``stage``."""
+        self.used += n
+        self.used_by_stage[stage] = self.used_by_stage.get(stage, 0) + n
+
+    def draw(self, jobs: Sequence[Job]) -> list[Outputs]:
+        """Draw the jobs, which come in pairs (D, D'); a draw that overruns the time limit
+        raises :class:`HungDraw` with its pair."""
+        stage = STAGE_NAMES[jobs[0][2][0]] if jobs else ""
+        if jobs:
+            self.count(stage, sum(n for _, n, _ in jobs))
+        try:
+            return draw(
+                self.mech,
+                [DrawJob(d, n, k) for d, n, k in jobs],
+                self.seed,
+                self.executor,
+                timeout=self.timeout,
+            )
+        except DrawTimedOut as exc:
+            j = exc.job
+            raise HungDraw(stage, jobs[j][0], jobs[j ^ 1][0]) from None
+
+    def next_key(self) -> int:
+        self.counter += 1
+        return self.counter
+
+    def law(self, data: np.ndarray) -> Any:
+        """The exact law on ``data`` (None when ``exact`` raises: a note); a law that yields NaN
+        or is not an exact law is a ``ValueError`` naming the mechanism."""
+        key = tuple(data.tolist())
+        if key not in self.laws:
+            try:
+                got = self.mech.exact(np.asarray(data, dtype=float))
+            except Exception as exc:  # noqa: BLE001 -- no exact law here: black-box only
+                self.laws[key] = None
+                if len(self.notes) < 20:
+                    self.notes.append(f"exact() raised {type(exc).__name__} on {list(key)}: {exc}")
+            else:
+                where = list(key) if len(key) <= 20 else f"{len(key)} records"
+                self.laws[key] = check_exact_law(
+                    got, f"mechanism {self.name!r}: exact(data) on data = {where}"
+                )
+        return self.laws[key]
+
+
+def candidate_family(ctx: AuditContext, max_n: int) -> list[Candidate]:
+    """The auditor's own candidates: every neighbouring pair of data sets of at most ``max_n``
+    records over the probe values, and the quantile patterns (:mod:`audit.neighbours`)."""
+    adjacency = ctx.claim.adjacency
+    found = list(exhaustive_pairs(ctx.values, max_n, adjacency))
+    found += pattern_pairs(ctx.values, adjacency)
+    return [Candidate(*p.data, pair=p) for p in dict.fromkeys(found)]
+
+
+__all__ = [
+    "CARRIED",
+    "FINALISTS",
+    "ROUNDS",
+    "SELECTION_FRACTION",
+    "STAGE_NAMES",
+    "AuditContext",
+    "Candidate",
+    "HungDraw",
+    "Job",
+    "candidate_family",
+]

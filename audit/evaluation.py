@@ -1,0 +1,296 @@
+"""Selection and evaluation: the black-box bound on ε from fresh draws.
+
+Each finalist gets *selection* draws (:data:`audit.context.SELECTION_FRACTION` of its budget), on
+which the best event and direction are chosen (:func:`audit.events.best_event`, or the
+likelihood-ratio set planned from the exact laws); the best :data:`audit.context.CARRIED` get
+fresh *evaluation* draws, and ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at
+α/(2·CARRIED·ROUNDS) each (:func:`audit.statistics.epsilon_lower_bound`). First on an eighth of
+the planned budget, then, unless that already shows a violation, on all of it. Everything before
+the evaluation draws, however adaptive, only chooses what to test, so the bound holds with
+confidence 1 − α (the selection/evaluation split of DP-Sniper, Bichsel et al., S&P 2021, with
+Clopper–Pearson bounds as in StatDP, Ding et al., CCS 2018; ``notes/auditor.md``, "What a report
+means" and "Decisions" 8–9, 14).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from audit.context import (
+    CARRIED,
+    EVAL,
+    SELECT,
+    SELECTION_FRACTION,
+    AuditContext,
+    Candidate,
+    Job,
+)
+from audit.events import Event, Scored, best_event
+from audit.outputs import Outputs
+from audit.power import PairPower
+from audit.statistics import (
+    epsilon_lower_bound,
+    event_ratio_interval,
+    expected_bound,
+    samples_needed,
+)
+from reference.conformance import check_sampler
+from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
+
+MIN_BUDGET = 4_000
+"""The fewest draws per side a finalist is given."""
+BUDGET_SAFETY = 4
+"""A clear violation gets this many times the draws its event needs to exceed the claim."""
+
+WitnessDraws = tuple[Candidate, Outputs, Outputs]
+"""The pair that gave the bound, with its evaluation draws on D and on D'."""
+
+
+def _llr(p: Any, q: Any) -> Callable[[np.ndarray], np.ndarray] | None:
+    if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
+        return lambda y: _diff(p.logpdf(y[:, 0]), q.logpdf(y[:, 0]))
+    if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw) and p.numeric and q.numeric:
+        return lambda y: _diff(p.logpmf(y[:, 0]), q.logpmf(y[:, 0]))
+    if isinstance(p, GridLaw) and isinstance(q, GridLaw) and len(p) == len(q):
+        return lambda y: _diff(p.logpdf(y), q.logpdf(y))
+    if isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
+        parts = [_llr(a, b) for a, b in zip(p.components, q.components, strict=True)]
+        known = [f for f in parts if f is not None]
+        if len(known) == len(parts):
+            return lambda y: _sum_of_coordinates(known, y)
+    return None
+
+
+def _sum_of_coordinates(
+    parts: list[Callable[[np.ndarray], np.ndarray]], y: np.ndarray
+) -> np.ndarray:
+    """Σ_i parts[i](y[:, [i]]): the log-likelihood ratio of independent coordinates."""
+    total = np.zeros(len(y))
+    for i, f in enumerate(parts):
+        total = total + f(y[:, [i]])
+    return total
+
+
+def _law_width(law: Any) -> int:
+    return len(law) if isinstance(law, ProductLaw | GridLaw) else 1
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    return np.where(np.isneginf(a) & np.isneginf(b), 0.0, out)
+
+
+def blackbox_stage(
+    ctx: AuditContext, finalists: list[Candidate], use_exact: bool
+) -> tuple[dict[str, Any], dict[str, Any] | None, float, WitnessDraws | None]:
+    """Selection and evaluation in up to :data:`audit.context.ROUNDS` rounds of growing budget
+    (an eighth of the planned draws, then all of them), each with fresh draws and α/ROUNDS: a
+    clear leak is established cheaply in the first round, a subtle one (or a correct mechanism)
+    gets the full budget. The reported bound is the largest of all rounds' bounds (union bound
+    over rounds)."""
+    budgets = [budget(ctx, c) for c in finalists]
+    if min(budgets) < ctx.samples:  # a clear violation: the others need not be tighter than it
+        budgets = [min(budgets)] * len(budgets)
+    plan = [budgets]
+    if max(budgets) >= 8 * MIN_BUDGET:
+        plan.insert(0, [max(MIN_BUDGET, b // 8) for b in budgets])
+    results: list[dict[str, Any]] = []
+    best: Best = (-math.inf, None, None)
+    for r, round_budgets in enumerate(plan):
+        entries, round_best = _final_round(ctx, finalists, round_budgets, use_exact, r)
+        results += entries
+        if round_best[0] > best[0]:
+            best = round_best
+        if best[0] > ctx.claim.epsilon:
+            break
+    bound, witness, draws = best
+    info = {
+        "finalists": [c.describe() for c in finalists],
+        "budgets_per_side": budgets,
+        "rounds": [list(b) for b in plan[: r + 1]],
+        "selection_fraction": SELECTION_FRACTION,
+        "carried": CARRIED,
+        "alpha_per_candidate": ctx.alpha_eval,
+        "evaluated": results,
+        "epsilon_lower_bound": max(0.0, bound),
+        "violation": bool(bound > ctx.claim.epsilon),
+    }
+    return info, {**witness, "source": "blackbox"} if witness else None, bound, draws
+
+
+def _planned_event(
+    ctx: AuditContext,
+    pw: PairPower,
+    llr: Callable[[np.ndarray], np.ndarray],
+    n_eval: int,
+    width: int = 0,
+) -> Scored:
+    """The likelihood-ratio set planned from the exact laws (no draws were used to choose it),
+    with the bound its exact masses promise at ``n_eval`` draws. The 1e-9 slack keeps the whole
+    tie group at the threshold despite float rounding of the log-densities."""
+    if pw.forward:
+        event = Event("likelihood_ratio", lo=pw.threshold - 1e-9, llr=llr, width=width)
+    else:
+        event = Event("likelihood_ratio_reverse", lo=-pw.threshold - 1e-9, llr=llr, width=width)
+    value = float(expected_bound(pw.p0, pw.p1, n_eval, ctx.claim.delta, ctx.alpha_eval))
+    return Scored(event, pw.forward, value, pw.p0, pw.p1)
+
+
+Chosen = tuple[Candidate, Scored, int]
+"""A finalist, the event chosen for it on its selection draws, and its evaluation draws."""
+Best = tuple[float, dict[str, Any] | None, WitnessDraws | None]
+"""The largest bound so far, its report entry and its evaluation draws."""
+
+
+def _final_round(
+    ctx: AuditContext, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
+) -> tuple[list[dict[str, Any]], Best]:
+    """One round: selection draws for every finalist, then evaluation of the best CARRIED."""
+    chosen = _select(ctx, finalists, budgets, use_exact, r)
+    carried = sorted(range(len(chosen)), key=lambda i: -chosen[i][1].expected)[:CARRIED]
+    return _evaluate(ctx, chosen, carried, r)
+
+
+def _select(
+    ctx: AuditContext, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
+) -> list[Chosen]:
+    """Each finalist's event and direction, chosen on fresh selection draws (or the event
+    planned from the exact laws, when that promises at least as much)."""
+    jobs: list[Job] = []
+    for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
+        n_sel = max(1, int(round(n * SELECTION_FRACTION)))
+        jobs += [(c.d0, n_sel, (SELECT, r, i, 0)), (c.d1, n_sel, (SELECT, r, i, 1))]
+    sel = ctx.draw(jobs)
+    chosen: list[Chosen] = []
+    for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
+        llr = None
+        width = sel[2 * i].width
+        if use_exact:
+            p, q = ctx.law(c.d0), ctx.law(c.d1)
+            if p is not None and q is not None and _law_width(p) == _law_width(q) == width:
+                llr = _llr(p, q)  # on outputs of the laws' width only (a broken sampler may differ)
+        n_eval = n - len(sel[2 * i])
+        s = best_event(
+            sel[2 * i],
+            sel[2 * i + 1],
+            n_eval,
+            ctx.claim.delta,
+            ctx.alpha_eval,
+            (c.d0, c.d1),
+            llr,
+            lattice=ctx.float_lattice,
+        )
+        if llr is not None and c.planned is not None and math.isfinite(c.planned.threshold):
+            planned = _planned_event(ctx, c.planned, llr, n_eval, width)
+            if planned.expected >= s.expected:
+                s = planned
+        chosen.append((c, s, n_eval))
+    return chosen
+
+
+def _evaluate(
+    ctx: AuditContext, chosen: list[Chosen], carried: list[int], r: int
+) -> tuple[list[dict[str, Any]], Best]:
+    """The bound of each carried candidate's event on fresh evaluation draws."""
+    jobs: list[Job] = []
+    for i in carried:
+        c, _, n_eval = chosen[i]
+        jobs += [(c.d0, n_eval, (EVAL, r, i, 0)), (c.d1, n_eval, (EVAL, r, i, 1))]
+    ev = ctx.draw(jobs)
+    results = []
+    best: Best = (-math.inf, None, None)
+    for j, i in enumerate(carried):
+        c, s, n = chosen[i]
+        a, b = ev[2 * j], ev[2 * j + 1]
+        k0 = int(np.count_nonzero(s.event.indicator(a if s.forward else b)))
+        k1 = int(np.count_nonzero(s.event.indicator(b if s.forward else a)))
+        bound = float(epsilon_lower_bound(k0, n, k1, n, ctx.claim.delta, ctx.alpha_eval))
+        d_first, d_second = (c.d0, c.d1) if s.forward else (c.d1, c.d0)
+        lo, hi = event_ratio_interval(k0, n, k1, n, ctx.alpha_eval)
+        entry = {
+            "round": r,
+            "data": d_first.tolist(),
+            "data_prime": d_second.tolist(),
+            "event": s.event.to_dict(),
+            "k0": k0,
+            "n0": n,
+            "k1": k1,
+            "n1": n,
+            "p0_hat": k0 / n,
+            "p1_hat": k1 / n,
+            "epsilon_lower_bound": bound,
+            "event_log_ratio_ci": [lo, hi],
+            "selection_expected_bound": s.expected,
+        }
+        results.append(entry)
+        if bound > best[0]:
+            best = (bound, entry, (c, a, b))
+    return results, best
+
+
+def budget(ctx: AuditContext, c: Candidate) -> int:
+    """Draws per side for a finalist: the full ``samples``, or, when the search already shows a
+    clear violation, ``BUDGET_SAFETY`` times the draws its event needs to exceed the claim (at
+    least ``MIN_BUDGET``). Chosen before any selection or evaluation draw is made."""
+    if c.prior is None:
+        return ctx.samples
+    needed = samples_needed(
+        *c.prior, ctx.claim.epsilon, ctx.claim.delta, ctx.alpha_eval, limit=ctx.samples
+    )
+    if needed is None:
+        return ctx.samples
+    return int(min(ctx.samples, max(MIN_BUDGET, BUDGET_SAFETY * needed)))
+
+
+def witness_conformance(
+    ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs
+) -> list[dict[str, Any]]:
+    """Does the sampler draw from its own exact law on both data sets of the witness ``c``
+    (evaluation draws ``a`` on D, ``b`` on D'; each test at level α)? So that the exact stage
+    audits the code, not only the formula."""
+    results = []
+    for data, out in ((c.d0, a), (c.d1, b)):
+        law = ctx.law(data)
+        if law is None:
+            continue
+        width = _law_width(law)
+        if not out.numeric.all() or out.width != width:
+            results.append(
+                {
+                    "data": data.tolist(),
+                    "test": "atoms",
+                    "passed": False,
+                    "statistic": math.inf,
+                    "threshold": 0.0,
+                    "detail": f"non-numeric outputs {out.atom_counts()}",
+                }
+            )
+            continue
+        r = check_sampler(law, out.values if width > 1 else out.values[:, 0], alpha=ctx.alpha)
+        results.append(
+            {
+                "data": data.tolist(),
+                "test": r.test,
+                "passed": r.passed,
+                "statistic": r.statistic,
+                "threshold": r.threshold,
+                "alpha": r.alpha,
+                "samples": r.samples,
+            }
+        )
+    return results
+
+
+__all__ = [
+    "BUDGET_SAFETY",
+    "MIN_BUDGET",
+    "WitnessDraws",
+    "blackbox_stage",
+    "budget",
+    "witness_conformance",
+]

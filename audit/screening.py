@@ -1,0 +1,225 @@
+"""The black-box search: candidate pairs screened by their draws alone (no exact law used).
+
+The crash scan's pairs go first: tied data v×n + w for n = 1, 2, 4, …, :data:`CRASH_MAX_SIZE`,
+bisected on n wherever the atoms the mechanism produces (exceptions, NaN) change (SmartNoise-SQL
+#572 and diffprivlib #107 fail only beyond some n). Then the exhaustive family and the quantile
+patterns are screened by successive halving, each candidate scored by the expected bound of its
+best event (:func:`audit.events.best_event`); unless one already shows a clear violation, local
+search climbs from the best two (``notes/auditor.md``, "Decisions" 4–5). Screening draws only
+choose what to test: the bound is computed on fresh draws (:mod:`audit.evaluation`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from audit.context import (
+    CLIMB,
+    CRASH,
+    FINALISTS,
+    SCREEN,
+    AuditContext,
+    Candidate,
+    Job,
+    candidate_family,
+)
+from audit.evaluation import budget
+from audit.events import Scored, best_event
+from audit.neighbours import Pair, hill_climb, refine_values, tie_family
+from audit.outputs import Outputs
+from audit.statistics import wilson_bound
+
+SCREEN_SAMPLES = 250
+"""Draws per side for every candidate in the first screen."""
+MIDSCREEN_SAMPLES = 2_000
+"""Draws per side for the best :data:`MIDSCREEN_TOP` in the second screen."""
+MIDSCREEN_TOP = 32
+RESCREEN_SAMPLES = 10_000
+"""Draws per side for the best :data:`RESCREEN_TOP` in the third screen."""
+RESCREEN_TOP = 8
+CLIMB_SAMPLES = 4_000
+"""Draws per side of a local-search screen at the default budget (scaled with ``samples``)."""
+CLIMB_MAX_SIZE = 12
+"""The largest data set the local search visits."""
+BLACKBOX_MAX_N = 2
+"""The exhaustive family of the black-box search: pairs of at most this many records."""
+BLACKBOX_CLIMB_STARTS = 2
+"""Local searches started from the best screened candidates."""
+CRASH_MAX_SIZE = 4096
+"""The largest size of tied data in the crash scan."""
+CRASH_DRAWS = 4
+"""Draws per side per size in the crash scan."""
+
+
+def _screen(
+    ctx: AuditContext, candidates: list[Candidate], size: int = SCREEN_SAMPLES, stage: int = SCREEN
+) -> list[Scored]:
+    """``size`` draws per side for every candidate, each scored by its best event (the bound
+    the evaluation draws would give, :func:`audit.events.best_event`)."""
+    jobs: list[Job] = []
+    for c in candidates:
+        key = ctx.next_key()
+        jobs += [(c.d0, size, (stage, key, 0)), (c.d1, size, (stage, key, 1))]
+    outs = ctx.draw(jobs)
+    return [
+        best_event(
+            outs[2 * i],
+            outs[2 * i + 1],
+            ctx.n_eval,
+            ctx.claim.delta,
+            ctx.alpha_eval,
+            (c.d0, c.d1),
+            lattice=ctx.float_lattice,
+        )
+        for i, c in enumerate(candidates)
+    ]
+
+
+def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate]:
+    """Black-box search: the crash scan's pairs go first (and may end the search at once);
+    then the exhaustive family and the quantile patterns are screened by successive halving (250
+    draws per side for all, 2 000 for the best 32, 10 000 for the best 8). Unless one of them
+    already shows a clear violation (its planned budget is at most half the full one), local
+    search climbs from the best two, refining the grid around its optimum once."""
+    rescreened: dict[Any, tuple[Candidate, Scored]] = {}
+    candidates = list(given)
+    if not given:
+        crashes = _crash_scan(ctx) if ctx.claim.adjacency != "local" else []
+        if crashes:  # pairs where the atoms change with n: often a clear violation on their own
+            for c, sc in zip(crashes, _screen(ctx, crashes, MIDSCREEN_SAMPLES), strict=True):
+                rescreened[c.key] = (c, _with_prior(c, sc, MIDSCREEN_SAMPLES))
+            if _clear_violation(ctx, rescreened):
+                ctx.notes.append("search stopped early: the crash scan found a clear violation")
+                return _finalists(rescreened)
+        candidates = crashes + candidate_family(ctx, BLACKBOX_MAX_N)
+    candidates = list({c.key: c for c in candidates}.values())
+    ctx.progress(f"screening: {len(candidates)} candidate pairs")
+    ranked = sorted(
+        zip(candidates, _screen(ctx, candidates), strict=True), key=lambda t: -t[1].expected
+    )
+    mid = [c for c, _ in ranked[:MIDSCREEN_TOP]]
+    ranked = sorted(
+        zip(mid, _screen(ctx, mid, MIDSCREEN_SAMPLES), strict=True), key=lambda t: -t[1].expected
+    )
+    top = [c for c, _ in ranked[:RESCREEN_TOP]]
+    for c, sc in zip(top, _screen(ctx, top, RESCREEN_SAMPLES), strict=True):
+        rescreened[c.key] = (c, _with_prior(c, sc))
+    if given:
+        return _finalists(rescreened)
+    if _clear_violation(ctx, rescreened):
+        ctx.notes.append("search stopped early: a clear violation was found")
+    else:
+        _climb(ctx, rescreened)
+    return _finalists(rescreened)
+
+
+def _climb(ctx: AuditContext, rescreened: dict[Any, tuple[Candidate, Scored]]) -> None:
+    # the local search's screens scale with the budget: 4 000 draws per side at the default
+    # 400 000, fewer for a small budget (a slow mechanism audited with few draws stays cheap)
+    size = max(500, min(CLIMB_SAMPLES, ctx.samples // 100))
+
+    def objective(p: Pair) -> float:
+        return _screen(ctx, [Candidate(*p.data, pair=p)], size, CLIMB)[0].expected
+
+    starts = sorted(rescreened.values(), key=lambda t: -t[1].expected)[:BLACKBOX_CLIMB_STARTS]
+    for c, _ in starts:
+        if c.pair is None:
+            continue
+        best, values = c.pair, ctx.values
+        for _ in range(2):  # climb, refine the grid around the optimum, climb again
+            if getattr(ctx.mech, "input_values", None) is None:
+                values = refine_values(
+                    (*values, *best.shared, best.y, *([best.x] if best.x is not None else []))
+                )
+            best, _, _ = hill_climb(
+                best, objective, values, ctx.claim.adjacency, steps=3, max_size=CLIMB_MAX_SIZE
+            )
+        cand = Candidate(*best.data, pair=best)
+        if cand.key not in rescreened:
+            sc = _screen(ctx, [cand], RESCREEN_SAMPLES)[0]
+            rescreened[cand.key] = (cand, _with_prior(cand, sc))
+
+
+def _with_prior(c: Candidate, sc: Scored, n: int = RESCREEN_SAMPLES) -> Scored:
+    """Record the pessimistic masses of the candidate's best event (Wilson, z = 2, at the
+    screening size ``n``) for budget planning."""
+    p0 = float(wilson_bound(np.asarray(sc.p0), n, 2.0, upper=False))
+    p1 = float(wilson_bound(np.asarray(sc.p1), n, 2.0, upper=True))
+    c.prior = (p0, p1)
+    return sc
+
+
+def _finalists(rescreened: dict[Any, tuple[Candidate, Scored]]) -> list[Candidate]:
+    ranked = sorted(rescreened.values(), key=lambda t: -t[1].expected)
+    return [c for c, _ in ranked[:FINALISTS]]
+
+
+def _clear_violation(ctx: AuditContext, rescreened: dict[Any, tuple[Candidate, Scored]]) -> bool:
+    """Some candidate's planned budget is at most half the full one
+    (:func:`audit.evaluation.budget`)."""
+    return any(budget(ctx, c) <= ctx.samples // 2 for c, _ in rescreened.values())
+
+
+def _atoms_seen(out: Outputs) -> frozenset[str]:
+    return frozenset(out.atom_counts())
+
+
+def _crash_scan(ctx: AuditContext) -> list[Candidate]:
+    """Pairs where the atoms (exceptions, NaN) that the mechanism produces change with the size
+    of tied data: sizes 1, 2, 4, ... up to :data:`CRASH_MAX_SIZE`, then bisection on the size."""
+    values = ctx.values
+    sizes = [2**k for k in range(int(math.log2(CRASH_MAX_SIZE)) + 1)]
+    found: list[Candidate] = []
+    ends = sorted({values[0], values[len(values) // 2], values[-1]})
+
+    def status(p: Pair) -> tuple[frozenset[str], frozenset[str]]:
+        key = ctx.next_key()
+        a, b = ctx.draw(
+            [(p.data[0], CRASH_DRAWS, (CRASH, key, 0)), (p.data[1], CRASH_DRAWS, (CRASH, key, 1))]
+        )
+        return _atoms_seen(a), _atoms_seen(b)
+
+    for v in ends:
+        for w in values:
+            if w == v:
+                continue
+            family = tie_family(v, w, ctx.claim.adjacency)
+            states = [status(family(n)) for n in sizes]
+            for n, st in zip(sizes, states, strict=True):
+                if st[0] != st[1]:
+                    p = family(n)
+                    found.append(Candidate(*p.data, pair=p))
+            for k in range(len(sizes) - 1):
+                if states[k][0] != states[k + 1][0]:
+                    lo, hi = sizes[k], sizes[k + 1]
+                    while hi - lo > 1:
+                        mid = (lo + hi) // 2
+                        if status(family(mid))[0] == states[k][0]:
+                            lo = mid
+                        else:
+                            hi = mid
+                    for n in (lo, hi):
+                        p = family(n)
+                        found.append(Candidate(*p.data, pair=p))
+    if found:
+        ctx.notes.append(f"crash scan: {len(found)} pairs where the atoms produced change with n")
+    return found[:16]
+
+
+__all__ = [
+    "BLACKBOX_CLIMB_STARTS",
+    "BLACKBOX_MAX_N",
+    "CLIMB_MAX_SIZE",
+    "CLIMB_SAMPLES",
+    "CRASH_DRAWS",
+    "CRASH_MAX_SIZE",
+    "MIDSCREEN_SAMPLES",
+    "MIDSCREEN_TOP",
+    "RESCREEN_SAMPLES",
+    "RESCREEN_TOP",
+    "SCREEN_SAMPLES",
+    "screening_stage",
+]

@@ -1,0 +1,410 @@
+"""``dpquant audit``: audit one mechanism or function, or everything (``--all``).
+
+* ``dpquant audit MODULE:ATTR`` (or ``path/to/file.py:ATTR``, or ``peer:NAME`` for a library
+  adapter of :mod:`audit.adapters`) audits one mechanism, or one function ``fn(data, rng) ->
+  output`` with the claim given by ``--epsilon/--delta/--adjacency``; ``--json``, ``--markdown``
+  and ``--plot`` write the report;
+* ``dpquant audit --all`` audits the reference registry, the controls and the known-bad catalogue
+  and writes ``<out>/audit.md``, ``audit.json`` and the plots (the body of ``make audit``); exit 1
+  when an outcome is not the expected one (a reference flagged, a known-bad entry not flagged).
+
+Option values and output paths are checked before any work: numbers must be finite and in range
+(``--samples`` at most the auditor's cap, ``--seed`` at most the auditor's largest seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from dpquant.cli.mechanisms import audited_targets
+from dpquant.cli.messages import EXIT_FAILED, EXIT_OK, stderr_progress
+from dpquant.cli.paths import (
+    check_output_file,
+    check_output_folder,
+    distinct_paths,
+    write_text,
+)
+from dpquant.cli.targets import build_mechanism, load_target, resolve_candidate
+from dpquant.options import (
+    UsageError,
+    optional,
+    parse_delta,
+    parse_domain,
+    parse_epsilon,
+    parse_int,
+    parse_open_probability,
+    parse_positive,
+    show,
+)
+from reference.core import ADJACENCIES, has_exact
+
+MODES = ("auto", "exact", "blackbox")
+DEFAULT_ALPHA = 1e-6
+DEFAULT_OUT = "reports"
+PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
+"""File suffixes ``--plot`` accepts (formats matplotlib writes without extra software)."""
+
+_AUDITOR_KEYWORDS = ("domain", "samples", "alpha", "seed", "mode", "timeout")
+_SINGLE_ONLY = (
+    "epsilon", "delta", "adjacency", "domain", "alpha", "json", "markdown", "plot", "timeout",
+    "float_lattice",
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# option values shared with `dpquant validate`
+# --------------------------------------------------------------------------------------------
+
+
+def samples_cap() -> int:
+    """The auditor's cap on ``samples`` (draws per data set)."""
+    from audit import limits
+
+    return int(limits.MAX_SAMPLES)
+
+
+def audit_seed(text: Any) -> int:
+    """An auditor's seed: an integer in [0, the auditor's largest seed]."""
+    from audit import limits
+
+    return parse_int(text, "--seed", 0, int(limits.MAX_SEED))
+
+
+def audit_alpha(text: Any) -> float:
+    """The auditor's α: in [the auditor's smallest α, 1) (default :data:`DEFAULT_ALPHA`)."""
+    from audit import limits
+
+    if text is None:
+        return DEFAULT_ALPHA
+    alpha = parse_open_probability(text, "--alpha")
+    smallest = float(limits.MIN_ALPHA)
+    if alpha < smallest:
+        raise UsageError(f"--alpha must lie in [{smallest:g}, 1), got {show(text)}")
+    return alpha
+
+
+def parse_timeout(text: Any) -> float:
+    """A per-draw time limit in seconds: in (0, the auditor's largest]."""
+    from audit import limits
+
+    timeout = parse_positive(text, "--timeout")
+    largest = float(limits.MAX_TIMEOUT)
+    if timeout > largest:
+        raise UsageError(f"--timeout must be at most {largest:g} seconds, got {show(text)}")
+    return timeout
+
+
+def as_option(message: str, keywords: Sequence[str] = _AUDITOR_KEYWORDS) -> str:
+    """A library's message that starts with one of its keywords (``domain must ...``) as the
+    command line's option (``--domain must ...``)."""
+    for word in keywords:
+        if re.match(rf"{word}\b(?!-)", message):
+            return "--" + word.replace("_", "-") + message[len(word) :]
+    return message
+
+
+def write_report_files(report: Any, json_path: Path | None, markdown_path: Path | None) -> None:
+    """Write a report's ``to_dict()`` as JSON and its ``to_markdown()``, where paths are given
+    (missing folders are created); a file that cannot be written is a :class:`UsageError`."""
+    if json_path:
+        text = json.dumps(report.to_dict(), indent=1, default=str) + "\n"
+        write_text(Path(json_path), text, "--json")
+        print(f"JSON written to {json_path}")
+    if markdown_path:
+        write_text(Path(markdown_path), report.to_markdown(), "--markdown")
+        print(f"Markdown written to {markdown_path}")
+
+
+def passes(report: Any) -> bool:
+    """An audit passes when it found no violation, the sampler matches its exact law and no
+    draw exceeded the time limit (an incomplete audit concludes nothing: never exit 0)."""
+    return (
+        not report.violation
+        and report.sampler_conforms is not False
+        and getattr(report, "timed_out", None) is None
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# dpquant audit MODULE:ATTR
+# --------------------------------------------------------------------------------------------
+
+
+def _witness_text(witness: dict[str, Any] | None) -> str:
+    from audit.render import witness_line
+
+    try:
+        text = witness_line(witness)
+    except (KeyError, TypeError, ValueError):
+        text = json.dumps(witness, default=str)
+    source = (witness or {}).get("source")
+    return f"{text} [{source}]" if source else text
+
+
+def _check_values(args: argparse.Namespace) -> None:
+    """Every numeric option of ``audit`` parsed and range-checked in place (before any work)."""
+    args.seed = audit_seed(args.seed)
+    args.samples = optional(args.samples, parse_int, "--samples", 10, samples_cap())
+    if args.all:
+        return
+    args.epsilon = optional(args.epsilon, parse_epsilon)
+    args.delta = optional(args.delta, parse_delta)
+    args.alpha = audit_alpha(args.alpha)
+    args.domain = optional(args.domain, parse_domain)
+    args.timeout = optional(args.timeout, parse_timeout)
+
+
+def _write_plot(report: Any, plot_path: Path) -> None:
+    try:
+        written = report.plot(plot_path)
+    except OSError as exc:
+        raise UsageError(
+            f"--plot: cannot write {str(plot_path)!r} ({exc.strerror or exc})"
+        ) from None
+    if written is None:
+        print("dpquant: warning: matplotlib is not installed; no plot", file=sys.stderr)
+    else:
+        print(f"plot written to {written}")
+
+
+def audit_one(args: argparse.Namespace) -> int:
+    """``dpquant audit TARGET``: exit 0 when the audit passes, 1 otherwise."""
+    import audit
+
+    _check_values(args)
+    json_path = optional(args.json, check_output_file, "--json")
+    md_path = optional(args.markdown, check_output_file, "--markdown")
+    plot_path = optional(args.plot, check_output_file, "--plot", PLOT_FORMATS)
+    distinct_paths({"--json": json_path, "--markdown": md_path, "--plot": plot_path})
+    if args.target.startswith("peer:"):
+        obj, _ = resolve_candidate(args.target)
+    else:
+        obj = load_target(args.target)
+    mech, name = build_mechanism(
+        obj,
+        args.target,
+        epsilon=args.epsilon,
+        delta=args.delta,
+        adjacency=args.adjacency,
+        domain=args.domain,
+    )
+    if args.mode == "exact" and not has_exact(mech):
+        raise UsageError(
+            f"--mode exact needs a mechanism with an exact(data) law; {args.target} has none"
+        )
+    options: dict[str, Any] = {}
+    if args.timeout is not None:
+        options["timeout"] = args.timeout
+    if args.float_lattice:
+        options["float_lattice"] = True
+    try:
+        report = audit.audit_mechanism(
+            mech,
+            domain=args.domain,
+            samples=args.samples,
+            alpha=args.alpha,
+            seed=args.seed,
+            mode=args.mode,
+            name=name,
+            progress=stderr_progress(args.quiet),
+            **options,
+        )
+    except ValueError as exc:
+        raise UsageError(as_option(str(exc))) from None
+    print(report.summary())
+    print(f"witness: {_witness_text(report.witness)}")
+    if report.sampler_conforms is False:
+        print("the sampler does not match its exact law (see the conformance section)")
+    write_report_files(report, json_path, md_path)
+    if plot_path is not None:
+        _write_plot(report, plot_path)
+    return EXIT_OK if passes(report) else EXIT_FAILED
+
+
+# --------------------------------------------------------------------------------------------
+# dpquant audit --all
+# --------------------------------------------------------------------------------------------
+
+
+def all_progress(
+    total: int, quiet: bool
+) -> tuple[Callable[[str], None] | None, Callable[[], None]]:
+    """A progress callback for ``audit_all`` and a function closing it: a tqdm bar over the
+    mechanisms when tqdm is installed and stderr is a terminal, else one line per mechanism."""
+    if quiet:
+        return None, lambda: None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dev dependency
+        return stderr_progress(False), lambda: None
+    if not sys.stderr.isatty():
+        return stderr_progress(False), lambda: None
+    bar = tqdm(total=total, unit="mech", file=sys.stderr, dynamic_ncols=True)
+    seen: list[str] = []
+
+    def progress(line: str) -> None:
+        if seen:
+            bar.update(1)
+        seen.append(line)
+        bar.set_description(line.split("] ", 1)[-1][:40])
+
+    def close() -> None:
+        if seen:
+            bar.update(1)
+        bar.close()
+
+    return progress, close
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    return "inf" if math.isinf(x) else f"{x:.4f}"
+
+
+def audit_everything(args: argparse.Namespace) -> int:
+    """``dpquant audit --all``: exit 0 when every outcome is the expected one, 1 otherwise."""
+    from audit import batch
+
+    _check_values(args)
+    out = check_output_folder(
+        DEFAULT_OUT if args.out is None else args.out, "--out", ("audit.md", "audit.json", "audit/")
+    )
+    targets = audited_targets()
+    progress, close = all_progress(len(targets), args.quiet)
+    try:
+        reports = batch.audit_all(out, seed=args.seed, samples=args.samples, progress=progress)
+    finally:
+        close()
+    by_name = {r.mechanism: r for r in reports}
+    unexpected = []
+    print(f"{'mechanism':<48} {'kind':<10} {'verdict':<20} {'eps_lb':>8} {'exact eps':>9} seconds")
+    for name, kind, _ in targets:
+        r = by_name.get(name)
+        if r is None:
+            unexpected.append(f"{name} ({kind}): not audited")
+            continue
+        ok = r.violation if kind == "known-bad" else passes(r)
+        print(
+            f"{name:<48} {kind:<10} {r.verdict():<20} {_fmt(r.epsilon_lower_bound):>8} "
+            f"{_fmt(r.epsilon_exact):>9} {r.seconds:7.1f}{'' if ok else '  UNEXPECTED'}"
+        )
+        if not ok:
+            wanted = "a violation" if kind == "known-bad" else "no violation"
+            unexpected.append(f"{name} ({kind}): expected {wanted}, got {r.verdict()}")
+    print(
+        f"report written to {out / 'audit.md'} and {out / 'audit.json'}, plots in {out / 'audit'}"
+    )
+    for line in unexpected:
+        print(f"unexpected: {line}")
+    return EXIT_FAILED if unexpected else EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    """One target or ``--all``, after the options that do not fit are refused."""
+    if args.all:
+        if args.target is not None:
+            raise UsageError("pass either a target MODULE:ATTR or --all, not both")
+        given = [f"--{o.replace('_', '-')}" for o in _SINGLE_ONLY if getattr(args, o) is not None]
+        if args.mode != "auto":
+            given.append("--mode")
+        if given:
+            raise UsageError(f"not used with --all (they apply to one target): {', '.join(given)}")
+        return audit_everything(args)
+    if args.target is None:
+        raise UsageError("pass a target MODULE:ATTR (or path/to/file.py:ATTR), or --all")
+    if args.out is not None:
+        raise UsageError("--out only applies to --all (use --json, --markdown, --plot)")
+    return audit_one(args)
+
+
+DESCRIPTION = (
+    "Audit one mechanism (an object with sample() and claim) or one function "
+    "fn(data, rng) -> output named by MODULE:ATTR or path/to/file.py:ATTR; or, with "
+    "--all, the reference registry, the controls and the known-bad catalogue. Exit "
+    "code 0: no violation found (--all: every outcome as expected); 1: a violation "
+    "(or a sampler that does not match its exact law, or a draw that exceeded --timeout; "
+    "--all: an unexpected outcome); "
+    "2: usage error (a bad option value or output path, a target that cannot be "
+    "imported); 3: the run failed unexpectedly; 130: interrupted."
+)
+
+
+def add_parser(commands: Any) -> None:
+    """The ``audit`` sub-parser."""
+    p = commands.add_parser(
+        "audit",
+        help="audit a mechanism or function (MODULE:ATTR), or everything (--all)",
+        description=DESCRIPTION,
+    )
+    p.add_argument(
+        "target", nargs="?", help="MODULE:ATTR, path/to/file.py:ATTR or peer:NAME (a library)"
+    )
+    p.add_argument("--all", action="store_true", help="audit the registry and the catalogue")
+    claim = p.add_argument_group(
+        "claim", "required for a plain function; for a mechanism, each one overrides its claim"
+    )
+    claim.add_argument("--epsilon", default=None, help="claimed ε (a finite number > 0)")
+    claim.add_argument("--delta", default=None, help="claimed δ in [0, 1) (default 0)")
+    claim.add_argument(
+        "--adjacency",
+        choices=ADJACENCIES,
+        default=None,
+        help="neighbouring relation (default for a function: replace_one)",
+    )
+    p.add_argument(
+        "--domain",
+        default=None,
+        metavar="LO,HI",
+        help="input values to search, e.g. 0,1 or -inf,inf (default: the mechanism's domain)",
+    )
+    p.add_argument("--samples", default=None, help="draws per data set (default: the auditor's)")
+    p.add_argument("--seed", default=0, help="random seed (default 0)")
+    p.add_argument("--alpha", default=None, help="1 − confidence of the bound (default 1e-6)")
+    p.add_argument("--mode", choices=MODES, default="auto", help="default: auto")
+    p.add_argument(
+        "--timeout",
+        default=None,
+        metavar="SECONDS",
+        help="per-draw time limit: a draw that takes longer ends the audit with a clear report",
+    )
+    p.add_argument(
+        "--float-lattice",
+        action="store_true",
+        default=None,
+        help="also test float-lattice events: finds leaks of the float realisation (Mironov 2012)",
+    )
+    p.add_argument("--json", default=None, metavar="PATH", help="write the report as JSON")
+    p.add_argument("--markdown", default=None, metavar="PATH", help="write the report as Markdown")
+    p.add_argument("--plot", default=None, metavar="PATH", help="write a PNG plot")
+    p.add_argument(
+        "--out", default=None, help="--all: output folder (default: reports)", metavar="DIR"
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=run)
+
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "MODES",
+    "PLOT_FORMATS",
+    "add_parser",
+    "all_progress",
+    "as_option",
+    "audit_alpha",
+    "audit_everything",
+    "audit_one",
+    "audit_seed",
+    "parse_timeout",
+    "passes",
+    "run",
+    "samples_cap",
+    "write_report_files",
+]

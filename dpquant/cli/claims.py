@@ -1,0 +1,42 @@
+"""``dpquant claims [--ledger PATH]``: print the claims ledger with counts per status; exit 1 when
+the ledger has a problem (a claim without a check, a check without a claim)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from dpquant.cli.messages import EXIT_FAILED, EXIT_OK
+from dpquant.cli.paths import path_text
+from dpquant.options import UsageError, show
+from reference.claims import format_ledger, ledger_problems, load_ledger
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the ledger; its problems go to stderr, one line each."""
+    path = None if args.ledger is None else path_text(args.ledger, "--ledger")
+    try:
+        claims = load_ledger(path)
+        text = format_ledger(claims)
+        problems = ledger_problems(claims)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        shown = "the ledger" if path is None else f"--ledger {show(path)}"
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise UsageError(f"{shown}: not a readable claims ledger ({detail})") from None
+    print(text)
+    for p in problems:
+        print(f"problem: {p}", file=sys.stderr)
+    return EXIT_FAILED if problems else EXIT_OK
+
+
+def add_parser(commands: Any) -> None:
+    """The ``claims`` sub-parser."""
+    p = commands.add_parser("claims", help="print the claims ledger with counts per status")
+    p.add_argument(
+        "--ledger", default=None, help="path to claims.toml (default: notes/claims.toml)"
+    )
+    p.set_defaults(func=run)
+
+
+__all__ = ["add_parser", "run"]

@@ -1,0 +1,38 @@
+"""``dpquant mechanisms``: list what ``dpquant audit --all`` audits (the reference registry, the
+controls and the known-bad catalogue), one line each: name, kind, description."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from dpquant.cli.messages import EXIT_OK
+from reference.registry import REGISTRY
+
+
+def audited_targets() -> list[tuple[str, str, str]]:
+    """(name, kind, description) of everything ``dpquant audit --all`` audits, in its order;
+    kind is ``reference``, ``control`` or ``known-bad``."""
+    from audit.catalogue import CATALOGUE, CONTROLS
+
+    out = [(e.name, "reference", e.description) for e in REGISTRY]
+    out += [(e.name, "control", e.description) for e in CONTROLS]
+    out += [(e.name, "known-bad", e.description) for e in CATALOGUE]
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    for name, kind, description in audited_targets():
+        print(f"{name:<48} {kind:<10} {description}")
+    return EXIT_OK
+
+
+def add_parser(commands: Any) -> None:
+    """The ``mechanisms`` sub-parser."""
+    p = commands.add_parser(
+        "mechanisms", help="list what `dpquant audit --all` audits (registry and catalogue)"
+    )
+    p.set_defaults(func=run)
+
+
+__all__ = ["add_parser", "audited_targets", "run"]

@@ -1,0 +1,77 @@
+"""What the command line says: its exit codes, its one-line errors and its progress lines.
+
+Exit codes (every command):
+
+* ``0`` (:data:`EXIT_OK`): the command ran and found nothing wrong (an audit ran and found no
+  violation; ``--all``: every outcome as expected; ``validate``: passed; a listing or a study
+  was written);
+* ``1`` (:data:`EXIT_FAILED`): a finding: a privacy violation, a sampler that does not match its
+  exact law, an audit left INCOMPLETE because a draw exceeded ``--timeout`` (the mechanism hangs:
+  the auditor's ``assert_private`` fails on it too), an unexpected ``--all`` outcome, a failed
+  validation, a problem in the claims ledger;
+* ``2`` (:data:`EXIT_USAGE`): nothing was concluded because of the input: a usage error, an
+  option value out of range, an output path that cannot be written, a target that cannot be
+  imported (it raised, called ``sys.exit`` or was interrupted while being imported) or that is
+  neither a mechanism nor a function, a value the library refused (``ValueError``) or an I/O
+  error;
+* ``3`` (:data:`EXIT_ERROR`): nothing was concluded because the run failed unexpectedly (an
+  exception other than ``ValueError``/``OSError`` from the audited code or from dpquant, or
+  ``sys.exit`` called by the audited code during the run); set ``DPQUANT_TRACEBACK=1`` to print
+  the traceback;
+* ``130`` (:data:`EXIT_INTERRUPTED`): interrupted (Ctrl-C) during the run.
+
+Every error is one line on stderr, ``dpquant: error: ...``, naming the option or the target.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+
+
+def one_line(text: Any, limit: int = 1000) -> str:
+    """``text`` on one line (whitespace runs as one space), at most ``limit`` characters."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def exception_text(exc: BaseException) -> str:
+    """``Type: message`` of an exception, even when its ``__str__`` raises."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 -- a broken __str__ of user code
+        text = "(its message cannot be shown)"
+    return f"{type(exc).__name__}: {text}"
+
+
+def fail(message: Any) -> None:
+    """The one error line on stderr: ``dpquant: error: <message>``."""
+    try:
+        text = message if isinstance(message, str) else str(message)
+    except Exception:  # noqa: BLE001 -- a broken __str__ of user code
+        text = f"{type(message).__name__} (its message cannot be shown)"
+    print(f"dpquant: error: {one_line(text)}", file=sys.stderr, flush=True)
+
+
+def stderr_progress(quiet: bool) -> Callable[[str], None] | None:
+    """A progress callback writing ``dpquant: <line>`` on stderr (``None`` when ``quiet``)."""
+    if quiet:
+        return None
+    return lambda line: print(f"dpquant: {one_line(line)}", file=sys.stderr, flush=True)
+
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "exception_text",
+    "fail",
+    "one_line",
+    "stderr_progress",
+]

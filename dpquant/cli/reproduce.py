@@ -1,0 +1,124 @@
+"""``dpquant reproduce PAPER [options]``: re-run a paper's experiments and write CSV and PNG files.
+
+One sub-parser per paper (``dpquant reproduce imola25 --m 10,20``): the options every study
+takes (``--runs``, ``--seed``, ``--workers``, ``--out``, ``--quick``, ``-q``) and the paper's own,
+added by its study (``dpquant.studies.<paper>.arguments.add_arguments``), so no paper sees
+another's options. The common options may also come before the paper's name
+(``dpquant reproduce --quick imola25``). Every value is checked (ranges, the output folder, the
+study's ``make_study``) before the study runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from dpquant.cli.messages import EXIT_OK
+from dpquant.cli.paths import check_output_folder
+from dpquant.options import MAX_RUNS, UsageError, as_options, optional, parse_int
+from dpquant.studies import aamand25, fukuchi19, imola25, tzamos20
+from dpquant.studies.aamand25 import arguments as aamand25_arguments
+from dpquant.studies.fukuchi19 import arguments as fukuchi19_arguments
+from dpquant.studies.harness import MAX_SEED
+from dpquant.studies.imola25 import arguments as imola25_arguments
+from dpquant.studies.tzamos20 import arguments as tzamos20_arguments
+
+STUDIES: dict[str, tuple[ModuleType, ModuleType]] = {
+    "aamand25": (aamand25, aamand25_arguments),
+    "imola25": (imola25, imola25_arguments),
+    "fukuchi19": (fukuchi19, fukuchi19_arguments),
+    "tzamos20": (tzamos20, tzamos20_arguments),
+}
+"""Each paper's study (``make_study``, ``run``, ``DEFAULT_OUT``) and its command-line options."""
+MAX_WORKERS = max(64, 2 * (os.cpu_count() or 1))
+"""``--workers`` at most: a process pool forks every worker at once."""
+COMMON = {"runs": "--runs", "seed": "--seed", "workers": "--workers"}
+
+
+def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
+    """One stderr line per label each time another tenth of its runs is done."""
+    if quiet:
+        return None
+    shown: dict[str, int] = {}
+
+    def progress(label: str, done: int, total: int) -> None:
+        tenth = 10 * done // max(total, 1)
+        if tenth > shown.get(label, -1):
+            shown[label] = tenth
+            print(f"dpquant: {label}: {done}/{total} runs", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def run(args: argparse.Namespace) -> int:
+    """Every option checked (ranges, the output folder, the study's ``make_study``), then the
+    study; one line per file written."""
+    study, arguments = STUDIES[args.paper]
+    runs = optional(args.runs, parse_int, "--runs", arguments.MIN_RUNS, MAX_RUNS)
+    seed = parse_int(args.seed, "--seed", 0, MAX_SEED)
+    workers = optional(args.workers, parse_int, "--workers", 1, MAX_WORKERS)
+    options = arguments.study_options(args)
+    out = check_output_folder(study.DEFAULT_OUT if args.out is None else args.out, "--out")
+    try:
+        config = study.make_study(**options, runs=runs, seed=seed, quick=args.quick)
+    except ValueError as exc:
+        message = as_options(str(exc), {**COMMON, **arguments.OPTIONS})
+        raise UsageError(f"reproduce {args.paper}: {message}") from None
+    paths = study.run(config, workers=workers, out=out, progress=_progress(args.quiet))
+    for line in arguments.outcome_lines(paths):
+        print(line)
+    for path in paths:
+        print(f"written: {path}")
+    return EXIT_OK
+
+
+def _common_options(
+    parser: argparse.ArgumentParser, default: Any, runs_help: str, workers_help: str
+) -> None:
+    """The options of every study (``default``: ``argparse.SUPPRESS`` on a paper's parser, so
+    that a value given before the paper's name is kept)."""
+
+    def value(given: Any) -> Any:
+        return given if default is None else default
+
+    parser.add_argument("--runs", default=value(None), help=runs_help)
+    parser.add_argument("--seed", default=value(0), help="random seed of the runs (default 0)")
+    parser.add_argument("--workers", default=value(None), help=workers_help)
+    parser.add_argument(
+        "--out",
+        default=value(None),
+        metavar="DIR",
+        help="output folder (default: reports/<paper>)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", default=value(False), help="a tiny version for smoke tests"
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", default=value(False), help="no progress on stderr"
+    )
+
+
+def add_parser(commands: Any) -> None:
+    """The ``reproduce`` sub-parser and, under it, one sub-parser per paper."""
+    p = commands.add_parser(
+        "reproduce",
+        help="re-run a paper's experiments and write CSV and PNG files",
+        description=(
+            "Re-run the experiments of a paper and write CSV and PNG files; "
+            "`dpquant reproduce PAPER --help` lists the paper's options."
+        ),
+    )
+    _common_options(p, None, "runs per configuration (default: the paper's)", "processes")
+    papers = p.add_subparsers(dest="paper", required=True, metavar="PAPER")
+    for name, (_, arguments) in STUDIES.items():
+        paper = papers.add_parser(name, help=arguments.HELP, description=arguments.DESCRIPTION)
+        _common_options(paper, argparse.SUPPRESS, arguments.RUNS_HELP, arguments.WORKERS_HELP)
+        arguments.add_arguments(paper)
+        paper.set_defaults(func=run)
+
+
+__all__ = ["MAX_WORKERS", "STUDIES", "add_parser", "run"]

@@ -1,0 +1,290 @@
+"""What the command line audits: targets named ``MODULE:ATTR``, ``path/to/file.py:ATTR`` or
+``peer:NAME``, turned into mechanisms.
+
+A target is a configured mechanism (an object with ``sample()`` and ``claim``; ``--epsilon``,
+``--delta`` and ``--adjacency`` override its claim through :class:`ClaimOverride`) or a plain
+function ``fn(data, rng) -> output`` (wrapped with :func:`audit.from_callable` under the claim
+given by the options). Importing a target runs user code: whatever it raises, ``sys.exit`` and
+Ctrl-C included, is a :class:`UsageError` naming the target (a target that cannot be imported is
+never audited).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dpquant.cli.messages import exception_text
+from dpquant.options import UsageError, show
+from reference.core import MechanismBase, PrivacyClaim, check_claim
+from reference.registry import REGISTRY
+
+
+@dataclass(frozen=True)
+class ClaimOverride(MechanismBase):
+    """``mechanism`` audited against the claim ``override``: everything else is the original's.
+
+    A wrapper on the mechanism base (:class:`reference.core.MechanismBase`): :attr:`claim` (and
+    its parts) come from ``override``; ``sample`` delegates to the original unchanged (the
+    original checks its own input, and the auditor must see its outputs as they are, never
+    re-checked or converted), as do :attr:`domain`, :attr:`output_range`, ``check_input`` and
+    ``draw_limit``; optional attributes (``exact``, ``input_values``, ``name``) are looked up
+    on the original, so the wrapper has them exactly when it does.
+    """
+
+    mechanism: Any
+    override: PrivacyClaim
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return self.override
+
+    @property
+    def claimed_epsilon(self) -> float:
+        return self.override.epsilon
+
+    @property
+    def claimed_delta(self) -> float:
+        return self.override.delta
+
+    @property
+    def adjacency(self) -> str:  # type: ignore[override]
+        return self.override.adjacency
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        return self.mechanism.domain
+
+    @property
+    def output_range(self) -> tuple[float, float] | None:
+        return getattr(self.mechanism, "output_range", None)
+
+    def check_input(self, data: Any) -> Any:
+        check = getattr(self.mechanism, "check_input", None)
+        return check(data) if callable(check) else super().check_input(data)
+
+    def draw_limit(self, data: Any) -> int:
+        limit = getattr(self.mechanism, "draw_limit", None)
+        return limit(data) if callable(limit) else super().draw_limit(data)
+
+    def sample(self, data: Any, size: int, rng: Any) -> Any:
+        return self.mechanism.sample(data, size, rng)
+
+    def __getattr__(self, attr: str) -> Any:
+        # only called for attributes not found normally; never for private names or the fields
+        # (unpickling looks some up before the fields exist)
+        if attr.startswith("_") or attr in ("mechanism", "override"):
+            raise AttributeError(attr)
+        return getattr(self.mechanism, attr)
+
+
+def attribute(obj: Any, attr: str, label: str) -> Any:
+    """``getattr(obj, attr, None)``; an attribute that raises is a usage error naming it."""
+    try:
+        return getattr(obj, attr, None)
+    except Exception as exc:  # noqa: BLE001 -- the target's own code
+        raise UsageError(f"{label}.{attr} raised {exception_text(exc)}") from None
+
+
+def is_mechanism(obj: Any) -> bool:
+    """True for an object with a ``sample`` method and a ``claim`` (a configured mechanism)."""
+    if isinstance(obj, type):
+        return False
+    try:
+        return callable(getattr(obj, "sample", None)) and getattr(obj, "claim", None) is not None
+    except Exception:  # noqa: BLE001 -- a property of the target raised: not a usable mechanism
+        return False
+
+
+def _looks_like_file(module: str) -> bool:
+    return module.endswith(".py") or "/" in module or (os.sep != "/" and os.sep in module)
+
+
+def _guarded_import(what: str, run: Callable[[], Any]) -> Any:
+    """``run()`` (an import of user code): whatever it raises, ``sys.exit`` and Ctrl-C included,
+    becomes a usage error naming ``what`` (a target that cannot be imported is never audited)."""
+    try:
+        return run()
+    except SystemExit as exc:
+        raise UsageError(
+            f"{what} failed: it called sys.exit({exc.code!r}) while being imported"
+        ) from None
+    except KeyboardInterrupt:
+        raise UsageError(
+            f"{what} failed: interrupted (KeyboardInterrupt) while being imported"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 -- the target's own code
+        raise UsageError(f"{what} failed: {exception_text(exc)}") from None
+
+
+def _load_file(path: Path) -> Any:
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError):
+        is_file = False
+    if not is_file:
+        raise UsageError(f"no such file: {path}")
+    slug = re.sub(r"\W", "_", path.stem)
+    name = f"dpquant_target_{slug}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"cannot load {path} as a Python module")
+    loader = spec.loader
+    module = importlib.util.module_from_spec(spec)
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # as `python file.py` would: its sibling modules import
+    sys.modules[name] = module  # dataclasses and pickle look the module up by name
+    try:
+        _guarded_import(f"loading {path}", lambda: loader.exec_module(module))
+    except UsageError:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def load_target(spec: str) -> Any:
+    """The object named by ``MODULE:ATTR`` or ``path/to/file.py:ATTR`` (ATTR may be dotted)."""
+    module_name, sep, attr = str(spec).rpartition(":")
+    if not sep or not module_name or not attr or "\0" in str(spec):
+        raise UsageError(f"target must be MODULE:ATTR or path/to/file.py:ATTR, got {show(spec)}")
+    if _looks_like_file(module_name):
+        obj = _load_file(Path(module_name))
+    else:
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())  # `dpquant audit mymodule:fn` from the project folder
+        obj = _guarded_import(
+            f"cannot import module {module_name!r}", lambda: importlib.import_module(module_name)
+        )
+    where = module_name
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise UsageError(f"{where!r} has no attribute {part!r}") from None
+        except Exception as exc:  # noqa: BLE001 -- the target's own code
+            raise UsageError(f"{where!r}.{part} raised {exception_text(exc)}") from None
+        where = f"{where}.{part}" if where != module_name else f"{module_name}:{part}"
+    return obj
+
+
+def build_mechanism(
+    obj: Any,
+    label: str,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    adjacency: str | None = None,
+    domain: tuple[float, float] | None = None,
+) -> tuple[Any, str]:
+    """The mechanism to audit and its name: ``obj`` itself (its claim overridden by the options
+    given), or a plain function wrapped with :func:`audit.from_callable`. ``epsilon``,
+    ``delta``, ``adjacency`` and ``domain`` are checked values or None (not given)."""
+    from audit import from_callable
+
+    if isinstance(obj, type):
+        raise UsageError(
+            f"{label} is a class; point to a configured mechanism instance or to a function "
+            "fn(data, rng) -> output"
+        )
+    sample = attribute(obj, "sample", label)
+    claim = attribute(obj, "claim", label) if callable(sample) else None
+    if claim is not None:
+        try:
+            claim = check_claim(claim, f"{label}.claim")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        name = attribute(obj, "name", label)
+        name = name if isinstance(name, str) and name else label
+        if claim.adjacency == "local" and adjacency not in (None, "local"):
+            raise UsageError(
+                f"--adjacency {adjacency} does not apply to {label}: a local randomizer "
+                "takes one user's value, so its claim is for local adjacency"
+            )
+        if epsilon is None and delta is None and adjacency is None:
+            return obj, name
+        claim = PrivacyClaim(
+            claim.epsilon if epsilon is None else epsilon,
+            claim.delta if delta is None else delta,
+            claim.adjacency if adjacency is None else adjacency,
+        )
+        return ClaimOverride(obj, claim), name
+    if callable(obj):
+        if epsilon is None:
+            raise UsageError(
+                f"{label} is a plain function, which carries no privacy claim: pass --epsilon "
+                "(and --delta, --adjacency as needed)"
+            )
+        claim = PrivacyClaim(
+            epsilon,
+            0.0 if delta is None else delta,
+            "replace_one" if adjacency is None else adjacency,
+        )
+        domain = domain if domain is not None else (-math.inf, math.inf)
+        return from_callable(obj, claim, domain, name=label), label
+    raise UsageError(
+        f"{label} is neither a mechanism (with sample() and claim) nor a function "
+        f"fn(data, rng) -> output: got {type(obj).__name__}"
+    )
+
+
+def resolve_reference(spec: str) -> tuple[Any, str]:
+    """A registry entry by name (``dpquant mechanisms``) or a mechanism named by MODULE:ATTR."""
+    for entry in REGISTRY:
+        if entry.name == spec:
+            return entry.build(), entry.name
+    obj = load_target(spec)
+    claim = attribute(obj, "claim", spec) if is_mechanism(obj) else None
+    if not isinstance(claim, PrivacyClaim):
+        raise UsageError(
+            f"reference must be a registry name (see `dpquant mechanisms`) or a mechanism with "
+            f"sample() and claim, got {show(spec)}"
+        )
+    try:
+        check_claim(claim, f"{spec}.claim")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    name = attribute(obj, "name", spec)
+    return obj, name if isinstance(name, str) and name else spec
+
+
+def resolve_candidate(spec: str) -> tuple[Any, str]:
+    """``peer:NAME`` (an adapter of :mod:`audit.adapters` with its defaults), or MODULE:ATTR /
+    path/to/file.py:ATTR naming a mechanism or a function fn(data, rng) -> output."""
+    if spec.startswith("peer:"):
+        from audit.adapters import PEERS
+
+        name = spec[len("peer:") :]
+        if name not in PEERS:
+            raise UsageError(f"unknown peer {name!r}; known: {', '.join(sorted(PEERS))}")
+        make: Any = PEERS[name]
+        try:
+            mech = make()
+        except ImportError as exc:
+            raise UsageError(str(exc)) from exc
+        except Exception as exc:  # noqa: BLE001 -- a third-party library failed to set up
+            raise UsageError(f"peer {name!r} is unavailable: {exception_text(exc)}") from None
+        return mech, mech.name
+    obj = load_target(spec)
+    if isinstance(obj, type):
+        raise UsageError(f"{spec} is a class; point to a mechanism instance or a function")
+    return obj, spec
+
+
+__all__ = [
+    "ClaimOverride",
+    "attribute",
+    "build_mechanism",
+    "is_mechanism",
+    "load_target",
+    "resolve_candidate",
+    "resolve_reference",
+]

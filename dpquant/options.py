@@ -1,0 +1,187 @@
+"""Option values of the command line: text to checked numbers, fractions, lists and names.
+
+Every parser takes the option's text and its name (``--samples``) and returns the value, or
+raises :class:`UsageError` (a ``ValueError``: exit code 2) with one line naming the option and
+showing the value given. Shared by :mod:`dpquant.cli` and the studies' ``add_arguments``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from reference.validation import check_delta, check_epsilon, check_positive, check_probability
+
+MAX_RUNS = 10**6
+"""``dpquant reproduce --runs`` (and a study's other run counts) per configuration, at most."""
+
+
+class UsageError(ValueError):
+    """A usage error of the command line (exit code 2)."""
+
+
+def show(text: Any) -> str:
+    """A user's value, quoted and shortened, for an error message."""
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+_INT = re.compile(r"[+-]?[0-9]{1,40}")
+_DECIMAL = re.compile(
+    r"[+-]?(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})(?:[eE][+-]?[0-9]{1,3})?"
+)
+_RATIO = re.compile(r"[+-]?[0-9]{1,40}/[0-9]{1,40}")
+
+
+def parse_int(text: Any, option: str, minimum: int, maximum: int) -> int:
+    """An option's integer value in [``minimum``, ``maximum``] (decimal digits only)."""
+    s = str(text).strip()
+    value = int(s) if _INT.fullmatch(s) else None
+    if value is None or not minimum <= value <= maximum:
+        raise UsageError(
+            f"{option} must be an integer >= {minimum} and <= {maximum}, got {show(text)}"
+        )
+    return value
+
+
+def parse_float(text: Any, option: str) -> float:
+    """An option's real value as a float: refuses text that is not a number and finite values
+    that do not fit a float64 (``1e400``) or round to 0 (``1e-400``); ``nan`` and ``inf`` are
+    returned for the caller's range check to refuse."""
+    s = str(text).strip()
+    try:
+        value = float(s) if len(s) <= 100 else None
+    except ValueError:
+        value = None
+    if value is None:
+        raise UsageError(f"{option} must be a number, got {show(text)}")
+    if math.isinf(value) and s.lstrip("+-").lower() not in ("inf", "infinity"):
+        raise UsageError(f"{option} must fit a float64 (|x| <= 1.797e308), got {show(text)}")
+    if value == 0.0 and re.search(r"[1-9]", s.lower().split("e")[0]):
+        raise UsageError(f"{option} is too small for a float64 (it rounds to 0), got {show(text)}")
+    return value
+
+
+def checked(check: Callable[..., float], text: Any, option: str, **kw: Any) -> float:
+    """``check(parse_float(text), option)``, its ``ValueError`` turned into a usage error."""
+    value = parse_float(text, option)
+    try:
+        return check(value, option, **kw)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def parse_epsilon(text: Any, option: str = "--epsilon") -> float:
+    """A privacy parameter ε: a finite number > 0."""
+    return checked(check_epsilon, text, option)
+
+
+def parse_delta(text: Any, option: str = "--delta") -> float:
+    """A privacy parameter δ in [0, 1)."""
+    return checked(check_delta, text, option)
+
+
+def parse_open_probability(text: Any, option: str) -> float:
+    """A probability in (0, 1)."""
+    return checked(check_probability, text, option, open_left=True, open_right=True)
+
+
+def parse_positive(text: Any, option: str) -> float:
+    """A finite number > 0."""
+    return checked(check_positive, text, option)
+
+
+def parse_fraction(text: Any, option: str, lo: Fraction, hi: Fraction) -> Fraction:
+    """An option's rational value (``5/4`` or ``1.25``) in [``lo``, ``hi``], exactly."""
+    s = str(text).strip()
+    value = None
+    if _DECIMAL.fullmatch(s) or _RATIO.fullmatch(s):
+        with contextlib.suppress(ValueError, ZeroDivisionError):
+            value = Fraction(s)
+    if value is None or not lo <= value <= hi:
+        raise UsageError(
+            f"{option} must be a rational such as 5/4 in [{float(lo):g}, {float(hi):g}], "
+            f"got {show(text)}"
+        )
+    return value
+
+
+def parse_int_list(text: Any, option: str, minimum: int, maximum: int) -> tuple[int, ...]:
+    """``"10,20,30"`` as a tuple of integers in [``minimum``, ``maximum``]."""
+    items = [v for v in str(text).split(",") if v.strip()]
+    if not items or len(items) > 1000:
+        raise UsageError(f"{option} must be integers 'a,b,c', got {show(text)}")
+    try:
+        return tuple(parse_int(v, option, minimum, maximum) for v in items)
+    except UsageError:
+        raise UsageError(
+            f"{option} must be integers 'a,b,c', each >= {minimum} and <= {maximum}, "
+            f"got {show(text)}"
+        ) from None
+
+
+def parse_names(text: Any, option: str, allowed: Sequence[str]) -> tuple[str, ...]:
+    """``"a,c"`` as a tuple of distinct names, each in ``allowed``."""
+    values = tuple(dict.fromkeys(v.strip() for v in str(text).split(",") if v.strip()))
+    if not values or any(v not in allowed for v in values):
+        raise UsageError(
+            f"{option} must be names among {', '.join(allowed)} separated by commas, "
+            f"got {show(text)}"
+        )
+    return values
+
+
+def parse_domain(text: str, option: str = "--domain") -> tuple[float, float]:
+    """``"lo,hi"`` (``inf`` and ``-inf`` allowed) as a pair of floats."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise UsageError(f"{option} must be 'lo,hi', got {show(text)}")
+    try:
+        lo, hi = parse_float(parts[0], option), parse_float(parts[1], option)
+    except UsageError:
+        raise UsageError(f"{option} must be two numbers 'lo,hi', got {show(text)}") from None
+    if math.isnan(lo) or math.isnan(hi) or not lo < hi:
+        raise UsageError(f"{option} must have lo < hi (numbers, not nan), got {show(text)}")
+    if math.isfinite(lo) and math.isfinite(hi) and not math.isfinite(hi - lo):
+        raise UsageError(
+            f"{option} must have a width hi - lo that fits a float64 (<= 1.797e308) when both "
+            f"ends are finite, got {show(text)}"
+        )
+    return lo, hi
+
+
+def optional(text: Any, parse: Callable[..., Any], *args: Any) -> Any:
+    """``None`` for an option not given, else ``parse(text, *args)``."""
+    return None if text is None else parse(text, *args)
+
+
+def as_options(message: str, keywords: dict[str, str]) -> str:
+    """A library's message with its keywords (``min_log2n``) written as the options the user
+    typed (``--min-log2n``); ``keywords`` maps each keyword to its option."""
+    for word in sorted(keywords, key=len, reverse=True):
+        message = re.sub(rf"(?<![\w-]){word}(?![\w-])", keywords[word], message)
+    return message
+
+
+__all__ = [
+    "MAX_RUNS",
+    "UsageError",
+    "as_options",
+    "checked",
+    "optional",
+    "parse_delta",
+    "parse_domain",
+    "parse_epsilon",
+    "parse_float",
+    "parse_fraction",
+    "parse_int",
+    "parse_int_list",
+    "parse_names",
+    "parse_open_probability",
+    "parse_positive",
+    "show",
+]

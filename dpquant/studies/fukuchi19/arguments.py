@@ -1,0 +1,120 @@
+"""``dpquant reproduce fukuchi19``: the study's own options on the command line."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from dpquant.options import MAX_RUNS, optional, parse_int, parse_names
+from dpquant.studies.fukuchi19.config import DATA_MODELS, MAX_LOG2N
+from reference.ldp_minimum import SCHEDULES
+
+HELP = "fukuchi19: Sec. 6.1 / Figures 1–2 (synthetic Beta data)"
+DESCRIPTION = (
+    "Re-run fukuchi19's Sec. 6.1 / Figures 1–2 (synthetic Beta data, Algorithm 2 with the "
+    "Lower-α and Unknown-α schedules, the Laplace baseline); writes fukuchi19.csv (worst case "
+    "over x_min of the MAE per setting, data model, schedule, N and ε), fukuchi19_xmin.csv, "
+    "fukuchi19_fits.csv (guideline fits) and PNG figures."
+)
+MIN_RUNS = 2
+RUNS_HELP = "runs per cell (default 1000; --quick: 300)"
+WORKERS_HELP = "processes (default 1)"
+OPTIONS = {
+    "settings": "--settings",
+    "other_runs": "--other-runs",
+    "min_log2n": "--min-log2n",
+    "max_log2n": "--max-log2n",
+    "data_models": "--data-models",
+    "schedules": "--schedules",
+    "laplace": "--laplace",
+    "laplace_iid": "--laplace-iid",
+    "eps_sweep": "--no-eps-sweep",
+    "exact_max_levels": "--exact-max-levels",
+}
+"""The study's keywords (:func:`make_study`) and the options that set them."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of fukuchi19 only."""
+    parser.add_argument(
+        "--settings",
+        choices=("main", "all"),
+        default=None,
+        help="Beta settings: main (α = β = 1, Δ = 0.3) or all 30 (default all; --quick: main)",
+    )
+    parser.add_argument(
+        "--other-runs",
+        default=None,
+        metavar="R",
+        help="runs per cell for the settings other than the main one (default: --runs)",
+    )
+    parser.add_argument(
+        "--min-log2n", default=None, metavar="n", help="smallest N = 2^n (default 10)"
+    )
+    parser.add_argument(
+        "--max-log2n", default=None, metavar="n", help="largest N = 2^n (default 20; --quick: 12)"
+    )
+    parser.add_argument(
+        "--data-models", default=None, metavar="LIST", help="fixed, iid or fixed,iid (default both)"
+    )
+    parser.add_argument(
+        "--schedules",
+        default=None,
+        metavar="LIST",
+        help="lower_alpha, unknown_alpha or both (default both)",
+    )
+    parser.add_argument(
+        "--laplace",
+        choices=("main", "all", "none"),
+        default=None,
+        help="settings of the Laplace baseline (N·runs draws per cell; default main)",
+    )
+    parser.add_argument(
+        "--laplace-iid", action="store_true", help="also run the baseline on i.i.d. data"
+    )
+    parser.add_argument(
+        "--no-eps-sweep", action="store_true", help="skip the Err-vs-ε panel (Fig. 1 right)"
+    )
+    parser.add_argument(
+        "--exact-max-levels",
+        default=None,
+        metavar="L",
+        help="exact tree law on fixed data when L <= this (default 10; 0: never)",
+    )
+
+
+def study_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords of :func:`make_study` set by the options, parsed and range-checked."""
+    return {
+        "settings": args.settings,
+        "other_runs": optional(args.other_runs, parse_int, "--other-runs", 2, MAX_RUNS),
+        "min_log2n": optional(args.min_log2n, parse_int, "--min-log2n", 1, MAX_LOG2N),
+        "max_log2n": optional(args.max_log2n, parse_int, "--max-log2n", 1, MAX_LOG2N),
+        "data_models": optional(args.data_models, parse_names, "--data-models", DATA_MODELS),
+        "schedules": optional(args.schedules, parse_names, "--schedules", SCHEDULES),
+        "laplace": args.laplace,
+        "laplace_iid": args.laplace_iid,
+        "eps_sweep": not args.no_eps_sweep,
+        "exact_max_levels": optional(
+            args.exact_max_levels, parse_int, "--exact-max-levels", 0, MAX_LOG2N
+        ),
+    }
+
+
+def outcome_lines(paths: list[Path]) -> list[str]:
+    """Nothing to say beyond the files written."""
+    return []
+
+
+__all__ = [
+    "DESCRIPTION",
+    "HELP",
+    "MIN_RUNS",
+    "OPTIONS",
+    "RUNS_HELP",
+    "WORKERS_HELP",
+    "add_arguments",
+    "outcome_lines",
+    "study_options",
+]

@@ -1,0 +1,223 @@
+"""What every study shares: seeds, workers and process pools, progress, CSV files and figures.
+
+* **Seeds**: a study's ``seed`` is an integer in [0, 2^32 − 1] (:func:`check_seed`; the aamand25
+  data seed numpy's legacy ``RandomState``); every unit of randomness gets its own
+  ``numpy.random.SeedSequence(seed, spawn_key=...)`` whose key holds names hashed by :func:`crc`
+  (CRC-32: stable across processes, platforms and versions), so no result depends on the number
+  of workers or on how runs are batched.
+* **Workers**: ``workers`` processes (:func:`check_workers`); :func:`process_pool` gives a pool
+  (``None`` for one worker: everything runs in-process) and :func:`task_map` maps over it.
+* **Progress**: ``progress(label, done, total)`` (:data:`Progress`).
+* **Files**: :func:`write_csv` (floats by ``repr``, so values round-trip) and :func:`axes_grid`
+  (a matplotlib figure on the Agg canvas, no pyplot state).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import math
+import os
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from reference.validation import check_int
+
+MAX_SEED = 2**32 - 1
+"""A study's seed lies in [0, 2^32 − 1] (numpy's legacy ``RandomState`` takes no more)."""
+MAX_WORKERS = max(256, 2 * (os.cpu_count() or 1))
+"""The most processes a study starts (a process pool forks every worker at once)."""
+Z95 = 1.959963984540054
+"""The 0.975 quantile of the standard normal law: a normal 95% interval is mean ± Z95·SE."""
+
+Progress = Callable[[str, int, int], None]
+"""``progress(label, done, total)``: called after each batch of runs of a study."""
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+# --------------------------------------------------------------------------------------------
+# checks of a study's options
+# --------------------------------------------------------------------------------------------
+
+
+def check_seed(seed: Any, name: str = "seed") -> int:
+    """A seed for numpy's legacy ``RandomState``: an integer in [0, 2^32 − 1]."""
+    value = check_int(seed, name, minimum=0)
+    if value > MAX_SEED:
+        raise ValueError(f"{name} must be an integer in [0, 2^32 - 1], got {value}")
+    return value
+
+
+def check_workers(workers: Any, default: int | None = None) -> int:
+    """A number of processes in [1, :data:`MAX_WORKERS`]; ``None`` gives ``default`` (``None``:
+    the number of CPUs)."""
+    if workers is None:
+        return default if default is not None else os.cpu_count() or 1
+    return check_int(workers, "workers", minimum=1, maximum=MAX_WORKERS)
+
+
+def check_progress(progress: Any) -> None:
+    """``progress`` is ``None`` or a callable ``progress(label, done, total)``."""
+    if progress is not None and not callable(progress):
+        raise ValueError(
+            f"progress must be None or callable as progress(label, done, total), got "
+            f"{type(progress).__name__}"
+        )
+
+
+def check_out(out: Any, name: str = "out") -> Path:
+    """An output folder: a non-empty path (str or os.PathLike) without NUL characters, not an
+    existing file (missing folders are created when the files are written)."""
+    if isinstance(out, bytes) or not isinstance(out, str | os.PathLike):
+        raise ValueError(
+            f"{name} must be a directory path (str or os.PathLike), got {type(out).__name__}"
+        )
+    try:
+        path = Path(out)
+    except TypeError:
+        raise ValueError(f"{name} must be a directory path, got {out!r:.60}") from None
+    text = str(out) if isinstance(out, str) else str(path)
+    if not text.strip() or "\x00" in text:
+        raise ValueError(f"{name} must be a non-empty directory path without NUL characters")
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{name} must be a directory, got the existing file {str(path)!r:.80}")
+    return path
+
+
+def check_sequence(values: Any, name: str) -> Sequence[Any]:
+    """A list, tuple or range (not a string, a set or a scalar)."""
+    if not isinstance(values, list | tuple | range):
+        raise ValueError(f"{name} must be a list or tuple, got {values!r:.80}")
+    return values
+
+
+def name_choices(values: Any, allowed: Sequence[str], name: str) -> tuple[str, ...]:
+    """``values`` (a list, or a comma-separated string) as a tuple of distinct names, in order;
+    ValueError unless it is a string or a list or tuple of strings, non-empty, and every name is
+    in ``allowed``."""
+    if not isinstance(values, str) and not (
+        isinstance(values, list | tuple) and all(isinstance(v, str) for v in values)
+    ):
+        raise ValueError(
+            f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r:.80}"
+        )
+    if isinstance(values, str):
+        values = [v.strip() for v in values.split(",") if v.strip()]
+    out = tuple(dict.fromkeys(values))
+    if not out or any(v not in allowed for v in out):
+        raise ValueError(f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r}")
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# seeds and tasks
+# --------------------------------------------------------------------------------------------
+
+
+def crc(text: str) -> int:
+    """CRC-32 of ``text`` (UTF-8): a name as a part of a seed's spawn key."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def chunks(runs: int, cells: int, workers: int) -> list[tuple[int, ...]]:
+    """Runs 0..runs−1 of one cell in batches, about four batches per worker over ``cells``
+    cells (enough to balance a pool without paying a task per run)."""
+    per = max(1, min(runs, math.ceil(runs * cells / (4 * workers))))
+    return [tuple(range(s, min(runs, s + per))) for s in range(0, runs, per)]
+
+
+@contextlib.contextmanager
+def process_pool(workers: int) -> Iterator[Executor | None]:
+    """A pool of ``workers`` processes (``None`` for one worker), shut down on exit with the
+    pending tasks cancelled (an interrupted study stops at once)."""
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        yield pool
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def task_map(fn: Callable[[T], R], tasks: Iterable[T], executor: Executor | None) -> Iterator[R]:
+    """``fn`` over ``tasks`` in order: on ``executor`` when given, else in this process."""
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(f"executor must be a concurrent.futures.Executor, got {executor!r:.60}")
+    return executor.map(fn, tasks) if executor is not None else map(fn, tasks)
+
+
+# --------------------------------------------------------------------------------------------
+# files
+# --------------------------------------------------------------------------------------------
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float | np.floating):
+        return "" if math.isnan(value) else repr(float(value))
+    return str(value)
+
+
+def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> Path:
+    """Rows as CSV (floats by ``repr``, so values round-trip; ``None``/NaN as empty cells);
+    missing folders are created."""
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+        raise ValueError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
+    path = Path(path)
+    if isinstance(columns, str | bytes) or not all(isinstance(c, str) for c in columns):
+        raise ValueError("columns must be a sequence of column names (strings)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_cell_text(row.get(c)) for c in columns])
+    return path
+
+
+def axes_grid(rows: int, cols: int, width: float, height: float) -> tuple[Any, Any, np.ndarray]:
+    """(figure, Agg canvas, axes as a rows × cols array): panels of ``width`` × ``height``
+    inches, constrained layout; no pyplot state (safe in worker processes and tests)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * cols, height * rows), layout="constrained")
+    canvas = FigureCanvasAgg(fig)
+    axes = np.atleast_2d(np.asarray(fig.subplots(rows, cols, squeeze=False)))
+    return fig, canvas, axes
+
+
+def colormap(k: int, name: str = "viridis") -> list[Any]:
+    """``k`` colours spread over a matplotlib colour map."""
+    from matplotlib import colormaps
+
+    cmap = colormaps[name]
+    return [cmap(i / max(1, k - 1)) for i in range(k)]
+
+
+__all__ = [
+    "MAX_SEED",
+    "MAX_WORKERS",
+    "Z95",
+    "Progress",
+    "axes_grid",
+    "check_out",
+    "check_progress",
+    "check_seed",
+    "check_sequence",
+    "check_workers",
+    "chunks",
+    "colormap",
+    "crc",
+    "name_choices",
+    "process_pool",
+    "task_map",
+    "write_csv",
+]

@@ -1,0 +1,95 @@
+"""The layout rules of docs/DESIGN.md that import-linter cannot see (issue 19).
+
+import-linter (``make test`` runs ``lint-imports``) checks the arrows between modules; these tests
+check what lies inside them: no library module imports a private name of another, no library
+file grows past 600 lines, and no docstring cites a file outside the repository.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = ("reference", "audit", "dpquant")
+MAX_LINES = 600
+
+
+def _library_files() -> list[Path]:
+    return sorted(p for pkg in LIBRARY for p in (ROOT / pkg).rglob("*.py"))
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def private_imports(text: str, module: str, is_package: bool = False) -> list[str]:
+    """The names ``_x`` that ``from m import _x`` statements of ``text`` (the source of
+    ``module``) take from another module ``m`` of the library (relative imports resolved)."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        target = node.module or ""
+        if node.level:
+            base = package.split(".")
+            base = base[: len(base) - (node.level - 1)]
+            target = ".".join([*base, target] if target else base)
+        if target.split(".")[0] not in LIBRARY or target == module:
+            continue
+        found += [
+            f"{target}.{a.name} (line {node.lineno})"
+            for a in node.names
+            if a.name.startswith("_") and not a.name.startswith("__")
+        ]
+    return found
+
+
+def test_the_library_has_files_to_check() -> None:
+    names = {p.relative_to(ROOT).parts[0] for p in _library_files()}
+    assert names == set(LIBRARY)
+
+
+def test_no_library_module_imports_a_private_name_of_another() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}: {hit}"
+        for path in _library_files()
+        for hit in private_imports(
+            path.read_text(encoding="utf-8"), _module_name(path), path.name == "__init__.py"
+        )
+    ]
+    assert found == []
+
+
+def test_the_private_import_check_sees_absolute_and_relative_imports() -> None:
+    text = (
+        "from reference.validation import _describe, check_int\n"
+        "from . import _x\n"
+        "from .core import __all__\n"
+        "from numpy import _private\n"
+    )
+    found = private_imports(text, "reference.primitives.laplace")
+    assert found == ["reference.validation._describe (line 1)", "reference.primitives._x (line 2)"]
+
+
+@pytest.mark.parametrize("path", _library_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_library_file_is_at_most_600_lines(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by concept"
+
+
+_OUTSIDE = re.compile(r"spec §|spec item|\.\./shared|shared/specs|shared/seeds|/tmp/")
+
+
+def test_no_docstring_cites_a_file_outside_the_repository() -> None:
+    found = []
+    for path in _library_files():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _OUTSIDE.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
