@@ -6,7 +6,7 @@
   with ε = ln 2 (e^ε = 2).
 * Theorem C.1, accuracy half (the EM on a slice of 2ℓ + 2 points misses by more than ℓ with
   probability <= β), exact with mpmath; the privacy half is checked in
-  tests/test_exponential_mechanism.py.
+  tests/reference/primitives/test_exponential_mechanism.py.
 * The Good* facts Algorithm 1 relies on (Sec. 3.2; notes/imola25.md erratum 2).
 
 Conventions: 1-indexed order statistics, rank_X(z) = #{x ∈ X : x < z} (Sec. 1, App. C.3).

@@ -77,7 +77,7 @@ def _tiny_slice_quantiles_pairs() -> list[tuple[Any, Any]]:
 FUKUCHI19_GRID = (-1.0, -0.5, 0.0, 0.5, 1.0)  # the auditor's probes on [−1, 1]: ends, τ's, ties
 # fukuchi19's LaplaceReport is listed with its default grid noise (exactly ε-LDP as sampled); the
 # paper's float report x + b·noise leaks through the low mantissa bits (Mironov 2012) and the
-# auditor flags it (tests/test_fukuchi19_audit.py).
+# auditor flags it (tests/reference/ldp_minimum/test_fukuchi19_audit.py).
 
 
 def _fukuchi19_minimum(**options: Any) -> Callable[[], LDPMinimum]:

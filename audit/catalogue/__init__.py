@@ -15,7 +15,7 @@ same witnesses: the auditor must *not* report a violation on those.
 Where the output law has a closed form the mechanism offers ``exact(data)`` (a
 :class:`~reference.distributions.DiscreteLaw` or
 :class:`~reference.distributions.PiecewiseLogLinear` with exact parameters) and its vectorised
-sampler is tested against it (``tests/test_catalogue.py``); the others are black-box entries.
+sampler is tested against it (``tests/audit/test_catalogue.py``); the others are black-box entries.
 
 Modules, one per family of bad mechanisms:
 

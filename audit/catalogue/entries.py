@@ -36,7 +36,7 @@ class CatalogueEntry:
     source: str  # where the bug comes from
 
 
-# Exact values, re-derived from scratch by tests/test_catalogue.py:
+# Exact values, re-derived from scratch by tests/audit/test_catalogue.py:
 _EM_NO_HALF_EPS = float(1 + mpmath.log((3 * mpmath.e + 1) / (mpmath.e + 3)))
 _EM_NO_WIDTH_EPS = float(
     mpmath.log(to_mpf((Fraction(0.9) - Fraction(0.5)) / (Fraction(0.6) - Fraction(0.5))))

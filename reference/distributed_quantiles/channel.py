@@ -15,7 +15,7 @@ forms"):
     Z = 2^{(H(τ−α) − H(τ+α))/(2α)},      q = (1 − τ + α − 1/(1+Z))/(2α),
     C = lg(1+Z) + (τ−α)·H(τ+α)/(2α) − (τ+α)·H(τ−α)/(2α).
 
-Three tiers of evaluation, tied together by tests (``tests/test_aamand25_channel.py``):
+Three tiers of evaluation, tied together by tests (``tests/reference/distributed_quantiles/test_aamand25_channel.py``):
 
 * the symbolic derivation (:func:`derive_channel`, cached; about two seconds, once);
 * mpmath versions (``*_mp``): the derived expressions lambdified for ``mpmath`` and evaluated with

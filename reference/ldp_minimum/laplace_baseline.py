@@ -6,7 +6,7 @@ Two report noises (the paper's, and a floating-point repair; ``notes/fukuchi19.m
 * ``"continuous"`` — the paper's x + Laplace(0, 2/ε) in floats. Mathematically ε-LDP, but the float
   sum x + Y is not: its low mantissa bits depend on x (Mironov 2012). For x = 1 no output in
   (−2, −1) has an odd last bit; for x = −1 about 35 % do, so the realised loss is infinite, and the
-  auditor finds it (``tests/test_fukuchi19_audit.py``). Used for the error study, where only the
+  auditor finds it (``tests/reference/ldp_minimum/test_fukuchi19_audit.py``). Used for the error study, where only the
   law of the error matters (:func:`sample_laplace_extreme`).
 * ``"grid"`` (the default of the mechanisms) — the value is rounded to the grid Λ = 2^−g
   (i = round(x/Λ) ∈ [−1/Λ, 1/Λ]), the report is Λ·clamp(i + D, −M, M) with D an exact discrete

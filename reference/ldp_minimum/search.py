@@ -1,7 +1,7 @@
 """Algorithms 1 and 2 of fukuchi19: binary search for the minimum, non-private and ε-LDP.
 
 Three samplers of Algorithm 2, equal in law (``notes/fukuchi19.md``, decisions; tests in
-``tests/test_fukuchi19_search.py``):
+``tests/reference/ldp_minimum/test_fukuchi19_search.py``):
 
 * :func:`run_protocol` / :func:`sample_per_user` — the protocol as deployed: in every round every
   user flips her own bit with probability 1/(1 + e^u) (one uniform per user and round). This is

@@ -1,7 +1,7 @@
 """A fast exact construction of Ψ_X (ours; the paper's Lemma E.8 construction is O(n⁴)).
 
 Three steps, each exact and tested equal to the direct construction of :mod:`extended_density`
-(``tests/test_tzamos20_fast_envelope.py``):
+(``tests/reference/private_median/test_tzamos20_fast_envelope.py``):
 
 1. **TH in closed form.** In the (s_L, s_R) program of :func:`.typical_set.typical_hamming`
    (``notes/tzamos20.md``) the κ-Right condition e₀ + s_L + min(B₀, s_R + r_κ) >= κ + 1 splits

@@ -19,7 +19,7 @@ Prop. A.5(b) false (erratum E1 in ``notes/tzamos20.md``). The variant replaces t
   :mod:`extended_density` (f ∝ exp((ε/2)Ψ)) that is the tent −s·min{|y − m|, d_M}, s = Ln/(6C),
   d_M = M/(2s) = 3CM/(Ln) (:func:`fixed_cap`).
 
-Key facts (proved in the notes, checked in ``tests/test_tzamos20_fixed_variant.py``):
+Key facts (proved in the notes, checked in ``tests/reference/private_median/test_tzamos20_fixed_variant.py``):
 
 * interlacing: X, Y ∈ H_fix with κ = d_H(X, Y) <= K₋ + K₊ ⇒ |m(X) − m(Y)| <= κδ (stronger than
   the 2(⌊κ/2⌋ + 1)δ of Lemma 3.2's proof, App. B.2);

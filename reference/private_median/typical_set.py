@@ -9,7 +9,7 @@ windows closed, points equal to m counted on both sides (the reconstruction of H
 ``notes/tzamos20.md``). TYPICALHAMMING(X, ξ) is min{d_H(X, X′) : X′ ∈ H, m(X′) = ξ} (+inf when
 ξ ∉ Ξ; Lemma E.2).
 
-Three ways to compute TH, tested equal (``tests/test_tzamos20_typical_set.py``):
+Three ways to compute TH, tested equal (``tests/reference/private_median/test_tzamos20_typical_set.py``):
 
 * :func:`typical_hamming` — the exact (s_L, s_R) program (ours, ``notes/tzamos20.md``, erratum
   E9; the greedy principle of Claim E.3 made exact): changing a point to ξ dominates any

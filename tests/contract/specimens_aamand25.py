@@ -1045,7 +1045,7 @@ def _experiment_entries() -> list[Entry]:
                 "plot": False,
             },
             # workers is not fuzzed (a pool of processes per accepted value): see
-            # tests/test_aamand25_bad_input.py
+            # tests/reference/distributed_quantiles/test_aamand25_bad_input.py
             "name:choice runs:int seed:int out:any quick:flag estimators:any progress:any "
             "plot:flag",
             aliases={"name": ("figure",), "estimators": ("mechanism",)},

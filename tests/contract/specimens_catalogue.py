@@ -163,7 +163,7 @@ HOSTILE_LEDGERS: tuple[Any, ...] = (
     b"notes/claims.toml",
 )
 
-_CHECK = "tests/test_claims_ledger.py::test_ledger_has_no_problems"
+_CHECK = "tests/reference/test_claims_ledger.py::test_ledger_has_no_problems"
 CLAIMS = [
     Claim("imola25/lemma-9.9", "imola25", "lemma", "9.9", "x", "verified", (_CHECK,)),
     Claim("imola25/lemma-9.8", "imola25", "lemma", "9.8", "y", "refuted", ()),
@@ -188,8 +188,8 @@ HOSTILE_ROOTS: tuple[Any, ...] = (
 HOSTILE_NODE_IDS: tuple[Any, ...] = (
     "",
     "::",
-    "tests/test_claims_ledger.py",
-    "tests/test_claims_ledger.py::",
+    "tests/reference/test_claims_ledger.py",
+    "tests/reference/test_claims_ledger.py::",
     f"{_CHECK}[param]::deeper",
     "tests/::test_x",
     "../../../../etc/passwd::x",

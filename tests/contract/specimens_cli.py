@@ -32,7 +32,7 @@ from harness import Entry, Specimen
 
 SPECIMENS: list[Specimen] = []
 
-TARGETS = Path(__file__).resolve().parents[1] / "cli_targets.py"
+TARGETS = Path(__file__).resolve().parents[1] / "cli" / "cli_targets.py"
 MECH = f"{TARGETS}:rr_mechanism"
 SCRATCH = Path(tempfile.mkdtemp(prefix="dpquant-cli-fuzz-"))
 atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)

@@ -3,7 +3,7 @@ planning and selection objectives.
 
 The soundness checks are exact, not simulated: for binomial counts the probability that the bound
 exceeds the true ε is a finite sum of binomial masses, computed with scipy.stats.binom. (The
-Clopper–Pearson interval itself is tested with reference.conformance, in tests/test_conformance.py.)
+Clopper–Pearson interval itself is tested with reference.conformance, in tests/reference/test_conformance.py.)
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import pytest
 
 from reference.claims import load_ledger
 
-NOTES = Path(__file__).resolve().parent.parent / "notes"
+NOTES = Path(__file__).resolve().parents[2] / "notes"
 DOCUMENTED = [(c.paper, c.id) for c in load_ledger() if c.status == "documented"]
 
 

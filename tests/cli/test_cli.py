@@ -678,7 +678,7 @@ def test_bad_validate_values_exit_2(
     _error_line(capsys.readouterr().err, option)
 
 
-@pytest.mark.parametrize("ledger", ["", ".", "tests/cli_targets.py", "/no/such/claims.toml"])
+@pytest.mark.parametrize("ledger", ["", ".", "tests/cli/cli_targets.py", "/no/such/claims.toml"])
 def test_bad_ledgers_exit_2(ledger: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["claims", "--ledger", ledger]) == 2
     _error_line(capsys.readouterr().err, "ledger")

@@ -47,7 +47,7 @@ def test_a_missing_check_and_a_checked_status_without_checks_are_flagged(tmp_pat
 
 
 def test_check_exists_resolves_functions_classes_and_parameters() -> None:
-    here = "tests/test_claims_ledger.py"
+    here = "tests/reference/test_claims_ledger.py"
     assert check_exists(f"{here}::test_ledger_has_no_problems")
     assert check_exists(f"{here}::test_ledger_has_no_problems[param-1]")
     assert not check_exists(f"{here}::test_does_not_exist")
@@ -171,4 +171,4 @@ def test_check_exists_is_false_for_unreadable_or_unparsable_files_and_refuses_no
     with pytest.raises(ValueError, match="node_id"):
         check_exists(5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="root"):
-        check_exists("tests/test_claims_ledger.py::test_ledger_has_no_problems", root=None)
+        check_exists("tests/reference/test_claims_ledger.py::test_ledger_has_no_problems", root=None)

@@ -1,4 +1,4 @@
-"""Targets for ``tests/test_cli.py``: ``dpquant audit tests/cli_targets.py:ATTR`` loads this file
+"""Targets for ``tests/cli/test_cli.py``: ``dpquant audit tests/cli/cli_targets.py:ATTR`` loads this file
 by path, as a user would audit a script of their own."""
 
 from __future__ import annotations
