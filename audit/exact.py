@@ -88,6 +88,14 @@ def _is_nan(x: Any) -> bool:
         return True
 
 
+def _check_not_nan(value: Any, what: str, name: str, d0: np.ndarray, d1: np.ndarray) -> None:
+    """Raise if ``value`` (the ``what`` of the exact laws of ``name`` on ``d0``, ``d1``) is NaN."""
+    if _is_nan(value):
+        raise ValueError(
+            f"the exact laws of {name} yield NaN: {what} on {d0.tolist()} and {d1.tolist()} is NaN"
+        )
+
+
 def mechanism_name(mechanism: Any) -> str:
     """A short name for messages: ``mechanism.name`` if it is a string, else its ``repr``."""
     name = getattr(mechanism, "name", None)
@@ -180,20 +188,12 @@ def exact_sweep(
         for d0, d1 in checked:
             p, q = law(d0), law(d1)
             loss = privacy_loss(p, q)
-            if _is_nan(loss):
-                raise ValueError(
-                    f"the exact laws of {name} yield NaN: privacy loss on {d0.tolist()} and "
-                    f"{d1.tolist()} is NaN"
-                )
+            _check_not_nan(loss, "privacy loss", name, d0, d1)
             if loss > best:
                 best, witness = loss, (d0, d1)
             if loss > claim.epsilon:
                 delta = max(hockey_stick(p, q, claim.epsilon), hockey_stick(q, p, claim.epsilon))
-                if _is_nan(delta):
-                    raise ValueError(
-                        f"the exact laws of {name} yield NaN: δ(ε) on {d0.tolist()} and "
-                        f"{d1.tolist()} is NaN"
-                    )
+                _check_not_nan(delta, "δ(ε)", name, d0, d1)
                 if delta > best_delta:
                     best_delta, delta_witness = delta, (d0, d1)
     return ExactSweep(

@@ -67,15 +67,20 @@ def _counts(k: Any, n: Any, kname: str = "k", nname: str = "n") -> tuple[np.ndar
     nn = _draws(n, nname)
     if kk.size and kk.min() < 0:
         raise ValueError(f"{kname} must be >= 0 (a count of draws), got {kk.min()!r}")
-    try:
-        kb, nb = np.broadcast_arrays(kk, nn)
-    except ValueError:
-        raise ValueError(
-            f"{kname} and {nname} must broadcast to one shape, got {kk.shape} and {nn.shape}"
-        ) from None
+    _broadcastable(kk, nn, kname, nname)
+    kb, nb = np.broadcast_arrays(kk, nn)
     if kb.size and np.any(kb > nb):
         raise ValueError(f"{kname} must be <= {nname} (a count among {nname} draws)")
     return kk, nn
+
+
+def _broadcastable(a: np.ndarray, b: np.ndarray, aname: str, bname: str) -> None:
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ValueError(
+            f"{aname} and {bname} must broadcast to one shape, got {a.shape} and {b.shape}"
+        ) from None
 
 
 def _probabilities(p: Any, name: str) -> np.ndarray:
@@ -192,12 +197,7 @@ def expected_bound(
     n = check_int(n, "n", minimum=1, maximum=MAX_DRAWS_PLANNED)
     delta = check_delta(delta, "delta")
     alpha = _level(alpha, "alpha")
-    try:
-        np.broadcast_shapes(pp0.shape, pp1.shape)
-    except ValueError:
-        raise ValueError(
-            f"p0 and p1 must broadcast to one shape, got {pp0.shape} and {pp1.shape}"
-        ) from None
+    _broadcastable(pp0, pp1, "p0", "p1")
     return _expected_bound(pp0, pp1, n, delta, alpha)
 
 
@@ -253,12 +253,7 @@ def wilson_bound(p: np.ndarray, n: np.ndarray | float, z: float, upper: bool) ->
     z = check_finite(z, "z")
     if not 0 <= z <= MAX_Z:
         raise ValueError(f"z must lie in [0, {MAX_Z:g}] (a normal quantile), got {z!r}")
-    try:
-        np.broadcast_shapes(pp.shape, nn.shape)
-    except ValueError:
-        raise ValueError(
-            f"p and n must broadcast to one shape, got {pp.shape} and {nn.shape}"
-        ) from None
+    _broadcastable(pp, nn, "p", "n")
     upper = check_flag(upper, "upper")
     return _wilson_bound(pp, nn, z, upper)
 

@@ -4,7 +4,8 @@ correct mechanisms (issue 3 targets: every detection within 10^6 draws and 60 s;
 Run: ``.venv/bin/python benchmarks/bench_audit.py [--seed S]``. Prints one row per mechanism:
 total draws of the default audit (search included), the draws of its final selection+evaluation
 stage, seconds, ε lower bound, exact ε where known, and the verdict. For reference, DP-Sniper's
-published runs use 10.7 M training and 200 M final samples per mechanism (auditor spec §1.4).
+published runs use 10.7 M training and 200 M final samples per mechanism (the defaults of
+Bichsel et al., S&P'21, in eth-sri/dp-sniper).
 """
 
 from __future__ import annotations

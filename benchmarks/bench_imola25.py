@@ -8,8 +8,8 @@ repository is not a Python package, so it is not run here):
 * SliceQuantiles, one release on the Adult-sized input (UCI Adult age ×12 made distinct:
   n = 586,104 sorted distinct values, m = 200, ε = 1): target <= 10 ms (authors' code 6.3 ms with
   its invalid k-ary tree). The release does not depend on whether the ranks pass the feasibility
-  check (they do not at this n with a correct CC, spec §5 item 28), so the mechanism is built
-  directly from the planner's parameters;
+  check (they do not at this n with a correct CC, erratum 28 of notes/imola25.md), so the
+  mechanism is built directly from the planner's parameters;
 * ApproximateQuantiles (KSS), pure and zCDP, same input: target <= 50 ms (authors' code 88 ms);
 * JointExp at n = 10^4, m = 20 (no target), and at the Adult size (informative);
 * the exact CC max-error tail bound E_CC for m = 1000 (ε1 = 0.5, δ = 1e-16): target <= 1 s.

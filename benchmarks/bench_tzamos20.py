@@ -2,16 +2,16 @@
 
     python benchmarks/bench_tzamos20.py [--sizes 100,1000,10000] [--direct-max 100] [--repeats 3]
 
-For each n: i.i.d. U[−1, 1] data (admissible with L = 1/2, r = 1) and the constants of spec
-§4.5 (L = 1/2, r = 1, R = 5, C = 1: K = ⌊n/4⌋ window constraints, the largest K for C >= 1, so
-the most anchors), ε = 1:
+For each n: i.i.d. U[−1, 1] data (admissible with L = 1/2, r = 1) and the constants of the
+regression fixtures of notes/tzamos20.md (L = 1/2, r = 1, R = 5, C = 1: K = ⌊n/4⌋ window
+constraints, the largest K for C >= 1, so the most anchors), ε = 1:
 
 * the fast exact construction of Ψ_X (:func:`fast_envelope`: int64 lattice, O(n·K·log n)):
   targets <= 1 s at n = 1000 and <= 30 s at n = 10⁴;
 * one release from scratch (``PrivateMedian.sample(X, 1)``: data read exactly, Ψ_X, the exact
   piece masses, Algorithm 7, the output grid), memo cleared;
-* the direct construction (spec §2.5's, one exact TH per cell, O(n²·K) Fractions) where affordable
-  (n <= ``--direct-max``), checked equal to the fast one piece by piece, and for scale at
+* the direct construction (:func:`envelope`, one exact TH per cell, O(n²·K) Fractions) where
+  affordable (n <= ``--direct-max``), checked equal to the fast one piece by piece, and for scale at
   n = 25, 50 so that its growth is visible; the fast one is always checked against the direct
   one at n = 100 and, with the study's C = 5/4, L = 2/5, at n = 50.
 
@@ -39,7 +39,7 @@ from reference.private_median.mechanism import PrivateMedian
 from reference.private_median.parameters import MedianParameters
 from reference.private_median.typical_set import exact_data
 
-SPEC = dict(L=Fraction(1, 2), r=Fraction(1), R=Fraction(5), C=Fraction(1))
+FIXTURES = dict(L=Fraction(1, 2), r=Fraction(1), R=Fraction(5), C=Fraction(1))
 STUDY = dict(L=Fraction(2, 5), r=Fraction(1), R=Fraction(5), C=Fraction(5, 4))
 
 
@@ -100,8 +100,8 @@ def bench(label: str, consts: dict, x: list[Fraction], repeats: int, direct_max:
 def bench_fixed_case_a(n: int, repeats: int) -> None:
     """One release of mode="fixed" (C = 8) against mode="extension" on the same data."""
     x = uniform_data(n, n + 2)
-    fixed = PrivateMedian(epsilon=1, mode="fixed", **{**SPEC, "C": Fraction(8)})
-    ext = PrivateMedian(epsilon=1, **{**SPEC, "C": Fraction(8)})
+    fixed = PrivateMedian(epsilon=1, mode="fixed", **{**FIXTURES, "C": Fraction(8)})
+    ext = PrivateMedian(epsilon=1, **{**FIXTURES, "C": Fraction(8)})
     rng = np.random.default_rng(1)
     t_fixed, _ = best_of(lambda: fixed.sample(x, 1, rng), repeats)
 
@@ -123,15 +123,15 @@ def main() -> None:
     print("| data, constants | n | K | fast Ψ_X | target | one release | pieces | direct Ψ_X |")
     print("|---|---|---|---|---|---|---|---|")
     for n in (25, 50):
-        bench("U[−1, 1], spec §4.5", SPEC, uniform_data(n, n), args.repeats, n)
+        bench("U[−1, 1], fixtures (C = 1)", FIXTURES, uniform_data(n, n), args.repeats, n)
     for n in sizes:
         repeats = 1 if n >= 10_000 else args.repeats
-        bench("U[−1, 1], spec §4.5", SPEC, uniform_data(n, n), repeats, args.direct_max)
+        bench("U[−1, 1], fixtures (C = 1)", FIXTURES, uniform_data(n, n), repeats, args.direct_max)
     for n in (50, *sizes):
         repeats = 1 if n >= 10_000 else args.repeats
         bench("U[−1, 1], study (C = 5/4)", STUDY, uniform_data(n, n + 1), repeats, 50)
     n = max(sizes)
-    bench("heavy-tailed, spec §4.5", SPEC, heavy_tailed_data(n, 7), 1, args.direct_max)
+    bench("heavy-tailed, fixtures (C = 1)", FIXTURES, heavy_tailed_data(n, 7), 1, args.direct_max)
     print('\nmode="fixed", C = 8 (X ∈ H_fix: Algorithm 1\'s Case (A), no envelope needed):\n')
     print('| n | X ∈ H_fix | one release | mode="extension", same data |\n|---|---|---|---|')
     for n in sizes:

@@ -150,7 +150,7 @@ def test_lemma_4_1_exact_tail_below_2exp_minus_t2n_over_2() -> None:
     assert worst < mpmath.mpf("0.6")  # the bound holds with room to spare (worst ≈ 0.567)
 
 
-def test_lemma_4_1_spec_example_2n_14_k_7_t_0_3() -> None:
+def test_lemma_4_1_example_2n_14_k_7_t_0_3() -> None:
     tail = lemma_4_1_exact_tail(7, 7, Fraction(3, 10))
     assert tail == max_deviation_tail_by_enumeration(14, 7, 7, Fraction(3, 10))
     assert abs(float(tail) - 0.0291) < 5e-5
@@ -657,7 +657,7 @@ def test_tanh_half_eps_at_least_quarter_eps_iff_eps_le_3_830016096() -> None:
         (5.0, "0.99330715", "0.9866143"),
     ],
 )
-def test_rr_reference_numbers_spec_7_1(eps, keep, tanh_half) -> None:
+def test_rr_reference_numbers(eps, keep, tanh_half) -> None:
     with workdps():
         p = keep_probability_mp(eps)
         assert abs(p - mpmath.mpf(keep)) < mpmath.mpf("5e-9")

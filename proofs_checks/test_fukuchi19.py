@@ -194,13 +194,20 @@ def _tail_case(n: int, k: int, gamma: float) -> list[str]:
     return []
 
 
+def _draw_tail_case(data: st.DataObject, n: int, gamma: float) -> tuple[int, list[str]]:
+    """A count k in [0, n] drawn from ``data``, and its Lemma 2 events (none: the case is
+    skipped)."""
+    k = data.draw(st.integers(0, n))
+    events = _tail_case(n, k, gamma)
+    assume(events)
+    return k, events
+
+
 @given(st.integers(1, 300), st.data(), st.floats(0.05, 4.0), st.floats(-0.5, 1.5))
 def test_lemma_2_bounds_the_exact_binomial_tail(n, data, u, gamma) -> None:
     """Eqs. 15–16 (and the ">=", "<=" versions the algorithm uses) against the exact tail of
     Φ′ = cS/(2N) + 1/2, S = 2(Bin(k, p) + Bin(N − k, 1 − p)) − N, at 60 digits."""
-    k = data.draw(st.integers(0, n))
-    events = _tail_case(n, k, gamma)
-    assume(events)
+    k, events = _draw_tail_case(data, n, gamma)
     bound = lemma_2_bound(n, F(k, n), gamma, u=u)
     for event in events:
         tail = phi_tail_exact(n, k, gamma, event, u=u)
@@ -209,9 +216,7 @@ def test_lemma_2_bounds_the_exact_binomial_tail(n, data, u, gamma) -> None:
 
 @given(st.integers(1, 120), st.data(), st.sampled_from(RATIONAL_EXP_U), st.floats(-0.5, 1.5))
 def test_lemma_2_bounds_the_exact_binomial_tail_in_rationals(n, data, a, gamma) -> None:
-    k = data.draw(st.integers(0, n))
-    events = _tail_case(n, k, gamma)
-    assume(events)
+    k, events = _draw_tail_case(data, n, gamma)
     bound = lemma_2_bound(n, F(k, n), gamma, exp_u=a)
     for event in events:
         tail = phi_tail_exact(n, k, gamma, event, exp_u=a)
@@ -344,7 +349,7 @@ def test_theorem_3_constructions_are_alpha_fat_with_c_one_and_separated_by_two_d
     assert np.all(f_prime(inside) >= (inside - lo_prime) ** alpha * (1 - 1e-12) - 1e-15)
 
 
-SPEC_6_LB = {  # reference values (notes): ε = 0.5, N = 2^10 / 2^15 / 2^20 (digits as printed)
+REF_LB = {  # reference values (notes): ε = 0.5, N = 2^10 / 2^15 / 2^20 (digits as printed)
     1: ("1.95e-3", "3.45e-4", "6.1e-5"),
     2: ("1.56e-2", "6.57e-3", "2.76e-3"),
     4: ("4.42e-2", "2.87e-2", "1.86e-2"),
@@ -352,8 +357,8 @@ SPEC_6_LB = {  # reference values (notes): ε = 0.5, N = 2^10 / 2^15 / 2^20 (dig
 
 
 @pytest.mark.parametrize("alpha", [1, 2, 4])
-def test_theorem_3_lower_bound_matches_spec_6_numbers(alpha) -> None:
-    for n, printed in zip((2**10, 2**15, 2**20), SPEC_6_LB[alpha], strict=True):
+def test_theorem_3_lower_bound_matches_the_reference_values(alpha) -> None:
+    for n, printed in zip((2**10, 2**15, 2**20), REF_LB[alpha], strict=True):
         mantissa_digits = len(printed.split("e")[0].replace(".", ""))
         value = float(theorem_3_lower_bound(0.5, n, alpha))
         assert float(f"{value:.{mantissa_digits - 1}e}") == float(printed)
@@ -402,7 +407,7 @@ CE = {"n": 2, "alpha": 0.5, "beta": 1.0, "width": 0.02, "x_min": 0.98, "levels":
 CE_GAMMA = 0.3033
 
 
-def test_theorem_4_printed_bound_fails_on_spec_counterexample() -> None:
+def test_theorem_4_printed_bound_fails_on_the_reference_counterexample() -> None:
     """Eq. 8 is false: exact Err = 1.414 > 1.018 = 2(2γ/C)^{1/α} + e_γ + 2^{−L} while Eq. 7 holds."""
     data = beta_fixed_data(CE["n"], CE["alpha"], CE["beta"], CE["x_min"], CE["width"])
     assert data.tolist() == [0.98, 1.0]
@@ -770,7 +775,7 @@ def test_eqs_45_46_beta_order_statistic_moment_matches_quadrature(k, n, alpha) -
         assert abs(ratio - moment) < MARGIN
 
 
-def test_eq_11_ratio_tends_to_one_at_the_spec_values() -> None:
+def test_eq_11_ratio_tends_to_one_at_the_reference_values() -> None:
     """γ = N^{−1/2}, α = 0.5: 1.0390, 1.0033, 1.0003, 1.00003 at N = 10^3, 10^5, 10^7, 10^9."""
     expected = {10**3: "1.0390", 10**5: "1.0033", 10**7: "1.0003", 10**9: "1.00003"}
     previous = None
@@ -819,7 +824,7 @@ def test_section_6_1_u_squared_f_is_above_two_with_margin_and_increasing() -> No
     assert all(b > a for a, b in zip(values, values[1:], strict=False))
 
 
-def test_section_6_1_u_squared_f_matches_the_spec_values() -> None:
+def test_section_6_1_u_squared_f_matches_the_reference_values() -> None:
     for u, printed in [
         (0.01, "2.01"),
         (0.2, "2.21"),

@@ -184,7 +184,7 @@ def test_theorem_6_full_transcript_by_enumeration_with_float_epsilon(case, eps) 
 # ============================================================================= tightness
 
 
-def test_theorem_6_is_attained_for_n1_l2_exp_u_3_as_in_spec_6() -> None:
+def test_theorem_6_is_attained_for_n1_l2_exp_u_3_as_in_the_reference_law() -> None:
     """The reference law: N = 1, L = 2, e^u = 3, γ = ½: (9, 3, 3, 1)/16 vs (1, 3, 3, 9)/16, ratio 9 = e^ε;
     N = 2, D = (−1, 1) vs D′ = (1, 1): (169, 39, 39, 9)/256 vs (49, 63, 63, 81)/256, ratio 9."""
     rule = round_rule(1, 2, 0.5, exp_u=3)
@@ -213,7 +213,7 @@ def test_transcript_loss_is_exactly_epsilon_at_the_domain_ends(levels, gamma, ot
         assert max(max(p[c] / q[c], q[c] / p[c]) for c in p) == a**levels  # e^ε, attained
 
 
-def test_spec_6_transcript_formula_is_an_upper_bound_not_always_attained() -> None:
+def test_transcript_loss_formula_is_an_upper_bound_not_always_attained() -> None:
     """N = 1, L = 4, e^u = 3, γ = ½ (m* = 1: go left iff the user reports +1), x = −0.3,
     x′ = 0.3: the path 0 → −½ → −¼ → −⅛ meets three thresholds in [−0.3, 0.3), but it needs
     z = +1 at τ = 0 and z = −1 at τ = −¼, whose contributions cancel; the exact maximum is 2u."""
@@ -226,7 +226,7 @@ def test_spec_6_transcript_formula_is_an_upper_bound_not_always_attained() -> No
 
 
 @pytest.mark.parametrize("n", [3, 4])
-def test_spec_6_transcript_formula_is_exact_when_others_can_steer_both_ways(n) -> None:
+def test_transcript_loss_formula_is_exact_when_others_can_steer_both_ways(n) -> None:
     """With 2 <= m* <= N − 1 either report of the user allows either direction, so the exact
     maximal loss equals the formula for every pair of values on the depth-3 grid (e^u = 3,
     γ = ½: m* = ⌈N·(1 + 0)/2⌉ = 2)."""

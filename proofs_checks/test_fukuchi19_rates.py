@@ -96,7 +96,7 @@ def assert_slope_within_tolerance(
 # ------------------------------------------------------------------------------- CI smoke test
 
 # reference values (notes), Lower α, Beta(1, 1), Δ = 0.3, worst case over x_min (exact tree law, 4 digits)
-SPEC_4_4 = {1.0: {12: 0.1701, 16: 0.0648}, 4.0: {12: 0.0518, 16: 0.0182}}
+REF_WORST_ERR = {1.0: {12: 0.1701, 16: 0.0648}, 4.0: {12: 0.0518, 16: 0.0182}}
 
 
 @pytest.mark.parametrize("eps", [1.0, 4.0])
@@ -106,7 +106,7 @@ def test_corollary_1_smoke_error_decays_at_the_guideline_rate_for_alpha_1(eps) -
     small = error_interval_exact("lower_alpha", 12, eps, 1.0)
     large = error_interval_exact("lower_alpha", 16, eps, 1.0)
     for (lo, hi), n_exp in ((small, 12), (large, 16)):
-        assert lo - 5e-5 <= SPEC_4_4[eps][n_exp] <= hi + 5e-5
+        assert lo - 5e-5 <= REF_WORST_ERR[eps][n_exp] <= hi + 5e-5
     assert_slope_within_tolerance(small, large, 12, 16, guideline_slope(1.0, 3, 12, 16))
 
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
+from typing import Any, NamedTuple
 
 import mpmath
 import numpy as np
@@ -127,10 +129,15 @@ def test_lemma_4_1_vectorised_dsub_agrees_with_substitution_distance(a, b) -> No
     assert int(dsub_rows(S, Sp)) == substitution_distance(S, Sp) == substitution_distance(Sp, S)
 
 
-def test_lemma_4_1_add_map_is_injective_exhaustive() -> None:
+def check_injective(cases: Callable[[str], tuple]) -> None:
+    """The map of ``cases`` (``add_cases`` or ``remove_cases``) is injective under either rule."""
     for rule in ("corrected", "printed"):
-        for m, h, n, s, _, F, _ in add_cases(rule):
+        for m, h, n, s, _, F, _ in cases(rule):
             assert len(np.unique(F, axis=0)) == len(F), (rule, m, h, n, s)
+
+
+def test_lemma_4_1_add_map_is_injective_exhaustive() -> None:
+    check_injective(add_cases)
 
 
 def test_lemma_4_1_add_map_lands_in_good_star_of_n_plus_1_exhaustive() -> None:
@@ -153,9 +160,7 @@ def test_lemma_4_1_add_sum_of_substitution_distances_at_most_one_on_good_star() 
 
 
 def test_lemma_4_1_remove_map_is_injective_exhaustive() -> None:
-    for rule in ("corrected", "printed"):
-        for m, h, n, s, _, F, _ in remove_cases(rule):
-            assert len(np.unique(F, axis=0)) == len(F), (rule, m, h, n, s)
+    check_injective(remove_cases)
 
 
 def test_lemma_4_1_remove_map_lands_in_good_star_of_n_minus_1_h_exhaustive() -> None:
@@ -438,9 +443,9 @@ def rounded_uniform_pmf(b: int) -> list[Fraction]:
 
 
 def test_lemma_4_3_does_not_apply_to_the_continuous_uniform_fallback_of_line_7() -> None:
-    """Spec §5 item 15. (a) Without rounding the fallback is continuous: it puts no mass on an
-    atom y0 of A, so Pr[Ã(X) = y0] = (1 − γ)P(y0) > 0 = Pr[Ã(X') = y0] for every γ < 1 — no pure
-    DP. (b) Rounding the continuous Uniform(0, b) to the grid {0..b} gives the end atoms mass
+    """Erratum 15 (notes/imola25.md). (a) Without rounding the fallback is continuous: it puts no
+    mass on an atom y0 of A, so Pr[Ã(X) = y0] = (1 − γ)P(y0) > 0 = Pr[Ã(X') = y0] for every
+    γ < 1 — no pure DP. (b) Rounding the continuous Uniform(0, b) to the grid {0..b} gives the end atoms mass
     1/(2b) < 1/(b + 1), so γ = δ|Y|/(e^ε − 1) no longer suffices; the grid-uniform fallback does."""
     b = 4
     delta = Fraction(1, 100)
@@ -550,29 +555,51 @@ def fit_data(
         B *= 2
 
 
+class C1Slice(NamedTuple):
+    eps: Any
+    beta: Any
+    X: Any
+    b: Any
+    X_float: Any
+    psi: Any
+    ell: int
+    r: int
+    S: Any
+    probs: Any
+
+
+def c1_slice(params: tuple) -> C1Slice:
+    """Theorem C.1's setting from ``accuracy_params`` (call under ``workdps``): dyadic data X of
+    n points in [0, b], ψ = b / (smallest gap), ℓ = ``c1_half_width``, a rank r with r − ℓ >= 1
+    and r + ℓ + 1 <= n, the slice S = x_(r−ℓ) .. x_(r+ℓ+1) of 2ℓ + 2 points and the exponential
+    mechanism's probabilities of its intervals (target ℓ + 1)."""
+    eps_f, beta_f, logB, a, extra, u, seed = params
+    eps, beta = to_mpf(eps_f), to_mpf(beta_f)
+    B, _, n = fit_data(eps, beta, logB, extra, c1_half_width)
+    X, b, X_float = dyadic_data(seed, n, B, a)
+    psi = b / min_gap_of(X)
+    ell = c1_half_width(eps, psi, beta)
+    r = ell + 1 + round(u * (n - 2 * ell - 2))  # r − ℓ >= 1, r + ℓ + 1 <= n
+    assert r - ell >= 1 and r + ell + 1 <= n
+    S = X[r - ell - 1 : r + ell + 1]  # x_(r−ℓ) .. x_(r+ℓ+1): 2ℓ + 2 points
+    probs = em_interval_probabilities(S, b, eps, Fraction(ell + 1))
+    return C1Slice(eps, beta, X, b, X_float, psi, ell, r, S, probs)
+
+
 @given(accuracy_params)
 def test_theorem_C_1_extreme_intervals_have_probability_at_most_2psi_exp_and_beta(params) -> None:
-    eps_f, beta_f, logB, a, extra, u, seed = params
     with workdps():
-        eps, beta = to_mpf(eps_f), to_mpf(beta_f)
-        B, _, n = fit_data(eps, beta, logB, extra, c1_half_width)
-        X, b, X_float = dyadic_data(seed, n, B, a)
-        psi = b / min_gap_of(X)
-        ell = c1_half_width(eps, psi, beta)
-        r = ell + 1 + round(u * (n - 2 * ell - 2))  # r − ℓ >= 1, r + ℓ + 1 <= n
-        assert r - ell >= 1 and r + ell + 1 <= n
-        S = X[r - ell - 1 : r + ell + 1]  # x_(r−ℓ) .. x_(r+ℓ+1): 2ℓ + 2 points
-        probs = em_interval_probabilities(S, b, eps, Fraction(ell + 1))
-        extreme = probs[0] + probs[-1]
+        c = c1_slice(params)
+        extreme = c.probs[0] + c.probs[-1]
         # the project EM (t = q·|S| = ℓ + 1 for q = ½, weight ε/2 under replace-one) agrees
-        law = ExponentialQuantile(0.5, eps_f, (0.0, float(b)), adjacency="replace_one").exact(
-            X_float[r - ell - 1 : r + ell + 1]
+        law = ExponentialQuantile(0.5, params[0], (0.0, float(c.b)), adjacency="replace_one").exact(
+            c.X_float[c.r - c.ell - 1 : c.r + c.ell + 1]
         )
-        project = law.mass(0.0, float(S[0])) + law.mass(float(S[-1]), float(b))
+        project = law.mass(0.0, float(c.S[0])) + law.mass(float(c.S[-1]), float(c.b))
         assert abs(project - extreme) <= mpmath.mpf(10) ** -40
-        bound = 2 * to_mpf(psi) * mpmath.exp(-eps * (ell + 1) / 2)
+        bound = 2 * to_mpf(c.psi) * mpmath.exp(-c.eps * (c.ell + 1) / 2)
         assert extreme <= bound
-        assert bound <= beta * (1 + mpmath.mpf(10) ** -40)  # equality only when ℓ + 1 is exact
+        assert bound <= c.beta * (1 + mpmath.mpf(10) ** -40)  # equality only when ℓ + 1 is exact
 
 
 @given(accuracy_params)
@@ -580,20 +607,13 @@ def test_theorem_C_1_rank_error_above_ell_has_probability_exactly_the_extremes_a
     params,
 ) -> None:
     """Pr[|r − rank_X(v)| > ℓ] computed on the grid {0, b} ∪ X (all of X, not only the slice)."""
-    eps_f, beta_f, logB, a, extra, u, seed = params
     with workdps():
-        eps, beta = to_mpf(eps_f), to_mpf(beta_f)
-        B, _, n = fit_data(eps, beta, logB, extra, c1_half_width)
-        X, b, _ = dyadic_data(seed, n, B, a)
-        psi = b / min_gap_of(X)
-        ell = c1_half_width(eps, psi, beta)
-        r = ell + 1 + round(u * (n - 2 * ell - 2))
-        S = X[r - ell - 1 : r + ell + 1]
-        probs = em_interval_probabilities(S, b, eps, Fraction(ell + 1))
-        miss = rank_error_probability(X, b, S, probs, r, ell)
-        assert abs(miss - (probs[0] + probs[-1])) <= mpmath.mpf(10) ** -40
-        assert miss <= beta * (1 + mpmath.mpf(10) ** -40)
-        assert rank_error_probability(X, b, S, probs, r, ell + 1) < miss  # not vacuous: ranks vary
+        c = c1_slice(params)
+        miss = rank_error_probability(c.X, c.b, c.S, c.probs, c.r, c.ell)
+        assert abs(miss - (c.probs[0] + c.probs[-1])) <= mpmath.mpf(10) ** -40
+        assert miss <= c.beta * (1 + mpmath.mpf(10) ** -40)
+        # not vacuous: ranks vary
+        assert rank_error_probability(c.X, c.b, c.S, c.probs, c.r, c.ell + 1) < miss
 
 
 @given(accuracy_params, st.integers(1, 64), st.booleans())
@@ -670,8 +690,8 @@ def slice_index_sets(r: np.ndarray, h: int) -> list[set[int]]:
 
 @given(increasing_rank_vectors())
 def test_good_star_iff_slices_in_range_and_pairwise_disjoint(vec) -> None:
-    """Spec §2.0: r̃ ∈ Good*_{m,n,h} ⇔ every slice ⊂ [1, n] and the slices are pairwise disjoint
-    (for increasing r̃, i.e. consecutive slices in order)."""
+    """Good* (notes/imola25.md, Decisions): r̃ ∈ Good*_{m,n,h} ⇔ every slice ⊂ [1, n] and the
+    slices are pairwise disjoint (for increasing r̃, i.e. consecutive slices in order)."""
     r, h, n = vec
     sets = slice_index_sets(r, h)
     in_range = all(min(S) >= 1 and max(S) <= n for S in sets)
@@ -694,8 +714,9 @@ def test_printed_good_set_allows_consecutive_slices_to_share_one_element(vec) ->
 
 @given(good_star_instances(), st.integers(0, 6), st.integers(0, 2**32 - 1))
 def test_feasibility_w_error_keeps_noisy_ranks_in_good_star_h_plus_1(instance, w, seed) -> None:
-    """Spec §2.3/§2.4: r ∈ Good*_{m,n−1,h+1+w} and ‖r̃ − r‖∞ <= w ⇒ r̃ ∈ Good*_{m,n−1,h+1}; an
-    error of w + 1 can leave it (the boundary r)."""
+    """The feasibility check (notes/imola25.md, Decisions; Alg. 1 Line 2 with Good*):
+    r ∈ Good*_{m,n−1,h+1+w} and ‖r̃ − r‖∞ <= w ⇒ r̃ ∈ Good*_{m,n−1,h+1}; an error of w + 1 can
+    leave it (the boundary r)."""
     m, h, _, _ = instance
     H = h + 1 + w
     rng = np.random.default_rng(seed)

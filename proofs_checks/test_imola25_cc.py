@@ -1,12 +1,12 @@
 """Machine checks of imola25 Lemma 3.1 (continual counting) and Corollary A.1 (Chan–Shi–Song).
 
-Lemma 3.1 [P]: ∃ CC: ℤ^m → ℤ^m with (1) Pr[CC(r) = r̃] <= e^ε Pr[CC(r) = r̃ + e] for every
+Lemma 3.1 (as stated): ∃ CC: ℤ^m → ℤ^m with (1) Pr[CC(r) = r̃] <= e^ε Pr[CC(r) = r̃ + e] for every
 contiguous e (Eq. 1) and (2) Pr[‖r − CC(r)‖_∞ >= 3·log(m)·log(m/(2β))/ε] <= β for all β > 0.
 The CC of the paper is the binary tree with Lap(T/ε) node noise and round-half-up (Appendix A);
 the experiments use DLap node noise (Sec. 6: "two-sided geometric noise").
 
-Corollary A.1 [P]: γ_i ~ Lap(b_i) independent, Y = Σγ_i, ν = max{sqrt(Σb_i²), b_M sqrt(ln(2/δ))}
-⇒ Pr[|Y| > ν·sqrt(8 ln(2/δ))] <= δ.
+Corollary A.1 (as stated): γ_i ~ Lap(b_i) independent, Y = Σγ_i,
+ν = max{sqrt(Σb_i²), b_M sqrt(ln(2/δ))} ⇒ Pr[|Y| > ν·sqrt(8 ln(2/δ))] <= δ.
 
 Exact tails come from ``reference.slice_quantiles.cc_tails`` (closed forms, mpmath). Monte Carlo
 tests use a one-sided Clopper–Pearson bound at level 1e-9 (Bonferroni over the cells tested), so
@@ -205,7 +205,8 @@ def test_lemma_3_1_part_2_fails_with_natural_log_for_m_2(beta, expected) -> None
 
 
 def test_lemma_3_1_part_2_fails_with_natural_log_for_m_4_beta_0_3() -> None:
-    """Spec §3: m = 4, β = 0.3, ε = 1, natural logs: P ≈ 0.33 > 0.3 (Monte Carlo, CP 1e-9)."""
+    """Lemma 3.1 (2) read with natural logs (notes/imola25.md, "Other findings"): m = 4, β = 0.3,
+    ε = 1: P ≈ 0.33 > 0.3 (Monte Carlo, CP 1e-9)."""
     w = lemma_3_1_threshold(1.0, 0.3, 4, "e")
     lo, _ = monte_carlo_lower_bound(4, 1.0, w, 200_000, 32, CONFIDENCE_ALPHA)
     assert lo > 0.3
@@ -251,7 +252,7 @@ def test_lemma_3_1_part_2_with_log2_holds_by_the_exact_union_bound_on_a_grid(noi
 
 
 def test_lemma_3_1_part_2_with_log2_no_violation_detected_by_monte_carlo() -> None:
-    """Spec §3 [V]: no violation with log₂ for m in 2..64, β in [0.003, 0.3] at ε = 1: the
+    """Lemma 3.1 (2) read with log₂: no violation for m in 2..64, β in [0.003, 0.3] at ε = 1: the
     Clopper–Pearson lower limit (level 1e-9/24) of P(max >= w) stays <= β."""
     cells = [(m, beta) for m in (2, 3, 5, 8, 16, 64) for beta in (0.003, 0.01, 0.1, 0.3)]
     alpha = CONFIDENCE_ALPHA / len(cells)
@@ -276,10 +277,11 @@ def test_lemma_3_1_proof_bound_from_corollary_a1_holds_exactly(noise) -> None:
 
 
 @pytest.mark.slow
-def test_spec_6_3_monte_carlo_quantiles_of_the_max_error() -> None:
-    """Spec §6.3 [V] (ε = 1, Laplace CC, 2·10^5 samples): (1−β)-quantiles of the max error for
-    m = 100 are 68 / 91 / 111 at β = 0.1 / 0.01 / 0.001. Checked as P(max > q + 3) <= β and
-    P(max > q − 3) >= β at CP level 1e-9 each."""
+def test_reference_monte_carlo_quantiles_of_the_max_error() -> None:
+    """The reference Monte Carlo (notes/imola25.md, "Reference values"; ε = 1, Laplace CC,
+    2·10^5 samples): (1−β)-quantiles of the max error for m = 100 are 68 / 91 / 111 at
+    β = 0.1 / 0.01 / 0.001. Checked as P(max > q + 3) <= β and P(max > q − 3) >= β at CP level
+    1e-9 each."""
     x = sample_max_error(100, 1.0, 200_000, np.random.default_rng(7), "laplace")
     for beta, q in ((0.1, 68), (0.01, 91), (0.001, 111)):
         lo_hi, _ = clopper_pearson(int((x > q + 3).sum()), x.size, CONFIDENCE_ALPHA)

@@ -340,7 +340,7 @@ def test_lemma_a_6_integral_of_g_is_at_most_one_on_h(case) -> None:
         assert top <= mpmath.log(lemma_a_4_normalizer(params, eps)) + MARGIN
 
 
-def test_lemma_a_6_integral_of_g_exceeds_one_off_h_spec_counterexample() -> None:
+def test_lemma_a_6_integral_of_g_exceeds_one_off_h_counterexample() -> None:
     """Erratum E4 (Lemma A.6): X = (1000)⁸, L = 1/2, r = 1, R = 5, C = 1, ε = 1: Ψ ≡ 2 on [−9, 9],
     so ∫G_X = 18e/Ẑ with Ẑ = 6 + 6/e, i.e. 3e²/(e + 1) = 5.96…; computed from the mechanism to 40
     digits and certified > 1."""

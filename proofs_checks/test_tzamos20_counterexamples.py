@@ -432,7 +432,9 @@ def test_proposition_a_5b_search_finds_typical_data_where_a_differs_from_a_hat()
         ([-5, -5, -5, 0, 0, 0, 5, 5], F(-1)),  # regression fixture 1: Ψ(0) = −1
     ],
 )
-def test_proposition_a_5b_smallest_counterexample_and_spec_fixture_1(x, psi_at_median) -> None:
+def test_proposition_a_5b_smallest_counterexample_and_regression_fixture_1(
+    x, psi_at_median
+) -> None:
     """Regression: X ∈ H (C = 1) with Ψ_X < the tent at m(X) somewhere, so A(X) ≠ Â(X); for
     regression fixture 1, Ψ_X(m(X)) = −1 where Â's log-density peaks (0)."""
     x = [F(v) for v in x]

@@ -99,8 +99,15 @@ def _tzamos20(mode: str) -> Callable[[], PrivateMedian]:
     return lambda: PrivateMedian(Fraction(1, 2), 1, 5, 1, 1, mode=mode)
 
 
-def _em(q: float, eps: float, adjacency: str) -> Callable[[], ExponentialQuantile]:
-    return lambda: ExponentialQuantile(q, eps, (0.0, 1.0), adjacency=adjacency)
+def _em(q: float, eps: float, adjacency: str, what: str) -> RegistryEntry:
+    """Smith's EM for the ``q``-quantile (``what``) on bounds (0, 1)."""
+    return RegistryEntry(
+        f"exponential_quantile[q={q:g},eps={eps:g},{adjacency}]",
+        f"Smith's EM, {what}",
+        lambda: ExponentialQuantile(q, eps, (0.0, 1.0), adjacency=adjacency),
+        UNIT_GRID,
+        4,
+    )
 
 
 REGISTRY: tuple[RegistryEntry, ...] = (
@@ -132,34 +139,10 @@ REGISTRY: tuple[RegistryEntry, ...] = (
         (1.0, 2.0, 3.0, 4.0),
         1,
     ),
-    RegistryEntry(
-        "exponential_quantile[q=0.5,eps=1,replace_one]",
-        "Smith's EM, median, bounds (0, 1)",
-        _em(0.5, 1.0, "replace_one"),
-        UNIT_GRID,
-        4,
-    ),
-    RegistryEntry(
-        "exponential_quantile[q=0.5,eps=1,add_remove]",
-        "Smith's EM, median, bounds (0, 1)",
-        _em(0.5, 1.0, "add_remove"),
-        UNIT_GRID,
-        4,
-    ),
-    RegistryEntry(
-        "exponential_quantile[q=0.25,eps=0.5,add_remove]",
-        "Smith's EM, first quartile",
-        _em(0.25, 0.5, "add_remove"),
-        UNIT_GRID,
-        4,
-    ),
-    RegistryEntry(
-        "exponential_quantile[q=0.9,eps=2,replace_one]",
-        "Smith's EM, 0.9-quantile",
-        _em(0.9, 2.0, "replace_one"),
-        UNIT_GRID,
-        4,
-    ),
+    _em(0.5, 1.0, "replace_one", "median, bounds (0, 1)"),
+    _em(0.5, 1.0, "add_remove", "median, bounds (0, 1)"),
+    _em(0.25, 0.5, "add_remove", "first quartile"),
+    _em(0.9, 2.0, "replace_one", "0.9-quantile"),
     RegistryEntry(
         "imola25_slice_quantiles[m=2,h=1,eps1=8,eps2=4,add_remove]",
         "SliceQuantiles (no ClipRange, discrete CC) on X = {1..10} and X plus one point",

@@ -239,6 +239,11 @@ def _check_element_types(values: Iterable[Any], name: str, what: str) -> None:
             raise ValueError(f"{name} must be {what}, got values of type {t.__name__}")
 
 
+def _does_not_fit(name: str) -> ValueError:
+    """The error for an array ``name`` holding a finite value beyond float64's range."""
+    return ValueError(f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})")
+
+
 def _as_array(data: Any, name: str, what: str, depth: int | None) -> np.ndarray:
     """``data`` as a numpy array without numpy's coercions (booleans to numbers, strings parsed):
     the element types of a sequence are checked before numpy converts it. ``depth`` is the
@@ -274,9 +279,7 @@ def _as_array(data: Any, name: str, what: str, depth: int | None) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.array(data, dtype=np.float64)
     except OverflowError:
-        raise ValueError(
-            f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
-        ) from None
+        raise _does_not_fit(name) from None
     except ValueError:
         raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
 
@@ -292,18 +295,14 @@ def _to_float_array(data: Any, name: str, what: str, depth: int | None = 1) -> n
         with np.errstate(over="ignore"):
             arr = np.array(raw, dtype=np.float64, copy=True)
     except OverflowError:
-        raise ValueError(
-            f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
-        ) from None
+        raise _does_not_fit(name) from None
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be {what}, got {_describe(data)}") from None
     inf = np.isinf(arr)
     if inf.any() and (raw.dtype.kind == "O" or raw.dtype.itemsize > 8 or raw is not data):
         source = raw if raw is data or raw.dtype.kind == "O" else np.array(data, dtype=object)
         if not all(_is_infinite(v) for v in source[inf].ravel().tolist()):
-            raise ValueError(
-                f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})"
-            )
+            raise _does_not_fit(name)
     return arr
 
 

@@ -93,3 +93,31 @@ def test_no_docstring_cites_a_file_outside_the_repository() -> None:
             if _OUTSIDE.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert found == []
+
+
+def _module_table() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## What is here")
+    return readme[start : readme.index("\n## ", start + 1)]
+
+
+def test_every_path_in_the_readme_module_table_exists() -> None:
+    paths = re.findall(r"`((?:reference|audit|dpquant|notes)/[^`]*)`", _module_table())
+    assert len(paths) > 20
+    assert [p for p in paths if not (ROOT / p).exists()] == []
+
+
+def test_every_library_package_is_in_the_readme_table_and_the_design() -> None:
+    design = (ROOT / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    table = _module_table()
+    packages = sorted(
+        p.parent.relative_to(ROOT).as_posix()
+        for pkg in LIBRARY
+        for p in (ROOT / pkg).rglob("__init__.py")
+        if p.parent != ROOT / pkg and "adapters" not in p.parts
+    )
+    assert "reference/distributions" in packages
+    missing_in_table = [p for p in packages if f"`{p}/" not in table]
+    top = [p for p in packages if p.count("/") == 1]  # the design draws studies as <paper>/
+    missing_in_design = [p for p in top if p.rpartition("/")[2] + "/" not in design]
+    assert missing_in_table == [] and missing_in_design == []

@@ -2,7 +2,7 @@
 
 One sub-parser per paper (``dpquant reproduce imola25 --m 10,20``): the options every study
 takes (``--runs``, ``--seed``, ``--workers``, ``--out``, ``--quick``, ``-q``) and the paper's own,
-added by its study (``dpquant.studies.<paper>.arguments.add_arguments``), so no paper sees
+added by its study (``dpquant.studies.<paper>.arguments.COMMAND``), so no paper sees
 another's options. The common options may also come before the paper's name
 (``dpquant reproduce --quick imola25``). Every value is checked (ranges, the output folder, the
 study's ``make_study``) before the study runs.
@@ -22,16 +22,17 @@ from dpquant.cli.paths import check_output_folder
 from dpquant.options import MAX_RUNS, UsageError, as_options, optional, parse_int
 from dpquant.studies import aamand25, fukuchi19, imola25, tzamos20
 from dpquant.studies.aamand25 import arguments as aamand25_arguments
+from dpquant.studies.command import StudyCommand
 from dpquant.studies.fukuchi19 import arguments as fukuchi19_arguments
 from dpquant.studies.harness import MAX_SEED
 from dpquant.studies.imola25 import arguments as imola25_arguments
 from dpquant.studies.tzamos20 import arguments as tzamos20_arguments
 
-STUDIES: dict[str, tuple[ModuleType, ModuleType]] = {
-    "aamand25": (aamand25, aamand25_arguments),
-    "imola25": (imola25, imola25_arguments),
-    "fukuchi19": (fukuchi19, fukuchi19_arguments),
-    "tzamos20": (tzamos20, tzamos20_arguments),
+STUDIES: dict[str, tuple[ModuleType, StudyCommand]] = {
+    "aamand25": (aamand25, aamand25_arguments.COMMAND),
+    "imola25": (imola25, imola25_arguments.COMMAND),
+    "fukuchi19": (fukuchi19, fukuchi19_arguments.COMMAND),
+    "tzamos20": (tzamos20, tzamos20_arguments.COMMAND),
 }
 """Each paper's study (``make_study``, ``run``, ``DEFAULT_OUT``) and its command-line options."""
 MAX_WORKERS = max(64, 2 * (os.cpu_count() or 1))
@@ -57,19 +58,19 @@ def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
 def run(args: argparse.Namespace) -> int:
     """Every option checked (ranges, the output folder, the study's ``make_study``), then the
     study; one line per file written."""
-    study, arguments = STUDIES[args.paper]
-    runs = optional(args.runs, parse_int, "--runs", arguments.MIN_RUNS, MAX_RUNS)
+    study, command = STUDIES[args.paper]
+    runs = optional(args.runs, parse_int, "--runs", command.min_runs, MAX_RUNS)
     seed = parse_int(args.seed, "--seed", 0, MAX_SEED)
     workers = optional(args.workers, parse_int, "--workers", 1, MAX_WORKERS)
-    options = arguments.study_options(args)
+    options = command.study_options(args)
     out = check_output_folder(study.DEFAULT_OUT if args.out is None else args.out, "--out")
     try:
         config = study.make_study(**options, runs=runs, seed=seed, quick=args.quick)
     except ValueError as exc:
-        message = as_options(str(exc), {**COMMON, **arguments.OPTIONS})
+        message = as_options(str(exc), {**COMMON, **command.options})
         raise UsageError(f"reproduce {args.paper}: {message}") from None
     paths = study.run(config, workers=workers, out=out, progress=_progress(args.quiet))
-    for line in arguments.outcome_lines(paths):
+    for line in command.outcome_lines(paths):
         print(line)
     for path in paths:
         print(f"written: {path}")
@@ -114,10 +115,10 @@ def add_parser(commands: Any) -> None:
     )
     _common_options(p, None, "runs per configuration (default: the paper's)", "processes")
     papers = p.add_subparsers(dest="paper", required=True, metavar="PAPER")
-    for name, (_, arguments) in STUDIES.items():
-        paper = papers.add_parser(name, help=arguments.HELP, description=arguments.DESCRIPTION)
-        _common_options(paper, argparse.SUPPRESS, arguments.RUNS_HELP, arguments.WORKERS_HELP)
-        arguments.add_arguments(paper)
+    for name, (_, command) in STUDIES.items():
+        paper = papers.add_parser(name, help=command.help, description=command.description)
+        _common_options(paper, argparse.SUPPRESS, command.runs_help, command.workers_help)
+        command.add_arguments(paper)
         paper.set_defaults(func=run)
 
 

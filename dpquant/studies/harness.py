@@ -8,7 +8,9 @@
 * **Workers**: ``workers`` processes (:func:`check_workers`); :func:`process_pool` gives a pool
   (``None`` for one worker: everything runs in-process) and :func:`task_map` maps over it.
 * **Progress**: ``progress(label, done, total)`` (:data:`Progress`).
-* **Files**: :func:`write_csv` (floats by ``repr``, so values round-trip) and :func:`axes_grid`
+* **Runs**: :func:`check_run` checks the options every study's ``run`` takes.
+* **Files**: :func:`write_csv` (floats by ``repr``, so values round-trip), :func:`write_tables`
+  (a study's CSV files), :func:`attributes` (an object's fields as a row) and :func:`axes_grid`
   (a matplotlib figure on the Agg canvas, no pyplot state).
 """
 
@@ -26,7 +28,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from reference.validation import check_int
+from reference.validation import check_flag, check_int
 
 MAX_SEED = 2**32 - 1
 """A study's seed lies in [0, 2^32 − 1] (numpy's legacy ``RandomState`` takes no more)."""
@@ -40,6 +42,7 @@ Progress = Callable[[str, int, int], None]
 
 T = TypeVar("T")
 R = TypeVar("R")
+S = TypeVar("S")
 
 
 # --------------------------------------------------------------------------------------------
@@ -89,6 +92,30 @@ def check_out(out: Any, name: str = "out") -> Path:
     if path.exists() and not path.is_dir():
         raise ValueError(f"{name} must be a directory, got the existing file {str(path)!r:.80}")
     return path
+
+
+def check_run(
+    study: Any,
+    kind: type[S],
+    *,
+    workers: Any,
+    out: Any,
+    progress: Any,
+    plot: Any,
+    default_workers: int | None = None,
+) -> tuple[S, int, Path, bool]:
+    """The options of a study's ``run``, checked: ``study`` (a ``kind``, built by its
+    ``make_study``), ``workers`` (:func:`check_workers` with ``default_workers``), ``plot`` (a
+    flag), ``progress`` (:func:`check_progress`) and ``out`` (:func:`check_out`); returns
+    (study, workers, out, plot)."""
+    if not isinstance(study, kind):
+        raise ValueError(
+            f"study must be a {kind.__name__} (make_study(...)), got {type(study).__name__}"
+        )
+    workers = check_workers(workers, default_workers)
+    plot = check_flag(plot, "plot")
+    check_progress(progress)
+    return study, workers, check_out(out), plot
 
 
 def check_sequence(values: Any, name: str) -> Sequence[Any]:
@@ -182,6 +209,25 @@ def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[s
     return path
 
 
+def write_tables(
+    out: Path,
+    name: str,
+    files: Mapping[str, Sequence[str]],
+    *tables: Iterable[Mapping[str, Any]],
+) -> list[Path]:
+    """A study's tables as CSV files (:func:`write_csv`) in ``out``: the i-th table as
+    ``<name><key>.csv`` with the columns of the i-th entry (key, columns) of ``files``."""
+    return [
+        write_csv(out / f"{name}{key}.csv", rows, columns)
+        for (key, columns), rows in zip(files.items(), tables, strict=True)
+    ]
+
+
+def attributes(obj: Any, names: Iterable[str]) -> dict[str, Any]:
+    """``obj``'s attributes ``names`` as a row (name → value)."""
+    return {name: getattr(obj, name) for name in names}
+
+
 def axes_grid(rows: int, cols: int, width: float, height: float) -> tuple[Any, Any, np.ndarray]:
     """(figure, Agg canvas, axes as a rows × cols array): panels of ``width`` × ``height``
     inches, constrained layout; no pyplot state (safe in worker processes and tests)."""
@@ -207,9 +253,11 @@ __all__ = [
     "MAX_WORKERS",
     "Z95",
     "Progress",
+    "attributes",
     "axes_grid",
     "check_out",
     "check_progress",
+    "check_run",
     "check_seed",
     "check_sequence",
     "check_workers",
@@ -220,4 +268,5 @@ __all__ = [
     "process_pool",
     "task_map",
     "write_csv",
+    "write_tables",
 ]

@@ -201,6 +201,20 @@ def _ceil_above(x: float) -> int:
     return math.floor(x) + 1
 
 
+def _shuffle_batches(
+    epsilon: Any, n: Any, delta: Any, coins: Any, coins_name: str, rule: str
+) -> tuple[float, int, float, int, int, int]:
+    """Checked (ε, n, δ, coins) with r = ⌈lg coins⌉ batches and the smallest batch m = ⌊n/r⌋,
+    refused (naming ``rule``) when m < 1."""
+    epsilon, n, delta = check_epsilon(epsilon), _check_n(n), _check_delta(delta)
+    coins = check_domain_size(coins, coins_name)
+    r = rounds(coins)
+    m = n // r
+    if m < 1:
+        raise ValueError(f"n too small for {rule} shuffle rule: needs n >= r = {r}, got {n}")
+    return epsilon, n, delta, coins, r, m
+
+
 def local_epsilon_paper(
     epsilon: float, n: int, B: int, delta: float, *, require_precondition: bool = True
 ) -> float:
@@ -212,12 +226,7 @@ def local_epsilon_paper(
     Thm G.4 does not apply (to reproduce Fig. 4's setting at large ε, ``notes/aamand25.md``
     erratum 6); a value ≤ 0 is refused either way.
     """
-    epsilon, n, delta = check_epsilon(epsilon), _check_n(n), _check_delta(delta)
-    B = check_domain_size(B)
-    r = rounds(B)
-    m = n // r
-    if m < 1:
-        raise ValueError(f"n too small for the paper's shuffle rule: needs n >= r = {r}, got {n}")
+    epsilon, n, delta, B, r, m = _shuffle_batches(epsilon, n, delta, B, "B", "the paper's")
     a = _log_ratio(4.0, delta)
     value = _log_direct(
         lambda: epsilon**2 / (80.0 * a) * (m + 1),
@@ -249,12 +258,7 @@ def local_epsilon_authors(
     batch. ``require_precondition=False`` returns the formula's value regardless (as for
     :func:`local_epsilon_paper`).
     """
-    epsilon, n, delta = check_epsilon(epsilon), _check_n(n), _check_delta(delta)
-    K = check_domain_size(K, "K")
-    r = rounds(K)
-    m = n // r
-    if m < 1:
-        raise ValueError(f"n too small for the authors' shuffle rule: needs n >= r = {r}, got {n}")
+    epsilon, n, delta, K, r, m = _shuffle_batches(epsilon, n, delta, K, "K", "the authors'")
     a = _log_ratio(4.0, delta)
     value = _log_direct(
         lambda: epsilon**2 * n / (80.0 * math.log(K) * a),

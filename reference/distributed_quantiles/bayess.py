@@ -21,6 +21,8 @@ bit, so the protocols are ε-LDP with no composition (proof of Thm 1.1, Sec. 4; 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -89,18 +91,38 @@ def select_by_test_coins(
     return candidates.left(best)
 
 
+@dataclass(frozen=True)
+class _Variant:
+    """What sets the two theorems apart: the update parameter α'(α, ε) (and its formula, for
+    the error message) and the (learning, test) user counts out of n."""
+
+    update: Callable[[float, float], float]
+    formula: str
+    shares: Callable[[int], tuple[int, int]]
+
+
+_THEOREM_1_1 = _Variant(lambda a, e: a * e / 8, "alpha·epsilon/8", lambda n: (n // 4, n // 4))
+_THEOREM_C_1 = _Variant(
+    lambda a, e: a * math.tanh(e / 2), "alpha·tanh(epsilon/2)", lambda n: (n // 2, n - n // 2)
+)
+
+
 def _bayess(
-    x: np.ndarray,
+    users: Any,
     B: int,
-    alpha_update: float,
     epsilon: float,
     rng: np.random.Generator,
-    *,
-    learn: int,
-    test: int,
+    alpha: float,
     steps: int | None,
     rounding: str,
+    variant: _Variant,
 ) -> int:
+    B = check_domain_size(B)
+    x = check_users(users, B)
+    alpha, epsilon = _check_alpha(alpha), check_epsilon(epsilon)
+    alpha_update = _check_update(variant.update(alpha, epsilon), variant.formula, alpha, epsilon)
+    learn, test = variant.shares(x.size)
+    rng, rounding = check_rng(rng), check_rounding(rounding)
     stream = UserStream(x, rng)
     T = learn if steps is None else check_int(steps, "steps", minimum=1)
     if T > learn:
@@ -132,22 +154,7 @@ def bayess_theorem_1_1(
     rounding: str = "paper",
 ) -> int:
     """The ε-LDP empirical-median protocol of Theorem 1.1 (α' = αε/8, users 1..n/2 only)."""
-    B = check_domain_size(B)
-    x = check_users(users, B)
-    alpha, epsilon = _check_alpha(alpha), check_epsilon(epsilon)
-    n = x.size
-    update = _check_update(alpha * epsilon / 8, "alpha·epsilon/8", alpha, epsilon)
-    return _bayess(
-        x,
-        B,
-        update,
-        epsilon,
-        check_rng(rng),
-        learn=n // 4,
-        test=n // 4,
-        steps=steps,
-        rounding=check_rounding(rounding),
-    )
+    return _bayess(users, B, epsilon, rng, alpha, steps, rounding, _THEOREM_1_1)
 
 
 def bayess_statistical(
@@ -161,19 +168,4 @@ def bayess_statistical(
     rounding: str = "paper",
 ) -> int:
     """The statistical-median protocol of Theorem C.1 (α' = α·tanh(ε/2), i.i.d. users)."""
-    B = check_domain_size(B)
-    x = check_users(users, B)
-    alpha, epsilon = _check_alpha(alpha), check_epsilon(epsilon)
-    n = x.size
-    update = _check_update(alpha * math.tanh(epsilon / 2), "alpha·tanh(epsilon/2)", alpha, epsilon)
-    return _bayess(
-        x,
-        B,
-        update,
-        epsilon,
-        check_rng(rng),
-        learn=n // 2,
-        test=n - n // 2,
-        steps=steps,
-        rounding=check_rounding(rounding),
-    )
+    return _bayess(users, B, epsilon, rng, alpha, steps, rounding, _THEOREM_C_1)

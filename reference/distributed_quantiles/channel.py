@@ -74,16 +74,24 @@ Real: TypeAlias = float | mpmath.mpf
 def check_channel_parameters(tau: Any, alpha: Any) -> tuple[float, float]:
     """τ in (0, 1) and α in (0, min(τ, 1 − τ)), so that the crossover probabilities τ ± α lie
     strictly inside (0, 1). (Thm E.2 and Lemma E.3 assume the stronger α <= ½·min(τ, 1 − τ).)"""
-    tau_f = check_finite(tau, "tau")
-    if not 0.0 < tau_f < 1.0:
+    return _channel_parameters(tau, alpha, check_finite, repr)
+
+
+def _channel_parameters(
+    tau: Any, alpha: Any, convert: Callable[[Any, str], Any], show: Callable[[Any], str]
+) -> tuple[Any, Any]:
+    """τ and α converted by ``convert`` (float or mpf) and checked at its precision; ``show``
+    prints the bound min(τ, 1 − τ) in the error."""
+    t = convert(tau, "tau")
+    if not 0 < t < 1:
         raise ValueError(f"tau must lie in (0, 1), got {tau!r}")
-    alpha_f = check_finite(alpha, "alpha")
-    bound = min(tau_f, 1.0 - tau_f)
-    if not 0.0 < alpha_f < bound:
+    a = convert(alpha, "alpha")
+    bound = min(t, 1 - t)
+    if not 0 < a < bound:
         raise ValueError(
-            f"alpha must lie in (0, min(tau, 1 - tau)) = (0, {bound!r}), got {alpha!r}"
+            f"alpha must lie in (0, min(tau, 1 - tau)) = (0, {show(bound)}), got {alpha!r}"
         )
-    return tau_f, alpha_f
+    return t, a
 
 
 def _check_unit(value: Any, name: str) -> float:
@@ -93,8 +101,8 @@ def _check_unit(value: Any, name: str) -> float:
     return v
 
 
-def _mp_value(x: Any, name: str) -> mpmath.mpf:
-    """An exact real (int, float, Fraction, mpf) as mpf; ValueError otherwise."""
+def mp_real(x: Any, name: str) -> mpmath.mpf:
+    """An exact finite real (int, float, Fraction, mpf) as mpf; ValueError otherwise."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real | mpmath.mpf):
         raise ValueError(f"{name} must be a real number, got {x!r}")
     if isinstance(x, np.integer):
@@ -110,8 +118,9 @@ def _mp_value(x: Any, name: str) -> mpmath.mpf:
     return value
 
 
-def _mp_unit(x: Any, name: str) -> mpmath.mpf:
-    value = _mp_value(x, name)
+def mp_unit(x: Any, name: str) -> mpmath.mpf:
+    """:func:`mp_real` of a number in [0, 1]."""
+    value = mp_real(x, name)
     if not 0 <= value <= 1:
         raise ValueError(f"{name} must lie in [0, 1], got {x!r}")
     return value
@@ -119,17 +128,7 @@ def _mp_unit(x: Any, name: str) -> mpmath.mpf:
 
 def _mp_channel_parameters(tau: Any, alpha: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
     """:func:`check_channel_parameters` for exact inputs, compared at mpmath precision."""
-    t = _mp_value(tau, "tau")
-    if not 0 < t < 1:
-        raise ValueError(f"tau must lie in (0, 1), got {tau!r}")
-    a = _mp_value(alpha, "alpha")
-    bound = min(t, 1 - t)
-    if not 0 < a < bound:
-        raise ValueError(
-            f"alpha must lie in (0, min(tau, 1 - tau)) = (0, {mpmath.nstr(bound, 17)}), "
-            f"got {alpha!r}"
-        )
-    return t, a
+    return _channel_parameters(tau, alpha, mp_real, lambda bound: mpmath.nstr(bound, 17))
 
 
 MAX_DPS = 1000
@@ -379,7 +378,7 @@ def mutual_information_mp(x: Any, tau: Any, alpha: Any, *, dps: int = DPS) -> mp
     dps = _check_dps(dps)
     with mpmath.workdps(dps + 15):
         t, a = _mp_channel_parameters(tau, alpha)
-        xv = _mp_unit(x, "x")
+        xv = mp_unit(x, "x")
     if xv == 0 or xv == 1:
         return mpmath.mpf(0)  # a point mass carries no information (the form gives exactly 0)
     # the entropy form also cancels ~log10(1/min(x, 1 − x)) digits near the ends
@@ -388,22 +387,25 @@ def mutual_information_mp(x: Any, tau: Any, alpha: Any, *, dps: int = DPS) -> mp
         return +_mp_functions().info(xv, t, a)
 
 
-def optimal_query_point_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
-    """q = argmax_x I(x) (Alg. 2 line 9; the closed form, derived) to ``dps`` digits."""
+def _at_guarded_precision(
+    tau: Any, alpha: Any, dps: Any, evaluate: Callable[[mpmath.mpf, mpmath.mpf], Any]
+) -> mpmath.mpf:
+    """``evaluate(τ, α)`` on the checked exact parameters, at the closed forms' guard digits."""
     dps = _check_dps(dps)
     with mpmath.workdps(dps + 15):
         t, a = _mp_channel_parameters(tau, alpha)
     with mpmath.workdps(_guard_digits(a, dps)):
-        return +_mp_functions().query_point(t, a)
+        return +evaluate(t, a)
+
+
+def optimal_query_point_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
+    """q = argmax_x I(x) (Alg. 2 line 9; the closed form, derived) to ``dps`` digits."""
+    return _at_guarded_precision(tau, alpha, dps, _mp_functions().query_point)
 
 
 def capacity_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
     """C_{τ,α} = max_x I(x) in bits (Thm E.2 footnote 8) to ``dps`` digits."""
-    dps = _check_dps(dps)
-    with mpmath.workdps(dps + 15):
-        t, a = _mp_channel_parameters(tau, alpha)
-    with mpmath.workdps(_guard_digits(a, dps)):
-        return +_mp_functions().capacity(t, a)
+    return _at_guarded_precision(tau, alpha, dps, _mp_functions().capacity)
 
 
 def numeric_argmax_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
@@ -412,15 +414,14 @@ def numeric_argmax_mp(tau: Any, alpha: Any, *, dps: int = DPS) -> mpmath.mpf:
 
     The bracket is valid: dI/dx > 0 at 0 and < 0 at 1 because H is strictly concave.
     """
-    dps = _check_dps(dps)
-    with mpmath.workdps(dps + 15):
-        t, a = _mp_channel_parameters(tau, alpha)
-    with mpmath.workdps(_guard_digits(a, dps)):
-        slope = _mp_functions().derivative
-        root = mpmath.findroot(
+    slope = _mp_functions().derivative
+
+    def root(t: mpmath.mpf, a: mpmath.mpf) -> Any:
+        return mpmath.findroot(
             lambda x: slope(x, t, a), (mpmath.mpf(0), mpmath.mpf(1)), solver="anderson"
         )
-        return +root
+
+    return _at_guarded_precision(tau, alpha, dps, root)
 
 
 @dataclass(frozen=True)
@@ -451,7 +452,7 @@ def bayes_weights_mp(tau: Any, alpha: Any, q: Any = None, *, dps: int = DPS) -> 
     dps = _check_dps(dps)
     with mpmath.workdps(dps + 15):
         t, a = _mp_channel_parameters(tau, alpha)
-        qv = None if q is None else _mp_unit(q, "q")
+        qv = None if q is None else mp_unit(q, "q")
     if qv is None:
         qv = optimal_query_point_mp(t, a, dps=dps)
     with mpmath.workdps(dps + 15):

@@ -33,7 +33,6 @@ so the two adversarial extremes ``pt = clip(p1 ± cα)`` cover every adversary.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -47,9 +46,10 @@ from reference.distributed_quantiles.channel import (
     BayesWeights,
     bayes_weights_mp,
     capacity_mp,
+    mp_real,
+    mp_unit,
 )
-from reference.exact.mp import to_mpf
-from reference.validation import check_choice, check_int, check_real
+from reference.validation import check_choice, check_int
 
 __all__ = [
     "DriftResult",
@@ -76,19 +76,6 @@ MAX_COINS = 10**4
 # ----------------------------------------------------------------------------- validation
 
 
-def _mp(x: Any, name: str) -> mpmath.mpf:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real | mpmath.mpf):
-        raise ValueError(f"{name} must be a real number, got {x!r}")
-    if isinstance(x, np.integer):
-        x = int(x)
-    elif isinstance(x, np.floating):
-        x = check_real(x, name)  # numpy floats (float32, longdouble) as exact doubles
-    value = to_mpf(Fraction(x)) if isinstance(x, Fraction | numbers.Integral) else mpmath.mpf(x)
-    if not mpmath.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {x!r}")
-    return value
-
-
 def _mp_vector(values: Any, name: str) -> list[mpmath.mpf]:
     if not isinstance(values, list | tuple | np.ndarray):
         raise ValueError(
@@ -100,7 +87,7 @@ def _mp_vector(values: Any, name: str) -> list[mpmath.mpf]:
     if len(values) > MAX_COINS + 1:
         raise ValueError(f"{name} must hold at most {MAX_COINS + 1} numbers, got {len(values)}")
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
-    return [_mp(v, f"{name}[{i}]") for i, v in enumerate(items)]
+    return [mp_real(v, f"{name}[{i}]") for i, v in enumerate(items)]
 
 
 def _positive(w: Any) -> list[mpmath.mpf]:
@@ -142,10 +129,10 @@ def _initial_probabilities(p1: Any) -> list[mpmath.mpf]:
 
 
 def _slack(c: Any, gamma: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
-    cv = _mp(c, "c")
+    cv = mp_real(c, "c")
     if not 0 <= cv <= 1:
         raise ValueError(f"c must lie in [0, 1] (Lemma E.3 assumes c <= 1), got {c!r}")
-    gv = _mp(gamma, "gamma")
+    gv = mp_real(gamma, "gamma")
     if not 0 <= gv <= 1:
         raise ValueError(f"gamma must lie in [0, 1], got {gamma!r}")
     return cv, gv
@@ -164,23 +151,16 @@ def _check_count(value: Any, name: str) -> int:
 
 
 def _tau(tau: Any) -> mpmath.mpf:
-    value = _mp(tau, "tau")
+    value = mp_real(tau, "tau")
     if not 0 < value < 1:
         raise ValueError(f"tau must lie in (0, 1), got {tau!r}")
-    return value
-
-
-def _unit(x: Any, name: str) -> mpmath.mpf:
-    value = _mp(x, name)
-    if not 0 <= value <= 1:
-        raise ValueError(f"{name} must lie in [0, 1], got {x!r}")
     return value
 
 
 def _step_args(w: Any, q: Any, j: Any) -> tuple[list[mpmath.mpf], mpmath.mpf, int]:
     """Positive weights (as given), a query point in [0, 1] and an index j in 1..len(w)."""
     weights = _positive(w)
-    return weights, _unit(q, "q"), check_int(j, "j", minimum=1, maximum=len(weights))
+    return weights, mp_unit(q, "q"), check_int(j, "j", minimum=1, maximum=len(weights))
 
 
 # ----------------------------------------------------------------------------- the step
@@ -195,7 +175,7 @@ def uniform_weights(B: int) -> list[mpmath.mpf]:
 def query_interval(w: Sequence[mpmath.mpf], q: mpmath.mpf) -> int:
     """GetIntervalFromQuantile (Alg. 2 line 2): j = min{i : W(i) >= q}, 1-based; normalised w."""
     w = _positive(w)
-    q = _unit(q, "q")
+    q = mp_unit(q, "q")
     total = mpmath.mpf(0)
     for i, wi in enumerate(w, start=1):
         total += wi
@@ -255,7 +235,7 @@ def good_intervals(p1: Any, tau: Any, alpha_good: Any) -> tuple[int, int]:
     p1_{i+1} > τ − α' (Eq. (3)); Lemma E.3 uses α' = α(1 + c). Requires the interval a
     of :func:`target_interval` (which is always good)."""
     p = _initial_probabilities(p1)
-    t, ag = _tau(tau), _mp(alpha_good, "alpha_good")
+    t, ag = _tau(tau), mp_real(alpha_good, "alpha_good")
     if ag <= 0:
         raise ValueError(f"alpha_good must be > 0, got {alpha_good!r}")
     a = target_interval(p, t)
@@ -272,7 +252,7 @@ def adversarial_probabilities(p1: Any, alpha: Any, c: Any, direction: int) -> li
     if direction == 0:
         raise ValueError("direction must be +1 or -1, got 0")
     p = _initial_probabilities(p1)
-    shift = _mp(alpha, "alpha") * _mp(c, "c") * direction
+    shift = mp_real(alpha, "alpha") * mp_real(c, "c") * direction
     return [min(max(v + shift, mpmath.mpf(0)), mpmath.mpf(1)) for v in p]
 
 
@@ -298,14 +278,14 @@ def potential(
     if len(p) != len(weights) + 2:
         raise ValueError(f"p1 must have length B + 1 = {len(weights) + 2}, got {len(p)}")
     a = target_interval(p, tau)
-    C, g = _mp(capacity, "capacity"), _mp(gamma, "gamma")
+    C, g = mp_real(capacity, "capacity"), mp_real(gamma, "gamma")
     return mpmath.log(weights[a - 1], 2) + 12 * C * (good_count - g * size)
 
 
 def lemma_e3_bound(tau: Any, alpha: Any, gamma: Any = Fraction(1, 13), *, dps: int = 60) -> Any:
     """Lemma E.3's lower bound (1 − 12γ)·C_{τ,α} (mpmath)."""
     with mpmath.workdps(_check_dps(dps) + 20):
-        return (1 - 12 * _mp(gamma, "gamma")) * capacity_mp(tau, alpha, dps=dps)
+        return (1 - 12 * mp_real(gamma, "gamma")) * capacity_mp(tau, alpha, dps=dps)
 
 
 @dataclass(frozen=True)
@@ -357,7 +337,7 @@ def expected_potential_drift(
     if good_count > size:
         raise ValueError(f"good_count must be <= size = {size}, got {good_count}")
     with mpmath.workdps(dps):
-        t, a_ = _mp(tau, "tau"), _mp(alpha, "alpha")
+        t, a_ = mp_real(tau, "tau"), mp_real(alpha, "alpha")
         C = capacity_mp(t, a_, dps=dps)  # validates tau in (0, 1), alpha in (0, min(tau, 1-tau))
         cv, gv = _slack(c, gamma)
         weights = _weights(w)

@@ -9,7 +9,7 @@ such as the name of an exception a mechanism raised: an exception is an output l
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, SupportsFloat, cast
@@ -82,6 +82,14 @@ def _check_atom(atom: Any, k: int) -> Hashable:
     return key
 
 
+def _check_paired(support: Sequence[Any], values: Sequence[Any], name: str) -> None:
+    """``support`` and its per-atom ``values`` (named ``name``) must have the same length."""
+    if len(support) != len(values):
+        raise ValueError(
+            f"support and {name} must have the same length, got {len(support)} and {len(values)}"
+        )
+
+
 class DiscreteLaw:
     """A finite discrete law: distinct atoms and their log-probabilities (mpf).
 
@@ -99,11 +107,7 @@ class DiscreteLaw:
     def __init__(self, support: Indexed, log_weights: Indexed):
         support = sequence(support, "support", MAX_ATOMS)
         log_weights = sequence(log_weights, "log_weights", MAX_ATOMS)
-        if len(support) != len(log_weights):
-            raise ValueError(
-                f"support and log_weights must have the same length, got {len(support)} and "
-                f"{len(log_weights)}"
-            )
+        _check_paired(support, log_weights, "log_weights")
         if len(support) == 0:
             raise ValueError("support and log_weights must hold at least one atom, got none")
         weights = relative_log_weights(check_log_weights(log_weights, "log_weights"))
@@ -158,11 +162,7 @@ class DiscreteLaw:
         """
         probabilities = sequence(probabilities, "probabilities", MAX_ATOMS)
         support = sequence(support, "support", MAX_ATOMS)
-        if len(support) != len(probabilities):
-            raise ValueError(
-                f"support and probabilities must have the same length, got {len(support)} and "
-                f"{len(probabilities)}"
-            )
+        _check_paired(support, probabilities, "probabilities")
         values = []
         for k in range(len(probabilities)):
             p = probabilities[k]

@@ -14,6 +14,8 @@ and Rényi divergences +inf, δ = 1 (``notes/foundation.md``, "Exact laws").
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any, cast
 
 import mpmath
@@ -103,18 +105,34 @@ def max_log_ratio(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
         )
 
 
-def _piecewise_max_log_ratio(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> mpmath.mpf:
-    best = MP_NINF
+def _fold_cells(
+    p: PiecewiseLogLinear,
+    q: PiecewiseLogLinear,
+    start: mpmath.mpf,
+    combine: Callable[[mpmath.mpf, mpmath.mpf], mpmath.mpf],
+    term: Callable[..., mpmath.mpf],
+) -> mpmath.mpf:
+    """``combine`` of ``term(t_lo, t_hi, ap, cp, aq, cq)`` over the merged cells where p has mass,
+    each at its cell's precision; +inf when q has no mass on one of them."""
+    acc = start
     for cell in walk_merged_cells(p, q):
         if cell.fp is None:
             continue
         if cell.fq is None:
             return MP_INF
         with mpmath.workdps(cell.dps):
-            t_lo, t_hi, ap, cp, aq, cq = cell.values()
-            value = _linear_sup(ap - aq, cp - cq, t_lo, t_hi)
-        best = max(best, +value)
-    return best
+            acc = combine(acc, term(*cell.values()))
+    return +acc
+
+
+def _piecewise_max_log_ratio(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> mpmath.mpf:
+    return _fold_cells(
+        p,
+        q,
+        MP_NINF,
+        max,
+        lambda t_lo, t_hi, ap, cp, aq, cq: _linear_sup(ap - aq, cp - cq, t_lo, t_hi),
+    )
 
 
 def privacy_loss(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
@@ -331,16 +349,13 @@ def _discrete_kl(p: DiscreteLaw, q: DiscreteLaw) -> mpmath.mpf:
 
 
 def _piecewise_kl(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> mpmath.mpf:
-    total = mpmath.mpf(0)
-    for cell in walk_merged_cells(p, q):
-        if cell.fp is None:
-            continue
-        if cell.fq is None:
-            return MP_INF
-        with mpmath.workdps(cell.dps):
-            t_lo, t_hi, ap, cp, aq, cq = cell.values()
-            total += _kl_cell(ap, cp, ap - aq, cp - cq, t_lo, t_hi)
-    return +total
+    return _fold_cells(
+        p,
+        q,
+        mpmath.mpf(0),
+        operator.add,
+        lambda t_lo, t_hi, ap, cp, aq, cq: _kl_cell(ap, cp, ap - aq, cp - cq, t_lo, t_hi),
+    )
 
 
 def _kl_cell(

@@ -56,31 +56,29 @@ def positive_mp(x: Any, name: str) -> mpmath.mpf:
     return value
 
 
+def _factor(x: Any, name: str, exp_u: Any, exp_u_kind: str, levels: int = 1) -> Exact:
+    """The given ``exp_u``, or e^{x/levels} for a float ``x`` > 0: exactly one of the two."""
+    if (x is None) == (exp_u is None):
+        raise ValueError(f"give exactly one of {name} (a float > 0) and exp_u ({exp_u_kind})")
+    if exp_u is not None:
+        return check_exp_u(exp_u)
+    x = check_positive(x, name)
+    with workdps():
+        return mpmath.exp(to_mpf(x) / levels)
+
 
 def per_round_factor(u: Any = None, exp_u: Any = None) -> Exact:
     """a = e^u exactly: the given rational ``exp_u`` (> 1), or exp(u) at the working precision.
 
     Give exactly one of ``u`` (a float > 0) and ``exp_u`` (an int or Fraction > 1).
     """
-    if (u is None) == (exp_u is None):
-        raise ValueError("give exactly one of u (a float > 0) and exp_u (an int or Fraction > 1)")
-    if exp_u is not None:
-        return check_exp_u(exp_u)
-    u = check_positive(u, "u")
-    with workdps():
-        return mpmath.exp(to_mpf(u))
+    return _factor(u, "u", exp_u, "an int or Fraction > 1")
 
 
 def rounds_factor(levels: int, epsilon: Any = None, exp_u: Any = None) -> Exact:
     """a = e^{ε/L} for the theorems stated with ε and L (Eqs. 8, 10), or the given ``exp_u``."""
     levels = check_levels(levels)
-    if (epsilon is None) == (exp_u is None):
-        raise ValueError("give exactly one of epsilon (a float > 0) and exp_u (an int or Fraction)")
-    if exp_u is not None:
-        return check_exp_u(exp_u)
-    epsilon = check_positive(epsilon, "epsilon")
-    with workdps():
-        return mpmath.exp(to_mpf(epsilon) / levels)
+    return _factor(epsilon, "epsilon", exp_u, "an int or Fraction", levels)
 
 
 __all__ = [

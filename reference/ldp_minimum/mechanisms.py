@@ -16,7 +16,8 @@ The per-user transcript channel (one user's view of the whole protocol) is
 All of them derive from :class:`reference.core.MechanismBase`: ``sample`` checks size, rng and
 the data once (public bounds, or any finite value when ``clamp``), the outputs are checked to lie
 in :attr:`output_range`, and the parameters whose outputs or exact laws cannot be represented
-are refused at construction with ``ValueError`` naming them (fukuchi19 §2, ``notes/fukuchi19.md``).
+are refused at construction with ``ValueError`` naming them (``notes/fukuchi19.md``, "Bad input
+and limits").
 """
 
 from __future__ import annotations
@@ -47,15 +48,13 @@ from reference.ldp_minimum.laplace_baseline import (
 )
 from reference.ldp_minimum.round_statistic import (
     RoundRule,
-    check_epsilon_matches_exp_u,
     check_exp_u,
-    check_round_budget,
     epsilon_of_exp_u,
     round_rule,
 )
 from reference.ldp_minimum.schedules import check_levels, check_users, schedule
 from reference.ldp_minimum.search import (
-    SAMPLERS,
+    check_round_fields,
     check_target,
     leaf_values,
     per_user_draw_limit,
@@ -65,7 +64,6 @@ from reference.ldp_minimum.search import (
 from reference.primitives.laplace import laplace_law
 from reference.validation import (
     MAX_FLOAT,
-    check_choice,
     check_domain,
     check_epsilon,
     check_flag,
@@ -139,14 +137,7 @@ class LDPMinimum(ExactMechanismBase):
         object.__setattr__(self, "clamp", check_flag(self.clamp, "clamp"))
         object.__setattr__(self, "bounds", _unit_map(self.bounds, self.clamp).bounds)
         check_target(self.target)
-        check_choice(self.sampler, "sampler", SAMPLERS)
-        if self.exp_u is not None:
-            exp_u = check_epsilon_matches_exp_u(
-                self.epsilon, self.exp_u, self.levels, "LDPMinimum.with_exp_u"
-            )
-            object.__setattr__(self, "exp_u", exp_u)
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        check_round_budget(self.epsilon, self.levels)
+        check_round_fields(self, "LDPMinimum.with_exp_u")
 
     @classmethod
     def with_exp_u(cls, exp_u: Any, levels: int, gamma: float, **options: Any) -> LDPMinimum:

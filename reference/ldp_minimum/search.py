@@ -27,11 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from reference.ldp_minimum.round_statistic import RoundRule, check_rule
+from reference.ldp_minimum.round_statistic import (
+    RoundRule,
+    check_epsilon_matches_exp_u,
+    check_round_budget,
+    check_rule,
+)
 from reference.ldp_minimum.schedules import check_levels
 from reference.validation import (
     check_choice,
     check_data,
+    check_epsilon,
     check_int,
     check_real_array,
     check_rng,
@@ -367,6 +373,21 @@ def sample_iid(
 SAMPLERS = ("binomial", "per_user")
 
 
+def check_round_fields(mechanism: Any, builder: str) -> None:
+    """The fields shared by the round-statistic mechanisms, checked on the frozen dataclass
+    ``mechanism`` (and normalised in place): ``sampler`` among :data:`SAMPLERS`, ``exp_u``
+    matching ``epsilon`` (as the constructor ``builder`` sets them), ``epsilon`` and its per-round
+    budget over ``levels``."""
+    check_choice(mechanism.sampler, "sampler", SAMPLERS)
+    if mechanism.exp_u is not None:
+        exp_u = check_epsilon_matches_exp_u(
+            mechanism.epsilon, mechanism.exp_u, mechanism.levels, builder
+        )
+        object.__setattr__(mechanism, "exp_u", exp_u)
+    object.__setattr__(mechanism, "epsilon", check_epsilon(mechanism.epsilon))
+    check_round_budget(mechanism.epsilon, mechanism.levels)
+
+
 def sample_minimum(
     data: Any, rule: RoundRule, size: int, rng: np.random.Generator, sampler: str = "binomial"
 ) -> np.ndarray:
@@ -395,6 +416,7 @@ __all__ = [
     "UnitData",
     "algorithm_1",
     "check_per_user_cells",
+    "check_round_fields",
     "check_target",
     "check_unit_data",
     "counts_at_or_below",

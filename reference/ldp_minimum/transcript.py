@@ -57,24 +57,20 @@ from reference.ldp_minimum.exact_law import distinct_counts
 from reference.ldp_minimum.round_statistic import (
     Exact,
     RoundRule,
-    check_epsilon_matches_exp_u,
     check_exact_work,
     check_exp_u,
-    check_round_budget,
     epsilon_of_exp_u,
     round_rule,
 )
 from reference.ldp_minimum.schedules import MAX_USERS, check_levels
 from reference.ldp_minimum.search import (
-    SAMPLERS,
+    check_round_fields,
     node_midpoints,
     per_user_draw_limit,
     sorted_counts,
 )
 from reference.validation import (
-    check_choice,
     check_data,
-    check_epsilon,
     check_int,
     check_positive,
     check_real_array,
@@ -170,14 +166,7 @@ class UserTranscript(ExactMechanismBase):
             raise ValueError(f"others must hold at most {MAX_USERS - 1} values")
         object.__setattr__(self, "others", tuple(float(v) for v in others))
         object.__setattr__(self, "_sorted", np.sort(others))
-        check_choice(self.sampler, "sampler", SAMPLERS)
-        if self.exp_u is not None:
-            exp_u = check_epsilon_matches_exp_u(
-                self.epsilon, self.exp_u, self.levels, "UserTranscript.with_exp_u"
-            )
-            object.__setattr__(self, "exp_u", exp_u)
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        check_round_budget(self.epsilon, self.levels)
+        check_round_fields(self, "UserTranscript.with_exp_u")
         if self.radix**self.levels > MAX_CODE:
             raise ValueError(
                 f"others and levels: (2N)^L must be at most 2^62 for int64 codes, got N = "

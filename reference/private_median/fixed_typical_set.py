@@ -60,7 +60,7 @@ from reference.validation import check_choice, check_fraction
 MAX_FIXED_BRUTE_N = 7
 MAX_BRUTE_CANDIDATES = 2 * 10**6
 """The most candidate data sets :func:`fixed_typical_hamming_brute` tries (about 10 s)."""
-CAP_RULES = ("spec", "tight")
+CAP_RULES = ("four_k", "tight")
 
 
 def fixed_window_ranges(params: MedianParameters) -> tuple[int, int]:
@@ -205,8 +205,8 @@ def tight_cap_level(params: MedianParameters) -> Fraction:
     return min(p.L * p.r * p.n, Fraction(2 * (k_minus + k_plus + 1)))
 
 
-def fixed_cap_level(params: MedianParameters, rule: str = "spec") -> Fraction:
-    """The cap M of the variant's restricted density: ``"spec"`` → min{Lrn, 4K} (the rule
+def fixed_cap_level(params: MedianParameters, rule: str = "four_k") -> Fraction:
+    """The cap M of the variant's restricted density: ``"four_k"`` → min{Lrn, 4K} (the rule
     proposed with the variant, ``notes/tzamos20.md``),
     ``"tight"`` → :func:`tight_cap_level`."""
     p = check_params(params)
@@ -221,7 +221,7 @@ def _cap_distance(params: MedianParameters, cap_level: Any) -> Fraction:
     return m / (2 * tent_slope(params))
 
 
-def fixed_cap(params: MedianParameters, rule: str = "spec") -> Fraction:
+def fixed_cap(params: MedianParameters, rule: str = "four_k") -> Fraction:
     """d_M = 3CM/(Ln): the distance at which the variant's tents flatten (units of
     :mod:`extended_density`: s·d_M = M/2)."""
     return _cap_distance(params, fixed_cap_level(params, rule))
@@ -234,7 +234,7 @@ def _resolve_cap(params: MedianParameters, rule: str, cap_level: Any) -> Fractio
 
 
 def fixed_envelope(
-    data: Any, params: MedianParameters, rule: str = "spec", cap_level: Any = None
+    data: Any, params: MedianParameters, rule: str = "four_k", cap_level: Any = None
 ) -> list[Piece]:
     """Ψ^fix_X = min_k k − s·min{max(|y − ξ_{k,inf}|, |y − ξ_{k,sup}|), d_M} on [−B, B]: the
     variant's extension (Eq. (A.6) with H_fix and cap M; ``cap_level`` overrides M)."""
@@ -244,7 +244,7 @@ def fixed_envelope(
 
 
 def fixed_envelope_brute(
-    data: Any, params: MedianParameters, y: Any, rule: str = "spec", cap_level: Any = None
+    data: Any, params: MedianParameters, y: Any, rule: str = "four_k", cap_level: Any = None
 ) -> Fraction:
     """Ψ^fix_X(y) as the minimum over every cell (a, b, k) of k − s·min{max(|y − a|, |y − b|),
     d_M} (the brute-force oracle of Eq. (A.6) over every cell, for the variant)."""
@@ -255,7 +255,7 @@ def fixed_envelope_brute(
 
 
 def fixed_restricted_pieces(
-    median: Any, params: MedianParameters, rule: str = "spec", cap_level: Any = None
+    median: Any, params: MedianParameters, rule: str = "four_k", cap_level: Any = None
 ) -> list[Piece]:
     """The variant's restricted log-density −s·min{|y − m|, d_M} on [−B, B] (exact pieces), i.e.
     f ∝ exp(−(ε/4)·min{(Ln/3C)|m − ω|, M})."""
@@ -265,7 +265,7 @@ def fixed_restricted_pieces(
 
 
 def fixed_normalizer_is_constant(
-    params: MedianParameters, rule: str = "spec", cap_level: Any = None
+    params: MedianParameters, rule: str = "four_k", cap_level: Any = None
 ) -> bool:
     """Lemma A.4's analogue: Ẑ_fix(m) = ∫_I exp(−(ε/4)min{(Ln/3C)|m − ω|, M}) dω is the same
     for every m ∈ Ξ iff M = 0 or [m − d_M, m + d_M] ⊆ I for all m ∈ Ξ, i.e. d_M <= (4C − 1/2)r.
@@ -277,7 +277,7 @@ def fixed_normalizer_is_constant(
 
 
 def fixed_lemma_a_4_normalizer(
-    params: MedianParameters, epsilon: Any, rule: str = "spec", cap_level: Any = None
+    params: MedianParameters, epsilon: Any, rule: str = "four_k", cap_level: Any = None
 ) -> mpmath.mpf:
     """Closed form of Ẑ_fix when :func:`fixed_normalizer_is_constant`:
     (24C/(εLn))(1 − e^{−εM/4}) + (2B − 2d_M)e^{−εM/4}."""
@@ -294,7 +294,7 @@ def fixed_lemma_a_4_normalizer(
 
 
 def fixed_pieces(
-    data: Any, params: MedianParameters, rule: str = "spec", cap_level: Any = None
+    data: Any, params: MedianParameters, rule: str = "four_k", cap_level: Any = None
 ) -> list[Piece]:
     """Ψ of the variant's PRIVATEMEDIAN (Alg. 1 with H_fix and cap M): the restricted tent at
     m(X) when X ∈ H_fix (Case (A)), the variant's extension otherwise (Case (B)). By the variant's

@@ -8,7 +8,7 @@ Modes (Algorithm 1; erratum E1 in ``notes/tzamos20.md``):
   (Case (A), Algorithm 2), D_general otherwise (Case (B), Algorithm 7). **Not ε-DP**: Lemma 3.3
   and Prop. A.5(b) are false for the paper's H (erratum E1); the auditor finds a violation.
 * ``"fixed"`` [OURS, a documented deviation]: Algorithm 1 with the fixed typical set H_fix
-  (order-statistic constraints) and the cap M = min{Lrn, 4K} (``cap_rule="spec"``) or
+  (order-statistic constraints) and the cap M = min{Lrn, 4K} (``cap_rule="four_k"``) or
   min{Lrn, 2(K₋ + K₊ + 1)} (``"tight"``) — :mod:`fixed_typical_set`. For this H the extension
   equals the restricted law on H_fix (the variant's Prop. A.5(b), proved in ``notes/tzamos20.md``
   and checked exactly), so the Case-(A) shortcut is safe and the mechanism is ε-DP.
@@ -148,7 +148,7 @@ def extension_pieces(
     params: MedianParameters,
     *,
     typical_set: str = "paper",
-    cap_rule: str = "spec",
+    cap_rule: str = "four_k",
     construction: str = "fast",
 ) -> list[Piece]:
     """Ψ_X (or Ψ^fix_X for ``typical_set="fixed"``), memoised on the sorted data: the partition
@@ -187,7 +187,7 @@ class PrivateMedian(ExactMechanismBase):
     epsilon: Any
     mode: str = "extension"
     median_index: str = "ceil"
-    cap_rule: str = "spec"
+    cap_rule: str = "four_k"
     construction: str = "fast"
     output: str = "grid"
 

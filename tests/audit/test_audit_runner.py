@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pytest
@@ -17,28 +15,6 @@ from reference.primitives.randomized_response import RandomizedResponse
 
 EM = ExponentialQuantile(0.5, 1.0, (0.0, 1.0))
 EM_PAIR = [([0.0, 0.25, 0.25], [0.25, 0.25, 1.0])]
-
-
-@dataclass(frozen=True)
-class Reclaimed:
-    """A mechanism audited against a different claim than its own."""
-
-    inner: Any
-    claim: PrivacyClaim
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        return self.inner.domain
-
-    @property
-    def input_values(self) -> Any:
-        return getattr(self.inner, "input_values", None)
-
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.inner.sample(data, size, rng)
-
-    def exact(self, data: Any) -> Any:
-        return self.inner.exact(data)
 
 
 def crashes_on_half(data: np.ndarray, rng: np.random.Generator) -> float:
@@ -94,21 +70,21 @@ def test_exact_mode_reports_the_exact_loss_without_sampling() -> None:
     assert not r.violation
 
 
-def test_approximate_claim_is_checked_by_the_exact_hockey_stick() -> None:
+def test_approximate_claim_is_checked_by_the_exact_hockey_stick(reclaimed) -> None:
     # RR at ε = 1: δ(0.5) = p − e^0.5 (1 − p) with p = e/(1 + e) = 0.28754...
     p = np.e / (1 + np.e)
     delta = p - np.exp(0.5) * (1 - p)
     rr = RandomizedResponse(1.0)
-    ok = audit_mechanism(Reclaimed(rr, PrivacyClaim(0.5, delta + 1e-9, "local")), mode="exact")
-    bad = audit_mechanism(Reclaimed(rr, PrivacyClaim(0.5, delta - 1e-9, "local")), mode="exact")
+    ok = audit_mechanism(reclaimed(rr, PrivacyClaim(0.5, delta + 1e-9, "local")), mode="exact")
+    bad = audit_mechanism(reclaimed(rr, PrivacyClaim(0.5, delta - 1e-9, "local")), mode="exact")
     assert not ok.violation and bad.violation
     assert bad.exact["delta_at_claimed_epsilon"] == pytest.approx(delta, abs=1e-12)
 
 
-def test_blackbox_bound_subtracts_delta() -> None:
+def test_blackbox_bound_subtracts_delta(reclaimed) -> None:
     rr = RandomizedResponse(1.0)
     claim = PrivacyClaim(0.5, 0.2, "local")
-    r = audit_mechanism(Reclaimed(rr, claim), mode="blackbox", samples=100_000)
+    r = audit_mechanism(reclaimed(rr, claim), mode="blackbox", samples=100_000)
     best = max(r.blackbox["evaluated"], key=lambda e: e["epsilon_lower_bound"])
     # with δ = 0.2 subtracted the bound is ln((0.731 − 0.2)/0.269) < 0.69 < 1
     assert best["epsilon_lower_bound"] < np.log((p_keep() - 0.2) / (1 - p_keep())) + 0.05

@@ -8,6 +8,7 @@ import math
 import pickle
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -225,13 +226,19 @@ def test_em_no_width_loss_is_ln_point4_over_gap_and_unbounded(gap, recorded) -> 
     assert 0.30 < privacy_loss(CORRECT_EM.exact(d0), CORRECT_EM.exact(d1)) < 0.36
 
 
-def test_em_no_clamp_exact_epsilon_is_infinite_on_the_outlier_witness() -> None:
-    entry = catalogue_entry("em_no_clamp")
-    mech = entry.mechanism
-    p, q = mech.exact(entry.witness[0]), mech.exact(entry.witness[1])
+def infinite_on_the_witness(name: str) -> tuple[CatalogueEntry, Any, Any]:
+    """Catalogue entry ``name`` and its exact laws on its witness pair, checked to be an infinite
+    privacy loss (as recorded in the entry)."""
+    entry = catalogue_entry(name)
+    p, q = entry.mechanism.exact(entry.witness[0]), entry.mechanism.exact(entry.witness[1])
     assert privacy_loss(p, q) == mpmath.inf and entry.epsilon_exact == math.inf
+    return entry, p, q
+
+
+def test_em_no_clamp_exact_epsilon_is_infinite_on_the_outlier_witness() -> None:
+    entry, p, q = infinite_on_the_witness("em_no_clamp")
     assert p.mass(1.0, 1000.0) == 0 and q.mass(1.0, 1000.0) > mpmath.mpf("0.001")
-    draws = mech.sample(np.array(entry.witness[1]), 10_000, np.random.default_rng(SEED))
+    draws = entry.mechanism.sample(np.array(entry.witness[1]), 10_000, np.random.default_rng(SEED))
     assert (draws > 1).mean() > 0.1  # the sampler really leaves the bounds
 
 
@@ -241,10 +248,7 @@ def test_em_no_clamp_is_the_correct_em_on_data_inside_the_bounds() -> None:
 
 
 def test_em_data_bounds_exact_epsilon_is_infinite_because_the_range_moves() -> None:
-    entry = catalogue_entry("em_data_bounds")
-    mech = entry.mechanism
-    p, q = mech.exact(entry.witness[0]), mech.exact(entry.witness[1])
-    assert privacy_loss(p, q) == mpmath.inf and entry.epsilon_exact == math.inf
+    _, p, q = infinite_on_the_witness("em_data_bounds")
     assert p.mass(0.5, 0.9) == 0 and q.mass(0.5, 0.9) > mpmath.mpf("0.1")
     assert p.mass(0.0, 0.2) == 0 and p.mass(0.2, 0.5) > 1 - TIGHT
 
@@ -258,11 +262,8 @@ def test_em_data_bounds_outputs_the_value_when_all_data_coincide() -> None:
 
 
 def test_em_outputs_data_value_exact_epsilon_is_infinite_on_single_values() -> None:
-    entry = catalogue_entry("em_outputs_data_value")
-    mech = entry.mechanism
-    p, q = mech.exact(entry.witness[0]), mech.exact(entry.witness[1])
+    _, p, q = infinite_on_the_witness("em_outputs_data_value")
     assert p.pmf_mp(0.25) == 1 and q.pmf_mp(0.25) == 0
-    assert privacy_loss(p, q) == mpmath.inf and entry.epsilon_exact == math.inf
 
 
 def test_em_outputs_data_value_law_merges_ties_by_rank_weights() -> None:

@@ -352,12 +352,15 @@ def E(name: str, *args: Any, **options: Any) -> Entry:  # noqa: N802 -- a short 
     return Entry(f"fukuchi19.{name}", *args, **options)
 
 
+# the valid parameters (and their hostile pools) shared by the bounds of Theorems 4 and 5
+THEOREM_BOUND = {"gamma": 0.1, "c": 1.0, "alpha": 1.0, "n": 8, "levels": 3}
+THEOREM_BOUND_KINDS = {"gamma": "real", "c": "real", "alpha": "real", "n": "int", "levels": "int"}
+
 ENTRIES: list[Entry] = [
     # schedules
-    E("theorem_2_gamma", theorem_2_gamma, {"epsilon": 1.0, "levels": 2, "n": 8, "h_n": 1.0},
-      {"epsilon": "real", "levels": "int", "n": "int", "h_n": "real"}, check=check_positive_real),
-    E("theorem_2_gamma_mp", theorem_2_gamma_mp, {"epsilon": 1.0, "levels": 2, "n": 8, "h_n": 1.0},
-      {"epsilon": "real", "levels": "int", "n": "int", "h_n": "real"}, check=check_positive_real),
+    *(E(fn.__name__, fn, {"epsilon": 1.0, "levels": 2, "n": 8, "h_n": 1.0},
+        {"epsilon": "real", "levels": "int", "n": "int", "h_n": "real"}, check=check_positive_real)
+      for fn in (theorem_2_gamma, theorem_2_gamma_mp)),
     E("e_gamma", e_gamma, {"epsilon": 1.0, "levels": 2, "n": 8, "gamma": 0.3},
       {"epsilon": "real", "levels": "int", "n": "int", "gamma": "real"}, check=check_probability),
     E("log2_n", log2_n, {"n": 8}, {"n": "int"}, check=check_finite_real),
@@ -497,12 +500,9 @@ ENTRIES: list[Entry] = [
       {"n": "int", "gamma": "real", "u": "real"}, check=check_probability),
     E("hoeffding_bound", hoeffding_bound, {"n": 8, "f_tilde": 0.5, "gamma": 0.2, "u": 1.0},
       {"n": "int", "f_tilde": "real", "gamma": "real", "u": "real"}, check=check_probability),
-    E("lemma_2_bound_float", lemma_2_bound_float,
-      {"n": 8, "f_tilde": [0.5, 0.1], "gamma": 0.2, "u": 1.0},
-      {"n": "any", "f_tilde": "any", "gamma": "any", "u": "any"}, check=check_probabilities),
-    E("hoeffding_bound_float", hoeffding_bound_float,
-      {"n": 8, "f_tilde": [0.5, 0.1], "gamma": 0.2, "u": 1.0},
-      {"n": "any", "f_tilde": "any", "gamma": "any", "u": "any"}, check=check_probabilities),
+    *(E(fn.__name__, fn, {"n": 8, "f_tilde": [0.5, 0.1], "gamma": 0.2, "u": 1.0},
+        {"n": "any", "f_tilde": "any", "gamma": "any", "u": "any"}, check=check_probabilities)
+      for fn in (lemma_2_bound_float, hoeffding_bound_float)),
     E("phi_tail_exact", phi_tail_exact,
       {"n": 5, "k": 2, "gamma": 0.3, "event": ">=", "u": 1.0, "exp_u": None},
       {"n": "int", "k": "int", "gamma": "real", "event": "choice", "u": "real", "exp_u": "real"},
@@ -513,22 +513,11 @@ ENTRIES: list[Entry] = [
       {"gamma": 0.1, "c": 1.0, "alpha": 1.0, "x_bar_minus_x_min": 1.0},
       {"gamma": "real", "c": "real", "alpha": "real", "x_bar_minus_x_min": "real"},
       check=lambda x: isinstance(x, bool)),
-    E("theorem_4_bound_printed", theorem_4_bound_printed,
-      {"gamma": 0.1, "c": 1.0, "alpha": 1.0, "n": 8, "levels": 3, "epsilon": 1.0},
-      {"gamma": "real", "c": "real", "alpha": "real", "n": "int", "levels": "int",
-       "epsilon": "real"}, check=check_finite_real),
-    E("theorem_4_bound_corrected", theorem_4_bound_corrected,
-      {"gamma": 0.1, "c": 1.0, "alpha": 1.0, "n": 8, "levels": 3, "epsilon": 1.0},
-      {"gamma": "real", "c": "real", "alpha": "real", "n": "int", "levels": "int",
-       "epsilon": "real"}, check=check_finite_real),
-    E("theorem_5_bound_printed", theorem_5_bound_printed,
-      {"gamma": 0.1, "c": 1.0, "alpha": 1.0, "n": 8, "levels": 3, "epsilon": 1.0},
-      {"gamma": "real", "c": "real", "alpha": "real", "n": "int", "levels": "int",
-       "epsilon": "real"}, check=check_finite_real),
-    E("theorem_5_bound_corrected", theorem_5_bound_corrected,
-      {"gamma": 0.1, "c": 1.0, "alpha": 1.0, "n": 8, "levels": 3, "exp_u": 3},
-      {"gamma": "real", "c": "real", "alpha": "real", "n": "int", "levels": "int",
-       "exp_u": "real"}, check=check_finite_real),
+    *(E(fn.__name__, fn, {**THEOREM_BOUND, "epsilon": 1.0},
+        {**THEOREM_BOUND_KINDS, "epsilon": "real"}, check=check_finite_real)
+      for fn in (theorem_4_bound_printed, theorem_4_bound_corrected, theorem_5_bound_printed)),
+    E("theorem_5_bound_corrected", theorem_5_bound_corrected, {**THEOREM_BOUND, "exp_u": 3},
+      {**THEOREM_BOUND_KINDS, "exp_u": "real"}, check=check_finite_real),
     E("rising_factorial", rising_factorial, {"x": 2.0, "a": 0.5}, {"x": "real", "a": "real"},
       check=check_finite_real),
     E("beta_order_statistic_moment", beta_order_statistic_moment,

@@ -209,6 +209,26 @@ def _use_cc(m: Any, epsilon: Any, noise: Any, scale: Any):
     return cc, cc.sample_noise(3, rng), cc.release(np.arange(cc.m), 3, rng)
 
 
+def _discrete_laplace_noise(name: str, fn: Any, scale: Any) -> Entry:
+    """An entry for a sampler ``fn(scale, size, rng)`` of discrete Laplace noise, hostile scales
+    included (its check needs the scale, so the call returns its parameters)."""
+    return Entry(
+        name,
+        _with_kwargs(fn),
+        {"scale": scale, **DRAWS},
+        {"scale": "real", **DRAW_KINDS},
+        check=check_noise_draws,
+        extra={"scale": HUGE_RATIONALS},
+    )
+
+
+# the valid parameters (and their hostile pools) of the truncated samplers and laws, and of a draw
+TRUNCATED_EXPONENTIAL = {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0}
+TRUNCATED_EXPONENTIAL_KINDS = dict.fromkeys(TRUNCATED_EXPONENTIAL, "real")
+TRUNCATED_LAPLACE = {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0}
+TRUNCATED_LAPLACE_KINDS = dict.fromkeys(TRUNCATED_LAPLACE, "real")
+DRAWS = {"size": 8, "rng": RNG}
+DRAW_KINDS = {"size": "size", "rng": "rng"}
 LAW = DiscreteLaplaceLaw(1.5, 2)
 CC = ContinualCounting(4, 1.0)
 CC_LAPLACE = ContinualCounting(1, 1.0, "laplace")
@@ -313,21 +333,9 @@ ENTRIES: list[Entry] = [
         {"loc": 1.0, "scale": 1.0},
         {"loc": "real", "scale": "real"},
     ),
-    Entry(
-        "sample_discrete_laplace",
-        _with_kwargs(sample_discrete_laplace),
-        {"scale": 1.5, "size": 8, "rng": RNG},
-        {"scale": "real", "size": "size", "rng": "rng"},
-        check=check_noise_draws,
-        extra={"scale": HUGE_RATIONALS},
-    ),
-    Entry(
-        "sample_discrete_laplace_exact",
-        _with_kwargs(sample_discrete_laplace_exact),
-        {"scale": Fraction(3, 2), "size": 8, "rng": RNG},
-        {"scale": "real", "size": "size", "rng": "rng"},
-        check=check_noise_draws,
-        extra={"scale": HUGE_RATIONALS},
+    _discrete_laplace_noise("sample_discrete_laplace", sample_discrete_laplace, 1.5),
+    _discrete_laplace_noise(
+        "sample_discrete_laplace_exact", sample_discrete_laplace_exact, Fraction(3, 2)
     ),
     Entry(
         "bernoulli_exp_neg",
@@ -345,14 +353,7 @@ ENTRIES: list[Entry] = [
         check=check_law,
         extra={"scale": HUGE_RATIONALS},
     ),
-    Entry(
-        "DiscreteLaplaceLaw.sample",
-        _with_kwargs(_law_sample),
-        {"scale": 1.5, "size": 8, "rng": RNG},
-        {"scale": "real", "size": "size", "rng": "rng"},
-        check=check_noise_draws,
-        extra={"scale": HUGE_RATIONALS},
-    ),
+    _discrete_laplace_noise("DiscreteLaplaceLaw.sample", _law_sample, 1.5),
     Entry(
         "DiscreteLaplaceLaw.truncated",
         LAW.truncated,
@@ -561,15 +562,8 @@ ENTRIES: list[Entry] = [
     Entry(
         "sample_truncated_exponential",
         _with_kwargs(sample_truncated_exponential),
-        {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0, "size": 8, "rng": RNG},
-        {
-            "alpha": "real",
-            "beta": "real",
-            "left": "real",
-            "right": "real",
-            "size": "size",
-            "rng": "rng",
-        },
+        {**TRUNCATED_EXPONENTIAL, **DRAWS},
+        {**TRUNCATED_EXPONENTIAL_KINDS, **DRAW_KINDS},
         check=check_in_interval("left", "right"),
     ),
     Entry(
@@ -577,8 +571,8 @@ ENTRIES: list[Entry] = [
         _with_kwargs(
             lambda **kw: sample_truncated_exponential(**kw, size=8, rng=RNG, variant="corrected")
         ),
-        {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0},
-        {"alpha": "real", "beta": "real", "left": "real", "right": "real"},
+        TRUNCATED_EXPONENTIAL,
+        TRUNCATED_EXPONENTIAL_KINDS,
         check=check_in_interval("left", "right"),
     ),
     Entry(
@@ -592,71 +586,50 @@ ENTRIES: list[Entry] = [
     Entry(
         "truncated_exponential_law",
         truncated_exponential_law,
-        {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0},
-        {"alpha": "real", "beta": "real", "left": "real", "right": "real"},
+        TRUNCATED_EXPONENTIAL,
+        TRUNCATED_EXPONENTIAL_KINDS,
         check=check_law,
     ),
     Entry(
         "sample_truncated_laplace",
         _with_kwargs(sample_truncated_laplace),
-        {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0, "size": 8, "rng": RNG},
-        {
-            "mu": "real",
-            "sigma": "real",
-            "left": "real",
-            "right": "real",
-            "size": "size",
-            "rng": "rng",
-        },
+        {**TRUNCATED_LAPLACE, **DRAWS},
+        {**TRUNCATED_LAPLACE_KINDS, **DRAW_KINDS},
         check=check_in_interval("left", "right"),
     ),
     Entry(
         "sample_truncated_laplace[paper]",
         lambda **kw: sample_truncated_laplace(**kw, size=8, rng=RNG, variant="paper"),
-        {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0},
-        {"mu": "real", "sigma": "real", "left": "real", "right": "real"},
+        TRUNCATED_LAPLACE,
+        TRUNCATED_LAPLACE_KINDS,
         check=check_draws,
     ),
     Entry(
         "truncated_laplace_law",
         truncated_laplace_law,
-        {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0},
-        {"mu": "real", "sigma": "real", "left": "real", "right": "real"},
+        TRUNCATED_LAPLACE,
+        TRUNCATED_LAPLACE_KINDS,
         check=check_law,
     ),
     Entry(
         "truncated_exponential_from_uniforms",
         _with_kwargs(truncated_exponential_from_uniforms),
-        {"u": [0.0, 0.5, 0.99], "alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0},
-        {"u": "any", "alpha": "real", "beta": "real", "left": "real", "right": "real"},
+        {"u": [0.0, 0.5, 0.99], **TRUNCATED_EXPONENTIAL},
+        {"u": "any", **TRUNCATED_EXPONENTIAL_KINDS},
         check=check_in_interval("left", "right"),
     ),
     Entry(
         "truncated_laplace_from_uniforms",
         _with_kwargs(truncated_laplace_from_uniforms),
-        {
-            "u_side": [0.0, 0.5, 0.99],
-            "u": [0.1, 0.5, 0.9],
-            "mu": 0.0,
-            "sigma": 1.0,
-            "left": -1.0,
-            "right": 1.0,
-        },
-        {
-            "u_side": "any",
-            "u": "any",
-            "mu": "real",
-            "sigma": "real",
-            "left": "real",
-            "right": "real",
-        },
+        {"u_side": [0.0, 0.5, 0.99], "u": [0.1, 0.5, 0.9], **TRUNCATED_LAPLACE},
+        {"u_side": "any", "u": "any", **TRUNCATED_LAPLACE_KINDS},
         check=check_in_interval("left", "right"),
     ),
     Entry(
         "truncated_laplace_left_probability",
         truncated_laplace_left_probability,
-        {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 2.0},
-        {"mu": "real", "sigma": "real", "left": "real", "right": "real"},
+        {**TRUNCATED_LAPLACE, "right": 2.0},
+        TRUNCATED_LAPLACE_KINDS,
         check=check_probability_value,
     ),
     # inverse-CDF building blocks

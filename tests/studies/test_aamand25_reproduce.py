@@ -93,7 +93,7 @@ def sup_gap_integer_law(values: np.ndarray, cdf: Any) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def test_lomax_median_is_2000_times_2_to_the_two_thirds_minus_1_spec_7_7() -> None:
+def test_lomax_median_is_2000_times_2_to_the_two_thirds_minus_1() -> None:
     with workdps():
         med = lomax_median()
         exact = sympy.Integer(2000) * (sympy.Integer(2) ** sympy.Rational(2, 3) - 1)
@@ -109,7 +109,7 @@ def test_lomax_quantile_function_inverts_its_cdf(u: float) -> None:
         assert abs(lomax_cdf(lomax_quantile(u)) - mpmath.mpf(u)) < mpmath.mpf("1e-45")
 
 
-def test_pareto_clip_probability_formula_and_spec_values() -> None:
+def test_pareto_clip_probability_formula_and_its_values_at_b_4_8_and_4_9() -> None:
     with workdps():
         for B in (4**8, 4**9):
             p = pareto_clip_probability(B)
@@ -149,7 +149,7 @@ def test_uniform_cdf_formula_counts_the_integers_of_l_r_up_to_v(a: int, w: int, 
     assert uniform_data_cdf(v, left, right) == pytest.approx(count / (w + 1), abs=1e-15)
 
 
-def test_authors_seed_42_reproduces_their_data_sets_spec_5() -> None:
+def test_authors_seed_42_reproduces_their_data_sets() -> None:
     # the authors' committed results: medians 1198 / 1170 / 1148 (0-based); 12 and 2 clipped
     # values at n = 2500
     for n, median in ((2500, 1198), (5000, 1170), (7500, 1148)):
@@ -247,8 +247,8 @@ def test_binomial_stderr_is_sqrt_p_1_minus_p_over_runs() -> None:
 
 
 def test_grids_are_the_papers() -> None:
-    spec_eps = (0.1, 0.15445, 0.23853, 0.36840, 0.56898, 0.87876, 1.35721, 2.09614, 3.23739, 5)
-    assert np.allclose(A.EPS_GRID, spec_eps, atol=6e-6)
+    paper_eps = (0.1, 0.15445, 0.23853, 0.36840, 0.56898, 0.87876, 1.35721, 2.09614, 3.23739, 5)
+    assert np.allclose(A.EPS_GRID, paper_eps, atol=6e-6)
     assert A.EPS_GRID[4] == pytest.approx(0.569, abs=1e-3)  # "ε = 0.57" of Fig. 1a
     assert np.allclose(A.C_GRID, 0.1 + 1.9 / 9 * np.arange(10), atol=1e-12)
     assert np.allclose(A.C_GRID[:3], (0.1, 0.311, 0.522), atol=6e-4) and A.C_GRID[-1] == 2.0

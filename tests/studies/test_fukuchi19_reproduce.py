@@ -39,30 +39,30 @@ ISSUE_COLUMNS = (
 SIGMAS = 6.0
 
 # the reference values (notes/fukuchi19.md, "Reference values"; fixed data, Beta(1, 1), Δ = 0.3), n = log2 N = 10..20
-SPEC_LOWER_L_H = (
+REF_LOWER_L_H = (
     "5/3.466 6/3.812 6/4.159 7/4.506 7/4.852 8/5.199 8/5.545 9/5.892 9/6.238 10/6.585 10/6.931"
 )
-SPEC_LOWER_GAMMA = ".866/.254 .764/.218 .564/.161 .481/.135 .353/.099 .294/.081 .215/.059 .176/.048 .128/.035 .103/.028 .075/.020"
-SPEC_UNKNOWN_L_H = (
+REF_LOWER_GAMMA = ".866/.254 .764/.218 .564/.161 .481/.135 .353/.099 .294/.081 .215/.059 .176/.048 .128/.035 .103/.028 .075/.020"
+REF_UNKNOWN_L_H = (
     "6/3.478 7/4.208 8/5.008 9/5.877 10/6.816 12/7.825 13/8.903 15/10.05 17/11.27 19/12.55 21/13.91"
 )
-SPEC_UNKNOWN_GAMMA = "1.032/.295 .931/.261 .817/.225 .701/.191 .592/.160 .536/.143 .437/.116 .378/.099 .320/.084 .267/.069 .219/.057"
-SPEC_LOWER_ERR = {  # exact worst case over x_min
+REF_UNKNOWN_GAMMA = "1.032/.295 .931/.261 .817/.225 .701/.191 .592/.160 .536/.143 .437/.116 .378/.099 .320/.084 .267/.069 .219/.057"
+REF_LOWER_ERR = {  # exact worst case over x_min
     1.0: ".5158 .2714 .1701 .1455 .1065 .0887 .0648 .0528 .0385 .0310 .0224",
     4.0: ".0865 .0662 .0518 .0407 .0308 .0245 .0182 .0144 .0104 .0083 .0061",
 }
-SPEC_LOWER_ERR_VS_EPS_N15 = dict(
+REF_LOWER_ERR_VS_EPS_N15 = dict(
     zip(
         [2.0**k for k in range(-3, 7)],
         "1.996 1.604 .175 .0887 .0459 .0245 .0150 .0116 .0110 .0111".split(),
         strict=True,
     )
 )
-SPEC_LAPLACE = {1.0: ["13.56", "14.87", "16.28"], 4.0: ["3.30", "3.61", "3.92"]}  # n = 10..12
-SPEC_LAPLACE_MC_RUNS = 20_000
+REF_LAPLACE = {1.0: ["13.56", "14.87", "16.28"], 4.0: ["3.30", "3.61", "3.92"]}  # n = 10..12
+REF_LAPLACE_MC_RUNS = 20_000
 
 
-def spec_value(text: str, units: float = 0.5) -> tuple[float, float]:
+def ref_value(text: str, units: float = 0.5) -> tuple[float, float]:
     """A printed number and ``units`` units of its last digit (its rounding tolerance)."""
     d = Decimal(text)
     return float(d), units * 10.0 ** d.as_tuple().exponent
@@ -188,18 +188,18 @@ def test_unclipped_laplace_error_does_not_depend_on_x_min() -> None:
     assert F.laplace_shift_gap(setting, n, eps) < 1e-12  # and so do the exact laws
 
 
-def test_laplace_baseline_err_matches_spec_4_4_within_the_mc_ci(
+def test_laplace_baseline_err_matches_the_reference_values_within_the_mc_ci(
     quick_rows: list[dict[str, str]],
 ) -> None:
     rows = [r for r in quick_rows if r["mechanism"] == "laplace"]
     assert {r["x_min_count"] for r in rows} == {"1"}  # one x_min suffices (shift invariance)
-    for eps, values in SPEC_LAPLACE.items():
+    for eps, values in REF_LAPLACE.items():
         for log2n, text in zip((10, 11, 12), values, strict=True):
             (r,) = [x for x in rows if num(x, "epsilon") == eps and int(x["log2_n"]) == log2n]
-            ref, rounding = spec_value(text)
+            ref, rounding = ref_value(text)
             se = num(r, "mae_se")
             # the reference's own MC error
-            se_ref = se * math.sqrt(int(r["runs"]) / SPEC_LAPLACE_MC_RUNS)
+            se_ref = se * math.sqrt(int(r["runs"]) / REF_LAPLACE_MC_RUNS)
             assert abs(num(r, "mae") - ref) <= SIGMAS * math.hypot(se, se_ref) + rounding
             # the simulated MAE against the exact one (series + quadrature)
             assert abs(num(r, "mae") - num(r, "mae_exact")) <= SIGMAS * se
@@ -257,12 +257,12 @@ def test_laplace_baseline_error_exceeds_one_for_every_n(quick_rows: list[dict[st
 @pytest.mark.parametrize(
     ("sched", "l_h", "gammas"),
     [
-        ("lower_alpha", SPEC_LOWER_L_H, SPEC_LOWER_GAMMA),
-        ("unknown_alpha", SPEC_UNKNOWN_L_H, SPEC_UNKNOWN_GAMMA),
+        ("lower_alpha", REF_LOWER_L_H, REF_LOWER_GAMMA),
+        ("unknown_alpha", REF_UNKNOWN_L_H, REF_UNKNOWN_GAMMA),
     ],
     ids=["lower_alpha", "unknown_alpha"],
 )
-def test_schedule_rows_match_spec_4_4(sched: str, l_h: str, gammas: str) -> None:
+def test_schedule_rows_match_the_reference_values(sched: str, l_h: str, gammas: str) -> None:
     for log2n, lh, gg in zip(range(10, 21), l_h.split(), gammas.split(), strict=True):
         levels, h_text = lh.split("/")
         for eps, g_text in zip((1.0, 4.0), gg.split("/"), strict=True):
@@ -270,8 +270,8 @@ def test_schedule_rows_match_spec_4_4(sched: str, l_h: str, gammas: str) -> None
             s, rule = F.cell_rule(cell)
             # one unit of the last digit: the table rounds twice in places (h_N = 4.50546 is
             # printed 4.506, γ = 0.93048 is printed .931)
-            h, h_tol = spec_value(h_text, 1.0)
-            g, g_tol = spec_value(g_text, 1.0)
+            h, h_tol = ref_value(h_text, 1.0)
+            g, g_tol = ref_value(g_text, 1.0)
             assert s.levels == rule.levels == int(levels)
             assert abs(s.h_n - h) <= h_tol + 1e-12
             assert abs(s.gamma - g) <= g_tol + 1e-12 and rule.gamma == s.gamma
@@ -288,10 +288,12 @@ def test_quick_csv_carries_the_schedule_of_each_row(quick_rows: list[dict[str, s
         assert int(r["levels"]) == s.levels and num(r, "gamma") == s.gamma
 
 
-def test_exact_worst_case_mae_reproduces_spec_4_4(quick_rows: list[dict[str, str]]) -> None:
+def test_exact_worst_case_mae_reproduces_the_reference_values(
+    quick_rows: list[dict[str, str]],
+) -> None:
     lower = [r for r in quick_rows if r["schedule"] == "lower_alpha" and r["data_model"] == "fixed"]
     checked = 0
-    for eps, values in SPEC_LOWER_ERR.items():
+    for eps, values in REF_LOWER_ERR.items():
         for log2n, text in zip(range(10, 21), values.split(), strict=True):
             for r in lower:
                 if (
@@ -299,14 +301,14 @@ def test_exact_worst_case_mae_reproduces_spec_4_4(quick_rows: list[dict[str, str
                     and num(r, "epsilon") == eps
                     and int(r["log2_n"]) == log2n
                 ):
-                    ref, rounding = spec_value(text)
+                    ref, rounding = ref_value(text)
                     assert abs(num(r, "mae_exact_worst") - ref) <= rounding + num(
                         r, "exact_error_bound"
                     )
                     checked += 1
     for r in lower:
         if r["panel"] == "err_vs_eps" and int(r["N"]) == 1 << 15:
-            ref, rounding = spec_value(SPEC_LOWER_ERR_VS_EPS_N15[num(r, "epsilon")])
+            ref, rounding = ref_value(REF_LOWER_ERR_VS_EPS_N15[num(r, "epsilon")])
             assert abs(num(r, "mae_exact_worst") - ref) <= rounding + num(r, "exact_error_bound")
             checked += 1
     assert checked == 2 * 3 + 3  # n = 10..12 at ε = 1, 4; N = 2^15 at ε = 1/8, 1, 8
@@ -324,12 +326,12 @@ def test_simulated_mae_agrees_with_the_exact_law_at_every_x_min(quick_run: Path)
             assert num(r, "q05_exact") == num(r, "q95_exact") == num(r, "mae")
 
 
-def test_main_setting_mae_at_n_2_10_agrees_with_spec_within_the_mc_ci() -> None:
+def test_main_setting_mae_at_n_2_10_agrees_with_the_reference_within_the_mc_ci() -> None:
     # the worst case over x_min of 4000-run MAEs against the reference exact worst case
     for eps, ref_text in ((1.0, ".5158"), (4.0, ".0865")):
         cell = F.Cell(D.MAIN_SETTING, "fixed", "ldp_min", "lower_alpha", 10, eps, 4000)
         res = F.run_cell(cell, seed=11, exact_max_levels=0)
-        ref, rounding = spec_value(ref_text)
+        ref, rounding = ref_value(ref_text)
         se = max(r.mae_se for r in res.results)
         assert abs(res.worst.mae - ref) <= SIGMAS * se + rounding
 

@@ -144,9 +144,10 @@ def test_duplication_search_returns_the_smallest_feasible_factor(adjacency: str)
 
 
 @pytest.mark.parametrize("adjacency", I.ADJACENCIES)
-def test_spec_5_28_the_papers_n_is_infeasible_with_a_correct_cc(adjacency: str) -> None:
-    """Spec §5 item 28: the paper's ×10 (n = 488,420) is infeasible at m = 200 on the 250-grid
-    (binary-tree CC, exact tail w); so is the repo's ×12 (n = 586,104) under substitution."""
+def test_the_papers_n_is_infeasible_with_a_correct_cc(adjacency: str) -> None:
+    """Erratum 28 (notes/imola25.md): the paper's ×10 (n = 488,420) is infeasible at m = 200 on
+    the 250-grid (binary-tree CC, exact tail w); so is the repo's ×12 (n = 586,104) under
+    substitution."""
     paper = I.slice_feasibility(adjacency, 10, (200,))
     assert paper.n == 488_420 and paper.spacing == 1945  # grid spacing 1945 (notes/imola25.md, "Reference values")
     assert not paper.feasible
@@ -155,9 +156,10 @@ def test_spec_5_28_the_papers_n_is_infeasible_with_a_correct_cc(adjacency: str) 
     assert repo.feasible is (adjacency == "add_remove")
 
 
-def test_spec_5_28_repo_n_add_remove_is_infeasible_only_with_the_chernoff_bound() -> None:
-    """Spec §5 item 28 uses the Chernoff E_CC = 967.7 (m = 200, ε1 = 0.5, δ = 1e-16, §6.3 table):
-    then ×12 is infeasible under add/remove; the exact union-bound tail is smaller and admits it."""
+def test_repo_n_add_remove_is_infeasible_only_with_the_chernoff_bound() -> None:
+    """With the authors' Chernoff E_CC = 967.7 (m = 200, ε1 = 0.5, δ = 1e-16; notes/imola25.md,
+    "Reference values") ×12 is infeasible under add/remove; the exact union-bound tail is smaller
+    and admits it (erratum 28)."""
     n = 12 * I.ADULT_SIZE
     h, w_exact, cc_delta = I.slice_parameters(n, 200, "add_remove")
     assert h == 215  # the repository's h, g = 1/n, A/R, m = 200 (notes/imola25.md)
@@ -171,11 +173,11 @@ def test_spec_5_28_repo_n_add_remove_is_infeasible_only_with_the_chernoff_bound(
 
 
 @pytest.mark.parametrize(("adjacency", "estimate"), [("add_remove", 14), ("replace_one", 25)])
-def test_smallest_duplication_at_m_200_is_at_most_the_spec_estimate(
+def test_smallest_duplication_at_m_200_is_at_most_the_chernoff_estimate(
     adjacency: str, estimate: int
 ) -> None:
-    """Spec §5 item 28's rough estimates (×14, ×25) came from the Chernoff bound; the exact tail
-    can only lower them; the paper's ×10 stays out of reach."""
+    """The earlier rough estimates (×14, ×25; notes/imola25.md, "Duplication factor") came from
+    the Chernoff bound; the exact tail can only lower them; the paper's ×10 stays out of reach."""
     best = I.find_duplication(adjacency, I.M_VALUES)
     assert 10 < best.duplication <= estimate
     assert best.m == 200
@@ -269,7 +271,8 @@ def test_cli_keeps_the_papers_options_apart(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_ranks_use_the_public_n_of_the_data() -> None:
-    """Spec §5 item 12: the ranks ⌊q·n⌋ use n = len(data), the same n given to the planner."""
+    """Erratum 12 (notes/imola25.md): the ranks ⌊q·n⌋ use n = len(data), the same n given to the
+    planner."""
     x = I.adult_distinct("age", 2)
     q = worst_draw(10)
     r = target_ranks(q, len(x))

@@ -28,19 +28,20 @@ from dpquant.studies.aamand25.config import (
 )
 from dpquant.studies.aamand25.data import dataset_users
 from dpquant.studies.aamand25.plots import plot_figure
-from dpquant.studies.aamand25.tables import RunResult, figure_tables, write_tables
+from dpquant.studies.aamand25.tables import TABLES, RunResult, figure_tables
 from dpquant.studies.harness import (
     Progress,
-    check_out,
     check_progress,
+    check_run,
     check_seed,
     check_workers,
     chunks,
     crc,
     process_pool,
     task_map,
+    write_tables,
 )
-from reference.validation import check_choice, check_flag, check_int
+from reference.validation import check_choice, check_int
 
 Estimators = Mapping[str, Callable[..., Any]]
 """Stand-in estimators by series name (tests): they replace the series' functions."""
@@ -173,13 +174,10 @@ def run(
     replaces series by stand-in functions (by series name); ``progress(figure, runs_done,
     runs_total)`` is called after each batch; ``plot=False`` writes the CSV files only.
     """
-    if not isinstance(study, Study):
-        raise ValueError(f"study must be a Study (make_study(...)), got {type(study).__name__}")
-    plot = check_flag(plot, "plot")
-    workers = check_workers(workers)
+    study, workers, out, plot = check_run(
+        study, Study, workers=workers, out=out, progress=progress, plot=plot
+    )
     check_estimators(estimators)
-    check_progress(progress)
-    out = check_out(out)
     specs = study.specs()
     for spec in specs:  # fail before any work if an estimator is refused
         for mech in dict.fromkeys(c.mechanism for c in spec.cells):
@@ -198,7 +196,7 @@ def run(
                 label=spec.name,
             )
             summary, errors = figure_tables(spec, results)
-            paths += write_tables(spec, summary, errors, out)
+            paths += write_tables(out, spec.name, TABLES, summary, errors)
             if plot:
                 paths += plot_figure(spec, summary, errors, out)
     return paths

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,35 +23,25 @@ from dpquant.studies.aamand25.metrics import (
     success_indicators,
     true_median,
 )
-from dpquant.studies.harness import write_csv
+from dpquant.studies.harness import attributes
 
 RunResult = tuple[int, int | None, str | None]
 """One run: (run, coin, None), or (run, None, "ValueError: ...") when the estimator refused."""
 
-SUMMARY_COLUMNS = (
+CELL_COLUMNS = (
     "figure", "panel", "dataset", "n", "B", "data_seed", "epsilon", "mechanism", "c", "delta",
-    "runs", "completed_runs", "alpha_test", "successes", "success_rate", "stderr",
+)  # fmt: skip
+"""The columns that name a cell (its attributes), first in ``<figure>.csv``."""
+SUMMARY_COLUMNS = (
+    *CELL_COLUMNS, "runs", "completed_runs", "alpha_test", "successes", "success_rate", "stderr",
     "mean_error", "median_error", "note",
 )  # fmt: skip
 ERROR_COLUMNS = (
     "figure", "panel", "dataset", "n", "B", "epsilon", "mechanism", "c", "delta", "run", "coin",
     "F_coin", "F_next", "true_median", "F_true_median", "error", "note",
 )  # fmt: skip
-
-
-def _cell_fields(cell: Cell) -> dict[str, Any]:
-    return {
-        "figure": cell.figure,
-        "panel": cell.panel,
-        "dataset": cell.dataset,
-        "n": cell.n,
-        "B": cell.B,
-        "data_seed": cell.data_seed,
-        "epsilon": cell.epsilon,
-        "mechanism": cell.mechanism,
-        "c": cell.c,
-        "delta": cell.delta,
-    }
+TABLES = {"": SUMMARY_COLUMNS, "_errors": ERROR_COLUMNS}
+"""The files ``<figure><key>.csv`` (harness ``write_tables``) and their columns."""
 
 
 def _note(failures: list[str], runs: int) -> str:
@@ -82,7 +71,7 @@ def summarize_cell(
     errors = np.abs(f_coin - f_ref)
     hits = success_indicators(users, coins).sum(axis=0) if ok else np.zeros(len(ALPHA_TESTS))
     note = _note(failures, runs)
-    base = _cell_fields(cell)
+    base = attributes(cell, CELL_COLUMNS)
     summary = []
     for alpha, k in zip(ALPHA_TESTS, hits, strict=True):
         p = float(k) / runs if ok else math.nan
@@ -132,21 +121,12 @@ def figure_tables(
     return summary, errors
 
 
-def write_tables(
-    spec: FigureSpec, summary: list[dict[str, Any]], errors: list[dict[str, Any]], out: Path
-) -> list[Path]:
-    """``<figure>.csv`` and ``<figure>_errors.csv`` in ``out``."""
-    return [
-        write_csv(out / f"{spec.name}.csv", summary, SUMMARY_COLUMNS),
-        write_csv(out / f"{spec.name}_errors.csv", errors, ERROR_COLUMNS),
-    ]
-
-
 __all__ = [
+    "CELL_COLUMNS",
     "ERROR_COLUMNS",
     "SUMMARY_COLUMNS",
+    "TABLES",
     "RunResult",
     "figure_tables",
     "summarize_cell",
-    "write_tables",
 ]

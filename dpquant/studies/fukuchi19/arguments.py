@@ -3,36 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from dpquant.options import MAX_RUNS, optional, parse_int, parse_names
+from dpquant.studies.command import StudyCommand, add_text_options
 from dpquant.studies.fukuchi19.config import DATA_MODELS, MAX_LOG2N
 from reference.ldp_minimum import SCHEDULES
-
-HELP = "fukuchi19: Sec. 6.1 / Figures 1–2 (synthetic Beta data)"
-DESCRIPTION = (
-    "Re-run fukuchi19's Sec. 6.1 / Figures 1–2 (synthetic Beta data, Algorithm 2 with the "
-    "Lower-α and Unknown-α schedules, the Laplace baseline); writes fukuchi19.csv (worst case "
-    "over x_min of the MAE per setting, data model, schedule, N and ε), fukuchi19_xmin.csv, "
-    "fukuchi19_fits.csv (guideline fits) and PNG figures."
-)
-MIN_RUNS = 2
-RUNS_HELP = "runs per cell (default 1000; --quick: 300)"
-WORKERS_HELP = "processes (default 1)"
-OPTIONS = {
-    "settings": "--settings",
-    "other_runs": "--other-runs",
-    "min_log2n": "--min-log2n",
-    "max_log2n": "--max-log2n",
-    "data_models": "--data-models",
-    "schedules": "--schedules",
-    "laplace": "--laplace",
-    "laplace_iid": "--laplace-iid",
-    "eps_sweep": "--no-eps-sweep",
-    "exact_max_levels": "--exact-max-levels",
-}
-"""The study's keywords (:func:`make_study`) and the options that set them."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,26 +19,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="Beta settings: main (α = β = 1, Δ = 0.3) or all 30 (default all; --quick: main)",
     )
-    parser.add_argument(
-        "--other-runs",
-        default=None,
-        metavar="R",
-        help="runs per cell for the settings other than the main one (default: --runs)",
-    )
-    parser.add_argument(
-        "--min-log2n", default=None, metavar="n", help="smallest N = 2^n (default 10)"
-    )
-    parser.add_argument(
-        "--max-log2n", default=None, metavar="n", help="largest N = 2^n (default 20; --quick: 12)"
-    )
-    parser.add_argument(
-        "--data-models", default=None, metavar="LIST", help="fixed, iid or fixed,iid (default both)"
-    )
-    parser.add_argument(
-        "--schedules",
-        default=None,
-        metavar="LIST",
-        help="lower_alpha, unknown_alpha or both (default both)",
+    add_text_options(
+        parser,
+        {
+            "--other-runs": (
+                "R",
+                "runs per cell for the settings other than the main one (default: --runs)",
+            ),
+            "--min-log2n": ("n", "smallest N = 2^n (default 10)"),
+            "--max-log2n": ("n", "largest N = 2^n (default 20; --quick: 12)"),
+            "--data-models": ("LIST", "fixed, iid or fixed,iid (default both)"),
+            "--schedules": ("LIST", "lower_alpha, unknown_alpha or both (default both)"),
+        },
     )
     parser.add_argument(
         "--laplace",
@@ -102,19 +70,32 @@ def study_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def outcome_lines(paths: list[Path]) -> list[str]:
-    """Nothing to say beyond the files written."""
-    return []
+COMMAND = StudyCommand(
+    help="fukuchi19: Sec. 6.1 / Figures 1–2 (synthetic Beta data)",
+    description=(
+        "Re-run fukuchi19's Sec. 6.1 / Figures 1–2 (synthetic Beta data, Algorithm 2 with the "
+        "Lower-α and Unknown-α schedules, the Laplace baseline); writes fukuchi19.csv (worst "
+        "case over x_min of the MAE per setting, data model, schedule, N and ε), "
+        "fukuchi19_xmin.csv, fukuchi19_fits.csv (guideline fits) and PNG figures."
+    ),
+    min_runs=2,
+    runs_help="runs per cell (default 1000; --quick: 300)",
+    workers_help="processes (default 1)",
+    options={
+        "settings": "--settings",
+        "other_runs": "--other-runs",
+        "min_log2n": "--min-log2n",
+        "max_log2n": "--max-log2n",
+        "data_models": "--data-models",
+        "schedules": "--schedules",
+        "laplace": "--laplace",
+        "laplace_iid": "--laplace-iid",
+        "eps_sweep": "--no-eps-sweep",
+        "exact_max_levels": "--exact-max-levels",
+    },
+    add_arguments=add_arguments,
+    study_options=study_options,
+)
+"""The sub-parser ``dpquant reproduce fukuchi19``."""
 
-
-__all__ = [
-    "DESCRIPTION",
-    "HELP",
-    "MIN_RUNS",
-    "OPTIONS",
-    "RUNS_HELP",
-    "WORKERS_HELP",
-    "add_arguments",
-    "outcome_lines",
-    "study_options",
-]
+__all__ = ["COMMAND", "add_arguments", "study_options"]

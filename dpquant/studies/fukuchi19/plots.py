@@ -49,6 +49,16 @@ def _draw(ax: Any, curve: tuple[np.ndarray, ...], colour: str, label: str, ls: s
         ax.plot(x, exact, ls="none", marker="x", ms=5, color="black", alpha=0.6)
 
 
+def _err_axes(ax: Any, xlabel: str, title: str) -> None:
+    """A panel of Err (log) vs ``xlabel`` (log₂), its title and legend."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("Err (worst case over x_min)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6)
+
+
 def plot_figure_1(
     summary: Sequence[dict[str, Any]],
     fits: Sequence[dict[str, Any]],
@@ -77,12 +87,7 @@ def plot_figure_1(
                 ax.plot(cur[0], g, ls="--", color="tab:blue", lw=1,
                         label=f"guideline ε = {eps:g} (rate {fit['rate_guideline']:.3f}, "
                               f"fit {fit['rate_fitted']:.3f})")  # fmt: skip
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("N")
-        ax.set_ylabel("Err (worst case over x_min)")
-        ax.set_title(f"{SCHEDULE_LABELS[sched]}: Err vs N", fontsize=9)
-        ax.legend(fontsize=6)
+        _err_axes(ax, "N", f"{SCHEDULE_LABELS[sched]}: Err vs N")
     ax = axes[0, 2]
     for sched, ls in zip(SCHEDULES, ("-", ":"), strict=True):
         for n in sorted({r["N"] for r in main if r["panel"] == "err_vs_eps"}):
@@ -98,12 +103,7 @@ def plot_figure_1(
                 g = fit["K"] * guideline(n, cur[0], MAIN_SETTING.alpha, sched)
                 ax.plot(cur[0], g, ls="--", color="gold", lw=1)
     ax.axhline(2.0, color="gray", lw=0.6, ls=":")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("ε")
-    ax.set_ylabel("Err (worst case over x_min)")
-    ax.set_title("Err vs ε (guidelines yellow, dashed)", fontsize=9)
-    ax.legend(fontsize=6)
+    _err_axes(ax, "ε", "Err vs ε (guidelines yellow, dashed)")
     fig.suptitle(
         f"fukuchi19 Fig. 1: Beta(1, 1), Δ = 0.3, {data_model} data (bands: q05–q95; "
         "×: exact worst-case MAE)",
@@ -136,12 +136,7 @@ def plot_figure_2(summary: Sequence[dict[str, Any]], out: Path) -> Path | None:
             if cur is not None:
                 _draw(ax, cur, colour, label)
         ax.axhline(1.0, color="black", lw=0.6, ls=":")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("N")
-        ax.set_ylabel("Err (worst case over x_min)")
-        ax.set_title(f"ε = {eps:g}", fontsize=9)
-        ax.legend(fontsize=6)
+        _err_axes(ax, "N", f"ε = {eps:g}")
     fig.suptitle("fukuchi19 Fig. 2: proposed vs Laplace, Beta(1, 1), Δ = 0.3, fixed data",
                  fontsize=10)  # fmt: skip
     path = out / "fukuchi19_fig2.png"

@@ -18,16 +18,8 @@ from dpquant.studies.fukuchi19.config import DEFAULT_OUT, Cell, PanelPoint, Stud
 from dpquant.studies.fukuchi19.data import Setting, beta_quantile_grid
 from dpquant.studies.fukuchi19.plots import plot_study
 from dpquant.studies.fukuchi19.simulation import CellResult, laplace_shift_gap, run_cell
-from dpquant.studies.fukuchi19.tables import fit_rows, summary_row, write_tables, xmin_rows
-from dpquant.studies.harness import (
-    Progress,
-    check_out,
-    check_progress,
-    check_workers,
-    process_pool,
-    task_map,
-)
-from reference.validation import check_flag
+from dpquant.studies.fukuchi19.tables import TABLES, fit_rows, summary_row, xmin_rows
+from dpquant.studies.harness import Progress, check_run, process_pool, task_map, write_tables
 
 
 @dataclass(frozen=True)
@@ -139,18 +131,15 @@ def run(
     """Run ``study`` (:func:`make_study`) and write its CSV and PNG files into ``out``
     (:mod:`.tables`, :mod:`.plots`); returns the paths written. ``workers`` processes (default
     1; the results do not depend on it), ``progress(label, done, total)`` per cell."""
-    if not isinstance(study, Study):
-        raise ValueError(f"study must be a Study (make_study(...)), got {type(study).__name__}")
-    workers = check_workers(workers, default=1)
-    plot = check_flag(plot, "plot")
-    check_progress(progress)
-    out = check_out(out)
+    study, workers, out, plot = check_run(
+        study, Study, workers=workers, out=out, progress=progress, plot=plot, default_workers=1
+    )
     points = build_points(study)
     results = run_points(study, points, workers, progress)
     summary = [summary_row(p.panel, results[p.cell.key]) for p in points]
     per_x = [row for res in results.values() for row in xmin_rows(res)]
     fits = fit_rows(summary, study)
-    paths = write_tables(summary, per_x, fits, out)
+    paths = write_tables(out, "fukuchi19", TABLES, summary, per_x, fits)
     if plot:
         paths += plot_study(summary, fits, study, out)
     return paths

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -180,34 +180,24 @@ def summarize_errors(x_min: float, errors: np.ndarray) -> XminResult:
 def with_laplace_exact(result: XminResult, law: LaplaceMinimumLaw) -> XminResult:
     """``result`` with the baseline's exact MAE and error quantiles."""
     mae, bound = laplace_mae_exact(law)
-    return XminResult(
-        result.x_min,
-        result.runs,
-        result.mae,
-        result.mae_se,
-        result.q05,
-        result.q95,
-        mae,
-        laplace_error_quantile(law, 0.05),
-        laplace_error_quantile(law, 0.95),
-        bound,
+    return replace(
+        result,
+        mae_exact=mae,
+        q05_exact=laplace_error_quantile(law, 0.05),
+        q95_exact=laplace_error_quantile(law, 0.95),
+        exact_error_bound=bound,
     )
 
 
 def with_exact(result: XminResult, law: SparseLeafLaw) -> XminResult:
     """``result`` with the exact MAE and quantiles at its x_min from the tree law."""
     t = result.x_min
-    return XminResult(
-        result.x_min,
-        result.runs,
-        result.mae,
-        result.mae_se,
-        result.q05,
-        result.q95,
-        law.mean_absolute_error(t),
-        law.error_quantile(t, 0.05),
-        law.error_quantile(t, 0.95),
-        2.0 * law.pruned,  # the errors are at most 2
+    return replace(
+        result,
+        mae_exact=law.mean_absolute_error(t),
+        q05_exact=law.error_quantile(t, 0.05),
+        q95_exact=law.error_quantile(t, 0.95),
+        exact_error_bound=2.0 * law.pruned,  # the errors are at most 2
     )
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,7 +26,7 @@ import numpy as np
 from dpquant.studies.fukuchi19.config import Study
 from dpquant.studies.fukuchi19.data import Setting
 from dpquant.studies.fukuchi19.simulation import CellResult
-from dpquant.studies.harness import Z95, write_csv
+from dpquant.studies.harness import Z95
 from reference.ldp_minimum import GUIDELINE_LOG_POWER, guideline
 
 SUMMARY_COLUMNS = (
@@ -49,6 +48,8 @@ FIT_COLUMNS = (
 )  # fmt: skip
 TIMING_COLUMNS = ("seconds",)
 """The wall-clock columns: the only ones that vary between two runs of the same study."""
+TABLES = {"": SUMMARY_COLUMNS, "_xmin": XMIN_COLUMNS, "_fits": FIT_COLUMNS}
+"""The files ``fukuchi19<key>.csv`` (harness ``write_tables``) and their columns."""
 
 
 def _setting_fields(setting: Setting) -> dict[str, Any]:
@@ -197,29 +198,15 @@ def fit_rows(summary: Sequence[dict[str, Any]], study: Study) -> list[dict[str, 
     return out
 
 
-def write_tables(
-    summary: list[dict[str, Any]],
-    per_x: list[dict[str, Any]],
-    fits: list[dict[str, Any]],
-    out: Path,
-) -> list[Path]:
-    """``fukuchi19.csv``, ``fukuchi19_xmin.csv`` and ``fukuchi19_fits.csv`` in ``out``."""
-    return [
-        write_csv(out / "fukuchi19.csv", summary, SUMMARY_COLUMNS),
-        write_csv(out / "fukuchi19_xmin.csv", per_x, XMIN_COLUMNS),
-        write_csv(out / "fukuchi19_fits.csv", fits, FIT_COLUMNS),
-    ]
-
-
 __all__ = [
     "FIT_COLUMNS",
     "SUMMARY_COLUMNS",
+    "TABLES",
     "TIMING_COLUMNS",
     "XMIN_COLUMNS",
     "fit_constant",
     "fit_rows",
     "fitted_rate",
     "summary_row",
-    "write_tables",
     "xmin_rows",
 ]

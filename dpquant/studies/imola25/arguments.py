@@ -8,62 +8,39 @@ from pathlib import Path
 from typing import Any
 
 from dpquant.options import MAX_RUNS, optional, parse_int, parse_int_list, parse_names
+from dpquant.studies.command import StudyCommand, add_text_options
 from dpquant.studies.imola25.config import PANELS
 from dpquant.studies.imola25.data import GRID, MAX_DUPLICATION
-
-HELP = "imola25: Sec. 6 / Figure 1 on Adult age and hours"
-DESCRIPTION = (
-    "Re-run imola25's Sec. 6 / Figure 1 on Adult age and hours (ε = 1, δ = 1e-16, both "
-    "adjacencies) at the smallest data duplication where SliceQuantiles is feasible; writes "
-    "imola25.csv (max and mean rank error with bootstrap CIs per panel, m, mechanism), "
-    "imola25_runs.csv, imola25_feasibility.csv and imola25.png."
-)
-MIN_RUNS = 1
-RUNS_HELP = "runs per configuration (default 200; --quick: 3)"
-WORKERS_HELP = "processes (default: the number of CPUs)"
-OPTIONS = {
-    "panels": "--panels",
-    "ms": "--m",
-    "jointexp_runs": "--jointexp-runs",
-    "jointexp_ms": "--jointexp-m",
-    "duplication": "--duplication",
-}
-"""The study's keywords (:func:`make_study`) and the options that set them."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of imola25 only."""
-    parser.add_argument(
-        "--m",
-        default=None,
-        metavar="LIST",
-        help="numbers of quantiles, e.g. 10,100,200 (default 10,20,...,200; --quick: 10,20)",
-    )
-    parser.add_argument(
-        "--panels",
-        default=None,
-        metavar="LIST",
-        help="a (age, substitute), b (hours, substitute), c (age, add/remove), d (hours, "
-        "add/remove); default a,b,c,d (--quick: a,c)",
-    )
-    parser.add_argument(
-        "--duplication",
-        default=None,
-        metavar="K",
-        help="force the duplication factor (default: the smallest feasible per adjacency); "
-        "infeasible SliceQuantiles runs are then skipped and noted",
-    )
-    parser.add_argument(
-        "--jointexp-runs",
-        default=None,
-        metavar="R",
-        help="JointExp runs per m (default 10; --quick: 1; 0: no JointExp)",
-    )
-    parser.add_argument(
-        "--jointexp-m",
-        default=None,
-        metavar="LIST",
-        help="m values for JointExp, intersected with --m (default 10,50,100,200; --quick: 10)",
+    add_text_options(
+        parser,
+        {
+            "--m": (
+                "LIST",
+                "numbers of quantiles, e.g. 10,100,200 (default 10,20,...,200; --quick: 10,20)",
+            ),
+            "--panels": (
+                "LIST",
+                "a (age, substitute), b (hours, substitute), c (age, add/remove), d (hours, "
+                "add/remove); default a,b,c,d (--quick: a,c)",
+            ),
+            "--duplication": (
+                "K",
+                "force the duplication factor (default: the smallest feasible per adjacency); "
+                "infeasible SliceQuantiles runs are then skipped and noted",
+            ),
+            "--jointexp-runs": (
+                "R",
+                "JointExp runs per m (default 10; --quick: 1; 0: no JointExp)",
+            ),
+            "--jointexp-m": (
+                "LIST",
+                "m values for JointExp, intersected with --m (default 10,50,100,200; --quick: 10)",
+            ),
+        },
     )
 
 
@@ -96,14 +73,28 @@ def outcome_lines(paths: list[Path]) -> list[str]:
     return lines
 
 
-__all__ = [
-    "DESCRIPTION",
-    "HELP",
-    "MIN_RUNS",
-    "OPTIONS",
-    "RUNS_HELP",
-    "WORKERS_HELP",
-    "add_arguments",
-    "outcome_lines",
-    "study_options",
-]
+COMMAND = StudyCommand(
+    help="imola25: Sec. 6 / Figure 1 on Adult age and hours",
+    description=(
+        "Re-run imola25's Sec. 6 / Figure 1 on Adult age and hours (ε = 1, δ = 1e-16, both "
+        "adjacencies) at the smallest data duplication where SliceQuantiles is feasible; writes "
+        "imola25.csv (max and mean rank error with bootstrap CIs per panel, m, mechanism), "
+        "imola25_runs.csv, imola25_feasibility.csv and imola25.png."
+    ),
+    min_runs=1,
+    runs_help="runs per configuration (default 200; --quick: 3)",
+    workers_help="processes (default: the number of CPUs)",
+    options={
+        "panels": "--panels",
+        "ms": "--m",
+        "jointexp_runs": "--jointexp-runs",
+        "jointexp_ms": "--jointexp-m",
+        "duplication": "--duplication",
+    },
+    add_arguments=add_arguments,
+    study_options=study_options,
+    outcome_lines=outcome_lines,
+)
+"""The sub-parser ``dpquant reproduce imola25``."""
+
+__all__ = ["COMMAND", "add_arguments", "outcome_lines", "study_options"]

@@ -23,8 +23,8 @@ import numpy as np
 
 from dpquant.studies.harness import (
     Progress,
-    check_out,
     check_progress,
+    check_run,
     check_seed,
     check_sequence,
     check_workers,
@@ -32,6 +32,7 @@ from dpquant.studies.harness import (
     crc,
     process_pool,
     task_map,
+    write_tables,
 )
 from dpquant.studies.imola25.config import (
     ADJACENCIES,
@@ -42,7 +43,6 @@ from dpquant.studies.imola25.config import (
     Study,
     build_cells,
     check_cell,
-    check_study,
 )
 from dpquant.studies.imola25.data import (
     BOUNDS,
@@ -54,14 +54,14 @@ from dpquant.studies.imola25.data import (
 from dpquant.studies.imola25.feasibility import choose_duplications
 from dpquant.studies.imola25.metrics import rank_errors
 from dpquant.studies.imola25.plots import plot_study
-from dpquant.studies.imola25.tables import RunResult, study_tables, write_tables
+from dpquant.studies.imola25.tables import TABLES, RunResult, study_tables
 from reference.slice_quantiles import (
     approximate_quantiles,
     joint_exp,
     plan_slice_quantiles,
     target_ranks,
 )
-from reference.validation import check_choice, check_data, check_flag, check_int, check_rng
+from reference.validation import check_choice, check_data, check_int, check_rng
 
 
 def quantile_seed(
@@ -211,11 +211,9 @@ def run(
 
     ``workers`` processes (default the CPU count; 1 runs in-process; the results do not depend
     on it), ``progress(label, done, total)`` per panel. Returns the paths written."""
-    study = check_study(study)
-    plot = check_flag(plot, "plot")
-    check_progress(progress)
-    workers = check_workers(workers)
-    out = check_out(out)
+    study, workers, out, plot = check_run(
+        study, Study, workers=workers, out=out, progress=progress, plot=plot
+    )
     duplications, feas_rows = choose_duplications(study)
     feasible = {r["adjacency"]: r["feasible"] for r in feas_rows if r["role"].endswith("(used)")}
     cells = build_cells(study, duplications)
@@ -224,7 +222,7 @@ def run(
             cells, seed=study.seed, executor=pool, workers=workers, progress=progress
         )
     summary, per_run = study_tables(study, cells, results, feasible)
-    paths = write_tables(summary, per_run, feas_rows, out)
+    paths = write_tables(out, "imola25", TABLES, summary, per_run, feas_rows)
     if plot:
         paths += [plot_study(summary, out), plot_study(summary, out, "mean_rank_error")]
     return paths

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dpquant.studies.harness import check_seed, check_sequence, crc, write_csv
+from dpquant.studies.harness import attributes, check_seed, check_sequence, crc
 from dpquant.studies.imola25.config import Cell, Study, check_cell, check_study
 from dpquant.studies.imola25.data import ADULT_SIZE
 from dpquant.studies.imola25.feasibility import slice_parameters
@@ -22,22 +21,24 @@ RunResult = tuple[int, float, float, float, str]
 """One run: (run, max rank error, mean rank error, seconds, note); a refused run has NaN errors
 and its ``ValueError`` as the note."""
 
+CELL_COLUMNS = (
+    "panel", "dataset", "adjacency", "duplication", "n", "m", "epsilon", "delta", "mechanism",
+)  # fmt: skip
+"""The columns that name a cell (its attributes), first in both tables of runs."""
 SUMMARY_COLUMNS = (
-    "panel", "dataset", "adjacency", "duplication", "n", "m", "epsilon", "delta", "mechanism",
-    "runs", "completed_runs", "max_rank_error", "max_rank_error_ci_low", "max_rank_error_ci_high",
-    "mean_rank_error", "mean_rank_error_ci_low", "mean_rank_error_ci_high", "half_width",
-    "cc_error_bound", "seconds_per_run", "note",
+    *CELL_COLUMNS, "runs", "completed_runs", "max_rank_error", "max_rank_error_ci_low",
+    "max_rank_error_ci_high", "mean_rank_error", "mean_rank_error_ci_low",
+    "mean_rank_error_ci_high", "half_width", "cc_error_bound", "seconds_per_run", "note",
 )  # fmt: skip
-RUN_COLUMNS = (
-    "panel", "dataset", "adjacency", "duplication", "n", "m", "epsilon", "delta", "mechanism",
-    "run", "max_rank_error", "mean_rank_error", "seconds", "note",
-)  # fmt: skip
+RUN_COLUMNS = (*CELL_COLUMNS, "run", "max_rank_error", "mean_rank_error", "seconds", "note")
 FEASIBILITY_COLUMNS = (
     "adjacency", "duplication", "n", "m", "epsilon1", "epsilon2", "cc_delta", "w", "h",
     "spacing", "required_spacing", "first_rank", "last_rank", "feasible", "role",
 )  # fmt: skip
 TIMING_COLUMNS = ("seconds_per_run", "seconds")
 """The wall-clock columns: the only ones that vary between two runs of the same study."""
+TABLES = {"": SUMMARY_COLUMNS, "_runs": RUN_COLUMNS, "_feasibility": FEASIBILITY_COLUMNS}
+"""The files ``imola25<key>.csv`` (harness ``write_tables``) and their columns."""
 
 
 def bootstrap_seed(seed: int, cell: Cell) -> np.random.SeedSequence:
@@ -51,20 +52,6 @@ def bootstrap_seed(seed: int, cell: Cell) -> np.random.SeedSequence:
         crc(cell.mechanism),
     )
     return np.random.SeedSequence(check_seed(seed), spawn_key=key)
-
-
-def _cell_fields(cell: Cell) -> dict[str, Any]:
-    return {
-        "panel": cell.panel,
-        "dataset": cell.dataset,
-        "adjacency": cell.adjacency,
-        "duplication": cell.duplication,
-        "n": cell.n,
-        "m": cell.m,
-        "epsilon": cell.epsilon,
-        "delta": cell.delta,
-        "mechanism": cell.mechanism,
-    }
 
 
 def _note(cell: Cell, failures: list[str], study: Study, feasible: bool, seconds: float) -> str:
@@ -115,7 +102,7 @@ def summarize_cell(
     cell, study = check_cell(cell), check_study(study)
     feasible = check_flag(feasible, "feasible")
     results = _check_results(results)
-    base = _cell_fields(cell)
+    base = attributes(cell, CELL_COLUMNS)
     ok = [r for r in results if not r[4]]
     failures = [r[4] for r in results if r[4]]
     row: dict[str, Any] = {**base, "runs": cell.runs, "completed_runs": len(ok)}
@@ -168,28 +155,15 @@ def study_tables(
     return summary, per_run
 
 
-def write_tables(
-    summary: list[dict[str, Any]],
-    per_run: list[dict[str, Any]],
-    feasibility: list[dict[str, Any]],
-    out: Path,
-) -> list[Path]:
-    """``imola25.csv``, ``imola25_runs.csv`` and ``imola25_feasibility.csv`` in ``out``."""
-    return [
-        write_csv(out / "imola25.csv", summary, SUMMARY_COLUMNS),
-        write_csv(out / "imola25_runs.csv", per_run, RUN_COLUMNS),
-        write_csv(out / "imola25_feasibility.csv", feasibility, FEASIBILITY_COLUMNS),
-    ]
-
-
 __all__ = [
+    "CELL_COLUMNS",
     "FEASIBILITY_COLUMNS",
     "RUN_COLUMNS",
     "SUMMARY_COLUMNS",
+    "TABLES",
     "TIMING_COLUMNS",
     "RunResult",
     "bootstrap_seed",
     "study_tables",
     "summarize_cell",
-    "write_tables",
 ]

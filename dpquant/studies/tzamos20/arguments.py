@@ -4,60 +4,37 @@ from __future__ import annotations
 
 import argparse
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from dpquant.options import optional, parse_fraction, parse_int_list, parse_names
+from dpquant.studies.command import StudyCommand, add_text_options
 from dpquant.studies.tzamos20.config import C_RULES, MAX_STUDY_N, QUICK_REGIMES, REGIMES
 from dpquant.studies.tzamos20.data import DISTRIBUTIONS
 
-HELP = "tzamos20: the accuracy study of the ε-DP private median"
-DESCRIPTION = (
-    "Run the accuracy study of tzamos20's ε-DP private median (exact miss probability per data "
-    "set, averaged over data sets, vs n, against the terms of Theorem 3.1); writes "
-    "tzamos20.csv, tzamos20_runs.csv, tzamos20_crossings.csv and PNG figures."
-)
-MIN_RUNS = 2
-RUNS_HELP = "data sets per cell (default 40; --quick: 12)"
-WORKERS_HELP = "processes (default 1)"
 C_RANGE = (Fraction(1, 10**6), Fraction(10**6))
 """``--c``: the constant C (or C0) lies in this closed interval."""
-OPTIONS = {
-    "regimes": "--regimes",
-    "distributions": "--distributions",
-    "ns": "--n-values",
-    "c": "--c",
-    "c_rule": "--c-rule",
-}
-"""The study's keywords (:func:`make_study`) and the options that set them."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of tzamos20 only."""
-    parser.add_argument(
-        "--regimes",
-        default=None,
-        metavar="LIST",
-        help="statistical, local, global (which of T1, T2, T3 dominates; default all three; "
-        "--quick: quick)",
-    )
-    parser.add_argument(
-        "--distributions",
-        default=None,
-        metavar="LIST",
-        help="uniform, pareto or both (default both)",
-    )
-    parser.add_argument(
-        "--n-values",
-        default=None,
-        metavar="LIST",
-        help="sample sizes (default 20,40,80,160,320,480,640,1280,2560,5120; --quick: 8,16,32)",
-    )
-    parser.add_argument(
-        "--c",
-        default=None,
-        metavar="C",
-        help="the constant C (default 5/4), or C0 with --c-rule log (C = C0 ln n)",
+    add_text_options(
+        parser,
+        {
+            "--regimes": (
+                "LIST",
+                "statistical, local, global (which of T1, T2, T3 dominates; default all three; "
+                "--quick: quick)",
+            ),
+            "--distributions": ("LIST", "uniform, pareto or both (default both)"),
+            "--n-values": (
+                "LIST",
+                "sample sizes (default 20,40,80,160,320,480,640,1280,2560,5120; --quick: 8,16,32)",
+            ),
+            "--c": (
+                "C",
+                "the constant C (default 5/4), or C0 with --c-rule log (C = C0 ln n)",
+            ),
+        },
     )
     parser.add_argument(
         "--c-rule",
@@ -81,20 +58,26 @@ def study_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def outcome_lines(paths: list[Path]) -> list[str]:
-    """Nothing to say beyond the files written."""
-    return []
+COMMAND = StudyCommand(
+    help="tzamos20: the accuracy study of the ε-DP private median",
+    description=(
+        "Run the accuracy study of tzamos20's ε-DP private median (exact miss probability per "
+        "data set, averaged over data sets, vs n, against the terms of Theorem 3.1); writes "
+        "tzamos20.csv, tzamos20_runs.csv, tzamos20_crossings.csv and PNG figures."
+    ),
+    min_runs=2,
+    runs_help="data sets per cell (default 40; --quick: 12)",
+    workers_help="processes (default 1)",
+    options={
+        "regimes": "--regimes",
+        "distributions": "--distributions",
+        "ns": "--n-values",
+        "c": "--c",
+        "c_rule": "--c-rule",
+    },
+    add_arguments=add_arguments,
+    study_options=study_options,
+)
+"""The sub-parser ``dpquant reproduce tzamos20``."""
 
-
-__all__ = [
-    "C_RANGE",
-    "DESCRIPTION",
-    "HELP",
-    "MIN_RUNS",
-    "OPTIONS",
-    "RUNS_HELP",
-    "WORKERS_HELP",
-    "add_arguments",
-    "outcome_lines",
-    "study_options",
-]
+__all__ = ["C_RANGE", "COMMAND", "add_arguments", "study_options"]

@@ -26,23 +26,22 @@ import numpy as np
 
 from dpquant.studies.harness import (
     Progress,
-    check_out,
-    check_progress,
+    check_run,
     check_seed,
-    check_workers,
     crc,
     process_pool,
     task_map,
+    write_tables,
 )
 from dpquant.studies.tzamos20.config import DEFAULT_OUT, Cell, Study
 from dpquant.studies.tzamos20.data import fixed_design
 from dpquant.studies.tzamos20.plots import plot_study
 from dpquant.studies.tzamos20.tables import (
+    TABLES,
     DataResult,
     crossing_rows,
     run_rows,
     summary_row,
-    write_tables,
 )
 from reference.distributions import PiecewiseLogLinear
 from reference.private_median import (
@@ -55,7 +54,6 @@ from reference.private_median import (
     restricted_pieces,
     typical_hamming,
 )
-from reference.validation import check_flag
 
 CHUNK = 8  # data sets per task
 
@@ -167,18 +165,15 @@ def run(
     regime, distribution and n), ``tzamos20_runs.csv`` (one row per data set),
     ``tzamos20_crossings.csv`` and the figures (:mod:`.plots`); returns the paths written.
     ``workers`` processes (default 1; the results do not depend on it)."""
-    if not isinstance(study, Study):
-        raise ValueError(f"study must be a Study (make_study(...)), got {type(study).__name__}")
-    workers = check_workers(workers, default=1)
-    plot = check_flag(plot, "plot")
-    check_progress(progress)
-    out = check_out(out)
+    study, workers, out, plot = check_run(
+        study, Study, workers=workers, out=out, progress=progress, plot=plot, default_workers=1
+    )
     results = run_tasks(build_tasks(study), workers, progress)
     cells = [results[c.key] for c in study.cells()]
     summary = [summary_row(cell, res) for cell, res in cells]
     per_run = [row for cell, res in cells for row in run_rows(cell, res)]
     crossings = crossing_rows(summary)
-    paths = write_tables(summary, per_run, crossings, out)
+    paths = write_tables(out, "tzamos20", TABLES, summary, per_run, crossings)
     if plot:
         paths += plot_study(summary, crossings, out)
     return paths

@@ -14,12 +14,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dpquant.studies.harness import Z95, write_csv
+from dpquant.studies.harness import Z95
 from dpquant.studies.tzamos20.config import Cell
 from reference.conformance import clopper_pearson
 from reference.private_median import (
@@ -48,6 +47,8 @@ CROSSING_COLUMNS = (
 )  # fmt: skip
 TIMING_COLUMNS = ("seconds",)
 """The wall-clock columns: the only ones that vary between two runs of the same study."""
+TABLES = {"": SUMMARY_COLUMNS, "_runs": RUN_COLUMNS, "_crossings": CROSSING_COLUMNS}
+"""The files ``tzamos20<key>.csv`` (harness ``write_tables``) and their columns."""
 
 
 @dataclass(frozen=True)
@@ -205,24 +206,11 @@ def crossing_rows(summary: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def write_tables(
-    summary: list[dict[str, Any]],
-    per_run: list[dict[str, Any]],
-    crossings: list[dict[str, Any]],
-    out: Path,
-) -> list[Path]:
-    """``tzamos20.csv``, ``tzamos20_runs.csv`` and ``tzamos20_crossings.csv`` in ``out``."""
-    return [
-        write_csv(out / "tzamos20.csv", summary, SUMMARY_COLUMNS),
-        write_csv(out / "tzamos20_runs.csv", per_run, RUN_COLUMNS),
-        write_csv(out / "tzamos20_crossings.csv", crossings, CROSSING_COLUMNS),
-    ]
-
-
 __all__ = [
     "CROSSING_COLUMNS",
     "RUN_COLUMNS",
     "SUMMARY_COLUMNS",
+    "TABLES",
     "TIMING_COLUMNS",
     "DataResult",
     "crossing",
@@ -230,5 +218,4 @@ __all__ = [
     "first_stay_below",
     "run_rows",
     "summary_row",
-    "write_tables",
 ]

@@ -97,7 +97,7 @@ def test_weight_identity_holds_at_60_digits_for_every_q(tau, frac, q) -> None:
             assert abs(total - 1) < mpmath.mpf("1e-55")
 
 
-def test_derived_q_and_capacity_equal_the_closed_forms_of_spec_2_2_at_60_digits() -> None:
+def test_derived_q_and_capacity_equal_the_gretta_price_closed_forms_at_60_digits() -> None:
     """sympy's root of dI/dx and I at that root equal the closed forms of q and C at 25 rational
     points (the expressions evaluated by mpmath at 90 digits)."""
     ch = derive_channel()
@@ -115,7 +115,7 @@ def test_derived_q_and_capacity_equal_the_closed_forms_of_spec_2_2_at_60_digits(
 
 
 @given(taus, fracs)
-def test_mp_tier_is_spec_2_2_closed_form_typed_from_the_spec(tau, frac) -> None:
+def test_mp_tier_is_the_gretta_price_closed_form_typed_out(tau, frac) -> None:
     """The lambdified derivation against Z, q, C written out here in mpmath (Gretta–Price's
     closed forms)."""
     alpha = frac * min(tau, 1 - tau)
@@ -165,7 +165,7 @@ def test_mp_tier_reaches_50_digits() -> None:
         (0.25, 0.1887218755),
     ],
 )
-def test_spec_7_2_symmetric_capacity_and_q_one_half(alpha, C) -> None:
+def test_symmetric_capacity_reference_values_and_q_one_half(alpha, C) -> None:
     """C_{1/2,α} = 1 − H(½ + α) to 10 digits of independently computed values, with q = ½."""
     assert capacity(0.5, alpha) == pytest.approx(C, rel=5e-10)
     assert optimal_query_point(0.5, alpha) == pytest.approx(0.5, abs=1e-15)
@@ -186,7 +186,7 @@ def test_spec_7_2_symmetric_capacity_and_q_one_half(alpha, C) -> None:
         (0.9, 0.02, 0.5149583583, 0.003228445457),
     ],
 )
-def test_spec_7_2_asymmetric_reference_values(tau, alpha, q, C) -> None:
+def test_asymmetric_capacity_reference_values(tau, alpha, q, C) -> None:
     """Four asymmetric (τ, α) → (q, C), computed independently, to the digits given."""
     digits_c = len(repr(C).split("e")[0].replace(".", "").lstrip("0"))
     assert optimal_query_point(tau, alpha) == pytest.approx(q, abs=5e-11)

@@ -30,7 +30,7 @@ from reference.distributed_quantiles.users import is_approximate_quantile
         (2500, 10**3, (1754, 490, 256), 0.03154),
     ],
 )
-def test_app_i_sample_split_and_update_parameter_match_spec_7_12(n, B, split, alpha) -> None:
+def test_app_i_sample_split_and_update_parameter_reference_values(n, B, split, alpha) -> None:
     assert sample_split(n, B) == split
     assert update_parameter(n, B) == pytest.approx(alpha, abs=5e-6)
 

@@ -113,7 +113,7 @@ def test_app_d_user_count_is_log_cubed_over_alpha_squared_not_alpha() -> None:
 
 
 @given(epsilons, variants)
-def test_oracle_probabilities_match_the_spec(eps, variant) -> None:
+def test_oracle_probabilities_are_oue_and_sue_at_half_epsilon(eps, variant) -> None:
     p, q = ue_probabilities_mp(eps, variant)
     with workdps():
         if variant == "oue":

@@ -89,7 +89,7 @@ def test_batch_schedule_has_ceil_lg_K_batches_of_b_or_b_plus_1_summing_to_n(n, K
     assert sizes.count(b + 1) == n - r * b
 
 
-def test_batch_schedule_matches_the_spec_sample_splits() -> None:
+def test_batch_schedule_matches_app_i_batches() -> None:
     # App. I's split of n users into ⌈lg K⌉ batches: n = 2500, B = 4^8 → 16 batches of 156
     # (+4 remainder); B = 10^6 → 20 of 125
     assert batch_schedule(2500, 4**8) == [157] * 4 + [156] * 12
@@ -263,7 +263,7 @@ FMT_TABLE = [
 
 
 @pytest.mark.parametrize(("eps", "paper", "code", "fmt_paper", "fmt_code"), FMT_TABLE)
-def test_spec_7_6_table_of_shuffle_local_epsilons_and_their_fmt_epsilons(
+def test_table_of_shuffle_local_epsilons_and_their_fmt_epsilons(
     eps, paper, code, fmt_paper, fmt_code
 ) -> None:
     e_paper = local_epsilon_paper(eps, N_FIG4, B_FIG4, DELTA, require_precondition=False)
@@ -280,7 +280,7 @@ def test_spec_7_6_table_of_shuffle_local_epsilons_and_their_fmt_epsilons(
         assert abs(fmt_epsilon_mp(e_code, batch, DELTA) - fmt_epsilon(e_code, batch, DELTA)) < 1e-13
 
 
-def test_spec_7_6_fmt_entry_at_1_357_is_0_79744_not_0_7975() -> None:
+def test_fmt_entry_at_1_357_is_0_79744_not_0_7975() -> None:
     # the exact value rounds to 0.7974 (``notes/aamand25.md`` erratum 6)
     e_paper = local_epsilon_paper(GRID[6], N_FIG4, B_FIG4, DELTA)
     with workdps():

@@ -188,7 +188,7 @@ def _cp_epsilon_lower_bound(k0: int, k1: int, n: int) -> float:
 
 
 @pytest.mark.parametrize("sampler", ["binomial", "per_user"])
-def test_spec_6_clopper_pearson_auditor_resolves_2_ln_3_and_exposes_the_canary(sampler) -> None:
+def test_clopper_pearson_auditor_resolves_2_ln_3_and_exposes_the_canary(sampler) -> None:
     """N = 1, L = 2, e^u = 3, γ = ½, D = (−1), D′ = (1), E = {x̃ = −3/4}: P(E | D) = 9/16,
     P(E | D′) = 1/16. With 10^5 trials ε̂_lb lies in [0.9·2 ln 3, 2 ln 3], hence above ln 3, the
     canary's claim.
@@ -216,11 +216,11 @@ def test_spec_6_clopper_pearson_auditor_resolves_2_ln_3_and_exposes_the_canary(s
 
 # ============================================================================= conformance
 
-SPEC_N3 = (1155, 6237, 4851, 9261, 6237, 3267, 1485, 275)  # reference law (notes): D = (−½, 0, ½), /32768
+REF_N3 = (1155, 6237, 4851, 9261, 6237, 3267, 1485, 275)  # reference law (notes): D = (−½, 0, ½), /32768
 
 
 @pytest.mark.parametrize("sampler", ["binomial", "per_user"])
-def test_algorithm_2_samplers_conform_to_the_exact_law_of_spec_6(sampler) -> None:
+def test_algorithm_2_samplers_conform_to_the_reference_exact_law(sampler) -> None:
     """N = 3, L = 3, e^u = 3, γ = ⅓, D = (−½, 0, ½): the exact law is the reference law of
     ``notes/fukuchi19.md``, and 200 000 draws
     of each sampler (minimum, and the maximum on the mirrored data) pass the Clopper–Pearson
@@ -231,7 +231,7 @@ def test_algorithm_2_samplers_conform_to_the_exact_law_of_spec_6(sampler) -> Non
     law = mech.exact(data)
     values = [-1 + Fraction(2 * j + 1, 8) for j in range(8)]
     with workdps():
-        for v, count in zip(values, SPEC_N3, strict=True):
+        for v, count in zip(values, REF_N3, strict=True):
             assert abs(law.pmf_mp(float(v)) - mpmath.mpf(count) / 32768) < 1e-40
     check_sampler(law, mech.sample(data, 200_000, rng)).assert_ok()
     top = LDPMinimum.with_exp_u(3, 3, 1 / 3, sampler=sampler, target="max")

@@ -56,7 +56,7 @@ def _fixed_beta_data(n: int, x_min: float, delta: float, a: float = 1.0, b: floa
 # ---------------------------------------------------------------------------- exact examples
 
 
-def test_spec_6_single_user_law_attains_e_to_the_epsilon_exactly() -> None:
+def test_single_user_reference_law_attains_e_to_the_epsilon_exactly() -> None:
     rule = round_rule(1, 2, 0.5, exp_u=3)
     low = leaf_probabilities_exact([-1.0], rule)
     high = leaf_probabilities_exact([1.0], rule)
@@ -65,13 +65,13 @@ def test_spec_6_single_user_law_attains_e_to_the_epsilon_exactly() -> None:
     assert max(max(p / q, q / p) for p, q in zip(low, high, strict=True)) == 9  # = e^ε
 
 
-def test_spec_6_two_users_law_is_reproduced_as_fractions() -> None:
+def test_two_users_reference_law_is_reproduced_as_fractions() -> None:
     rule = round_rule(2, 2, 0.5, exp_u=3)
     assert leaf_probabilities_exact([-1.0, 1.0], rule) == [F(v, 256) for v in (169, 39, 39, 9)]
     assert leaf_probabilities_exact([1.0, 1.0], rule) == [F(v, 256) for v in (49, 63, 63, 81)]
 
 
-def test_spec_6_three_users_law_ratio_and_error_are_reproduced_as_fractions() -> None:
+def test_three_users_reference_law_ratio_and_error_are_reproduced_as_fractions() -> None:
     rule = round_rule(3, 3, 1 / 3, exp_u=3)
     d = leaf_probabilities_exact([-0.5, 0.0, 0.5], rule)
     d2 = leaf_probabilities_exact([1.0, 0.0, 0.5], rule)
@@ -142,7 +142,7 @@ def test_pruned_float_law_agrees_with_the_exact_law() -> None:
     [(10, 1.0, 0.5158), (11, 1.0, 0.2714), (12, 1.0, 0.1701), (13, 1.0, 0.1455),
      (10, 4.0, 0.0865), (12, 4.0, 0.0518), (14, 4.0, 0.0308), (16, 4.0, 0.0182)],
 )  # fmt: skip
-def test_spec_4_4_lower_alpha_worst_case_error_is_reproduced_by_the_exact_law(
+def test_reference_lower_alpha_worst_case_error_is_reproduced_by_the_exact_law(
     log2n: int, eps: float, expected: float
 ) -> None:
     """The reference values (``notes/fukuchi19.md``; an independent tree computation): Beta(1, 1), Δ = 0.3, fixed
@@ -161,7 +161,7 @@ def test_spec_4_4_lower_alpha_worst_case_error_is_reproduced_by_the_exact_law(
 # ---------------------------------------------------------------------------- schedules
 
 
-SPEC_SCHEDULES = {  # log2 N: (Lower L, h_N, γ ε=1, γ ε=4), (Unknown L, h_N, γ ε=1, γ ε=4)
+REF_SCHEDULES = {  # log2 N: (Lower L, h_N, γ ε=1, γ ε=4), (Unknown L, h_N, γ ε=1, γ ε=4)
     10: ((5, 3.466, 0.866, 0.254), (6, 3.478, 1.032, 0.295)),
     13: ((7, 4.506, 0.481, 0.135), (9, 5.877, 0.701, 0.191)),
     15: ((8, 5.199, 0.294, 0.081), (12, 7.825, 0.536, 0.143)),
@@ -170,10 +170,10 @@ SPEC_SCHEDULES = {  # log2 N: (Lower L, h_N, γ ε=1, γ ε=4), (Unknown L, h_N,
 }
 
 
-@pytest.mark.parametrize("log2n", sorted(SPEC_SCHEDULES))
-def test_spec_4_4_schedules_are_reproduced(log2n: int) -> None:
+@pytest.mark.parametrize("log2n", sorted(REF_SCHEDULES))
+def test_reference_schedules_are_reproduced(log2n: int) -> None:
     n = 2**log2n
-    for name, row in zip(("lower_alpha", "unknown_alpha"), SPEC_SCHEDULES[log2n], strict=True):
+    for name, row in zip(("lower_alpha", "unknown_alpha"), REF_SCHEDULES[log2n], strict=True):
         levels, h_n, g1, g4 = row
         s1, s4 = schedule(name, n, 1.0), schedule(name, n, 4.0)
         assert s1.levels == s4.levels == levels

@@ -340,7 +340,8 @@ def test_truncated_exponential_law_cdf_matches_closed_form(alpha):
 
 
 def _laplace_cdf_mp(x, mu, sigma):
-    """The corrected Laplace CDF of §2.7: ½ + ½ sgn(x−μ)(1 − e^{−|x−μ|/σ})."""
+    """The Laplace CDF of Alg. 11, corrected (erratum E11 of notes/tzamos20.md):
+    ½ + ½ sgn(x−μ)(1 − e^{−|x−μ|/σ})."""
     z = mpmath.mpf(x) - mu
     return mpmath.mpf(1) / 2 + mpmath.sign(z) * (1 - mpmath.exp(-abs(z) / sigma)) / 2
 
@@ -408,25 +409,20 @@ def test_truncated_laplace_privacy_loss_is_exact_and_at_most_two_delta_over_sigm
 # Bad input: ValueError naming the parameter
 # --------------------------------------------------------------------------------------------
 
+# valid parameters of each law; its sampler takes them and a size
+UNIFORM = {"a": 0.0, "b": 1.0}
+TRUNCATED_EXPONENTIAL = {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0}
+TRUNCATED_LAPLACE = {"mu": 0.0, "sigma": 1.0, "left": 0.0, "right": 1.0}
 CALLS = {
-    "uniform_law": (uniform_law, {"a": 0.0, "b": 1.0}),
-    "sample_uniform": (sample_uniform, {"a": 0.0, "b": 1.0, "size": 3}),
-    "truncated_exponential_law": (
-        truncated_exponential_law,
-        {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0},
-    ),
+    "uniform_law": (uniform_law, UNIFORM),
+    "sample_uniform": (sample_uniform, {**UNIFORM, "size": 3}),
+    "truncated_exponential_law": (truncated_exponential_law, TRUNCATED_EXPONENTIAL),
     "sample_truncated_exponential": (
         sample_truncated_exponential,
-        {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0, "size": 3},
+        {**TRUNCATED_EXPONENTIAL, "size": 3},
     ),
-    "truncated_laplace_law": (
-        truncated_laplace_law,
-        {"mu": 0.0, "sigma": 1.0, "left": 0.0, "right": 1.0},
-    ),
-    "sample_truncated_laplace": (
-        sample_truncated_laplace,
-        {"mu": 0.0, "sigma": 1.0, "left": 0.0, "right": 1.0, "size": 3},
-    ),
+    "truncated_laplace_law": (truncated_laplace_law, TRUNCATED_LAPLACE),
+    "sample_truncated_laplace": (sample_truncated_laplace, {**TRUNCATED_LAPLACE, "size": 3}),
 }
 SAMPLERS = [name for name in CALLS if name.startswith("sample")]
 REAL_PARAMS = [
@@ -544,7 +540,10 @@ def test_non_generator_rng_raises_value_error_naming_rng(name, rng):
     ("call", "match"),
     [
         (lambda r: sample_truncated_laplace(1.0, 1e-17, 0.0, 2.0, 10, r), r"^sigma must give"),
-        (lambda r: sample_truncated_exponential(1e9, 0.0, 1e6, 1e6 + 1, 10, r), r"^alpha must give"),
+        (
+            lambda r: sample_truncated_exponential(1e9, 0.0, 1e6, 1e6 + 1, 10, r),
+            r"^alpha must give",
+        ),
         (lambda r: sample_uniform(1e300, 1e300 * (1 + 1e-15), 10, r), r"^b - a must span"),
         (lambda r: sample_uniform(0.0, 5e-324, 10, r), r"^b - a must span"),
         (lambda r: sample_truncated_laplace(0.0, 1e6, 1e17, 1e17 + 64, 10, r), r"^right - left"),

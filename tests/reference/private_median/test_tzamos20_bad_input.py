@@ -52,7 +52,7 @@ def test_private_median_takes_ints_floats_and_fractions_exactly() -> None:
         ("mode", "Extension"),
         ("mode", None),
         ("median_index", 1),
-        ("cap_rule", " spec"),
+        ("cap_rule", " four_k"),
         ("construction", ["fast"]),
         ("output", True),
     ],

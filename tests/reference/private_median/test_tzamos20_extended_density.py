@@ -53,7 +53,7 @@ FIXTURES = [
 
 
 @pytest.mark.parametrize(("data", "extremes", "pieces", "log_z"), FIXTURES)
-def test_spec_4_5_fixtures_are_reproduced_exactly_and_log_z_to_20_digits(
+def test_regression_fixtures_are_reproduced_exactly_and_log_z_to_20_digits(
     data, extremes, pieces, log_z
 ) -> None:
     params = MedianParameters(len(data), **FIXTURE_PARAMS)

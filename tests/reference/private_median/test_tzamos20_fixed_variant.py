@@ -226,7 +226,7 @@ def test_boundary_decision_drops_order_statistics_that_do_not_exist() -> None:
         assert fixed_window_ranges(q) == (q.windows, q.windows)
 
 
-def test_the_tie_counterexample_of_spec_e1_is_in_h_but_not_in_h_fix() -> None:
+def test_the_tie_counterexample_of_erratum_e1_is_in_h_but_not_in_h_fix() -> None:
     """Regression fixture 1 lies in the paper's H only because the three ties at m = 0 count on
     both sides; its order statistics x_(3) = −5 < 0 − δ put it outside H_fix."""
     p = MedianParameters(8, HALF, F(1), F(5), F(1))

@@ -13,6 +13,7 @@ import itertools
 import math
 import time
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -72,16 +73,16 @@ RHO_1 = 0.0070552  # ε = 1, δ = 1e-16, "cks" form (notes/imola25.md, "Referenc
 
 
 @pytest.mark.parametrize("epsilon, rho", [(0.5, 0.0018113), (1.0, 0.0070552), (5.0, 0.1604265)])
-def test_spec_6_6_largest_rho_for_epsilon_under_the_cks_conversion(epsilon, rho) -> None:
+def test_largest_rho_for_epsilon_under_the_cks_conversion(epsilon, rho) -> None:
     assert rho_from_epsilon(epsilon, DELTA) == pytest.approx(rho, abs=5e-8)
 
 
-def test_spec_6_6_bun_steinke_conversion_gives_a_smaller_rho_at_epsilon_1() -> None:
+def test_bun_steinke_conversion_gives_a_smaller_rho_at_epsilon_1() -> None:
     assert rho_from_epsilon(1.0, DELTA, form="bs16") == pytest.approx(0.0066953, abs=5e-8)
     assert rho_from_epsilon(1.0, DELTA, form="bs16") < rho_from_epsilon(1.0, DELTA)
 
 
-def test_spec_4_authors_rho_0_007055178_spends_epsilon_1() -> None:
+def test_authors_rho_0_007055178_spends_epsilon_1() -> None:
     assert epsilon_from_rho(0.007055178, DELTA) == pytest.approx(1.0, abs=1e-7)
 
 
@@ -146,31 +147,31 @@ def test_zcdp_conversions_reject_out_of_range_parameters(call) -> None:
 # ApproximateQuantiles (the paper's [14], as in the authors' fork)
 # ============================================================================================
 
-SPEC_6_6_PER_EM = {  # m: (pure A/R, pure sub, zCDP A/R, zCDP sub), ε = 1, ρ = 0.0070552
+REF_PER_EM = {  # m: (pure A/R, pure sub, zCDP A/R, zCDP sub), ε = 1, ρ = 0.0070552
     10: (0.2314, 0.1157, 0.1143, 0.0808),
     100: (0.1308, 0.0654, 0.0859, 0.0608),
     200: (0.1157, 0.0578, 0.0808, 0.0571),
 }
 
 
-@pytest.mark.parametrize("m", sorted(SPEC_6_6_PER_EM))
-def test_spec_6_6_per_em_epsilon_table(m) -> None:
+@pytest.mark.parametrize("m", sorted(REF_PER_EM))
+def test_aq_per_em_epsilon_reference_table(m) -> None:
     got = (
         per_em_epsilon(m, "add_remove", "pure", epsilon=1.0),
         per_em_epsilon(m, "replace_one", "pure", epsilon=1.0),
         per_em_epsilon(m, "add_remove", "zcdp", rho=RHO_1),
         per_em_epsilon(m, "replace_one", "zcdp", rho=RHO_1),
     )
-    assert got == pytest.approx(SPEC_6_6_PER_EM[m], abs=5e-5)
+    assert got == pytest.approx(REF_PER_EM[m], abs=5e-5)
     mech = ApproximateQuantilesMechanism(
         tuple((np.arange(1, m + 1) / (m + 1)).tolist()), 1.0, (0, 100), mode="zcdp", delta=DELTA
     )
-    assert mech.epsilon_per_call == pytest.approx(SPEC_6_6_PER_EM[m][3], abs=5e-5)
+    assert mech.epsilon_per_call == pytest.approx(REF_PER_EM[m][3], abs=5e-5)
 
 
 def _literal_aq(x, qs, bounds, eps, rng, counts, idx):
-    """Spec §2.6's pseudo-code transcribed literally (one release), counting for every data
-    point the EM calls whose subset holds it."""
+    """The AQ recursion of the authors' fork (`approximate_quantiles_algo`) transcribed literally
+    (one release), counting for every data point the EM calls whose subset holds it."""
     if len(qs) == 0:
         return []
     counts[idx] += 1
@@ -325,18 +326,26 @@ def test_substitute_zcdp_accounting_undercharges_the_root_em() -> None:
     assert d2_add <= em_zcdp_rho(eps_prime)
 
 
+def check_sorted_in_bounds_and_clamped(
+    mech: Any, release: Any, x: np.ndarray, qs: Any, size: int, rng: Any, seed: int
+) -> None:
+    """``mech`` (ε = 1 on [0, 1], any real input) releases sorted quantiles inside [0, 1], and
+    ``release`` (its function) gives the same on ``x`` as on ``x`` clamped to [0, 1]."""
+    assert mech.domain == (-np.inf, np.inf)
+    out = mech.sample(x, size, rng)
+    assert out.shape == (size, len(qs))
+    assert np.all(np.diff(out, axis=1) >= 0) and out.min() >= 0 and out.max() <= 1
+    a = release(x, qs, (0.0, 1.0), 1.0, np.random.default_rng(seed))
+    b = release(np.clip(x, 0, 1), qs, (0.0, 1.0), 1.0, np.random.default_rng(seed))
+    assert np.array_equal(a, b)
+
+
 def test_aq_outputs_are_sorted_inside_the_bounds_and_clamping_is_documented() -> None:
     rng = np.random.default_rng(16)
     x = rng.normal(0.5, 0.4, 300)  # some values outside (0, 1): clamped
     qs = np.sort(rng.choice(np.arange(1, 40) / 40, 12, replace=False))
     mech = ApproximateQuantilesMechanism(tuple(qs), 1.0, (0.0, 1.0))
-    assert mech.domain == (-np.inf, np.inf)
-    out = mech.sample(x, 2_000, rng)
-    assert out.shape == (2_000, 12)
-    assert np.all(np.diff(out, axis=1) >= 0) and out.min() >= 0 and out.max() <= 1
-    a = approximate_quantiles(x, qs, (0.0, 1.0), 1.0, np.random.default_rng(5))
-    b = approximate_quantiles(np.clip(x, 0, 1), qs, (0.0, 1.0), 1.0, np.random.default_rng(5))
-    assert np.array_equal(a, b)
+    check_sorted_in_bounds_and_clamped(mech, approximate_quantiles, x, qs, 2_000, rng, seed=5)
 
 
 def test_aq_claims() -> None:
@@ -629,14 +638,8 @@ def test_joint_exp_outputs_are_sorted_in_bounds_and_clamping_is_documented() -> 
     x = rng.normal(0.5, 0.5, 200)
     qs = (0.1, 0.3, 0.31, 0.9)
     mech = JointExpMechanism(qs, 1.0, (0.0, 1.0))
-    assert mech.domain == (-np.inf, np.inf)
     assert mech.claim.delta == 0 and mech.claim.epsilon == 1.0
-    out = mech.sample(x, 500, rng)
-    assert out.shape == (500, 4)
-    assert np.all(np.diff(out, axis=1) >= 0) and out.min() >= 0 and out.max() <= 1
-    a = joint_exp(x, qs, (0.0, 1.0), 1.0, np.random.default_rng(3))
-    b = joint_exp(np.clip(x, 0, 1), qs, (0.0, 1.0), 1.0, np.random.default_rng(3))
-    assert np.array_equal(a, b)
+    check_sorted_in_bounds_and_clamped(mech, joint_exp, x, qs, 500, rng, seed=3)
 
 
 def test_joint_exp_exact_and_rejection_forward_agree_without_repeats() -> None:

@@ -187,9 +187,10 @@ def test_round_half_up_is_exact_one_ulp_below_one_half() -> None:
         (7, [Fraction(v, 3) for v in (3, 2, 2, 1, 2, 1, 1)]),
     ],
 )
-def test_exact_shift_losses_match_spec_6_2(m, expected) -> None:
-    """Spec §6.2 at ε = 1, and the brute-force max of log P(v) − log P(v − e) over a box equals
-    it (the loss is attained, e.g. at v = 0)."""
+def test_exact_shift_losses_match_the_reference_values(m, expected) -> None:
+    """The exact losses (ε/T)·c(s) at ε = 1 (notes/imola25.md, "Reference values"), and the
+    brute-force max of log P(v) − log P(v − e) over a box equals it (the loss is attained, e.g.
+    at v = 0)."""
     assert [shift_privacy_loss(m, s, 1) for s in range(1, m + 1)] == expected
     cc = ContinualCounting(m, 1.0)
     v = box(m, 2 if m == 3 else 1)
@@ -323,7 +324,7 @@ def test_discrete_laplace_tail_is_exact_far_below_float_range() -> None:
         assert s > 0 and mpmath.log10(s) < -400
 
 
-def test_laplace_sum_density_is_the_spec_closed_form() -> None:
+def test_laplace_sum_density_is_the_closed_form() -> None:
     """k = 1, 2 in closed form; density integrates to 1; survival = ∫ density (scaled)."""
     with workdps():
         for x in (0, 0.3, 2.0, -5.0):
@@ -387,9 +388,10 @@ def test_exact_error_bound_is_the_smallest_certified_integer(noise, m, epsilon, 
     assert w <= cc_error_bound(epsilon, delta, m, noise, "corollary_a1")
 
 
-def test_spec_6_3_table_is_reproduced() -> None:
-    """Spec §6.3 (δ = 1e-16): Cor A.1 / 3 ln m ln(2m/δ)/ε / log₂ / Chernoff (binary tree, DLap);
-    the last row's Chernoff uses δ/(1 + e^{7/12}), the other columns δ."""
+def test_tail_bound_reference_table_is_reproduced() -> None:
+    """The tail table of notes/imola25.md ("Reference values", δ = 1e-16): Cor A.1 /
+    3 ln m ln(2m/δ)/ε / log₂ / Chernoff (binary tree, DLap); the last row's Chernoff uses
+    δ/(1 + e^{7/12}), the other columns δ."""
     rows = [
         (10, 0.5, 901.4, 550.4, 1145.5, 393.9),
         (100, 0.5, 1668.6, 1164.4, 2423.5, 810.5),
@@ -481,8 +483,8 @@ def test_sample_max_error_is_vectorised_and_chunk_invariant() -> None:
 
 # ============================================================================= kary_tree
 def test_kary_tree_m20_k5_has_10_variables_rank_9_and_a_separating_null_vector() -> None:
-    """Spec §5 item 23: the covariance is singular, v·N ≡ 0 but v·e^{(s)} ≠ 0 ⇒ CC(r) and
-    CC(r + e^{(s)}) have disjoint supports (infinite loss)."""
+    """Erratum 23 (notes/imola25.md): the covariance is singular, v·N ≡ 0 but v·e^{(s)} ≠ 0 ⇒
+    CC(r) and CC(r + e^{(s)}) have disjoint supports (infinite loss)."""
     assert authors_auto_k(20, 0.5) == 5 and authors_auto_k(20, 0.25) == 5
     a, variables = authors_kary_noise_matrix(20, 5)
     rep = kary_shift_report(20, 5)
@@ -504,8 +506,8 @@ def test_kary_tree_m200_k15_has_rank_29() -> None:
 
 
 def test_kary_tree_k2_m4_costs_exceed_the_claimed_sensitivity() -> None:
-    """Spec: k = 2, m = 4: min L1 cost 3 vs claimed (H+1)/2 = 1.5 (LP); e^{(2)}, e^{(3)} are in
-    the real span but not in the integer lattice A·ℤ^5 (discrete noise: disjoint supports)."""
+    """Erratum 23: k = 2, m = 4: min L1 cost 3 vs claimed (H+1)/2 = 1.5 (LP); e^{(2)}, e^{(3)} are
+    in the real span but not in the integer lattice A·ℤ^5 (discrete noise: disjoint supports)."""
     rep = kary_shift_report(4, 2)
     assert rep.claimed_sensitivity == Fraction(3, 2)
     assert rep.rank == 4 == rep.m and rep.outside_span == ()
@@ -562,8 +564,9 @@ def test_kary_prefix_terms_follow_the_repo_walk() -> None:
 
 
 def test_authors_chernoff_reproduces_the_repo_tree_column() -> None:
-    """Spec §6.3 "repo tree Chernoff" (two-sided log(2m/δ), δ = 1e-16): 126.5 / 233.8 / 266.2 /
-    533.2; the repo itself uses one-sided log(m/δ) and gets less."""
+    """The reference values' column "the repository's tree, Chernoff two-sided" (notes/imola25.md;
+    two-sided log(2m/δ), δ = 1e-16): 126.5 / 233.8 / 266.2 / 533.2; the repo itself uses one-sided
+    log(m/δ) and gets less."""
     for m, eps, value in (
         (10, 0.5, 126.5),
         (100, 0.5, 233.8),

@@ -55,7 +55,9 @@ def test_budget_split_composes_to_epsilon_under_both_adjacencies() -> None:
     ("m", "ar_tiny_g", "ar_paper_g", "sub_tiny_g", "sub_paper_g"),
     [(10, 302, 192, 453, 287), (100, 320, 210, 480, 315), (200, 326, 215, 489, 323)],
 )
-def test_half_width_reproduces_spec_6_6(m, ar_tiny_g, ar_paper_g, sub_tiny_g, sub_paper_g) -> None:
+def test_half_width_reproduces_the_reference_values(
+    m, ar_tiny_g, ar_paper_g, sub_tiny_g, sub_paper_g
+) -> None:
     n = 586_104
     assert half_width(m, 0.25, 100 / (1e-6 / n)) == ar_tiny_g  # authors' g = 1e-6/n
     assert half_width(m, 0.25, 100 * n) == ar_paper_g  # paper's g = 1/n
@@ -151,7 +153,7 @@ def _digits(x, n: int = 10) -> str:
     return mpmath.nstr(x, n)
 
 
-def test_section_6_5_failure_probabilities_at_eps1_2() -> None:
+def test_regression_instance_failure_probabilities() -> None:
     mech = _tiny(2.0, 1.0)
     assert _digits(failure_probability(mech, 10), 9) == "0.269707864"
     assert _digits(failure_probability(mech, 11), 10) == "0.2136628316"
@@ -160,7 +162,7 @@ def test_section_6_5_failure_probabilities_at_eps1_2() -> None:
     assert _digits(failure_probability(_tiny(4.0, 2.0), 10), 4) == "0.03898"
 
 
-def test_section_6_5_exact_epsilon_and_delta_at_eps1_2() -> None:
+def test_regression_instance_exact_epsilon_and_delta_at_eps1_2() -> None:
     mech = _tiny(2.0, 1.0)
     p, q = output_law(mech, X10), output_law(mech, np.append(X10, 5.5))
     assert _digits(privacy_loss(p, q), 10) == "0.2395624233"
@@ -179,7 +181,7 @@ def test_section_6_5_exact_epsilon_and_delta_at_eps1_2() -> None:
         (4.0, 2.0, "sub 6 -> 2.5", "0.720309", None),
     ],
 )
-def test_section_6_5_regression_numbers(e1, e2, neighbour, eps0, deltas) -> None:
+def test_regression_instance_numbers_at_eps1_8_and_4(e1, e2, neighbour, eps0, deltas) -> None:
     mech = _tiny(e1, e2)
     if neighbour.startswith("add"):
         other = np.append(X10, float(neighbour.split()[1]))
@@ -196,7 +198,8 @@ def test_section_6_5_regression_numbers(e1, e2, neighbour, eps0, deltas) -> None
 
 
 def test_theorem_4_2_testable_core_holds_on_the_regression_instance() -> None:
-    """Spec §3: δ(ε1 + ε2) of X → X ∪ {x} <= P(∉ Good*_{m,n,h}) and δ(ε1 + 2ε2) of the reverse
+    """The add and remove cases of Thm 4.2's proof (App. B.2) with Good*: δ(ε1 + ε2) of
+    X → X ∪ {x} <= P(∉ Good*_{m,n,h}) and δ(ε1 + 2ε2) of the reverse
     <= P(∉ Good*_{m,|X'|−1,h+1}), for every half-integer x."""
     for e1, e2 in ((2.0, 1.0), (8.0, 4.0)):
         mech = _tiny(e1, e2)
