@@ -36,7 +36,7 @@ black-box. (The ranges are in :mod:`audit.limits`.)
 
 **Time limit** (``timeout`` seconds per draw, :mod:`audit.draws`): the first draw that
 overruns stops the search and the stages; the auditor then runs a *hang test* on the pair where
-it happened (:mod:`audit.hang_test`: up to :data:`HANG_TEST_DRAWS` fresh single draws per data
+it happened (:mod:`audit.hang_check`: up to :data:`HANG_TEST_DRAWS` fresh single draws per data
 set, at most about :data:`HANG_TEST_SECONDS` seconds of waiting per side, each draw with the same
 limit), and bounds ε from the event "the draw timed out" at confidence 1 − α (a mechanism that
 hangs on D and answers on D' leaks). The report then has ``timed_out`` set and, unless that bound
@@ -56,7 +56,7 @@ from audit.context import AuditContext, Candidate, HungDraw
 from audit.evaluation import blackbox_stage, witness_conformance
 from audit.exact import mechanism_name
 from audit.exact_stage import exact_stage
-from audit.hang_test import HANG_TEST_DRAWS, HANG_TEST_SECONDS, hang_test
+from audit.hang_check import HANG_TEST_DRAWS, HANG_TEST_SECONDS, hang_test
 from audit.limits import (
     DEFAULT_SAMPLES,
     MAX_NAME,
