@@ -28,7 +28,7 @@ from __future__ import annotations
 import ctypes
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
@@ -117,12 +117,18 @@ _local = threading.local()
 
 
 def call_with_deadline(
-    fn: Callable[..., Any], args: tuple[Any, ...], seconds: float
+    fn: Callable[..., Any], args: tuple[Any, ...], seconds: float | None
 ) -> tuple[str, Any]:
     """``fn(*args)`` in a helper thread: ``("ok", result)``, ``("raised", exception)`` or
     ``("timeout", None)`` when it did not return within ``seconds`` (the call is then
-    interrupted where possible and abandoned; see the module docstring). A ``BaseException``
-    that is not an ``Exception`` (``SystemExit``, ``KeyboardInterrupt``) is raised here."""
+    interrupted where possible and abandoned; see the module docstring); ``seconds=None``: in
+    this thread, without a deadline. A ``BaseException`` that is not an ``Exception``
+    (``SystemExit``, ``KeyboardInterrupt``) is raised here."""
+    if seconds is None:
+        try:
+            return "ok", fn(*args)
+        except Exception as exc:  # noqa: BLE001 -- an exception is an output
+            return "raised", exc
     worker = getattr(_local, "worker", None)
     if worker is None or not worker.thread.is_alive():
         worker = _local.worker = _Worker()
@@ -153,20 +159,17 @@ def draw_chunk(
     """One chunk of draws (runs on a worker). Exceptions (and overruns) become atoms; with
     ``retry=False`` a call that overruns makes all its draws the atom ``timeout``."""
     rng = chunk_rng(seed, key)
-    if timeout is None:
-        try:
-            raw = mechanism.sample(data, size, rng)
-        except Exception:  # noqa: BLE001 -- any exception is an output
-            return _one_at_a_time(mechanism, data, size, seed, key)
-        return normalise(raw, size)
-    status, raw = call_with_deadline(mechanism.sample, (data, size, rng), size * timeout)
+    limit = None if timeout is None else size * timeout
+    status, raw = call_with_deadline(mechanism.sample, (data, size, rng), limit)
     if status == "ok":
         return normalise(raw, size)
     if status == "timeout" and (size == 1 or not retry):  # that call was the draw, or we stop
         atoms = np.empty(size, dtype=object)
         atoms[:] = TIMEOUT
         return Outputs(np.full((size, 1), np.nan), atoms)
-    return _one_at_a_time(mechanism, data, size, seed, key, timeout)
+    # any exception is an output: each draw again alone, with its own seed (made as needed)
+    rngs = (chunk_rng(seed, (*key, 1 << 30, i)) for i in range(size))
+    return _one_at_a_time(mechanism, data, rngs, timeout)
 
 
 class _TimedOut:
@@ -174,22 +177,11 @@ class _TimedOut:
 
 
 def _one_at_a_time(
-    mechanism: Any,
-    data: np.ndarray,
-    size: int,
-    seed: int,
-    key: tuple[int, ...],
-    timeout: float | None = None,
+    mechanism: Any, data: np.ndarray, rngs: Iterable[np.random.Generator], timeout: float | None
 ) -> Outputs:
+    """One call per generator of ``rngs`` (one draw each, within ``timeout`` when given)."""
     rows: list[Any] = []
-    for i in range(size):
-        rng = chunk_rng(seed, (*key, 1 << 30, i))
-        if timeout is None:
-            try:
-                rows.append(_first(mechanism.sample(data, 1, rng)))
-            except Exception as exc:  # noqa: BLE001
-                rows.append(Raised.of(exc))
-            continue
+    for rng in rngs:
         status, raw = call_with_deadline(mechanism.sample, (data, 1, rng), timeout)
         if status == "ok":
             try:
@@ -200,7 +192,7 @@ def _one_at_a_time(
             rows.append(Raised.of(raw))
         else:
             rows.append(_TimedOut())
-    out = normalise([r if not isinstance(r, _TimedOut) else None for r in rows], size)
+    out = normalise([r if not isinstance(r, _TimedOut) else None for r in rows], len(rows))
     timed = np.array([isinstance(r, _TimedOut) for r in rows], dtype=bool)
     if timed.any():
         out.atoms[timed] = TIMEOUT

@@ -109,26 +109,16 @@ class Event:
         return numeric & hit
 
     def describe(self) -> str:
+        """The event in words (the report's ``description``)."""
         where = _projection_name(self.projection)
-        if self.kind == "interval" and self.lattice is not None:
-            return (
-                f"{where} in ({self.lo:.6g}, {self.hi:.6g}] and not a multiple of 2^-{self.lattice}"
-            )
-        if self.kind == "interval":
-            return f"{where} in ({self.lo:.6g}, {self.hi:.6g}]"
-        if self.kind == "point":
-            return f"{where} == {self.lo!r}"
         if self.kind == "data_value":
             return f"{where} in {{{', '.join(f'{v:g}' for v in self.values)}}}"
         if self.kind == "atom":
             return "any non-numeric output" if self.atom == "*" else f"output is atom {self.atom!r}"
-        if self.kind == "width":
-            return f"numeric output with {int(self.lo)} coordinate(s)"
-        if self.kind == "histogram_ratio":
-            return f"histogram log-ratio score of y > {self.lo:.6g} (fitted on the selection draws)"
-        if self.kind == "likelihood_ratio_reverse":
-            return f"ln f_D'(y) - ln f_D(y) > {self.lo:.6g}"
-        return f"ln f_D(y) - ln f_D'(y) > {self.lo:.6g}"
+        text = _DESCRIPTIONS[self.kind].format(where=where, lo=self.lo, hi=self.hi)
+        if self.lattice is not None:
+            text += f" and not a multiple of 2^-{self.lattice}"
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "description": self.describe()}
@@ -152,6 +142,17 @@ class Event:
         if self.kind == "data_value":
             d["values"] = list(self.values)
         return d
+
+
+_DESCRIPTIONS = {
+    "interval": "{where} in ({lo:.6g}, {hi:.6g}]",
+    "point": "{where} == {lo!r}",
+    "width": "numeric output with {lo:.0f} coordinate(s)",
+    "histogram_ratio": "histogram log-ratio score of y > {lo:.6g} (fitted on the selection draws)",
+    "likelihood_ratio": "ln f_D(y) - ln f_D'(y) > {lo:.6g}",
+    "likelihood_ratio_reverse": "ln f_D'(y) - ln f_D(y) > {lo:.6g}",
+}
+"""How :meth:`Event.describe` words each kind of event (``data_value`` and ``atom`` apart)."""
 
 
 def _num(x: float) -> float | str:

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audit.claimed import ClaimParts
 from reference.core import PrivacyClaim
 
 
 @dataclass
-class AuditReport:
+class AuditReport(ClaimParts):
     """Result of :func:`audit.audit_mechanism`.
 
     ``epsilon_lower_bound`` holds with confidence 1 − ``alpha`` (black-box: Clopper–Pearson on
@@ -47,14 +48,6 @@ class AuditReport:
     conformance: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     timed_out: dict[str, Any] | None = None
-
-    @property
-    def claimed_epsilon(self) -> float:
-        return self.claim.epsilon
-
-    @property
-    def claimed_delta(self) -> float:
-        return self.claim.delta
 
     @property
     def tightness(self) -> float:

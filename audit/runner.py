@@ -52,6 +52,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
+from audit import limits
 from audit.context import AuditContext, Candidate, HungDraw
 from audit.evaluation import blackbox_stage, witness_conformance
 from audit.exact import mechanism_name
@@ -318,16 +319,9 @@ def _audit_domain(mech: Any, domain: Any) -> tuple[float, float]:
 
 
 __all__ = [
-    "DEFAULT_SAMPLES",
+    *limits.__all__,  # the ranges of the arguments, re-exported
     "HANG_TEST_DRAWS",
     "HANG_TEST_SECONDS",
-    "MAX_NAME",
-    "MAX_SAMPLES",
-    "MAX_SEED",
-    "MAX_TIMEOUT",
-    "MIN_ALPHA",
-    "MIN_TIMEOUT",
-    "MODES",
     "Candidate",
     "audit_mechanism",
     "check_neighbours",

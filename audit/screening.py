@@ -52,6 +52,10 @@ CRASH_MAX_SIZE = 4096
 """The largest size of tied data in the crash scan."""
 CRASH_DRAWS = 4
 """Draws per side per size in the crash scan."""
+CRASH_TOP = 4
+"""Crash-scan pairs screened again with :data:`MIDSCREEN_SAMPLES` draws per side (the best by a
+first screen of :data:`SCREEN_SAMPLES`): the scan's pairs hold up to :data:`CRASH_MAX_SIZE`
+records, and a slow mechanism pays for each draw on them."""
 
 
 def _screen(
@@ -79,7 +83,8 @@ def _screen(
 
 
 def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate]:
-    """Black-box search: the crash scan's pairs go first (and may end the search at once);
+    """Black-box search: the crash scan's pairs go first (250 draws per side for each, 2 000 for
+    the best :data:`CRASH_TOP`; they may end the search at once);
     then the exhaustive family and the quantile patterns are screened by successive halving (250
     draws per side for all, 2 000 for the best 32, 10 000 for the best 8). Unless one of them
     already shows a clear violation (its planned budget is at most half the full one), local
@@ -89,7 +94,11 @@ def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate
     if not given:
         crashes = _crash_scan(ctx) if ctx.claim.adjacency != "local" else []
         if crashes:  # pairs where the atoms change with n: often a clear violation on their own
-            for c, sc in zip(crashes, _screen(ctx, crashes, MIDSCREEN_SAMPLES), strict=True):
+            ranked = sorted(
+                zip(crashes, _screen(ctx, crashes), strict=True), key=lambda t: -t[1].expected
+            )
+            top = [c for c, _ in ranked[:CRASH_TOP]]
+            for c, sc in zip(top, _screen(ctx, top, MIDSCREEN_SAMPLES), strict=True):
                 rescreened[c.key] = (c, _with_prior(c, sc, MIDSCREEN_SAMPLES))
             if _clear_violation(ctx, rescreened):
                 ctx.notes.append("search stopped early: the crash scan found a clear violation")
@@ -216,6 +225,7 @@ __all__ = [
     "CLIMB_SAMPLES",
     "CRASH_DRAWS",
     "CRASH_MAX_SIZE",
+    "CRASH_TOP",
     "MIDSCREEN_SAMPLES",
     "MIDSCREEN_TOP",
     "RESCREEN_SAMPLES",

@@ -18,19 +18,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from audit.claimed import ClaimedMechanism
 from audit.limits import MAX_NAME
 from audit.neighbours import check_probe_domain
 from audit.outputs import Raised
-from reference.core import MechanismBase, PrivacyClaim, check_claim
+from reference.core import PrivacyClaim, check_claim
 
 
 @dataclass(frozen=True)
-class CallableMechanism(MechanismBase):
+class CallableMechanism(ClaimedMechanism):
     """A function ``fn(data, rng) -> output`` with the claim it is audited against.
 
-    The claim and the domain are stored as ``privacy_claim`` and ``input_domain`` (the base
-    derives ``claim`` and ``domain`` as properties) and read as :attr:`claim` and :attr:`domain`;
-    build it with :func:`from_callable`, which checks every argument."""
+    The claim and the domain are stored as ``privacy_claim`` (:class:`audit.claimed.ClaimedMechanism`)
+    and ``input_domain`` (the base derives ``domain`` as a property) and read as :attr:`claim` and
+    :attr:`domain`; build it with :func:`from_callable`, which checks every argument."""
 
     fn: Callable[[np.ndarray, np.random.Generator], Any]
     privacy_claim: PrivacyClaim
@@ -38,22 +39,6 @@ class CallableMechanism(MechanismBase):
     name: str = ""
 
     allow_empty: ClassVar[bool] = True
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.privacy_claim
-
-    @property
-    def claimed_epsilon(self) -> float:
-        return self.privacy_claim.epsilon
-
-    @property
-    def claimed_delta(self) -> float:
-        return self.privacy_claim.delta
-
-    @property
-    def adjacency(self) -> str:  # type: ignore[override]
-        return self.privacy_claim.adjacency
 
     @property
     def domain(self) -> tuple[float, float]:

@@ -366,3 +366,11 @@ def test_g_and_p_ratio_stays_below_one_off_the_grid_only_under_the_alpha_hypothe
             d, C = bayes_weights_mp(t, a), capacity_mp(t, a)
             ratio = a * mpmath.log(d.d10 / d.d00, 2) / (6 * mpmath.log(2) * C)
             assert mpmath.mpf(low) < ratio < mpmath.mpf(high)
+
+
+def test_worst_case_drift_refuses_an_option_the_drift_does_not_have() -> None:
+    """``worst_case_drift`` forwards the options of ``expected_potential_drift``; any other keyword
+    is a ValueError naming it (not silently ignored)."""
+    s = LEFT_COUNTEREXAMPLE
+    with pytest.raises(ValueError, match="roundin is not an option"):
+        worst_case_drift(s["w"], s["p1"], s["tau"], s["alpha"], s["c"], roundin="left")

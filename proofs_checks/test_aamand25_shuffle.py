@@ -11,7 +11,7 @@ import math
 import mpmath
 import numpy as np
 import sympy
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from reference.conformance import clopper_pearson
@@ -26,6 +26,15 @@ from reference.exact.mp import to_mpf, workdps
 
 epsilons = st.floats(min_value=1e-3, max_value=1.0)
 deltas = st.floats(min_value=1e-15, max_value=1.0 - 1e-9)
+# Theorem G.4's bound as a function of the local ε, the batch size n and δ
+local_epsilons = st.floats(min_value=1e-4, max_value=15.0)
+batch_sizes = st.integers(min_value=1, max_value=10**9)
+g4_deltas = st.floats(min_value=1e-15, max_value=0.99)
+
+
+def ordered_pairs(values: st.SearchStrategy) -> st.SearchStrategy:
+    """Two different draws of ``values``, the smaller first (for a strict monotonicity check)."""
+    return st.tuples(values, values).filter(lambda p: p[0] != p[1]).map(sorted)
 
 
 def lemma_g5_min_n(eps: float, delta: float) -> int:
@@ -95,29 +104,17 @@ def test_lemma_G5_precondition_holds_iff_eps_squared_at_most_5_ln4d_over_ln2d() 
             assert 5 * mpmath.log(4 / d) / mpmath.log(2 / d) > 5
 
 
-@given(
-    st.floats(min_value=1e-4, max_value=15.0),
-    st.floats(min_value=1e-4, max_value=15.0),
-    st.integers(min_value=1, max_value=10**9),
-    st.floats(min_value=1e-15, max_value=0.99),
-)
-def test_theorem_G4_bound_is_increasing_in_eps_local(e1, e2, n, delta) -> None:
-    assume(e1 != e2)
-    lo, hi = min(e1, e2), max(e1, e2)
+@given(ordered_pairs(local_epsilons), batch_sizes, g4_deltas)
+def test_theorem_G4_bound_is_increasing_in_eps_local(eps_pair, n, delta) -> None:
+    lo, hi = eps_pair
     with workdps():
         assert fmt_epsilon_mp(lo, n, delta) < fmt_epsilon_mp(hi, n, delta)
         assert fmt_epsilon_mp(lo, n, delta) > 0
 
 
-@given(
-    st.floats(min_value=1e-4, max_value=15.0),
-    st.integers(min_value=1, max_value=10**9),
-    st.integers(min_value=1, max_value=10**9),
-    st.floats(min_value=1e-15, max_value=0.99),
-)
-def test_theorem_G4_bound_is_decreasing_in_n_and_float_matches_mpmath(e_l, n1, n2, delta) -> None:
-    assume(n1 != n2)
-    small, large = min(n1, n2), max(n1, n2)
+@given(local_epsilons, ordered_pairs(batch_sizes), g4_deltas)
+def test_theorem_G4_bound_is_decreasing_in_n_and_float_matches_mpmath(e_l, n_pair, delta) -> None:
+    small, large = n_pair
     with workdps():
         assert fmt_epsilon_mp(e_l, large, delta) < fmt_epsilon_mp(e_l, small, delta)
         ref = fmt_epsilon_mp(e_l, small, delta)

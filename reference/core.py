@@ -20,6 +20,7 @@ import numpy as np
 
 from reference.validation import (
     MAX_DRAWS,
+    check_choice,
     check_data,
     check_delta,
     check_epsilon,
@@ -42,10 +43,9 @@ ADJACENCIES: tuple[str, ...] = get_args(Adjacency)
 
 
 def check_adjacency(adjacency: Any, name: str = "adjacency") -> str:
-    """Return ``adjacency`` if it is one of :data:`ADJACENCIES`, else raise ``ValueError``."""
-    if not isinstance(adjacency, str) or adjacency not in ADJACENCIES:
-        raise ValueError(f"{name} must be one of {ADJACENCIES}, got {adjacency!r}")
-    return adjacency
+    """Return ``adjacency`` if it is one of :data:`ADJACENCIES`, else raise ``ValueError``
+    (:func:`reference.validation.check_choice`)."""
+    return check_choice(adjacency, name, ADJACENCIES)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,11 +26,45 @@ PYDP_CHECKED = "1.1.5"
 EEPRIVACY_CHECKED = "0.0.5"
 SEED_BOUND = 2**32
 DEFAULT_CANDIDATES = tuple(float(v) for v in np.linspace(0.0, 1.0, 21))
+CHECKED_VERSIONS = {
+    "diffprivlib": DIFFPRIVLIB_CHECKED,
+    "opendp": OPENDP_CHECKED,
+    "python-dp": PYDP_CHECKED,
+    "eeprivacy": EEPRIVACY_CHECKED,
+}
+"""The version of each library that its adapter was checked against."""
 
 
 def _bounds(bounds: Sequence[float]) -> tuple[float, float]:
     """Finite bounds lo < hi whose width fits a float64."""
     return check_domain(bounds, "bounds", finite=True)
+
+
+def _peer(
+    library: str,
+    version: str,
+    fn: Callable[..., float],
+    epsilon: float,
+    adjacency: str,
+    label: str,
+    call: str,
+    *,
+    seedable: bool,
+) -> PeerMechanism:
+    """The adapter of ``library`` (``version`` installed): ``fn``, claimed pure ``epsilon``-DP
+    under ``adjacency``, any real output, named ``"<library> <label>"``, checked against
+    :data:`CHECKED_VERSIONS`."""
+    return PeerMechanism(
+        fn,
+        PrivacyClaim(epsilon, 0.0, adjacency),
+        (-math.inf, math.inf),
+        f"{library} {label}",
+        library=library,
+        checked_version=CHECKED_VERSIONS[library],
+        version=version,
+        call=call,
+        seedable=seedable,
+    )
 
 
 # ----------------------------------------------------------------------------------- diffprivlib
@@ -90,17 +124,9 @@ def diffprivlib_quantile(
     fn = functools.partial(
         _diffprivlib_release, function=function, quantile=q, epsilon=eps, bounds=(lo, hi)
     )
-    return PeerMechanism(
-        fn,
-        PrivacyClaim(eps, 0.0, check_adjacency(adjacency)),
-        (-math.inf, math.inf),
-        f"diffprivlib {function}[q={q:g},eps={eps:g},bounds=({lo:g},{hi:g}),{adjacency}]",
-        library="diffprivlib",
-        checked_version=DIFFPRIVLIB_CHECKED,
-        version=version,
-        call=call,
-        seedable=True,
-    )
+    label = f"{function}[q={q:g},eps={eps:g},bounds=({lo:g},{hi:g}),{adjacency}]"
+    adjacency = check_adjacency(adjacency)
+    return _peer("diffprivlib", version, fn, eps, adjacency, label, call, seedable=True)
 
 
 # ---------------------------------------------------------------------------------------- OpenDP
@@ -118,8 +144,6 @@ def opendp_measurement(
     space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance()
     output_measure = getattr(dp, measure)()
     return dp.m.make_private_quantile(*space, output_measure, list(candidates), alpha, scale)
-
-
 
 
 def _opendp_release(
@@ -174,20 +198,12 @@ def opendp_quantile(
         if mapped > eps * (1 + 1e-9):
             raise AssertionError(f"OpenDP maps d_in = {d_in} to ε = {mapped} > {eps}")
     fn = functools.partial(_opendp_release, candidates=cands, alpha=q, scale=scale, measure=measure)
-    return PeerMechanism(
-        fn,
-        PrivacyClaim(eps, 0.0, adjacency),
-        (-math.inf, math.inf),
-        f"opendp private_quantile[{measure},q={q:g},eps={eps:g},{len(cands)} candidates,{adjacency}]",
-        library="opendp",
-        checked_version=OPENDP_CHECKED,
-        version=version,
-        call=(
-            f"dp.m.make_private_quantile(vector_domain(atom_domain(T=float, nan=False)), "
-            f"symmetric_distance(), {measure}(), candidates, {q:g}, scale={scale:g})"
-        ),
-        seedable=False,
+    label = f"private_quantile[{measure},q={q:g},eps={eps:g},{len(cands)} candidates,{adjacency}]"
+    call = (
+        f"dp.m.make_private_quantile(vector_domain(atom_domain(T=float, nan=False)), "
+        f"symmetric_distance(), {measure}(), candidates, {q:g}, scale={scale:g})"
     )
+    return _peer("opendp", version, fn, eps, adjacency, label, call, seedable=False)
 
 
 # ------------------------------------------------------------------------------------- python-dp
@@ -246,20 +262,12 @@ def pydp_percentile(
         _pydp_release, function=function, percentile=p, epsilon=eps, bounds=(lo, hi)
     )
     name = "Median" if function == "median" else f"Percentile(percentile={p:g})"
-    return PeerMechanism(
-        fn,
-        PrivacyClaim(eps, 0.0, "add_remove"),
-        (-math.inf, math.inf),
-        f"python-dp {function}[p={p:g},eps={eps:g},bounds=({lo:g},{hi:g}),add_remove]",
-        library="python-dp",
-        checked_version=PYDP_CHECKED,
-        version=version,
-        call=(
-            f"pydp.algorithms.laplacian.{name}(epsilon={eps:g}, lower_bound={lo:g}, "
-            f"upper_bound={hi:g}, dtype='float').quick_result(x)"
-        ),
-        seedable=False,
+    label = f"{function}[p={p:g},eps={eps:g},bounds=({lo:g},{hi:g}),add_remove]"
+    call = (
+        f"pydp.algorithms.laplacian.{name}(epsilon={eps:g}, lower_bound={lo:g}, "
+        f"upper_bound={hi:g}, dtype='float').quick_result(x)"
     )
+    return _peer("python-dp", version, fn, eps, "add_remove", label, call, seedable=False)
 
 
 # ------------------------------------------------------------------------------------- eeprivacy
@@ -301,17 +309,10 @@ def eeprivacy_quantile(
     eps = check_epsilon(epsilon)
     cands = check_candidates(candidates)
     fn = functools.partial(_eeprivacy_release, candidates=cands, quantile=q, epsilon=eps)
-    return PeerMechanism(
-        fn,
-        PrivacyClaim(eps, 0.0, check_adjacency(adjacency)),
-        (-math.inf, math.inf),
-        f"eeprivacy PrivateQuantile[q={q:g},eps={eps:g},{len(cands)} candidates,{adjacency}]",
-        library="eeprivacy",
-        checked_version=EEPRIVACY_CHECKED,
-        version=version,
-        call=f"PrivateQuantile(options=candidates).execute(values=x, epsilon={eps:g}, quantile={q:g})",
-        seedable=True,
-    )
+    label = f"PrivateQuantile[q={q:g},eps={eps:g},{len(cands)} candidates,{adjacency}]"
+    call = f"PrivateQuantile(options=candidates).execute(values=x, epsilon={eps:g}, quantile={q:g})"
+    adjacency = check_adjacency(adjacency)
+    return _peer("eeprivacy", version, fn, eps, adjacency, label, call, seedable=True)
 
 
 PEERS = {

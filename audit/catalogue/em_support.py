@@ -13,16 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from audit.catalogue.base import (
-    OneQuantileBug,
-    check_resolution,
-    em_log_weights,
-    float_draws,
-    half_scale,
-    nearest_distance,
-    pick,
-    uniform_in,
-)
+from audit.catalogue import base
 from reference.core import ExactMechanismBase
 from reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from reference.exact.mp import LazySequence
@@ -35,7 +26,7 @@ from reference.validation import MAX_FLOAT
 
 
 @dataclass(frozen=True)
-class EMNoClamp(OneQuantileBug, ExactMechanismBase):
+class EMNoClamp(base.OneQuantileBug, ExactMechanismBase):
     """The exponential mechanism without clamping: the interval ends are sorted({a, b} ∪ D), so a
     data point outside [a, b] stretches the output range.
 
@@ -76,19 +67,20 @@ class EMNoClamp(OneQuantileBug, ExactMechanismBase):
     def _law(self, data: np.ndarray) -> PiecewiseLogLinear:
         """Constant density exp(ε·u_j/2)/Z on each interval (exact rational log-weights)."""
         breaks, ranks, n = self._intervals(data)
-        half, t = half_scale(self.epsilon), Fraction(self.quantile) * n
-        nearest = nearest_distance(ranks, t)
-        intercepts = em_log_weights(self.epsilon, ranks, self.quantile * n)
+        half, t = base.half_scale(self.epsilon), Fraction(self.quantile) * n
+        nearest = base.nearest_distance(ranks, t)
+        intercepts = base.em_log_weights(self.epsilon, ranks, self.quantile * n)
         exact = LazySequence(len(ranks), lambda k: -half * (abs(int(ranks[k]) - t) - nearest))
         return PiecewiseLogLinear(breaks, np.zeros(len(ranks)), intercepts, exact_intercepts=exact)
 
     def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """Pick an interval ∝ width·exp(ε·u_j/2), then a uniform point inside it (refused where
-        float64 cannot resolve the law: :func:`check_resolution`)."""
-        check_resolution(self, self._law(data))
+        float64 cannot resolve the law: :func:`audit.catalogue.base.check_resolution`)."""
+        base.check_resolution(self, self._law(data))
         breaks, ranks, n = self._intervals(data)
-        log_w = np.log(np.diff(breaks)) + em_log_weights(self.epsilon, ranks, self.quantile * n)
-        return uniform_in(breaks, pick(log_w, size, rng), size, rng)
+        log_weights = base.em_log_weights(self.epsilon, ranks, self.quantile * n)
+        log_w = np.log(np.diff(breaks)) + log_weights
+        return base.uniform_in(breaks, base.pick(log_w, size, rng), size, rng)
 
 
 # --------------------------------------------------------------------------------------------
@@ -97,7 +89,7 @@ class EMNoClamp(OneQuantileBug, ExactMechanismBase):
 
 
 @dataclass(frozen=True)
-class EMDataBounds(OneQuantileBug, ExactMechanismBase):
+class EMDataBounds(base.OneQuantileBug, ExactMechanismBase):
     """The exponential mechanism run on the bounds [min(D), max(D)] instead of declared ones.
 
     ``bounds`` is the declared input domain (data outside it raise ``ValueError``); the mechanism
@@ -130,7 +122,7 @@ class EMDataBounds(OneQuantileBug, ExactMechanismBase):
         em = self._em(data)
         if em is None:
             return np.full(size, float(data[0]))
-        return float_draws(self, lambda: em._draw(data, size, rng))
+        return base.float_draws(self, lambda: em._draw(data, size, rng))
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,7 +131,7 @@ class EMDataBounds(OneQuantileBug, ExactMechanismBase):
 
 
 @dataclass(frozen=True)
-class EMOutputsDataValue(OneQuantileBug, ExactMechanismBase):
+class EMOutputsDataValue(base.OneQuantileBug, ExactMechanismBase):
     """An exponential mechanism over the *data points* instead of the intervals between them:
     rank j = 1..n of the sorted data is chosen with probability ∝ exp(ε·u_j/2), u_j = −|j − q·n|,
     and the data value x_(j) itself is released.
@@ -162,15 +154,15 @@ class EMOutputsDataValue(OneQuantileBug, ExactMechanismBase):
                 f"takes at most {self.max_exact_points} points, got {data.size}"
             )
         x = np.sort(data)
-        half, t = half_scale(self.epsilon), Fraction(self.quantile) * x.size
-        nearest = nearest_distance(np.arange(1, x.size + 1), t)
+        half, t = base.half_scale(self.epsilon), Fraction(self.quantile) * x.size
+        nearest = base.nearest_distance(np.arange(1, x.size + 1), t)
         log_w = [-half * (abs(j - t) - nearest) for j in range(1, x.size + 1)]
         return DiscreteLaw([float(v) for v in x], log_w)
 
     def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         x = np.sort(data)
-        log_w = em_log_weights(self.epsilon, np.arange(1, x.size + 1), self.quantile * x.size)
-        return x[pick(log_w, size, rng)]
+        log_w = base.em_log_weights(self.epsilon, np.arange(1, x.size + 1), self.quantile * x.size)
+        return x[base.pick(log_w, size, rng)]
 
 
 __all__ = [

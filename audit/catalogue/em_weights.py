@@ -15,16 +15,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from audit.catalogue.base import (
-    OneQuantileBug,
-    check_resolution,
-    em_log_weights,
-    float_draws,
-    half_scale,
-    nearest_distance,
-    pick,
-    uniform_in,
-)
+from audit.catalogue import base
 from reference.core import ExactMechanismBase
 from reference.distributions import PiecewiseLogLinear
 from reference.exact.mp import LazySequence, to_mpf, workdps
@@ -36,7 +27,7 @@ from reference.primitives.exponential_mechanism import ExponentialQuantile, smit
 
 
 @dataclass(frozen=True)
-class EMNoHalf(OneQuantileBug, ExactMechanismBase):
+class EMNoHalf(base.OneQuantileBug, ExactMechanismBase):
     """Smith's exponential mechanism with weights w_j·exp(ε·u_j): the ½ of exp(ε·u_j/(2Δ)) is
     missing (Δ = 1 under replace-one), so the mechanism is only 2ε-DP while it claims ε.
 
@@ -56,7 +47,7 @@ class EMNoHalf(OneQuantileBug, ExactMechanismBase):
         return self.em._law(data)
 
     def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        return float_draws(self, lambda: self.em._draw(data, size, rng))
+        return base.float_draws(self, lambda: self.em._draw(data, size, rng))
 
 
 # --------------------------------------------------------------------------------------------
@@ -65,7 +56,7 @@ class EMNoHalf(OneQuantileBug, ExactMechanismBase):
 
 
 @dataclass(frozen=True)
-class EMNoWidth(OneQuantileBug, ExactMechanismBase):
+class EMNoWidth(base.OneQuantileBug, ExactMechanismBase):
     """The exponential mechanism that forgets the interval width: interval j is chosen with
     probability ∝ exp(ε·u_j/2), u_j = −|j − q·n|, then the output is uniform inside it.
 
@@ -82,9 +73,10 @@ class EMNoWidth(OneQuantileBug, ExactMechanismBase):
         cut = smith_intervals(data, self.bounds)
         breaks, ranks = cut.breaks, cut.ranks
         widths = np.diff(breaks)
-        intercepts = em_log_weights(self.epsilon, ranks, self.quantile * cut.n) - np.log(widths)
-        half, t = half_scale(self.epsilon), Fraction(self.quantile) * cut.n
-        nearest = nearest_distance(ranks, t)
+        log_weights = base.em_log_weights(self.epsilon, ranks, self.quantile * cut.n)
+        intercepts = log_weights - np.log(widths)
+        half, t = base.half_scale(self.epsilon), Fraction(self.quantile) * cut.n
+        nearest = base.nearest_distance(ranks, t)
 
         def exact_intercept(k: int) -> mpmath.mpf:
             width = Fraction(float(breaks[k + 1])) - Fraction(float(breaks[k]))
@@ -102,11 +94,11 @@ class EMNoWidth(OneQuantileBug, ExactMechanismBase):
 
     def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """Pick an interval ∝ exp(ε·u_j/2) (no width), then a uniform point inside it (refused
-        where float64 cannot resolve the law: :func:`check_resolution`)."""
-        check_resolution(self, self._law(data))
+        where float64 cannot resolve the law: :func:`audit.catalogue.base.check_resolution`)."""
+        base.check_resolution(self, self._law(data))
         cut = smith_intervals(data, self.bounds)
-        log_w = em_log_weights(self.epsilon, cut.ranks, self.quantile * cut.n)
-        return uniform_in(cut.breaks, pick(log_w, size, rng), size, rng)
+        log_w = base.em_log_weights(self.epsilon, cut.ranks, self.quantile * cut.n)
+        return base.uniform_in(cut.breaks, base.pick(log_w, size, rng), size, rng)
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,7 +107,7 @@ class EMNoWidth(OneQuantileBug, ExactMechanismBase):
 
 
 @dataclass(frozen=True)
-class EMUnderflow(OneQuantileBug):
+class EMUnderflow(base.OneQuantileBug):
     """A naive exponential mechanism: float64 weights width_j·exp(ε·u_j/2), with no shift by the
     largest exponent, normalised by their sum; ``ValueError("no candidate")`` when every weight
     underflows to 0.
@@ -152,7 +144,7 @@ class EMUnderflow(OneQuantileBug):
         cum = np.cumsum(p)
         # side="right" never lands on a zero-weight interval (its cumulative sum repeats).
         idx = np.minimum(np.searchsorted(cum, rng.random(size) * cum[-1], side="right"), p.size - 1)
-        return uniform_in(z, idx, size, rng)
+        return base.uniform_in(z, idx, size, rng)
 
 
 __all__ = [

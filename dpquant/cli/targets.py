@@ -2,7 +2,7 @@
 ``peer:NAME``, turned into mechanisms.
 
 A target is a configured mechanism (an object with ``sample()`` and ``claim``; ``--epsilon``,
-``--delta`` and ``--adjacency`` override its claim through :class:`ClaimOverride`) or a plain
+``--delta`` and ``--adjacency`` override its claim through :class:`audit.claimed.ClaimOverride`) or a plain
 function ``fn(data, rng) -> output`` (wrapped with :func:`audit.from_callable` under the claim
 given by the options). Importing a target runs user code: whatever it raises, ``sys.exit`` and
 Ctrl-C included, is a :class:`UsageError` naming the target (a target that cannot be imported is
@@ -18,72 +18,14 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from audit.claimed import ClaimOverride
 from dpquant.cli.messages import exception_text
 from dpquant.options import UsageError, show
-from reference.core import MechanismBase, PrivacyClaim, check_claim
+from reference.core import PrivacyClaim, check_claim
 from reference.registry import REGISTRY
-
-
-@dataclass(frozen=True)
-class ClaimOverride(MechanismBase):
-    """``mechanism`` audited against the claim ``override``: everything else is the original's.
-
-    A wrapper on the mechanism base (:class:`reference.core.MechanismBase`): :attr:`claim` (and
-    its parts) come from ``override``; ``sample`` delegates to the original unchanged (the
-    original checks its own input, and the auditor must see its outputs as they are, never
-    re-checked or converted), as do :attr:`domain`, :attr:`output_range`, ``check_input`` and
-    ``draw_limit``; optional attributes (``exact``, ``input_values``, ``name``) are looked up
-    on the original, so the wrapper has them exactly when it does.
-    """
-
-    mechanism: Any
-    override: PrivacyClaim
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.override
-
-    @property
-    def claimed_epsilon(self) -> float:
-        return self.override.epsilon
-
-    @property
-    def claimed_delta(self) -> float:
-        return self.override.delta
-
-    @property
-    def adjacency(self) -> str:  # type: ignore[override]
-        return self.override.adjacency
-
-    @property
-    def domain(self) -> tuple[float, float]:
-        return self.mechanism.domain
-
-    @property
-    def output_range(self) -> tuple[float, float] | None:
-        return getattr(self.mechanism, "output_range", None)
-
-    def check_input(self, data: Any) -> Any:
-        check = getattr(self.mechanism, "check_input", None)
-        return check(data) if callable(check) else super().check_input(data)
-
-    def draw_limit(self, data: Any) -> int:
-        limit = getattr(self.mechanism, "draw_limit", None)
-        return limit(data) if callable(limit) else super().draw_limit(data)
-
-    def sample(self, data: Any, size: int, rng: Any) -> Any:
-        return self.mechanism.sample(data, size, rng)
-
-    def __getattr__(self, attr: str) -> Any:
-        # only called for attributes not found normally; never for private names or the fields
-        # (unpickling looks some up before the fields exist)
-        if attr.startswith("_") or attr in ("mechanism", "override"):
-            raise AttributeError(attr)
-        return getattr(self.mechanism, attr)
 
 
 def attribute(obj: Any, attr: str, label: str) -> Any:

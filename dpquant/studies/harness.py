@@ -2,13 +2,15 @@
 
 * **Seeds**: a study's ``seed`` is an integer in [0, 2^32 − 1] (:func:`check_seed`; the aamand25
   data seed numpy's legacy ``RandomState``); every unit of randomness gets its own
-  ``numpy.random.SeedSequence(seed, spawn_key=...)`` whose key holds names hashed by :func:`crc`
-  (CRC-32: stable across processes, platforms and versions), so no result depends on the number
-  of workers or on how runs are batched.
+  ``numpy.random.SeedSequence(seed, spawn_key=...)`` (:func:`spawn_seed`) whose key holds
+  names hashed by :func:`crc` (CRC-32: stable across processes, platforms and versions), so no
+  result depends on the number of workers or on how runs are batched.
 * **Workers**: ``workers`` processes (:func:`check_workers`); :func:`process_pool` gives a pool
   (``None`` for one worker: everything runs in-process) and :func:`task_map` maps over it.
 * **Progress**: ``progress(label, done, total)`` (:data:`Progress`).
-* **Runs**: :func:`check_run` checks the options every study's ``run`` takes.
+* **Runs**: :func:`study_runner` makes a study's ``run(study, *, workers, out, progress, plot)``
+  (:class:`StudyRun`): :func:`check_run` checks its options, then the study's parts
+  (:class:`StudyPart`: tables and figures) are written as they come.
 * **Files**: :func:`write_csv` (floats by ``repr``, so values round-trip), :func:`write_tables`
   (a study's CSV files), :func:`attributes` (an object's fields as a row) and :func:`axes_grid`
   (a matplotlib figure on the Agg canvas, no pyplot state).
@@ -18,13 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import inspect
 import math
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -118,6 +122,84 @@ def check_run(
     return study, workers, check_out(out), plot
 
 
+@dataclass(frozen=True)
+class StudyPart:
+    """What one part of a study writes: its tables, as ``<name><key>.csv`` with the columns of
+    ``files`` (:func:`write_tables`), and ``figures(out)``, which draws its figures into ``out``
+    and returns their paths (called only when the study plots)."""
+
+    name: str
+    files: Mapping[str, Sequence[str]]
+    tables: tuple[Iterable[Mapping[str, Any]], ...]
+    figures: Callable[[Path], list[Path]]
+
+
+class StudyRun(Protocol):
+    """A study's ``run``, made by :func:`study_runner`."""
+
+    def __call__(
+        self,
+        study: Any,
+        *,
+        workers: int | None = None,
+        out: str | Path = ...,
+        progress: Progress | None = None,
+        plot: bool = True,
+        **options: Any,
+    ) -> list[Path]: ...
+
+
+def study_runner(
+    kind: type[S],
+    default_out: Path,
+    parts: Callable[..., Iterable[StudyPart]],
+    *,
+    default_workers: int | None = None,
+) -> StudyRun:
+    """A study's ``run(study, *, workers=None, out=default_out, progress=None, plot=True,
+    **options) -> list[Path]``: the options checked (:func:`check_run`), then every part of
+    ``parts(study, workers, progress, **options)`` (in order, as it comes) written into
+    ``out``, its figures too unless ``plot`` is false; returns the paths written. Its docstring
+    is this one's first sentence, made for the study, followed by ``parts``' docstring."""
+
+    def run(
+        study: Any,
+        *,
+        workers: int | None = None,
+        out: str | Path = default_out,
+        progress: Progress | None = None,
+        plot: bool = True,
+        **options: Any,
+    ) -> list[Path]:
+        checked, count, folder, plot = check_run(
+            study,
+            kind,
+            workers=workers,
+            out=out,
+            progress=progress,
+            plot=plot,
+            default_workers=default_workers,
+        )
+        paths: list[Path] = []
+        for part in parts(checked, count, progress, **options):
+            paths += write_tables(folder, part.name, part.files, *part.tables)
+            if plot:
+                paths += part.figures(folder)
+        return paths
+
+    processes = "the number of CPUs" if default_workers is None else default_workers
+    run.__doc__ = (
+        f"Run ``study`` (a :class:`{kind.__name__}` from ``make_study``) and write its parts "
+        f"(:func:`{parts.__name__}`) into ``out`` (default ``{default_out}``); returns the paths "
+        f"written. ``workers`` processes (default {processes}; 1 runs in-process; the results "
+        f"do not depend on it), ``progress(label, done, total)`` after each batch of runs, "
+        f"``plot=False`` writes the CSV files only; other keywords go to "
+        f"``{parts.__name__}``.\n\n{inspect.cleandoc(parts.__doc__ or '')}"
+    )
+    run.__module__ = parts.__module__
+    return run
+
+
 def check_sequence(values: Any, name: str) -> Sequence[Any]:
     """A list, tuple or range (not a string, a set or a scalar)."""
     if not isinstance(values, list | tuple | range):
@@ -151,6 +233,13 @@ def name_choices(values: Any, allowed: Sequence[str], name: str) -> tuple[str, .
 def crc(text: str) -> int:
     """CRC-32 of ``text`` (UTF-8): a name as a part of a seed's spawn key."""
     return zlib.crc32(text.encode("utf-8"))
+
+
+def spawn_seed(seed: int, *key: str | int) -> np.random.SeedSequence:
+    """``SeedSequence(seed, spawn_key=key)`` for a checked ``seed`` (:func:`check_seed`), each
+    name in ``key`` replaced by its :func:`crc` and each integer kept: one unit of randomness."""
+    spawn_key = tuple(crc(part) if isinstance(part, str) else int(part) for part in key)
+    return np.random.SeedSequence(check_seed(seed), spawn_key=spawn_key)
 
 
 def chunks(runs: int, cells: int, workers: int) -> list[tuple[int, ...]]:
@@ -253,6 +342,8 @@ __all__ = [
     "MAX_WORKERS",
     "Z95",
     "Progress",
+    "StudyPart",
+    "StudyRun",
     "attributes",
     "axes_grid",
     "check_out",
@@ -266,6 +357,8 @@ __all__ = [
     "crc",
     "name_choices",
     "process_pool",
+    "spawn_seed",
+    "study_runner",
     "task_map",
     "write_csv",
     "write_tables",

@@ -93,79 +93,79 @@ def select_by_test_coins(
 
 @dataclass(frozen=True)
 class _Variant:
-    """What sets the two theorems apart: the update parameter α'(α, ε) (and its formula, for
-    the error message) and the (learning, test) user counts out of n."""
+    """What sets the two theorems apart: the protocol's public name and docstring, the update
+    parameter α'(α, ε) (and its formula, for the error message) and the (learning, test) user
+    counts out of n."""
 
+    name: str
+    doc: str
     update: Callable[[float, float], float]
     formula: str
     shares: Callable[[int], tuple[int, int]]
 
 
-_THEOREM_1_1 = _Variant(lambda a, e: a * e / 8, "alpha·epsilon/8", lambda n: (n // 4, n // 4))
-_THEOREM_C_1 = _Variant(
-    lambda a, e: a * math.tanh(e / 2), "alpha·tanh(epsilon/2)", lambda n: (n // 2, n - n // 2)
-)
+def _protocol(variant: _Variant) -> Callable[..., int]:
+    """The protocol ``variant.name(users, B, epsilon, rng, *, alpha, steps=None,
+    rounding="paper") -> int`` (steps 1–3 of the module docstring with ``variant``'s α' and
+    user shares)."""
+
+    def protocol(
+        users: Any,
+        B: int,
+        epsilon: float,
+        rng: np.random.Generator,
+        *,
+        alpha: float,
+        steps: int | None = None,
+        rounding: str = "paper",
+    ) -> int:
+        B = check_domain_size(B)
+        x = check_users(users, B)
+        alpha, epsilon = _check_alpha(alpha), check_epsilon(epsilon)
+        alpha_update = _check_update(
+            variant.update(alpha, epsilon), variant.formula, alpha, epsilon
+        )
+        learn, test = variant.shares(x.size)
+        rng, rounding = check_rng(rng), check_rounding(rounding)
+        stream = UserStream(x, rng)
+        T = learn if steps is None else check_int(steps, "steps", minimum=1)
+        if T > learn:
+            raise ValueError(f"steps must be at most {learn} (the learning users), got {T}")
+        if T < 1:
+            raise ValueError("n too small for BayesLearn: no learning users")
+        L = bayes_learn(
+            stream.take(T, "BayesLearn"),
+            Intervals.full(B),
+            alpha_update,
+            rng,
+            epsilon=epsilon,
+            rounding=rounding,
+        )
+        stream.take(learn - T, "BayesLearn")  # unused learning users are never queried
+        picks = select_quantiles(L, GAMMA, "paper")
+        candidates = Intervals.from_coins(picks, picks + 1)
+        return select_by_test_coins(stream, candidates, test, epsilon, rng)
+
+    protocol.__name__ = protocol.__qualname__ = variant.name
+    protocol.__doc__ = variant.doc
+    return protocol
 
 
-def _bayess(
-    users: Any,
-    B: int,
-    epsilon: float,
-    rng: np.random.Generator,
-    alpha: float,
-    steps: int | None,
-    rounding: str,
-    variant: _Variant,
-) -> int:
-    B = check_domain_size(B)
-    x = check_users(users, B)
-    alpha, epsilon = _check_alpha(alpha), check_epsilon(epsilon)
-    alpha_update = _check_update(variant.update(alpha, epsilon), variant.formula, alpha, epsilon)
-    learn, test = variant.shares(x.size)
-    rng, rounding = check_rng(rng), check_rounding(rounding)
-    stream = UserStream(x, rng)
-    T = learn if steps is None else check_int(steps, "steps", minimum=1)
-    if T > learn:
-        raise ValueError(f"steps must be at most {learn} (the learning users), got {T}")
-    if T < 1:
-        raise ValueError("n too small for BayesLearn: no learning users")
-    L = bayes_learn(
-        stream.take(T, "BayesLearn"),
-        Intervals.full(B),
-        alpha_update,
-        rng,
-        epsilon=epsilon,
-        rounding=rounding,
+bayess_theorem_1_1 = _protocol(
+    _Variant(
+        "bayess_theorem_1_1",
+        "The ε-LDP empirical-median protocol of Theorem 1.1 (α' = αε/8, users 1..n/2 only).",
+        lambda a, e: a * e / 8,
+        "alpha·epsilon/8",
+        lambda n: (n // 4, n // 4),
     )
-    stream.take(learn - T, "BayesLearn")  # unused learning users are never queried
-    picks = select_quantiles(L, GAMMA, "paper")
-    candidates = Intervals.from_coins(picks, picks + 1)
-    return select_by_test_coins(stream, candidates, test, epsilon, rng)
-
-
-def bayess_theorem_1_1(
-    users: Any,
-    B: int,
-    epsilon: float,
-    rng: np.random.Generator,
-    *,
-    alpha: float,
-    steps: int | None = None,
-    rounding: str = "paper",
-) -> int:
-    """The ε-LDP empirical-median protocol of Theorem 1.1 (α' = αε/8, users 1..n/2 only)."""
-    return _bayess(users, B, epsilon, rng, alpha, steps, rounding, _THEOREM_1_1)
-
-
-def bayess_statistical(
-    users: Any,
-    B: int,
-    epsilon: float,
-    rng: np.random.Generator,
-    *,
-    alpha: float,
-    steps: int | None = None,
-    rounding: str = "paper",
-) -> int:
-    """The statistical-median protocol of Theorem C.1 (α' = α·tanh(ε/2), i.i.d. users)."""
-    return _bayess(users, B, epsilon, rng, alpha, steps, rounding, _THEOREM_C_1)
+)
+bayess_statistical = _protocol(
+    _Variant(
+        "bayess_statistical",
+        "The statistical-median protocol of Theorem C.1 (α' = α·tanh(ε/2), i.i.d. users).",
+        lambda a, e: a * math.tanh(e / 2),
+        "alpha·tanh(epsilon/2)",
+        lambda n: (n // 2, n - n // 2),
+    )
+)

@@ -34,7 +34,6 @@ from typing import Any, ClassVar
 import mpmath
 import numpy as np
 
-from reference.core import ExactMechanismBase
 from reference.distributed_quantiles.threshold_query import CELL_BUDGET
 from reference.distributed_quantiles.unary_encoding import (
     check_variant,
@@ -45,9 +44,9 @@ from reference.distributed_quantiles.unary_encoding import (
 )
 from reference.distributed_quantiles.users import (
     MAX_B,
+    UserValueRandomizer,
     check_domain_size,
     check_integers,
-    check_user_value,
     check_users,
 )
 from reference.distributions import DiscreteLaw
@@ -304,7 +303,7 @@ def hierarchical_median(
 
 
 @dataclass(frozen=True)
-class HierarchicalRandomizer(ExactMechanismBase):
+class HierarchicalRandomizer(UserValueRandomizer):
     """One user's HM report as a local-DP :class:`reference.core.Mechanism`, for small B.
 
     The report (level ℓ, bit vector z of the b^ℓ level-ℓ nodes) is flattened into the integer
@@ -319,7 +318,6 @@ class HierarchicalRandomizer(ExactMechanismBase):
     oracle: str = "oue"
     k: int = field(init=False, repr=False)
 
-    adjacency = "local"
     max_draws: ClassVar[int] = CELL_BUDGET // MAX_RANDOMIZER_LEAVES
 
     def __post_init__(self) -> None:
@@ -337,16 +335,8 @@ class HierarchicalRandomizer(ExactMechanismBase):
         object.__setattr__(self, "k", k)
 
     @property
-    def domain(self) -> tuple[float, float]:
-        return (1.0, float(self.B))
-
-    @property
     def output_range(self) -> tuple[float, float]:
         return (0.0, float(self.offsets[-1] - 1))
-
-    @property
-    def input_values(self) -> tuple[float, ...]:
-        return tuple(float(v) for v in range(1, self.B + 1))
 
     @property
     def offsets(self) -> tuple[int, ...]:
@@ -366,9 +356,6 @@ class HierarchicalRandomizer(ExactMechanismBase):
         width = self.branching**level
         local = code - offsets[level - 1]
         return level, ((local >> np.arange(width)) & 1).astype(np.int8)
-
-    def check_input(self, data: Any) -> int:
-        return check_user_value(data, self.B)
 
     def _draw(self, x: int, size: int, rng: np.random.Generator) -> np.ndarray:
         levels = rng.integers(1, self.k + 1, size=size)

@@ -52,6 +52,7 @@ from reference.distributed_quantiles.channel import (
 from reference.validation import check_choice, check_int
 
 __all__ = [
+    "DRIFT_OPTIONS",
     "DriftResult",
     "Rounding",
     "adversarial_probabilities",
@@ -311,6 +312,10 @@ class DriftResult:
         return self.drift - self.bound
 
 
+DRIFT_OPTIONS = ("gamma", "good_count", "size", "rounding", "dps")
+"""The keyword options of :func:`expected_potential_drift` and :func:`worst_case_drift`."""
+
+
 def expected_potential_drift(
     w: Any,
     p1: Any,
@@ -383,35 +388,18 @@ def expected_potential_drift(
         )
 
 
-def worst_case_drift(
-    w: Any,
-    p1: Any,
-    tau: Any,
-    alpha: Any,
-    c: Any,
-    *,
-    gamma: Any = Fraction(1, 13),
-    good_count: int = 0,
-    size: int = 0,
-    rounding: Rounding = "paper",
-    dps: int = DEFAULT_DPS,
-) -> DriftResult:
+def worst_case_drift(w: Any, p1: Any, tau: Any, alpha: Any, c: Any, **options: Any) -> DriftResult:
     """The smaller expected drift over the two adversarial extremes pt = clip(p1 ± cα); the drift
-    is linear in the flipped coin's pt, so this is the minimum over every admissible adversary."""
-    with mpmath.workdps(_check_dps(dps)):
+    is linear in the flipped coin's pt, so this is the minimum over every admissible adversary.
+    ``options``: the keyword options of :func:`expected_potential_drift` (``gamma``,
+    ``good_count``, ``size``, ``rounding``, ``dps``), checked there."""
+    unknown = sorted(set(options) - set(DRIFT_OPTIONS))
+    if unknown:
+        raise ValueError(f"{unknown[0]} is not an option of the drift; options: {DRIFT_OPTIONS}")
+    with mpmath.workdps(_check_dps(options.get("dps", DEFAULT_DPS))):
         results = [
             expected_potential_drift(
-                w,
-                p1,
-                adversarial_probabilities(p1, alpha, c, direction),
-                tau,
-                alpha,
-                c,
-                gamma=gamma,
-                good_count=good_count,
-                size=size,
-                rounding=rounding,
-                dps=dps,
+                w, p1, adversarial_probabilities(p1, alpha, c, direction), tau, alpha, c, **options
             )
             for direction in (1, -1)
         ]

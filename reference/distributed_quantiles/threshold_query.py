@@ -13,11 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from reference.core import ExactMechanismBase
 from reference.distributed_quantiles.users import (
     MAX_B,
+    UserValueRandomizer,
     check_domain_size,
-    check_user_value,
     check_users,
 )
 from reference.distributions import DiscreteLaw, ProductLaw
@@ -55,7 +54,7 @@ def threshold_rr(values: Any, coin: int, epsilon: float, rng: np.random.Generato
 
 
 @dataclass(frozen=True)
-class ThresholdQuery(ExactMechanismBase):
+class ThresholdQuery(UserValueRandomizer):
     """One user's report to the query "is your value <= coin?" as a local-DP :class:`Mechanism`.
 
     ``data`` is the user's value in {1, ..., B}; ``exact(data)`` is the law of the report on {0, 1}.
@@ -70,8 +69,6 @@ class ThresholdQuery(ExactMechanismBase):
     epsilon: float
     answers: int = 1
 
-    adjacency = "local"
-
     def __post_init__(self) -> None:
         object.__setattr__(self, "B", check_domain_size(self.B))
         coin = check_int(self.coin, "coin", minimum=1)
@@ -84,23 +81,12 @@ class ThresholdQuery(ExactMechanismBase):
         )
 
     @property
-    def domain(self) -> tuple[float, float]:
-        return (1.0, float(self.B))
-
-    @property
-    def output_range(self) -> tuple[float, float]:
-        return (0.0, 1.0)
-
-    @property
     def input_values(self) -> tuple[float, ...]:
         """Every user value when B is small, else the values around the coin and the ends."""
         if self.B <= 16:
-            return tuple(float(v) for v in range(1, self.B + 1))
+            return super().input_values
         around = {1, self.B, self.coin, self.coin + 1, self.coin + self.answers}
         return tuple(float(v) for v in sorted(v for v in around if 1 <= v <= self.B))
-
-    def check_input(self, data: Any) -> int:
-        return check_user_value(data, self.B)
 
     def draw_limit(self, data: int) -> int:
         return CELL_BUDGET // self.answers

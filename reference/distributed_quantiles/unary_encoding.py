@@ -30,8 +30,7 @@ import mpmath
 import numpy as np
 from scipy import special
 
-from reference.core import ExactMechanismBase
-from reference.distributed_quantiles.users import MAX_B, check_integers, check_user_value
+from reference.distributed_quantiles.users import MAX_B, UserValueRandomizer, check_integers
 from reference.distributions import DiscreteLaw, ProductLaw
 from reference.exact.mp import to_mpf, workdps
 from reference.validation import (
@@ -250,7 +249,7 @@ def ue_bit_law(is_item: bool, epsilon: float, variant: str = "oue") -> DiscreteL
 
 
 @dataclass(frozen=True)
-class UnaryEncoding(ExactMechanismBase):
+class UnaryEncoding(UserValueRandomizer):
     """One user's unary-encoding report as a local-DP :class:`reference.core.Mechanism`.
 
     ``data`` is the user's item in {1, ..., d} (d <= :data:`MAX_ITEMS`); ``sample`` returns
@@ -263,7 +262,7 @@ class UnaryEncoding(ExactMechanismBase):
     epsilon: float
     variant: str = "oue"
 
-    adjacency = "local"
+    value_name = "one item"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "d", check_int(self.d, "d", minimum=2, maximum=MAX_ITEMS))
@@ -271,20 +270,9 @@ class UnaryEncoding(ExactMechanismBase):
         object.__setattr__(self, "variant", check_variant(self.variant))
 
     @property
-    def domain(self) -> tuple[float, float]:
-        return (1.0, float(self.d))
-
-    @property
-    def output_range(self) -> tuple[float, float]:
-        return (0.0, 1.0)
-
-    @property
-    def input_values(self) -> tuple[float, ...]:
-        """Every item (the auditor probes exactly these)."""
-        return tuple(float(v) for v in range(1, self.d + 1))
-
-    def check_input(self, data: Any) -> int:
-        return check_user_value(data, self.d, "one item")
+    def value_count(self) -> int:
+        """d, the number of items (the auditor probes every one)."""
+        return self.d
 
     def draw_limit(self, data: int) -> int:
         return max(1, CELL_BUDGET // self.d)

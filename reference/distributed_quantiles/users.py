@@ -1,4 +1,5 @@
-"""Users of a distributed protocol: validation, the empirical CDF, the without-replacement stream.
+"""Users of a distributed protocol: validation, the empirical CDF, the without-replacement stream,
+and the base of the local randomizers that take one user's value (:class:`UserValueRandomizer`).
 
 Every protocol of aamand25 queries each user at most once (sequential adaptivity, Eq. (2)): the
 users are put in a uniformly random order and handed out in consecutive slices. The stream refuses,
@@ -10,10 +11,11 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from reference.core import ExactMechanismBase
 from reference.validation import (
     check_data,
     check_int,
@@ -156,6 +158,37 @@ def check_user_value(data: Any, B: int, what: str = "one user value") -> int:
     if not 1 <= value <= B:
         raise ValueError(f"{bad}, got {_short(value)}")
     return value
+
+
+class UserValueRandomizer(ExactMechanismBase):
+    """The base of this package's local randomizers (the local model of Sec. 2): the input is one
+    user's value in {1, ..., :attr:`value_count`} (:func:`check_user_value`, named
+    :attr:`value_name` in errors), any two values are neighbours (``adjacency = "local"``) and the
+    report is bits (``output_range`` (0, 1); a randomizer with another report overrides it).
+    :attr:`input_values` (the values an auditor probes) are all of them by default."""
+
+    adjacency = "local"
+    value_name: ClassVar[str] = "one user value"
+
+    @property
+    def value_count(self) -> int:
+        """The number of user values: the ``B`` field (a subclass with another field overrides)."""
+        return int(getattr(self, "B"))  # noqa: B009 -- a subclass field
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        return (1.0, float(self.value_count))
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        return (0.0, 1.0)
+
+    @property
+    def input_values(self) -> tuple[float, ...]:
+        return tuple(float(v) for v in range(1, self.value_count + 1))
+
+    def check_input(self, data: Any) -> int:
+        return check_user_value(data, self.value_count, self.value_name)
 
 
 def _values(users: Any, name: str = "users") -> np.ndarray:

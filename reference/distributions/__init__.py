@@ -32,6 +32,7 @@ cells of two densities), ``log_integral``, ``arithmetic``, ``inputs``, ``limits`
 support them.
 """
 
+from reference.distributions import limits
 from reference.distributions.arithmetic import Number
 from reference.distributions.certified import (
     certified_log_normalizer,
@@ -46,32 +47,13 @@ from reference.distributions.divergences import (
     renyi_divergence,
 )
 from reference.distributions.grid import GridLaw, grid_cell_masses, merged_grid_cells
-from reference.distributions.limits import (
-    FLOAT_SAMPLING_TOLERANCE,
-    MAX_ATOMS,
-    MAX_AXES,
-    MAX_COMPONENTS,
-    MAX_GRID_CELLS,
-    MAX_MERGED_CELLS,
-    MAX_PIECES,
-    MAX_PRODUCT_CELLS,
-    PROBABILITY_SUM_TOLERANCE,
-)
+from reference.distributions.limits import *  # noqa: F403 -- every limit, re-exported below
 from reference.distributions.log_integral import log_integral_exp_linear
 from reference.distributions.piecewise import Piece, PiecewiseLogLinear
 from reference.distributions.product import ProductLaw
 from reference.distributions.protocol import ExactDistribution
 
 __all__ = [
-    "FLOAT_SAMPLING_TOLERANCE",
-    "MAX_ATOMS",
-    "MAX_AXES",
-    "MAX_COMPONENTS",
-    "MAX_GRID_CELLS",
-    "MAX_MERGED_CELLS",
-    "MAX_PIECES",
-    "MAX_PRODUCT_CELLS",
-    "PROBABILITY_SUM_TOLERANCE",
     "DiscreteLaw",
     "ExactDistribution",
     "GridLaw",
@@ -90,3 +72,4 @@ __all__ = [
     "privacy_loss",
     "renyi_divergence",
 ]
+__all__ += limits.__all__  # every limit of :mod:`reference.distributions.limits`

@@ -379,11 +379,20 @@ class _CandidateBase(ExactMechanismBase):
     candidates, draws costing the number of candidates each."""
 
     allow_empty = True  # no data: every score ties (a uniform candidate)
-    candidates: tuple[float, ...]  # the subclasses' field, sorted
+    candidates: tuple[float, ...]  # the subclasses' fields: candidates sorted, q, ε
+    quantile: float
+    epsilon: float
 
     @property
     def output_range(self) -> tuple[float, float]:
         return (self.candidates[0], self.candidates[-1])
+
+    def _name(self, label: str, head: str, tail: str) -> str:
+        """``label[head q=…,eps=…,k candidates,tail]``: the name both mechanisms report."""
+        return (
+            f"{label}[{head}q={self.quantile:g},eps={self.epsilon:g},"
+            f"{len(self.candidates)} candidates,{tail}]"
+        )
 
     def draw_limit(self, data: Any) -> int:
         return max(1, MAX_SAMPLE_CELLS // len(self.candidates))
@@ -406,10 +415,7 @@ class CandidateQuantile(_CandidateBase):
 
     @property
     def name(self) -> str:
-        return (
-            f"candidate_quantile[{self.selection},q={self.quantile:g},eps={self.epsilon:g},"
-            f"{len(self.candidates)} candidates,{self.adjacency}]"
-        )
+        return self._name("candidate_quantile", f"{self.selection},", self.adjacency)
 
     @property
     def d_in(self) -> int:
@@ -501,10 +507,7 @@ class LaplaceNoisyMaxQuantile(_CandidateBase):
 
     @property
     def name(self) -> str:
-        return (
-            f"laplace_noisy_max_quantile[q={self.quantile:g},eps={self.epsilon:g},"
-            f"{len(self.candidates)} candidates,claim={self.claim_rule}]"
-        )
+        return self._name("laplace_noisy_max_quantile", "", f"claim={self.claim_rule}")
 
     @property
     def noise_scale(self) -> Fraction:

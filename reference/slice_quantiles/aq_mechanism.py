@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -55,7 +55,7 @@ from reference.slice_quantiles.aq_recursion import (
 from reference.slice_quantiles.inputs import (
     check_adjacency_central,
     check_int_array,
-    check_quantiles,
+    check_release_fields,
     check_sorted_inside,
     clamp_sort,
     clamp_sorted,
@@ -134,7 +134,7 @@ def subset_em_sample(
         raise ValueError("epsilon/(2·sensitivity) must be a finite float")
     if start.size * (int((stop - start).max(initial=0)) + 1) > DRAW_BUDGET:
         raise ValueError(f"start and stop give more than {DRAW_BUDGET} EM intervals in all")
-    return _subset_em_sample(x, gaps, start, stop, lo, hi, q, scale, rng)
+    return _subset_em_sample(x, gaps, Subsets(start, stop, lo, hi), q, scale, rng)
 
 
 def _index_vector(values: Any, name: str, n: int) -> np.ndarray:
@@ -146,18 +146,30 @@ def _index_vector(values: Any, name: str, n: int) -> np.ndarray:
     return v
 
 
+class Subsets(NamedTuple):
+    """Each sample's current sub-problem in AQ's recursion: the subset x[start_s:stop_s] of the
+    sorted data (a contiguous index range) and its range (lo_s, hi_s)."""
+
+    start: np.ndarray
+    stop: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def rows(self, sl: slice) -> Subsets:
+        """The sub-problems of the samples in ``sl``."""
+        return Subsets(self.start[sl], self.stop[sl], self.lo[sl], self.hi[sl])
+
+
 def _subset_em_sample(
     x: np.ndarray,
     gaps: np.ndarray,
-    start: np.ndarray,
-    stop: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
+    subsets: Subsets,
     q: float,
     scale: float,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """:func:`subset_em_sample` on checked arguments, ``scale`` = ε/(2·sens)."""
+    start, stop, lo, hi = subsets
     size = start.size
     k = stop - start
     if size == 1:
@@ -170,22 +182,18 @@ def _subset_em_sample(
     chunk = max(1, _CHUNK_CELLS // width)
     for c0 in range(0, size, chunk):
         sl = slice(c0, min(size, c0 + chunk))
-        out[sl] = _em_batch(x, start[sl], k[sl], lo[sl], hi[sl], q, scale, width, rng)
+        out[sl] = _em_batch(x, subsets.rows(sl), q, scale, width, rng)
     return out
 
 
 def _em_batch(
-    x: np.ndarray,
-    start: np.ndarray,
-    k: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    q: float,
-    scale: float,
-    width: int,
-    rng: np.random.Generator,
+    x: np.ndarray, subsets: Subsets, q: float, scale: float, width: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Vectorised EM over rows with different subsets (padded to ``width`` intervals)."""
+    """Vectorised EM over rows with different subsets (padded to ``width`` intervals), in log
+    space (weights scaled by their row maximum): immune to underflow. A row whose intervals
+    all have length zero (lo = hi) returns lo."""
+    start, stop, lo, hi = subsets
+    k = stop - start
     s, n = start.size, x.size
     j = np.arange(width + 1)[None, :]  # breakpoint index: s_0 = lo, s_1..s_k data, then hi
     inside = (j >= 1) & (j <= k[:, None])
@@ -238,7 +246,7 @@ def _em_single(
 ) -> float:
     """One EM draw in linear space: weight_j = L_j·e^{−scale·|j − t|}, t = q·k, with the decay
     factors from :func:`_decay_powers` (no exp per interval). Falls back to log space
-    (:func:`_em_single_log`) when the total weight is not safely above the underflow range."""
+    (:func:`_em_batch` on one row) when the total weight is not safely above the underflow range."""
     lengths = np.empty(k + 1)
     if k == 0:
         lengths[0] = hi - lo
@@ -257,8 +265,9 @@ def _em_single(
                 scale, k - j0, 1.0 - frac
             )  # |j − t| = (j − j0 − 1) + 1 − frac
     choice = _pick(w, rng.random())
-    if choice < 0:
-        return _em_single_log(x, start, k, lo, hi, q, scale, rng)
+    if choice < 0:  # the same draw in log space (one row of the batch EM)
+        one = Subsets(np.array([start]), np.array([start + k]), np.array([lo]), np.array([hi]))
+        return float(_em_batch(x, one, q, scale, k + 1, rng)[0])
     left = lo if choice == 0 else float(x[start + choice - 1])
     right = hi if choice == k else float(x[start + choice])
     return left + (right - left) * rng.random()
@@ -293,30 +302,6 @@ def _pick(w: np.ndarray, u: float) -> int:
     return base + j
 
 
-def _em_single_log(
-    x: np.ndarray,
-    start: int,
-    k: int,
-    lo: float,
-    hi: float,
-    q: float,
-    scale: float,
-    rng: np.random.Generator,
-) -> float:
-    """The same draw in log space (weights scaled by their maximum): immune to underflow."""
-    bp = np.concatenate([[lo], x[start : start + k], [hi]])
-    with np.errstate(divide="ignore"):
-        log_len = np.log(np.diff(bp))
-    with np.errstate(over="ignore"):
-        logw = log_len - scale * _relative_distance(log_len, np.abs(np.arange(k + 1) - q * k))
-    top = logw.max()
-    if not math.isfinite(top):
-        return lo
-    cum = np.cumsum(np.exp(logw - top))
-    choice = min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), k)
-    return float(bp[choice] + (bp[choice + 1] - bp[choice]) * rng.random())
-
-
 # --------------------------------------------------------------------------------------------
 # AQ
 # --------------------------------------------------------------------------------------------
@@ -333,7 +318,9 @@ def sample_aq(
     """``size`` independent AQ releases on sorted clamped data ``x``: (size, m).
 
     Each sample's subset at a node is a contiguous range x[start:stop] (splitting by value keeps
-    sorted order); X_l = X_s[X_s <= v] and X_u = X_s[X_s >= v] as in the fork (module docstring)."""
+    sorted order); X_l = X_s[X_s <= v] and X_u = X_s[X_s >= v] as in the fork (module docstring).
+    :func:`approximate_quantiles` and :class:`ApproximateQuantilesMechanism` release through it
+    (the checks cost O(n), next to the O(m·n) of the EM calls)."""
     if not isinstance(plan, Plan):
         raise ValueError(f"plan must be an aq_plan(quantiles), got {type(plan).__name__}")
     bounds = check_domain(bounds, "bounds", finite=True)
@@ -343,29 +330,12 @@ def sample_aq(
     limit = _aq_draw_limit(len(plan.order), x.size)
     if size > limit:
         raise ValueError(f"size must be at most {limit} for AQ on this data, got {size}")
-    return _sample_aq(x, plan, bounds, eps_prime, size, rng)
-
-
-def _aq_draw_limit(m: int, n: int) -> int:
-    """Draws per call: (draws·m·(n + 1)) <= :data:`DRAW_BUDGET` (at least 1)."""
-    return int(min(MAX_DRAWS, max(1, DRAW_BUDGET // (m * (n + 1)))))
-
-
-def _sample_aq(
-    x: np.ndarray,
-    plan: Plan,
-    bounds: tuple[float, float],
-    eps_prime: float,
-    size: int,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """:func:`sample_aq` on checked arguments."""
     m = len(plan.order)
     out = np.empty((size, m))
     gaps = np.diff(x)
     a, b = bounds
     state = {
-        id(plan.root): (
+        id(plan.root): Subsets(
             np.zeros(size, dtype=np.int64),
             np.full(size, x.size, dtype=np.int64),
             np.full(size, a),
@@ -373,17 +343,23 @@ def _sample_aq(
         )
     }
     for node in plan.order:
-        start, stop, lo, hi = state.pop(id(node))
+        subsets = state.pop(id(node))
+        start, stop, lo, hi = subsets
         scale = eps_prime / (2.0 * em_sensitivity(node.q))
-        v = _subset_em_sample(x, gaps, start, stop, lo, hi, node.q, scale, rng)
+        v = _subset_em_sample(x, gaps, subsets, node.q, scale, rng)
         out[:, node.index] = v
         if node.left is not None:
             le = np.clip(np.searchsorted(x, v, side="right"), start, stop)
-            state[id(node.left)] = (start, le, lo, v)
+            state[id(node.left)] = Subsets(start, le, lo, v)
         if node.right is not None:
             lt = np.clip(np.searchsorted(x, v, side="left"), start, stop)
-            state[id(node.right)] = (lt, stop, v, hi)
+            state[id(node.right)] = Subsets(lt, stop, v, hi)
     return np.clip(out, a, b, out=out)
+
+
+def _aq_draw_limit(m: int, n: int) -> int:
+    """Draws per call: (draws·m·(n + 1)) <= :data:`DRAW_BUDGET` (at least 1)."""
+    return int(min(MAX_DRAWS, max(1, DRAW_BUDGET // (m * (n + 1)))))
 
 
 def approximate_quantiles(
@@ -422,7 +398,7 @@ def approximate_quantiles(
         kss_original_constant=kss_original_constant,
     )
     x = clamp_sorted(data, bounds)
-    return _sample_aq(x, plan, bounds, eps_prime, 1, rng)[0]
+    return sample_aq(x, plan, bounds, eps_prime, 1, rng)[0]
 
 
 @dataclass(frozen=True)
@@ -448,11 +424,7 @@ class ApproximateQuantilesMechanism(MechanismBase):
     allow_empty = True  # the empty data set: every EM call is uniform on its range
 
     def __post_init__(self) -> None:
-        q = check_quantiles(self.quantiles)
-        object.__setattr__(self, "quantiles", tuple(q.tolist()))
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
-        check_adjacency_central(self.adjacency)
+        check_release_fields(self)
         check_choice(self.mode, "mode", MODES)
         check_choice(self.layers, "layers", LAYER_RULES)
         check_flag(self.kss_original_constant, "kss_original_constant")
@@ -462,7 +434,7 @@ class ApproximateQuantilesMechanism(MechanismBase):
             if self.delta is None:
                 raise ValueError("mode 'zcdp' needs delta in (0, 1)")
             object.__setattr__(self, "delta", check_zcdp_delta(self.delta))
-        layers_count(len(q), self.layers)
+        layers_count(len(self.quantiles), self.layers)
         _ = self._eps_prime  # computed (and cached) here: a bad budget fails at construction
 
     @cached_property
@@ -501,4 +473,4 @@ class ApproximateQuantilesMechanism(MechanismBase):
         """``size`` independent releases, shape (size, m), vectorised over the samples."""
         x = clamp_sort(data, self.bounds)
         plan = aq_plan(self.quantiles)
-        return _sample_aq(x, plan, self.bounds, self._eps_prime, size, rng)
+        return sample_aq(x, plan, self.bounds, self._eps_prime, size, rng)

@@ -18,6 +18,7 @@ from reference.exact.mp import to_mpf
 from reference.validation import (
     check_data,
     check_domain,
+    check_epsilon,
     check_finite,
     check_positive,
     check_probability,
@@ -76,12 +77,25 @@ def check_quantiles(quantiles: Any, name: str = "quantiles") -> np.ndarray:
     return q
 
 
-def check_adjacency_central(adjacency: Any) -> str:
-    """'add_remove' or 'replace_one' (central DP only)."""
+def check_adjacency_central(adjacency: Any, owner: str | None = None) -> str:
+    """'add_remove' or 'replace_one' (central DP only); the error names ``owner`` if given."""
     adjacency = check_adjacency(adjacency)
     if adjacency not in ("add_remove", "replace_one"):
-        raise ValueError("adjacency must be 'add_remove' or 'replace_one'")
+        where = "" if owner is None else f" for {owner}"
+        raise ValueError(f"adjacency must be 'add_remove' or 'replace_one'{where}")
     return adjacency
+
+
+def check_release_fields(mechanism: Any) -> None:
+    """Check and normalise, in place, the fields the quantile-release mechanisms of this package
+    share (a frozen dataclass's ``quantiles``, ``epsilon``, ``bounds`` and ``adjacency``):
+    quantiles as a tuple of floats (:func:`check_quantiles`), ε > 0, finite bounds (lo, hi) and a
+    central adjacency (:func:`check_adjacency_central`)."""
+    quantiles = check_quantiles(mechanism.quantiles)
+    object.__setattr__(mechanism, "quantiles", tuple(quantiles.tolist()))
+    object.__setattr__(mechanism, "epsilon", check_epsilon(mechanism.epsilon))
+    object.__setattr__(mechanism, "bounds", check_domain(mechanism.bounds, "bounds", finite=True))
+    check_adjacency_central(mechanism.adjacency)
 
 
 def clamp_sorted(data: Any, bounds: tuple[float, float]) -> np.ndarray:

@@ -27,6 +27,7 @@ from reference.core import MechanismBase
 from reference.slice_quantiles.inputs import (
     check_adjacency_central,
     check_quantiles,
+    check_release_fields,
     clamp_sort,
 )
 from reference.slice_quantiles.joint_exp_forward import (
@@ -38,8 +39,6 @@ from reference.slice_quantiles.joint_exp_forward import (
 from reference.slice_quantiles.joint_exp_sampler import sample_joint_exp, sampling_limit
 from reference.validation import (
     check_choice,
-    check_domain,
-    check_epsilon,
     check_positive,
 )
 
@@ -93,11 +92,7 @@ class JointExpMechanism(MechanismBase):
     allow_empty = True  # the empty data set: uniform on the ordered simplex of (a, b)
 
     def __post_init__(self) -> None:
-        q = check_quantiles(self.quantiles)
-        object.__setattr__(self, "quantiles", tuple(q.tolist()))
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "bounds", check_domain(self.bounds, "bounds", finite=True))
-        check_adjacency_central(self.adjacency)
+        check_release_fields(self)
         check_choice(self.method, "method", METHODS)
         if self.sensitivity is not None:
             object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))

@@ -20,7 +20,7 @@ All mpmath at :data:`reference.exact.mp.DPS` digits, so tails far below the floa
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -89,10 +89,18 @@ def discrete_laplace_sum_survival(t: int, k: int, p: Any) -> mpmath.mpf:
 
     a finite sum of positive terms (no cancellation). t < 0 uses symmetry.
     """
-    t = check_int(t, "t", minimum=-MAX_T, maximum=MAX_T)
+    return _checked_dlap_sum(_dlap_sum_survival, t, k, p)
+
+
+def _checked_dlap_sum(
+    law: Callable[[int, int, mpmath.mpf], mpmath.mpf], t: Any, k: Any, p: Any, name: str = "t"
+) -> mpmath.mpf:
+    """``law(t, k, p)`` on the checked arguments of the public DLap-sum functions: an integer
+    |t| <= :data:`MAX_T` (named ``name``), k in [1, :data:`MAX_K`] and p in (0, 1) (mpf)."""
+    t = check_int(t, name, minimum=-MAX_T, maximum=MAX_T)
     k = _check_k(k)
     with workdps():
-        return _dlap_sum_survival(t, k, probability_mpf(p))
+        return law(t, k, probability_mpf(p))
 
 
 def _dlap_sum_survival(t: int, k: int, p: mpmath.mpf) -> mpmath.mpf:
@@ -117,19 +125,16 @@ def _dlap_sum_survival(t: int, k: int, p: mpmath.mpf) -> mpmath.mpf:
 
 def discrete_laplace_sum_pmf(s: int, k: int, p: Any) -> mpmath.mpf:
     """P(S_k = s) = P(S_k >= |s|) − P(S_k >= |s| + 1) (symmetric law), exact."""
-    s = abs(check_int(s, "s", minimum=-MAX_T, maximum=MAX_T))
-    k = _check_k(k)
-    with workdps():
-        p = probability_mpf(p)
-        return _dlap_sum_survival(s, k, p) - _dlap_sum_survival(s + 1, k, p)
+    return _checked_dlap_sum(_dlap_sum_pmf, s, k, p, "s")
+
+
+def _dlap_sum_pmf(s: int, k: int, p: mpmath.mpf) -> mpmath.mpf:
+    return _dlap_sum_survival(abs(s), k, p) - _dlap_sum_survival(abs(s) + 1, k, p)
 
 
 def discrete_laplace_sum_two_sided_tail(t: int, k: int, p: Any) -> mpmath.mpf:
     """P(|S_k| >= t) = 2·P(S_k >= t) for integer t >= 1 (1 for t <= 0)."""
-    t = check_int(t, "t", minimum=-MAX_T, maximum=MAX_T)
-    k = _check_k(k)
-    with workdps():
-        return _dlap_sum_two_sided_tail(t, k, probability_mpf(p))
+    return _checked_dlap_sum(_dlap_sum_two_sided_tail, t, k, p)
 
 
 def _dlap_sum_two_sided_tail(t: int, k: int, p: mpmath.mpf) -> mpmath.mpf:

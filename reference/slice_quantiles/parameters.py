@@ -25,14 +25,18 @@ from typing import Any
 
 import numpy as np
 
-from reference.core import check_adjacency
 from reference.slice_quantiles.good_set import (
     MAX_RANK,
     check_rule,
     in_good_set,
     min_gap,
 )
-from reference.slice_quantiles.inputs import MAX_QUANTILES, check_int_array, check_quantiles
+from reference.slice_quantiles.inputs import (
+    MAX_QUANTILES,
+    check_adjacency_central,
+    check_int_array,
+    check_quantiles,
+)
 from reference.validation import (
     check_choice,
     check_domain,
@@ -69,10 +73,8 @@ class BudgetSplit:
 
 
 def central_adjacency(adjacency: Any) -> str:
-    adjacency = check_adjacency(adjacency)
-    if adjacency not in ("add_remove", "replace_one"):
-        raise ValueError("adjacency must be 'add_remove' or 'replace_one' for SliceQuantiles")
-    return adjacency
+    """:func:`~reference.slice_quantiles.inputs.check_adjacency_central` for SliceQuantiles."""
+    return check_adjacency_central(adjacency, "SliceQuantiles")
 
 
 def total_epsilon(epsilon1: float, epsilon2: float, adjacency: str) -> float:

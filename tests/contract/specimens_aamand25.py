@@ -401,32 +401,39 @@ def _search_entries() -> list[Entry]:
         _fn(a.fmt_epsilon_mp, fmt, fmt_kinds, finite),
         _fn(a.fmt_precondition_bound, {"n": 1000, "delta": 1e-6}, "n:int delta:real", finite),
         _fn(a.fmt_precondition, fmt, fmt_kinds),
-        _fn(
-            a.local_epsilon_paper,
-            {"epsilon": 1.0, "n": 10**6, "B": 16, "delta": 1e-6, "require_precondition": True},
-            f"epsilon:real n:int B:int delta:real {precondition}",
-            finite,
-            aliases={"n": no_local, "B": no_local, "delta": no_local},
+        # the local ε of Fig. 4 from n users, as printed (B) and as the authors' code has it (K)
+        *(
+            _fn(
+                fn,
+                {
+                    "epsilon": 1.0,
+                    "n": 10**6,
+                    width: 16,
+                    "delta": 1e-6,
+                    "require_precondition": flag,
+                },
+                f"epsilon:real n:int {width}:int delta:real {precondition}",
+                finite,
+                aliases={"n": no_local, width: no_local, "delta": no_local},
+            )
+            for fn, width, flag in (
+                (a.local_epsilon_paper, "B", True),
+                (a.local_epsilon_authors, "K", False),
+            )
         ),
-        _fn(
-            a.local_epsilon_authors,
-            {"epsilon": 1.0, "n": 10**6, "K": 16, "delta": 1e-6, "require_precondition": False},
-            f"epsilon:real n:int K:int delta:real {precondition}",
-            finite,
-            aliases={"n": no_local, "K": no_local, "delta": no_local},
-        ),
-        _fn(
-            a.local_epsilon_lemma_g5,
-            {"epsilon": 1.0, "n_batch": 10**5, "delta": 1e-6},
-            "epsilon:real n_batch:int delta:real",
-            finite,
-            aliases={"delta": no_local},
-        ),
-        _fn(
-            a.local_epsilon_inverted,
-            {"epsilon": 1.0, "n_batch": 10**4, "delta": 1e-6},
-            "epsilon:real n_batch:int delta:real",
-            finite,
+        # the local ε from one batch of n_batch users (Lemma G.5 and its inversion)
+        *(
+            _fn(
+                fn,
+                {"epsilon": 1.0, "n_batch": n_batch, "delta": 1e-6},
+                "epsilon:real n_batch:int delta:real",
+                finite,
+                aliases=aliases,
+            )
+            for fn, n_batch, aliases in (
+                (a.local_epsilon_lemma_g5, 10**5, {"delta": no_local}),
+                (a.local_epsilon_inverted, 10**4, None),
+            )
         ),
         _fn(
             a.shuffle_local_epsilon,
@@ -725,15 +732,14 @@ def _potential_entries() -> list[Entry]:
         "rounding": "paper",
         "dps": 50,
     }
+    counts_alias = {"good_count": ("size",), "size": ("good_count",)}
     step_alias = {
         "tau": ("alpha", "p1"),
         "alpha": ("pt",),
         "c": ("pt",),
         "w": ("p1",),
-        "good_count": ("size",),
-        "size": ("good_count",),
+        **counts_alias,
     }
-    counts_alias = {"good_count": ("size",), "size": ("good_count",)}
     return [
         _fn(pt.uniform_weights, {"B": 5}, "B:int", finite),
         _fn(pt.query_interval, {"w": W4, "q": 0.5}, "w:data q:real"),

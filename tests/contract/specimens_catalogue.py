@@ -13,21 +13,7 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen
 
-from audit.catalogue import (
-    CatalogueEntry,
-    EMDataBounds,
-    EMNoClamp,
-    EMNoHalf,
-    EMNoWidth,
-    EMOutputsDataValue,
-    EMUnderflow,
-    MedianLocalSensitivityLaplace,
-    MultiQuantileFullBudget,
-    RRWrongFlip,
-    catalogue_entry,
-    multi_quantile_exact_epsilon,
-    wrong_keep_probability_mp,
-)
+from audit import catalogue
 from reference.claims import (
     REPO_ROOT,
     Claim,
@@ -43,26 +29,32 @@ ONE_QUANTILE = {"quantile": 0.5, "epsilon": 1.0, "bounds": (0.0, 1.0)}
 ONE_QUANTILE_KINDS = {"quantile": "real", "epsilon": "real", "bounds": "pair"}
 
 SPECIMENS: list[Specimen] = [
-    Specimen("EMNoHalf", EMNoHalf, ONE_QUANTILE, ONE_QUANTILE_KINDS, DATA),
-    Specimen("EMNoWidth", EMNoWidth, ONE_QUANTILE, ONE_QUANTILE_KINDS, DATA),
+    Specimen("EMNoHalf", catalogue.EMNoHalf, ONE_QUANTILE, ONE_QUANTILE_KINDS, DATA),
+    Specimen("EMNoWidth", catalogue.EMNoWidth, ONE_QUANTILE, ONE_QUANTILE_KINDS, DATA),
     # an outlier outside the bounds: the bug stretches the output range to 2
-    Specimen("EMNoClamp", EMNoClamp, ONE_QUANTILE, ONE_QUANTILE_KINDS, [0.1, 0.4, 0.4, 2.0]),
-    Specimen("EMDataBounds", EMDataBounds, ONE_QUANTILE, ONE_QUANTILE_KINDS, [0.2, 0.5, 0.9]),
-    Specimen("EMOutputsDataValue", EMOutputsDataValue, ONE_QUANTILE, ONE_QUANTILE_KINDS, DATA),
+    Specimen(
+        "EMNoClamp", catalogue.EMNoClamp, ONE_QUANTILE, ONE_QUANTILE_KINDS, [0.1, 0.4, 0.4, 2.0]
+    ),
+    Specimen(
+        "EMDataBounds", catalogue.EMDataBounds, ONE_QUANTILE, ONE_QUANTILE_KINDS, [0.2, 0.5, 0.9]
+    ),
+    Specimen(
+        "EMOutputsDataValue", catalogue.EMOutputsDataValue, ONE_QUANTILE, ONE_QUANTILE_KINDS, DATA
+    ),
     # n = 2, q = 1/2: the interval [.25, .75] sits at the target rank, so no weight underflows
     # whatever ε (the deliberate "no candidate" needs thousands of tied points)
-    Specimen("EMUnderflow", EMUnderflow, ONE_QUANTILE, ONE_QUANTILE_KINDS, [0.25, 0.75]),
+    Specimen("EMUnderflow", catalogue.EMUnderflow, ONE_QUANTILE, ONE_QUANTILE_KINDS, [0.25, 0.75]),
     Specimen(
         "MedianLocalSensitivityLaplace",
-        MedianLocalSensitivityLaplace,
+        catalogue.MedianLocalSensitivityLaplace,
         {"epsilon": 1.0, "bounds": (0.0, 1.0)},
         {"epsilon": "real", "bounds": "pair"},
         [0.1, 0.4, 0.9],
     ),
-    Specimen("RRWrongFlip", RRWrongFlip, {"epsilon": 1.0}, {"epsilon": "real"}, 1),
+    Specimen("RRWrongFlip", catalogue.RRWrongFlip, {"epsilon": 1.0}, {"epsilon": "real"}, 1),
     Specimen(
         "MultiQuantileFullBudget",
-        MultiQuantileFullBudget,
+        catalogue.MultiQuantileFullBudget,
         {"epsilon": 1.0, "quantiles": (0.25, 0.75), "bounds": (0.0, 1.0)},
         {"epsilon": "real", "quantiles": "data", "bounds": "pair"},
         [0.0, 0.25, 0.25, 0.25],
@@ -75,7 +67,7 @@ SPECIMENS: list[Specimen] = [
 
 
 def _is_entry(result: Any) -> None:
-    assert isinstance(result, CatalogueEntry), f"not a CatalogueEntry: {result!r:.100}"
+    assert isinstance(result, catalogue.CatalogueEntry), f"not a CatalogueEntry: {result!r:.100}"
 
 
 def _is_loss(result: Any) -> None:
@@ -204,7 +196,7 @@ HOSTILE_NODE_IDS: tuple[Any, ...] = (
 ENTRIES: list[Entry] = [
     Entry(
         "catalogue_entry",
-        catalogue_entry,
+        catalogue.catalogue_entry,
         {"name": "em_no_half"},
         {"name": "choice"},
         check=_is_entry,
@@ -212,19 +204,25 @@ ENTRIES: list[Entry] = [
     ),
     Entry(
         "multi_quantile_exact_epsilon",
-        multi_quantile_exact_epsilon,
+        catalogue.multi_quantile_exact_epsilon,
         {
-            "mech": MultiQuantileFullBudget(quantiles=(0.25, 0.75)),
+            "mech": catalogue.MultiQuantileFullBudget(quantiles=(0.25, 0.75)),
             "d0": [0.0, 0.25, 0.25],
             "d1": [0.25, 0.25, 1.0],
         },
         {"mech": "any", "d0": "data", "d1": "data"},
         check=_is_loss,
-        extra={"mech": (EMNoHalf(), MultiQuantileFullBudget, MultiQuantileFullBudget(1e-300))},
+        extra={
+            "mech": (
+                catalogue.EMNoHalf(),
+                catalogue.MultiQuantileFullBudget,
+                catalogue.MultiQuantileFullBudget(1e-300),
+            )
+        },
     ),
     Entry(
         "wrong_keep_probability_mp",
-        wrong_keep_probability_mp,
+        catalogue.wrong_keep_probability_mp,
         {"epsilon": 1.0},
         {"epsilon": "real"},
         check=_is_keep_probability,

@@ -20,25 +20,8 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_draws, check_law, check_sane
 
-from audit.statistics import (
-    epsilon_lower_bound,
-    event_ratio_interval,
-    expected_bound,
-    samples_needed,
-    selection_score,
-    wilson_bound,
-)
-from reference.conformance import (
-    ConformanceResult,
-    atom_test,
-    check_sampler,
-    clopper_pearson,
-    clopper_pearson_lower,
-    clopper_pearson_upper,
-    dkw_test,
-    dkw_threshold,
-    ks_statistic,
-)
+from audit import statistics
+from reference import conformance
 from reference.distributions import (
     FLOAT_SAMPLING_TOLERANCE,
     DiscreteLaw,
@@ -161,7 +144,7 @@ def check_law_draws(law: Any) -> Any:
 
 
 def check_conformance(x: Any) -> None:
-    assert isinstance(x, ConformanceResult)
+    assert isinstance(x, conformance.ConformanceResult)
     assert not math.isnan(x.statistic) and not math.isnan(x.threshold)
     assert isinstance(x.passed, bool)
 
@@ -242,7 +225,7 @@ def _with_precision(dps: Any) -> Any:
 
 
 def _ks(samples: Any, cdf: Any) -> tuple[float, float]:
-    stat, where = ks_statistic(samples, cdf)
+    stat, where = conformance.ks_statistic(samples, cdf)
     assert 0.0 <= stat <= 1.0 and not math.isnan(where)
     return stat, where
 
@@ -510,55 +493,59 @@ def _divergence_entries() -> list[Entry]:
 def _statistics_entries() -> list[Entry]:
     counts = np.array([0, 3, 10])
     return [
-        Entry("dkw_threshold", dkw_threshold, {"n": 100, "alpha": 1e-7},
+        Entry("dkw_threshold", conformance.dkw_threshold, {"n": 100, "alpha": 1e-7},
               {"n": "int", "alpha": "real"}, check=lambda x: None if x > 0 else 1 / 0),
         Entry("ks_statistic", _ks, {"samples": [0.1, 0.5, 0.9], "cdf": P0.cdf},
               {"samples": "data", "cdf": "any"}, extra={"cdf": BAD_CDFS}),
-        Entry("dkw_test", dkw_test, {"samples": [0.1, 0.5, 0.9], "cdf": P0.cdf, "alpha": 1e-3},
+        Entry("dkw_test", conformance.dkw_test,
+              {"samples": [0.1, 0.5, 0.9], "cdf": P0.cdf, "alpha": 1e-3},
               {"samples": "data", "cdf": "any", "alpha": "real"}, check=check_conformance,
               extra={"cdf": BAD_CDFS}),
-        Entry("clopper_pearson", clopper_pearson, {"k": 3, "n": 10, "alpha": 0.05},
+        Entry("clopper_pearson", conformance.clopper_pearson, {"k": 3, "n": 10, "alpha": 0.05},
               {"k": "int", "n": "int", "alpha": "real"}, check=check_interval),
-        Entry("clopper_pearson_lower", clopper_pearson_lower, {"k": counts, "n": 10, "level": 1e-3},
+        Entry("clopper_pearson_lower", conformance.clopper_pearson_lower,
+              {"k": counts, "n": 10, "level": 1e-3},
               {"k": "any", "n": "any", "level": "real"}, check=check_bounds),
-        Entry("clopper_pearson_upper", clopper_pearson_upper, {"k": counts, "n": 10, "level": 1e-3},
+        Entry("clopper_pearson_upper", conformance.clopper_pearson_upper,
+              {"k": counts, "n": 10, "level": 1e-3},
               {"k": "any", "n": "any", "level": "real"}, check=check_bounds),
-        Entry("atom_test", atom_test,
+        Entry("atom_test", conformance.atom_test,
               {"samples": [0, 1, 1, 0], "probabilities": {0: 0.5, 1: 0.5}, "alpha": 1e-3},
               {"samples": "data", "probabilities": "any", "alpha": "real"},
               check=check_conformance, extra={"probabilities": BAD_PROBABILITIES}),
-        Entry("check_sampler", check_sampler,
+        Entry("check_sampler", conformance.check_sampler,
               {"law": P0, "samples": [0.1, 0.5, 0.9], "alpha": 1e-3},
               {"law": "any", "samples": "data", "alpha": "real"}, check=check_conformance,
               extra={"law": OTHER_LAWS}),
-        Entry("check_sampler[discrete]", check_sampler,
+        Entry("check_sampler[discrete]", conformance.check_sampler,
               {"law": D0, "samples": [0, 1, 2, 0], "alpha": 1e-3},
               {"law": "any", "samples": "data", "alpha": "real"}, check=check_conformance,
               extra={"law": OTHER_LAWS}),
-        Entry("check_sampler[product]", check_sampler,
+        Entry("check_sampler[product]", conformance.check_sampler,
               {"law": PROD0, "samples": [[0, 0.1], [1, 0.7]], "alpha": 1e-3},
               {"law": "any", "samples": "data", "alpha": "real"}, check=check_conformance,
               extra={"law": OTHER_LAWS}),
-        Entry("epsilon_lower_bound", epsilon_lower_bound,
+        Entry("epsilon_lower_bound", statistics.epsilon_lower_bound,
               {"k0": 8, "n0": 10, "k1": 1, "n1": 10, "delta": 0.0, "alpha": 0.05},
               {"k0": "any", "n0": "any", "k1": "any", "n1": "any", "delta": "real",
                "alpha": "real"}, check=check_epsilon_bound),
-        Entry("event_ratio_interval", event_ratio_interval,
+        Entry("event_ratio_interval", statistics.event_ratio_interval,
               {"k0": 8, "n0": 10, "k1": 1, "n1": 10, "alpha": 0.05},
               {"k0": "any", "n0": "any", "k1": "any", "n1": "any", "alpha": "real"},
               check=check_ratio_interval),
-        Entry("expected_bound", expected_bound,
+        Entry("expected_bound", statistics.expected_bound,
               {"p0": 0.5, "p1": 0.1, "n": 100, "delta": 0.0, "alpha": 0.05},
               {"p0": "any", "p1": "any", "n": "int", "delta": "real", "alpha": "real"},
               check=check_epsilon_bound),
-        Entry("samples_needed", samples_needed,
+        Entry("samples_needed", statistics.samples_needed,
               {"p0": 0.5, "p1": 0.1, "epsilon": 1.0, "delta": 0.0, "alpha": 0.05,
                "limit": 10**6},
               {"p0": "real", "p1": "real", "epsilon": "real", "delta": "real", "alpha": "real",
                "limit": "int"}, check=check_samples_needed),
-        Entry("wilson_bound", wilson_bound, {"p": [0.1, 0.5], "n": 100, "z": 2.0, "upper": True},
+        Entry("wilson_bound", statistics.wilson_bound,
+              {"p": [0.1, 0.5], "n": 100, "z": 2.0, "upper": True},
               {"p": "any", "n": "any", "z": "real", "upper": "flag"}, check=check_bounds),
-        Entry("selection_score", selection_score,
+        Entry("selection_score", statistics.selection_score,
               {"k0": counts, "n0": 10, "k1": counts[::-1], "n1": 10, "n_eval": 1000,
                "delta": 0.0, "alpha": 1e-3, "z_selection": 2.0},
               {"k0": "any", "n0": "any", "k1": "any", "n1": "any", "n_eval": "int",

@@ -25,58 +25,15 @@ from reference.inverse_cdf import (
     exponential_offset_inverse,
     truncated_exponential_inverse,
 )
-from reference.primitives.candidate_quantile import (
-    CandidateQuantile,
-    LaplaceNoisyMaxQuantile,
-    below_equal_above,
-    check_candidates,
-    exponential_log_probabilities,
-    laplace_noisy_max_log_probabilities,
-    opendp_alpha,
-    opendp_scores,
-    permute_and_flip_log_probabilities,
-)
-from reference.primitives.continual_counting import (
-    ContinualCounting,
-    fenwick_parents,
-    lowbit,
-    prefix_sums,
-    round_half_up,
-    shift_node_count,
-    shift_nodes,
-    shift_privacy_loss,
-    tree_height,
-)
-from reference.primitives.discrete_laplace import DiscreteLaplaceLaw, sample_discrete_laplace
-from reference.primitives.exact_discrete_laplace import (
-    bernoulli_exp_neg,
-    sample_discrete_laplace_exact,
-)
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.laplace import (
-    check_laplace_sampler_parameters,
-    sample_laplace,
-)
-from reference.primitives.randomized_response import (
-    RandomizedResponse,
-    check_bit,
-    debias_mean,
-    keep_probability,
-    keep_probability_mp,
-    randomize_bits,
-    rr_channel,
-    rr_law,
-)
-from reference.primitives.truncated import (
-    sample_truncated_exponential,
-    sample_truncated_laplace,
-    sample_uniform,
-    truncated_exponential_from_uniforms,
-    truncated_exponential_law,
-    truncated_laplace_from_uniforms,
-    truncated_laplace_law,
-    truncated_laplace_left_probability,
-    uniform_law,
+from reference.primitives import (
+    candidate_quantile,
+    continual_counting,
+    discrete_laplace,
+    exact_discrete_laplace,
+    exponential_mechanism,
+    laplace,
+    randomized_response,
+    truncated,
 )
 
 C5 = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -168,7 +125,7 @@ def check_cdf(values: Any) -> None:
     assert ((0 <= arr) & (arr <= 1)).all(), "CDF outside [0, 1]"
 
 
-def check_cc(out: tuple[ContinualCounting, np.ndarray, np.ndarray]) -> None:
+def check_cc(out: tuple[continual_counting.ContinualCounting, np.ndarray, np.ndarray]) -> None:
     """A continual counter's noise and release: finite, int64 for discrete noise, and not all
     zero when the per-node scale is large."""
     cc, noise, released = out
@@ -200,11 +157,11 @@ def _with_kwargs(fn):
 
 
 def _law_sample(scale: Any, size: Any, rng: Any) -> np.ndarray:
-    return DiscreteLaplaceLaw(scale).sample(size, rng)
+    return discrete_laplace.DiscreteLaplaceLaw(scale).sample(size, rng)
 
 
 def _use_cc(m: Any, epsilon: Any, noise: Any, scale: Any):
-    cc = ContinualCounting(m, epsilon, noise, scale)
+    cc = continual_counting.ContinualCounting(m, epsilon, noise, scale)
     rng = np.random.default_rng(1)
     return cc, cc.sample_noise(3, rng), cc.release(np.arange(cc.m), 3, rng)
 
@@ -222,6 +179,37 @@ def _discrete_laplace_noise(name: str, fn: Any, scale: Any) -> Entry:
     )
 
 
+def _truncated_family(
+    sample: Any,
+    law: Any,
+    from_uniforms: Any,
+    params: dict[str, Any],
+    kinds: dict[str, str],
+    uniforms: dict[str, Any],
+) -> list[Entry]:
+    """One truncated family of tzamos20 App. E.3 at its valid ``params``: the sampler (stable
+    variant) and its inverse-CDF form on the given ``uniforms``, both inside [left, right], and
+    its exact law."""
+    inside = check_in_interval("left", "right")
+    return [
+        Entry(
+            sample.__name__,
+            _with_kwargs(sample),
+            {**params, **DRAWS},
+            {**kinds, **DRAW_KINDS},
+            check=inside,
+        ),
+        Entry(law.__name__, law, params, kinds, check=check_law),
+        Entry(
+            from_uniforms.__name__,
+            _with_kwargs(from_uniforms),
+            {**uniforms, **params},
+            {**dict.fromkeys(uniforms, "any"), **kinds},
+            check=inside,
+        ),
+    ]
+
+
 # the valid parameters (and their hostile pools) of the truncated samplers and laws, and of a draw
 TRUNCATED_EXPONENTIAL = {"alpha": 1.0, "beta": 0.0, "left": 0.0, "right": 1.0}
 TRUNCATED_EXPONENTIAL_KINDS = dict.fromkeys(TRUNCATED_EXPONENTIAL, "real")
@@ -229,11 +217,11 @@ TRUNCATED_LAPLACE = {"mu": 0.0, "sigma": 1.0, "left": -1.0, "right": 1.0}
 TRUNCATED_LAPLACE_KINDS = dict.fromkeys(TRUNCATED_LAPLACE, "real")
 DRAWS = {"size": 8, "rng": RNG}
 DRAW_KINDS = {"size": "size", "rng": "rng"}
-LAW = DiscreteLaplaceLaw(1.5, 2)
-CC = ContinualCounting(4, 1.0)
-CC_LAPLACE = ContinualCounting(1, 1.0, "laplace")
-CQ = CandidateQuantile(C5, 0.5, 1.0)
-LNM = LaplaceNoisyMaxQuantile(C5, 0.5, 1.0)
+LAW = discrete_laplace.DiscreteLaplaceLaw(1.5, 2)
+CC = continual_counting.ContinualCounting(4, 1.0)
+CC_LAPLACE = continual_counting.ContinualCounting(1, 1.0, "laplace")
+CQ = candidate_quantile.CandidateQuantile(C5, 0.5, 1.0)
+LNM = candidate_quantile.LaplaceNoisyMaxQuantile(C5, 0.5, 1.0)
 
 
 # -- mechanisms ------------------------------------------------------------------------------
@@ -241,7 +229,7 @@ LNM = LaplaceNoisyMaxQuantile(C5, 0.5, 1.0)
 SPECIMENS: list[Specimen] = [
     Specimen(
         "ExponentialQuantile",
-        ExponentialQuantile,
+        exponential_mechanism.ExponentialQuantile,
         {"quantile": 0.5, "epsilon": 1.0, "bounds": (0.0, 1.0), "adjacency": "replace_one"},
         {"quantile": "real", "epsilon": "real", "bounds": "pair", "adjacency": "choice"},
         [0.1, 0.4, 0.4, 0.9],
@@ -249,14 +237,14 @@ SPECIMENS: list[Specimen] = [
     ),
     Specimen(
         "RandomizedResponse",
-        RandomizedResponse,
+        randomized_response.RandomizedResponse,
         {"epsilon": 1.0},
         {"epsilon": "real"},
         1,
     ),
     Specimen(
         "CandidateQuantile",
-        CandidateQuantile,
+        candidate_quantile.CandidateQuantile,
         {
             "candidates": C5,
             "quantile": 0.5,
@@ -280,7 +268,7 @@ SPECIMENS: list[Specimen] = [
     ),
     Specimen(
         "CandidateQuantile[exponential]",
-        lambda **kw: CandidateQuantile(**kw, selection="exponential"),
+        lambda **kw: candidate_quantile.CandidateQuantile(**kw, selection="exponential"),
         {"candidates": C5, "quantile": 0.3, "epsilon": 2.0, "adjacency": "replace_one"},
         {"candidates": "data", "quantile": "real", "epsilon": "real", "adjacency": "choice"},
         DATA4,
@@ -288,7 +276,7 @@ SPECIMENS: list[Specimen] = [
     ),
     Specimen(
         "LaplaceNoisyMaxQuantile",
-        LaplaceNoisyMaxQuantile,
+        candidate_quantile.LaplaceNoisyMaxQuantile,
         {
             "candidates": C5,
             "quantile": 0.5,
@@ -321,7 +309,7 @@ ENTRIES: list[Entry] = [
     # Laplace and discrete Laplace (laplace_law is an entry of the distributions area)
     Entry(
         "sample_laplace",
-        sample_laplace,
+        laplace.sample_laplace,
         {"loc": 0.0, "scale": 1.0, "size": 8, "rng": RNG},
         {"loc": "real", "scale": "real", "size": "size", "rng": "rng"},
         check=check_draws,
@@ -329,17 +317,21 @@ ENTRIES: list[Entry] = [
     ),
     Entry(
         "check_laplace_sampler_parameters",
-        check_laplace_sampler_parameters,
+        laplace.check_laplace_sampler_parameters,
         {"loc": 1.0, "scale": 1.0},
         {"loc": "real", "scale": "real"},
     ),
-    _discrete_laplace_noise("sample_discrete_laplace", sample_discrete_laplace, 1.5),
     _discrete_laplace_noise(
-        "sample_discrete_laplace_exact", sample_discrete_laplace_exact, Fraction(3, 2)
+        "sample_discrete_laplace", discrete_laplace.sample_discrete_laplace, 1.5
+    ),
+    _discrete_laplace_noise(
+        "sample_discrete_laplace_exact",
+        exact_discrete_laplace.sample_discrete_laplace_exact,
+        Fraction(3, 2),
     ),
     Entry(
         "bernoulli_exp_neg",
-        bernoulli_exp_neg,
+        exact_discrete_laplace.bernoulli_exp_neg,
         {"gamma": Fraction(1, 2), "rng": RNG},
         {"gamma": "real", "rng": "rng"},
         check=check_bool,
@@ -347,7 +339,7 @@ ENTRIES: list[Entry] = [
     ),
     Entry(
         "DiscreteLaplaceLaw()",
-        DiscreteLaplaceLaw,
+        discrete_laplace.DiscreteLaplaceLaw,
         {"scale": 1.5, "loc": 0},
         {"scale": "real", "loc": "int"},
         check=check_law,
@@ -384,18 +376,15 @@ ENTRIES: list[Entry] = [
         {"lo": "real", "hi": "real"},
         check=check_probability_value,
     ),
-    Entry("DiscreteLaplaceLaw.pmf_mp", LAW.pmf_mp, {"k": 1}, {"k": "int"}, check_probability_value),
-    Entry("DiscreteLaplaceLaw.cdf_mp", LAW.cdf_mp, {"k": 1}, {"k": "int"}, check_probability_value),
-    Entry("DiscreteLaplaceLaw.sf_mp", LAW.sf_mp, {"k": 1}, {"k": "int"}, check_probability_value),
-    Entry(
-        "DiscreteLaplaceLaw.tail_mass_mp",
-        LAW.tail_mass_mp,
-        {"k": 1},
-        {"k": "int"},
-        check_probability_value,
-    ),
-    Entry(
-        "DiscreteLaplaceLaw.logpmf_mp", LAW.logpmf_mp, {"k": 1}, {"k": "int"}, check_log_probability
+    *(
+        Entry(f"DiscreteLaplaceLaw.{fn.__name__}", fn, {"k": 1}, {"k": "int"}, check)
+        for fn, check in (
+            (LAW.pmf_mp, check_probability_value),
+            (LAW.cdf_mp, check_probability_value),
+            (LAW.sf_mp, check_probability_value),
+            (LAW.tail_mass_mp, check_probability_value),
+            (LAW.logpmf_mp, check_log_probability),
+        )
     ),
     Entry("DiscreteLaplaceLaw.cdf", LAW.cdf, {"y": [0.5, 2.0]}, {"y": "any"}, check=check_cdf),
     Entry("DiscreteLaplaceLaw.logpmf", LAW.logpmf, {"k": [0.5, 2.0]}, {"k": "any"}),
@@ -437,9 +426,9 @@ ENTRIES: list[Entry] = [
         {"v": "any"},
         check=check_log_probability,
     ),
-    Entry("ContinualCounting.noise_logpmf", CC.noise_logpmf, {"v": [0, 1, 0, 2]}, {"v": "any"}),
-    Entry(
-        "ContinualCounting.node_differences", CC.node_differences, {"v": [0, 1, 0, 2]}, {"v": "any"}
+    *(
+        Entry(f"ContinualCounting.{fn.__name__}", fn, {"v": [0, 1, 0, 2]}, {"v": "any"})
+        for fn in (CC.noise_logpmf, CC.node_differences)
     ),
     Entry(
         "ContinualCounting.release_logpmf_mp",
@@ -455,60 +444,61 @@ ENTRIES: list[Entry] = [
         {"v": "any"},
         check=check_probability_value,
     ),
-    Entry("prefix_sums", prefix_sums, {"eta": [[1, 2, 3]]}, {"eta": "any"}),
-    Entry("round_half_up", round_half_up, {"x": [0.5, 1.5]}, {"x": "any"}),
-    Entry("tree_height", tree_height, {"m": 4}, {"m": "int"}),
-    Entry("lowbit", lowbit, {"i": 6}, {"i": "int"}),
-    Entry("fenwick_parents", fenwick_parents, {"m": 4}, {"m": "int"}),
-    Entry("shift_nodes", shift_nodes, {"m": 7, "s": 3}, {"m": "int", "s": "int"}),
-    Entry("shift_node_count", shift_node_count, {"m": 7, "s": 3}, {"m": "int", "s": "int"}),
+    Entry("prefix_sums", continual_counting.prefix_sums, {"eta": [[1, 2, 3]]}, {"eta": "any"}),
+    Entry("round_half_up", continual_counting.round_half_up, {"x": [0.5, 1.5]}, {"x": "any"}),
+    Entry("tree_height", continual_counting.tree_height, {"m": 4}, {"m": "int"}),
+    Entry("lowbit", continual_counting.lowbit, {"i": 6}, {"i": "int"}),
+    Entry("fenwick_parents", continual_counting.fenwick_parents, {"m": 4}, {"m": "int"}),
+    *(
+        Entry(fn.__name__, fn, {"m": 7, "s": 3}, {"m": "int", "s": "int"})
+        for fn in (continual_counting.shift_nodes, continual_counting.shift_node_count)
+    ),
     Entry(
         "shift_privacy_loss",
-        shift_privacy_loss,
+        continual_counting.shift_privacy_loss,
         {"m": 7, "s": 3, "epsilon": 1.0},
         {"m": "int", "s": "int", "epsilon": "real"},
     ),
     # candidate quantiles: helpers and score/utility methods
     Entry(
         "opendp_scores",
-        opendp_scores,
+        candidate_quantile.opendp_scores,
         {"data": DATA4, "candidates": C5, "alpha": 0.5},
         {"data": "data", "candidates": "data", "alpha": "real"},
         extra={"candidates": CANDIDATE_SETS},
     ),
     Entry(
         "below_equal_above",
-        below_equal_above,
+        candidate_quantile.below_equal_above,
         {"data": DATA4, "candidates": C5},
         {"data": "data", "candidates": "data"},
         extra={"candidates": CANDIDATE_SETS},
     ),
     Entry(
         "check_candidates",
-        check_candidates,
+        candidate_quantile.check_candidates,
         {"candidates": C5},
         {"candidates": "data"},
         extra={"candidates": CANDIDATE_SETS},
     ),
-    Entry("opendp_alpha", opendp_alpha, {"alpha": 0.3}, {"alpha": "real"}),
-    Entry(
-        "permute_and_flip_log_probabilities",
-        permute_and_flip_log_probabilities,
-        {"scores": [4, 0, 4], "b": Fraction(5, 2)},
-        {"scores": "data", "b": "real"},
-        check=check_selection_logs,
-        extra={"b": HUGE_RATIONALS},
-    ),
-    Entry(
-        "exponential_log_probabilities",
-        exponential_log_probabilities,
-        {"scores": [4, 0, 4], "b": Fraction(5, 2)},
-        {"scores": "data", "b": "real"},
-        extra={"b": HUGE_RATIONALS},
+    Entry("opendp_alpha", candidate_quantile.opendp_alpha, {"alpha": 0.3}, {"alpha": "real"}),
+    *(
+        Entry(
+            fn.__name__,
+            fn,
+            {"scores": [4, 0, 4], "b": Fraction(5, 2)},
+            {"scores": "data", "b": "real"},
+            check=check,
+            extra={"b": HUGE_RATIONALS},
+        )
+        for fn, check in (
+            (candidate_quantile.permute_and_flip_log_probabilities, check_selection_logs),
+            (candidate_quantile.exponential_log_probabilities, None),
+        )
     ),
     Entry(
         "laplace_noisy_max_log_probabilities",
-        laplace_noisy_max_log_probabilities,
+        candidate_quantile.laplace_noisy_max_log_probabilities,
         {"utilities": [-2, 0, -1], "scale": Fraction(3, 2)},
         {"utilities": "data", "scale": "real"},
         check=check_selection_logs,
@@ -517,35 +507,29 @@ ENTRIES: list[Entry] = [
     Entry("CandidateQuantile.scores", CQ.scores, {"data": DATA4}, {"data": "data"}),
     Entry("LaplaceNoisyMaxQuantile.utilities", LNM.utilities, {"data": DATA4}, {"data": "data"}),
     # randomized response
-    Entry(
-        "keep_probability",
-        keep_probability,
-        {"epsilon": 1.0},
-        {"epsilon": "real"},
-        check=check_probability_value,
+    *(
+        Entry(fn.__name__, fn, {"epsilon": 1.0}, {"epsilon": "real"}, check=check_probability_value)
+        for fn in (randomized_response.keep_probability, randomized_response.keep_probability_mp)
     ),
+    Entry("rr_channel", randomized_response.rr_channel, {"epsilon": 1.0}, {"epsilon": "real"}),
     Entry(
-        "keep_probability_mp",
-        keep_probability_mp,
-        {"epsilon": 1.0},
-        {"epsilon": "real"},
-        check=check_probability_value,
+        "rr_law",
+        randomized_response.rr_law,
+        {"bit": 1, "epsilon": 1.0},
+        {"bit": "any", "epsilon": "real"},
+        check_law,
     ),
-    Entry("rr_channel", rr_channel, {"epsilon": 1.0}, {"epsilon": "real"}),
-    Entry(
-        "rr_law", rr_law, {"bit": 1, "epsilon": 1.0}, {"bit": "any", "epsilon": "real"}, check_law
-    ),
-    Entry("check_bit", check_bit, {"bit": 1}, {"bit": "any"}),
+    Entry("check_bit", randomized_response.check_bit, {"bit": 1}, {"bit": "any"}),
     Entry(
         "randomize_bits",
-        randomize_bits,
+        randomized_response.randomize_bits,
         {"bits": [0, 1, 1], "epsilon": 1.0, "rng": RNG},
         {"bits": "data", "epsilon": "real", "rng": "rng"},
         check=check_bits,
     ),
     Entry(
         "debias_mean",
-        debias_mean,
+        randomized_response.debias_mean,
         {"reports": [0, 1, 1], "epsilon": 1.0},
         {"reports": "data", "epsilon": "real"},
         check=check_finite_float,
@@ -553,23 +537,32 @@ ENTRIES: list[Entry] = [
     # truncated samplers and their laws (tzamos20 App. E.3)
     Entry(
         "sample_uniform",
-        _with_kwargs(sample_uniform),
+        _with_kwargs(truncated.sample_uniform),
         {"a": 0.0, "b": 1.0, "size": 8, "rng": RNG},
         {"a": "real", "b": "real", "size": "size", "rng": "rng"},
         check=check_in_interval("a", "b"),
     ),
-    Entry("uniform_law", uniform_law, {"a": 0.0, "b": 1.0}, {"a": "real", "b": "real"}, check_law),
     Entry(
-        "sample_truncated_exponential",
-        _with_kwargs(sample_truncated_exponential),
-        {**TRUNCATED_EXPONENTIAL, **DRAWS},
-        {**TRUNCATED_EXPONENTIAL_KINDS, **DRAW_KINDS},
-        check=check_in_interval("left", "right"),
+        "uniform_law",
+        truncated.uniform_law,
+        {"a": 0.0, "b": 1.0},
+        {"a": "real", "b": "real"},
+        check_law,
+    ),
+    *_truncated_family(
+        truncated.sample_truncated_exponential,
+        truncated.truncated_exponential_law,
+        truncated.truncated_exponential_from_uniforms,
+        TRUNCATED_EXPONENTIAL,
+        TRUNCATED_EXPONENTIAL_KINDS,
+        {"u": [0.0, 0.5, 0.99]},
     ),
     Entry(
         "sample_truncated_exponential[corrected]",
         _with_kwargs(
-            lambda **kw: sample_truncated_exponential(**kw, size=8, rng=RNG, variant="corrected")
+            lambda **kw: truncated.sample_truncated_exponential(
+                **kw, size=8, rng=RNG, variant="corrected"
+            )
         ),
         TRUNCATED_EXPONENTIAL,
         TRUNCATED_EXPONENTIAL_KINDS,
@@ -577,57 +570,32 @@ ENTRIES: list[Entry] = [
     ),
     Entry(
         "sample_truncated_exponential(variant)",
-        lambda variant: sample_truncated_exponential(1.0, 0.0, 0.0, 1.0, 8, RNG, variant=variant),
+        lambda variant: truncated.sample_truncated_exponential(
+            1.0, 0.0, 0.0, 1.0, 8, RNG, variant=variant
+        ),
         {"variant": "stable"},
         {"variant": "choice"},
         check=check_draws,
         extra={"variant": ("paper", "corrected")},
     ),
-    Entry(
-        "truncated_exponential_law",
-        truncated_exponential_law,
-        TRUNCATED_EXPONENTIAL,
-        TRUNCATED_EXPONENTIAL_KINDS,
-        check=check_law,
-    ),
-    Entry(
-        "sample_truncated_laplace",
-        _with_kwargs(sample_truncated_laplace),
-        {**TRUNCATED_LAPLACE, **DRAWS},
-        {**TRUNCATED_LAPLACE_KINDS, **DRAW_KINDS},
-        check=check_in_interval("left", "right"),
+    *_truncated_family(
+        truncated.sample_truncated_laplace,
+        truncated.truncated_laplace_law,
+        truncated.truncated_laplace_from_uniforms,
+        TRUNCATED_LAPLACE,
+        TRUNCATED_LAPLACE_KINDS,
+        {"u_side": [0.0, 0.5, 0.99], "u": [0.1, 0.5, 0.9]},
     ),
     Entry(
         "sample_truncated_laplace[paper]",
-        lambda **kw: sample_truncated_laplace(**kw, size=8, rng=RNG, variant="paper"),
+        lambda **kw: truncated.sample_truncated_laplace(**kw, size=8, rng=RNG, variant="paper"),
         TRUNCATED_LAPLACE,
         TRUNCATED_LAPLACE_KINDS,
         check=check_draws,
     ),
     Entry(
-        "truncated_laplace_law",
-        truncated_laplace_law,
-        TRUNCATED_LAPLACE,
-        TRUNCATED_LAPLACE_KINDS,
-        check=check_law,
-    ),
-    Entry(
-        "truncated_exponential_from_uniforms",
-        _with_kwargs(truncated_exponential_from_uniforms),
-        {"u": [0.0, 0.5, 0.99], **TRUNCATED_EXPONENTIAL},
-        {"u": "any", **TRUNCATED_EXPONENTIAL_KINDS},
-        check=check_in_interval("left", "right"),
-    ),
-    Entry(
-        "truncated_laplace_from_uniforms",
-        _with_kwargs(truncated_laplace_from_uniforms),
-        {"u_side": [0.0, 0.5, 0.99], "u": [0.1, 0.5, 0.9], **TRUNCATED_LAPLACE},
-        {"u_side": "any", "u": "any", **TRUNCATED_LAPLACE_KINDS},
-        check=check_in_interval("left", "right"),
-    ),
-    Entry(
         "truncated_laplace_left_probability",
-        truncated_laplace_left_probability,
+        truncated.truncated_laplace_left_probability,
         {**TRUNCATED_LAPLACE, "right": 2.0},
         TRUNCATED_LAPLACE_KINDS,
         check=check_probability_value,

@@ -278,3 +278,18 @@ def test_ranks_use_the_public_n_of_the_data() -> None:
     r = target_ranks(q, len(x))
     mx, _ = I.rank_errors(x, x[r - 1] + 0.5 / len(x), r)  # just above x_(r): rank r
     assert mx == 0.0
+
+
+def test_traced_curves_of_figure_1_ship_with_the_package_one_per_panel_and_mechanism() -> None:
+    """The authors' traced Figure 1 values (dpquant/studies/imola25/figure_1_traced.csv): four
+    panels, the three mechanisms of their run, m = 10, 50, 100, 150, 200 each, errors positive."""
+    from dpquant.studies.imola25.plots import traced_curves
+
+    curves = traced_curves()
+    assert sorted(curves) == ["a", "b", "c", "d"]
+    for panel in curves.values():
+        assert sorted(panel) == ["AQ pure", "AQ zCDP", "SliceQuantiles"]
+        for curve in panel.values():
+            assert [m for m, _ in curve] == [10, 50, 100, 150, 200]
+            assert all(0 < e < 600 for _, e in curve)
+    assert curves["a"]["AQ zCDP"][-1] == (200, 243)  # the paper's panel (a), m = 200

@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--figure", choices=FIGURES, default=None, help="one figure (default: all)")
 
 
-def study_options(args: argparse.Namespace) -> dict[str, Any]:
+def argparse_values(args: argparse.Namespace) -> dict[str, Any]:
     """The keywords of :func:`make_study` set by the options (values checked by argparse)."""
     return {"figures": None if args.figure is None else [args.figure]}
 
@@ -29,10 +29,13 @@ COMMAND = StudyCommand(
     min_runs=1,
     runs_help="runs per configuration (default 200; --quick: 4)",
     workers_help="processes (default: the number of CPUs)",
-    options={"figures": "--figure"},
     add_arguments=add_arguments,
-    study_options=study_options,
+    parsed={},
+    argparse_options={"figures": "--figure"},
+    argparse_values=argparse_values,
 )
 """The sub-parser ``dpquant reproduce aamand25``."""
+study_options = COMMAND.study_options
+"""The keywords of :func:`make_study` set by the options (values checked by argparse)."""
 
-__all__ = ["COMMAND", "add_arguments", "study_options"]
+__all__ = ["COMMAND", "add_arguments", "argparse_values", "study_options"]

@@ -9,7 +9,8 @@ runs are batched. A ``ValueError`` raised by an estimator skips that run and is 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.studies import harness
 from dpquant.studies.aamand25.config import (
     DEFAULT_OUT,
     FIGURES,
@@ -29,18 +31,6 @@ from dpquant.studies.aamand25.config import (
 from dpquant.studies.aamand25.data import dataset_users
 from dpquant.studies.aamand25.plots import plot_figure
 from dpquant.studies.aamand25.tables import TABLES, RunResult, figure_tables
-from dpquant.studies.harness import (
-    Progress,
-    check_progress,
-    check_run,
-    check_seed,
-    check_workers,
-    chunks,
-    crc,
-    process_pool,
-    task_map,
-    write_tables,
-)
 from reference.validation import check_choice, check_int
 
 Estimators = Mapping[str, Callable[..., Any]]
@@ -82,8 +72,8 @@ def run_seed(seed: int, cell: Cell, run: int) -> np.random.SeedSequence:
     if not isinstance(cell, Cell):
         raise ValueError(f"cell must be a Cell, got {type(cell).__name__}")
     run = check_int(run, "run", minimum=0, maximum=2**32 - 1)
-    key = (crc(cell.figure), crc(cell.configuration), crc(cell.mechanism), crc(repr(cell.epsilon)))
-    return np.random.SeedSequence(check_seed(seed), spawn_key=(*key, int(run)))
+    names = (cell.figure, cell.configuration, cell.mechanism, repr(cell.epsilon))
+    return harness.spawn_seed(seed, *names, run)
 
 
 @dataclass(frozen=True)
@@ -128,15 +118,15 @@ def run_cells(
     executor: Executor | None = None,
     workers: int = 1,
     estimators: Estimators | None = None,
-    progress: Progress | None = None,
+    progress: harness.Progress | None = None,
     label: str = "",
 ) -> list[list[RunResult]]:
     """Every run of every cell (in cell order, runs in order); parallel when ``executor``."""
     if not isinstance(cells, list | tuple) or not all(isinstance(c, Cell) for c in cells):
         raise ValueError("cells must be a sequence of Cell")
-    runs, seed = check_runs(runs, False), check_seed(seed)
-    workers = check_workers(workers)
-    check_progress(progress)
+    runs, seed = check_runs(runs, False), harness.check_seed(seed)
+    workers = harness.check_workers(workers)
+    harness.check_progress(progress)
     if not isinstance(label, str):
         raise ValueError(f"label must be a string, got {type(label).__name__}")
     resolved = {m: resolve_series(m, estimators) for m in dict.fromkeys(c.mechanism for c in cells)}
@@ -144,12 +134,12 @@ def run_cells(
     for i, cell in enumerate(cells):
         fn, options = resolved[cell.mechanism]
         shuffle = SERIES[cell.mechanism].shuffle
-        for chunk in chunks(runs, len(cells), workers):
+        for chunk in harness.chunks(runs, len(cells), workers):
             tasks.append(_Task(cell, fn, options, shuffle, chunk, seed))
             owner.append(i)
     results: list[list[RunResult]] = [[] for _ in cells]
     total, done = runs * len(cells), 0
-    for i, out in zip(owner, task_map(_run_task, tasks, executor), strict=True):
+    for i, out in zip(owner, harness.task_map(_run_task, tasks, executor), strict=True):
         results[i].extend(out)
         done += len(out)
         if progress is not None:
@@ -157,33 +147,23 @@ def run_cells(
     return results
 
 
-def run(
+def study_parts(
     study: Study,
-    *,
-    workers: int | None = None,
-    out: str | Path = DEFAULT_OUT,
+    workers: int,
+    progress: harness.Progress | None,
     estimators: Estimators | None = None,
-    progress: Progress | None = None,
-    plot: bool = True,
-) -> list[Path]:
-    """Run ``study`` (:func:`make_study`) and write, per figure, ``<figure>.csv``,
-    ``<figure>_errors.csv``, ``<figure>.png`` and ``<figure>_alpha.png`` into ``out``; returns
-    the paths written. One process pool serves every figure.
-
-    ``workers`` processes (default ``os.cpu_count()``; 1 runs in-process); ``estimators``
-    replaces series by stand-in functions (by series name); ``progress(figure, runs_done,
-    runs_total)`` is called after each batch; ``plot=False`` writes the CSV files only.
-    """
-    study, workers, out, plot = check_run(
-        study, Study, workers=workers, out=out, progress=progress, plot=plot
-    )
+) -> Iterator[harness.StudyPart]:
+    """One part per figure, as each is done: ``<figure>.csv``, ``<figure>_errors.csv``,
+    ``<figure>.png`` and ``<figure>_alpha.png``; one process pool serves every figure.
+    ``estimators`` replaces series by stand-in functions (by series name); every estimator is
+    resolved before any run; ``progress(figure, runs_done, runs_total)`` is called after each
+    batch."""
     check_estimators(estimators)
     specs = study.specs()
     for spec in specs:  # fail before any work if an estimator is refused
         for mech in dict.fromkeys(c.mechanism for c in spec.cells):
             resolve_series(mech, estimators)
-    paths: list[Path] = []
-    with process_pool(workers) as pool:
+    with harness.process_pool(workers) as pool:
         for spec in specs:
             results = run_cells(
                 spec.cells,
@@ -196,10 +176,11 @@ def run(
                 label=spec.name,
             )
             summary, errors = figure_tables(spec, results)
-            paths += write_tables(out, spec.name, TABLES, summary, errors)
-            if plot:
-                paths += plot_figure(spec, summary, errors, out)
-    return paths
+            figures = functools.partial(plot_figure, spec, summary, errors)
+            yield harness.StudyPart(spec.name, TABLES, (summary, errors), figures)
+
+
+run = harness.study_runner(Study, DEFAULT_OUT, study_parts)
 
 
 def run_figure(
@@ -211,7 +192,7 @@ def run_figure(
     out: str | Path = DEFAULT_OUT,
     quick: bool = False,
     estimators: Estimators | None = None,
-    progress: Progress | None = None,
+    progress: harness.Progress | None = None,
     plot: bool = True,
 ) -> list[Path]:
     """Run one figure ("fig1a", "fig1b", "fig2", "fig3", "fig4" or "fig5"): :func:`run` of
@@ -228,4 +209,5 @@ __all__ = [
     "run_cells",
     "run_figure",
     "run_seed",
+    "study_parts",
 ]

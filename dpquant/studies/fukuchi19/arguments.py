@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dpquant.options import MAX_RUNS, optional, parse_int, parse_names
+from dpquant.options import MAX_RUNS, parse_int, parse_names
 from dpquant.studies.command import StudyCommand, add_text_options
 from dpquant.studies.fukuchi19.config import DATA_MODELS, MAX_LOG2N
 from reference.ldp_minimum import SCHEDULES
@@ -30,6 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             "--max-log2n": ("n", "largest N = 2^n (default 20; --quick: 12)"),
             "--data-models": ("LIST", "fixed, iid or fixed,iid (default both)"),
             "--schedules": ("LIST", "lower_alpha, unknown_alpha or both (default both)"),
+            "--exact-max-levels": (
+                "L",
+                "exact tree law on fixed data when L <= this (default 10; 0: never)",
+            ),
         },
     )
     parser.add_argument(
@@ -44,29 +48,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-eps-sweep", action="store_true", help="skip the Err-vs-ε panel (Fig. 1 right)"
     )
-    parser.add_argument(
-        "--exact-max-levels",
-        default=None,
-        metavar="L",
-        help="exact tree law on fixed data when L <= this (default 10; 0: never)",
-    )
 
 
-def study_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keywords of :func:`make_study` set by the options, parsed and range-checked."""
+def argparse_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords of :func:`make_study` set by the choices and switches (checked by argparse)."""
     return {
         "settings": args.settings,
-        "other_runs": optional(args.other_runs, parse_int, "--other-runs", 2, MAX_RUNS),
-        "min_log2n": optional(args.min_log2n, parse_int, "--min-log2n", 1, MAX_LOG2N),
-        "max_log2n": optional(args.max_log2n, parse_int, "--max-log2n", 1, MAX_LOG2N),
-        "data_models": optional(args.data_models, parse_names, "--data-models", DATA_MODELS),
-        "schedules": optional(args.schedules, parse_names, "--schedules", SCHEDULES),
         "laplace": args.laplace,
         "laplace_iid": args.laplace_iid,
         "eps_sweep": not args.no_eps_sweep,
-        "exact_max_levels": optional(
-            args.exact_max_levels, parse_int, "--exact-max-levels", 0, MAX_LOG2N
-        ),
     }
 
 
@@ -81,21 +71,25 @@ COMMAND = StudyCommand(
     min_runs=2,
     runs_help="runs per cell (default 1000; --quick: 300)",
     workers_help="processes (default 1)",
-    options={
+    add_arguments=add_arguments,
+    parsed={
+        "other_runs": ("--other-runs", parse_int, 2, MAX_RUNS),
+        "min_log2n": ("--min-log2n", parse_int, 1, MAX_LOG2N),
+        "max_log2n": ("--max-log2n", parse_int, 1, MAX_LOG2N),
+        "data_models": ("--data-models", parse_names, DATA_MODELS),
+        "schedules": ("--schedules", parse_names, SCHEDULES),
+        "exact_max_levels": ("--exact-max-levels", parse_int, 0, MAX_LOG2N),
+    },
+    argparse_options={
         "settings": "--settings",
-        "other_runs": "--other-runs",
-        "min_log2n": "--min-log2n",
-        "max_log2n": "--max-log2n",
-        "data_models": "--data-models",
-        "schedules": "--schedules",
         "laplace": "--laplace",
         "laplace_iid": "--laplace-iid",
         "eps_sweep": "--no-eps-sweep",
-        "exact_max_levels": "--exact-max-levels",
     },
-    add_arguments=add_arguments,
-    study_options=study_options,
+    argparse_values=argparse_values,
 )
 """The sub-parser ``dpquant reproduce fukuchi19``."""
+study_options = COMMAND.study_options
+"""The keywords of :func:`make_study` set by the options, parsed and range-checked."""
 
-__all__ = ["COMMAND", "add_arguments", "study_options"]
+__all__ = ["COMMAND", "add_arguments", "argparse_values", "study_options"]

@@ -8,18 +8,18 @@ computed once.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from dpquant.studies import harness
 from dpquant.studies.fukuchi19.config import DEFAULT_OUT, Cell, PanelPoint, Study, build_points
 from dpquant.studies.fukuchi19.data import Setting, beta_quantile_grid
 from dpquant.studies.fukuchi19.plots import plot_study
 from dpquant.studies.fukuchi19.simulation import CellResult, laplace_shift_gap, run_cell
 from dpquant.studies.fukuchi19.tables import TABLES, fit_rows, summary_row, xmin_rows
-from dpquant.studies.harness import Progress, check_run, process_pool, task_map, write_tables
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def run_points(
     study: Study,
     points: Sequence[PanelPoint],
     workers: int = 1,
-    progress: Progress | None = None,
+    progress: harness.Progress | None = None,
 ) -> dict[str, CellResult]:
     """Each distinct cell once (serial, or grouped by (α, β) over ``workers`` processes)."""
     cells = list({p.cell.key: p.cell for p in points}.values())
@@ -113,36 +113,30 @@ def run_points(
         for task in tasks:
             _run_task(task, tick)
         return results
-    with process_pool(workers) as pool:
-        for out in task_map(_run_task, tasks, pool):
+    with harness.process_pool(workers) as pool:
+        for out in harness.task_map(_run_task, tasks, pool):
             for res in out:
                 tick(res)
     return results
 
 
-def run(
-    study: Study,
-    *,
-    workers: int | None = None,
-    out: str | Path = DEFAULT_OUT,
-    progress: Progress | None = None,
-    plot: bool = True,
-) -> list[Path]:
-    """Run ``study`` (:func:`make_study`) and write its CSV and PNG files into ``out``
-    (:mod:`.tables`, :mod:`.plots`); returns the paths written. ``workers`` processes (default
-    1; the results do not depend on it), ``progress(label, done, total)`` per cell."""
-    study, workers, out, plot = check_run(
-        study, Study, workers=workers, out=out, progress=progress, plot=plot, default_workers=1
-    )
+def study_parts(
+    study: Study, workers: int, progress: harness.Progress | None
+) -> list[harness.StudyPart]:
+    """The study's one part: ``fukuchi19.csv`` (worst case over x_min per panel point),
+    ``fukuchi19_xmin.csv``, ``fukuchi19_fits.csv`` (:mod:`.tables`) and the figures
+    (:mod:`.plots`). Each distinct cell runs once (:func:`run_points`); ``progress`` is called
+    per cell."""
     points = build_points(study)
     results = run_points(study, points, workers, progress)
     summary = [summary_row(p.panel, results[p.cell.key]) for p in points]
     per_x = [row for res in results.values() for row in xmin_rows(res)]
     fits = fit_rows(summary, study)
-    paths = write_tables(out, "fukuchi19", TABLES, summary, per_x, fits)
-    if plot:
-        paths += plot_study(summary, fits, study, out)
-    return paths
+    figures = functools.partial(plot_study, summary, fits, study)
+    return [harness.StudyPart("fukuchi19", TABLES, (summary, per_x, fits), figures)]
 
 
-__all__ = ["laplace_notes", "run", "run_points"]
+run = harness.study_runner(Study, DEFAULT_OUT, study_parts, default_workers=1)
+
+
+__all__ = ["laplace_notes", "run", "run_points", "study_parts"]

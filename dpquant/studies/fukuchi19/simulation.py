@@ -37,7 +37,7 @@ from dpquant.studies.fukuchi19.data import (
     iid_data,
     x_min_grid,
 )
-from dpquant.studies.harness import check_seed, crc
+from dpquant.studies.harness import spawn_seed
 from reference.ldp_minimum import (
     LaplaceMinimumLaw,
     RoundRule,
@@ -63,8 +63,7 @@ LAPLACE_CHUNK_CELLS = 1 << 22
 
 def cell_seed(seed: int, cell: Cell, x_min: float) -> np.random.SeedSequence:
     """The randomness of one (cell, x_min) (module docstring)."""
-    key = (crc("fukuchi19"), crc(cell.key), crc(repr(float(x_min))))
-    return np.random.SeedSequence(check_seed(seed), spawn_key=key)
+    return spawn_seed(seed, "fukuchi19", cell.key, repr(float(x_min)))
 
 
 def cell_rule(cell: Cell) -> tuple[Schedule, RoundRule]:

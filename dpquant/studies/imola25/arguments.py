@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import csv
 from pathlib import Path
-from typing import Any
 
-from dpquant.options import MAX_RUNS, optional, parse_int, parse_int_list, parse_names
+from dpquant.options import MAX_RUNS, parse_int, parse_int_list, parse_names
 from dpquant.studies.command import StudyCommand, add_text_options
 from dpquant.studies.imola25.config import PANELS
 from dpquant.studies.imola25.data import GRID, MAX_DUPLICATION
@@ -44,18 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def study_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keywords of :func:`make_study` set by the options, parsed and range-checked."""
-    top = GRID - 1
-    return {
-        "panels": optional(args.panels, parse_names, "--panels", tuple(PANELS)),
-        "ms": optional(args.m, parse_int_list, "--m", 1, top),
-        "jointexp_runs": optional(args.jointexp_runs, parse_int, "--jointexp-runs", 0, MAX_RUNS),
-        "jointexp_ms": optional(args.jointexp_m, parse_int_list, "--jointexp-m", 1, top),
-        "duplication": optional(args.duplication, parse_int, "--duplication", 1, MAX_DUPLICATION),
-    }
-
-
 def outcome_lines(paths: list[Path]) -> list[str]:
     """One line per adjacency: the duplication factor (and n) the study used."""
     path = next((Path(p) for p in paths if Path(p).name == "imola25_feasibility.csv"), None)
@@ -84,17 +71,18 @@ COMMAND = StudyCommand(
     min_runs=1,
     runs_help="runs per configuration (default 200; --quick: 3)",
     workers_help="processes (default: the number of CPUs)",
-    options={
-        "panels": "--panels",
-        "ms": "--m",
-        "jointexp_runs": "--jointexp-runs",
-        "jointexp_ms": "--jointexp-m",
-        "duplication": "--duplication",
-    },
     add_arguments=add_arguments,
-    study_options=study_options,
+    parsed={
+        "panels": ("--panels", parse_names, tuple(PANELS)),
+        "ms": ("--m", parse_int_list, 1, GRID - 1),
+        "jointexp_runs": ("--jointexp-runs", parse_int, 0, MAX_RUNS),
+        "jointexp_ms": ("--jointexp-m", parse_int_list, 1, GRID - 1),
+        "duplication": ("--duplication", parse_int, 1, MAX_DUPLICATION),
+    },
     outcome_lines=outcome_lines,
 )
 """The sub-parser ``dpquant reproduce imola25``."""
+study_options = COMMAND.study_options
+"""The keywords of :func:`make_study` set by the options, parsed and range-checked."""
 
 __all__ = ["COMMAND", "add_arguments", "outcome_lines", "study_options"]

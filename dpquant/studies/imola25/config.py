@@ -50,9 +50,7 @@ DEFAULT_OUT = Path("reports") / "imola25"
 
 def check_panel(panel: Any, name: str = "panels") -> str:
     """One of the panels "a".."d" of Figure 1."""
-    if not isinstance(panel, str) or panel not in PANELS:
-        raise ValueError(f"{name} must be among {tuple(PANELS)}, got {panel!r:.80}")
-    return panel
+    return check_choice(panel, name, PANELS)
 
 
 @dataclass(frozen=True)

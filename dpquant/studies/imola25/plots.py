@@ -3,6 +3,9 @@ the rank error vs m per mechanism with its 95% bootstrap band (matplotlib's Agg 
 
 from __future__ import annotations
 
+import csv
+import io
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,32 +16,22 @@ from dpquant.studies.imola25.config import MECHANISMS, PANEL_TITLES, PANELS
 from dpquant.studies.imola25.data import ADULT_SIZE
 from reference.validation import check_choice
 
-# Curve values traced from the authors' notebook figure (n = 586,104, their k-ary CC, which is
-# not a valid continual counter: notes/imola25.md; read accuracy ≈ ±3), at m = 10, 50, 100, 150,
-# 200; drawn dashed for comparison.
-TRACED_M = (10, 50, 100, 150, 200)
-TRACED: dict[str, dict[str, tuple[int, ...]]] = {
-    "a": {
-        "SliceQuantiles": (55, 92, 120, 122, 143),
-        "AQ zCDP": (85, 172, 220, 234, 243),
-        "AQ pure": (57, 145, 193, 220, 238),
-    },
-    "b": {
-        "SliceQuantiles": (54, 99, 136, 112, 131),
-        "AQ zCDP": (83, 177, 222, 231, 252),
-        "AQ pure": (57, 148, 204, 222, 244),
-    },
-    "c": {
-        "SliceQuantiles": (31, 53, 73, 76, 93),
-        "AQ zCDP": (57, 113, 139, 142, 151),
-        "AQ pure": (25, 69, 93, 98, 110),
-    },
-    "d": {
-        "SliceQuantiles": (30, 54, 76, 69, 71),
-        "AQ zCDP": (56, 113, 145, 159, 161),
-        "AQ pure": (25, 64, 85, 97, 107),
-    },
-}
+TRACED_CSV = "figure_1_traced.csv"
+"""Curve values traced from the authors' notebook figure (n = 586,104, their k-ary CC, which is
+not a valid continual counter: notes/imola25.md; read accuracy ≈ ±3) at m = 10, 50, 100, 150,
+200, one row per (panel, mechanism, m); drawn dashed for comparison."""
+
+
+def traced_curves() -> dict[str, dict[str, list[tuple[int, int]]]]:
+    """The traced curves of :data:`TRACED_CSV`: panel → mechanism → [(m, max rank error)]."""
+    text = resources.files(__package__).joinpath(TRACED_CSV).read_text(encoding="utf-8")
+    curves: dict[str, dict[str, list[tuple[int, int]]]] = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        curve = curves.setdefault(row["panel"], {}).setdefault(row["mechanism"], [])
+        curve.append((int(row["m"]), int(row["max_rank_error"])))
+    return curves
+
+
 COLOURS = {"SliceQuantiles": "C0", "AQ pure": "C1", "AQ zCDP": "C2", "JointExp": "C3"}
 
 
@@ -50,6 +43,7 @@ def plot_study(summary: list[dict[str, Any]], out: Path, metric: str = "max_rank
     summary = list(check_sequence(summary, "summary"))
     out = check_out(out)
     fig, canvas, axes = axes_grid(2, 2, 5.0, 3.6)
+    curves = traced_curves()
     for i, panel in enumerate(PANELS):
         ax = axes[i // 2, i % 2]
         rows = [r for r in summary if r["panel"] == panel]
@@ -71,8 +65,7 @@ def plot_study(summary: list[dict[str, Any]], out: Path, metric: str = "max_rank
             colour = COLOURS[mech]
             ax.plot(m, y, marker="o", ms=3, color=colour, label=mech)
             ax.fill_between(m, lo, hi, color=colour, alpha=0.2, lw=0)
-            traced = [(t, v) for t, v in zip(TRACED_M, TRACED[panel].get(mech, ()), strict=False)
-                      if m_lo <= t <= m_hi]  # fmt: skip
+            traced = [(t, v) for t, v in curves.get(panel, {}).get(mech, []) if m_lo <= t <= m_hi]
             if metric == "max_rank_error" and traced:
                 tm, tv = zip(*traced, strict=True)
                 ax.plot(tm, tv, ls="--", lw=0.8, marker="x", ms=3, color=colour, alpha=0.7,
@@ -89,4 +82,4 @@ def plot_study(summary: list[dict[str, Any]], out: Path, metric: str = "max_rank
     return path
 
 
-__all__ = ["COLOURS", "TRACED", "TRACED_M", "plot_study"]
+__all__ = ["COLOURS", "TRACED_CSV", "plot_study", "traced_curves"]

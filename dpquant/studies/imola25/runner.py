@@ -21,19 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dpquant.studies.harness import (
-    Progress,
-    check_progress,
-    check_run,
-    check_seed,
-    check_sequence,
-    check_workers,
-    chunks,
-    crc,
-    process_pool,
-    task_map,
-    write_tables,
-)
+from dpquant.studies import harness
 from dpquant.studies.imola25.config import (
     ADJACENCIES,
     BETA,
@@ -71,23 +59,16 @@ def quantile_seed(
     dataset = check_dataset(dataset)
     adjacency = check_choice(adjacency, "adjacency", ADJACENCIES)
     m, run = check_m(m), check_int(run, "run", minimum=0)
-    key = (crc("quantiles"), crc(dataset), crc(adjacency), int(m), int(run))
-    return np.random.SeedSequence(check_seed(seed), spawn_key=key)
+    return harness.spawn_seed(seed, "quantiles", dataset, adjacency, m, run)
 
 
 def noise_seed(seed: int, cell: Cell, run: int) -> np.random.SeedSequence:
     """A mechanism's fresh noise in one run (module docstring)."""
     cell = check_cell(cell)
     run = check_int(run, "run", minimum=0)
-    key = (
-        crc("noise"),
-        crc(cell.dataset),
-        crc(cell.adjacency),
-        int(cell.m),
-        crc(cell.mechanism),
-        int(run),
+    return harness.spawn_seed(
+        seed, "noise", cell.dataset, cell.adjacency, cell.m, cell.mechanism, run
     )
-    return np.random.SeedSequence(check_seed(seed), spawn_key=key)
 
 
 def run_quantiles(seed: int, dataset: str, adjacency: str, m: int, run: int) -> np.ndarray:
@@ -161,23 +142,23 @@ def run_cells(
     seed: int,
     executor: Executor | None = None,
     workers: int = 1,
-    progress: Progress | None = None,
+    progress: harness.Progress | None = None,
 ) -> list[list[RunResult]]:
     """Every run of every cell (cells in order, runs in order); parallel when ``executor``.
     Progress is reported per panel: ``progress("imola25 <panel>", runs_done, runs_total)``."""
-    cells = check_sequence(cells, "cells")
+    cells = harness.check_sequence(cells, "cells")
     for cell in cells:
         check_cell(cell, "cells[i]")
-    check_seed(seed)
-    workers = check_workers(workers)
-    check_progress(progress)
+    harness.check_seed(seed)
+    workers = harness.check_workers(workers)
+    harness.check_progress(progress)
     tasks, owner = [], []
     for i, cell in enumerate(cells):
         # JointExp takes seconds to minutes per release: one run per task balances the pool
         batches = (
             [(r,) for r in range(cell.runs)]
             if cell.mechanism == "JointExp"
-            else chunks(cell.runs, len(cells), workers)
+            else harness.chunks(cell.runs, len(cells), workers)
         )
         for batch in batches:
             tasks.append(_Task(cell, batch, seed))
@@ -187,7 +168,7 @@ def run_cells(
         totals[cell.panel] = totals.get(cell.panel, 0) + cell.runs
     done = dict.fromkeys(totals, 0)
     results: list[list[RunResult]] = [[] for _ in cells]
-    for i, res in zip(owner, task_map(_run_task, tasks, executor), strict=True):
+    for i, res in zip(owner, harness.task_map(_run_task, tasks, executor), strict=True):
         results[i].extend(res)
         panel = cells[i].panel
         done[panel] += len(res)
@@ -196,36 +177,30 @@ def run_cells(
     return results
 
 
-def run(
-    study: Study,
-    *,
-    workers: int | None = None,
-    out: str | Path = DEFAULT_OUT,
-    progress: Progress | None = None,
-    plot: bool = True,
-) -> list[Path]:
-    """Run ``study`` (:func:`make_study`) and write into ``out``: ``imola25.csv`` (one row per
-    panel, m, mechanism), ``imola25_runs.csv`` (one row per run), ``imola25_feasibility.csv``
-    (per adjacency the chosen k and k − 1 with n, h, w, the grid spacing and the spacing
-    needed), ``imola25.png`` (Figure 1's layout) and ``imola25_mean.png`` (the mean rank error).
-
-    ``workers`` processes (default the CPU count; 1 runs in-process; the results do not depend
-    on it), ``progress(label, done, total)`` per panel. Returns the paths written."""
-    study, workers, out, plot = check_run(
-        study, Study, workers=workers, out=out, progress=progress, plot=plot
-    )
+def study_parts(
+    study: Study, workers: int, progress: harness.Progress | None
+) -> list[harness.StudyPart]:
+    """The study's one part: ``imola25.csv`` (one row per panel, m, mechanism),
+    ``imola25_runs.csv`` (one row per run), ``imola25_feasibility.csv`` (per adjacency the chosen
+    k and k − 1 with n, h, w, the grid spacing and the spacing needed), ``imola25.png`` (Figure
+    1's layout) and ``imola25_mean.png`` (the mean rank error). Progress is reported per
+    panel (:func:`run_cells`)."""
     duplications, feas_rows = choose_duplications(study)
     feasible = {r["adjacency"]: r["feasible"] for r in feas_rows if r["role"].endswith("(used)")}
     cells = build_cells(study, duplications)
-    with process_pool(workers) as pool:
+    with harness.process_pool(workers) as pool:
         results = run_cells(
             cells, seed=study.seed, executor=pool, workers=workers, progress=progress
         )
     summary, per_run = study_tables(study, cells, results, feasible)
-    paths = write_tables(out, "imola25", TABLES, summary, per_run, feas_rows)
-    if plot:
-        paths += [plot_study(summary, out), plot_study(summary, out, "mean_rank_error")]
-    return paths
+
+    def figures(out: Path) -> list[Path]:
+        return [plot_study(summary, out), plot_study(summary, out, "mean_rank_error")]
+
+    return [harness.StudyPart("imola25", TABLES, (summary, per_run, feas_rows), figures)]
+
+
+run = harness.study_runner(Study, DEFAULT_OUT, study_parts)
 
 
 __all__ = [
@@ -235,4 +210,5 @@ __all__ = [
     "run",
     "run_cells",
     "run_quantiles",
+    "study_parts",
 ]

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.studies.harness import attributes, check_seed, check_sequence, crc
+from dpquant.studies.harness import attributes, check_sequence, spawn_seed
 from dpquant.studies.imola25.config import Cell, Study, check_cell, check_study
 from dpquant.studies.imola25.data import ADULT_SIZE
 from dpquant.studies.imola25.feasibility import slice_parameters
@@ -44,14 +44,7 @@ TABLES = {"": SUMMARY_COLUMNS, "_runs": RUN_COLUMNS, "_feasibility": FEASIBILITY
 def bootstrap_seed(seed: int, cell: Cell) -> np.random.SeedSequence:
     """The bootstrap of one cell's summary: key ("bootstrap", dataset, adjacency, m, mechanism)."""
     cell = check_cell(cell)
-    key = (
-        crc("bootstrap"),
-        crc(cell.dataset),
-        crc(cell.adjacency),
-        int(cell.m),
-        crc(cell.mechanism),
-    )
-    return np.random.SeedSequence(check_seed(seed), spawn_key=key)
+    return spawn_seed(seed, "bootstrap", cell.dataset, cell.adjacency, cell.m, cell.mechanism)
 
 
 def _note(cell: Cell, failures: list[str], study: Study, feasible: bool, seconds: float) -> str:

@@ -6,7 +6,7 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
-from dpquant.options import optional, parse_fraction, parse_int_list, parse_names
+from dpquant.options import parse_fraction, parse_int_list, parse_names
 from dpquant.studies.command import StudyCommand, add_text_options
 from dpquant.studies.tzamos20.config import C_RULES, MAX_STUDY_N, QUICK_REGIMES, REGIMES
 from dpquant.studies.tzamos20.data import DISTRIBUTIONS
@@ -44,18 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def study_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keywords of :func:`make_study` set by the options, parsed and range-checked."""
-    regimes = tuple(g.name for g in (*REGIMES, *QUICK_REGIMES))
-    return {
-        "regimes": optional(args.regimes, parse_names, "--regimes", regimes),
-        "distributions": optional(
-            args.distributions, parse_names, "--distributions", DISTRIBUTIONS
-        ),
-        "ns": optional(args.n_values, parse_int_list, "--n-values", 2, MAX_STUDY_N),
-        "c": optional(args.c, parse_fraction, "--c", *C_RANGE),
-        "c_rule": "constant" if args.c_rule is None else args.c_rule,
-    }
+def argparse_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword of :func:`make_study` set by ``--c-rule`` (checked by argparse)."""
+    return {"c_rule": "constant" if args.c_rule is None else args.c_rule}
 
 
 COMMAND = StudyCommand(
@@ -68,16 +59,18 @@ COMMAND = StudyCommand(
     min_runs=2,
     runs_help="data sets per cell (default 40; --quick: 12)",
     workers_help="processes (default 1)",
-    options={
-        "regimes": "--regimes",
-        "distributions": "--distributions",
-        "ns": "--n-values",
-        "c": "--c",
-        "c_rule": "--c-rule",
-    },
     add_arguments=add_arguments,
-    study_options=study_options,
+    parsed={
+        "regimes": ("--regimes", parse_names, tuple(g.name for g in (*REGIMES, *QUICK_REGIMES))),
+        "distributions": ("--distributions", parse_names, DISTRIBUTIONS),
+        "ns": ("--n-values", parse_int_list, 2, MAX_STUDY_N),
+        "c": ("--c", parse_fraction, *C_RANGE),
+    },
+    argparse_options={"c_rule": "--c-rule"},
+    argparse_values=argparse_values,
 )
 """The sub-parser ``dpquant reproduce tzamos20``."""
+study_options = COMMAND.study_options
+"""The keywords of :func:`make_study` set by the options, parsed and range-checked."""
 
-__all__ = ["C_RANGE", "COMMAND", "add_arguments", "study_options"]
+__all__ = ["C_RANGE", "COMMAND", "add_arguments", "argparse_values", "study_options"]

@@ -15,24 +15,16 @@ random numbers, so the regimes' curves differ by the mechanism only).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dpquant.studies.harness import (
-    Progress,
-    check_run,
-    check_seed,
-    crc,
-    process_pool,
-    task_map,
-    write_tables,
-)
+from dpquant.studies import harness
 from dpquant.studies.tzamos20.config import DEFAULT_OUT, Cell, Study
 from dpquant.studies.tzamos20.data import fixed_design
 from dpquant.studies.tzamos20.plots import plot_study
@@ -60,8 +52,7 @@ CHUNK = 8  # data sets per task
 
 def data_seed(seed: int, cell: Cell, j: int) -> np.random.SeedSequence:
     """The randomness of data set ``j`` of ``cell`` (module docstring)."""
-    key = (crc("tzamos20"), crc(cell.data_key), int(j))
-    return np.random.SeedSequence(check_seed(seed), spawn_key=key)
+    return harness.spawn_seed(seed, "tzamos20", cell.data_key, j)
 
 
 def cell_data(cell: Cell, seed: int, j: int) -> np.ndarray:
@@ -129,7 +120,7 @@ def build_tasks(study: Study) -> list[_Task]:
 
 
 def run_tasks(
-    tasks: Sequence[_Task], workers: int, progress: Progress | None = None
+    tasks: Sequence[_Task], workers: int, progress: harness.Progress | None = None
 ) -> dict[str, tuple[Cell, list[DataResult]]]:
     """Run every task (in ``workers`` processes when > 1); results grouped by cell key."""
     out: dict[str, tuple[Cell, list[DataResult]]] = {}
@@ -147,36 +138,28 @@ def run_tasks(
         for t in tasks:
             collect(*_run_task(t))
     else:
-        with process_pool(workers) as pool:
-            for cell, results in task_map(_run_task, tasks, pool):
+        with harness.process_pool(workers) as pool:
+            for cell, results in harness.task_map(_run_task, tasks, pool):
                 collect(cell, results)
     return out
 
 
-def run(
-    study: Study,
-    *,
-    workers: int | None = None,
-    out: str | Path = DEFAULT_OUT,
-    progress: Progress | None = None,
-    plot: bool = True,
-) -> list[Path]:
-    """Run ``study`` (:func:`make_study`) and write into ``out``: ``tzamos20.csv`` (one row per
-    regime, distribution and n), ``tzamos20_runs.csv`` (one row per data set),
-    ``tzamos20_crossings.csv`` and the figures (:mod:`.plots`); returns the paths written.
-    ``workers`` processes (default 1; the results do not depend on it)."""
-    study, workers, out, plot = check_run(
-        study, Study, workers=workers, out=out, progress=progress, plot=plot, default_workers=1
-    )
+def study_parts(
+    study: Study, workers: int, progress: harness.Progress | None
+) -> list[harness.StudyPart]:
+    """The study's one part: ``tzamos20.csv`` (one row per regime, distribution and n),
+    ``tzamos20_runs.csv`` (one row per data set), ``tzamos20_crossings.csv`` and the figures
+    (:mod:`.plots`). ``progress("tzamos20", done, total)`` counts data sets."""
     results = run_tasks(build_tasks(study), workers, progress)
     cells = [results[c.key] for c in study.cells()]
     summary = [summary_row(cell, res) for cell, res in cells]
     per_run = [row for cell, res in cells for row in run_rows(cell, res)]
     crossings = crossing_rows(summary)
-    paths = write_tables(out, "tzamos20", TABLES, summary, per_run, crossings)
-    if plot:
-        paths += plot_study(summary, crossings, out)
-    return paths
+    figures = functools.partial(plot_study, summary, crossings)
+    return [harness.StudyPart("tzamos20", TABLES, (summary, per_run, crossings), figures)]
+
+
+run = harness.study_runner(Study, DEFAULT_OUT, study_parts, default_workers=1)
 
 
 __all__ = [
@@ -187,4 +170,5 @@ __all__ = [
     "run",
     "run_data",
     "run_tasks",
+    "study_parts",
 ]

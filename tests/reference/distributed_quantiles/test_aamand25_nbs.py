@@ -15,17 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from reference.distributed_quantiles.amplification import (
-    fmt_epsilon,
-    fmt_epsilon_mp,
-    fmt_precondition,
-    local_epsilon_authors,
-    local_epsilon_inverted,
-    local_epsilon_lemma_g5,
-    local_epsilon_paper,
-    notebook_min_users,
-    shuffle_local_epsilon,
-)
+from reference.distributed_quantiles import amplification
 from reference.distributed_quantiles.naive_nbs import (
     batch_schedule,
     debiased_estimate,
@@ -266,54 +256,74 @@ FMT_TABLE = [
 def test_table_of_shuffle_local_epsilons_and_their_fmt_epsilons(
     eps, paper, code, fmt_paper, fmt_code
 ) -> None:
-    e_paper = local_epsilon_paper(eps, N_FIG4, B_FIG4, DELTA, require_precondition=False)
-    e_code = local_epsilon_authors(eps, N_FIG4, B_FIG4, DELTA, require_precondition=False)
+    e_paper = amplification.local_epsilon_paper(
+        eps, N_FIG4, B_FIG4, DELTA, require_precondition=False
+    )
+    e_code = amplification.local_epsilon_authors(
+        eps, N_FIG4, B_FIG4, DELTA, require_precondition=False
+    )
     assert round(e_paper, 4) == paper and round(e_code, 4) == code
     assert round(e_code - e_paper, 4) == 0.3665  # n/ln K against n/⌈lg K⌉: 0.3665 higher
     batch = N_FIG4 // 16
     assert batch == 625_000
-    assert round(fmt_epsilon(e_paper, batch, DELTA), 4) == fmt_paper
-    assert round(fmt_epsilon(e_code, batch, DELTA), 4) == fmt_code
+    assert round(amplification.fmt_epsilon(e_paper, batch, DELTA), 4) == fmt_paper
+    assert round(amplification.fmt_epsilon(e_code, batch, DELTA), 4) == fmt_code
     # every ε' in the table is below its ε: the bound holds (when the precondition does)
-    assert fmt_epsilon(e_code, batch, DELTA) < eps
+    assert amplification.fmt_epsilon(e_code, batch, DELTA) < eps
     with workdps():
-        assert abs(fmt_epsilon_mp(e_code, batch, DELTA) - fmt_epsilon(e_code, batch, DELTA)) < 1e-13
+        assert (
+            abs(
+                amplification.fmt_epsilon_mp(e_code, batch, DELTA)
+                - amplification.fmt_epsilon(e_code, batch, DELTA)
+            )
+            < 1e-13
+        )
 
 
 def test_fmt_entry_at_1_357_is_0_79744_not_0_7975() -> None:
     # the exact value rounds to 0.7974 (``notes/aamand25.md`` erratum 6)
-    e_paper = local_epsilon_paper(GRID[6], N_FIG4, B_FIG4, DELTA)
+    e_paper = amplification.local_epsilon_paper(GRID[6], N_FIG4, B_FIG4, DELTA)
     with workdps():
-        value = fmt_epsilon_mp(e_paper, N_FIG4 // 16, DELTA)
+        value = amplification.fmt_epsilon_mp(e_paper, N_FIG4 // 16, DELTA)
         assert mpmath.mpf("0.797445") < value < mpmath.mpf("0.7974455")
 
 
 def test_fmt_precondition_fails_from_2_096_for_the_code_and_3_237_for_the_paper_formula() -> None:
     batch = N_FIG4 // 16
     for i, eps in enumerate(GRID):
-        e_paper = local_epsilon_paper(eps, N_FIG4, B_FIG4, DELTA, require_precondition=False)
-        e_code = local_epsilon_authors(eps, N_FIG4, B_FIG4, DELTA, require_precondition=False)
-        assert fmt_precondition(e_paper, batch, DELTA) == (i < 8)  # fails from 3.237 = GRID[8]
-        assert fmt_precondition(e_code, batch, DELTA) == (i < 7)  # fails from 2.096 = GRID[7]
+        e_paper = amplification.local_epsilon_paper(
+            eps, N_FIG4, B_FIG4, DELTA, require_precondition=False
+        )
+        e_code = amplification.local_epsilon_authors(
+            eps, N_FIG4, B_FIG4, DELTA, require_precondition=False
+        )
+        # fails from 3.237 = GRID[8]
+        assert amplification.fmt_precondition(e_paper, batch, DELTA) == (i < 8)
+        # fails from 2.096 = GRID[7]
+        assert amplification.fmt_precondition(e_code, batch, DELTA) == (i < 7)
     with pytest.raises(ValueError, match="FMT precondition fails for the authors rule"):
-        local_epsilon_authors(GRID[7], N_FIG4, B_FIG4, DELTA)
+        amplification.local_epsilon_authors(GRID[7], N_FIG4, B_FIG4, DELTA)
     with pytest.raises(ValueError, match="FMT precondition fails for the paper rule"):
-        local_epsilon_paper(GRID[8], N_FIG4, B_FIG4, DELTA)
-    assert local_epsilon_paper(GRID[7], N_FIG4, B_FIG4, DELTA) == pytest.approx(7.4576, abs=5e-5)
+        amplification.local_epsilon_paper(GRID[8], N_FIG4, B_FIG4, DELTA)
+    assert amplification.local_epsilon_paper(GRID[7], N_FIG4, B_FIG4, DELTA) == pytest.approx(
+        7.4576, abs=5e-5
+    )
 
 
 def test_claim_7_user_thresholds_are_2_535e6_7_83e4_1_376e4_and_the_paper_2_5e7_is_a_typo() -> None:
-    thresholds = [notebook_min_users(e, B_FIG4, DELTA) for e in (GRID[0], GRID[4], GRID[6])]
+    thresholds = [
+        amplification.notebook_min_users(e, B_FIG4, DELTA) for e in (GRID[0], GRID[4], GRID[6])
+    ]
     assert [float(f"{t:.4g}") for t in thresholds] == [2.535e6, 7.831e4, 1.376e4]
     assert thresholds[0] < 2.5e7 / 9  # the printed 2.5·10^7 is ten times too large
     # at the literal ε = 0.5 and 1 the formula gives 1.01e5 and 2.53e4, not 7.8e4 and 1.3e4
-    assert round(notebook_min_users(0.5, B_FIG4, DELTA), -3) == 101_000
-    assert round(notebook_min_users(1.0, B_FIG4, DELTA), -2) == 25_400
+    assert round(amplification.notebook_min_users(0.5, B_FIG4, DELTA), -3) == 101_000
+    assert round(amplification.notebook_min_users(1.0, B_FIG4, DELTA), -2) == 25_400
     # the threshold is where the paper's ε_RR turns positive
     for eps, t in zip((GRID[0], GRID[4], GRID[6]), thresholds, strict=True):
-        assert local_epsilon_paper(eps, math.ceil(t), B_FIG4, DELTA) > 0
+        assert amplification.local_epsilon_paper(eps, math.ceil(t), B_FIG4, DELTA) > 0
         with pytest.raises(ValueError, match=r"<= 0.*needs n >= "):
-            local_epsilon_paper(eps, math.floor(0.99 * t), B_FIG4, DELTA)
+            amplification.local_epsilon_paper(eps, math.floor(0.99 * t), B_FIG4, DELTA)
 
 
 @given(
@@ -324,12 +334,12 @@ def test_claim_7_user_thresholds_are_2_535e6_7_83e4_1_376e4_and_the_paper_2_5e7_
 def test_inverted_local_epsilon_dominates_lemma_g5_and_meets_the_fmt_bound_at_50_digits(
     eps, n_batch, delta
 ) -> None:
-    inverted = local_epsilon_inverted(eps, n_batch, delta)
+    inverted = amplification.local_epsilon_inverted(eps, n_batch, delta)
     with workdps():
-        assert fmt_epsilon_mp(inverted, n_batch, delta) <= mpmath.mpf(eps)
-    assert fmt_precondition(inverted, n_batch, delta)
+        assert amplification.fmt_epsilon_mp(inverted, n_batch, delta) <= mpmath.mpf(eps)
+    assert amplification.fmt_precondition(inverted, n_batch, delta)
     try:
-        g5 = local_epsilon_lemma_g5(eps, n_batch, delta)
+        g5 = amplification.local_epsilon_lemma_g5(eps, n_batch, delta)
     except ValueError:
         return  # the lemma refuses (ε_L <= 0); the inverted rule still gives a positive budget
     assert inverted >= g5
@@ -338,39 +348,54 @@ def test_inverted_local_epsilon_dominates_lemma_g5_and_meets_the_fmt_bound_at_50
 def test_inverted_local_epsilon_is_the_largest_allowed() -> None:
     # one ulp above it, either the precondition or the bound fails (checked at 50+ digits)
     for eps in (0.1, GRID[4], 1.0, GRID[7]):
-        e = local_epsilon_inverted(eps, 625_000, DELTA)
+        e = amplification.local_epsilon_inverted(eps, 625_000, DELTA)
         up = math.nextafter(e, math.inf) * (1 + 1e-12)
         with workdps():
-            over = fmt_epsilon_mp(up, 625_000, DELTA) > mpmath.mpf(eps)
-        assert over or not fmt_precondition(up, 625_000, DELTA)
+            over = amplification.fmt_epsilon_mp(up, 625_000, DELTA) > mpmath.mpf(eps)
+        assert over or not amplification.fmt_precondition(up, 625_000, DELTA)
 
 
 def test_fmt_epsilon_float_matches_mpmath_and_never_overflows() -> None:
     with workdps():
         for e_l, n in ((1e-6, 10), (0.5, 1000), (7.8, 625_000), (30.0, 10**12)):
-            ref = fmt_epsilon_mp(e_l, n, DELTA)
-            assert abs(fmt_epsilon(e_l, n, DELTA) - ref) <= 1e-12 * ref
-    big = fmt_epsilon(800.0, 1000, DELTA)
+            ref = amplification.fmt_epsilon_mp(e_l, n, DELTA)
+            assert abs(amplification.fmt_epsilon(e_l, n, DELTA) - ref) <= 1e-12 * ref
+    big = amplification.fmt_epsilon(800.0, 1000, DELTA)
     assert math.isfinite(big) and big == pytest.approx(800.0 - math.log(1000) + math.log(8), 1e-9)
 
 
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: fmt_epsilon(0.0, 10, DELTA), "eps_local"),
-        (lambda: fmt_epsilon(1.0, 0, DELTA), "n must be"),
-        (lambda: fmt_epsilon(1.0, 10, 0.0), "delta"),
-        (lambda: fmt_epsilon(1.0, 10, 1.0), "delta"),
-        (lambda: local_epsilon_lemma_g5(0.0, 10**6, DELTA), "epsilon"),
-        (lambda: local_epsilon_lemma_g5(1.0, 10**6, 1.5), "delta"),
-        (lambda: local_epsilon_lemma_g5(1.0, 0, DELTA), "n_batch"),
-        (lambda: local_epsilon_lemma_g5(0.1, 1000, DELTA), r"<= 0.*n_batch >= 158456"),
-        (lambda: local_epsilon_lemma_g5(3.0, 10**8, DELTA), "precondition.*epsilon <= 2.276"),
-        (lambda: local_epsilon_inverted(1.0, 300, DELTA), "precondition.*n_batch >= 306"),
-        (lambda: local_epsilon_paper(1.0, 10, 4**8, DELTA), "n too small"),
-        (lambda: local_epsilon_authors(1.0, 10**6, 1, DELTA), "K must be"),
-        (lambda: shuffle_local_epsilon(1.0, DELTA, 10**6, 4**8, "nope"), "rule must be"),
-        (lambda: shuffle_local_epsilon(0.1, DELTA, 10**4, 4**8), r"n >= 2535296 in total"),
+        (lambda: amplification.fmt_epsilon(0.0, 10, DELTA), "eps_local"),
+        (lambda: amplification.fmt_epsilon(1.0, 0, DELTA), "n must be"),
+        (lambda: amplification.fmt_epsilon(1.0, 10, 0.0), "delta"),
+        (lambda: amplification.fmt_epsilon(1.0, 10, 1.0), "delta"),
+        (lambda: amplification.local_epsilon_lemma_g5(0.0, 10**6, DELTA), "epsilon"),
+        (lambda: amplification.local_epsilon_lemma_g5(1.0, 10**6, 1.5), "delta"),
+        (lambda: amplification.local_epsilon_lemma_g5(1.0, 0, DELTA), "n_batch"),
+        (
+            lambda: amplification.local_epsilon_lemma_g5(0.1, 1000, DELTA),
+            r"<= 0.*n_batch >= 158456",
+        ),
+        (
+            lambda: amplification.local_epsilon_lemma_g5(3.0, 10**8, DELTA),
+            "precondition.*epsilon <= 2.276",
+        ),
+        (
+            lambda: amplification.local_epsilon_inverted(1.0, 300, DELTA),
+            "precondition.*n_batch >= 306",
+        ),
+        (lambda: amplification.local_epsilon_paper(1.0, 10, 4**8, DELTA), "n too small"),
+        (lambda: amplification.local_epsilon_authors(1.0, 10**6, 1, DELTA), "K must be"),
+        (
+            lambda: amplification.shuffle_local_epsilon(1.0, DELTA, 10**6, 4**8, "nope"),
+            "rule must be",
+        ),
+        (
+            lambda: amplification.shuffle_local_epsilon(0.1, DELTA, 10**4, 4**8),
+            r"n >= 2535296 in total",
+        ),
     ],
 )
 def test_amplification_rejects_bad_input_with_a_clear_message(call, match) -> None:
@@ -381,16 +406,18 @@ def test_amplification_rejects_bad_input_with_a_clear_message(call, match) -> No
 def test_shuffle_local_epsilon_uses_the_smallest_batch() -> None:
     n = 16 * 100_000 + 15  # fifteen batches of 100001, one of 100000
     assert batch_schedule(n, 4**8)[-1] == 100_000
-    assert shuffle_local_epsilon(1.0, DELTA, n, 4**8) == local_epsilon_lemma_g5(1.0, 100_000, DELTA)
-    assert shuffle_local_epsilon(1.0, DELTA, n, 4**8, "inverted") == local_epsilon_inverted(
-        1.0, 100_000, DELTA
-    )
-    assert shuffle_local_epsilon(1.0, DELTA, n, 4**8, "paper") == local_epsilon_paper(
-        1.0, n, 4**8, DELTA
-    )
-    assert shuffle_local_epsilon(1.0, DELTA, n, 4**8, "authors") == local_epsilon_authors(
-        1.0, n, 4**8, DELTA
-    )
+    assert amplification.shuffle_local_epsilon(
+        1.0, DELTA, n, 4**8
+    ) == amplification.local_epsilon_lemma_g5(1.0, 100_000, DELTA)
+    assert amplification.shuffle_local_epsilon(
+        1.0, DELTA, n, 4**8, "inverted"
+    ) == amplification.local_epsilon_inverted(1.0, 100_000, DELTA)
+    assert amplification.shuffle_local_epsilon(
+        1.0, DELTA, n, 4**8, "paper"
+    ) == amplification.local_epsilon_paper(1.0, n, 4**8, DELTA)
+    assert amplification.shuffle_local_epsilon(
+        1.0, DELTA, n, 4**8, "authors"
+    ) == amplification.local_epsilon_authors(1.0, n, 4**8, DELTA)
 
 
 @given(
@@ -406,15 +433,17 @@ def test_every_accepted_local_epsilon_is_eps_delta_private_on_every_batch(
     """Whatever rule, an accepted ε_L meets the precondition and the Thm G.4 bound ≤ ε on the
     smallest batch ⌊n/r⌋ (and hence on the larger ones, the bound decreasing in n)."""
     try:
-        e_l = shuffle_local_epsilon(eps, delta, n, K, rule)
+        e_l = amplification.shuffle_local_epsilon(eps, delta, n, K, rule)
     except ValueError as err:
         assert "<= 0" in str(err) or "precondition" in str(err) or "too small" in str(err)
         return
     m = n // search_rounds(K)
-    assert e_l > 0 and fmt_precondition(e_l, m, delta)
+    assert e_l > 0 and amplification.fmt_precondition(e_l, m, delta)
     with workdps():
-        assert fmt_epsilon_mp(e_l, m, delta) <= mpmath.mpf(eps)
-        assert fmt_epsilon_mp(e_l, m + 1, delta) <= fmt_epsilon_mp(e_l, m, delta)
+        assert amplification.fmt_epsilon_mp(e_l, m, delta) <= mpmath.mpf(eps)
+        assert amplification.fmt_epsilon_mp(e_l, m + 1, delta) <= amplification.fmt_epsilon_mp(
+            e_l, m, delta
+        )
 
 
 # ------------------------------------------------------------------------ the shuffle search
@@ -423,7 +452,7 @@ def test_every_accepted_local_epsilon_is_eps_delta_private_on_every_batch(
 def test_shuffle_nbs_is_dp_naive_nbs_run_at_the_amplified_local_epsilon() -> None:
     users = gap_data(np.random.default_rng(3), 200_000, 4**8, 20_000)
     for rule in ("lemma_g5", "inverted", "paper", "authors"):
-        e_l = shuffle_local_epsilon(1.0, DELTA, users.size, 4**8, rule)
+        e_l = amplification.shuffle_local_epsilon(1.0, DELTA, users.size, 4**8, rule)
         a = shuffle_nbs(users, 4**8, 1.0, DELTA, np.random.default_rng(9), local_epsilon=rule)
         b = dp_naive_nbs(users, 4**8, e_l, np.random.default_rng(9))
         assert a == b
@@ -459,7 +488,7 @@ def test_shuffle_nbs_smoke_accuracy_at_a_million_users() -> None:
     rng = np.random.default_rng(77)
     B, n = 4**8, 10**6
     users = (np.clip(np.round(2000 * rng.pareto(1.5, n)), 0, B - 1) + 1).astype(np.int64)
-    e_l = shuffle_local_epsilon(1.0, DELTA, n, B)
+    e_l = amplification.shuffle_local_epsilon(1.0, DELTA, n, B)
     n_min, r = n // 16, 16
     p_fail = np.unique(users).size * r * hoeffding_two_sided(n_min, 0.018) + r * bernstein_rr(
         n_min, 0.007, e_l

@@ -49,6 +49,19 @@ def _tiny(**kw) -> SliceQuantiles:
     return SliceQuantiles((3, 8), 1, 4.0, 2.0, (0.0, 11.0), **base)
 
 
+def _release_median(data, bounds, epsilon, delta, **options):
+    """``slice_quantiles`` of ``data`` at the median, seeded, with the given ``options``."""
+    return slice_quantiles(
+        data,
+        [0.5],
+        bounds=bounds,
+        epsilon=epsilon,
+        delta=delta,
+        rng=np.random.default_rng(0),
+        **options,
+    )
+
+
 # ---------------------------------------------------------------- the base class
 
 
@@ -80,16 +93,7 @@ def test_clip_range_no_is_refused_not_read_as_true(bad) -> None:
     with pytest.raises(ValueError, match="clip_range"):
         plan_slice_quantiles(20, (0, 21), 40.0, 1e-3, quantiles=[0.5], half_width=1, clip_range=bad)
     with pytest.raises(ValueError, match="clip_range"):
-        slice_quantiles(
-            np.arange(1.0, 21.0),
-            [0.5],
-            bounds=(0, 21),
-            epsilon=40.0,
-            delta=1e-3,
-            rng=np.random.default_rng(0),
-            half_width=1,
-            clip_range=bad,
-        )
+        _release_median(np.arange(1.0, 21.0), (0, 21), 40.0, 1e-3, half_width=1, clip_range=bad)
 
 
 @pytest.mark.parametrize("name", ["clamp"])
@@ -254,15 +258,7 @@ def test_planner_refuses_bad_choices_and_unknown_options() -> None:
     with pytest.raises(ValueError, match="min_gap"):
         plan_slice_quantiles(20, (0, 21), 40.0, 1e-3, min_gap="1", **common)
     with pytest.raises(ValueError, match="halfwidth"):
-        slice_quantiles(
-            X10,
-            [0.5],
-            bounds=(0, 11),
-            epsilon=1,
-            delta=1e-6,
-            rng=np.random.default_rng(0),
-            halfwidth=1,
-        )
+        _release_median(X10, (0, 11), 1, 1e-6, halfwidth=1)
 
 
 def test_replace_one_planning_with_a_huge_epsilon_works_in_log_space() -> None:

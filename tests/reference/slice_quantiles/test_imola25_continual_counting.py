@@ -20,18 +20,7 @@ from hypothesis import strategies as st
 
 from reference.conformance import atom_test, clopper_pearson, dkw_test
 from reference.exact.mp import workdps
-from reference.primitives.continual_counting import (
-    NOISES,
-    ContinualCounting,
-    fenwick_parents,
-    lowbit,
-    prefix_sums,
-    round_half_up,
-    shift_node_count,
-    shift_nodes,
-    shift_privacy_loss,
-    tree_height,
-)
+from reference.primitives import continual_counting
 from reference.primitives.discrete_laplace import DiscreteLaplaceLaw
 from reference.slice_quantiles.cc_tails import (
     cc_error_bound,
@@ -93,11 +82,11 @@ def box(m: int, radius: int) -> np.ndarray:
 def test_discrete_pmf_sums_to_one_over_a_box_up_to_the_tail_remainder(m, epsilon, radius) -> None:
     """Σ_{v ∈ box} P(N = v) = 1 − P(max_i |N_i| > R), and that remainder lies between the largest
     single-coordinate tail and the union bound (both exact, cc_tails)."""
-    cc = ContinualCounting(m, epsilon)
+    cc = continual_counting.ContinualCounting(m, epsilon)
     total = math.fsum(np.exp(cc.noise_logpmf(box(m, radius))).tolist())
     remainder = 1.0 - total
     union = float(cc_max_error_tail(m, epsilon, radius))
-    p = math.exp(-epsilon / tree_height(m))
+    p = math.exp(-epsilon / continual_counting.tree_height(m))
     single = max(
         float(discrete_laplace_sum_two_sided_tail(radius + 1, k, p)) for k in popcount_classes(m)
     )
@@ -107,7 +96,7 @@ def test_discrete_pmf_sums_to_one_over_a_box_up_to_the_tail_remainder(m, epsilon
 
 def test_discrete_pmf_mp_sums_to_one_for_m_1_exactly() -> None:
     """m = 1: Σ_{|v| <= R} P(v) = 1 − 2p^{R+1}/(1+p) to 60 digits."""
-    cc = ContinualCounting(1, 1.5)
+    cc = continual_counting.ContinualCounting(1, 1.5)
     with workdps():
         p = mpmath.exp(-mpmath.mpf(1.5))
         total = mpmath.fsum(mpmath.exp(cc.noise_logpmf_mp([v])) for v in range(-40, 41))
@@ -125,7 +114,7 @@ def encode(rows: np.ndarray, radius: int) -> np.ndarray:
 def test_discrete_sampler_matches_the_exact_joint_pmf_on_atoms(rng) -> None:
     """check the joint law, not only marginals: 27 atoms of [−1, 1]^3 (plus "other") by
     Clopper–Pearson at level 1e-7 (Bonferroni inside atom_test)."""
-    cc = ContinualCounting(3, 2.0)
+    cc = continual_counting.ContinualCounting(3, 2.0)
     samples = cc.sample_noise(200_000, rng)
     atoms = box(3, 1)
     codes = encode(atoms, 1)
@@ -138,9 +127,9 @@ def test_discrete_sampler_matches_the_exact_joint_pmf_on_atoms(rng) -> None:
 def test_discrete_sampler_node_differences_are_iid_discrete_laplace(rng) -> None:
     """η = W⁻¹N: each column is DLap(T/ε) (atoms |k| <= 3, Bonferroni over the m columns)."""
     m, epsilon = 5, 1.5
-    cc = ContinualCounting(m, epsilon)
+    cc = continual_counting.ContinualCounting(m, epsilon)
     eta = cc.node_differences(cc.sample_noise(100_000, rng))
-    p = mpmath.exp(-mpmath.mpf(epsilon) / tree_height(m))
+    p = mpmath.exp(-mpmath.mpf(epsilon) / continual_counting.tree_height(m))
     probs = {k: float(discrete_laplace_sum_pmf(k, 1, p)) for k in range(-3, 4)}
     for i in range(m):
         atom_test(eta[:, i], probs, ALPHA / m).assert_ok()
@@ -149,9 +138,9 @@ def test_discrete_sampler_node_differences_are_iid_discrete_laplace(rng) -> None
 def test_laplace_sampler_marginals_match_the_exact_laplace_sum_law(rng) -> None:
     """N_i is a sum of popcount(i) Lap(T/ε): DKW band per coordinate (Bonferroni over m)."""
     m, epsilon = 7, 1.0
-    cc = ContinualCounting(m, epsilon, noise="laplace")
+    cc = continual_counting.ContinualCounting(m, epsilon, noise="laplace")
     draws = cc.sample_noise(50_000, rng)
-    b = tree_height(m) / epsilon
+    b = continual_counting.tree_height(m) / epsilon
     for i in range(1, m + 1):
         k = bin(i).count("1")
         dkw_test(draws[:, i - 1], lambda x, k=k: laplace_sum_cdf_np(x, k, b), ALPHA / m).assert_ok()
@@ -159,25 +148,28 @@ def test_laplace_sampler_marginals_match_the_exact_laplace_sum_law(rng) -> None:
 
 def test_laplace_release_rounds_half_up_on_the_noise(rng) -> None:
     """release = r + ⌊N + ½⌋ (same generator state ⇒ same noise)."""
-    cc = ContinualCounting(4, 1.0, noise="laplace")
+    cc = continual_counting.ContinualCounting(4, 1.0, noise="laplace")
     r = np.array([3, 10, 11, 40])
     seed_a, seed_b = np.random.default_rng(5), np.random.default_rng(5)
     released = cc.release(r, 1000, seed_a)
-    assert np.array_equal(released, r + round_half_up(cc.sample_noise(1000, seed_b)))
+    assert np.array_equal(
+        released, r + continual_counting.round_half_up(cc.sample_noise(1000, seed_b))
+    )
 
 
 def test_round_half_up_sends_k_minus_half_to_k_unlike_numpy_round() -> None:
     x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.25, 2.4, -0.75])
-    assert round_half_up(x).tolist() == [-2, -1, 0, 1, 2, 3, 0, 2, -1]
-    assert np.round(x).tolist() != round_half_up(x).tolist()  # numpy: half to even
-    assert round_half_up(x).dtype == np.int64
+    assert continual_counting.round_half_up(x).tolist() == [-2, -1, 0, 1, 2, 3, 0, 2, -1]
+    # numpy rounds half to even
+    assert np.round(x).tolist() != continual_counting.round_half_up(x).tolist()
+    assert continual_counting.round_half_up(x).dtype == np.int64
 
 
 def test_round_half_up_is_exact_one_ulp_below_one_half() -> None:
     """x = 0.5 − 2^{−54} < ½ must round to 0, although x + 0.5 rounds to 1.0 in double precision
     (same for odd integers above 2^52): the primitive computes ⌊x⌋ + (x − ⌊x⌋ >= ½) exactly."""
     x = np.array([np.nextafter(0.5, 0.0), 2.0**52 + 1])
-    assert round_half_up(x).tolist() == [0, 2**52 + 1]
+    assert continual_counting.round_half_up(x).tolist() == [0, 2**52 + 1]
 
 
 @pytest.mark.parametrize(
@@ -191,8 +183,8 @@ def test_exact_shift_losses_match_the_reference_values(m, expected) -> None:
     """The exact losses (ε/T)·c(s) at ε = 1 (notes/imola25.md, "Reference values"), and the
     brute-force max of log P(v) − log P(v − e) over a box equals it (the loss is attained, e.g.
     at v = 0)."""
-    assert [shift_privacy_loss(m, s, 1) for s in range(1, m + 1)] == expected
-    cc = ContinualCounting(m, 1.0)
+    assert [continual_counting.shift_privacy_loss(m, s, 1) for s in range(1, m + 1)] == expected
+    cc = continual_counting.ContinualCounting(m, 1.0)
     v = box(m, 2 if m == 3 else 1)
     base = cc.noise_logpmf(v)
     for s, loss in zip(range(1, m + 1), expected, strict=True):
@@ -205,9 +197,9 @@ def test_exact_shift_losses_match_the_reference_values(m, expected) -> None:
 def test_under_noised_scale_gives_loss_above_epsilon() -> None:
     """scale = T/(2ε) doubles the loss of the shift e^{(1)} (c(1) = T nodes): exactly 2ε."""
     m, epsilon = 6, 1.0
-    t = tree_height(m)
-    honest = ContinualCounting(m, epsilon)
-    weak = ContinualCounting(m, epsilon, scale=t / (2 * epsilon))
+    t = continual_counting.tree_height(m)
+    honest = continual_counting.ContinualCounting(m, epsilon)
+    weak = continual_counting.ContinualCounting(m, epsilon, scale=t / (2 * epsilon))
     v, e = np.zeros(m, dtype=np.int64), contiguous_shift(m, 1)
     with workdps():
         loss_honest = honest.noise_logpmf_mp(v) - honest.noise_logpmf_mp(v - e)
@@ -220,25 +212,33 @@ def test_under_noised_scale_gives_loss_above_epsilon() -> None:
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: ContinualCounting(0, 1.0),
-        lambda: ContinualCounting(2.5, 1.0),
-        lambda: ContinualCounting(True, 1.0),
-        lambda: ContinualCounting(3, 0.0),
-        lambda: ContinualCounting(3, -1.0),
-        lambda: ContinualCounting(3, float("nan")),
-        lambda: ContinualCounting(3, 1.0, noise="gaussian"),
-        lambda: ContinualCounting(3, 1.0, scale=0.0),
-        lambda: ContinualCounting(3, 1.0, scale=-2.0),
-        lambda: ContinualCounting(3, 1.0).release([1, 2], 5, np.random.default_rng(0)),
-        lambda: ContinualCounting(3, 1.0).release([1.0, 2.0, 3.0], 5, np.random.default_rng(0)),
-        lambda: ContinualCounting(3, 1.0).sample_noise(-1, np.random.default_rng(0)),
-        lambda: ContinualCounting(3, 1.0).sample_noise(5, 0),
-        lambda: ContinualCounting(3, 1.0, noise="laplace").noise_logpmf_mp([0, 0, 0]),
-        lambda: ContinualCounting(3, 1.0).noise_cell_probability_mp([0, 0, 0]),
-        lambda: shift_nodes(3, 0),
-        lambda: shift_nodes(3, 4),
-        lambda: shift_privacy_loss(3, 1, 0),
-        lambda: tree_height(0),
+        lambda: continual_counting.ContinualCounting(0, 1.0),
+        lambda: continual_counting.ContinualCounting(2.5, 1.0),
+        lambda: continual_counting.ContinualCounting(True, 1.0),
+        lambda: continual_counting.ContinualCounting(3, 0.0),
+        lambda: continual_counting.ContinualCounting(3, -1.0),
+        lambda: continual_counting.ContinualCounting(3, float("nan")),
+        lambda: continual_counting.ContinualCounting(3, 1.0, noise="gaussian"),
+        lambda: continual_counting.ContinualCounting(3, 1.0, scale=0.0),
+        lambda: continual_counting.ContinualCounting(3, 1.0, scale=-2.0),
+        lambda: continual_counting.ContinualCounting(3, 1.0).release(
+            [1, 2], 5, np.random.default_rng(0)
+        ),
+        lambda: continual_counting.ContinualCounting(3, 1.0).release(
+            [1.0, 2.0, 3.0], 5, np.random.default_rng(0)
+        ),
+        lambda: continual_counting.ContinualCounting(3, 1.0).sample_noise(
+            -1, np.random.default_rng(0)
+        ),
+        lambda: continual_counting.ContinualCounting(3, 1.0).sample_noise(5, 0),
+        lambda: continual_counting.ContinualCounting(3, 1.0, noise="laplace").noise_logpmf_mp(
+            [0, 0, 0]
+        ),
+        lambda: continual_counting.ContinualCounting(3, 1.0).noise_cell_probability_mp([0, 0, 0]),
+        lambda: continual_counting.shift_nodes(3, 0),
+        lambda: continual_counting.shift_nodes(3, 4),
+        lambda: continual_counting.shift_privacy_loss(3, 1, 0),
+        lambda: continual_counting.tree_height(0),
     ],
 )
 def test_cc_bad_input_raises_value_error(call) -> None:
@@ -250,12 +250,17 @@ def test_cc_bad_input_raises_value_error(call) -> None:
 def test_fenwick_shift_cost_is_c_of_s_at_most_T(ms) -> None:
     """‖W⁻¹e^{(s)}‖₁ = c(s) <= T, W⁻¹e^{(s)} is the 0/1 indicator of shift_nodes(m, s)."""
     m, s = ms
-    cc = ContinualCounting(m, 1.0)
+    cc = continual_counting.ContinualCounting(m, 1.0)
     c = cc.node_differences(contiguous_shift(m, s))
     assert set(np.unique(c).tolist()) <= {0, 1}
-    assert np.flatnonzero(c).tolist() == (shift_nodes(m, s) - 1).tolist()
-    assert int(np.abs(c).sum()) == shift_node_count(m, s) <= tree_height(m)
-    assert shift_node_count(m, 1) == tree_height(m)  # leaf 1 lies in the T power-of-two nodes
+    assert np.flatnonzero(c).tolist() == (continual_counting.shift_nodes(m, s) - 1).tolist()
+    assert (
+        int(np.abs(c).sum())
+        == continual_counting.shift_node_count(m, s)
+        <= continual_counting.tree_height(m)
+    )
+    # leaf 1 lies in the T power-of-two nodes
+    assert continual_counting.shift_node_count(m, 1) == continual_counting.tree_height(m)
 
 
 @given(
@@ -265,13 +270,13 @@ def test_fenwick_shift_cost_is_c_of_s_at_most_T(ms) -> None:
 )
 def test_prefix_sums_is_the_inverse_of_node_differences(m, rows, seed) -> None:
     r = np.random.default_rng(seed)
-    cc = ContinualCounting(m, 1.0)
+    cc = continual_counting.ContinualCounting(m, 1.0)
     eta = r.integers(-50, 51, size=(rows, m))
-    assert np.array_equal(cc.node_differences(prefix_sums(eta)), eta)
+    assert np.array_equal(cc.node_differences(continual_counting.prefix_sums(eta)), eta)
     v = r.integers(-50, 51, size=(rows, m))
-    assert np.array_equal(prefix_sums(cc.node_differences(v)), v)
-    parents = fenwick_parents(m)
-    assert all(parents[i] == i - lowbit(i) for i in range(1, m + 1))
+    assert np.array_equal(continual_counting.prefix_sums(cc.node_differences(v)), v)
+    parents = continual_counting.fenwick_parents(m)
+    assert all(parents[i] == i - continual_counting.lowbit(i) for i in range(1, m + 1))
 
 
 # ============================================================================= cc_tails
@@ -281,7 +286,10 @@ def test_popcount_classes_count_the_coordinates_by_number_of_nodes(m) -> None:
     for i in range(1, m + 1):
         brute[i.bit_count()] = brute.get(i.bit_count(), 0) + 1
     assert popcount_classes(m) == brute
-    assert max_popcount(m) in (tree_height(m) - 1, tree_height(m))
+    assert max_popcount(m) in (
+        continual_counting.tree_height(m) - 1,
+        continual_counting.tree_height(m),
+    )
 
 
 @pytest.mark.parametrize("p", ["0.3", "0.5"])
@@ -414,7 +422,7 @@ def test_tail_bound_reference_table_is_reproduced() -> None:
 
 def test_chernoff_default_k_is_the_max_popcount() -> None:
     """k = max popcount (T − 1 here) is what reproduces the table; k = T is larger."""
-    assert max_popcount(200) == 7 == tree_height(200) - 1
+    assert max_popcount(200) == 7 == continual_counting.tree_height(200) - 1
     assert float(chernoff_bound(200, 0.5, 1e-16, k=8)) == pytest.approx(995.32, abs=0.01)
     assert float(chernoff_bound(200, 0.5, 1e-16, two_sided=False)) < 967.7
 
@@ -585,12 +593,16 @@ def test_fenwick_tree_is_a_valid_cc_for_contrast() -> None:
     for m in (1, 4, 7, 20, 64):
         rep = fenwick_shift_report(m)
         assert rep.full_rank and rep.outside_lattice == () and rep.is_valid_cc
-        assert rep.integer_costs == {s: float(shift_node_count(m, s)) for s in range(1, m + 1)}
-        assert max(rep.integer_costs.values()) == tree_height(m)
+        assert rep.integer_costs == {
+            s: float(continual_counting.shift_node_count(m, s)) for s in range(1, m + 1)
+        }
+        assert max(rep.integer_costs.values()) == continual_counting.tree_height(m)
         assert all(loss <= 1 for loss in fenwick_shift_losses(m, 1).values())
     w, _ = fenwick_noise_matrix(5)
     for s, loss in fenwick_shift_losses(5, Fraction(1)).items():
-        got, _ = shift_loss_over_box(w, contiguous_shift(5, s), tree_height(5), 1)
+        got, _ = shift_loss_over_box(
+            w, contiguous_shift(5, s), continual_counting.tree_height(5), 1
+        )
         assert abs(got - mpmath.mpf(loss.numerator) / loss.denominator) < 1e-40
 
 
@@ -657,42 +669,45 @@ def test_cc_epsilon_1e_minus_25_is_refused_instead_of_zero_noise() -> None:
         match=r"^epsilon must give a per-node noise scale at most 2\^50 = 1\.1259e\+15 \(epsilon "
         r">= T/2\^50 = 2\.665e-15 for m = 4\)",
     ):
-        ContinualCounting(4, 1e-25)
+        continual_counting.ContinualCounting(4, 1e-25)
     with pytest.raises(ValueError, match=r"^epsilon must give a per-node noise scale"):
-        ContinualCounting(4, 1e-25, noise="laplace")
+        continual_counting.ContinualCounting(4, 1e-25, noise="laplace")
     with pytest.raises(ValueError, match=r"^scale must give a per-node noise scale at most 2\^50"):
-        ContinualCounting(4, 1.0, scale=1e19)
+        continual_counting.ContinualCounting(4, 1.0, scale=1e19)
 
 
 @pytest.mark.parametrize("m", [10**12, 2**63, 2**20 + 1])
 def test_cc_with_huge_m_is_refused_before_any_allocation(m) -> None:
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"^m must be an integer 1 <= m <= 1048576"):
-        ContinualCounting(m, 1.0)
+        continual_counting.ContinualCounting(m, 1.0)
     with pytest.raises(ValueError, match=r"^m must be an integer 1 <= m <= 1048576"):
-        fenwick_parents(m)
+        continual_counting.fenwick_parents(m)
     assert time.perf_counter() - start < 0.5
 
 
 def test_cc_tree_functions_take_any_m_up_to_2_to_62_in_log_time() -> None:
     """shift_nodes walks the Fenwick update path s, s + lowbit(s), ...: no array of m entries."""
-    assert shift_nodes(10**12, 1).tolist() == [2**k for k in range(40)]
-    assert shift_node_count(2**62, 2**62) == 1 and tree_height(10**400) == 1329
-    assert shift_privacy_loss(10**12, 1, Fraction(1, 2)) == Fraction(1, 2)
+    assert continual_counting.shift_nodes(10**12, 1).tolist() == [2**k for k in range(40)]
+    assert (
+        continual_counting.shift_node_count(2**62, 2**62) == 1
+        and continual_counting.tree_height(10**400) == 1329
+    )
+    assert continual_counting.shift_privacy_loss(10**12, 1, Fraction(1, 2)) == Fraction(1, 2)
     with pytest.raises(ValueError, match=r"^m must be an integer 1 <= m <= "):
-        shift_nodes(2**63, 1)
+        continual_counting.shift_nodes(2**63, 1)
     with pytest.raises(ValueError, match=r"^epsilon must be a rational number"):
-        shift_privacy_loss(7, 1, "1")
+        continual_counting.shift_privacy_loss(7, 1, "1")
 
 
 def test_cc_noise_size_times_m_is_capped() -> None:
-    cc = ContinualCounting(1000, 1.0)
+    cc = continual_counting.ContinualCounting(1000, 1.0)
     with pytest.raises(ValueError, match=r"^size must be at most 8388 for m = 1000 counters"):
         cc.sample_noise(10_000, np.random.default_rng(0))
     assert cc.sample_noise(8388, np.random.default_rng(0)).shape == (8388, 1000)
 
 
-@pytest.mark.parametrize("noise", NOISES)
+@pytest.mark.parametrize("noise", continual_counting.NOISES)
 def test_cc_at_the_largest_per_node_scale_draws_its_exact_law(noise) -> None:
     """Per-node scale 2^50 (the largest accepted): the node differences W⁻¹N are iid DLap(2^50)
     (discrete) or Lap(2^50) (laplace). DKW of each column against the exact CDF and, for the
@@ -700,7 +715,7 @@ def test_cc_at_the_largest_per_node_scale_draws_its_exact_law(noise) -> None:
     Bonferroni over the m = 3 columns, each at 1e-7/3: false alarm < 2e-7. The release (rounded
     for the Laplace noise) stays an int64 around the ranks."""
     t = 2.0**50
-    cc = ContinualCounting(3, 1.0, noise, scale=t)
+    cc = continual_counting.ContinualCounting(3, 1.0, noise, scale=t)
     rng = np.random.default_rng(4242)
     n = cc.sample_noise(60_000, rng)
     eta = cc.node_differences(n)
@@ -711,7 +726,9 @@ def test_cc_at_the_largest_per_node_scale_draws_its_exact_law(noise) -> None:
 
         def law_cdf(y):
             z = np.asarray(y) / t
-            return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0)), 1 - 0.5 * np.exp(-np.maximum(z, 0)))
+            return np.where(
+                z < 0, 0.5 * np.exp(np.minimum(z, 0)), 1 - 0.5 * np.exp(-np.maximum(z, 0))
+            )
 
     for i in range(3):
         dkw_test(eta[:, i], law_cdf, ALPHA / 3).assert_ok()
@@ -722,7 +739,7 @@ def test_cc_at_the_largest_per_node_scale_draws_its_exact_law(noise) -> None:
 
 
 def test_cc_release_and_vectors_refuse_non_integer_or_out_of_range_values() -> None:
-    cc = ContinualCounting(3, 1.0)
+    cc = continual_counting.ContinualCounting(3, 1.0)
     rng = np.random.default_rng(0)
     for bad in (["1", "2", "3"], [True, 2, 3], [1, 2, 2**60], [1, 2, math.nan], [[1, 2, 3]]):
         with pytest.raises(ValueError, match=r"^ranks"):
@@ -730,6 +747,6 @@ def test_cc_release_and_vectors_refuse_non_integer_or_out_of_range_values() -> N
     with pytest.raises(ValueError, match=r"^v must"):
         cc.noise_logpmf_mp([0.5, 0, 0])
     with pytest.raises(ValueError, match=r"^m must be at most 2 for noise_cell_probability_mp"):
-        ContinualCounting(3, 1.0, "laplace").noise_cell_probability_mp([0, 0, 0])
+        continual_counting.ContinualCounting(3, 1.0, "laplace").noise_cell_probability_mp([0, 0, 0])
     with pytest.raises(ValueError, match=r"^noise must be one of"):
-        ContinualCounting(3, 1.0, noise="Discrete")
+        continual_counting.ContinualCounting(3, 1.0, noise="Discrete")
