@@ -28,7 +28,9 @@ SELECTION_FRACTION = 0.3
 CARRIED = 2
 """Candidates carried from selection into evaluation, per round."""
 ROUNDS = 2
-"""Rounds of selection and evaluation (an eighth of the budget, then all of it)."""
+"""Rounds of selection and evaluation (:func:`audit.evaluation.budget_plan`: an eighth of the
+budget, then all of it; or, when the search predicts a clear violation, the cut budget, then all
+of it)."""
 FINALISTS = 4
 """Pairs a search stage passes on to selection and evaluation."""
 
@@ -67,11 +69,19 @@ class Candidate:
     planned: PairPower | None = None  # its best likelihood-ratio set, from the exact laws
 
     @property
-    def key(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
-        return tuple(self.d0.tolist()), tuple(self.d1.tolist())
+    def key(self) -> tuple[Any, Any]:
+        """The pair as a hashable value (data of any shape: shape and values)."""
+        return _frozen(self.d0), _frozen(self.d1)
 
     def describe(self) -> dict[str, Any]:
         return {"data": self.d0.tolist(), "data_prime": self.d1.tolist()}
+
+
+def _frozen(d: np.ndarray) -> Any:
+    """A data set as a hashable value: the tuple of its values for 1-D data (as before), its
+    shape and values otherwise."""
+    values = tuple(np.asarray(d).ravel().tolist())
+    return values if np.ndim(d) == 1 else (np.shape(d), values)
 
 
 @dataclass

@@ -89,16 +89,11 @@ def blackbox_stage(
     ctx: AuditContext, finalists: list[Candidate], use_exact: bool
 ) -> tuple[dict[str, Any], dict[str, Any] | None, float, WitnessDraws | None]:
     """Selection and evaluation in up to :data:`audit.context.ROUNDS` rounds of growing budget
-    (an eighth of the planned draws, then all of them), each with fresh draws and α/ROUNDS: a
-    clear leak is established cheaply in the first round, a subtle one (or a correct mechanism)
-    gets the full budget. The reported bound is the largest of all rounds' bounds (union bound
-    over rounds)."""
+    (:func:`budget_plan`), each with fresh draws and α/ROUNDS: a clear leak is established
+    cheaply in the first round, a subtle one (or a correct mechanism) gets the full budget. The
+    reported bound is the largest of all rounds' bounds (union bound over rounds)."""
     budgets = [budget(ctx, c) for c in finalists]
-    if min(budgets) < ctx.samples:  # a clear violation: the others need not be tighter than it
-        budgets = [min(budgets)] * len(budgets)
-    plan = [budgets]
-    if max(budgets) >= 8 * MIN_BUDGET:
-        plan.insert(0, [max(MIN_BUDGET, b // 8) for b in budgets])
+    plan = budget_plan(ctx.samples, budgets)
     results: list[dict[str, Any]] = []
     best: Best = (-math.inf, None, None)
     for r, round_budgets in enumerate(plan):
@@ -233,6 +228,22 @@ def _evaluate(
     return results, best
 
 
+def budget_plan(samples: int, budgets: list[int]) -> list[list[int]]:
+    """The rounds' draws per side for each finalist (at most :data:`audit.context.ROUNDS`).
+
+    When the search predicts a clear violation (some planned budget below ``samples``), every
+    finalist gets that smallest budget in a first round, and, if that round shows no violation,
+    the full ``samples`` in a second: a prediction that was wrong (screening misled by an event
+    that fits its own draws) costs draws, never power. Otherwise an eighth of ``samples`` first
+    (when that is at least :data:`MIN_BUDGET`), then all of it."""
+    full = [samples] * len(budgets)
+    if min(budgets) < samples:  # a clear violation: the others need not be tighter than it
+        return [[min(budgets)] * len(budgets), full]
+    if samples >= 8 * MIN_BUDGET:
+        return [[max(MIN_BUDGET, samples // 8)] * len(budgets), full]
+    return [full]
+
+
 def budget(ctx: AuditContext, c: Candidate) -> int:
     """Draws per side for a finalist: the full ``samples``, or, when the search already shows a
     clear violation, ``BUDGET_SAFETY`` times the draws its event needs to exceed the claim (at
@@ -292,5 +303,6 @@ __all__ = [
     "WitnessDraws",
     "blackbox_stage",
     "budget",
+    "budget_plan",
     "witness_conformance",
 ]

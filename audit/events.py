@@ -148,7 +148,7 @@ _DESCRIPTIONS = {
     "interval": "{where} in ({lo:.6g}, {hi:.6g}]",
     "point": "{where} == {lo!r}",
     "width": "numeric output with {lo:.0f} coordinate(s)",
-    "histogram_ratio": "histogram log-ratio score of y > {lo:.6g} (fitted on the selection draws)",
+    "histogram_ratio": "histogram log-ratio score of y > {lo:.6g} (fitted on selection draws)",
     "likelihood_ratio": "ln f_D(y) - ln f_D'(y) > {lo:.6g}",
     "likelihood_ratio_reverse": "ln f_D'(y) - ln f_D(y) > {lo:.6g}",
 }
@@ -317,23 +317,34 @@ def _point_candidates(
     return events, ka, kb
 
 
+Counted = tuple[Sequence[Event], np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Candidate events with their counts on D's and D''s draws and the number of draws each count
+is among (the whole selection sample, or its held-out half for a fitted score)."""
+
+
 def candidate_events(
     a: Outputs,
     b: Outputs,
     data: Sequence[np.ndarray] = (),
     llr: Callable[[np.ndarray], np.ndarray] | None = None,
     lattice: bool = False,
-) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
-    """Every candidate event with its counts on ``a`` (draws on D) and ``b`` (draws on D');
-    ``lattice`` adds the float-lattice family."""
+) -> Counted:
+    """Every candidate event with its counts on ``a`` (draws on D) and ``b`` (draws on D'), and
+    the draws each count is among; ``lattice`` adds the float-lattice family. The histogram score
+    is fitted on the first half of each sample and its events counted on the second half, so that
+    a score never rates itself on the draws it was fitted to."""
     events = _Chain()
     ka: list[np.ndarray] = []
     kb: list[np.ndarray] = []
+    na: list[np.ndarray] = []
+    nb: list[np.ndarray] = []
 
-    def add(evs: Sequence[Event], x: Any, y: Any) -> None:
+    def add(evs: Sequence[Event], x: Any, y: Any, among: tuple[int, int] = (len(a), len(b))) -> None:
         events.extend(evs)
         ka.append(np.asarray(x, dtype=float))
         kb.append(np.asarray(y, dtype=float))
+        na.append(np.full(len(ka[-1]), among[0]))
+        nb.append(np.full(len(kb[-1]), among[1]))
 
     width = a.width
     if a.width == b.width:
@@ -364,9 +375,13 @@ def candidate_events(
         )
     if llr is not None and a.width == b.width:
         add(*_likelihood_ratio_candidates(a, b, llr, width=width))
-    if a.width == b.width and a.numeric.any() and b.numeric.any():
-        add(*_likelihood_ratio_candidates(a, b, histogram_score(a, b), "histogram_ratio", width))
-    return events, np.concatenate(ka), np.concatenate(kb)
+    fit_a, held_a = a.halves()
+    fit_b, held_b = b.halves()
+    if a.width == b.width and fit_a.numeric.any() and fit_b.numeric.any() and len(held_a):
+        score = histogram_score(fit_a, fit_b)
+        evs, x, y = _likelihood_ratio_candidates(held_a, held_b, score, "histogram_ratio", width)
+        add(evs, x, y, (len(held_a), len(held_b)))
+    return events, np.concatenate(ka), np.concatenate(kb), np.concatenate(na), np.concatenate(nb)
 
 
 def _likelihood_ratio_candidates(
@@ -437,21 +452,23 @@ def score_events(
     events: Sequence[Event],
     ka: np.ndarray,
     kb: np.ndarray,
-    na: int,
-    nb: int,
+    na: Any,
+    nb: Any,
     n_eval: int,
     delta: float,
     alpha: float,
     top: int = 1,
 ) -> list[Scored]:
-    """The ``top`` best (event, direction) pairs by :func:`audit.statistics.selection_score`."""
+    """The ``top`` best (event, direction) pairs by :func:`audit.statistics.selection_score`
+    (``na``, ``nb``: the draws each count is among, one number or one per event)."""
     both = np.concatenate(
         [
             selection_score(ka, na, kb, nb, n_eval, delta, alpha),
             selection_score(kb, nb, ka, na, n_eval, delta, alpha),
         ]
     )
-    pa, pb = np.asarray(ka, dtype=float) / na, np.asarray(kb, dtype=float) / nb
+    pa = np.asarray(ka, dtype=float) / np.broadcast_to(np.asarray(na, dtype=float), len(events))
+    pb = np.asarray(kb, dtype=float) / np.broadcast_to(np.asarray(nb, dtype=float), len(events))
     order = np.argsort(-both, kind="stable")[:top]
     m = len(events)
     out = []
@@ -474,8 +491,8 @@ def best_event(
 ) -> Scored:
     """The best (event, direction) on the selection draws ``a`` (on D) and ``b`` (on D');
     ``lattice`` adds the float-lattice events."""
-    events, ka, kb = candidate_events(a, b, data, llr, lattice)
-    return score_events(events, ka, kb, len(a), len(b), n_eval, delta, alpha)[0]
+    events, ka, kb, na, nb = candidate_events(a, b, data, llr, lattice)
+    return score_events(events, ka, kb, na, nb, n_eval, delta, alpha)[0]
 
 
 __all__ = ["NUMERIC", "Event", "Scored", "best_event", "candidate_events", "score_events"]

@@ -15,7 +15,11 @@ continuous (so that atoms repeat and can be counted):
 * complex numbers: ``complex:imag=0``, ``complex:imag>0``, ``complex:imag<0`` or ``complex:nan``
   (a mechanism that leaks through the imaginary part leaks through these names);
 * booleans ``bool:True``/``bool:False``; ``None``, strings and bytes by their ``repr``;
-* sequences that are not flat rows of reals: ``array<shape>`` (a matrix per draw),
+* flat sequences mixing symbols (strings, None, booleans) with numbers or only symbols (the
+  sparse vector technique's ⊥/⊤ answers, with or without noisy values): their *pattern*, the
+  symbols in order with each number written ``#`` (``('⊥', '⊥', '⊤')``, ``('⊥', #)``), so each
+  pattern is an event (the joint event of every position);
+* other sequences that are not flat rows of reals: ``array<shape>`` (a matrix per draw),
   ``ragged``, ``sequence:<element type>``;
 * values too large for a float64 (``10**400``, a ``longdouble`` 1e400): ``overflow``;
 * draws of a call whose result does not hold one row per draw: ``wrong-number-of-draws``;
@@ -83,6 +87,11 @@ class Outputs:
         of different widths must be pooled)."""
         atoms = np.where(self.numeric, f"length:{self.width}", self.atoms).astype(object)
         return Outputs(np.full((len(self), 1), np.nan), atoms)
+
+    def halves(self) -> tuple[Outputs, Outputs]:
+        """The first ⌊n/2⌋ draws and the rest (independent draws: two independent samples)."""
+        h = len(self) // 2
+        return Outputs(self.values[:h], self.atoms[:h]), Outputs(self.values[h:], self.atoms[h:])
 
     @staticmethod
     def concat(parts: list[Outputs]) -> Outputs:
@@ -157,6 +166,22 @@ def _as_row(x: Any) -> tuple[np.ndarray | None, str]:
     return None, f"{type(x).__name__}:{x!r}"[:200]
 
 
+def _is_symbol(x: Any) -> bool:
+    """A symbol of a structured output: a string, None or a boolean."""
+    return x is None or isinstance(x, str | np.str_ | bool | np.bool_)
+
+
+def _pattern(items: list[Any]) -> str:
+    """The atom of a flat sequence mixing symbols and numbers: its symbols in order (strings by
+    their ``repr``), each number written ``#`` (e.g. ``('⊥', '⊥', '⊤')`` or ``('⊥', #, '⊥')``);
+    cut to 200 characters like every atom name."""
+    parts = [
+        "#" if _is_real(i) else repr(str(i)) if isinstance(i, str | np.str_) else str(i)
+        for i in items
+    ]
+    return f"({', '.join(parts)})"[:200]
+
+
 def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
     """A flat sequence of reals as a numeric row; anything else an atom named by its kind."""
     if isinstance(x, np.ndarray):
@@ -169,9 +194,9 @@ def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
             except (TypeError, ValueError, OverflowError):
                 return None, "ragged"
             return None, f"array{nested.shape}"
+        if any(_is_symbol(i) for i in items) and all(_is_symbol(i) or _is_real(i) for i in items):
+            return None, _pattern(items)
         for item in items:
-            if isinstance(item, (bool, np.bool_)):
-                return None, "sequence:bool"
             if isinstance(item, complex | np.complexfloating):
                 return None, "sequence:complex"
             if not _is_real(item):

@@ -18,12 +18,15 @@ Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by
           claim = PrivacyClaim(1.0, adjacency="local")
           dp_audit(my_fn, claim=claim, domain=(0, 1)).assert_private()
 
-  ``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs)`` runs
+  ``dp_audit(mech_or_fn, *, claim=None, domain=None, vectorized=False, input_values=None,
+  **kwargs)`` runs
   :func:`audit.audit_mechanism` with the samples, seed and timeout of the options (``kwargs``
   override them and pass any other of its keywords: ``pairs``, ``samples``, ``alpha``, ``seed``,
   ``mode``, ``executor``, ``name``, ``progress``, ``timeout``; anything else is a
   ``ValueError``) and returns the :class:`audit.AuditReport`. A plain function
-  ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`audit.from_callable`.
+  ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`audit.from_callable`
+  (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
+  finite input set).
 
 With ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` set, load it with ``-p dpquant_audit``.
 """
@@ -165,6 +168,8 @@ def make_auditor(
         *,
         claim: Any = None,
         domain: tuple[float, float] | None = None,
+        vectorized: bool = False,
+        input_values: Any = None,
         **kwargs: Any,
     ) -> Any:
         import audit.runner
@@ -183,6 +188,11 @@ def make_auditor(
                 raise ValueError(
                     "claim= is for plain functions: a mechanism is audited against its own claim"
                 )
+            if vectorized or input_values is not None:
+                raise ValueError(
+                    "vectorized= and input_values= describe a plain function: a mechanism's "
+                    "sample() and input_values say how it is called"
+                )
             mech = mech_or_fn
             if domain is not None:
                 options["domain"] = domain
@@ -194,10 +204,11 @@ def make_auditor(
                     "domain=(lo, hi))"
                 )
             name = options.get("name")
+            how = {"vectorized": vectorized, "input_values": input_values}
             if domain is None:
-                mech = from_callable(mech_or_fn, claim, name=name)
+                mech = from_callable(mech_or_fn, claim, name=name, **how)
             else:
-                mech = from_callable(mech_or_fn, claim, domain, name=name)
+                mech = from_callable(mech_or_fn, claim, domain, name=name, **how)
             options["name"] = mech.name
         else:
             raise ValueError(

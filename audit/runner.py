@@ -52,6 +52,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from audit import limits
 from audit.context import AuditContext, Candidate, HungDraw
 from audit.evaluation import blackbox_stage, witness_conformance
@@ -75,9 +77,10 @@ from audit.neighbours import (
     check_values,
     probe_values,
 )
+from audit.relations import NeighbourRelation, check_relation, check_relation_pairs
 from audit.result import AuditReport
 from audit.screening import screening_stage
-from reference.core import check_claim, has_exact
+from reference.core import OBJECT_RELATIONS, check_claim, has_exact
 from reference.validation import (
     check_choice,
     check_flag,
@@ -102,6 +105,7 @@ def audit_mechanism(
     progress: Callable[[str], None] | None = None,
     timeout: float | None = None,
     float_lattice: bool = False,
+    relation: Any = None,
 ) -> AuditReport:
     """Audit ``mech`` against its ``claim``; see the module docstring and ``DESIGN.md``.
 
@@ -113,7 +117,10 @@ def audit_mechanism(
     draws sit on different lattices of doubles on two neighbours leaks (Mironov 2012), and with
     them the auditor finds it; most mechanisms with continuous float outputs (Laplace noise, the
     EM's uniform draws) leak that way, so they are an option. Every argument is checked before
-    anything is drawn (module docstring, "What it refuses").
+    anything is drawn (module docstring, "What it refuses"). ``relation``: the neighbour
+    relation object of a claim that names ``"query_answers"`` or ``"custom"``
+    (:mod:`audit.relations`; default: the mechanism's ``relation``); its pairs are searched
+    (or ``pairs`` checked) by the relation, in the order given.
     """
     start = time.perf_counter()
     claim = check_claim(_read(mech, "claim"), "mech.claim")
@@ -147,7 +154,19 @@ def audit_mechanism(
     if inputs is not None:
         inputs = check_values(inputs, "mech.input_values")
     values = tuple(v for v in probe_values(dom, inputs) if dom[0] <= v <= dom[1])
-    checked = None if pairs is None else check_pairs(pairs, claim.adjacency, dom, inputs)
+    chosen = _relation(mech, relation, claim.adjacency)
+    checked: list[tuple[np.ndarray, np.ndarray]] | None
+    if chosen is not None:
+        checked = (
+            chosen.candidates(dom) if pairs is None else check_relation_pairs(chosen, pairs, dom)
+        )
+        if not checked:
+            raise ValueError(
+                f"relation {chosen.name} gives no pairs to search: give pairs (or, for a custom "
+                "relation, seeds and neighbours)"
+            )
+    else:
+        checked = None if pairs is None else check_pairs(pairs, claim.adjacency, dom, inputs)
     if checked is None and len(values) < 2 and claim.adjacency != "add_remove":
         raise ValueError(
             f"domain {dom} gives a single value to probe ({values}); a {claim.adjacency} audit "
@@ -161,13 +180,15 @@ def audit_mechanism(
         alpha,
         seed,
         executor,
-        pairs is None,
+        pairs is None and chosen is None,
         progress or (lambda s: None),
         name or mechanism_name(mech),
         timeout,
         float_lattice,
     )
     candidates = [Candidate(d0, d1) for d0, d1 in checked] if checked else []
+    if chosen is not None:
+        ctx.notes.append(f"neighbour relation: {chosen.name}, {len(candidates)} pairs")
     found = _run_stages(ctx, candidates, mode)
     return _report(ctx, mode, found, time.perf_counter() - start)
 
@@ -298,6 +319,27 @@ def _read(mech: Any, attribute: str, *default: Any) -> Any:
             f"mech.{attribute} is missing: mech must be a mechanism (a reference.PrivacyClaim "
             "as claim, sample(data, size, rng), domain)"
         ) from None
+
+
+def _relation(mech: Any, relation: Any, adjacency: str) -> NeighbourRelation | None:
+    """The relation object of a claim naming one (``relation``, else ``mech.relation``), checked
+    against the claim; None for the relations between data sets of records."""
+    own = _read(mech, "relation", None)
+    if adjacency not in OBJECT_RELATIONS:
+        if relation is not None:
+            raise ValueError(
+                f"relation is for claims naming {OBJECT_RELATIONS}; this claim names {adjacency!r} "
+                "(a relation between data sets of records, which the auditor searches itself)"
+            )
+        return None
+    if relation is None and own is None:
+        raise ValueError(
+            f"a {adjacency!r} claim needs its relation: pass relation= (audit.relations."
+            "QueryAnswers or CustomRelation) or give the mechanism a relation attribute"
+        )
+    if relation is None:
+        return check_relation(own, adjacency, "mech.relation")
+    return check_relation(relation, adjacency)
 
 
 def _audit_domain(mech: Any, domain: Any) -> tuple[float, float]:

@@ -1,12 +1,17 @@
-"""``from_callable``: audit any function ``fn(data, rng) -> one output``.
+"""``from_callable``: audit any function ``fn(data, rng) -> one output`` (or, vectorised,
+``fn(data, size, rng) -> size outputs``).
 
 The wrapper turns the function into a mechanism on :class:`reference.core.MechanismBase`:
-``sample`` checks ``size``, ``rng`` and the data once (the base's data policy, on ``domain``;
-the empty data set is allowed, as add/remove audits need it), then calls the function once per draw
-with the same generator, each time on a fresh copy of the data. An exception raised by a call
-becomes that draw's output (the atom ``raised:<ExceptionType>``, see :mod:`audit.outputs`), so a
-function that crashes on one data set and not on its neighbour is found to leak; the outputs are
-returned as they are (never checked or converted: they are what the auditor judges).
+``sample`` checks ``size``, ``rng`` and the data once (the base's data policy, on ``domain``, and
+among ``input_values`` when the function declares a finite input set; the empty data set is
+allowed, as add/remove audits need it), then calls the function once per draw with the same
+generator, each time on a fresh copy of the data; a vectorised function is called once for all
+the draws. An exception raised by a call becomes that draw's output (the atom
+``raised:<ExceptionType>``, see :mod:`audit.outputs`), so a function that crashes on one data set
+and not on its neighbour is found to leak. A vectorised call that raises is made again one draw
+at a time (``size = 1``), so that each draw's atom comes from a call of its own and the draws stay
+independent. The outputs are returned as they are (never checked or converted: they are what the
+auditor judges).
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ import numpy as np
 
 from audit.claimed import ClaimedMechanism
 from audit.limits import MAX_NAME
-from audit.neighbours import check_probe_domain
+from audit.neighbours import check_probe_domain, check_values
 from audit.outputs import Raised
-from reference.core import PrivacyClaim, check_claim
+from audit.relations import as_input, check_relation
+from reference.core import OBJECT_RELATIONS, PrivacyClaim, check_claim
+from reference.validation import check_flag
 
 
 @dataclass(frozen=True)
@@ -33,10 +40,13 @@ class CallableMechanism(ClaimedMechanism):
     and ``input_domain`` (the base derives ``domain`` as a property) and read as :attr:`claim` and
     :attr:`domain`; build it with :func:`from_callable`, which checks every argument."""
 
-    fn: Callable[[np.ndarray, np.random.Generator], Any]
+    fn: Callable[..., Any]
     privacy_claim: PrivacyClaim
     input_domain: tuple[float, float] = (-math.inf, math.inf)
     name: str = ""
+    vectorized: bool = False
+    input_values: tuple[float, ...] | None = None
+    relation: Any = None
 
     allow_empty: ClassVar[bool] = True
 
@@ -48,13 +58,39 @@ class CallableMechanism(ClaimedMechanism):
     def output_range(self) -> None:
         return None
 
-    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` calls of ``fn``; numeric results give a float array of shape (size,) or
-        (size, k), anything else (exceptions included) an object array."""
+    def check_input(self, data: Any) -> np.ndarray:
+        """The base's data policy, and values among :attr:`input_values` when declared; under a
+        relation object (:mod:`audit.relations`), a numeric array of any shape inside the
+        domain, order kept."""
+        if self.relation is not None:
+            return as_input(data, "data", self.input_domain)
+        x = super().check_input(data)
+        if self.input_values is not None and x.size:
+            outside = np.setdiff1d(x, np.asarray(self.input_values))
+            if outside.size:
+                raise ValueError(
+                    f"data must hold values among input_values {list(self.input_values)[:20]}, "
+                    f"got {outside[:5].tolist()}"
+                )
+        return x
+
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> Any:
+        """``size`` outputs: one call of a vectorised ``fn`` (its result as it is; one call per
+        draw if it raises), else ``size`` calls; numeric results of single calls give a float
+        array of shape (size,) or (size, k), anything else (exceptions included) an object
+        array."""
+        if self.vectorized:
+            try:
+                return self.fn(data.copy(), size, rng)
+            except Exception:  # noqa: BLE001 -- each draw's exception is found one at a time
+                pass
         outs: list[Any] = []
         for _ in range(size):
             try:
-                outs.append(self.fn(data.copy(), rng))
+                if self.vectorized:
+                    outs.append(_single(self.fn(data.copy(), 1, rng)))
+                else:
+                    outs.append(self.fn(data.copy(), rng))
             except Exception as exc:  # noqa: BLE001 -- an exception is an output
                 outs.append(Raised.of(exc))
         if all(_is_real(o) or _is_real_row(o) for o in outs):
@@ -73,6 +109,15 @@ class CallableMechanism(ClaimedMechanism):
         return out  # a function's outputs are audited as they are, never checked or converted
 
 
+def _single(result: Any) -> Any:
+    """The one output of a vectorised call with ``size = 1`` (its first row or element); a
+    result that does not hold exactly one output stays as it is (an atom for the auditor)."""
+    try:
+        return result[0] if len(result) == 1 else result
+    except TypeError:
+        return result
+
+
 def _is_real(x: Any) -> bool:
     return isinstance(x, int | float | np.integer | np.floating) and not isinstance(
         x, bool | np.bool_
@@ -85,16 +130,27 @@ def _is_real_row(x: Any) -> bool:
 
 
 def from_callable(
-    fn: Callable[[np.ndarray, np.random.Generator], Any],
+    fn: Callable[..., Any],
     claim: PrivacyClaim,
     domain: tuple[float, float] = (-math.inf, math.inf),
     name: str | None = None,
+    *,
+    vectorized: bool = False,
+    input_values: Any = None,
+    relation: Any = None,
 ) -> CallableMechanism:
     """Wrap ``fn(data, rng) -> one output`` as a mechanism claiming ``claim`` on ``domain``.
 
     ``claim`` is a :class:`reference.PrivacyClaim` (its fields checked now), ``domain`` a pair
     lo < hi (infinite ends allowed; finite ends whose width fits a float64), ``name`` a string or
-    None (then the function's qualified name)."""
+    None (then the function's qualified name). ``vectorized=True``: ``fn(data, size, rng)``
+    returns ``size`` independent outputs (an array with one row per draw, or a sequence of
+    ``size`` objects). ``input_values``: the function's finite input set (finite reals inside
+    ``domain``, at most :data:`audit.neighbours.MAX_VALUES`), which the auditor then searches
+    instead of probe values; data outside it are refused. ``relation``: the neighbour relation
+    object (:mod:`audit.relations`) of a claim that names ``"query_answers"`` or ``"custom"``
+    (required for those claims, refused for the others); the function then takes numeric arrays
+    of any shape, in the order given."""
     if not callable(fn):
         raise ValueError(f"fn must be callable, got {type(fn).__name__}")
     claim = check_claim(claim, "claim")
@@ -103,5 +159,32 @@ def from_callable(
         raise ValueError(f"name must be a string or None, got {type(name).__name__}")
     if name is not None and len(name) > MAX_NAME:
         raise ValueError(f"name must have at most {MAX_NAME} characters, got {len(name)}")
+    vectorized = check_flag(vectorized, "vectorized")
+    values = None
+    if input_values is not None:
+        values = tuple(sorted(set(check_values(input_values, "input_values"))))
+        lo, hi = domain
+        if values[0] < lo or values[-1] > hi:
+            raise ValueError(
+                f"input_values must lie inside domain [{lo}, {hi}], got values in "
+                f"[{values[0]}, {values[-1]}]"
+            )
+    if claim.adjacency in OBJECT_RELATIONS or relation is not None:
+        if relation is None:
+            raise ValueError(
+                f"a {claim.adjacency!r} claim needs relation= (audit.relations.QueryAnswers or "
+                "CustomRelation)"
+            )
+        if claim.adjacency not in OBJECT_RELATIONS:
+            raise ValueError(
+                f"relation is for claims naming {OBJECT_RELATIONS}; the claim names "
+                f"{claim.adjacency!r}"
+            )
+        relation = check_relation(relation, claim.adjacency)
+        if values is not None:
+            raise ValueError(
+                "input_values are values of records; a relation object's inputs "
+                "are whole arrays (give their values through pairs or seeds)"
+            )
     label = name or getattr(fn, "__qualname__", None) or repr(fn)
-    return CallableMechanism(fn, claim, domain, str(label)[:MAX_NAME])
+    return CallableMechanism(fn, claim, domain, str(label)[:MAX_NAME], vectorized, values, relation)

@@ -124,6 +124,17 @@ def parse_int_list(text: Any, option: str, minimum: int, maximum: int) -> tuple[
         ) from None
 
 
+def parse_float_list(text: Any, option: str, most: int = 10_000) -> tuple[float, ...]:
+    """``"0,0.5,1"`` as a tuple of at most ``most`` finite reals."""
+    items = [v for v in str(text).split(",") if v.strip()]
+    if not items or len(items) > most:
+        raise UsageError(f"{option} must be 1 to {most} numbers 'a,b,c', got {show(text)}")
+    values = tuple(parse_float(v, option) for v in items)
+    if not all(math.isfinite(v) for v in values):
+        raise UsageError(f"{option} must be finite numbers 'a,b,c', got {show(text)}")
+    return values
+
+
 def parse_names(text: Any, option: str, allowed: Sequence[str]) -> tuple[str, ...]:
     """``"a,c"`` as a tuple of distinct names, each in ``allowed``."""
     values = tuple(dict.fromkeys(v.strip() for v in str(text).split(",") if v.strip()))

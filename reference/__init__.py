@@ -3,6 +3,8 @@ mechanisms. See ``docs/DESIGN.md`` (the design and its contracts) and the README
 
 from reference.core import (
     ADJACENCIES,
+    CLAIM_ADJACENCIES,
+    OBJECT_RELATIONS,
     Adjacency,
     ExactMechanism,
     Mechanism,
@@ -21,6 +23,8 @@ from reference.distributions import (
 
 __all__ = [
     "ADJACENCIES",
+    "CLAIM_ADJACENCIES",
+    "OBJECT_RELATIONS",
     "Adjacency",
     "DiscreteLaw",
     "ExactDistribution",

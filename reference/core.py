@@ -31,21 +31,41 @@ from reference.validation import (
 if TYPE_CHECKING:  # pragma: no cover
     from reference.distributions import ExactDistribution
 
-Adjacency = Literal["add_remove", "replace_one", "local"]
+Adjacency = Literal["add_remove", "replace_one", "local", "query_answers", "custom"]
 """Neighbouring relation a claim is made for.
+
+Between data sets of records (:data:`ADJACENCIES`, what the library's mechanisms take):
 
 * ``add_remove``  -- data sets differ by adding or removing one record;
 * ``replace_one`` -- same size, one record replaced by another value;
 * ``local``       -- local DP: any two single-user values are neighbours.
+
+Relations the auditor is given as objects (:data:`OBJECT_RELATIONS`; ``audit.relations``):
+
+* ``query_answers`` -- the input is a vector of query answers, and neighbours differ by at most a
+  sensitivity Δ in a norm (ℓ∞: every answer may move; ℓ1: the moves sum to at most Δ);
+* ``custom``        -- any relation, given by a predicate on pairs and a neighbour generator.
 """
 
-ADJACENCIES: tuple[str, ...] = get_args(Adjacency)
+ADJACENCIES: tuple[str, ...] = ("add_remove", "replace_one", "local")
+"""The relations between data sets of records (a mechanism's ``adjacency``)."""
+OBJECT_RELATIONS: tuple[str, ...] = ("query_answers", "custom")
+"""The relations a claim may name whose details (Δ, norm, predicate) an auditor's relation object
+gives."""
+CLAIM_ADJACENCIES: tuple[str, ...] = get_args(Adjacency)
+"""Every relation a :class:`PrivacyClaim` may name."""
 
 
 def check_adjacency(adjacency: Any, name: str = "adjacency") -> str:
-    """Return ``adjacency`` if it is one of :data:`ADJACENCIES`, else raise ``ValueError``
-    (:func:`reference.validation.check_choice`)."""
+    """Return ``adjacency`` if it is one of :data:`ADJACENCIES` (a relation between data sets of
+    records), else raise ``ValueError`` (:func:`reference.validation.check_choice`)."""
     return check_choice(adjacency, name, ADJACENCIES)
+
+
+def check_claim_adjacency(adjacency: Any, name: str = "adjacency") -> str:
+    """Return ``adjacency`` if a claim may name it (:data:`CLAIM_ADJACENCIES`), else raise
+    ``ValueError``."""
+    return check_choice(adjacency, name, CLAIM_ADJACENCIES)
 
 
 @dataclass(frozen=True)
@@ -62,7 +82,7 @@ class PrivacyClaim:
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", check_delta(self.delta))
-        check_adjacency(self.adjacency)
+        check_claim_adjacency(self.adjacency)
 
     @property
     def is_pure(self) -> bool:
@@ -107,7 +127,7 @@ def check_claim(claim: Any, name: str = "claim") -> PrivacyClaim:
         raise ValueError(f"{name} must be a reference.PrivacyClaim, got {type(claim).__name__}")
     check_epsilon(claim.epsilon, f"{name}.epsilon")
     check_delta(claim.delta, f"{name}.delta")
-    check_adjacency(claim.adjacency, f"{name}.adjacency")
+    check_claim_adjacency(claim.adjacency, f"{name}.adjacency")
     if not (isinstance(claim.epsilon, float) and isinstance(claim.delta, float)):
         return PrivacyClaim(claim.epsilon, claim.delta, claim.adjacency)
     return claim

@@ -38,6 +38,7 @@ from dpquant.options import (
     parse_delta,
     parse_domain,
     parse_epsilon,
+    parse_float_list,
     parse_int,
     parse_open_probability,
     parse_positive,
@@ -54,7 +55,7 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 _AUDITOR_KEYWORDS = ("domain", "samples", "alpha", "seed", "mode", "timeout")
 _SINGLE_ONLY = (
     "epsilon", "delta", "adjacency", "domain", "alpha", "json", "markdown", "plot", "timeout",
-    "float_lattice",
+    "float_lattice", "vectorized", "input_values",
 )  # fmt: skip
 
 
@@ -159,6 +160,7 @@ def _check_values(args: argparse.Namespace) -> None:
     args.alpha = audit_alpha(args.alpha)
     args.domain = optional(args.domain, parse_domain)
     args.timeout = optional(args.timeout, parse_timeout)
+    args.input_values = optional(args.input_values, parse_float_list, "--input-values")
 
 
 def _write_plot(report: Any, plot_path: Path) -> None:
@@ -194,6 +196,8 @@ def audit_one(args: argparse.Namespace) -> int:
         delta=args.delta,
         adjacency=args.adjacency,
         domain=args.domain,
+        vectorized=bool(args.vectorized),
+        input_values=args.input_values,
     )
     if args.mode == "exact" and not has_exact(mech):
         raise UsageError(
@@ -364,6 +368,19 @@ def add_parser(commands: Any) -> None:
         default=None,
         metavar="LO,HI",
         help="input values to search, e.g. 0,1 or -inf,inf (default: the mechanism's domain)",
+    )
+    function = p.add_argument_group("plain function", "how a plain function is called")
+    function.add_argument(
+        "--vectorized",
+        action="store_true",
+        default=None,
+        help="the function is fn(data, size, rng) and returns size outputs",
+    )
+    function.add_argument(
+        "--input-values",
+        default=None,
+        metavar="V1,V2,...",
+        help="the function's finite input set (searched instead of probe values)",
     )
     p.add_argument("--samples", default=None, help="draws per data set (default: the auditor's)")
     p.add_argument("--seed", default=0, help="random seed (default 0)")

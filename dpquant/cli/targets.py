@@ -126,10 +126,13 @@ def build_mechanism(
     delta: float | None = None,
     adjacency: str | None = None,
     domain: tuple[float, float] | None = None,
+    vectorized: bool = False,
+    input_values: tuple[float, ...] | None = None,
 ) -> tuple[Any, str]:
     """The mechanism to audit and its name: ``obj`` itself (its claim overridden by the options
-    given), or a plain function wrapped with :func:`audit.from_callable`. ``epsilon``,
-    ``delta``, ``adjacency`` and ``domain`` are checked values or None (not given)."""
+    given), or a plain function wrapped with :func:`audit.from_callable` (``vectorized``,
+    ``input_values``: how it is called and its finite input set). ``epsilon``, ``delta``,
+    ``adjacency``, ``domain`` and ``input_values`` are checked values or None (not given)."""
     from audit import from_callable
 
     if isinstance(obj, type):
@@ -139,6 +142,11 @@ def build_mechanism(
         )
     sample = attribute(obj, "sample", label)
     claim = attribute(obj, "claim", label) if callable(sample) else None
+    if claim is not None and (vectorized or input_values is not None):
+        raise UsageError(
+            f"--vectorized and --input-values describe a plain function; {label} is a mechanism "
+            "(its sample() and input_values say how it is called)"
+        )
     if claim is not None:
         try:
             claim = check_claim(claim, f"{label}.claim")
@@ -171,7 +179,13 @@ def build_mechanism(
             "replace_one" if adjacency is None else adjacency,
         )
         domain = domain if domain is not None else (-math.inf, math.inf)
-        return from_callable(obj, claim, domain, name=label), label
+        try:
+            wrapped = from_callable(
+                obj, claim, domain, name=label, vectorized=vectorized, input_values=input_values
+            )
+        except ValueError as exc:  # input_values outside the domain
+            raise UsageError(f"--{str(exc).replace('_', '-', 1)}") from None
+        return wrapped, label
     raise UsageError(
         f"{label} is neither a mechanism (with sample() and claim) nor a function "
         f"fn(data, rng) -> output: got {type(obj).__name__}"

@@ -62,3 +62,9 @@ claim_raises = ClaimRaises()
 
 nan_claim = RandomizedResponse(1.0)
 object.__setattr__(nan_claim, "epsilon", math.nan)  # a claim of ε = NaN, set after construction
+
+
+def rr_vectorized(data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Randomized response on a bit, ε = 1, ``size`` draws at once (local, input set {0, 1})."""
+    keep = rng.random(size) < np.e / (1 + np.e)
+    return np.where(keep, data[0], 1 - data[0])

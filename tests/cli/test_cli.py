@@ -829,3 +829,39 @@ def test_warnings_are_one_line_each_after_a_completed_command_and_none_after_an_
     monkeypatch.setattr(audit, "audit_mechanism", noisy_refusal)
     assert main(["audit", MECH, *QUICK_EXACT]) == 2
     assert "--samples must be refused here" in _error_line(capsys.readouterr().err)
+
+
+def test_audit_of_a_vectorised_function_on_its_input_set(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--vectorized`` calls fn(data, size, rng); ``--input-values`` is its finite input set."""
+    code = main(
+        ["audit", target("rr_vectorized"), *LOCAL_01, *FAST, "--vectorized"]
+        + ["--input-values", "0,1"]
+    )
+    captured = capsys.readouterr()
+    assert code == 0, captured
+    assert "no violation found" in captured.out
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--input-values", "0,nan"], "--input-values must be finite"),
+        (["--input-values", "0,2"], "--input-values must lie inside domain"),
+        (["--input-values", ""], "--input-values must be 1 to"),
+    ],
+)
+def test_bad_input_values_are_usage_errors(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["audit", target("rr_vectorized"), *LOCAL_01, *FAST, "--vectorized", *extra])
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_vectorized_is_for_plain_functions_only(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["audit", target("rr_mechanism"), *FAST, "--vectorized"])
+    assert code == 2
+    assert "describe a plain function" in capsys.readouterr().err
+    assert main(["audit", "--all", "--vectorized"]) == 2

@@ -1,0 +1,239 @@
+"""Neighbour relations given as objects (audit/relations.py): query answers under ℓ∞ or ℓ1 and
+custom relations, with the auditor's search on them (issue 20)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from audit import audit_mechanism, from_callable
+from audit.relations import CustomRelation, QueryAnswers
+from reference.core import PrivacyClaim
+from reference.primitives.exponential_mechanism import ExponentialQuantile
+
+QUERIES = PrivacyClaim(0.5, 0.0, "query_answers")
+CUSTOM = PrivacyClaim(0.5, 0.0, "custom")
+ANYWHERE = (-math.inf, math.inf)
+
+
+def noisy_max_index(q, size, rng):
+    """Report-noisy-max with Laplace(2/ε) noise, the index (correct: ε-DP for ℓ∞ Δ = 1)."""
+    return np.argmax(q + rng.laplace(scale=2 / 0.5, size=(size, len(q))), axis=1).astype(float)
+
+
+def noisy_max_value(q, size, rng):
+    """The same, returning the noisy maximum (incorrect: (kε/2)-DP, 1.25 here for k = 5)."""
+    return np.max(q + rng.laplace(scale=2 / 0.5, size=(size, len(q))), axis=1)
+
+
+def histogram(scale):
+    def release(q, size, rng):
+        return q + rng.laplace(scale=scale, size=(size, len(q)))
+
+    return release
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"k": 0}, "k must"),
+        ({"k": 10**6}, "k must"),
+        ({"k": True}, "k must"),
+        ({"k": 5, "sensitivity": 0.0}, "sensitivity"),
+        ({"k": 5, "sensitivity": math.nan}, "sensitivity"),
+        ({"k": 5, "sensitivity": math.inf}, "sensitivity"),
+        ({"k": 5, "norm": "l2"}, "norm"),
+    ],
+)
+def test_query_answers_refuses_bad_parameters(kwargs, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        QueryAnswers(**kwargs)
+
+
+@given(
+    k=st.integers(1, 12),
+    step=st.floats(1e-3, 1e3),
+    norm=st.sampled_from(["linf", "l1"]),
+)
+def test_every_searched_pair_is_a_pair_of_the_relation(k, step, norm) -> None:
+    """StatDP's patterns scaled by Δ: eight under ℓ∞ (two under ℓ1), each within Δ."""
+    rel = QueryAnswers(k, step, norm)
+    pairs = rel.candidates(ANYWHERE)
+    assert len(pairs) == (8 if norm == "linf" else 2)
+    for a, b in pairs:
+        assert a.shape == b.shape == (k,)
+        assert 0 < rel.distance(a, b) <= step * (1 + 1e-12)
+
+
+def test_patterns_outside_the_domain_are_left_out() -> None:
+    pairs = QueryAnswers(5).candidates((0.0, 2.0))
+    assert pairs and all(min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) <= 2 for a, b in pairs)
+    assert len(QueryAnswers(5).candidates((1.0, 2.0))) < 8
+
+
+def test_the_issues_pair_is_a_neighbouring_pair_of_counting_queries() -> None:
+    """[1,1,1,1,1] and [2,0,2,0,2] differ by 1 in every answer: neighbours under ℓ∞ (refused as
+    "not neighbours" by the record relations), not under ℓ1."""
+    a, b = QueryAnswers(5).check_pair([1, 1, 1, 1, 1], [2, 0, 2, 0, 2], "pairs[0]", ANYWHERE)
+    assert a.tolist() == [1, 1, 1, 1, 1] and b.tolist() == [2, 0, 2, 0, 2]  # order kept
+    with pytest.raises(ValueError, match="differ by 5"):
+        QueryAnswers(5, norm="l1").check_pair([1] * 5, [2, 0, 2, 0, 2], "pairs[0]", ANYWHERE)
+
+
+@pytest.mark.parametrize(
+    "d0, d1, match",
+    [
+        ([1, 1, 1], [1, 1, 2], r"shape \(5,\)"),
+        ([1] * 5, [1] * 5, "different"),
+        ([1] * 5, [3, 1, 1, 1, 1], "differ by 2"),
+        ([1] * 5, [math.nan, 1, 1, 1, 1], "finite"),
+        ([1] * 5, "11111", "real numbers"),
+        ([True] * 5, [1] * 5, "real numbers|differ"),
+    ],
+)
+def test_query_answer_pairs_are_checked(d0, d1, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        QueryAnswers(5).check_pair(d0, d1, "pairs[0]", ANYWHERE)
+
+
+def test_noisy_max_index_passes_and_noisy_max_value_is_flagged() -> None:
+    """Report-noisy-max (k = 5, ε = 0.5, Laplace(2/ε)): the index is ε-DP, the value is not
+    (its true ε is kε/2 = 1.25 on "all answers up"). The auditor's own search, no pairs given."""
+    rel = QueryAnswers(5)
+    ok = from_callable(noisy_max_index, QUERIES, vectorized=True, relation=rel)
+    r = audit_mechanism(ok, seed=0)
+    assert not r.violation and r.epsilon_lower_bound <= 0.5, r.summary()
+    bad = from_callable(noisy_max_value, QUERIES, vectorized=True, relation=rel)
+    r = audit_mechanism(bad, seed=0)
+    assert r.violation and 0.5 < r.epsilon_lower_bound <= 1.25, r.summary()
+    assert "neighbour relation: query answers" in " ".join(r.notes)
+
+
+def test_histogram_with_the_wrong_scale_is_flagged_under_l1() -> None:
+    """Histogram (ℓ1, Δ = 1): Laplace(1/ε) is ε-DP; Laplace(ε) is (1/ε)-DP, 2 at ε = 0.5."""
+    rel = QueryAnswers(5, norm="l1")
+    ok = from_callable(histogram(1 / 0.5), QUERIES, vectorized=True, relation=rel)
+    r = audit_mechanism(ok, seed=0)
+    assert not r.violation and r.epsilon_lower_bound <= 0.5, r.summary()
+    bad = from_callable(histogram(0.5), QUERIES, vectorized=True, relation=rel)
+    r = audit_mechanism(bad, seed=0)
+    assert r.violation and 0.5 < r.epsilon_lower_bound <= 2.0, r.summary()
+
+
+def test_given_pairs_keep_their_order_and_are_checked_by_the_relation() -> None:
+    seen = []
+
+    def fn(q, size, rng):
+        seen.append(q.tolist())
+        return noisy_max_index(q, size, rng)
+
+    mech = from_callable(fn, QUERIES, vectorized=True, relation=QueryAnswers(5))
+    r = audit_mechanism(mech, pairs=[([1, 1, 1, 1, 1], [2, 0, 2, 0, 2])], seed=0, samples=10_000)
+    assert not r.violation
+    assert [2.0, 0.0, 2.0, 0.0, 2.0] in seen and [0.0, 1.0, 2.0, 2.0, 2.0] not in seen
+    with pytest.raises(ValueError, match=r"pairs\[0\] must be neighbours"):
+        audit_mechanism(mech, pairs=[([1] * 5, [3] * 5)], seed=0)
+
+
+def hamming_one(a, b):
+    return bool(a.shape == b.shape and np.sum(a != b) == 1)
+
+
+def flips(d):
+    for i in range(len(d)):
+        e = d.copy()
+        e[i] = 1 - e[i]
+        yield e
+
+
+def test_a_custom_relation_is_searched_from_its_seeds() -> None:
+    """Bit vectors that differ in one bit (a custom relation): Σ bits + Laplace(1/ε) passes, the
+    scale ε (true loss 1/ε = 2) is flagged."""
+    rel = CustomRelation(hamming_one, flips, seeds=[[0, 0, 0, 0], [1, 0, 1, 0]], label="one bit")
+
+    def count(scale):
+        return lambda d, size, rng: d.sum() + rng.laplace(scale=scale, size=size)
+
+    ok = from_callable(count(2.0), CUSTOM, (0, 1), vectorized=True, relation=rel)
+    r = audit_mechanism(ok, seed=0)
+    assert not r.violation and r.epsilon_lower_bound <= 0.5, r.summary()
+    bad = from_callable(count(0.5), CUSTOM, (0, 1), vectorized=True, relation=rel)
+    r = audit_mechanism(bad, seed=0)
+    assert r.violation and 0.5 < r.epsilon_lower_bound <= 2.0, r.summary()
+
+
+def test_custom_relations_refuse_what_they_cannot_use() -> None:
+    with pytest.raises(ValueError, match="is_pair must be callable"):
+        CustomRelation(42)
+    with pytest.raises(ValueError, match="seeds need neighbours"):
+        CustomRelation(hamming_one, seeds=[[0, 1]])
+    with pytest.raises(ValueError, match="is_pair raised ZeroDivisionError"):
+        CustomRelation(lambda a, b: 1 / 0).check_pair([0], [1], "pairs[0]", ANYWHERE)
+    with pytest.raises(ValueError, match="must return a bool"):
+        CustomRelation(lambda a, b: "yes").check_pair([0], [1], "pairs[0]", ANYWHERE)
+    rel = CustomRelation(hamming_one, lambda d: [d + 2], seeds=[[0, 0]])
+    with pytest.raises(ValueError, match="is_pair says no"):
+        rel.candidates(ANYWHERE)
+
+
+def test_claims_and_relations_must_agree() -> None:
+    with pytest.raises(ValueError, match="needs relation"):
+        from_callable(noisy_max_index, QUERIES, vectorized=True)
+    with pytest.raises(ValueError, match="relation is for claims"):
+        from_callable(
+            noisy_max_index, PrivacyClaim(0.5), vectorized=True, relation=QueryAnswers(5)
+        )
+    with pytest.raises(ValueError, match="'query_answers' relation but the claim names 'custom'"):
+        from_callable(noisy_max_index, CUSTOM, vectorized=True, relation=QueryAnswers(5))
+    mech = from_callable(noisy_max_index, QUERIES, vectorized=True, relation=QueryAnswers(5))
+    with pytest.raises(ValueError, match="claim names 'query_answers'"):
+        audit_mechanism(mech, relation=CustomRelation(hamming_one))
+    with pytest.raises(ValueError, match="relation is for claims"):
+        audit_mechanism(ExponentialQuantile(0.5, 1.0, (0.0, 1.0)), relation=QueryAnswers(5))
+
+
+def test_a_claim_may_name_a_relation_object_but_a_mechanism_of_records_may_not() -> None:
+    assert PrivacyClaim(1.0, 0.0, "query_answers").adjacency == "query_answers"
+    with pytest.raises(ValueError, match="adjacency"):
+        ExponentialQuantile(0.5, 1.0, (0.0, 1.0), adjacency="query_answers")
+
+
+def sparse_vector(threshold_scale, query_scale, cutoff, threshold):
+    """The sparse vector technique on query answers q (Lyu, Su, Li, VLDB 2017, Alg. 1 template):
+    ρ ~ Laplace(threshold_scale) once, ν_i ~ Laplace(query_scale) (none when 0), answer ⊤ when
+    q_i + ν_i >= T + ρ and ⊥ otherwise, stopping after ``cutoff`` ⊤ (never when 0). Outputs are
+    tuples of symbols (shorter after a stop); vectorised, one tuple object per pattern."""
+
+    def release(q, size, rng):
+        rho = rng.laplace(scale=threshold_scale, size=(size, 1))
+        nu = rng.laplace(scale=query_scale, size=(size, len(q))) if query_scale else 0.0
+        above = (q + nu) >= threshold + rho
+        if cutoff:
+            assert cutoff == 1
+            first = np.where(above.any(axis=1), above.argmax(axis=1), len(q))
+            patterns = [("⊥",) * i + ("⊤",) for i in range(len(q))] + [("⊥",) * len(q)]
+            return [patterns[i] for i in first]
+        seen: dict[bytes, tuple[str, ...]] = {}
+        return [
+            seen.setdefault(row.tobytes(), tuple("⊤" if a else "⊥" for a in row)) for row in above
+        ]
+
+    return release
+
+
+def test_sparse_vector_outputs_are_patterns_and_the_incorrect_variants_are_flagged() -> None:
+    """ε = 0.5, ten counting queries (ℓ∞, Δ = 1), the auditor's own search: SVT1 (ρ ~ Lap(2/ε),
+    ν ~ Lap(4c/ε), c = 1, T = 0.5) passes; SVT5 (no query noise, no cutoff; not private for any
+    ε) is flagged with a large bound, from the pattern of ⊥/⊤ answers."""
+    rel = QueryAnswers(10)
+    svt1 = from_callable(sparse_vector(4.0, 8.0, 1, 0.5), QUERIES, vectorized=True, relation=rel)
+    r = audit_mechanism(svt1, seed=0)
+    assert not r.violation and r.epsilon_lower_bound <= 0.5, r.summary()
+    svt5 = from_callable(sparse_vector(4.0, 0.0, 0, 1.0), QUERIES, vectorized=True, relation=rel)
+    r = audit_mechanism(svt5, seed=0)
+    assert r.violation and r.epsilon_lower_bound > 2.0, r.summary()
+    assert r.witness["event"]["kind"] == "atom" and "⊤" in r.witness["event"]["atom"]
