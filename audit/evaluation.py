@@ -29,7 +29,7 @@ from audit.context import (
     Candidate,
     Job,
 )
-from audit.events import Event, Scored, best_event
+from audit.events import Event, Families, Scored, best_event
 from audit.outputs import Outputs
 from audit.power import PairPower
 from audit.statistics import (
@@ -176,9 +176,7 @@ def _select(
             n_eval,
             ctx.claim.delta,
             ctx.alpha_eval,
-            (c.d0, c.d1),
-            llr,
-            lattice=ctx.float_lattice,
+            Families((c.d0, c.d1), llr, ctx.float_lattice),
         )
         if llr is not None and c.planned is not None and math.isfinite(c.planned.threshold):
             planned = _planned_event(ctx, c.planned, llr, n_eval, width)

@@ -46,6 +46,9 @@ Projection = tuple  # () scalar, ("coord", i), ("diff", i, j)
 
 def project(out: Outputs, projection: Projection) -> np.ndarray:
     """Numeric values of one projection (NaN on atom draws)."""
+    if projection and projection[0] == "pos":  # a position of structured draws
+        _, numbers = out.padded(projection[1] + 1)
+        return numbers[:, projection[1]]
     v = out.values
     if not projection:
         return v[:, 0]
@@ -84,6 +87,12 @@ class Event:
     def indicator(self, out: Outputs) -> np.ndarray:
         if self.kind == "atom":
             return ~out.numeric if self.atom == "*" else out.atoms == self.atom
+        if self.kind in ("token", "token_count"):
+            return _token_hit(self, out)
+        if self.projection and self.projection[0] == "pos":  # numbers of structured draws
+            z = project(out, self.projection)
+            with np.errstate(invalid="ignore"):
+                return (z > self.lo) & (z <= self.hi)
         numeric = out.numeric
         if self.kind == "width":
             return numeric & (out.width == int(self.lo))
@@ -115,7 +124,7 @@ class Event:
             return f"{where} in {{{', '.join(f'{v:g}' for v in self.values)}}}"
         if self.kind == "atom":
             return "any non-numeric output" if self.atom == "*" else f"output is atom {self.atom!r}"
-        text = _DESCRIPTIONS[self.kind].format(where=where, lo=self.lo, hi=self.hi)
+        text = _DESCRIPTIONS[self.kind].format(where=where, lo=self.lo, hi=self.hi, atom=self.atom)
         if self.lattice is not None:
             text += f" and not a multiple of 2^-{self.lattice}"
         return text
@@ -137,8 +146,10 @@ class Event:
             d["hi"] = _num(self.hi)
             if self.lattice is not None:
                 d["lattice"] = self.lattice
-        if self.kind == "atom":
+        if self.kind in ("atom", "token", "token_count"):
             d["atom"] = self.atom
+        if self.kind == "token_count":
+            d["lo"] = _num(self.lo)
         if self.kind == "data_value":
             d["values"] = list(self.values)
         return d
@@ -151,6 +162,8 @@ _DESCRIPTIONS = {
     "histogram_ratio": "histogram log-ratio score of y > {lo:.6g} (fitted on selection draws)",
     "likelihood_ratio": "ln f_D(y) - ln f_D'(y) > {lo:.6g}",
     "likelihood_ratio_reverse": "ln f_D'(y) - ln f_D(y) > {lo:.6g}",
+    "token": "{where} is {atom}",
+    "token_count": "{atom} at {lo:.0f} or more positions",
 }
 """How :meth:`Event.describe` words each kind of event (``data_value`` and ``atom`` apart)."""
 
@@ -164,6 +177,8 @@ def _projection_name(p: Projection) -> str:
         return "y"
     if p[0] == "coord":
         return f"y[{p[1]}]"
+    if p[0] == "pos":
+        return f"output[{p[1]}]"
     return f"y[{p[1]}] - y[{p[2]}]"
 
 
@@ -322,24 +337,32 @@ Counted = tuple[Sequence[Event], np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 is among (the whole selection sample, or its held-out half for a fitted score)."""
 
 
-def candidate_events(
-    a: Outputs,
-    b: Outputs,
-    data: Sequence[np.ndarray] = (),
-    llr: Callable[[np.ndarray], np.ndarray] | None = None,
-    lattice: bool = False,
-) -> Counted:
+@dataclass(frozen=True)
+class Families:
+    """What the candidate events may use beyond the draws: the pair's ``data`` (for the "output
+    equals a data value" events), the exact log-likelihood ratio ``llr`` (its level sets), and
+    ``lattice`` (the float-lattice family)."""
+
+    data: Sequence[np.ndarray] = ()
+    llr: Callable[[np.ndarray], np.ndarray] | None = None
+    lattice: bool = False
+
+
+def candidate_events(a: Outputs, b: Outputs, families: Families = Families()) -> Counted:
     """Every candidate event with its counts on ``a`` (draws on D) and ``b`` (draws on D'), and
-    the draws each count is among; ``lattice`` adds the float-lattice family. The histogram score
+    the draws each count is among (the families of :class:`Families`). The histogram score
     is fitted on the first half of each sample and its events counted on the second half, so that
     a score never rates itself on the draws it was fitted to."""
+    data, llr, lattice = families.data, families.llr, families.lattice
     events = _Chain()
     ka: list[np.ndarray] = []
     kb: list[np.ndarray] = []
     na: list[np.ndarray] = []
     nb: list[np.ndarray] = []
 
-    def add(evs: Sequence[Event], x: Any, y: Any, among: tuple[int, int] = (len(a), len(b))) -> None:
+    def add(
+        evs: Sequence[Event], x: Any, y: Any, among: tuple[int, int] = (len(a), len(b))
+    ) -> None:
         events.extend(evs)
         ka.append(np.asarray(x, dtype=float))
         kb.append(np.asarray(y, dtype=float))
@@ -373,6 +396,10 @@ def candidate_events(
             [ca.get(n, 0) for n in names] + [sum(ca.values())],
             [cb.get(n, 0) for n in names] + [sum(cb.values())],
         )
+    length = max(a.positions(), b.positions())
+    if length:
+        for part in _structured_candidates(a, b, length):
+            add(*part)
     if llr is not None and a.width == b.width:
         add(*_likelihood_ratio_candidates(a, b, llr, width=width))
     fit_a, held_a = a.halves()
@@ -382,6 +409,48 @@ def candidate_events(
         evs, x, y = _likelihood_ratio_candidates(held_a, held_b, score, "histogram_ratio", width)
         add(evs, x, y, (len(held_a), len(held_b)))
     return events, np.concatenate(ka), np.concatenate(kb), np.concatenate(na), np.concatenate(nb)
+
+
+def _token_hit(event: Event, out: Outputs) -> np.ndarray:
+    """``token``: the draw's token at the event's position is its symbol; ``token_count``: the
+    symbol stands at ``lo`` or more positions."""
+    if out.tokens is None:
+        return np.zeros(len(out), dtype=bool)
+    if event.kind == "token":
+        position = event.projection[1]
+        if position >= out.positions():
+            return np.zeros(len(out), dtype=bool)
+        return out.tokens[:, position] == event.atom
+    return np.count_nonzero(out.tokens == event.atom, axis=1) >= event.lo
+
+
+def _structured_candidates(
+    a: Outputs, b: Outputs, length: int
+) -> list[tuple[Sequence[Event], np.ndarray, np.ndarray]]:
+    """Events on structured draws (:class:`audit.outputs.Outputs`, ``tokens``): each position's
+    symbol, each symbol's number of positions (at least c, every c seen), and intervals of the
+    numbers at each position (their pattern, the joint event, is an atom)."""
+    ta, na = a.padded(length)
+    tb, nb = b.padded(length)
+    parts: list[tuple[Sequence[Event], np.ndarray, np.ndarray]] = []
+    for i in range(length):
+        symbols = sorted((set(ta[:, i]) | set(tb[:, i])) - {""})
+        events = [Event("token", ("pos", i), atom=str(t)) for t in symbols]
+        parts.append(
+            (events, np.array([np.sum(ta[:, i] == t) for t in symbols]),
+             np.array([np.sum(tb[:, i] == t) for t in symbols]))
+        )  # fmt: skip
+        if np.isfinite(na[:, i]).any() or np.isfinite(nb[:, i]).any():
+            parts.append(_interval_candidates(na[:, i], nb[:, i], ("pos", i)))
+    for t in sorted((set(ta.ravel()) | set(tb.ravel())) - {"", "#"}):
+        ca, cb = np.count_nonzero(ta == t, axis=1), np.count_nonzero(tb == t, axis=1)
+        levels = np.arange(1, max(ca.max(initial=0), cb.max(initial=0)) + 1)
+        events = [Event("token_count", atom=str(t), lo=float(c)) for c in levels]
+        parts.append(
+            (events, np.array([np.sum(ca >= c) for c in levels]),
+             np.array([np.sum(cb >= c) for c in levels]))
+        )  # fmt: skip
+    return parts
 
 
 def _likelihood_ratio_candidates(
@@ -480,19 +549,20 @@ def score_events(
 
 
 def best_event(
-    a: Outputs,
-    b: Outputs,
-    n_eval: int,
-    delta: float,
-    alpha: float,
-    data: Sequence[np.ndarray] = (),
-    llr: Callable[[np.ndarray], np.ndarray] | None = None,
-    lattice: bool = False,
+    a: Outputs, b: Outputs, n_eval: int, delta: float, alpha: float, families: Families = Families()
 ) -> Scored:
-    """The best (event, direction) on the selection draws ``a`` (on D) and ``b`` (on D');
-    ``lattice`` adds the float-lattice events."""
-    events, ka, kb, na, nb = candidate_events(a, b, data, llr, lattice)
+    """The best (event, direction) on the selection draws ``a`` (on D) and ``b`` (on D') among
+    the candidate events of ``families``, ranked for ``n_eval`` evaluation draws."""
+    events, ka, kb, na, nb = candidate_events(a, b, families)
     return score_events(events, ka, kb, na, nb, n_eval, delta, alpha)[0]
 
 
-__all__ = ["NUMERIC", "Event", "Scored", "best_event", "candidate_events", "score_events"]
+__all__ = [
+    "NUMERIC",
+    "Event",
+    "Families",
+    "Scored",
+    "best_event",
+    "candidate_events",
+    "score_events",
+]

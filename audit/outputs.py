@@ -64,9 +64,30 @@ class Outputs:
 
     values: np.ndarray
     atoms: np.ndarray
+    tokens: np.ndarray | None = None
+    """Structured draws (flat sequences mixing symbols and numbers) position by position: an
+    (n, L) object array of tokens (a symbol's name, ``"#"`` for a number, ``""`` past the end
+    or for a draw that is not structured); None when no draw is structured."""
+    numbers: np.ndarray | None = None
+    """The numbers of structured draws, (n, L) floats (NaN where the token is not ``"#"``, and
+    for a NaN or a number too large for a float64)."""
 
     def __len__(self) -> int:
         return len(self.atoms)
+
+    def positions(self) -> int:
+        """L, the positions of the longest structured draw (0 without structured draws)."""
+        return 0 if self.tokens is None else self.tokens.shape[1]
+
+    def padded(self, length: int) -> tuple[np.ndarray, np.ndarray]:
+        """``tokens`` and ``numbers`` padded to ``length`` positions (``""`` and NaN)."""
+        tokens = np.full((len(self), length), "", dtype=object)
+        numbers = np.full((len(self), length), np.nan)
+        if self.tokens is not None and self.numbers is not None:
+            k = min(length, self.positions())
+            tokens[:, :k] = self.tokens[:, :k]
+            numbers[:, :k] = self.numbers[:, :k]
+        return tokens, numbers
 
     @property
     def width(self) -> int:
@@ -86,12 +107,17 @@ class Outputs:
         """The same draws with every numeric row made the atom ``length:<k>`` (used when draws
         of different widths must be pooled)."""
         atoms = np.where(self.numeric, f"length:{self.width}", self.atoms).astype(object)
-        return Outputs(np.full((len(self), 1), np.nan), atoms)
+        return Outputs(np.full((len(self), 1), np.nan), atoms, self.tokens, self.numbers)
 
     def halves(self) -> tuple[Outputs, Outputs]:
         """The first ⌊n/2⌋ draws and the rest (independent draws: two independent samples)."""
         h = len(self) // 2
-        return Outputs(self.values[:h], self.atoms[:h]), Outputs(self.values[h:], self.atoms[h:])
+        return self._rows(slice(0, h)), self._rows(slice(h, len(self)))
+
+    def _rows(self, rows: slice) -> Outputs:
+        tokens = None if self.tokens is None else self.tokens[rows]
+        numbers = None if self.numbers is None else self.numbers[rows]
+        return Outputs(self.values[rows], self.atoms[rows], tokens, numbers)
 
     @staticmethod
     def concat(parts: list[Outputs]) -> Outputs:
@@ -108,7 +134,14 @@ class Outputs:
         values = np.concatenate(
             [p.values if p.width == width else np.full((len(p), width), np.nan) for p in parts]
         )
-        return Outputs(values, np.concatenate([p.atoms for p in parts]))
+        atoms = np.concatenate([p.atoms for p in parts])
+        length = max(p.positions() for p in parts)
+        if not length:
+            return Outputs(values, atoms)
+        padded = [p.padded(length) for p in parts]
+        tokens = np.concatenate([t for t, _ in padded])
+        numbers = np.concatenate([n for _, n in padded])
+        return Outputs(values, atoms, tokens, numbers)
 
     @staticmethod
     def empty(width: int = 1) -> Outputs:
@@ -175,11 +208,12 @@ def _pattern(items: list[Any]) -> str:
     """The atom of a flat sequence mixing symbols and numbers: its symbols in order (strings by
     their ``repr``), each number written ``#`` (e.g. ``('⊥', '⊥', '⊤')`` or ``('⊥', #, '⊥')``);
     cut to 200 characters like every atom name."""
-    parts = [
-        "#" if _is_real(i) else repr(str(i)) if isinstance(i, str | np.str_) else str(i)
-        for i in items
-    ]
-    return f"({', '.join(parts)})"[:200]
+    return f"({', '.join('#' if _is_real(i) else _symbol(i) for i in items)})"[:200]
+
+
+def _symbol(x: Any) -> str:
+    """A symbol's name: a string by its ``repr``, None and booleans by their text."""
+    return repr(str(x)) if isinstance(x, str | np.str_) else str(x)
 
 
 def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
@@ -266,7 +300,9 @@ def normalise(raw: Any, size: int) -> Outputs:
         items = list(raw)
     else:
         return _wrong_count(size)
-    rows = [_as_row(x) for x in items]
+    seen: dict[int, tuple[np.ndarray | None, str]] = {}  # one object drawn many times: once
+    rows = [seen[id(x)] if id(x) in seen else seen.setdefault(id(x), _as_row(x)) for x in items]
+    structure = _structure(items, [a for _, a in rows])
     widths = {len(r) for r, _ in rows if r is not None}
     if len(widths) > 1:
         # outputs of varying length: each length is its own atom family
@@ -279,4 +315,42 @@ def normalise(raw: Any, size: int) -> Outputs:
         atoms[i] = a
         if r is not None:
             values[i] = r
-    return Outputs(values, atoms)
+    return Outputs(values, atoms, *structure)
+
+
+MAX_POSITIONS = 64
+"""Positions of a structured draw that get position events (longer ones keep their pattern)."""
+
+
+def _structure(items: list[Any], atoms: list[str]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The tokens and numbers of the structured draws among ``items`` (those whose atom is a
+    pattern), position by position (:class:`Outputs`); (None, None) when there are none. Draws
+    of one pattern share their tokens, so each pattern is read once and only the numbers of each
+    draw are read draw by draw."""
+    groups: dict[str, list[int]] = {}
+    for i, a in enumerate(atoms):
+        if a.startswith("(") and isinstance(items[i], list | tuple):
+            if len(items[i]) <= MAX_POSITIONS:
+                groups.setdefault(a, []).append(i)
+    if not groups:
+        return None, None
+    length = max(len(items[rows[0]]) for rows in groups.values())
+    tokens = np.full((len(items), length), "", dtype=object)
+    numbers = np.full((len(items), length), np.nan)
+    for rows in groups.values():
+        first = items[rows[0]]
+        tokens[rows, : len(first)] = ["#" if _is_real(x) else _symbol(x) for x in first]
+        where = [j for j, x in enumerate(first) if _is_real(x)]
+        if where:
+            numbers[np.ix_(rows, where)] = [_numbers(items[r], where) for r in rows]
+    return tokens, numbers
+
+
+def _numbers(item: Any, where: list[int]) -> list[float]:
+    """The numbers of a structured draw at positions ``where`` (NaN for one too large for a
+    float64)."""
+    out = []
+    for j in where:
+        value, _ = _real(item[j])
+        out.append(np.nan if value is None else value)
+    return out

@@ -27,7 +27,7 @@ from audit.context import (
     candidate_family,
 )
 from audit.evaluation import budget
-from audit.events import Scored, best_event
+from audit.events import Families, Scored, best_event
 from audit.neighbours import Pair, hill_climb, refine_values, tie_family
 from audit.outputs import Outputs
 from audit.statistics import wilson_bound
@@ -75,8 +75,7 @@ def _screen(
             ctx.n_eval,
             ctx.claim.delta,
             ctx.alpha_eval,
-            (c.d0, c.d1),
-            lattice=ctx.float_lattice,
+            Families((c.d0, c.d1), lattice=ctx.float_lattice),
         )
         for i, c in enumerate(candidates)
     ]

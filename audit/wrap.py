@@ -10,7 +10,10 @@ the draws. An exception raised by a call becomes that draw's output (the atom
 ``raised:<ExceptionType>``, see :mod:`audit.outputs`), so a function that crashes on one data set
 and not on its neighbour is found to leak. A vectorised call that raises is made again one draw
 at a time (``size = 1``), so that each draw's atom comes from a call of its own and the draws stay
-independent. The outputs are returned as they are (never checked or converted: they are what the
+independent. (A vectorised function promises ``size`` independent draws per call; one that raises
+*because of* some of its random draws breaks that promise, as the calls that do not raise are then
+conditioned on their draws: such a function should return its exceptions per draw, or not be
+vectorised.) The outputs are returned as they are (never checked or converted: they are what the
 auditor judges).
 """
 

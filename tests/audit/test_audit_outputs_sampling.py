@@ -299,3 +299,43 @@ def test_draw_concatenates_chunks_to_the_requested_size(size, chunk) -> None:
     (out,) = draw(rr, [DrawJob(np.array([1.0]), size, (0,))], seed=0, chunk=chunk)
     assert len(out) == size and out.numeric.all()
     assert set(np.unique(out.values)) <= {0.0, 1.0}
+
+
+def test_structured_draws_are_read_position_by_position() -> None:
+    """A flat sequence of symbols and numbers: its pattern is its atom, its tokens and numbers
+    are kept by position (padded past the end; NaN for a number too large for a float64)."""
+    out = normalise([("⊥", 2.5), ("⊤",), 3.0, ("⊥", 10**400), ("⊥", 0.5)], 5)
+    assert list(out.atoms) == ["('⊥', #)", "('⊤')", "", "('⊥', #)", "('⊥', #)"]
+    assert out.tokens is not None and out.numbers is not None
+    assert out.tokens.tolist() == [["'⊥'", "#"], ["'⊤'", ""], ["", ""], ["'⊥'", "#"], ["'⊥'", "#"]]
+    assert np.array_equal(out.numbers[:, 1], [2.5, np.nan, np.nan, np.nan, 0.5], equal_nan=True)
+    first, second = out.halves()
+    assert first.tokens.shape == (2, 2) and second.tokens.shape == (3, 2)
+    pooled = Outputs.concat([normalise([1.0, 2.0], 2), out])
+    assert pooled.tokens.shape == (7, 2) and pooled.tokens[0].tolist() == ["", ""]
+    assert normalise([1.0, (1.0, 2.0)], 2).tokens is None  # no symbols: no structure
+
+
+def test_position_and_symbol_events_count_what_their_indicators_select() -> None:
+    """Every event on structured draws (each position's symbol, a symbol at c or more positions,
+    intervals of a position's numbers) counts on each sample exactly the draws its indicator
+    selects, on draws of several lengths."""
+    from audit.events import candidate_events
+
+    rng = np.random.default_rng(3)
+
+    def draws(n: int) -> list[tuple]:
+        out = []
+        for _ in range(n):
+            k = int(rng.integers(1, 5))
+            out.append(tuple("⊥" if rng.random() < 0.6 else float(rng.normal()) for _ in range(k)))
+        return [(*d, "⊤") for d in out]
+
+    a, b = normalise(draws(300), 300), normalise(draws(200), 200)
+    events, ka, kb, _, _ = candidate_events(a, b)
+    kinds = set()
+    for e, x, y in zip(events, ka, kb, strict=True):
+        if e.kind in ("token", "token_count") or e.projection[:1] == ("pos",):
+            kinds.add(e.kind)
+            assert e.indicator(a).sum() == x and e.indicator(b).sum() == y, e.describe()
+    assert kinds == {"token", "token_count", "interval"}

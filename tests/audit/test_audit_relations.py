@@ -237,3 +237,33 @@ def test_sparse_vector_outputs_are_patterns_and_the_incorrect_variants_are_flagg
     r = audit_mechanism(svt5, seed=0)
     assert r.violation and r.epsilon_lower_bound > 2.0, r.summary()
     assert r.witness["event"]["kind"] == "atom" and "⊤" in r.witness["event"]["atom"]
+
+
+def sparse_vector_values(threshold_scale, query_scale, threshold):
+    """SVT3 of Lyu, Su, Li (c = 1): the noisy answer q_i + ν_i instead of ⊤ (not private for any
+    ε), ⊥ for the answers below, stopping after the first answer above."""
+
+    def release(q, size, rng):
+        rho = rng.laplace(scale=threshold_scale, size=(size, 1))
+        noisy = q + rng.laplace(scale=query_scale, size=(size, len(q)))
+        above = noisy >= threshold + rho
+        first = np.where(above.any(axis=1), above.argmax(axis=1), len(q))
+        return [
+            ("⊥",) * i + ((float(noisy[r, i]),) if i < len(q) else ())
+            for r, i in enumerate(first)
+        ]
+
+    return release
+
+
+def test_structured_outputs_have_position_events_and_svt3_is_flagged() -> None:
+    """SVT3 releases the noisy answer beside the ⊥s: the intervals on that position's numbers
+    show it (ε = 0.5, ten queries, ρ ~ Lap(2/ε), ν ~ Lap(2/ε), T = 1; 100 000 draws per data
+    set: every output is a new tuple, normalised one by one)."""
+    rel = QueryAnswers(10)
+    svt3 = from_callable(
+        sparse_vector_values(4.0, 4.0, 1.0), QUERIES, vectorized=True, relation=rel
+    )
+    r = audit_mechanism(svt3, seed=0, samples=100_000)
+    assert r.violation and r.epsilon_lower_bound > 0.5, r.summary()
+    assert r.witness["event"]["description"].startswith("output["), r.summary()
