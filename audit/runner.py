@@ -29,7 +29,10 @@ outside [0, 1), whatever the object's fields were set to after construction), ``
 ``concurrent.futures.Executor``, a ``progress`` that is not callable, a ``name`` that is not a
 string, a ``timeout`` outside [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`], a ``domain`` that is
 not inside ``mech.domain``, and ``pairs`` that are not neighbouring pairs of finite data inside
-the domain (:func:`audit.neighbours.check_pairs`). An exact law that yields NaN, or an ``exact()``
+the domain (:func:`audit.neighbours.check_pairs`; under a relation object, pairs its
+``check_pair`` refuses), a ``relation`` for a claim that names a relation between data sets of
+records, and a claim naming ``"query_answers"`` or ``"custom"`` without one or with one of
+another kind (:mod:`audit.relations`). An exact law that yields NaN, or an ``exact()``
 that returns something other than an exact law, is a ``ValueError`` naming the mechanism in every
 mode that uses the law; an ``exact()`` that *raises* is a note, and ``auto`` falls back to
 black-box. (The ranges are in :mod:`audit.limits`.)
