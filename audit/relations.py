@@ -133,12 +133,26 @@ class QueryAnswers:
         return a, b
 
     def candidates(self, domain: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """StatDP's patterns scaled by Δ (module docstring), those inside ``domain``."""
+        """StatDP's patterns scaled by Δ (module docstring), those inside ``domain`` (and finite:
+        a Δ near the float range overflows some of them)."""
         k, step = self.k, self.sensitivity
         base = np.full(k, step)
         one = np.eye(k)[0] * step
         rest = step - one  # Δ on every answer but the first
         half = np.r_[np.full(k // 2, step), np.zeros(k - k // 2)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            patterns = self._patterns(base, one, rest, half, step)
+        lo, hi = domain
+        out = []
+        for a, b in patterns:
+            inside = min(a.min(), b.min()) >= lo and max(a.max(), b.max()) <= hi
+            if inside and np.isfinite(a).all() and np.isfinite(b).all():
+                out.append((a.astype(float), b.astype(float)))
+        return out
+
+    def _patterns(
+        self, base: np.ndarray, one: np.ndarray, rest: np.ndarray, half: np.ndarray, step: float
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         patterns = [(base, base + one), (base, base - one)]
         if self.norm == "linf":
             patterns += [
@@ -149,12 +163,7 @@ class QueryAnswers:
                 (base, base - step),
                 (half, step - half),
             ]
-        lo, hi = domain
-        out = []
-        for a, b in patterns:
-            if min(a.min(), b.min()) >= lo and max(a.max(), b.max()) <= hi:
-                out.append((a.astype(float), b.astype(float)))
-        return out
+        return patterns
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,16 @@ The wrapper turns the function into a mechanism on :class:`reference.core.Mechan
 among ``input_values`` when the function declares a finite input set; the empty data set is
 allowed, as add/remove audits need it), then calls the function once per draw with the same
 generator, each time on a fresh copy of the data; a vectorised function is called once for all
-the draws. An exception raised by a call becomes that draw's output (the atom
-``raised:<ExceptionType>``, see :mod:`audit.outputs`), so a function that crashes on one data set
-and not on its neighbour is found to leak. A vectorised call that raises is made again one draw
-at a time (``size = 1``), so that each draw's atom comes from a call of its own and the draws stay
-independent. (A vectorised function promises ``size`` independent draws per call; one that raises
-*because of* some of its random draws breaks that promise, as the calls that do not raise are then
-conditioned on their draws: such a function should return its exceptions per draw, or not be
-vectorised.) The outputs are returned as they are (never checked or converted: they are what the
-auditor judges).
+the draws. An exception raised by a call of a per-draw function becomes that draw's output (the
+atom ``raised:<ExceptionType>``, see :mod:`audit.outputs`), so a function that crashes on one
+data set and not on its neighbour is found to leak. A vectorised call that raises raises from
+``sample``, like any mechanism's; the auditor then draws that chunk again one draw at a time
+(:func:`audit.draws.draw_chunk`), so each draw's atom comes from a call of its own and the draws
+stay independent. (A vectorised function promises ``size`` independent draws per call; one that
+raises *because of* some of its random draws breaks that promise, as the calls that do not raise
+are then conditioned on their draws: such a function should return its exceptions per draw, or
+not be vectorised.) The outputs are returned as they are (never checked or converted: they are
+what the auditor judges).
 """
 
 from __future__ import annotations
@@ -78,22 +79,15 @@ class CallableMechanism(ClaimedMechanism):
         return x
 
     def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> Any:
-        """``size`` outputs: one call of a vectorised ``fn`` (its result as it is; one call per
-        draw if it raises), else ``size`` calls; numeric results of single calls give a float
-        array of shape (size,) or (size, k), anything else (exceptions included) an object
-        array."""
+        """``size`` outputs: one call of a vectorised ``fn`` (its result as it is), else ``size``
+        calls; numeric results of single calls give a float array of shape (size,) or (size, k),
+        anything else (exceptions included) an object array."""
         if self.vectorized:
-            try:
-                return self.fn(data.copy(), size, rng)
-            except Exception:  # noqa: BLE001 -- each draw's exception is found one at a time
-                pass
+            return self.fn(data.copy(), size, rng)
         outs: list[Any] = []
         for _ in range(size):
             try:
-                if self.vectorized:
-                    outs.append(_single(self.fn(data.copy(), 1, rng)))
-                else:
-                    outs.append(self.fn(data.copy(), rng))
+                outs.append(self.fn(data.copy(), rng))
             except Exception as exc:  # noqa: BLE001 -- an exception is an output
                 outs.append(Raised.of(exc))
         if all(_is_real(o) or _is_real_row(o) for o in outs):
@@ -110,15 +104,6 @@ class CallableMechanism(ClaimedMechanism):
 
     def _checked_output(self, out: Any, size: int) -> np.ndarray:
         return out  # a function's outputs are audited as they are, never checked or converted
-
-
-def _single(result: Any) -> Any:
-    """The one output of a vectorised call with ``size = 1`` (its first row or element); a
-    result that does not hold exactly one output stays as it is (an atom for the auditor)."""
-    try:
-        return result[0] if len(result) == 1 else result
-    except TypeError:
-        return result
 
 
 def _is_real(x: Any) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 
 from audit.claimed import ClaimOverride
 from dpquant.cli.messages import exception_text
-from dpquant.options import UsageError, show
+from dpquant.options import UsageError, as_options, show
 from reference.core import PrivacyClaim, check_claim
 from reference.registry import REGISTRY
 
@@ -184,7 +184,7 @@ def build_mechanism(
                 obj, claim, domain, name=label, vectorized=vectorized, input_values=input_values
             )
         except ValueError as exc:  # input_values outside the domain
-            raise UsageError(f"--{str(exc).replace('_', '-', 1)}") from None
+            raise UsageError(as_options(str(exc), {"input_values": "--input-values"})) from None
         return wrapped, label
     raise UsageError(
         f"{label} is neither a mechanism (with sample() and claim) nor a function "

@@ -318,9 +318,7 @@ def sample_aq(
     """``size`` independent AQ releases on sorted clamped data ``x``: (size, m).
 
     Each sample's subset at a node is a contiguous range x[start:stop] (splitting by value keeps
-    sorted order); X_l = X_s[X_s <= v] and X_u = X_s[X_s >= v] as in the fork (module docstring).
-    :func:`approximate_quantiles` and :class:`ApproximateQuantilesMechanism` release through it
-    (the checks cost O(n), next to the O(m·n) of the EM calls)."""
+    sorted order); X_l = X_s[X_s <= v] and X_u = X_s[X_s >= v] as in the fork (module docstring)."""
     if not isinstance(plan, Plan):
         raise ValueError(f"plan must be an aq_plan(quantiles), got {type(plan).__name__}")
     bounds = check_domain(bounds, "bounds", finite=True)
@@ -330,18 +328,31 @@ def sample_aq(
     limit = _aq_draw_limit(len(plan.order), x.size)
     if size > limit:
         raise ValueError(f"size must be at most {limit} for AQ on this data, got {size}")
-    m = len(plan.order)
+    return _release(x, plan, eps_prime, _root(x.size, bounds, size), rng)
+
+
+def _root(n: int, bounds: tuple[float, float], size: int) -> Subsets:
+    """The root sub-problem of ``size`` samples: all n points, range ``bounds``."""
+    a, b = bounds
+    return Subsets(
+        np.zeros(size, dtype=np.int64),
+        np.full(size, n, dtype=np.int64),
+        np.full(size, float(a)),
+        np.full(size, float(b)),
+    )
+
+
+def _release(
+    x: np.ndarray, plan: Plan, eps_prime: float, root: Subsets, rng: np.random.Generator
+) -> np.ndarray:
+    """:func:`sample_aq` on checked arguments, one sample per row of ``root`` (the mechanism
+    and :func:`approximate_quantiles` have checked them already: no second O(n) pass per
+    release)."""
+    size, m = root.start.size, len(plan.order)
     out = np.empty((size, m))
     gaps = np.diff(x)
-    a, b = bounds
-    state = {
-        id(plan.root): Subsets(
-            np.zeros(size, dtype=np.int64),
-            np.full(size, x.size, dtype=np.int64),
-            np.full(size, a),
-            np.full(size, b),
-        )
-    }
+    a, b = float(root.lo[0]), float(root.hi[0])
+    state = {id(plan.root): root}
     for node in plan.order:
         subsets = state.pop(id(node))
         start, stop, lo, hi = subsets
@@ -398,7 +409,7 @@ def approximate_quantiles(
         kss_original_constant=kss_original_constant,
     )
     x = clamp_sorted(data, bounds)
-    return sample_aq(x, plan, bounds, eps_prime, 1, rng)[0]
+    return _release(x, plan, eps_prime, _root(x.size, bounds, 1), rng)[0]
 
 
 @dataclass(frozen=True)
@@ -473,4 +484,4 @@ class ApproximateQuantilesMechanism(MechanismBase):
         """``size`` independent releases, shape (size, m), vectorised over the samples."""
         x = clamp_sort(data, self.bounds)
         plan = aq_plan(self.quantiles)
-        return sample_aq(x, plan, self.bounds, self._eps_prime, size, rng)
+        return _release(x, plan, self._eps_prime, _root(x.size, self.bounds, size), rng)

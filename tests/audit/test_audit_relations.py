@@ -267,3 +267,10 @@ def test_structured_outputs_have_position_events_and_svt3_is_flagged() -> None:
     r = audit_mechanism(svt3, seed=0, samples=100_000)
     assert r.violation and r.epsilon_lower_bound > 0.5, r.summary()
     assert r.witness["event"]["description"].startswith("output["), r.summary()
+
+
+def test_patterns_that_overflow_are_left_out() -> None:
+    """Δ = 1e308: the patterns that add Δ to Δ overflow to inf and are not searched."""
+    pairs = QueryAnswers(3, sensitivity=1e308).candidates(ANYWHERE)
+    assert pairs and all(np.isfinite(a).all() and np.isfinite(b).all() for a, b in pairs)
+    assert len(pairs) < 8
