@@ -21,6 +21,12 @@ _EXPORTS = {
     "from_callable": "audit.wrap",
     "ConformanceReport": "audit.sampler_conformance",
     "conformance": "audit.sampler_conformance",
+    "Records": "audit.record_spaces",
+    "Box": "audit.record_spaces",
+    "FiniteSet": "audit.record_spaces",
+    "BitVectors": "audit.record_spaces",
+    "QueryAnswers": "audit.relations",
+    "CustomRelation": "audit.relations",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -77,6 +77,12 @@ class Candidate:
         return {"data": self.d0.tolist(), "data_prime": self.d1.tolist()}
 
 
+def _shown(data: np.ndarray) -> Any:
+    """Data as a report names them: the records (up to 20 numbers), else how many."""
+    data = np.asarray(data)
+    return data.tolist() if data.size <= 20 else f"{len(data)} records"
+
+
 def _frozen(d: np.ndarray) -> Any:
     """A data set as a hashable value: the tuple of its values for 1-D data (as before), its
     shape and values otherwise."""
@@ -149,16 +155,18 @@ class AuditContext:
     def law(self, data: np.ndarray) -> Any:
         """The exact law on ``data`` (None when ``exact`` raises: a note); a law that yields NaN
         or is not an exact law is a ``ValueError`` naming the mechanism."""
-        key = tuple(data.tolist())
+        key = _frozen(np.asarray(data))
         if key not in self.laws:
             try:
                 got = self.mech.exact(np.asarray(data, dtype=float))
             except Exception as exc:  # noqa: BLE001 -- no exact law here: black-box only
                 self.laws[key] = None
                 if len(self.notes) < 20:
-                    self.notes.append(f"exact() raised {type(exc).__name__} on {list(key)}: {exc}")
+                    self.notes.append(
+                        f"exact() raised {type(exc).__name__} on {_shown(data)}: {exc}"
+                    )
             else:
-                where = list(key) if len(key) <= 20 else f"{len(key)} records"
+                where = _shown(data)
                 self.laws[key] = check_exact_law(
                     got, f"mechanism {self.name!r}: exact(data) on data = {where}"
                 )

@@ -9,8 +9,9 @@ Families (``notes/auditor.md``, "Design" and "Decisions" 7):
   (of D ∪ D', of D only, of D' only);
 * named atoms: each exception type (``raised:ValueError``), ``nan``, any other non-numeric output,
   and "any non-numeric output";
-* projections: the output itself, or for vector outputs each coordinate and each pairwise
-  difference;
+* projections: the output itself, or for vector outputs each coordinate, each pairwise
+  difference, and the whole vector's sum, maximum and minimum (StatDP's post-processings of a
+  vector output: Ding et al., CCS 2018, Sec. 4; DP-Sniper's StatDP baseline adds them);
 * float lattices (``lattice=True``, the auditor's ``float_lattice`` option): an interval of one
   coordinate intersected with "not a multiple of 2^-K", for the few most common lattice exponents
   K of the pooled draws. A float sampler that computes its output by different arithmetic on two
@@ -18,7 +19,10 @@ Families (``notes/auditor.md``, "Design" and "Decisions" 7):
   differ although the real-valued laws are close. Most continuous float mechanisms leak that way
   (``notes/auditor.md``), so this family is an option, off by default;
 * likelihood-ratio sets {y : ln f_D(y) − ln f_D'(y) > t} when both exact laws are known (the
-  Neyman–Pearson sets, optimal for a given size).
+  Neyman–Pearson sets, optimal for a given size);
+* level sets of scores fitted on half of the selection draws and counted on the other half
+  (:mod:`audit.scores`): a naive-Bayes histogram score of numeric outputs, and a logistic
+  regression on features of the whole output (DP-Sniper's classifier-chosen events).
 
 Selection ranks (event, direction) by the bound the evaluation draws would give at pessimistic
 estimates of the two masses (:func:`audit.statistics.selection_score`), never by the raw ratio.
@@ -34,14 +38,16 @@ from typing import Any
 import numpy as np
 
 from audit.outputs import NUMERIC, Outputs
+from audit.scores import EXACT_GRID_LIMIT, classifier_score, histogram_score
 from audit.statistics import selection_score
 
 GRID_POINTS = 64
 MAX_POINT_EVENTS = 16
-EXACT_GRID_LIMIT = 256
 LATTICE_LEVELS = 8
 
-Projection = tuple  # () scalar, ("coord", i), ("diff", i, j)
+Projection = tuple  # () scalar, ("coord", i), ("diff", i, j), ("sum",), ("max",), ("min",)
+WHOLE: dict[str, Callable[..., np.ndarray]] = {"sum": np.sum, "max": np.max, "min": np.min}
+"""Projections of the whole output vector."""
 
 
 def project(out: Outputs, projection: Projection) -> np.ndarray:
@@ -54,6 +60,9 @@ def project(out: Outputs, projection: Projection) -> np.ndarray:
         return v[:, 0]
     if projection[0] == "coord":
         return v[:, projection[1]]
+    if projection[0] in WHOLE:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return WHOLE[projection[0]](v, axis=1)
     return v[:, projection[1]] - v[:, projection[2]]
 
 
@@ -62,7 +71,8 @@ def projections(width: int) -> list[Projection]:
         return [()]
     coords = [("coord", i) for i in range(width)]
     diffs = [("diff", i, j) for i in range(width) for j in range(i + 1, width)]
-    return coords + diffs
+    whole = [] if width == 2 else [(name,) for name in WHOLE]  # for 2: the diff and the ends
+    return coords + diffs + whole
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,7 @@ class Event:
     hi: float = np.inf
     atom: str = ""
     values: tuple[float, ...] = ()
-    llr: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False, repr=False)
+    llr: Callable[[Any], np.ndarray] | None = field(default=None, compare=False, repr=False)
     width: int = 0
     lattice: int | None = None  # intervals only: the value is also not a multiple of 2^-lattice
 
@@ -98,6 +108,11 @@ class Event:
             return numeric & (out.width == int(self.lo))
         if self.width and out.width != self.width:
             return np.zeros(len(out), dtype=bool)
+        if self.kind == "classifier":
+            if self.llr is None:
+                raise ValueError("a classifier event needs its score llr")
+            with np.errstate(invalid="ignore"):
+                return np.asarray(self.llr(out)) > self.lo
         if self.kind in ("likelihood_ratio", "likelihood_ratio_reverse", "histogram_ratio"):
             llr = self.llr
             if llr is None:  # a ratio event is always made with its ratio
@@ -138,6 +153,7 @@ class Event:
             "likelihood_ratio",
             "likelihood_ratio_reverse",
             "histogram_ratio",
+            "classifier",
             "point",
             "width",
         ):
@@ -160,6 +176,7 @@ _DESCRIPTIONS = {
     "point": "{where} == {lo!r}",
     "width": "numeric output with {lo:.0f} coordinate(s)",
     "histogram_ratio": "histogram log-ratio score of y > {lo:.6g} (fitted on selection draws)",
+    "classifier": "logistic-regression log-odds of D given y > {lo:.6g} (fitted on selection draws)",
     "likelihood_ratio": "ln f_D(y) - ln f_D'(y) > {lo:.6g}",
     "likelihood_ratio_reverse": "ln f_D'(y) - ln f_D(y) > {lo:.6g}",
     "token": "{where} is {atom}",
@@ -179,6 +196,8 @@ def _projection_name(p: Projection) -> str:
         return f"y[{p[1]}]"
     if p[0] == "pos":
         return f"output[{p[1]}]"
+    if p[0] in WHOLE:
+        return f"{p[0]}(y)"
     return f"y[{p[1]}] - y[{p[2]}]"
 
 
@@ -341,11 +360,13 @@ is among (the whole selection sample, or its held-out half for a fitted score)."
 class Families:
     """What the candidate events may use beyond the draws: the pair's ``data`` (for the "output
     equals a data value" events), the exact log-likelihood ratio ``llr`` (its level sets), and
-    ``lattice`` (the float-lattice family)."""
+    ``lattice`` (the float-lattice family), and ``classifier`` (a logistic regression's level
+    sets, :func:`audit.scores.classifier_score`; on by default)."""
 
     data: Sequence[np.ndarray] = ()
     llr: Callable[[np.ndarray], np.ndarray] | None = None
     lattice: bool = False
+    classifier: bool = True
 
 
 def candidate_events(a: Outputs, b: Outputs, families: Families = Families()) -> Counted:
@@ -404,10 +425,14 @@ def candidate_events(a: Outputs, b: Outputs, families: Families = Families()) ->
         add(*_likelihood_ratio_candidates(a, b, llr, width=width))
     fit_a, held_a = a.halves()
     fit_b, held_b = b.halves()
+    held = (len(held_a), len(held_b))
     if a.width == b.width and fit_a.numeric.any() and fit_b.numeric.any() and len(held_a):
         score = histogram_score(fit_a, fit_b)
-        evs, x, y = _likelihood_ratio_candidates(held_a, held_b, score, "histogram_ratio", width)
-        add(evs, x, y, (len(held_a), len(held_b)))
+        add(*_likelihood_ratio_candidates(held_a, held_b, score, "histogram_ratio", width), held)
+    if families.classifier and len(held_a) and len(held_b):
+        fitted = classifier_score(fit_a, fit_b)
+        if fitted is not None:
+            add(*_threshold_candidates(fitted(held_a), fitted(held_b), fitted), held)
     return events, np.concatenate(ka), np.concatenate(kb), np.concatenate(na), np.concatenate(nb)
 
 
@@ -462,10 +487,32 @@ def _likelihood_ratio_candidates(
 ) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
     la = llr(a.values[a.numeric])
     lb = llr(b.values[b.numeric])
+    thresholds, ka, kb = _thresholds(la, lb)
+    events = _Lazy(
+        len(thresholds), lambda k: Event(kind, lo=float(thresholds[k]), llr=llr, width=width)
+    )
+    return events, ka, kb
+
+
+def _threshold_candidates(
+    sa: np.ndarray, sb: np.ndarray, score: Callable[[Outputs], np.ndarray]
+) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
+    """The level sets {score > t} of a classifier's score, ``sa`` and ``sb`` its values on the
+    draws they are counted on."""
+    thresholds, ka, kb = _thresholds(sa, sb)
+    events = _Lazy(
+        len(thresholds), lambda k: Event("classifier", lo=float(thresholds[k]), llr=score)
+    )
+    return events, ka, kb
+
+
+def _thresholds(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Thresholds t on a quantile grid of the pooled scores (and the infinite ends), with the
+    number of scores above each in ``la`` and in ``lb``."""
     pooled = np.concatenate([la, lb])
     pooled = pooled[~np.isnan(pooled)]
     if pooled.size == 0:
-        return [], np.zeros(0), np.zeros(0)
+        return np.zeros(0), np.zeros(0), np.zeros(0)
     finite = pooled[np.isfinite(pooled)]
     ts = (
         np.unique(np.quantile(finite, np.linspace(0, 1, GRID_POINTS + 1)))
@@ -479,42 +526,7 @@ def _likelihood_ratio_candidates(
     la, lb = np.sort(la), np.sort(lb)
     ka = la.size - np.searchsorted(la, thresholds, side="right")
     kb = lb.size - np.searchsorted(lb, thresholds, side="right")
-    events = _Lazy(
-        len(thresholds), lambda k: Event(kind, lo=float(thresholds[k]), llr=llr, width=width)
-    )
-    return events, ka, kb
-
-
-HISTOGRAM_BINS = 32
-
-
-def histogram_score(a: Outputs, b: Outputs) -> Callable[[np.ndarray], np.ndarray]:
-    """Naive-Bayes log-likelihood-ratio score from per-coordinate histograms of the numeric
-    draws ``a`` (on D) and ``b`` (on D'), with ½-smoothed counts; a function of the (n, k)
-    output matrix. Bins are quantiles of the pooled draws (every value when few are distinct)."""
-    va, vb = a.values[a.numeric], b.values[b.numeric]
-    edges, ratios = [], []
-    for i in range(va.shape[1]):
-        pooled = np.concatenate([va[:, i], vb[:, i]])
-        distinct = np.unique(pooled)
-        if distinct.size <= EXACT_GRID_LIMIT:
-            cuts = distinct
-        else:
-            cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, HISTOGRAM_BINS + 1)[1:-1]))
-        ca = np.bincount(np.searchsorted(cuts, va[:, i], side="left"), minlength=cuts.size + 1)
-        cb = np.bincount(np.searchsorted(cuts, vb[:, i], side="left"), minlength=cuts.size + 1)
-        ratio = np.log((ca + 0.5) / (len(va) + 1.0)) - np.log((cb + 0.5) / (len(vb) + 1.0))
-        edges.append(cuts)
-        ratios.append(ratio)
-
-    def score(values: np.ndarray) -> np.ndarray:
-        values = np.asarray(values, dtype=float).reshape(len(values), -1)
-        total = np.zeros(len(values))
-        for i, (cuts, ratio) in enumerate(zip(edges, ratios, strict=True)):
-            total += ratio[np.searchsorted(cuts, values[:, i], side="left")]
-        return total
-
-    return score
+    return thresholds, ka, kb
 
 
 def score_events(

@@ -22,6 +22,7 @@ import mpmath
 import numpy as np
 
 from audit.neighbours import check_pairs
+from audit.relations import check_relation, check_relation_pairs
 from reference.core import check_claim, has_exact
 from reference.distributions import (
     DiscreteLaw,
@@ -161,25 +162,28 @@ def exact_sweep(
         raise ValueError("mechanism must provide exact(data) for the exact mode")
     name = mechanism_name(mechanism)
     claim = check_claim(read_attribute(mechanism, "claim", "mechanism"), "mechanism.claim")
-    checked = check_pairs(
-        pairs,
-        claim.adjacency,
-        read_attribute(mechanism, "domain", "mechanism"),
-        getattr(mechanism, "input_values", None),
-    )
+    domain = read_attribute(mechanism, "domain", "mechanism")
+    relation = getattr(mechanism, "relation", None)
+    if relation is not None:  # a relation object's pairs (vector records, query answers)
+        relation = check_relation(relation, claim.adjacency, "mechanism.relation")
+        checked = check_relation_pairs(relation, pairs, domain)
+    else:
+        checked = check_pairs(
+            pairs, claim.adjacency, domain, getattr(mechanism, "input_values", None)
+        )
     cache: dict[Any, Any] = {}
 
     def law(d: np.ndarray) -> Any:
-        key = tuple(d.tolist())
+        key = (d.shape, tuple(d.ravel().tolist()))
         if key not in cache:
             if laws is not None:
                 got = laws(d)
             else:
                 try:
-                    got = mechanism.exact(np.asarray(key, dtype=float))
+                    got = mechanism.exact(d.copy())
                 except ValueError as exc:
-                    raise ValueError(f"pairs: {name}.exact refuses {list(key)}: {exc}") from None
-            cache[key] = check_exact_law(got, f"the exact law of {name} on {list(key)}")
+                    raise ValueError(f"pairs: {name}.exact refuses {d.tolist()}: {exc}") from None
+            cache[key] = check_exact_law(got, f"the exact law of {name} on {d.tolist()}")
         return cache[key]
 
     best, witness = mpmath.mpf("-inf"), None
@@ -234,6 +238,13 @@ def delta_at(p: Any, q: Any, epsilon: float) -> mpmath.mpf:
         return max(hockey_stick(p, q, epsilon), hockey_stick(q, p, epsilon))
 
 
+def _pair_data(d: Any, name: str) -> np.ndarray:
+    """A data set of the pair: scalar records (1-D), or vector records ((n, k) arrays)."""
+    shape = np.shape(d) if isinstance(d, np.ndarray | list | tuple) else ()
+    dim = shape[1] if len(shape) == 2 and shape[1] > 0 else None
+    return check_data(d, name, allow_empty=True, record_dim=dim)
+
+
 def analyse_pair(
     p: Any, q: Any, data: tuple[np.ndarray, np.ndarray], claim: Any, curve: bool = True
 ) -> ExactPair:
@@ -247,10 +258,7 @@ def analyse_pair(
     curve = check_flag(curve, "curve")
     if isinstance(data, str | bytes) or not isinstance(data, tuple | list) or len(data) != 2:
         raise ValueError("data must be a pair (data, data_prime) of data sets")
-    data = (
-        check_data(data[0], "data[0]", allow_empty=True),
-        check_data(data[1], "data[1]", allow_empty=True),
-    )
+    data = (_pair_data(data[0], "data[0]"), _pair_data(data[1], "data[1]"))
     with workdps():
         eps = privacy_loss(p, q)
         delta_claim = delta_at(p, q, claim.epsilon)

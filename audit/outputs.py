@@ -114,6 +114,10 @@ class Outputs:
         h = len(self) // 2
         return self._rows(slice(0, h)), self._rows(slice(h, len(self)))
 
+    def head(self, n: int) -> Outputs:
+        """The first ``n`` draws (all when there are fewer)."""
+        return self._rows(slice(0, n))
+
     def _rows(self, rows: slice) -> Outputs:
         tokens = None if self.tokens is None else self.tokens[rows]
         numbers = None if self.numbers is None else self.numbers[rows]
@@ -244,7 +248,7 @@ def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
     if arr.size == 0:
         return None, "length:0"
     kind = arr.dtype.kind
-    if kind == "O":
+    if kind in "OU":  # objects, or strings (symbols): as the list they hold
         return _sequence_row(arr.tolist())
     if kind == "c":
         return None, "sequence:complex"
@@ -297,6 +301,10 @@ def normalise(raw: Any, size: int) -> Outputs:
     elif isinstance(raw, (list, tuple, np.ndarray)):
         if (isinstance(raw, np.ndarray) and raw.ndim == 0) or len(raw) != size:
             return _wrong_count(size)
+        if isinstance(raw, np.ndarray) and raw.ndim == 2 and raw.dtype.kind in "OU":
+            block = _symbol_block(raw)
+            if block is not None:
+                return block
         items = list(raw)
     else:
         return _wrong_count(size)
@@ -329,7 +337,7 @@ def _structure(items: list[Any], atoms: list[str]) -> tuple[np.ndarray | None, n
     draw are read draw by draw."""
     groups: dict[str, list[int]] = {}
     for i, a in enumerate(atoms):
-        if a.startswith("(") and isinstance(items[i], list | tuple):
+        if a.startswith("(") and isinstance(items[i], list | tuple | np.ndarray):
             if len(items[i]) <= MAX_POSITIONS:
                 groups.setdefault(a, []).append(i)
     if not groups:
@@ -353,4 +361,96 @@ def _numbers(item: Any, where: list[int]) -> list[float]:
     for j in where:
         value, _ = _real(item[j])
         out.append(np.nan if value is None else value)
+    return out
+
+
+MAX_BLOCK_SYMBOLS = 64
+"""Most distinct symbols in a block of structured draws read at once (more: read one by one)."""
+
+
+def _element_codes(raw: np.ndarray) -> tuple[np.ndarray, list[Any]] | None:
+    """For a (size, L) array of strings or objects: each element's code (0 for a number, i for
+    the i-th distinct symbol) and the distinct symbols; None when an element is neither a number
+    nor a symbol, or there are more than :data:`MAX_BLOCK_SYMBOLS` symbols."""
+    number = np.zeros(raw.shape, dtype=bool)
+    if raw.dtype.kind == "O":
+        types = np.frompyfunc(type, 1, 1)(raw)
+        for t in set(types.ravel().tolist()):
+            if issubclass(t, _REAL_TYPES) and not issubclass(t, (bool, np.bool_)):
+                boxed = np.empty((), dtype=object)
+                boxed[()] = t  # compared as an object (a numpy type would be broadcast)
+                number |= types == boxed
+            elif not (t is type(None) or issubclass(t, (str, np.str_, bool, np.bool_))):
+                return None
+    codes = np.zeros(raw.shape, dtype=np.uint8)
+    symbols: list[Any] = []
+    left = ~number
+    while left.any():
+        if len(symbols) == MAX_BLOCK_SYMBOLS:
+            return None
+        symbol = raw.flat[int(np.argmax(left))]
+        hit = left & (raw == symbol)
+        symbols.append(symbol)
+        codes[hit] = len(symbols)
+        left &= ~hit
+    return codes, symbols
+
+
+def _row_keys(codes: np.ndarray, base: int) -> np.ndarray:
+    """One key per row of small codes (< ``base``), equal exactly when the rows are equal."""
+    length = codes.shape[1]
+    if length * math.log2(base) < 62:
+        return codes.astype(np.int64) @ (np.int64(base) ** np.arange(length, dtype=np.int64))
+    return np.ascontiguousarray(codes).view(np.dtype((np.void, length))).ravel()
+
+
+def _symbol_block(raw: np.ndarray) -> Outputs | None:
+    """A (size, L) array of strings or objects whose rows are flat sequences of symbols and
+    numbers (a vectorised function's structured draws), read without a Python loop over draws:
+    the same :class:`Outputs` as reading the rows one by one as tuples (rows with no symbol are
+    numeric rows, the others atoms of their pattern). None when some element is neither a
+    number nor a symbol, there are many symbols, or the rows are longer than
+    :data:`MAX_POSITIONS` (the rows are then read one by one)."""
+    size, length = raw.shape
+    coded = _element_codes(raw) if 0 < length <= MAX_POSITIONS else None
+    if coded is None:
+        return None
+    codes, symbols = coded
+    names = np.array(["#"] + [_symbol(x) for x in symbols], dtype=object)
+    number = codes == 0
+    numbers = np.full((size, length), np.nan)
+    if number.any():
+        numbers[number] = _read_numbers(raw[number])
+    plain = number.all(axis=1)
+    bad = plain & np.isnan(numbers).any(axis=1)
+    values = np.where((plain & ~bad)[:, None], numbers, np.nan)
+    if not (plain & ~bad).any():  # no numeric row: one NaN column, as draw by draw
+        values = np.full((size, 1), np.nan)
+    atoms = np.full(size, NUMERIC, dtype=object)
+    for r in np.flatnonzero(bad):  # a NaN or an overflow in a numeric row: its atom, as one by one
+        atoms[r] = _as_row(tuple(raw[r]))[1]
+    structured = ~plain
+    if not structured.any():
+        return Outputs(values, atoms)
+    keys = _row_keys(codes[structured], len(names))
+    _, first, which = np.unique(keys, return_index=True, return_inverse=True)
+    rows = codes[structured][first]
+    texts = np.array([f"({', '.join(names[row])})"[:200] for row in rows], dtype=object)
+    atoms[structured] = texts[which.ravel()]
+    tokens = names[codes]
+    tokens[plain] = ""
+    numbers[plain] = np.nan
+    return Outputs(values, atoms, tokens, numbers)
+
+
+def _read_numbers(items: np.ndarray) -> np.ndarray:
+    """The numbers of structured draws as floats, NaN for a NaN or for one too large for a
+    float64 (:func:`_real`, element by element only where the fast conversion cannot say)."""
+    try:
+        with np.errstate(over="ignore"):
+            out = items.astype(float)
+    except OverflowError:
+        out = None
+    if out is None or (items.dtype == object and np.isinf(out).any()):
+        return np.array([np.nan if (v := _real(x)[0]) is None else v for x in items])
     return out

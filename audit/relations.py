@@ -1,18 +1,26 @@
-"""Neighbour relations given to the auditor as objects: query answers and custom relations.
+"""Neighbour relations given to the auditor as objects: query answers, custom relations, and
+data sets of records from a record space.
 
-The relations between data sets of records (``add_remove``, ``replace_one``, ``local``) are the
-auditor's own (:mod:`audit.neighbours`). A claim may also name a relation whose details an object
-gives (:data:`reference.core.OBJECT_RELATIONS`); the mechanism carries that object as its
-``relation`` attribute (:func:`audit.from_callable` takes it), or the caller passes it to
+The relations between data sets of scalar records (``add_remove``, ``replace_one``, ``local``)
+are the auditor's own (:mod:`audit.neighbours`). A claim may also name a relation whose details
+an object gives (:data:`reference.core.OBJECT_RELATIONS`); the mechanism carries that object as
+its ``relation`` attribute (:func:`audit.from_callable` takes it), or the caller passes it to
 :func:`audit.audit_mechanism` as ``relation=``. A relation object has
 
-* ``adjacency``: the claim's name for it (``"query_answers"`` or ``"custom"``);
+* ``adjacency``: the claim's name for it (``"query_answers"`` or ``"custom"``, or, for records of
+  a record space, ``"add_remove"`` or ``"replace_one"``);
 * ``name``: how reports describe it;
 * ``check_pair(d0, d1, name, domain)``: the pair as the mechanism receives it, or ``ValueError``
   (naming ``name``) when it is not a neighbouring pair inside ``domain``;
 * ``candidates(domain)``: the neighbouring pairs the auditor searches when no pairs are given.
 
 Pairs of a relation object keep their order (the inputs are vectors, not multisets).
+
+**Record spaces** (:mod:`audit.record_spaces`): records that are vectors in a box, bit vectors or
+elements of a finite set. ``Records(space, adjacency)`` is a relation object for a claim naming
+``"add_remove"`` or ``"replace_one"`` (the one kind of relation object a record claim accepts:
+:func:`check_relation`); its data sets are (n, dim) arrays, lists of records, neighbours as
+multisets of records, and its search builds small data sets from the space's probe records.
 
 **Query answers** (:class:`QueryAnswers`): the input is a vector q of k query answers and q, q'
 are neighbours when ‖q − q'‖ <= Δ, in ℓ∞ (each answer may move by Δ: the counting queries of
@@ -38,6 +46,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from audit.neighbours import MAX_PAIRS, len_or_none
+from reference.core import ADJACENCIES, OBJECT_RELATIONS
 from reference.validation import check_choice, check_int, check_positive
 
 MAX_QUERIES = 10_000
@@ -53,7 +62,8 @@ NORMS = ("linf", "l1")
 class NeighbourRelation(Protocol):
     """What the auditor needs of a relation given as an object (module docstring)."""
 
-    adjacency: ClassVar[str]
+    @property
+    def adjacency(self) -> str: ...
 
     @property
     def name(self) -> str: ...
@@ -263,12 +273,22 @@ def check_relation_pairs(
 
 
 def check_relation(relation: Any, adjacency: str, name: str = "relation") -> NeighbourRelation:
-    """A relation object whose ``adjacency`` is the claim's (``adjacency``)."""
+    """A relation object whose ``adjacency`` is the claim's (``adjacency``). For a claim naming a
+    relation between data sets of records, only a relation of records
+    (:class:`audit.record_spaces.Records`, or any relation object whose ``adjacency`` is one of
+    :data:`reference.core.ADJACENCIES`) is accepted: query answers and custom relations are
+    for claims naming them."""
     if not isinstance(relation, NeighbourRelation):
         raise ValueError(
-            f"{name} must be an audit.relations.QueryAnswers or CustomRelation (or an object "
-            "with adjacency, name, check_pair and candidates), got "
-            f"{type(relation).__name__}"
+            f"{name} must be an audit.relations.QueryAnswers or CustomRelation, an "
+            "audit.record_spaces.Records (or an object with adjacency, name, check_pair and "
+            f"candidates), got {type(relation).__name__}"
+        )
+    if adjacency not in OBJECT_RELATIONS and relation.adjacency not in ADJACENCIES:
+        raise ValueError(
+            f"{name} is for claims naming {OBJECT_RELATIONS}, or, for a claim naming "
+            f"{adjacency!r}, a relation of records (audit.record_spaces.Records); {name} is a "
+            f"{relation.adjacency!r} relation"
         )
     if relation.adjacency != adjacency:
         raise ValueError(

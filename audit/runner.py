@@ -31,8 +31,9 @@ string, a ``timeout`` outside [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`], a ``do
 not inside ``mech.domain``, and ``pairs`` that are not neighbouring pairs of finite data inside
 the domain (:func:`audit.neighbours.check_pairs`; under a relation object, pairs its
 ``check_pair`` refuses), a ``relation`` for a claim that names a relation between data sets of
-records, and a claim naming ``"query_answers"`` or ``"custom"`` without one or with one of
-another kind (:mod:`audit.relations`). An exact law that yields NaN, or an ``exact()``
+records unless it is a relation of records of that adjacency (:mod:`audit.record_spaces`), and a
+claim naming ``"query_answers"`` or ``"custom"`` without one or with one of another kind
+(:mod:`audit.relations`). An exact law that yields NaN, or an ``exact()``
 that returns something other than an exact law, is a ``ValueError`` naming the mechanism in every
 mode that uses the law; an ``exact()`` that *raises* is a note, and ``auto`` falls back to
 black-box. (The ranges are in :mod:`audit.limits`.)
@@ -122,8 +123,10 @@ def audit_mechanism(
     EM's uniform draws) leak that way, so they are an option. Every argument is checked before
     anything is drawn (module docstring, "What it refuses"). ``relation``: the neighbour
     relation object of a claim that names ``"query_answers"`` or ``"custom"``
-    (:mod:`audit.relations`; default: the mechanism's ``relation``); its pairs are searched
-    (or ``pairs`` checked) by the relation, in the order given.
+    (:mod:`audit.relations`; default: the mechanism's ``relation``), or, for a claim naming
+    ``"add_remove"`` or ``"replace_one"``, a relation of records from a record space
+    (:class:`audit.record_spaces.Records`: vector records, data sets of shape (n, dim)); its
+    pairs are searched (or ``pairs`` checked) by the relation, in the order given.
     """
     start = time.perf_counter()
     claim = check_claim(_read(mech, "claim"), "mech.claim")
@@ -158,6 +161,11 @@ def audit_mechanism(
         inputs = check_values(inputs, "mech.input_values")
     values = tuple(v for v in probe_values(dom, inputs) if dom[0] <= v <= dom[1])
     chosen = _relation(mech, relation, claim.adjacency)
+    if chosen is not None and inputs is not None:
+        raise ValueError(
+            "mech.input_values are values of scalar records; under a relation object the inputs "
+            f"are the relation's ({chosen.name}): a mechanism cannot have both"
+        )
     checked: list[tuple[np.ndarray, np.ndarray]] | None
     if chosen is not None:
         checked = (
@@ -325,16 +333,16 @@ def _read(mech: Any, attribute: str, *default: Any) -> Any:
 
 
 def _relation(mech: Any, relation: Any, adjacency: str) -> NeighbourRelation | None:
-    """The relation object of a claim naming one (``relation``, else ``mech.relation``), checked
-    against the claim; None for the relations between data sets of records."""
+    """The relation object (``relation``, else ``mech.relation``), checked against the claim
+    (:func:`audit.relations.check_relation`): required for a claim naming one of
+    :data:`reference.core.OBJECT_RELATIONS`; for a claim naming a relation between data sets of
+    records, optional and only a relation of records (:class:`audit.record_spaces.Records`:
+    vector records), None meaning scalar records, which the auditor searches itself."""
     own = _read(mech, "relation", None)
     if adjacency not in OBJECT_RELATIONS:
         if relation is not None:
-            raise ValueError(
-                f"relation is for claims naming {OBJECT_RELATIONS}; this claim names {adjacency!r} "
-                "(a relation between data sets of records, which the auditor searches itself)"
-            )
-        return None
+            return check_relation(relation, adjacency)
+        return None if own is None else check_relation(own, adjacency, "mech.relation")
     if relation is None and own is None:
         raise ValueError(
             f"a {adjacency!r} claim needs its relation: pass relation= (audit.relations."

@@ -31,6 +31,7 @@ from audit.claimed import ClaimedMechanism
 from audit.limits import MAX_NAME
 from audit.neighbours import check_probe_domain, check_values
 from audit.outputs import Raised
+from audit.record_spaces import Records
 from audit.relations import as_input, check_relation
 from reference.core import OBJECT_RELATIONS, PrivacyClaim, check_claim
 from reference.validation import check_flag
@@ -64,8 +65,11 @@ class CallableMechanism(ClaimedMechanism):
 
     def check_input(self, data: Any) -> np.ndarray:
         """The base's data policy, and values among :attr:`input_values` when declared; under a
-        relation object (:mod:`audit.relations`), a numeric array of any shape inside the
-        domain, order kept."""
+        relation of records (:class:`audit.record_spaces.Records`), an (n, dim) array of records
+        in its space inside the domain; under another relation object (:mod:`audit.relations`),
+        a numeric array of any shape inside the domain; order kept."""
+        if isinstance(self.relation, Records):
+            return self.relation.check_data(data, "data", self.input_domain)
         if self.relation is not None:
             return as_input(data, "data", self.input_domain)
         x = super().check_input(data)
@@ -137,8 +141,11 @@ def from_callable(
     ``domain``, at most :data:`audit.neighbours.MAX_VALUES`), which the auditor then searches
     instead of probe values; data outside it are refused. ``relation``: the neighbour relation
     object (:mod:`audit.relations`) of a claim that names ``"query_answers"`` or ``"custom"``
-    (required for those claims, refused for the others); the function then takes numeric arrays
-    of any shape, in the order given."""
+    (required for those claims; the function then takes numeric arrays of any shape, in the
+    order given), or, for a claim naming ``"add_remove"`` or ``"replace_one"``, a relation of
+    records from a record space (:class:`audit.record_spaces.Records`; the function then takes
+    (n, dim) arrays of records in the space); other relations are refused for record claims,
+    and ``input_values`` with any relation."""
     if not callable(fn):
         raise ValueError(f"fn must be callable, got {type(fn).__name__}")
     claim = check_claim(claim, "claim")
@@ -162,11 +169,6 @@ def from_callable(
             raise ValueError(
                 f"a {claim.adjacency!r} claim needs relation= (audit.relations.QueryAnswers or "
                 "CustomRelation)"
-            )
-        if claim.adjacency not in OBJECT_RELATIONS:
-            raise ValueError(
-                f"relation is for claims naming {OBJECT_RELATIONS}; the claim names "
-                f"{claim.adjacency!r}"
             )
         relation = check_relation(relation, claim.adjacency)
         if values is not None:

@@ -316,6 +316,50 @@ def test_structured_draws_are_read_position_by_position() -> None:
     assert normalise([1.0, (1.0, 2.0)], 2).tokens is None  # no symbols: no structure
 
 
+ELEMENTS = ["⊤", "⊥", "-", None, True, np.False_, 1.5, 2, np.float32(-3.0), float("nan"),
+            10**400, np.str_("⊤")]  # fmt: skip
+
+
+def _same_outputs(a: Outputs, b: Outputs) -> None:
+    assert np.array_equal(a.values, b.values, equal_nan=True)
+    assert a.atoms.tolist() == b.atoms.tolist()
+    assert (a.tokens is None) == (b.tokens is None)
+    if a.tokens is not None and b.tokens is not None:
+        assert a.tokens.tolist() == b.tokens.tolist()
+        assert np.array_equal(a.numbers, b.numbers, equal_nan=True)
+
+
+@given(
+    st.integers(0, 12).flatmap(
+        lambda length: st.lists(
+            st.lists(st.sampled_from(range(len(ELEMENTS))), min_size=length, max_size=length),
+            max_size=20,
+        ).map(lambda rows: (length, rows))
+    )
+)
+def test_a_block_of_structured_draws_reads_as_its_rows_one_by_one(shaped) -> None:
+    """A vectorised function's (size, L) object array of symbols and numbers is read without a
+    loop over draws, into exactly what its rows give read one by one as tuples."""
+    length, rows = shaped
+    raw = np.empty((len(rows), length), dtype=object)
+    for i, row in enumerate(rows):
+        for j, k in enumerate(row):
+            raw[i, j] = ELEMENTS[k]
+    _same_outputs(normalise(raw, len(rows)), normalise([tuple(r) for r in raw], len(rows)))
+
+
+def test_a_block_of_strings_is_read_as_patterns() -> None:
+    rng = np.random.default_rng(5)
+    raw = np.where(rng.random((400, 7)) < 0.3, "⊤", "⊥")
+    out = normalise(raw, 400)
+    _same_outputs(out, normalise([tuple(r) for r in raw.tolist()], 400))
+    assert out.tokens is not None and set(out.tokens.ravel()) == {"'⊤'", "'⊥'"}
+    many = np.array([[str(i)] for i in range(100)])  # more symbols than a block reads at once
+    _same_outputs(normalise(many, 100), normalise([tuple(r) for r in many.tolist()], 100))
+    odd = np.array([[1.0, [2.0]], ["⊥", 3.0]], dtype=object)  # a nested element: row by row
+    _same_outputs(normalise(odd, 2), normalise([tuple(r) for r in odd], 2))
+
+
 def test_position_and_symbol_events_count_what_their_indicators_select() -> None:
     """Every event on structured draws (each position's symbol, a symbol at c or more positions,
     intervals of a position's numbers) counts on each sample exactly the draws its indicator

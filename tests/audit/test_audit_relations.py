@@ -71,7 +71,9 @@ def test_every_searched_pair_is_a_pair_of_the_relation(k, step, norm) -> None:
 
 def test_patterns_outside_the_domain_are_left_out() -> None:
     pairs = QueryAnswers(5).candidates((0.0, 2.0))
-    assert pairs and all(min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) <= 2 for a, b in pairs)
+    assert pairs and all(
+        min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) <= 2 for a, b in pairs
+    )
     assert len(QueryAnswers(5).candidates((1.0, 2.0))) < 8
 
 
@@ -184,9 +186,7 @@ def test_claims_and_relations_must_agree() -> None:
     with pytest.raises(ValueError, match="needs relation"):
         from_callable(noisy_max_index, QUERIES, vectorized=True)
     with pytest.raises(ValueError, match="relation is for claims"):
-        from_callable(
-            noisy_max_index, PrivacyClaim(0.5), vectorized=True, relation=QueryAnswers(5)
-        )
+        from_callable(noisy_max_index, PrivacyClaim(0.5), vectorized=True, relation=QueryAnswers(5))
     with pytest.raises(ValueError, match="'query_answers' relation but the claim names 'custom'"):
         from_callable(noisy_max_index, CUSTOM, vectorized=True, relation=QueryAnswers(5))
     mech = from_callable(noisy_max_index, QUERIES, vectorized=True, relation=QueryAnswers(5))
@@ -194,6 +194,10 @@ def test_claims_and_relations_must_agree() -> None:
         audit_mechanism(mech, relation=CustomRelation(hamming_one))
     with pytest.raises(ValueError, match="relation is for claims"):
         audit_mechanism(ExponentialQuantile(0.5, 1.0, (0.0, 1.0)), relation=QueryAnswers(5))
+    with pytest.raises(ValueError, match="a 'custom' relation"):  # records take Records only
+        audit_mechanism(
+            ExponentialQuantile(0.5, 1.0, (0.0, 1.0)), relation=CustomRelation(hamming_one)
+        )
 
 
 def test_a_claim_may_name_a_relation_object_but_a_mechanism_of_records_may_not() -> None:
@@ -249,8 +253,7 @@ def sparse_vector_values(threshold_scale, query_scale, threshold):
         above = noisy >= threshold + rho
         first = np.where(above.any(axis=1), above.argmax(axis=1), len(q))
         return [
-            ("⊥",) * i + ((float(noisy[r, i]),) if i < len(q) else ())
-            for r, i in enumerate(first)
+            ("⊥",) * i + ((float(noisy[r, i]),) if i < len(q) else ()) for r, i in enumerate(first)
         ]
 
     return release
