@@ -106,6 +106,7 @@ class AuditContext:
     name: str = ""
     timeout: float | None = None
     float_lattice: bool = False
+    tighten: bool = False
     used: int = 0
     used_by_stage: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

@@ -93,7 +93,7 @@ def blackbox_stage(
     cheaply in the first round, a subtle one (or a correct mechanism) gets the full budget. The
     reported bound is the largest of all rounds' bounds (union bound over rounds)."""
     budgets = [budget(ctx, c) for c in finalists]
-    plan = budget_plan(ctx.samples, budgets)
+    plan = [budgets] if ctx.tighten else budget_plan(ctx.samples, budgets)
     results: list[dict[str, Any]] = []
     best: Best = (-math.inf, None, None)
     for r, round_budgets in enumerate(plan):
@@ -245,8 +245,10 @@ def budget_plan(samples: int, budgets: list[int]) -> list[list[int]]:
 def budget(ctx: AuditContext, c: Candidate) -> int:
     """Draws per side for a finalist: the full ``samples``, or, when the search already shows a
     clear violation, ``BUDGET_SAFETY`` times the draws its event needs to exceed the claim (at
-    least ``MIN_BUDGET``). Chosen before any selection or evaluation draw is made."""
-    if c.prior is None:
+    least ``MIN_BUDGET``). Chosen before any selection or evaluation draw is made. With
+    ``tighten`` (the audit's option) always the full ``samples``: the tightest bound rather than
+    the quickest verdict."""
+    if c.prior is None or ctx.tighten:
         return ctx.samples
     needed = samples_needed(
         *c.prior, ctx.claim.epsilon, ctx.claim.delta, ctx.alpha_eval, limit=ctx.samples

@@ -110,6 +110,7 @@ def audit_mechanism(
     timeout: float | None = None,
     float_lattice: bool = False,
     relation: Any = None,
+    tighten: bool = False,
 ) -> AuditReport:
     """Audit ``mech`` against its ``claim``; see the module docstring and ``DESIGN.md``.
 
@@ -127,6 +128,9 @@ def audit_mechanism(
     ``"add_remove"`` or ``"replace_one"``, a relation of records from a record space
     (:class:`audit.record_spaces.Records`: vector records, data sets of shape (n, dim)); its
     pairs are searched (or ``pairs`` checked) by the relation, in the order given.
+    ``tighten``: every finalist gets the full ``samples`` even when the search already shows a
+    clear violation (by default the budget is cut to what the violation needs, and the search
+    may stop early): the tightest bound rather than the quickest verdict, at more draws.
     """
     start = time.perf_counter()
     claim = check_claim(_read(mech, "claim"), "mech.claim")
@@ -154,6 +158,7 @@ def audit_mechanism(
         )
     _check_name(name)
     float_lattice = check_flag(float_lattice, "float_lattice")
+    tighten = check_flag(tighten, "tighten")
     timeout = _check_timeout(timeout)
     dom = _audit_domain(mech, domain)
     inputs = _read(mech, "input_values", None)
@@ -196,6 +201,7 @@ def audit_mechanism(
         name or mechanism_name(mech),
         timeout,
         float_lattice,
+        tighten,
     )
     candidates = [Candidate(d0, d1) for d0, d1 in checked] if checked else []
     if chosen is not None:

@@ -2,7 +2,7 @@
 audited by dpquant's auditor with its own search, beside the published results.
 
 Run: ``.venv/bin/python benchmarks/bench_auditor_suite.py [--epsilons 0.5 1] [--samples N]
-[--seed S] [--only NAME ...]``. One row per (mechanism, ε): the status at that ε (correct,
+[--seed S] [--only NAME ...] [--tighten]``. One row per (mechanism, ε): the status at that ε (correct,
 incorrect, unknown), the true ε where known, the verdict at α = 1e-6, ε_lb, total draws,
 seconds, the kind of the witness event, then DP-Sniper's published lower bounds (logistic
 regression, neural network; at claimed ε = 0.1, confidence 0.9, 200 M final samples) and where
@@ -60,6 +60,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=SUITE_SAMPLES)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", nargs="*", default=None, help="entry names or aliases")
+    parser.add_argument(
+        "--tighten", action="store_true", help="full budget for every finalist (tightest bound)"
+    )
     args = parser.parse_args()
     entries = SUITE if not args.only else tuple(entry(n) for n in args.only)
     header = (
@@ -71,7 +74,7 @@ def main() -> None:
     runs = []
     for eps in args.epsilons:
         for e in entries:
-            run = run_entry(e, eps, samples=args.samples, seed=args.seed)
+            run = run_entry(e, eps, samples=args.samples, seed=args.seed, tighten=args.tighten)
             runs.append(run)
             print(_row(run), flush=True)
     missed = [r for r in runs if r.status == "incorrect" and not r.violation]

@@ -27,7 +27,8 @@ from typing import Any
 from reference.validation import check_int
 
 STATUSES = ("verified", "refuted", "simulated", "documented", "todo")
-PAPERS = ("aamand25", "imola25", "fukuchi19", "tzamos20")
+PAPERS = ("aamand25", "imola25", "fukuchi19", "tzamos20", "classic")
+"""The ledger's groups: the four papers, and the classic benchmark of violation detectors."""
 REPO_ROOT = Path(__file__).resolve().parent.parent
 """The repository around the package (a source checkout): where the test ids of the ledger live."""
 

@@ -71,12 +71,14 @@ def run_entry(
     samples: int = SUITE_SAMPLES,
     seed: int = 0,
     alpha: float = 1e-6,
+    tighten: bool = False,
 ) -> SuiteRun:
-    """Audit ``entry`` built for ``epsilon`` with the auditor's own search (module docstring)."""
+    """Audit ``entry`` built for ``epsilon`` with the auditor's own search (module docstring);
+    ``tighten``: the full budget for every finalist (:func:`audit.audit_mechanism`)."""
     eps = check_epsilon(epsilon)
     mech = entry.make(eps)
     start = time.perf_counter()
-    report = audit_mechanism(mech, samples=samples, seed=seed, alpha=alpha)
+    report = audit_mechanism(mech, samples=samples, seed=seed, alpha=alpha, tighten=tighten)
     seconds = time.perf_counter() - start
     event = (report.witness or {}).get("event") or {}
     return SuiteRun(

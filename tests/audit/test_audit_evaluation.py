@@ -92,3 +92,19 @@ def test_fitted_scores_do_not_rate_themselves_on_the_draws_they_were_fitted_to(s
         assert best[0].expected < 0.05, kind
     fitted = np.array([e.kind in ("histogram_ratio", "classifier") for e in events])
     assert np.all(na[~fitted] == 12_000)
+
+
+def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
+    """A histogram with scale ε instead of 1/ε (2ε-DP at ε = 0.5, true 2): by default the clear
+    violation cuts the budget; with ``tighten`` every finalist gets the full ``samples``, so the
+    audit draws more and its bound is at least as close to the truth here."""
+    from audit.classic import entry
+
+    mech = entry("NoisyHist2").make(0.5)
+    quick = audit_mechanism(mech, samples=100_000, seed=3)
+    tight = audit_mechanism(mech, samples=100_000, seed=3, tighten=True)
+    assert quick.violation and tight.violation
+    assert tight.samples_used > 4 * quick.samples_used
+    assert quick.epsilon_lower_bound < tight.epsilon_lower_bound <= 2.0
+    with pytest.raises(ValueError, match="tighten"):
+        audit_mechanism(mech, tighten="yes")
