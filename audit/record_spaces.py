@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from audit.relations import MAX_RECORDS
+from audit.relations import MAX_RECORDS, check_inside
 from reference.validation import check_choice, check_int
 
 MAX_DIM = 1_000
@@ -370,13 +370,7 @@ class Records:
             raise ValueError(
                 f"{name} must hold records in {self.space.describe}: record {i} is {_short(arr[i])}"
             )
-        lo, hi = domain
-        if arr.size and (arr.min() < lo or arr.max() > hi):
-            raise ValueError(
-                f"{name} must lie inside the domain [{lo}, {hi}], got values in "
-                f"[{arr.min()}, {arr.max()}]"
-            )
-        return arr
+        return check_inside(arr, name, domain)
 
     def check_pair(
         self, d0: Any, d1: Any, name: str, domain: tuple[float, float]

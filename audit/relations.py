@@ -94,6 +94,11 @@ def as_input(
         raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
     if shape is not None and arr.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
+    return check_inside(arr, name, domain)
+
+
+def check_inside(arr: np.ndarray, name: str, domain: tuple[float, float]) -> np.ndarray:
+    """``arr`` when every number of it lies in the closed ``domain``, else ``ValueError``."""
     lo, hi = domain
     if arr.size and (arr.min() < lo or arr.max() > hi):
         raise ValueError(
@@ -306,6 +311,7 @@ __all__ = [
     "NeighbourRelation",
     "QueryAnswers",
     "as_input",
+    "check_inside",
     "check_relation",
     "check_relation_pairs",
 ]

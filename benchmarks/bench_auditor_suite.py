@@ -2,13 +2,14 @@
 audited by dpquant's auditor with its own search, beside the published results.
 
 Run: ``.venv/bin/python benchmarks/bench_auditor_suite.py [--epsilons 0.5 1] [--samples N]
-[--seed S] [--only NAME ...] [--tighten]``. One row per (mechanism, ε): the status at that ε (correct,
-incorrect, unknown), the true ε where known, the verdict at α = 1e-6, ε_lb, total draws,
-seconds, the kind of the witness event, then DP-Sniper's published lower bounds (logistic
-regression, neural network; at claimed ε = 0.1, confidence 0.9, 200 M final samples) and where
-StatDP's curve at ε0 = 0.7 leaves rejection. Pass ``--epsilons 0.1`` to compare ε_lb with
-DP-Sniper's at its own claimed ε. The last lines check the issue's acceptance: every incorrect
-mechanism flagged within 2·10⁶ draws and 60 s, no correct one flagged.
+[--seed S] [--alpha A] [--only NAME ...] [--tighten]``. One row per (mechanism, ε): the status
+at that ε (correct, incorrect, unknown), the true ε where known, the verdict at α (1e-6 unless
+``--alpha``), ε_lb, total draws, seconds, the kind of the witness event, then DP-Sniper's
+published lower bounds (logistic regression, neural network; at claimed ε = 0.1, confidence 0.9,
+200 M final samples) and where StatDP's curve at ε0 = 0.7 leaves rejection. To compare ε_lb with
+DP-Sniper's in its own setting: ``--epsilons 0.1 --alpha 0.1 --samples 15000000 --tighten``. The
+last lines check the issue's acceptance: every incorrect mechanism flagged within 2·10⁶ draws and
+60 s, no correct one flagged.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def main() -> None:
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.5, 1.0])
     parser.add_argument("--samples", type=int, default=SUITE_SAMPLES)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--alpha", type=float, default=1e-6, help="DP-Sniper's is 0.1")
     parser.add_argument("--only", nargs="*", default=None, help="entry names or aliases")
     parser.add_argument(
         "--tighten", action="store_true", help="full budget for every finalist (tightest bound)"
@@ -74,7 +76,9 @@ def main() -> None:
     runs = []
     for eps in args.epsilons:
         for e in entries:
-            run = run_entry(e, eps, samples=args.samples, seed=args.seed, tighten=args.tighten)
+            run = run_entry(
+                e, eps, samples=args.samples, seed=args.seed, alpha=args.alpha, tighten=args.tighten
+            )
             runs.append(run)
             print(_row(run), flush=True)
     missed = [r for r in runs if r.status == "incorrect" and not r.violation]

@@ -55,7 +55,7 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 _AUDITOR_KEYWORDS = ("domain", "samples", "alpha", "seed", "mode", "timeout")
 _SINGLE_ONLY = (
     "epsilon", "delta", "adjacency", "domain", "alpha", "json", "markdown", "plot", "timeout",
-    "float_lattice", "vectorized", "input_values",
+    "float_lattice", "vectorized", "input_values", "tighten",
 )  # fmt: skip
 
 
@@ -208,6 +208,8 @@ def audit_one(args: argparse.Namespace) -> int:
         options["timeout"] = args.timeout
     if args.float_lattice:
         options["float_lattice"] = True
+    if args.tighten:
+        options["tighten"] = True
     try:
         report = audit.audit_mechanism(
             mech,
@@ -397,6 +399,13 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         default=None,
         help="also test float-lattice events: finds leaks of the float realisation (Mironov 2012)",
+    )
+    p.add_argument(
+        "--tighten",
+        action="store_true",
+        default=None,
+        help="the full --samples for every finalist even after a clear violation: the tightest "
+        "bound rather than the quickest verdict",
     )
     p.add_argument("--json", default=None, metavar="PATH", help="write the report as JSON")
     p.add_argument("--markdown", default=None, metavar="PATH", help="write the report as Markdown")

@@ -865,3 +865,15 @@ def test_vectorized_is_for_plain_functions_only(capsys: pytest.CaptureFixture[st
     assert code == 2
     assert "describe a plain function" in capsys.readouterr().err
     assert main(["audit", "--all", "--vectorized"]) == 2
+
+
+def test_tighten_spends_the_full_budget_after_a_clear_violation(tmp_path: Path) -> None:
+    """``--tighten``: the leaky function's violation is clear at once; with the option every
+    finalist still gets the full --samples, so the audit draws more (``samples_used``)."""
+    runs = {}
+    for extra in ([], ["--tighten"]):
+        out = tmp_path / f"r{len(extra)}.json"
+        code = main(["audit", target("leaky_fn"), *LOCAL_01, *FAST, "--json", str(out), *extra])
+        assert code == 1
+        runs[bool(extra)] = json.loads(out.read_text())
+    assert runs[True]["samples_used"] > runs[False]["samples_used"]
