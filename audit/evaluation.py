@@ -246,8 +246,8 @@ def budget(ctx: AuditContext, c: Candidate) -> int:
     """Draws per side for a finalist: the full ``samples``, or, when the search already shows a
     clear violation, ``BUDGET_SAFETY`` times the draws its event needs to exceed the claim (at
     least ``MIN_BUDGET``). Chosen before any selection or evaluation draw is made. With
-    ``tighten`` (the audit's option) always the full ``samples``: the tightest bound rather than
-    the quickest verdict."""
+    ``tighten`` (the audit's option) always the full ``samples``, in a single round
+    (:func:`blackbox_stage`): the tightest bound rather than the quickest verdict."""
     if c.prior is None or ctx.tighten:
         return ctx.samples
     needed = samples_needed(
