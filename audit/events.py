@@ -38,13 +38,20 @@ from typing import Any
 import numpy as np
 
 from audit.outputs import NUMERIC, Outputs
-from audit.scores import EXACT_GRID_LIMIT, classifier_score, histogram_score
+from audit.scores import EXACT_GRID_LIMIT, classifier_score, histogram_score, increments_score
 from audit.statistics import selection_score
 
 GRID_POINTS = 64
 MAX_POINT_EVENTS = 16
 LATTICE_LEVELS = 8
 
+RATIO_KINDS = (
+    "likelihood_ratio",
+    "likelihood_ratio_reverse",
+    "histogram_ratio",
+    "increments_ratio",
+)
+"""Events {score(y) > lo} of a score of the numeric output (``llr``)."""
 Projection = tuple  # () scalar, ("coord", i), ("diff", i, j), ("sum",), ("max",), ("min",)
 WHOLE: dict[str, Callable[..., np.ndarray]] = {"sum": np.sum, "max": np.max, "min": np.min}
 """Projections of the whole output vector."""
@@ -113,7 +120,7 @@ class Event:
                 raise ValueError("a classifier event needs its score llr")
             with np.errstate(invalid="ignore"):
                 return np.asarray(self.llr(out)) > self.lo
-        if self.kind in ("likelihood_ratio", "likelihood_ratio_reverse", "histogram_ratio"):
+        if self.kind in RATIO_KINDS:
             llr = self.llr
             if llr is None:  # a ratio event is always made with its ratio
                 raise ValueError(f"a {self.kind} event needs its log-likelihood ratio llr")
@@ -152,7 +159,7 @@ class Event:
             "interval",
             "likelihood_ratio",
             "likelihood_ratio_reverse",
-            "histogram_ratio",
+            *RATIO_KINDS,
             "classifier",
             "point",
             "width",
@@ -176,6 +183,9 @@ _DESCRIPTIONS = {
     "point": "{where} == {lo!r}",
     "width": "numeric output with {lo:.0f} coordinate(s)",
     "histogram_ratio": "histogram log-ratio score of y > {lo:.6g} (fitted on selection draws)",
+    "increments_ratio": (
+        "histogram log-ratio score of the increments of y > {lo:.6g} (fitted on selection draws)"
+    ),
     "classifier": "logistic-regression log-odds of D given y > {lo:.6g} (fitted on selection draws)",
     "likelihood_ratio": "ln f_D(y) - ln f_D'(y) > {lo:.6g}",
     "likelihood_ratio_reverse": "ln f_D'(y) - ln f_D(y) > {lo:.6g}",
@@ -221,8 +231,23 @@ def _grid(pooled: np.ndarray) -> np.ndarray:
     if distinct.size <= EXACT_GRID_LIMIT:
         inner = distinct
     else:
-        inner = np.unique(np.quantile(pooled, np.linspace(0, 1, GRID_POINTS + 1), method="lower"))
+        levels = np.r_[np.linspace(0, 1, GRID_POINTS + 1), _tail_levels(pooled.size)]
+        inner = np.unique(np.quantile(pooled, levels, method="lower"))
     return np.concatenate([[-np.inf], inner, [np.inf]])
+
+
+TAIL_COUNT = 32
+"""The rarest tail level of the grid holds about this many of the pooled draws."""
+
+
+def _tail_levels(n: int) -> np.ndarray:
+    """Quantile levels 2^-j and 1 − 2^-j beyond the uniform grid's first step, down to about
+    :data:`TAIL_COUNT` draws: with many draws the best events of a heavy-tailed or shifted output
+    lie in its tails (the privacy loss of a Laplace or a maximum is largest there)."""
+    first = int(np.ceil(np.log2(GRID_POINTS))) + 1
+    last = int(np.floor(np.log2(max(n, 1) / TAIL_COUNT)))
+    p = 2.0 ** -np.arange(first, last + 1)
+    return np.r_[p, 1 - p]
 
 
 class _Lazy(Sequence[Event]):
@@ -429,6 +454,12 @@ def candidate_events(a: Outputs, b: Outputs, families: Families = Families()) ->
     if a.width == b.width and fit_a.numeric.any() and fit_b.numeric.any() and len(held_a):
         score = histogram_score(fit_a, fit_b)
         add(*_likelihood_ratio_candidates(held_a, held_b, score, "histogram_ratio", width), held)
+        if width >= 3:  # cumulative outputs (prefix sums, running counts): their increments
+            steps = increments_score(fit_a, fit_b)
+            add(
+                *_likelihood_ratio_candidates(held_a, held_b, steps, "increments_ratio", width),
+                held,
+            )
     if families.classifier and len(held_a) and len(held_b):
         fitted = classifier_score(fit_a, fit_b)
         if fitted is not None:

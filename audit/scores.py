@@ -6,7 +6,10 @@ selection draws and counts on the other, and the chosen event is then evaluated 
 so a score never rates itself. Two scores:
 
 * :func:`histogram_score`: a naive-Bayes log-likelihood ratio from per-coordinate histograms of
-  numeric outputs;
+  numeric outputs, and :func:`increments_score`, the same on the increments y_i − y_{i−1} of a
+  vector: the outputs of a cumulative release (prefix sums, the running counts of a continual
+  counter) are dependent, their increments are not, so it is there that a per-coordinate score is
+  the Neyman–Pearson statistic (DP-Sniper's PrefixSum, Bichsel et al. 2021);
 * :func:`classifier_score`: a logistic regression, D's draws against D''s, on features of the
   whole output (numeric coordinates, atoms, and each position's symbol and number of structured
   draws). This is the idea of DP-Sniper (Bichsel, Steffen, Bogunovic and Vechev, IEEE S&P 2021,
@@ -67,6 +70,28 @@ def histogram_score(a: Outputs, b: Outputs) -> Callable[[np.ndarray], np.ndarray
         return total
 
     return score
+
+
+def increments(values: np.ndarray) -> np.ndarray:
+    """The increments y_0, y_1 − y_0, …, y_{k−1} − y_{k−2} of each row of ``values``."""
+    values = np.asarray(values, dtype=float).reshape(len(values), -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.diff(values, axis=1, prepend=0.0)
+
+
+def increments_score(a: Outputs, b: Outputs) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`histogram_score` of the increments of the numeric draws (module docstring); a
+    function of the (n, k) output matrix."""
+    on_steps = histogram_score(_stepped(a), _stepped(b))
+
+    def score(values: np.ndarray) -> np.ndarray:
+        return on_steps(increments(values))
+
+    return score
+
+
+def _stepped(out: Outputs) -> Outputs:
+    return Outputs(np.where(out.numeric[:, None], increments(out.values), np.nan), out.atoms)
 
 
 @dataclass(frozen=True)
@@ -189,4 +214,6 @@ __all__ = [
     "FeatureMap",
     "classifier_score",
     "histogram_score",
+    "increments",
+    "increments_score",
 ]

@@ -77,20 +77,22 @@ def test_issue_20_minimal_case_is_flagged_with_the_default_budget() -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_fitted_scores_do_not_rate_themselves_on_the_draws_they_were_fitted_to(seed) -> None:
-    """D and D' with the same law (ten standard normal coordinates): the best histogram-score
-    event's selection score, and the best classifier event's, stay near 0 (a score rated on its own fitting draws gave 0.14-0.18
-    here). 0.05 is about eight standard deviations of a held-out count above the null."""
+    """D and D' with the same law (ten standard normal coordinates): the best event of each
+    fitted score (histogram, histogram of the increments, classifier) has a selection score near
+    0 (a score rated on its own fitting draws gave 0.14-0.18 here). 0.05 is about eight standard
+    deviations of a held-out count above the null."""
     rng = np.random.default_rng(seed)
     a = normalise(rng.normal(size=(12_000, 10)), 12_000)
     b = normalise(rng.normal(size=(12_000, 10)), 12_000)
     events, ka, kb, na, nb = candidate_events(a, b)
-    for kind in ("histogram_ratio", "classifier"):
+    fitted_kinds = ("histogram_ratio", "increments_ratio", "classifier")
+    for kind in fitted_kinds:
         hist = np.array([e.kind == kind for e in events])
         assert hist.any() and np.all(na[hist] == 6_000) and np.all(nb[hist] == 6_000)
         chosen = [e for e, h in zip(events, hist, strict=True) if h]
         best = score_events(chosen, ka[hist], kb[hist], na[hist], nb[hist], 28_000, 0.0, 1e-6 / 6)
         assert best[0].expected < 0.05, kind
-    fitted = np.array([e.kind in ("histogram_ratio", "classifier") for e in events])
+    fitted = np.array([e.kind in fitted_kinds for e in events])
     assert np.all(na[~fitted] == 12_000)
 
 

@@ -122,3 +122,29 @@ def test_the_classifier_finds_a_leak_spread_over_positions(monkeypatch) -> None:
     assert found.witness is not None and found.witness["event"]["kind"] == "classifier"
     _without_classifier(monkeypatch)
     assert not audit_mechanism(mech, seed=2).violation
+
+
+def test_the_increments_score_is_the_exact_ratio_of_independent_steps() -> None:
+    """Prefix sums of independent Laplace steps: ln f_D − ln f_D' is a sum over the increments,
+    each a function of one increment; the increments score, fitted on 100 000 draws a side,
+    orders outputs as the exact ratio does (rank correlation above 0.9 on fresh draws), while
+    the histogram score of the raw prefix sums does not come close."""
+    from scipy import stats
+
+    from audit.scores import histogram_score, increments, increments_score
+
+    rng = np.random.default_rng(8)
+    shift = np.ones(6)
+
+    def prefix(q, n):
+        return np.cumsum(q + rng.laplace(scale=2.0, size=(n, 6)), axis=1)
+
+    a = normalise(prefix(shift, 100_000), 100_000)
+    b = normalise(prefix(0 * shift, 100_000), 100_000)
+    fresh = prefix(0.5 * shift, 20_000)
+    steps = increments(fresh)
+    exact = (np.abs(steps) - np.abs(steps - 1.0)).sum(axis=1) / 2.0
+    by_steps = stats.spearmanr(increments_score(a, b)(fresh), exact).statistic
+    by_values = stats.spearmanr(histogram_score(a, b)(fresh), exact).statistic
+    assert by_steps > 0.9 and by_steps > by_values + 0.05, (by_steps, by_values)
+    assert np.allclose(np.cumsum(steps, axis=1), fresh)
