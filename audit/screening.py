@@ -113,8 +113,9 @@ def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate
         zip(mid, _screen(ctx, mid, MIDSCREEN_SAMPLES), strict=True), key=lambda t: -t[1].expected
     )
     top = [c for c, _ in ranked[:RESCREEN_TOP]]
-    for c, sc in zip(top, _screen(ctx, top, RESCREEN_SAMPLES), strict=True):
-        rescreened[c.key] = (c, _with_prior(c, sc))
+    size = rescreen_size(ctx)
+    for c, sc in zip(top, _screen(ctx, top, size), strict=True):
+        rescreened[c.key] = (c, _with_prior(c, sc, size))
     if given:
         return _finalists(rescreened)
     if _clear_violation(ctx, rescreened):
@@ -147,8 +148,18 @@ def _climb(ctx: AuditContext, rescreened: dict[Any, tuple[Candidate, Scored]]) -
             )
         cand = Candidate(*best.data, pair=best)
         if cand.key not in rescreened:
-            sc = _screen(ctx, [cand], RESCREEN_SAMPLES)[0]
-            rescreened[cand.key] = (cand, _with_prior(cand, sc))
+            size = rescreen_size(ctx)
+            sc = _screen(ctx, [cand], size)[0]
+            rescreened[cand.key] = (cand, _with_prior(cand, sc, size))
+
+
+def rescreen_size(ctx: AuditContext) -> int:
+    """Draws per side of the third screen: :data:`RESCREEN_SAMPLES`, or, when the audit is to
+    ``tighten`` its bound, a tenth of its budget (a pair whose best event is rare, as the sparse
+    vector technique's at small ε, is told apart from the others only with many draws)."""
+    if ctx.tighten:
+        return max(RESCREEN_SAMPLES, ctx.samples // 10)
+    return RESCREEN_SAMPLES
 
 
 def _with_prior(c: Candidate, sc: Scored, n: int = RESCREEN_SAMPLES) -> Scored:

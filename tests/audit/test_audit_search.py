@@ -291,3 +291,22 @@ def test_tie_family_pairs_are_neighbours_of_the_documented_sizes(n) -> None:
     assert are_neighbours(d0, d1, "add_remove")
     assert Counter(d0.tolist()) == {v: n, w: 1}
     assert Counter(d1.tolist()) == {v: n, w: 2}
+
+
+@pytest.mark.parametrize("samples, tighten, expected", [
+    (400_000, False, 10_000), (400_000, True, 40_000), (20_000, True, 10_000),
+    (5_000_000, True, 500_000),
+])  # fmt: skip
+def test_the_third_screen_grows_with_the_budget_only_when_tightening(
+    samples, tighten, expected
+) -> None:
+    """By default the third screen draws 10 000 per side; an audit that tightens its bound
+    screens with a tenth of its budget (rare best events, as SVT1's at ε = 0.1, need it)."""
+    from audit.context import AuditContext
+    from audit.screening import RESCREEN_SAMPLES, rescreen_size
+    from reference.core import PrivacyClaim
+
+    ctx = AuditContext(
+        None, PrivacyClaim(1.0), (0.0, 1.0), samples, 1e-6, 0, None, True, print, tighten=tighten
+    )
+    assert rescreen_size(ctx) == expected and RESCREEN_SAMPLES == 10_000
