@@ -37,11 +37,12 @@ from typing import Any
 
 import numpy as np
 
+from audit.grids import GRID_POINTS, lattice_exponent
+from audit.grids import grid as _grid
 from audit.outputs import NUMERIC, Outputs
-from audit.scores import EXACT_GRID_LIMIT, classifier_score, histogram_score, increments_score
+from audit.scores import classifier_score, histogram_score, increments_score
 from audit.statistics import selection_score
 
-GRID_POINTS = 64
 MAX_POINT_EVENTS = 16
 LATTICE_LEVELS = 8
 
@@ -223,33 +224,6 @@ class Scored:
     p1: float
 
 
-def _grid(pooled: np.ndarray) -> np.ndarray:
-    pooled = pooled[np.isfinite(pooled)]
-    if pooled.size == 0:
-        return np.array([-np.inf, np.inf])
-    distinct = np.unique(pooled)
-    if distinct.size <= EXACT_GRID_LIMIT:
-        inner = distinct
-    else:
-        levels = np.r_[np.linspace(0, 1, GRID_POINTS + 1), _tail_levels(pooled.size)]
-        inner = np.unique(np.quantile(pooled, levels, method="lower"))
-    return np.concatenate([[-np.inf], inner, [np.inf]])
-
-
-TAIL_COUNT = 32
-"""The rarest tail level of the grid holds about this many of the pooled draws."""
-
-
-def _tail_levels(n: int) -> np.ndarray:
-    """Quantile levels 2^-j and 1 − 2^-j beyond the uniform grid's first step, down to about
-    :data:`TAIL_COUNT` draws: with many draws the best events of a heavy-tailed or shifted output
-    lie in its tails (the privacy loss of a Laplace or a maximum is largest there)."""
-    first = int(np.ceil(np.log2(GRID_POINTS))) + 1
-    last = int(np.floor(np.log2(max(n, 1) / TAIL_COUNT)))
-    p = 2.0 ** -np.arange(first, last + 1)
-    return np.r_[p, 1 - p]
-
-
 class _Lazy(Sequence[Event]):
     """``n`` events made on demand (selection scores thousands, keeps a few)."""
 
@@ -303,27 +277,6 @@ def _interval_candidates(
         lambda k: Event("interval", projection, float(grid[i[k]]), float(grid[j[k]]), width=width),
     )
     return events, ca[j] - ca[i], cb[j] - cb[i]
-
-
-def lattice_exponent(z: np.ndarray) -> np.ndarray:
-    """For each double z, the K such that 2^-K is its lowest set bit: z is a multiple of 2^-k
-    exactly when k >= K. (z = m·2^e with a 53-bit significand s = |m|·2^53 = t·2^r, t odd, gives
-    z = t·2^(e − 53 + r), so K = 53 − e − r.) Zero, NaN and ±inf give −inf."""
-    try:
-        raw = np.asarray(z)
-    except ValueError:
-        raise ValueError("z must be an array of real numbers, got ragged sequences") from None
-    if raw.dtype.kind not in "iuf":
-        raise ValueError(f"z must hold real numbers (NaN allowed), got dtype {raw.dtype}")
-    z = raw.astype(float)
-    out = np.full(z.shape, -np.inf)
-    ok = np.isfinite(z) & (z != 0)
-    if ok.any():
-        m, e = np.frexp(z[ok])
-        s = (np.abs(m) * 2.0**53).astype(np.int64)  # exact: |m| in [1/2, 1)
-        r = np.log2(s & -s).astype(np.int64)  # the lowest set bit of s, a power of two
-        out[ok] = 53 - e - r
-    return out
 
 
 def _lattice_candidates(

@@ -148,9 +148,9 @@ def _climb(ctx: AuditContext, rescreened: dict[Any, tuple[Candidate, Scored]]) -
             )
         cand = Candidate(*best.data, pair=best)
         if cand.key not in rescreened:
-            size = rescreen_size(ctx)
-            sc = _screen(ctx, [cand], size)[0]
-            rescreened[cand.key] = (cand, _with_prior(cand, sc, size))
+            n = rescreen_size(ctx)  # not ``size``: the objective above reads that one
+            sc = _screen(ctx, [cand], n)[0]
+            rescreened[cand.key] = (cand, _with_prior(cand, sc, n))
 
 
 def rescreen_size(ctx: AuditContext) -> int:

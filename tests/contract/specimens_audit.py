@@ -21,8 +21,8 @@ from harness import Entry, Specimen, check_sane
 
 from audit import AuditReport, audit_mechanism, conformance, from_callable, neighbours
 from audit.equivalence import battery, two_sample_check, validate
-from audit.events import lattice_exponent
 from audit.exact import analyse_pair, exact_sweep
+from audit.grids import lattice_exponent
 from audit.outputs import Outputs, normalise
 from audit.power import pair_power
 from audit.pytest_plugin import make_auditor
