@@ -78,8 +78,8 @@ class NeighbourRelation(Protocol):
 def as_input(
     x: Any, name: str, domain: tuple[float, float], shape: tuple[int, ...] | None = None
 ) -> np.ndarray:
-    """A data set of a relation object: finite reals (a number is a data set of one), at most
-    :data:`MAX_RECORDS` of them, inside ``domain``, of ``shape`` when given; a new float array."""
+    """A data set of a relation object: finite reals, not booleans (a number is a data set of
+    one), at most :data:`MAX_RECORDS` of them, inside ``domain``, of ``shape`` when given; a new float array."""
     if isinstance(x, bool | np.bool_ | str | bytes):
         raise ValueError(f"{name} must be an array of finite real numbers, got {x!r:.80}")
     try:
@@ -88,6 +88,8 @@ def as_input(
         raise ValueError(f"{name} must be an array of finite real numbers, got {x!r:.80}") from None
     if arr.dtype == object or arr.size > MAX_RECORDS:
         raise ValueError(f"{name} must hold at most {MAX_RECORDS} real numbers")
+    if isinstance(x, np.ndarray | list | tuple) and np.asarray(x).dtype.kind == "b":
+        raise ValueError(f"{name} must hold real numbers, not booleans (write bits as 0 and 1)")
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if not np.all(np.isfinite(arr)):

@@ -7,27 +7,21 @@ shape, which the relation fixes for pairs but ``sample`` does not."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from audit.relations import as_input
 from reference.validation import check_int, check_rng, check_size
 
 
 def check_answers(q: Any, k: int, name: str = "data") -> np.ndarray:
-    """A vector of ``k`` finite query answers, as a new float array."""
-    try:
-        arr = np.array(q, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(
-            f"{name} must be a vector of {k} real query answers, got {q!r:.80}"
-        ) from None
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
+    """A vector of ``k`` finite query answers, as a new float array (the checks of
+    :func:`audit.relations.as_input`, and the length)."""
+    arr = as_input(q, name, (-math.inf, math.inf))
     if arr.shape != (k,):
         raise ValueError(f"{name} must be a vector of {k} query answers, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
     return arr
 
 

@@ -277,3 +277,13 @@ def test_patterns_that_overflow_are_left_out() -> None:
     pairs = QueryAnswers(3, sensitivity=1e308).candidates(ANYWHERE)
     assert pairs and all(np.isfinite(a).all() and np.isfinite(b).all() for a, b in pairs)
     assert len(pairs) < 8
+
+
+def test_arrays_of_booleans_are_refused_as_inputs_of_a_relation_object() -> None:
+    """A list of booleans is not silently read as 0/1 answers (a scalar boolean never was)."""
+    from audit.relations import as_input
+
+    for bad in ([True] * 5, np.array([True, False])):
+        with pytest.raises(ValueError, match="not booleans"):
+            as_input(bad, "data", ANYWHERE)
+    assert as_input([1, 0], "data", ANYWHERE).tolist() == [1.0, 0.0]
