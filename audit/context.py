@@ -4,19 +4,20 @@ job: :mod:`audit.draws`), the exact laws met (cached), the notes; and the candid
 
 α is shared by Bonferroni: the black-box bound of each of the :data:`CARRIED` candidates
 evaluated in each of the :data:`ROUNDS` rounds holds at level α/(CARRIED·ROUNDS), so the reported
-bound (their maximum) holds with confidence 1 − α (``notes/auditor.md``, "What a report means").
+bound (their maximum) holds with confidence 1 − α. An audit that is to ``tighten`` its bound plans
+one round and carries one candidate (:data:`CARRIED_TIGHTEN`), which gets all of α (``notes/auditor.md``, "What a report means").
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from audit.draws import DrawJob, DrawTimedOut, draw
+from audit.draws import DrawJob, DrawTimedOut, chunk_size, draw
 from audit.exact import check_exact_law
 from audit.neighbours import Pair, exhaustive_pairs, pattern_pairs
 from audit.outputs import Outputs
@@ -25,8 +26,15 @@ from reference.core import PrivacyClaim
 
 SELECTION_FRACTION = 0.3
 """The share of a finalist's draws used to choose its event (the rest evaluate it)."""
+SELECT_MAX = 1 << 22
+"""The most selection draws per side a finalist is given: a larger budget goes to evaluation
+(beyond a few million draws a better choice of event gains less than a tighter count does)."""
 CARRIED = 2
 """Candidates carried from selection into evaluation, per round."""
+CARRIED_TIGHTEN = 1
+"""Candidates carried into evaluation by an audit that is to ``tighten`` its bound (in its one
+round): all of α and all evaluation draws on the selection's best, as DP-Sniper's final test
+(Bichsel et al., S&P 2021, Alg. 1) has."""
 ROUNDS = 2
 """Rounds of selection and evaluation (:func:`audit.evaluation.budget_plan`: an eighth of the
 budget, then all of it; or, when the search predicts a clear violation, the cut budget, then all
@@ -115,16 +123,23 @@ class AuditContext:
 
     @property
     def n_select(self) -> int:
-        return max(1, int(round(self.samples * SELECTION_FRACTION)))
+        return selection_size(self.samples)
 
     @property
     def n_eval(self) -> int:
         return max(1, self.samples - self.n_select)
 
     @property
+    def carried(self) -> int:
+        """Candidates evaluated per round: :data:`CARRIED`, or :data:`CARRIED_TIGHTEN`."""
+        return CARRIED_TIGHTEN if self.tighten else CARRIED
+
+    @property
     def alpha_eval(self) -> float:
-        """α per evaluated candidate: Bonferroni over CARRIED candidates and ROUNDS rounds."""
-        return self.alpha / (CARRIED * ROUNDS)
+        """α per evaluated candidate: Bonferroni over the carried candidates and ROUNDS rounds
+        (one round when the audit is to ``tighten`` its bound: its plan has a single round,
+        fixed before any draw, :func:`audit.evaluation.blackbox_stage`)."""
+        return self.alpha / (self.carried * (1 if self.tighten else ROUNDS))
 
     def count(self, stage: str, n: int) -> None:
         """Record ``n`` draws made by ``stage``."""
@@ -134,19 +149,35 @@ class AuditContext:
     def draw(self, jobs: Sequence[Job]) -> list[Outputs]:
         """Draw the jobs, which come in pairs (D, D'); a draw that overruns the time limit
         raises :class:`HungDraw` with its pair."""
-        stage = STAGE_NAMES[jobs[0][2][0]] if jobs else ""
+        self._count(jobs)
+        return self._draw([DrawJob(d, n, k) for d, n, k in jobs], jobs)
+
+    def draw_blocks(self, jobs: Sequence[Job], block: int) -> Iterator[list[Outputs]]:
+        """The draws of ``jobs`` (pairs, as in :meth:`draw`) in consecutive blocks of about
+        ``block`` draws per job (whole chunks, :class:`audit.draws.DrawJob`): concatenated, the
+        blocks are exactly what :meth:`draw` returns, but only one block is held at a time. A
+        job that has run out yields no draws."""
+        self._count(jobs)
+        steps = [chunk_size(self.mech, d, self.timeout) for d, _, _ in jobs]
+        per = [s * max(1, block // s) for s in steps]
+        blocks = max((-(-n // p) for (_, n, _), p in zip(jobs, per, strict=True)), default=0)
+        for b in range(blocks):
+            parts = [
+                DrawJob(d, max(0, min(p, n - b * p)), k, first_chunk=b * p // s)
+                for (d, n, k), p, s in zip(jobs, per, steps, strict=True)
+            ]
+            yield self._draw(parts, jobs)
+
+    def _count(self, jobs: Sequence[Job]) -> None:
         if jobs:
-            self.count(stage, sum(n for _, n, _ in jobs))
+            self.count(STAGE_NAMES[jobs[0][2][0]], sum(n for _, n, _ in jobs))
+
+    def _draw(self, parts: list[DrawJob], jobs: Sequence[Job]) -> list[Outputs]:
         try:
-            return draw(
-                self.mech,
-                [DrawJob(d, n, k) for d, n, k in jobs],
-                self.seed,
-                self.executor,
-                timeout=self.timeout,
-            )
+            return draw(self.mech, parts, self.seed, self.executor, timeout=self.timeout)
         except DrawTimedOut as exc:
             j = exc.job
+            stage = STAGE_NAMES[jobs[0][2][0]]
             raise HungDraw(stage, jobs[j][0], jobs[j ^ 1][0]) from None
 
     def next_key(self) -> int:
@@ -174,6 +205,12 @@ class AuditContext:
         return self.laws[key]
 
 
+def selection_size(budget: int) -> int:
+    """Selection draws per side out of a finalist's ``budget``: :data:`SELECTION_FRACTION` of it,
+    at most :data:`SELECT_MAX`."""
+    return min(SELECT_MAX, max(1, int(round(budget * SELECTION_FRACTION))))
+
+
 def candidate_family(ctx: AuditContext, max_n: int) -> list[Candidate]:
     """The auditor's own candidates: every neighbouring pair of data sets of at most ``max_n``
     records over the probe values, and the quantile patterns (:mod:`audit.neighbours`)."""
@@ -185,13 +222,16 @@ def candidate_family(ctx: AuditContext, max_n: int) -> list[Candidate]:
 
 __all__ = [
     "CARRIED",
+    "CARRIED_TIGHTEN",
     "FINALISTS",
     "ROUNDS",
     "SELECTION_FRACTION",
+    "SELECT_MAX",
     "STAGE_NAMES",
     "AuditContext",
     "Candidate",
     "HungDraw",
     "Job",
     "candidate_family",
+    "selection_size",
 ]

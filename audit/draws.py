@@ -43,11 +43,15 @@ TIMEOUT_WINDOW = 4.0  # with a time limit, one call is given at most ~this long 
 
 @dataclass(frozen=True)
 class DrawJob:
-    """``size`` draws of ``mechanism`` on ``data``; ``key`` names the job in the seed tree."""
+    """``size`` draws of ``mechanism`` on ``data``; ``key`` names the job in the seed tree.
+    ``first_chunk`` numbers the job's first chunk: a job of n draws equals, draw for draw, its
+    consecutive blocks of whole chunks (block b of m·step draws starting at chunk b·m, ``step``
+    from :func:`chunk_size`), so a long job can be drawn and counted block by block."""
 
     data: np.ndarray
     size: int
     key: tuple[int, ...]
+    first_chunk: int = 0
 
 
 class DrawTimedOut(Exception):  # noqa: N818 -- an outcome of the mechanism, reported by the auditor
@@ -220,12 +224,10 @@ def draw(
 
     With ``timeout`` (seconds per draw; see the module docstring) and ``stop_on_timeout``, the
     first draw that overruns ends the call with :class:`DrawTimedOut`."""
-    if timeout is not None:
-        chunk = min(chunk, max(1, int(TIMEOUT_WINDOW / timeout)))
     plan: list[tuple[int, int, int]] = []  # (job index, chunk index, chunk size)
     for j, job in enumerate(jobs):
-        step = _job_chunk(mechanism, job.data, chunk)
-        for c, start in enumerate(range(0, job.size, step)):
+        step = chunk_size(mechanism, job.data, timeout, chunk)
+        for c, start in enumerate(range(0, job.size, step), start=job.first_chunk):
             plan.append((j, c, min(step, job.size - start)))
     results: list[Outputs] = []
     stop = timeout is not None and stop_on_timeout
@@ -252,11 +254,16 @@ def draw(
     return [g if g is not None else Outputs.empty() for g in _grouped(jobs, plan, results)]
 
 
-def _job_chunk(mechanism: Any, data: np.ndarray, chunk: int) -> int:
-    """The chunk size for one data set: at most what the mechanism accepts in one call there
+def chunk_size(
+    mechanism: Any, data: np.ndarray, timeout: float | None = None, chunk: int = CHUNK
+) -> int:
+    """The chunk size for one data set: ``chunk``, fewer with a time limit (see the module
+    docstring), and at most what the mechanism accepts in one call there
     (:meth:`reference.core.MechanismBase.draw_limit`, whose draws cost time or memory growing with
     the data), so its chunks are drawn whole rather than one draw at a time. It depends on the
-    mechanism and the data only, so the seeds stay independent of the executor."""
+    mechanism, the data and the time limit only, so the seeds stay independent of the executor."""
+    if timeout is not None:
+        chunk = min(chunk, max(1, int(TIMEOUT_WINDOW / timeout)))
     limit = getattr(mechanism, "draw_limit", None)
     check = getattr(mechanism, "check_input", None)
     if not (callable(limit) and callable(check)):

@@ -1,15 +1,17 @@
 """Selection and evaluation: the black-box bound on ε from fresh draws.
 
-Each finalist gets *selection* draws (:data:`audit.context.SELECTION_FRACTION` of its budget), on
-which the best event and direction are chosen (:func:`audit.events.best_event`, or the
-likelihood-ratio set planned from the exact laws); the best :data:`audit.context.CARRIED` get
-fresh *evaluation* draws, and ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at
-α/(2·CARRIED·ROUNDS) each (:func:`audit.statistics.epsilon_lower_bound`). First on an eighth of
-the planned budget, then, unless that already shows a violation, on all of it. Everything before
-the evaluation draws, however adaptive, only chooses what to test, so the bound holds with
-confidence 1 − α (the selection/evaluation split of DP-Sniper, Bichsel et al., S&P 2021, with
-Clopper–Pearson bounds as in StatDP, Ding et al., CCS 2018; ``notes/auditor.md``, "What a report
-means" and "Decisions" 8–9, 14).
+Each finalist gets *selection* draws (:data:`audit.context.SELECTION_FRACTION` of its budget, at
+most :data:`audit.context.SELECT_MAX`), on which the best event and direction are chosen
+(:func:`audit.events.best_event`, or the likelihood-ratio set planned from the exact laws); the
+best :data:`audit.context.CARRIED` (one when tightening) get fresh *evaluation* draws, and ε_lb = ln((p0_L − δ)/p1_U)
+with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
+(:func:`audit.statistics.epsilon_lower_bound`). First on an eighth of the planned budget, then,
+unless that already shows a violation, on all of it. The evaluation draws are counted block by
+block (:data:`EVAL_BLOCK`), so an audit's memory does not grow with its budget (DP-Sniper's
+2·10^8 final draws per input fit). Everything before the evaluation draws, however adaptive,
+only chooses what to test, so the bound holds with confidence 1 − α (the selection/evaluation
+split of DP-Sniper, Bichsel et al., S&P 2021, with Clopper–Pearson bounds as in StatDP, Ding et
+al., CCS 2018; ``notes/auditor.md``, "What a report means" and "Decisions" 8–9, 14).
 """
 
 from __future__ import annotations
@@ -21,17 +23,18 @@ from typing import Any
 import numpy as np
 
 from audit.context import (
-    CARRIED,
     EVAL,
     SELECT,
     SELECTION_FRACTION,
     AuditContext,
     Candidate,
     Job,
+    selection_size,
 )
 from audit.events import Event, Families, Scored, best_event
 from audit.outputs import Outputs
 from audit.power import PairPower
+from audit.refine import refine_interval, selection_z
 from audit.statistics import (
     epsilon_lower_bound,
     event_ratio_interval,
@@ -41,6 +44,10 @@ from audit.statistics import (
 from reference.conformance import check_sampler
 from reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
 
+EVAL_BLOCK = 1 << 20
+"""Evaluation draws per side held at a time: a longer evaluation is drawn and counted block by
+block (:meth:`audit.context.AuditContext.draw_blocks`; the same draws as in one piece), and its
+first block is kept as the witness's draws (:func:`witness_conformance`)."""
 MIN_BUDGET = 4_000
 """The fewest draws per side a finalist is given."""
 BUDGET_SAFETY = 4
@@ -109,7 +116,7 @@ def blackbox_stage(
         "budgets_per_side": budgets,
         "rounds": [list(b) for b in plan[: r + 1]],
         "selection_fraction": SELECTION_FRACTION,
-        "carried": CARRIED,
+        "carried": ctx.carried,
         "alpha_per_candidate": ctx.alpha_eval,
         "evaluated": results,
         "epsilon_lower_bound": max(0.0, bound),
@@ -145,9 +152,10 @@ Best = tuple[float, dict[str, Any] | None, WitnessDraws | None]
 def _final_round(
     ctx: AuditContext, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
 ) -> tuple[list[dict[str, Any]], Best]:
-    """One round: selection draws for every finalist, then evaluation of the best CARRIED."""
+    """One round: selection draws for every finalist, then evaluation of the best
+    :attr:`audit.context.AuditContext.carried`."""
     chosen = _select(ctx, finalists, budgets, use_exact, r)
-    carried = sorted(range(len(chosen)), key=lambda i: -chosen[i][1].expected)[:CARRIED]
+    carried = sorted(range(len(chosen)), key=lambda i: -chosen[i][1].expected)[: ctx.carried]
     return _evaluate(ctx, chosen, carried, r)
 
 
@@ -156,28 +164,27 @@ def _select(
 ) -> list[Chosen]:
     """Each finalist's event and direction, chosen on fresh selection draws (or the event
     planned from the exact laws, when that promises at least as much)."""
-    jobs: list[Job] = []
-    for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
-        n_sel = max(1, int(round(n * SELECTION_FRACTION)))
-        jobs += [(c.d0, n_sel, (SELECT, r, i, 0)), (c.d1, n_sel, (SELECT, r, i, 1))]
-    sel = ctx.draw(jobs)
     chosen: list[Chosen] = []
     for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
+        n_sel = selection_size(n)
+        a, b = ctx.draw([(c.d0, n_sel, (SELECT, r, i, 0)), (c.d1, n_sel, (SELECT, r, i, 1))])
         llr = None
-        width = sel[2 * i].width
+        width = a.width
         if use_exact:
             p, q = ctx.law(c.d0), ctx.law(c.d1)
             if p is not None and q is not None and _law_width(p) == _law_width(q) == width:
                 llr = _llr(p, q)  # on outputs of the laws' width only (a broken sampler may differ)
-        n_eval = n - len(sel[2 * i])
+        n_eval = n - n_sel
         s = best_event(
-            sel[2 * i],
-            sel[2 * i + 1],
+            a,
+            b,
             n_eval,
             ctx.claim.delta,
             ctx.alpha_eval,
             Families((c.d0, c.d1), llr, ctx.float_lattice),
+            selection_z(n_sel),
         )
+        s = refine_interval(s, a, b, n_eval, ctx.claim.delta, ctx.alpha_eval)
         if llr is not None and c.planned is not None and math.isfinite(c.planned.threshold):
             planned = _planned_event(ctx, c.planned, llr, n_eval, width)
             if planned.expected >= s.expected:
@@ -189,19 +196,25 @@ def _select(
 def _evaluate(
     ctx: AuditContext, chosen: list[Chosen], carried: list[int], r: int
 ) -> tuple[list[dict[str, Any]], Best]:
-    """The bound of each carried candidate's event on fresh evaluation draws."""
+    """The bound of each carried candidate's event on fresh evaluation draws, counted block by
+    block (:data:`EVAL_BLOCK`); the first block of each side is kept for the witness."""
     jobs: list[Job] = []
     for i in carried:
         c, _, n_eval = chosen[i]
         jobs += [(c.d0, n_eval, (EVAL, r, i, 0)), (c.d1, n_eval, (EVAL, r, i, 1))]
-    ev = ctx.draw(jobs)
+    hits = [0] * len(jobs)
+    kept: list[Outputs | None] = [None] * len(jobs)
+    for block in ctx.draw_blocks(jobs, EVAL_BLOCK):
+        for j, out in enumerate(block):
+            event = chosen[carried[j // 2]][1].event
+            hits[j] += int(np.count_nonzero(event.indicator(out))) if len(out) else 0
+            kept[j] = out if kept[j] is None else kept[j]
     results = []
     best: Best = (-math.inf, None, None)
     for j, i in enumerate(carried):
         c, s, n = chosen[i]
-        a, b = ev[2 * j], ev[2 * j + 1]
-        k0 = int(np.count_nonzero(s.event.indicator(a if s.forward else b)))
-        k1 = int(np.count_nonzero(s.event.indicator(b if s.forward else a)))
+        a, b = kept[2 * j] or Outputs.empty(), kept[2 * j + 1] or Outputs.empty()
+        k0, k1 = (hits[2 * j], hits[2 * j + 1]) if s.forward else (hits[2 * j + 1], hits[2 * j])
         bound = float(epsilon_lower_bound(k0, n, k1, n, ctx.claim.delta, ctx.alpha_eval))
         d_first, d_second = (c.d0, c.d1) if s.forward else (c.d1, c.d0)
         lo, hi = event_ratio_interval(k0, n, k1, n, ctx.alpha_eval)
@@ -299,6 +312,7 @@ def witness_conformance(
 
 __all__ = [
     "BUDGET_SAFETY",
+    "EVAL_BLOCK",
     "MIN_BUDGET",
     "WitnessDraws",
     "blackbox_stage",

@@ -41,7 +41,7 @@ from audit.grids import GRID_POINTS, lattice_exponent
 from audit.grids import grid as _grid
 from audit.outputs import NUMERIC, Outputs
 from audit.scores import classifier_score, histogram_score, increments_score
-from audit.statistics import selection_score
+from audit.statistics import SELECTION_Z, selection_score
 
 MAX_POINT_EVENTS = 16
 LATTICE_LEVELS = 8
@@ -523,13 +523,15 @@ def score_events(
     delta: float,
     alpha: float,
     top: int = 1,
+    z: float = SELECTION_Z,
 ) -> list[Scored]:
     """The ``top`` best (event, direction) pairs by :func:`audit.statistics.selection_score`
-    (``na``, ``nb``: the draws each count is among, one number or one per event)."""
+    at Wilson level ``z`` (``na``, ``nb``: the draws each count is among, one number or one per
+    event)."""
     both = np.concatenate(
         [
-            selection_score(ka, na, kb, nb, n_eval, delta, alpha),
-            selection_score(kb, nb, ka, na, n_eval, delta, alpha),
+            selection_score(ka, na, kb, nb, n_eval, delta, alpha, z),
+            selection_score(kb, nb, ka, na, n_eval, delta, alpha, z),
         ]
     )
     pa = np.asarray(ka, dtype=float) / np.broadcast_to(np.asarray(na, dtype=float), len(events))
@@ -545,12 +547,19 @@ def score_events(
 
 
 def best_event(
-    a: Outputs, b: Outputs, n_eval: int, delta: float, alpha: float, families: Families = Families()
+    a: Outputs,
+    b: Outputs,
+    n_eval: int,
+    delta: float,
+    alpha: float,
+    families: Families = Families(),
+    z: float = SELECTION_Z,
 ) -> Scored:
     """The best (event, direction) on the selection draws ``a`` (on D) and ``b`` (on D') among
-    the candidate events of ``families``, ranked for ``n_eval`` evaluation draws."""
+    the candidate events of ``families``, ranked for ``n_eval`` evaluation draws (Wilson level
+    ``z`` on the selection counts)."""
     events, ka, kb, na, nb = candidate_events(a, b, families)
-    return score_events(events, ka, kb, na, nb, n_eval, delta, alpha)[0]
+    return score_events(events, ka, kb, na, nb, n_eval, delta, alpha, z=z)[0]
 
 
 __all__ = [

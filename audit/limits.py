@@ -5,9 +5,11 @@ from __future__ import annotations
 
 DEFAULT_SAMPLES = 400_000
 """Draws per data set for each final candidate when ``samples`` is not given."""
-MAX_SAMPLES = 10**8
-"""The most draws per data set an audit may be asked for (``samples``): at 10**8 the evaluation
-alone holds a few GB of draws and runs for hours; refused before anything is drawn."""
+MAX_SAMPLES = 10**10
+"""The most draws per data set an audit may be asked for (``samples``; refused before anything is
+drawn). Memory does not grow with it (selection and the tightening screen are capped, the
+evaluation is counted block by block, :mod:`audit.evaluation`); time does: 10**10 draws of a
+fast mechanism take hours."""
 MIN_ALPHA = 1e-100
 """The smallest confidence parameter α (smaller ones underflow in the Clopper–Pearson tails)."""
 MAX_SEED = 2**128 - 1

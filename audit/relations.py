@@ -28,7 +28,9 @@ report-noisy-max and the sparse vector technique, whose answers all change when 
 or in ℓ1 (the moves sum to at most Δ: a histogram). Its search uses the input patterns of StatDP
 (Ding et al., CCS 2018, Sec. 5), scaled by Δ: from q = Δ·1, one answer up or down; under ℓ∞ also
 one up and the rest down, one down and the rest up, half up and half down, all up, all down, and
-the "x shape" (Δ on the first half against Δ on the second half).
+the "x shape" (Δ on the first half against Δ on the second half). The odd answer of the first
+four is the first and (k > 1) also the last: for a mechanism reading its answers in order the
+last place is where one answer against all the others shows most.
 
 **Custom** (:class:`CustomRelation`): a predicate ``is_pair(d0, d1) -> bool`` that decides a
 pair, and, for the auditor's own search, ``neighbours(d) -> iterable of d'`` with ``seeds`` to
@@ -113,7 +115,10 @@ def check_inside(arr: np.ndarray, name: str, domain: tuple[float, float]) -> np.
 @dataclass(frozen=True)
 class QueryAnswers:
     """Inputs are vectors of ``k`` query answers; neighbours differ by at most ``sensitivity`` in
-    ``norm`` (``"linf"`` or ``"l1"``; module docstring)."""
+    ``norm`` (``"linf"`` or ``"l1"``; module docstring). The search's patterns with one odd
+    answer have it first and, for k > 1, also last: a mechanism that reads the answers in order
+    (the sparse vector technique) leaks most when the odd answer comes after all the others
+    (SVT1 at ε = 0.1: the best event's log-ratio 0.098 with the odd answer last, 0.040 first)."""
 
     k: int
     sensitivity: float = 1.0
@@ -154,11 +159,13 @@ class QueryAnswers:
         a Δ near the float range overflows some of them)."""
         k, step = self.k, self.sensitivity
         base = np.full(k, step)
-        one = np.eye(k)[0] * step
-        rest = step - one  # Δ on every answer but the first
         half = np.r_[np.full(k // 2, step), np.zeros(k - k // 2)]
+        ends = (0, k - 1) if k > 1 else (0,)
+        patterns = []
         with np.errstate(over="ignore", invalid="ignore"):
-            patterns = self._patterns(base, one, rest, half, step)
+            for end in ends:
+                one = np.eye(k)[end] * step
+                patterns += self._patterns(base, one, step - one, half, step, end == 0)
         lo, hi = domain
         out = []
         for a, b in patterns:
@@ -168,18 +175,26 @@ class QueryAnswers:
         return out
 
     def _patterns(
-        self, base: np.ndarray, one: np.ndarray, rest: np.ndarray, half: np.ndarray, step: float
+        self,
+        base: np.ndarray,
+        one: np.ndarray,
+        rest: np.ndarray,
+        half: np.ndarray,
+        step: float,
+        first: bool,
     ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The patterns with the odd answer at ``one``'s place; the ones without an odd answer
+        only when ``first``."""
         patterns = [(base, base + one), (base, base - one)]
         if self.norm == "linf":
-            patterns += [
-                (base, base + one - rest),
-                (base, base - one + rest),
-                (base, base + half - (step - half)),
-                (base, base + step),
-                (base, base - step),
-                (half, step - half),
-            ]
+            patterns += [(base, base + one - rest), (base, base - one + rest)]
+            if first:
+                patterns += [
+                    (base, base + half - (step - half)),
+                    (base, base + step),
+                    (base, base - step),
+                    (half, step - half),
+                ]
         return patterns
 
 

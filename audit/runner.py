@@ -130,7 +130,9 @@ def audit_mechanism(
     pairs are searched (or ``pairs`` checked) by the relation, in the order given.
     ``tighten``: every finalist gets the full ``samples`` even when the search already shows a
     clear violation (by default the budget is cut to what the violation needs, and the search
-    may stop early): the tightest bound rather than the quickest verdict, at more draws.
+    may stop early), in one round (α split over its carried candidates only): the tightest
+    bound rather than the quickest verdict, at more draws. Memory does not grow with ``samples``
+    (the evaluation is counted block by block, :mod:`audit.evaluation`).
     """
     start = time.perf_counter()
     claim = check_claim(_read(mech, "claim"), "mech.claim")

@@ -40,6 +40,10 @@ MIDSCREEN_TOP = 32
 RESCREEN_SAMPLES = 10_000
 """Draws per side for the best :data:`RESCREEN_TOP` in the third screen."""
 RESCREEN_TOP = 8
+RESCREEN_MAX = 1 << 22
+"""The most draws per side of the third screen of a tightening audit (a tenth of its budget)."""
+SCREEN_HELD = 1 << 23
+"""Screening draws held at a time: a large screen is drawn a few candidates at a time."""
 CLIMB_SAMPLES = 4_000
 """Draws per side of a local-search screen at the default budget (scaled with ``samples``)."""
 CLIMB_MAX_SIZE = 12
@@ -63,22 +67,27 @@ def _screen(
 ) -> list[Scored]:
     """``size`` draws per side for every candidate, each scored by its best event (the bound
     the evaluation draws would give, :func:`audit.events.best_event`)."""
-    jobs: list[Job] = []
-    for c in candidates:
-        key = ctx.next_key()
-        jobs += [(c.d0, size, (stage, key, 0)), (c.d1, size, (stage, key, 1))]
-    outs = ctx.draw(jobs)
-    return [
-        best_event(
-            outs[2 * i],
-            outs[2 * i + 1],
-            ctx.n_eval,
-            ctx.claim.delta,
-            ctx.alpha_eval,
-            Families((c.d0, c.d1), lattice=ctx.float_lattice),
-        )
-        for i, c in enumerate(candidates)
-    ]
+    keyed = [(c, ctx.next_key()) for c in candidates]
+    group = max(1, SCREEN_HELD // (2 * size))
+    scored: list[Scored] = []
+    for start in range(0, len(keyed), group):
+        part = keyed[start : start + group]
+        jobs: list[Job] = []
+        for c, key in part:
+            jobs += [(c.d0, size, (stage, key, 0)), (c.d1, size, (stage, key, 1))]
+        outs = ctx.draw(jobs)
+        scored += [
+            best_event(
+                outs[2 * i],
+                outs[2 * i + 1],
+                ctx.n_eval,
+                ctx.claim.delta,
+                ctx.alpha_eval,
+                Families((c.d0, c.d1), lattice=ctx.float_lattice),
+            )
+            for i, (c, _) in enumerate(part)
+        ]
+    return scored
 
 
 def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate]:
@@ -155,10 +164,11 @@ def _climb(ctx: AuditContext, rescreened: dict[Any, tuple[Candidate, Scored]]) -
 
 def rescreen_size(ctx: AuditContext) -> int:
     """Draws per side of the third screen: :data:`RESCREEN_SAMPLES`, or, when the audit is to
-    ``tighten`` its bound, a tenth of its budget (a pair whose best event is rare, as the sparse
-    vector technique's at small ε, is told apart from the others only with many draws)."""
+    ``tighten`` its bound, a tenth of its budget up to :data:`RESCREEN_MAX` (a pair whose best
+    event is rare, as the sparse vector technique's at small ε, is told apart from the others
+    only with many draws)."""
     if ctx.tighten:
-        return max(RESCREEN_SAMPLES, ctx.samples // 10)
+        return max(RESCREEN_SAMPLES, min(RESCREEN_MAX, ctx.samples // 10))
     return RESCREEN_SAMPLES
 
 
@@ -238,8 +248,10 @@ __all__ = [
     "CRASH_TOP",
     "MIDSCREEN_SAMPLES",
     "MIDSCREEN_TOP",
+    "RESCREEN_MAX",
     "RESCREEN_SAMPLES",
     "RESCREEN_TOP",
+    "SCREEN_HELD",
     "SCREEN_SAMPLES",
     "screening_stage",
 ]

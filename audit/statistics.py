@@ -37,8 +37,10 @@ from reference.validation import (
 
 MAX_DRAWS_PLANNED = 2**40
 """The largest number of draws (``n``, ``limit``) the functions take, about 1.1e12 (far beyond
-any audit's budget: :data:`audit.limits.MAX_SAMPLES` is 10^8)."""
+any audit's budget: :data:`audit.limits.MAX_SAMPLES` is 10^10)."""
 
+SELECTION_Z = 2.0
+"""The Wilson level at which :func:`selection_score` takes the selection counts by default."""
 MAX_Z = 100.0
 """The largest normal quantile ``z`` of the Wilson bounds (z = 38 is already a level of 1e-300)."""
 
@@ -266,7 +268,7 @@ def selection_score(
     n_eval: int,
     delta: float,
     alpha: float,
-    z_selection: float = 2.0,
+    z_selection: float = SELECTION_Z,
 ) -> np.ndarray:
     """A fast, pessimistic ranking objective for events seen on the selection draws: the masses are
     taken at their Wilson bounds (z = ``z_selection``, which penalises events resting on a handful
@@ -299,6 +301,7 @@ def selection_score(
 __all__ = [
     "MAX_DRAWS_PLANNED",
     "MAX_Z",
+    "SELECTION_Z",
     "epsilon_lower_bound",
     "event_ratio_interval",
     "expected_bound",

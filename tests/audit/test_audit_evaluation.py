@@ -12,7 +12,7 @@ import audit.evaluation as evaluation
 from audit import audit_mechanism, from_callable
 from audit.context import ROUNDS
 from audit.events import candidate_events, score_events
-from audit.outputs import normalise
+from audit.outputs import Outputs, normalise
 from reference.core import PrivacyClaim
 
 
@@ -98,8 +98,9 @@ def test_fitted_scores_do_not_rate_themselves_on_the_draws_they_were_fitted_to(s
 
 def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
     """A histogram with scale ε instead of 1/ε (2ε-DP at ε = 0.5, true 2): by default the clear
-    violation cuts the budget; with ``tighten`` every finalist gets the full ``samples``, so the
-    audit draws more and its bound is at least as close to the truth here."""
+    violation cuts the budget; with ``tighten`` every finalist gets the full ``samples`` and the
+    best one is evaluated, so the audit draws more and its bound is at least as close to the
+    truth here."""
     from audit.classic import entry
 
     mech = entry("NoisyHist2").make(0.5)
@@ -107,6 +108,80 @@ def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
     tight = audit_mechanism(mech, samples=100_000, seed=3, tighten=True)
     assert quick.violation and tight.violation
     assert tight.samples_used > 4 * quick.samples_used
+    assert tight.blackbox["carried"] == 1 and len(tight.blackbox["evaluated"]) == 1
     assert quick.epsilon_lower_bound < tight.epsilon_lower_bound <= 2.0
     with pytest.raises(ValueError, match="tighten"):
         audit_mechanism(mech, tighten="yes")
+
+
+def _context(mech, samples: int, tighten: bool = False, timeout: float | None = None):
+    from audit.context import AuditContext
+
+    return AuditContext(
+        mech, mech.claim, (0.0, 1.0), samples, 1e-6, 0, None, False, lambda _: None,
+        timeout=timeout, tighten=tighten,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("timeout", [None, 0.01])
+def test_draw_blocks_concatenated_are_the_draws_in_one_piece(timeout) -> None:
+    """AuditContext.draw_blocks: the same draws as AuditContext.draw, for jobs of different
+    lengths, structured outputs (an SVT's symbols and numbers) and the small chunks of a time
+    limit; every block holds at most about the block size per job."""
+    from audit.classic import entry
+    from audit.context import EVAL
+    from audit.draws import chunk_size
+
+    mech = entry("SparseVectorTechnique3").make(0.5)
+    d0, d1 = np.ones(10), np.r_[np.full(5, 2.0), np.zeros(5)]
+    jobs = [(d0, 150_000, (EVAL, 0, 0, 0)), (d1, 70_000, (EVAL, 0, 0, 1))]
+    whole = _context(mech, 1, timeout=timeout).draw(jobs)
+    ctx = _context(mech, 1, timeout=timeout)
+    blocks = list(ctx.draw_blocks(jobs, 40_000))
+    step = chunk_size(mech, d0, timeout)
+    assert len(blocks) == -(-150_000 // (step * max(1, 40_000 // step)))
+    assert all(len(b[0]) <= max(step, 40_000) for b in blocks)
+    assert ctx.used == 220_000
+    for j, out in enumerate(whole):
+        joined = Outputs.concat([b[j] for b in blocks if len(b[j])])
+        assert np.array_equal(out.values, joined.values, equal_nan=True)
+        assert list(out.atoms) == list(joined.atoms)
+        assert np.array_equal(out.tokens, joined.tokens)
+        assert np.array_equal(out.numbers, joined.numbers, equal_nan=True)
+
+
+@pytest.mark.parametrize("name, pair", [
+    ("ReportNoisyMax3", ([1.0] * 5, [2.0, 0.0, 2.0, 0.0, 2.0])),
+    ("SparseVectorTechnique4", ([1.0] * 10, [2.0] * 5 + [0.0] * 5)),
+])  # fmt: skip
+def test_an_evaluation_counted_block_by_block_counts_the_same_draws(
+    monkeypatch, name, pair
+) -> None:
+    """With blocks of one chunk (65 536 draws per side instead of 2^20), the evaluation of
+    200 000 draws per side is counted in three blocks and gives the same counts and bounds; the
+    witness keeps only the first block."""
+    from audit.classic import entry
+    from audit.context import Candidate
+
+    mech = entry(name).make(0.5)
+    finalists = [Candidate(np.array(pair[0]), np.array(pair[1]))]
+    whole = evaluation.blackbox_stage(_context(mech, 200_000, True), finalists, False)
+    monkeypatch.setattr(evaluation, "EVAL_BLOCK", 1)
+    blocks = evaluation.blackbox_stage(_context(mech, 200_000, True), finalists, False)
+    assert whole[0]["evaluated"] == blocks[0]["evaluated"] and whole[2] == blocks[2]
+    assert whole[0]["evaluated"][0]["n0"] == 140_000
+    assert len(whole[3][1]) == 140_000 and len(blocks[3][1]) == 65_536
+
+
+def test_selection_is_capped_and_a_tightening_audit_puts_all_of_alpha_on_one_candidate() -> None:
+    """Selection draws are 30 % of a budget up to SELECT_MAX (the rest evaluates); a tightening
+    audit plans a single round and carries one candidate, which gets all of α (α/(CARRIED·2)
+    each otherwise)."""
+    from audit.context import CARRIED, CARRIED_TIGHTEN, SELECT_MAX, selection_size
+
+    assert selection_size(1_000) == 300 and selection_size(10**9) == SELECT_MAX
+    assert _context(_LaplaceSum(), 10**9).n_select == SELECT_MAX
+    assert _context(_LaplaceSum(), 10**9).n_eval == 10**9 - SELECT_MAX
+    assert _context(_LaplaceSum(), 1000).alpha_eval == pytest.approx(1e-6 / (CARRIED * ROUNDS))
+    assert CARRIED_TIGHTEN == 1 and _context(_LaplaceSum(), 1000, True).carried == 1
+    assert _context(_LaplaceSum(), 1000, True).alpha_eval == pytest.approx(1e-6)

@@ -383,3 +383,19 @@ def test_position_and_symbol_events_count_what_their_indicators_select() -> None
             kinds.add(e.kind)
             assert e.indicator(a).sum() == x and e.indicator(b).sum() == y, e.describe()
     assert kinds == {"token", "token_count", "interval"}
+
+
+@pytest.mark.parametrize("step, per_block", [(400, 1), (400, 3), (128, 2)])
+def test_a_job_drawn_in_blocks_of_whole_chunks_is_the_job_drawn_at_once(step, per_block) -> None:
+    """Block b of a job (``per_block`` chunks, starting at chunk b·per_block) holds the job's own
+    draws: concatenated, the blocks are the job, draw for draw (a long evaluation is counted
+    block by block without changing what it counts)."""
+    n, block = 2_345, step * per_block
+    (whole,) = draw(EM, [DrawJob(DATASETS[1], n, (3, 1))], seed=5, chunk=step)
+    parts = [
+        draw(EM, [DrawJob(DATASETS[1], min(block, n - s), (3, 1), s // step)], 5, chunk=step)[0]
+        for s in range(0, n, block)
+    ]
+    assert _same(whole, Outputs.concat(parts))
+    (shifted,) = draw(EM, [DrawJob(DATASETS[1], n, (3, 1), 1)], seed=5, chunk=step)
+    assert not _same(whole, shifted)

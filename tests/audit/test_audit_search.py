@@ -295,13 +295,14 @@ def test_tie_family_pairs_are_neighbours_of_the_documented_sizes(n) -> None:
 
 @pytest.mark.parametrize("samples, tighten, expected", [
     (400_000, False, 10_000), (400_000, True, 40_000), (20_000, True, 10_000),
-    (5_000_000, True, 500_000),
+    (5_000_000, True, 500_000), (100_000_000, True, 1 << 22),
 ])  # fmt: skip
 def test_the_third_screen_grows_with_the_budget_only_when_tightening(
     samples, tighten, expected
 ) -> None:
     """By default the third screen draws 10 000 per side; an audit that tightens its bound
-    screens with a tenth of its budget (rare best events, as SVT1's at ε = 0.1, need it)."""
+    screens with a tenth of its budget (rare best events, as SVT1's at ε = 0.1, need it), up to
+    RESCREEN_MAX draws per side."""
     from audit.context import AuditContext
     from audit.screening import RESCREEN_SAMPLES, rescreen_size
     from reference.core import PrivacyClaim
