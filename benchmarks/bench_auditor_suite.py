@@ -98,6 +98,7 @@ def main() -> None:
         if r.epsilon == 0.1 and r.name in DPSNIPER
     ]
     if sniper:
+        print(f"eps_lb, DP-Sniper's LR, NN (at 0.1): {[(*s, DPSNIPER[s[0]].nn) for s in sniper]}")
         below = [s for s in sniper if s[1] < max(s[2], DPSNIPER[s[0]].nn)]
         print(f"eps_lb below DP-Sniper's (at 0.1): {below}")
 

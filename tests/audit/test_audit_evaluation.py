@@ -185,3 +185,32 @@ def test_selection_is_capped_and_a_tightening_audit_puts_all_of_alpha_on_one_can
     assert _context(_LaplaceSum(), 1000).alpha_eval == pytest.approx(1e-6 / (CARRIED * ROUNDS))
     assert CARRIED_TIGHTEN == 1 and _context(_LaplaceSum(), 1000, True).carried == 1
     assert _context(_LaplaceSum(), 1000, True).alpha_eval == pytest.approx(1e-6)
+
+
+def test_a_tightening_audit_ranks_finalists_by_the_bound_their_masses_promise() -> None:
+    """SVT1 at ε = 0.1 (exact masses of each pair's best answer list, 4.2 M selection draws a
+    side, 25.8 M evaluation draws): the odd answer last (mass 0.60 %, log-ratio 0.098) promises
+    more than the x shape (2.30 %, 0.088), but the selection score's Wilson penalty prefers the
+    common event. A tightening audit, which evaluates one finalist, carries the one whose masses
+    promise the larger bound; the default audit ranks by the selection score as before."""
+    import math
+
+    from audit.events import Event, Scored
+    from audit.statistics import selection_score
+
+    n_sel, n_eval = 1 << 22, 25_800_000
+
+    def scored(p0: float, log_ratio: float) -> Scored:
+        p1 = p0 * math.exp(-log_ratio)
+        k0, k1 = np.array([p0 * n_sel]), np.array([p1 * n_sel])
+        score = float(selection_score(k0, n_sel, k1, n_sel, n_eval, 0.0, 0.1)[0])
+        return Scored(Event("atom", atom="pattern"), True, score, p0, p1)
+
+    odd_last, x_shape = scored(0.0060, 0.0984), scored(0.0230, 0.0882)
+    assert odd_last.expected < x_shape.expected
+    for tighten, first in ((True, odd_last), (False, x_shape)):
+        ctx = _context(_LaplaceSum(), 30_000_000, tighten)
+        ctx.alpha = 0.1
+        chosen = [(None, s, n_eval) for s in (x_shape, odd_last)]
+        best = max(chosen, key=lambda c: evaluation._rank(ctx, c))
+        assert best[1] is first

@@ -13,6 +13,7 @@ from audit.events import Families, best_event, candidate_events, projections
 from audit.outputs import normalise
 from audit.relations import QueryAnswers
 from audit.scores import MAX_FEATURES, FeatureMap, classifier_score
+from audit.statistics import SELECTION_Z
 from reference.core import PrivacyClaim
 
 SIGNS = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
@@ -97,9 +98,9 @@ def test_fitted_and_whole_vector_events_count_what_their_indicators_select() -> 
 
 
 def _without_classifier(monkeypatch) -> None:
-    def best(a, b, n, delta, alpha, families=None):
+    def best(a, b, n, delta, alpha, families=None, z=SELECTION_Z):
         families = dataclasses.replace(families or Families(), classifier=False)
-        return best_event(a, b, n, delta, alpha, families)
+        return best_event(a, b, n, delta, alpha, families, z)
 
     monkeypatch.setattr(screening, "best_event", best)
     monkeypatch.setattr(evaluation, "best_event", best)

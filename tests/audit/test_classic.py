@@ -277,6 +277,24 @@ def test_svt_with_cutoff_two_keeps_or_redraws_its_threshold(variant, redraw) -> 
     assert chi_square_p(pattern_counts(out), law, N) > P_MIN
 
 
+def test_svt1_leaks_most_with_the_odd_answer_last() -> None:
+    """SVT1 at ε = 0.1 (c = 1, T = 1, ρ ~ Lap(20), ν ~ Lap(40)), from the exact law of its answer
+    lists: against q = [1]×10, the largest log-ratio of one answer list is 0.098 when the odd
+    answer of "one down, the rest up" is the last (q' = [2]×9 + [0]) and 0.040 when it is the
+    first (StatDP's pattern, q' = [0] + [2]×9); the auditor's search has both
+    (QueryAnswers.candidates)."""
+    eps = 0.1
+
+    def largest_log_ratio(q1) -> float:
+        p, q = (svt_law(d, 1.0, 2 / eps, 4 / eps, 1) for d in ([1.0] * 10, q1))
+        return max(abs(math.log(p[k] / q[k])) for k in p)
+
+    last, first = largest_log_ratio([2.0] * 9 + [0.0]), largest_log_ratio([0.0] + [2.0] * 9)
+    assert 0.098 < last < 0.099 and 0.039 < first < 0.041
+    pairs = [(a.tolist(), b.tolist()) for a, b in QueryAnswers(10).candidates((-1e9, 1e9))]
+    assert ([1.0] * 10, [2.0] * 9 + [0.0]) in pairs and ([1.0] * 10, [0.0] + [2.0] * 9) in pairs
+
+
 def svt3_value_law(q, threshold, b_rho, b_nu, edges) -> dict:
     """SVT3 with c = 1: P(first ⊤ at i, released value in (a, b]) =
     ∫ f_ρ(r) Π_{j<i} F(T + r − q_j) [G(b − q_i) − G(max(a, T + r) − q_i)]⁺ dr; "none": no ⊤."""
