@@ -4,8 +4,9 @@ job: :mod:`audit.draws`), the exact laws met (cached), the notes; and the candid
 
 α is shared by Bonferroni: the black-box bound of each of the :data:`CARRIED` candidates
 evaluated in each of the :data:`ROUNDS` rounds holds at level α/(CARRIED·ROUNDS), so the reported
-bound (their maximum) holds with confidence 1 − α. An audit that is to ``tighten`` its bound plans
-one round and carries one candidate (:data:`CARRIED_TIGHTEN`), which gets all of α (``notes/auditor.md``, "What a report means").
+bound (their maximum) holds with confidence 1 − α. An audit that is to ``tighten`` its bound
+plans one round and carries one candidate (:data:`CARRIED_TIGHTEN`), which gets all of α
+(``notes/auditor.md``, "What a report means").
 """
 
 from __future__ import annotations
