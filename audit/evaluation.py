@@ -3,8 +3,8 @@
 Each finalist gets *selection* draws (:data:`audit.context.SELECTION_FRACTION` of its budget, at
 most :data:`audit.context.SELECT_MAX`), on which the best event and direction are chosen
 (:func:`audit.events.best_event`, or the likelihood-ratio set planned from the exact laws); the
-best :data:`audit.context.CARRIED` (one when tightening) get fresh *evaluation* draws, and ε_lb = ln((p0_L − δ)/p1_U)
-with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
+best :data:`audit.context.CARRIED` (one when tightening) get fresh *evaluation* draws, and
+ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
 (:func:`audit.statistics.epsilon_lower_bound`). First on an eighth of the planned budget, then,
 unless that already shows a violation, on all of it. The evaluation draws are counted block by
 block (:data:`EVAL_BLOCK`), so an audit's memory does not grow with its budget (DP-Sniper's
@@ -222,7 +222,8 @@ def _evaluate(
         for j, out in enumerate(block):
             event = chosen[carried[j // 2]][1].event
             hits[j] += int(np.count_nonzero(event.indicator(out))) if len(out) else 0
-            kept[j] = out if kept[j] is None else kept[j]
+            if kept[j] is None:
+                kept[j] = out
     results = []
     best: Best = (-math.inf, None, None)
     for j, i in enumerate(carried):

@@ -81,7 +81,8 @@ def as_input(
     x: Any, name: str, domain: tuple[float, float], shape: tuple[int, ...] | None = None
 ) -> np.ndarray:
     """A data set of a relation object: finite reals, not booleans (a number is a data set of
-    one), at most :data:`MAX_RECORDS` of them, inside ``domain``, of ``shape`` when given; a new float array."""
+    one), at most :data:`MAX_RECORDS` of them, inside ``domain``, of ``shape`` when given; a new
+    float array."""
     if isinstance(x, bool | np.bool_ | str | bytes):
         raise ValueError(f"{name} must be an array of finite real numbers, got {x!r:.80}")
     try:
@@ -164,7 +165,8 @@ class QueryAnswers:
         patterns = []
         with np.errstate(over="ignore", invalid="ignore"):
             for end in ends:
-                one = np.eye(k)[end] * step
+                one = np.zeros(k)
+                one[end] = step
                 patterns += self._patterns(base, one, step - one, half, step, end == 0)
         lo, hi = domain
         out = []

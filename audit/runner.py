@@ -130,7 +130,7 @@ def audit_mechanism(
     pairs are searched (or ``pairs`` checked) by the relation, in the order given.
     ``tighten``: every finalist gets the full ``samples`` even when the search already shows a
     clear violation (by default the budget is cut to what the violation needs, and the search
-    may stop early), in one round (α split over its carried candidates only): the tightest
+    may stop early), in one round that evaluates its best finalist with all of α: the tightest
     bound rather than the quickest verdict, at more draws. Memory does not grow with ``samples``
     (the evaluation is counted block by block, :mod:`audit.evaluation`).
     """

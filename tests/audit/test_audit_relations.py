@@ -305,3 +305,11 @@ def test_arrays_of_booleans_are_refused_as_inputs_of_a_relation_object() -> None
         with pytest.raises(ValueError, match="not booleans"):
             as_input(bad, "data", ANYWHERE)
     assert as_input([1, 0], "data", ANYWHERE).tolist() == [1.0, 0.0]
+
+
+def test_the_patterns_of_many_answers_are_made_without_a_k_by_k_matrix() -> None:
+    """k = 10 000 (the largest): twelve patterns, each a vector of k answers (an identity
+    matrix of that size would take 800 MB)."""
+    pairs = QueryAnswers(10_000).candidates(ANYWHERE)
+    assert len(pairs) == 12 and all(a.shape == b.shape == (10_000,) for a, b in pairs)
+    assert pairs[0][1][0] == 2.0 and pairs[0][1][1:].max() == 1.0
