@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from audit.grids import GRID_POINTS, lattice_exponent
+from audit.grids import GRID_POINTS, lattice_exponent, tail_levels
 from audit.grids import grid as _grid
 from audit.outputs import NUMERIC, Outputs
 from audit.scores import classifier_score, histogram_score, increments_score
@@ -491,15 +491,19 @@ def _threshold_candidates(
 
 
 def _thresholds(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Thresholds t on a quantile grid of the pooled scores (and the infinite ends), with the
-    number of scores above each in ``la`` and in ``lb``."""
+    """Thresholds t on a quantile grid of the pooled scores, its tail levels
+    (:func:`audit.grids.tail_levels`: a score's best level set may hold well under 1/64 of the
+    draws, as SVT6's at ε = 0.1) and the infinite ends, with the number of scores above each in
+    ``la`` and in ``lb``."""
     pooled = np.concatenate([la, lb])
     pooled = pooled[~np.isnan(pooled)]
     if pooled.size == 0:
         return np.zeros(0), np.zeros(0), np.zeros(0)
     finite = pooled[np.isfinite(pooled)]
     ts = (
-        np.unique(np.quantile(finite, np.linspace(0, 1, GRID_POINTS + 1)))
+        np.unique(
+            np.quantile(finite, np.r_[np.linspace(0, 1, GRID_POINTS + 1), tail_levels(finite.size)])
+        )
         if finite.size
         else np.zeros(0)
     )

@@ -10,6 +10,7 @@ import pytest
 
 from audit import audit_mechanism, evaluation, from_callable, screening
 from audit.events import Families, best_event, candidate_events, projections
+from audit.grids import GRID_POINTS, TAIL_COUNT
 from audit.outputs import normalise
 from audit.relations import QueryAnswers
 from audit.scores import MAX_FEATURES, FeatureMap, classifier_score
@@ -95,6 +96,26 @@ def test_fitted_and_whole_vector_events_count_what_their_indicators_select() -> 
     assert kinds == {"classifier", "sum", "max", "min"}
     best = best_event(a, b, 100_000, 0.0, 1e-6)
     assert best.event.kind in ("classifier", "histogram_ratio") or best.event.projection == ("sum",)
+
+
+def test_the_classifier_level_sets_reach_the_tails_of_its_score() -> None:
+    """Besides the 64 uniform quantiles of the pooled held-out scores, the thresholds have the
+    tail levels 2^-j down to about TAIL_COUNT draws: the best level set of a score can hold far
+    less than 1/64 of the draws (SVT6's at ε = 0.1, under 1 %), and every one is counted
+    exactly."""
+    rng = np.random.default_rng(5)
+    a = normalise(rng.normal(0.1, 1, size=(20_000, 4)), 20_000)
+    b = normalise(rng.normal(0.0, 1, size=(20_000, 4)), 20_000)
+    events, ka, kb, _, _ = candidate_events(a, b)
+    held_a, held_b = a.halves()[1], b.halves()[1]
+    sizes = []
+    for e, x, y in zip(events, ka, kb, strict=True):
+        if e.kind == "classifier" and 0 < x + y < len(held_a) + len(held_b):
+            assert e.indicator(held_a).sum() == x and e.indicator(held_b).sum() == y
+            sizes.append(int(x + y))
+    pooled = len(held_a) + len(held_b)
+    assert min(sizes) <= 2 * TAIL_COUNT < pooled // GRID_POINTS
+    assert max(sizes) > pooled - pooled // GRID_POINTS  # and the lower tail
 
 
 def _without_classifier(monkeypatch) -> None:

@@ -311,3 +311,25 @@ def test_the_third_screen_grows_with_the_budget_only_when_tightening(
         None, PrivacyClaim(1.0), (0.0, 1.0), samples, 1e-6, 0, None, True, print, tighten=tighten
     )
     assert rescreen_size(ctx) == expected and RESCREEN_SAMPLES == 10_000
+
+
+@pytest.mark.parametrize("samples, tighten, expected", [
+    (400_000, False, 2_000), (100_000_000, False, 2_000), (400_000, True, 10_000),
+    (20_000, True, 2_500), (5_000, True, 2_500), (5_000_000, True, 125_000),
+    (100_000_000, True, 1 << 20),
+])  # fmt: skip
+def test_the_second_screen_is_a_quarter_of_the_third_when_tightening(
+    samples, tighten, expected
+) -> None:
+    """By default the second screen draws 2 000 per side; a tightening audit's draws at least a
+    quarter of its third screen (SVT6 at ε = 0.1: the pairs whose best events are rare were cut
+    at 2 000 draws, and the bound fell from 0.252 to 0.135 at 5 M draws per input)."""
+    from audit.context import AuditContext
+    from audit.screening import MIDSCREEN_SAMPLES, midscreen_size, rescreen_size
+    from reference.core import PrivacyClaim
+
+    ctx = AuditContext(
+        None, PrivacyClaim(1.0), (0.0, 1.0), samples, 1e-6, 0, None, True, print, tighten=tighten
+    )
+    assert midscreen_size(ctx) == expected and MIDSCREEN_SAMPLES == 2_000
+    assert midscreen_size(ctx) <= rescreen_size(ctx)

@@ -673,12 +673,12 @@ def test_samplers_check_size_and_rng_when_called_directly() -> None:
 # true-ε facts that can be computed
 
 
+@mpmath.workdps(50)  # not mp.dps = 50: that lowered the precision of every later test (60)
 def test_noisy_max_value_loss_is_k_epsilon_over_two_and_reached() -> None:
     """ReportNoisyMax3 (k = 5, ε = 0.5, b = 4): the density of the max, Σ_i f(x − q_i)
     Π_{j≠i} F(x − q_j) (the derivative of its CDF Π F), at 50 digits. On "all answers up"
     ([1]×5 against [2]×5) the ratio equals e^{k/b} = e^{kε/2} below min q and never exceeds it;
     on the other StatDP pairs it stays below e^{kε/2} too."""
-    mpmath.mp.dps = 50
     eps, k = mpmath.mpf("0.5"), 5
     b = 2 / eps
     bound = mpmath.e ** (k / b)
