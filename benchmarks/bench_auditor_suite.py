@@ -93,13 +93,13 @@ def main() -> None:
     print(f"incorrect over 2e6 draws or 60 s: {[(r.name, r.epsilon) for r in slow]}")
     print(f"correct mechanisms flagged: {[(r.name, r.epsilon) for r in false_alarms]}")
     sniper = [
-        (r.name, round(r.epsilon_lb, 4), DPSNIPER[r.name].lr)
+        (r.name, round(r.epsilon_lb, 6), DPSNIPER[r.name].lr)
         for r in runs
         if r.epsilon == 0.1 and r.name in DPSNIPER
     ]
     if sniper:
         print(f"eps_lb, DP-Sniper's LR, NN (at 0.1): {[(*s, DPSNIPER[s[0]].nn) for s in sniper]}")
-        below = [s for s in sniper if s[1] < max(s[2], DPSNIPER[s[0]].nn)]
+        below = [s for s in sniper if s[1] < max(s[2], DPSNIPER[s[0]].nn)]  # 6 decimals
         print(f"eps_lb below DP-Sniper's (at 0.1): {below}")
 
 

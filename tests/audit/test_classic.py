@@ -295,6 +295,28 @@ def test_svt1_leaks_most_with_the_odd_answer_last() -> None:
     assert ([1.0] * 10, [2.0] * 9 + [0.0]) in pairs and ([1.0] * 10, [0.0] + [2.0] * 9) in pairs
 
 
+def test_svt6_leaks_most_on_the_half_and_x_shaped_pairs_through_rare_answer_lists() -> None:
+    """SVT6 at ε = 0.1 (ρ, ν ~ Lap(20), never stops, T = 1), from the exact law of its answer
+    lists on the auditor's twelve query-answer pairs: the largest log-ratio of one answer list is
+    above 0.40 only on the half-and-half pair ([1]×10 against [2]×5 + [0]×5) and the x shape, and
+    there the list has mass under 0.06 % on both inputs (the best events are rare: a screen of
+    2 000 draws per side sees about one); on every other pair it is below 0.15; all are below the
+    derived kε/2 = 0.5."""
+    eps, found = 0.1, {}
+    for d0, d1 in QueryAnswers(10).candidates((-10.0, 10.0)):
+        p, q = (svt_law(d, 1.0, 2 / eps, 2 / eps, None) for d in (d0, d1))
+        best = max(p, key=lambda k: abs(math.log(p[k] / q[k])))
+        found[(tuple(d0), tuple(d1))] = (abs(math.log(p[best] / q[best])), max(p[best], q[best]))
+    half = (tuple([1.0] * 10), tuple([2.0] * 5 + [0.0] * 5))
+    x_shape = (tuple([1.0] * 5 + [0.0] * 5), tuple([0.0] * 5 + [1.0] * 5))
+    assert len(found) == 12 and max(r for r, _ in found.values()) < 0.5
+    for pair, (ratio, mass) in found.items():
+        if pair in (half, x_shape):
+            assert ratio > 0.40 and mass < 6e-4
+        else:
+            assert ratio < 0.15
+
+
 def svt3_value_law(q, threshold, b_rho, b_nu, edges) -> dict:
     """SVT3 with c = 1: P(first ⊤ at i, released value in (a, b]) =
     ∫ f_ρ(r) Π_{j<i} F(T + r − q_j) [G(b − q_i) − G(max(a, T + r) − q_i)]⁺ dr; "none": no ⊤."""
