@@ -321,9 +321,9 @@ def test_the_third_screen_grows_with_the_budget_only_when_tightening(
 def test_the_second_screen_is_a_quarter_of_the_third_when_tightening(
     samples, tighten, expected
 ) -> None:
-    """By default the second screen draws 2 000 per side; a tightening audit's draws at least a
-    quarter of its third screen (SVT6 at ε = 0.1: the pairs whose best events are rare were cut
-    at 2 000 draws, and the bound fell from 0.252 to 0.135 at 5 M draws per input)."""
+    """By default the second screen draws 2 000 per side; a tightening audit's second screen
+    draws at least a quarter of its third (SVT6 at ε = 0.1: the pairs whose best events are rare
+    were cut at 2 000 draws, and the bound fell from 0.252 to 0.135 at 5 M draws per input)."""
     from audit.context import AuditContext
     from audit.screening import MIDSCREEN_SAMPLES, midscreen_size, rescreen_size
     from reference.core import PrivacyClaim
