@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from audit.grids import GRID_POINTS, lattice_exponent, tail_levels
 from audit.grids import grid as _grid
+from audit.grids import lattice_exponent, quantile_levels
 from audit.outputs import NUMERIC, Outputs
 from audit.scores import classifier_score, histogram_score, increments_score
 from audit.statistics import SELECTION_Z, selection_score
@@ -491,8 +491,8 @@ def _threshold_candidates(
 
 
 def _thresholds(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Thresholds t on a quantile grid of the pooled scores, its tail levels
-    (:func:`audit.grids.tail_levels`: a score's best level set may hold well under 1/64 of the
+    """Thresholds t on a quantile grid of the pooled scores with its tail levels
+    (:func:`audit.grids.quantile_levels`: a score's best level set may hold well under 1/64 of the
     draws, as SVT6's at ε = 0.1) and the infinite ends, with the number of scores above each in
     ``la`` and in ``lb``."""
     pooled = np.concatenate([la, lb])
@@ -501,11 +501,7 @@ def _thresholds(la: np.ndarray, lb: np.ndarray) -> tuple[np.ndarray, np.ndarray,
         return np.zeros(0), np.zeros(0), np.zeros(0)
     finite = pooled[np.isfinite(pooled)]
     ts = (
-        np.unique(
-            np.quantile(finite, np.r_[np.linspace(0, 1, GRID_POINTS + 1), tail_levels(finite.size)])
-        )
-        if finite.size
-        else np.zeros(0)
+        np.unique(np.quantile(finite, quantile_levels(finite.size))) if finite.size else np.zeros(0)
     )
     # thresholds just below each level, so {llr > t} includes that level; and the infinite ends
     thresholds = np.unique(

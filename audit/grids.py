@@ -26,9 +26,14 @@ def grid(pooled: np.ndarray) -> np.ndarray:
     if distinct.size <= EXACT_GRID_LIMIT:
         inner = distinct
     else:
-        levels = np.r_[np.linspace(0, 1, GRID_POINTS + 1), tail_levels(pooled.size)]
-        inner = np.unique(np.quantile(pooled, levels, method="lower"))
+        inner = np.unique(np.quantile(pooled, quantile_levels(pooled.size), method="lower"))
     return np.concatenate([[-np.inf], inner, [np.inf]])
+
+
+def quantile_levels(n: int) -> np.ndarray:
+    """The quantile levels of a grid on ``n`` pooled draws: :data:`GRID_POINTS` + 1 uniform
+    ones and the tail levels (:func:`tail_levels`)."""
+    return np.r_[np.linspace(0, 1, GRID_POINTS + 1), tail_levels(n)]
 
 
 def tail_levels(n: int) -> np.ndarray:
@@ -62,4 +67,11 @@ def lattice_exponent(z: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["GRID_POINTS", "TAIL_COUNT", "grid", "lattice_exponent", "tail_levels"]
+__all__ = [
+    "GRID_POINTS",
+    "TAIL_COUNT",
+    "grid",
+    "lattice_exponent",
+    "quantile_levels",
+    "tail_levels",
+]

@@ -38,7 +38,7 @@ MIDSCREEN_SAMPLES = 2_000
 """Draws per side for the best :data:`MIDSCREEN_TOP` in the second screen."""
 MIDSCREEN_TOP = 32
 MIDSCREEN_SHARE = 4
-"""A tightening audit's second screen has at least this fraction (1/4) of its third screen's
+"""A tightening audit's second screen draws at least 1/MIDSCREEN_SHARE of its third screen's
 draws per side."""
 RESCREEN_SAMPLES = 10_000
 """Draws per side for the best :data:`RESCREEN_TOP` in the third screen."""

@@ -99,7 +99,13 @@ def main() -> None:
     ]
     if sniper:
         print(f"eps_lb, DP-Sniper's LR, NN (at 0.1): {[(*s, DPSNIPER[s[0]].nn) for s in sniper]}")
-        below = [s for s in sniper if s[1] < max(s[2], DPSNIPER[s[0]].nn)]  # 6 decimals
+        below = [
+            (r.name, r.epsilon_lb)
+            for r in runs
+            if r.epsilon == 0.1
+            and r.name in DPSNIPER
+            and r.epsilon_lb < max(DPSNIPER[r.name].lr, DPSNIPER[r.name].nn)
+        ]
         print(f"eps_lb below DP-Sniper's (at 0.1): {below}")
 
 
