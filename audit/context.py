@@ -43,7 +43,7 @@ of it)."""
 FINALISTS = 4
 """Pairs a search stage passes on to selection and evaluation."""
 
-SCREEN, SELECT, EVAL, CRASH, CLIMB, HANG = 1, 2, 3, 4, 5, 6
+SCREEN, SELECT, EVAL, CRASH, CLIMB, HANG, RANK = 1, 2, 3, 4, 5, 6, 7
 """The stages, as the first element of a draw job's key (so each stage has its own seeds)."""
 STAGE_NAMES = {
     SCREEN: "screening",
@@ -52,6 +52,7 @@ STAGE_NAMES = {
     CRASH: "crash scan",
     CLIMB: "local search",
     HANG: "hang test",
+    RANK: "ranking",
 }
 
 Job = tuple[np.ndarray, int, tuple[int, ...]]

@@ -24,6 +24,7 @@ import numpy as np
 
 from audit.context import (
     EVAL,
+    RANK,
     SELECT,
     SELECTION_FRACTION,
     AuditContext,
@@ -52,6 +53,9 @@ MIN_BUDGET = 4_000
 """The fewest draws per side a finalist is given."""
 BUDGET_SAFETY = 4
 """A clear violation gets this many times the draws its event needs to exceed the claim."""
+RANK_SHARE = 2
+"""A tightening audit ranks its finalists on fresh draws, 1/RANK_SHARE of each one's selection
+draws per side (:func:`_ranks`)."""
 
 WitnessDraws = tuple[Candidate, Outputs, Outputs]
 """The pair that gave the bound, with its evaluation draws on D and on D'."""
@@ -153,24 +157,56 @@ def _final_round(
     ctx: AuditContext, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
 ) -> tuple[list[dict[str, Any]], Best]:
     """One round: selection draws for every finalist, then evaluation of the best
-    :attr:`audit.context.AuditContext.carried` (:func:`_rank`)."""
+    :attr:`audit.context.AuditContext.carried` (:func:`_ranks`)."""
     chosen = _select(ctx, finalists, budgets, use_exact, r)
-    carried = sorted(range(len(chosen)), key=lambda i: -_rank(ctx, chosen[i]))[: ctx.carried]
+    ranks = _ranks(ctx, chosen, budgets, r)
+    carried = sorted(range(len(chosen)), key=lambda i: -ranks[i])[: ctx.carried]
     return _evaluate(ctx, chosen, carried, r)
 
 
-def _rank(ctx: AuditContext, chosen: Chosen) -> float:
-    """How a finalist ranks for evaluation: its event's selection score, or, when the audit is
-    to ``tighten`` its bound (one candidate carried), the bound its event's selection masses
-    promise at its evaluation draws, without the selection's Wilson penalty. The penalty keeps a
-    finalist's choice among thousands of events off slivers resting on a few draws; between a
-    handful of finalists it would count a rare event's selection noise once more, and prefer a
-    common event of smaller log-ratio (SVT1 at ε = 0.1, 4.2 M draws a side: the odd answer
-    last promises 0.090 and the x shape 0.084, but at level 2 they score 0.064 and 0.071)."""
-    _, s, n_eval = chosen
-    if not ctx.tighten:
-        return s.expected
-    return float(expected_bound(s.p0, s.p1, n_eval, ctx.claim.delta, ctx.alpha_eval))
+def _ranks(ctx: AuditContext, chosen: list[Chosen], budgets: list[int], r: int) -> list[float]:
+    """How each finalist ranks for evaluation: its event's selection score; or, when the audit is
+    to ``tighten`` its bound (one candidate carried), the bound its event promises at its
+    evaluation draws with masses counted on fresh *ranking* draws (1/:data:`RANK_SHARE` of its
+    selection draws per side), without the selection's Wilson penalty.
+
+    The penalty keeps a finalist's choice among thousands of events off slivers resting on a few
+    draws; between a handful of finalists it would count a rare event's selection noise once more
+    and prefer a common event of smaller log-ratio (SVT1 at ε = 0.1, 4.2 M draws a side: the odd
+    answer last promises 0.090 and the x shape 0.084, but at level 2 they score 0.064 and 0.071).
+    Without the penalty, masses counted on the draws that chose the event carry its winner's
+    curse: the rarest finalist's event, the best of thousands of joint answer patterns, looks
+    best (SVT34Parallel at ε = 0.1, 10 M draws: a rare pattern of promise 0.185 was carried over
+    the all-down pair's 0.231). Fresh draws count each chosen event without that bias. Ranking
+    only chooses what to evaluate, so the bound's confidence is unchanged."""
+    if not ctx.tighten or len(chosen) <= ctx.carried:
+        return [s.expected for _, s, _ in chosen]
+    jobs: list[Job] = []
+    for i, (c, _, _) in enumerate(chosen):
+        n = max(1, selection_size(budgets[i]) // RANK_SHARE)
+        jobs += [(c.d0, n, (RANK, r, i, 0)), (c.d1, n, (RANK, r, i, 1))]
+    hits, _ = _count_hits(ctx, jobs, [s.event for _, s, _ in chosen])
+    ranks = []
+    for i, (_, s, n_eval) in enumerate(chosen):
+        n = jobs[2 * i][1]
+        k0, k1 = (hits[2 * i], hits[2 * i + 1]) if s.forward else (hits[2 * i + 1], hits[2 * i])
+        ranks.append(float(expected_bound(k0 / n, k1 / n, n_eval, ctx.claim.delta, ctx.alpha_eval)))
+    return ranks
+
+
+def _count_hits(
+    ctx: AuditContext, jobs: list[Job], events: list[Event]
+) -> tuple[list[int], list[Outputs | None]]:
+    """How many draws of each job (two per event: D, then D') fall in its event, counted block by
+    block (:data:`EVAL_BLOCK`), and the first block of each job's draws."""
+    hits = [0] * len(jobs)
+    kept: list[Outputs | None] = [None] * len(jobs)
+    for block in ctx.draw_blocks(jobs, EVAL_BLOCK):
+        for j, out in enumerate(block):
+            hits[j] += int(np.count_nonzero(events[j // 2].indicator(out))) if len(out) else 0
+            if kept[j] is None:
+                kept[j] = out
+    return hits, kept
 
 
 def _select(
@@ -216,14 +252,7 @@ def _evaluate(
     for i in carried:
         c, _, n_eval = chosen[i]
         jobs += [(c.d0, n_eval, (EVAL, r, i, 0)), (c.d1, n_eval, (EVAL, r, i, 1))]
-    hits = [0] * len(jobs)
-    kept: list[Outputs | None] = [None] * len(jobs)
-    for block in ctx.draw_blocks(jobs, EVAL_BLOCK):
-        for j, out in enumerate(block):
-            event = chosen[carried[j // 2]][1].event
-            hits[j] += int(np.count_nonzero(event.indicator(out))) if len(out) else 0
-            if kept[j] is None:
-                kept[j] = out
+    hits, kept = _count_hits(ctx, jobs, [chosen[i][1].event for i in carried])
     results = []
     best: Best = (-math.inf, None, None)
     for j, i in enumerate(carried):
@@ -329,6 +358,7 @@ __all__ = [
     "BUDGET_SAFETY",
     "EVAL_BLOCK",
     "MIN_BUDGET",
+    "RANK_SHARE",
     "WitnessDraws",
     "blackbox_stage",
     "budget",

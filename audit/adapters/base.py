@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,13 +49,20 @@ class PeerMechanism(CallableMechanism):
     checked against; ``version``: the one installed when the adapter was built; ``call``: the
     library call, as a user would write it; ``seedable``: whether the draws are a function of the
     generator passed to ``sample`` (False: the library uses its own OS randomness; tests seed it
-    in a subprocess with the preloaded shim of :mod:`audit.adapters.seeding`)."""
+    in a subprocess with the preloaded shim of :mod:`audit.adapters.seeding`); ``chunk_guard``:
+    a context manager entered once around each chunk of draws (eeprivacy's adapter keeps numpy's
+    global generator there: saving and restoring its state per draw cost as much as the draw)."""
 
     library: str = ""
     checked_version: str = ""
     version: str = ""
     call: str = ""
     seedable: bool = True
+    chunk_guard: Callable[[], contextlib.AbstractContextManager[Any]] | None = None
+
+    def _draw(self, data: np.ndarray, size: int, rng: np.random.Generator) -> Any:
+        with self.chunk_guard() if self.chunk_guard is not None else contextlib.nullcontext():
+            return super()._draw(data, size, rng)
 
     @property
     def version_matches(self) -> bool:

@@ -7,10 +7,12 @@ cached per configuration) and returns a :class:`PeerMechanism` whose ``fn`` is a
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -281,14 +283,22 @@ def _eeprivacy_release(
     quantile: float,
     epsilon: float,
 ) -> float:
+    """One release; eeprivacy draws from numpy's global generator, seeded here from ``rng`` (its
+    state is kept around each chunk of draws by :func:`_numpy_global_state_kept`)."""
     from eeprivacy.operations import PrivateQuantile
 
-    state = np.random.get_state()  # eeprivacy draws from numpy's global generator
     np.random.seed(int(rng.integers(SEED_BOUND)))
+    operation = PrivateQuantile(options=list(candidates))
+    values = np.asarray(data, dtype=float)
+    return float(operation.execute(values=values, epsilon=epsilon, quantile=quantile))
+
+
+@contextlib.contextmanager
+def _numpy_global_state_kept() -> Iterator[None]:
+    """Restore numpy's global generator on exit (a caller's ``np.random`` stream is untouched)."""
+    state = np.random.get_state()
     try:
-        operation = PrivateQuantile(options=list(candidates))
-        values = np.asarray(data, dtype=float)
-        return float(operation.execute(values=values, epsilon=epsilon, quantile=quantile))
+        yield
     finally:
         np.random.set_state(state)
 
@@ -312,7 +322,8 @@ def eeprivacy_quantile(
     label = f"PrivateQuantile[q={q:g},eps={eps:g},{len(cands)} candidates,{adjacency}]"
     call = f"PrivateQuantile(options=candidates).execute(values=x, epsilon={eps:g}, quantile={q:g})"
     adjacency = check_adjacency(adjacency)
-    return _peer("eeprivacy", version, fn, eps, adjacency, label, call, seedable=True)
+    mech = _peer("eeprivacy", version, fn, eps, adjacency, label, call, seedable=True)
+    return dataclasses.replace(mech, chunk_guard=_numpy_global_state_kept)
 
 
 PEERS = {
