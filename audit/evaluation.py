@@ -3,7 +3,8 @@
 Each finalist gets *selection* draws (:data:`audit.context.SELECTION_FRACTION` of its budget, at
 most :data:`audit.context.SELECT_MAX`), on which the best event and direction are chosen
 (:func:`audit.events.best_event`, or the likelihood-ratio set planned from the exact laws); the
-best :data:`audit.context.CARRIED` (one when tightening) get fresh *evaluation* draws, and
+best :data:`audit.context.CARRIED` (one when tightening, ranked by its event counted on fresh
+*ranking* draws) get fresh *evaluation* draws, and
 ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
 (:func:`audit.statistics.epsilon_lower_bound`). First on an eighth of the planned budget, then,
 unless that already shows a violation, on all of it. The evaluation draws are counted block by
