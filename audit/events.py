@@ -9,9 +9,11 @@ Families (``notes/auditor.md``, "Design" and "Decisions" 7):
   (of D ∪ D', of D only, of D' only);
 * named atoms: each exception type (``raised:ValueError``), ``nan``, any other non-numeric output,
   and "any non-numeric output";
-* projections: the output itself, or for vector outputs each coordinate, each pairwise
-  difference, and the whole vector's sum, maximum and minimum (StatDP's post-processings of a
-  vector output: Ding et al., CCS 2018, Sec. 4; DP-Sniper's StatDP baseline adds them);
+* projections (:mod:`audit.projections`): the output itself, or for vector outputs each
+  coordinate, each pairwise difference, and the whole vector's sum, maximum and minimum (StatDP's
+  post-processings of a vector output: Ding et al., CCS 2018, Sec. 4; DP-Sniper's StatDP
+  baseline adds them), and the count of coordinates on D's side of the midpoints between D's and
+  D''s values;
 * float lattices (``lattice=True``, the auditor's ``float_lattice`` option): an interval of one
   coordinate intersected with "not a multiple of 2^-K", for the few most common lattice exponents
   K of the pooled draws. A float sampler that computes its output by different arithmetic on two
@@ -40,6 +42,7 @@ import numpy as np
 from audit.grids import grid as _grid
 from audit.grids import lattice_exponent, quantile_levels
 from audit.outputs import NUMERIC, Outputs
+from audit.projections import Projection, midpoint_count, project, projection_name, projections
 from audit.scores import classifier_score, histogram_score, increments_score
 from audit.statistics import SELECTION_Z, selection_score
 
@@ -53,36 +56,6 @@ RATIO_KINDS = (
     "increments_ratio",
 )
 """Events {score(y) > lo} of a score of the numeric output (``llr``)."""
-Projection = tuple  # () scalar, ("coord", i), ("diff", i, j), ("sum",), ("max",), ("min",)
-WHOLE: dict[str, Callable[..., np.ndarray]] = {"sum": np.sum, "max": np.max, "min": np.min}
-"""Projections of the whole output vector."""
-
-
-def project(out: Outputs, projection: Projection) -> np.ndarray:
-    """Numeric values of one projection (NaN on atom draws)."""
-    if projection and projection[0] == "pos":  # a position of structured draws
-        _, numbers = out.padded(projection[1] + 1)
-        return numbers[:, projection[1]]
-    v = out.values
-    if not projection:
-        return v[:, 0]
-    if projection[0] == "coord":
-        return v[:, projection[1]]
-    if projection[0] in WHOLE:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return WHOLE[projection[0]](v, axis=1)
-    return v[:, projection[1]] - v[:, projection[2]]
-
-
-def projections(width: int) -> list[Projection]:
-    if width == 1:
-        return [()]
-    coords = [("coord", i) for i in range(width)]
-    diffs = [("diff", i, j) for i in range(width) for j in range(i + 1, width)]
-    whole = [] if width == 2 else [(name,) for name in WHOLE]  # for 2: the diff and the ends
-    return coords + diffs + whole
-
-
 @dataclass(frozen=True)
 class Event:
     """A measurable set of outputs. ``kind`` is one of ``interval`` (lo, hi], ``point``,
@@ -142,7 +115,7 @@ class Event:
 
     def describe(self) -> str:
         """The event in words (the report's ``description``)."""
-        where = _projection_name(self.projection)
+        where = projection_name(self.projection)
         if self.kind == "data_value":
             return f"{where} in {{{', '.join(f'{v:g}' for v in self.values)}}}"
         if self.kind == "atom":
@@ -198,18 +171,6 @@ _DESCRIPTIONS = {
 
 def _num(x: float) -> float | str:
     return x if np.isfinite(x) else ("inf" if x > 0 else "-inf")
-
-
-def _projection_name(p: Projection) -> str:
-    if not p:
-        return "y"
-    if p[0] == "coord":
-        return f"y[{p[1]}]"
-    if p[0] == "pos":
-        return f"output[{p[1]}]"
-    if p[0] in WHOLE:
-        return f"{p[0]}(y)"
-    return f"y[{p[1]}] - y[{p[2]}]"
 
 
 @dataclass(frozen=True)
@@ -370,7 +331,8 @@ def candidate_events(a: Outputs, b: Outputs, families: Families = Families()) ->
 
     width = a.width
     if a.width == b.width:
-        for proj in projections(a.width):
+        mid = midpoint_count(data, a.width)
+        for proj in projections(a.width) + ([mid] if mid else []):
             za, zb = project(a, proj), project(b, proj)
             add(*_interval_candidates(za, zb, proj, width))
             add(*_point_candidates(za, zb, proj, width))

@@ -28,9 +28,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from audit.events import Scored, project, score_events
+from audit.events import Scored, score_events
 from audit.grids import grid
 from audit.outputs import Outputs
+from audit.projections import project
 from audit.statistics import SELECTION_Z
 
 REFINE_FROM = 1 << 20

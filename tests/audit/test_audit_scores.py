@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from audit import audit_mechanism, evaluation, from_callable, screening
-from audit.events import Families, best_event, candidate_events, projections
+from audit.events import Families, best_event, candidate_events
 from audit.grids import GRID_POINTS, TAIL_COUNT
 from audit.outputs import normalise
+from audit.projections import projections
 from audit.relations import QueryAnswers
 from audit.scores import MAX_FEATURES, FeatureMap, classifier_score
 from audit.statistics import SELECTION_Z

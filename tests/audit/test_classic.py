@@ -826,3 +826,34 @@ def test_the_auditor_passes_noisy_max_index_and_flags_noisy_max_value() -> None:
     assert not r.violation and r.epsilon_lower_bound <= 0.5, r.summary()
     r = audit_mechanism(entry("ReportNoisyMax3").make(0.5), samples=100_000, seed=1)
     assert r.violation and 0.5 < r.epsilon_lower_bound <= 1.25, r.summary()
+
+
+def test_laplace_parallel_leaks_through_the_count_of_copies_more_than_through_their_sum() -> None:
+    """LaplaceParallel at ε = 0.1 (twenty copies q + Lap(200)), pair q = 1 and q = 0, at 21.8 M
+    evaluation draws a side and α = 0.1 (DP-Sniper's setting): the event "at least 14 copies
+    above ½" (binomial masses, 50 digits) promises a bound of 0.0420, more than DP-Sniper's 0.035;
+    no threshold of the sum (difference of two Gamma(20, 200) laws, by quadrature; every
+    threshold 0, 100, ..., 8000) promises more than 0.033 (its best, at 3 000–3 100: 0.032). The count is the Laplace likelihood
+    ratio outside [0, 1] (test_audit_projections.py); the sum is its linear proxy."""
+    from audit.statistics import expected_bound
+
+    n_eval, copies, scale = 21_800_000, 20, 200.0
+    with mpmath.workdps(50):
+        up = 1 - mpmath.exp(-mpmath.mpf(1) / 2 / scale) / 2  # P(y > ½) when q = 1
+        tail = [
+            sum(mpmath.binomial(copies, k) * p**k * (1 - p) ** (copies - k) for k in range(14, 21))
+            for p in (up, 1 - up)
+        ]
+    count = float(expected_bound(float(tail[0]), float(tail[1]), n_eval, 0.0, 0.1))
+    gamma = stats.gamma(copies, scale=scale)
+
+    def sum_above(t: float) -> float:  # P(G1 − G2 > t)
+        f = lambda x: gamma.pdf(x) * gamma.sf(t + x)  # noqa: E731
+        return integrate.quad(f, 0, np.inf, limit=200, epsabs=1e-14)[0]
+
+    best_sum = max(
+        float(expected_bound(sum_above(t - copies), sum_above(t), n_eval, 0.0, 0.1))
+        for t in np.arange(0.0, 8001.0, 100.0)
+    )
+    assert 0.0415 < count < 0.0425 and count > DPSNIPER["LaplaceParallel"].lr
+    assert best_sum < 0.033, best_sum
