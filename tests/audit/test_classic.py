@@ -833,8 +833,9 @@ def test_laplace_parallel_leaks_through_the_count_of_copies_more_than_through_th
     evaluation draws a side and α = 0.1 (DP-Sniper's setting): the event "at least 14 copies
     above ½" (binomial masses, 50 digits) promises a bound of 0.0420, more than DP-Sniper's 0.035;
     no threshold of the sum (difference of two Gamma(20, 200) laws, by quadrature; every
-    threshold 0, 100, ..., 8000) promises more than 0.033 (its best, at 3 000–3 100: 0.032). The count is the Laplace likelihood
-    ratio outside [0, 1] (test_audit_projections.py); the sum is its linear proxy."""
+    threshold 0, 100, ..., 8000) promises more than 0.033 (its best, near 3 000: 0.032). The
+    count is the Laplace likelihood ratio outside [0, 1] (test_audit_projections.py); the sum is
+    its linear proxy."""
     from audit.statistics import expected_bound
 
     n_eval, copies, scale = 21_800_000, 20, 200.0
