@@ -38,8 +38,8 @@ def project(out: Outputs, projection: Projection) -> np.ndarray:
             return WHOLE[projection[0]](v, axis=1)
     if projection[0] == "midcount":
         mid, sign = np.asarray(projection[1]), np.asarray(projection[2])
-        with np.errstate(invalid="ignore"):
-            count = np.sum(sign * (v - mid) > 0, axis=1).astype(float)
+        on_side = ((sign > 0) & (v > mid)) | ((sign < 0) & (v < mid))  # no subtraction to overflow
+        count = np.sum(on_side, axis=1).astype(float)
         return np.where(np.isnan(v).any(axis=1), np.nan, count)
     return v[:, projection[1]] - v[:, projection[2]]
 
@@ -83,8 +83,8 @@ def midpoint_count(data: Any, width: int) -> Projection | None:
     differ = d0 != d1
     if np.count_nonzero(differ) < 2:
         return None
-    mid = np.where(differ, (d0 + d1) / 2, 0.0)
-    sign = np.sign(d0 - d1)  # 0 where they agree: those coordinates never count
+    mid = np.where(differ, d0 / 2 + d1 / 2, 0.0)  # (d0 + d1) / 2 overflows near 1.8e308
+    sign = (d0 > d1).astype(float) - (d0 < d1)  # 0 where they agree: those never count
     return ("midcount", tuple(float(m) for m in mid), tuple(float(s) for s in sign))
 
 

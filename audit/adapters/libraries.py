@@ -8,7 +8,6 @@ cached per configuration) and returns a :class:`PeerMechanism` whose ``fn`` is a
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import math
 import warnings
@@ -52,10 +51,11 @@ def _peer(
     call: str,
     *,
     seedable: bool,
+    chunk_guard: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
 ) -> PeerMechanism:
     """The adapter of ``library`` (``version`` installed): ``fn``, claimed pure ``epsilon``-DP
     under ``adjacency``, any real output, named ``"<library> <label>"``, checked against
-    :data:`CHECKED_VERSIONS`."""
+    :data:`CHECKED_VERSIONS` (``chunk_guard``: as :class:`PeerMechanism`'s)."""
     return PeerMechanism(
         fn,
         PrivacyClaim(epsilon, 0.0, adjacency),
@@ -66,6 +66,7 @@ def _peer(
         version=version,
         call=call,
         seedable=seedable,
+        chunk_guard=chunk_guard,
     )
 
 
@@ -322,8 +323,10 @@ def eeprivacy_quantile(
     label = f"PrivateQuantile[q={q:g},eps={eps:g},{len(cands)} candidates,{adjacency}]"
     call = f"PrivateQuantile(options=candidates).execute(values=x, epsilon={eps:g}, quantile={q:g})"
     adjacency = check_adjacency(adjacency)
-    mech = _peer("eeprivacy", version, fn, eps, adjacency, label, call, seedable=True)
-    return dataclasses.replace(mech, chunk_guard=_numpy_global_state_kept)
+    return _peer(
+        "eeprivacy", version, fn, eps, adjacency, label, call,
+        seedable=True, chunk_guard=_numpy_global_state_kept,
+    )  # fmt: skip
 
 
 PEERS = {

@@ -36,6 +36,14 @@ def test_one_record_is_every_coordinates_value_and_nan_draws_stay_nan() -> None:
     assert counted[0] == 2.0 and np.isnan(counted[1])
 
 
+def test_the_midpoint_of_huge_values_is_finite() -> None:
+    """Answers near the largest double: the midpoint is halved before it is summed."""
+    proj = midpoint_count((np.array([1e308, 1e308]), np.array([1.5e308, -1e308])), 2)
+    assert proj == ("midcount", (1.25e308, 0.0), (-1.0, 1.0))
+    y = np.array([[1.2e308, 1.0], [1.3e308, -1.0]])
+    assert project(_outputs(y), proj).tolist() == [2.0, 0.0]
+
+
 @pytest.mark.parametrize("data, width", [
     (None, 4),
     ((np.array([1.0]), np.array([0.0])), 1),  # a scalar output: the output itself
