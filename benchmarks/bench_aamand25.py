@@ -1,6 +1,8 @@
-"""Benchmark: seconds per DpBayeSS run, and the whole Fig. 1a reproduction (issue 4 targets).
+"""Benchmark: seconds per DpBayeSS run, and the whole Fig. 1a reproduction (issue 4 targets);
+the batched searches at Fig. 4's n = 10^7 (issue 21).
 
-    python benchmarks/bench_aamand25.py [--skip-large] [--skip-figure] [--runs 200]
+    python benchmarks/bench_aamand25.py [--skip-large] [--skip-figure] [--skip-population]
+        [--runs 200]
 
 Prints, for each case, our time beside the target and the authors' code's time as measured for
 the issue (their repository is not a Python package, so it is not run here):
@@ -10,6 +12,9 @@ the issue (their repository is not a Python package, so it is not run here):
   and takes 326 s a run at B = 4^12);
 * the Fig. 1a reproduction, 200 runs x 10 ε x 3 mechanisms (target <= 3 min on 2 cores; about
   an hour with the authors' code).
+* one DpNaiveNBS and one shuffle-search run at n = 10^7, B = 4^8 (Fig. 4; target <= 50 ms), by
+  counts (``sampler="counts"`` on a population sorted once) against one RR bit per user, the
+  two interleaved; median and min–max over the repetitions.
 """
 
 from __future__ import annotations
@@ -20,8 +25,12 @@ import tempfile
 import time
 
 import numpy as np
+from _interleave import interleave, ratio, spread
 
+from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
+from reference.distributed_quantiles.population import Population
 from reference.distributed_quantiles.private_bayess import AUTHORS_OPTIONS, dp_bayess
+from reference.distributed_quantiles.shuffle_search import shuffle_nbs
 
 
 def _lomax(n: int, B: int, seed: int = 42) -> np.ndarray:
@@ -38,12 +47,39 @@ def _per_run(users: np.ndarray, B: int, runs: int, **options) -> float:
     return (time.perf_counter() - start) / runs
 
 
+def _population(repeats: int = 7) -> None:
+    """Fig. 4's batched searches at n = 10^7, B = 4^8: counts against per-user draws."""
+    B = 4**8
+    users = _lomax(10**7, B)
+    start = time.perf_counter()
+    population = Population.of(users, B)
+    print(f"{'Population.of, n = 10^7 (once per task)':<48} {time.perf_counter() - start:>10.2f} s")
+    rng = np.random.default_rng(0)
+    calls = {
+        "per_user": lambda: dp_naive_nbs(users, B, 1.0, rng, faithful=True),
+        "counts": lambda: dp_naive_nbs(population, B, 1.0, rng, faithful=True, sampler="counts"),
+        "shuffle per_user": lambda: shuffle_nbs(users, B, 1.0, 1e-8, rng),
+        "shuffle counts": lambda: shuffle_nbs(population, B, 1.0, 1e-8, rng, sampler="counts"),
+    }
+    t = interleave(calls, repeats)
+    for name in calls:
+        target = "  (target <= 50 ms)" if "counts" in name else ""
+        print(f"{'n=10^7 B=4^8 ' + name:<48} {spread(t[name]):>24}{target}")
+    print(
+        f"{'  per_user / counts (DpNaiveNBS, shuffle)':<48} "
+        f"{ratio(t['per_user'], t['counts']):>8.0f}x {ratio(t['shuffle per_user'], t['shuffle counts']):>8.0f}x"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-large", action="store_true")
     parser.add_argument("--skip-figure", action="store_true")
+    parser.add_argument("--skip-population", action="store_true")
     parser.add_argument("--runs", type=int, default=200)
     args = parser.parse_args()
+    if not args.skip_population:
+        _population()
 
     print(f"{'case':<48} {'ours':>12} {'target':>10} {'authors':>10}")
     users = _lomax(2500, 4**9)

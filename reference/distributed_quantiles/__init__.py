@@ -6,7 +6,9 @@ Conventions shared by every module here:
 * a user holds one integer in ``[B] = {1, ..., B}``; coins are the values ``1..B`` and flipping coin
   ``m`` on user ``x`` asks the bit ``[x <= m]``;
 * every protocol consumes users **without replacement in a uniformly random order** (one query,
-  one ε-RR bit per user) through :class:`UserStream`;
+  one ε-RR bit per user) through :class:`UserStream`; the batched searches can instead draw each
+  batch's number of ones from the same exact joint law through :class:`CountStream` over a
+  :class:`Population` (``sampler="counts"``: O(rounds) per batch, for n = 10^7 users);
 * a protocol returns a coin ``m`` in ``[B]``; it is an α-approximate τ-quantile when
   ``F(m) < τ + α`` and ``F(m + 1) > τ − α`` with ``F(B + 1) = 1`` (the open-interval criterion of
   Sec. 2 and Sec. 5; Sec. 1's closed variant is not used, ``notes/aamand25.md``).
@@ -58,6 +60,7 @@ from reference.distributed_quantiles.mechanisms import (
     two_answers_nbs,
 )
 from reference.distributed_quantiles.naive_nbs import (
+    SAMPLERS,
     batch_schedule,
     debiased_estimate,
     dp_naive_nbs,
@@ -65,6 +68,7 @@ from reference.distributed_quantiles.naive_nbs import (
     search_rounds,
 )
 from reference.distributed_quantiles.padding import pad_users, quantile_via_median
+from reference.distributed_quantiles.population import MAX_POPULATION, CountStream, Population
 from reference.distributed_quantiles.private_bayess import (
     AUTHORS_OPTIONS,
     dp_bayess,
@@ -105,11 +109,15 @@ __all__ = [
     "AUTHORS_OPTIONS",
     "LOCAL_EPSILON_RULES",
     "MAX_B",
+    "MAX_POPULATION",
+    "SAMPLERS",
     "BayesWeights",
     "CannotEnumerate",
     "ChannelDerivation",
+    "CountStream",
     "HierarchicalRandomizer",
     "Intervals",
+    "Population",
     "ProtocolMechanism",
     "ScriptedGenerator",
     "ThresholdQuery",

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from reference.distributed_quantiles.population import CountStream, Population
 from reference.distributed_quantiles.threshold_query import threshold_rr
 from reference.distributed_quantiles.users import (
     MAX_B,
@@ -31,6 +32,7 @@ from reference.distributed_quantiles.users import (
     check_users,
 )
 from reference.validation import (
+    check_choice,
     check_epsilon,
     check_flag,
     check_int,
@@ -39,6 +41,12 @@ from reference.validation import (
 )
 
 STAGE = "DpNaiveNBS"
+
+SAMPLERS = ("per_user", "counts")
+"""How a batched search draws its users' answers: ``"per_user"`` puts every user in a random
+order and draws one RR bit each (O(n)); ``"counts"`` draws each batch's number of ones from the
+same exact joint law through :class:`.population.CountStream` (O(rounds) per batch). The two
+give the same law of the output, not the same output for the same seed."""
 
 
 def search_rounds(K: int) -> int:
@@ -121,7 +129,7 @@ class CandidateCoins:
 
 
 def batched_search(
-    stream: UserStream,
+    stream: UserStream | CountStream,
     coins: CandidateCoins,
     tau: float,
     eps_local: float,
@@ -134,7 +142,8 @@ def batched_search(
 
     Uses all ``stream.remaining`` users: batch t is the next ``batch_schedule[t]`` users of the
     stream. Each batch answers one coin through RR at ``eps_local``; only the batch's number of
-    ones reaches the server. Batches left over when L > R are taken from the stream unqueried.
+    ones reaches the server (drawn user by user from a ``UserStream``, as a count from a
+    ``CountStream``). Batches left over when L > R are taken from the stream unqueried.
     """
     K = coins.K
     if K == 1:
@@ -144,10 +153,10 @@ def batched_search(
     left, right = 0, K - 1
     idx = (left + right) // 2
     for size in schedule:
-        batch = stream.take(size, stage)
         if left > right:
-            continue  # the search is over: this batch is discarded without a query
-        ones = int(threshold_rr(batch, coins[idx], eps_local, rng).sum())
+            stream.take(size, stage)  # the search is over: the batch is discarded unqueried
+            continue
+        ones = _batch_ones(stream, size, coins[idx], eps_local, rng, stage)
         if _debiased(ones, size, t) > tau:
             right = idx - 1
         else:  # ties p̂ = τ go right
@@ -161,13 +170,53 @@ def batched_search(
     return coins[idx]
 
 
+def _batch_ones(
+    stream: UserStream | CountStream,
+    size: int,
+    coin: int,
+    eps_local: float,
+    rng: np.random.Generator,
+    stage: str,
+) -> int:
+    """The number of ones of the next ``size`` users' ε_L-RR answers to [x ≤ coin]."""
+    if isinstance(stream, CountStream):
+        return stream.rr_ones(size, coin, eps_local, rng, stage)
+    return int(threshold_rr(stream.take(size, stage), coin, eps_local, rng).sum())
+
+
+def open_stream(
+    users: Any, B: int, rng: np.random.Generator, sampler: str
+) -> UserStream | CountStream:
+    """The users as a stream for ``sampler`` (:data:`SAMPLERS`): a ``UserStream`` of the checked
+    users, or a ``CountStream`` of their :class:`.population.Population` (``users`` may already
+    be one: sorted once, reused across runs)."""
+    sampler = check_choice(sampler, "sampler", SAMPLERS)
+    if sampler == "counts":
+        return CountStream(Population.of(users, B), rng)
+    if isinstance(users, Population):
+        if users.B != B:
+            raise ValueError(f"users is a Population over [1, {users.B}], not [1, {B}]")
+        return UserStream(np.array(users.values), rng)
+    return UserStream(check_users(users, B), rng)
+
+
 def _stream_for(
-    users: Any, B: int, rng: np.random.Generator, stream: UserStream | None
-) -> UserStream:
+    users: Any,
+    B: int,
+    rng: np.random.Generator,
+    stream: UserStream | CountStream | None,
+    sampler: str,
+) -> UserStream | CountStream:
     if stream is None:
-        return UserStream(check_users(users, B), rng)
+        return open_stream(users, B, rng, sampler)
+    if isinstance(stream, CountStream):
+        if stream.population.n and stream.population.values[-1] > B:
+            raise ValueError(f"stream users must lie in [1, {B}]")
+        return stream
     if not isinstance(stream, UserStream):
-        raise ValueError(f"stream must be a UserStream, got {type(stream).__name__}")
+        raise ValueError(
+            f"stream must be a UserStream or a CountStream, got {type(stream).__name__}"
+        )
     rest = stream.order[stream.used :]
     if rest.size and (rest.min() < 1 or rest.max() > B):
         raise ValueError(f"stream users must lie in [1, {B}]")
@@ -182,22 +231,28 @@ def dp_naive_nbs(
     *,
     tau: float = 0.5,
     coins: Any = None,
-    stream: UserStream | None = None,
+    stream: UserStream | CountStream | None = None,
     faithful: bool = False,
+    sampler: str = "per_user",
 ) -> int:
     """DpNaiveNBS (App. I, Thm G.3): an ε-LDP estimate of the τ-quantile coin.
 
     Parameters
     ----------
-    users: the users' values in [1, B] (ignored when ``stream`` is given; pass ``None`` then).
+    users: the users' values in [1, B], or their :class:`.population.Population` (ignored when
+        ``stream`` is given; pass ``None`` then).
     B: the domain size (>= 2).
     epsilon: each user's local budget ε > 0 (one RR bit per user).
     rng: the randomness of the RR bits (and of the user order when no stream is given).
     tau: the quantile in (0, 1).
     coins: a strictly increasing array of candidate coins in [1, B]; default 1..B (never built).
-    stream: a :class:`UserStream` to take the users from; all ``stream.remaining`` users are used.
+    stream: a :class:`UserStream` or :class:`.population.CountStream` to take the users from;
+        all ``stream.remaining`` users are used (``sampler`` is then the stream's own).
     faithful: reproduce the authors' code when every answer goes left (R = −1): it returns the
         *largest* coin (Python's ``coins[-1]``); the default returns the smallest coin.
+    sampler: ``"per_user"`` (default: a random order and one RR bit per user, O(n)) or
+        ``"counts"`` (each batch's ones from the same exact joint law, O(rounds²) in all; for
+        n = 10^7, pass a ``Population`` built once). Same law of the output, different draws.
 
     Returns the coin c_idx. Raises ``ValueError`` when fewer users than rounds remain.
     """
@@ -207,6 +262,7 @@ def dp_naive_nbs(
     rng = check_rng(rng)
     tau = check_probability(tau, "tau", open_left=True, open_right=True)
     faithful = check_flag(faithful, "faithful")
+    sampler = check_choice(sampler, "sampler", SAMPLERS)
     cs = CandidateCoins(coins, B)
-    src = _stream_for(users, B, rng, stream)
+    src = _stream_for(users, B, rng, stream, sampler)
     return batched_search(src, cs, tau, epsilon, rng, faithful=faithful, stage=STAGE)

@@ -26,8 +26,14 @@ from reference.distributed_quantiles.amplification import (
     LOCAL_EPSILON_RULES,
     shuffle_local_epsilon,
 )
-from reference.distributed_quantiles.naive_nbs import CandidateCoins, batched_search
-from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
+from reference.distributed_quantiles.naive_nbs import (
+    SAMPLERS,
+    CandidateCoins,
+    batched_search,
+    open_stream,
+)
+from reference.distributed_quantiles.population import Population
+from reference.distributed_quantiles.users import check_domain_size, check_users
 from reference.validation import (
     check_choice,
     check_epsilon,
@@ -50,6 +56,7 @@ def shuffle_nbs(
     local_epsilon: str = "lemma_g5",
     coins: Any = None,
     faithful: bool = False,
+    sampler: str = "per_user",
 ) -> int:
     """Estimate the τ-quantile coin under (ε, δ)-shuffle DP (Thm 1.4 / G.6; App. I.3).
 
@@ -57,7 +64,9 @@ def shuffle_nbs(
     batch ⌊n/r⌋, ``notes/aamand25.md`` "Shuffle local ε"), ``"inverted"`` (the largest ε_L the exact
     Thm G.4 bound allows on that batch), ``"paper"`` (App. I.3's formula) or ``"authors"`` (the
     authors' code, n/ln K). ``coins`` and ``faithful`` are as in
-    :func:`reference.distributed_quantiles.naive_nbs.dp_naive_nbs`.
+    :func:`reference.distributed_quantiles.naive_nbs.dp_naive_nbs`, as are ``users`` (values or
+    a :class:`.population.Population`) and ``sampler`` (``"per_user"`` or ``"counts"``: the same
+    law, the counts drawn in O(rounds) per batch).
 
     Raises ``ValueError`` when the rule gives ε_L ≤ 0 or breaks the FMT precondition (the message
     names the failure and what would fix it), before any user is queried.
@@ -69,10 +78,15 @@ def shuffle_nbs(
     delta = check_probability(delta, "delta", open_left=True, open_right=True)
     local_epsilon = check_choice(local_epsilon, "local_epsilon", LOCAL_EPSILON_RULES)
     faithful = check_flag(faithful, "faithful")
-    values = check_users(users, B)
+    sampler = check_choice(sampler, "sampler", SAMPLERS)
+    if sampler == "counts" or isinstance(users, Population):
+        values: Population | np.ndarray = Population.of(users, B)
+    else:
+        values = check_users(users, B)
+    n = values.n if isinstance(values, Population) else int(values.size)
     cs = CandidateCoins(coins, B)
     if cs.K == 1:
         return cs[0]
-    eps_local = shuffle_local_epsilon(epsilon, delta, int(values.size), cs.K, local_epsilon)
-    stream = UserStream(values, rng)
+    eps_local = shuffle_local_epsilon(epsilon, delta, n, cs.K, local_epsilon)
+    stream = open_stream(values, B, rng, sampler)
     return batched_search(stream, cs, tau, eps_local, rng, faithful=faithful, stage=STAGE)

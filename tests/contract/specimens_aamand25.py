@@ -47,6 +47,7 @@ from reference.distributed_quantiles import (
 from reference.distributed_quantiles.bayes_learning import Intervals, bayes_learn, learner_target
 from reference.distributed_quantiles.hierarchical import HierarchicalRandomizer
 from reference.distributed_quantiles.mechanisms import ProtocolMechanism
+from reference.distributed_quantiles.population import CountStream, Population
 from reference.distributed_quantiles.private_bayess import (
     dp_bayess,
     endpoint_coins,
@@ -208,17 +209,42 @@ def _protocol_entries() -> list[Entry]:
     return [
         _fn(
             naive_nbs.dp_naive_nbs,
-            _run([1, 2, 1, 2], 4, tau=0.5, coins=None, faithful=False),
+            _run([1, 2, 1, 2], 4, tau=0.5, coins=None, faithful=False, sampler="per_user"),
+            f"{RUN} tau:real coins:data faithful:flag sampler:choice",
+            coin_in(4),
+            aliases={"B": N_TOO_SMALL, "users": N_TOO_SMALL, "coins": N_TOO_SMALL},
+            extra={"sampler": ("counts",)},
+        ),
+        _entry(
+            "dp_naive_nbs(sampler='counts')",
+            naive_nbs.dp_naive_nbs,
+            _run([1, 2, 1, 2], 4, tau=0.5, coins=None, faithful=False, sampler="counts"),
             f"{RUN} tau:real coins:data faithful:flag",
             coin_in(4),
             aliases={"B": N_TOO_SMALL, "users": N_TOO_SMALL, "coins": N_TOO_SMALL},
         ),
+        _entry(
+            "Population.of",
+            Population.of,
+            {"users": [3, 1, 2, 2], "B": 4},
+            "users:data B:int",
+            aliases={"B": ("users",)},
+        ),
+        _entry(
+            "CountStream.rr_ones",
+            lambda k, coin, epsilon, rng: CountStream(Population.of(U8, 8), RNG).rr_ones(
+                k, coin, epsilon, rng
+            ),
+            {"k": 3, "coin": 4, "epsilon": 1.0, "rng": RNG},
+            "k:int coin:int epsilon:real rng:rng",
+            aliases={"k": N_TOO_SMALL},
+        ),
         _fn(
             shuffle_nbs,
             _run([1, 2] * 1000, 2, delta=0.1, tau=0.5, local_epsilon="inverted", coins=None)
-            | {"faithful": False},
+            | {"faithful": False, "sampler": "per_user"},
             "users:data B:int epsilon:real delta:real rng:rng tau:real local_epsilon:choice "
-            "coins:data faithful:flag",
+            "coins:data faithful:flag sampler:choice",
             coin_in(2),
             aliases={
                 "B": N_TOO_SMALL + ("local epsilon", "FMT"),
@@ -227,7 +253,7 @@ def _protocol_entries() -> list[Entry]:
                 "delta": ("n_batch",),
                 "local_epsilon": ("rule", "FMT", "local epsilon"),
             },
-            extra={"local_epsilon": ("lemma_g5", "paper", "authors")},
+            extra={"local_epsilon": ("lemma_g5", "paper", "authors"), "sampler": ("counts",)},
         ),
         _fn(
             dp_bayess,

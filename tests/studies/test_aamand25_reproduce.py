@@ -5,6 +5,7 @@ estimators, so the file stays fast whatever the real protocols cost)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
@@ -461,3 +462,32 @@ def test_real_bayess_naive_and_hierarchical_complete_every_quick_fig1a_run(tmp_p
     assert all(r["note"] == "" and r["completed_runs"] == "2" for r in rows)
     for e in read_csv(tmp_path / "fig1a_errors.csv"):
         assert 1 <= int(e["coin"]) <= int(e["B"])
+
+
+def test_the_batched_searches_run_by_counts_from_a_million_users_and_only_fig4_reaches_it(
+    monkeypatch,
+) -> None:
+    """From ``counts_from`` users on, a series gets the users as a Population (sorted once per
+    task) and ``sampler="counts"``; below it, the raw users and no sampler option (the per-user
+    draws the committed figures were made with). Only Fig. 4 reaches a million users."""
+    nbs = [name for name, s in A.SERIES.items() if s.counts_from is not None]
+    assert sorted(nbs) == sorted(
+        ["DpNaiveNBS", "Shuffle DpNaiveNBS (paper ε_L)", "Shuffle DpNaiveNBS (Lemma G.5 ε_L)"]
+    )
+    assert {A.SERIES[name].counts_from for name in nbs} == {A.COUNTS_FROM} == {10**6}
+    for figure in A.FIGURES:
+        sizes = {c.n for c in A.build_figure(figure).cells}
+        assert (max(sizes) >= A.COUNTS_FROM) == (figure == "fig4"), figure
+
+    seen: list[tuple[str, Any]] = []
+
+    def standin(users, B, epsilon, rng, **options):
+        seen.append((type(users).__name__, options.get("sampler")))
+        return 1
+
+    monkeypatch.setitem(
+        A.SERIES, "DpNaiveNBS", dataclasses.replace(A.SERIES["DpNaiveNBS"], counts_from=1000)
+    )
+    cells = [A.Cell("fig4", "t", "pareto", n, 64, "DpNaiveNBS", 1.0) for n in (999, 1000)]
+    A.run_cells(cells, runs=2, seed=0, estimators={"DpNaiveNBS": standin})
+    assert seen == [("ndarray", None)] * 2 + [("Population", "counts")] * 2

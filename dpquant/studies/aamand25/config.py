@@ -59,13 +59,23 @@ class Series:
     """One plotted mechanism: its estimator ``fn(users, B, epsilon, rng, **options) -> coin``.
 
     ``options`` are passed as keywords; ``takes_c`` passes the update constant c (App. I:
-    α̃ = c·sqrt(ln B/n)); ``shuffle`` calls ``fn(users, B, epsilon, delta, rng, ...)``.
+    α̃ = c·sqrt(ln B/n)); ``shuffle`` calls ``fn(users, B, epsilon, delta, rng, ...)``;
+    ``counts_from``: from this many users on, the runs draw each batch's answers as counts
+    (``sampler="counts"``, the users passed as a ``Population`` sorted once per task: the same
+    law as one RR bit per user, O(rounds) a run instead of O(n)).
     """
 
     target: Callable[..., Any]
     options: Mapping[str, Any] = field(default_factory=dict)
     takes_c: bool = False
     shuffle: bool = False
+    counts_from: int | None = None
+
+
+COUNTS_FROM = 10**6
+"""The batched searches draw their answers as counts from this many users on (Fig. 4's n = 10^7;
+every other figure has n <= 7 500 and keeps the per-user draws its committed tables were made
+with)."""
 
 
 # what the paper plotted: the authors' always-left rounding and np.quantile selection
@@ -74,13 +84,19 @@ _PAPER_BAYESS = {"rounding": "paper", "selection": "paper"}
 SERIES: dict[str, Series] = {
     "DpBayeSS": Series(dp_bayess, _AUTHORS_BAYESS, True),
     "DpBayeSS (paper rounding)": Series(dp_bayess, _PAPER_BAYESS, True),
-    "DpNaiveNBS": Series(dp_naive_nbs, {"faithful": True}),
+    "DpNaiveNBS": Series(dp_naive_nbs, {"faithful": True}, counts_from=COUNTS_FROM),
     "HM": Series(hierarchical_median),
     "Shuffle DpNaiveNBS (paper ε_L)": Series(
-        shuffle_nbs, {"local_epsilon": "paper", "faithful": True}, shuffle=True
+        shuffle_nbs,
+        {"local_epsilon": "paper", "faithful": True},
+        shuffle=True,
+        counts_from=COUNTS_FROM,
     ),
     "Shuffle DpNaiveNBS (Lemma G.5 ε_L)": Series(
-        shuffle_nbs, {"local_epsilon": "lemma_g5", "faithful": True}, shuffle=True
+        shuffle_nbs,
+        {"local_epsilon": "lemma_g5", "faithful": True},
+        shuffle=True,
+        counts_from=COUNTS_FROM,
     ),
 }
 COMPARISON = ("DpBayeSS", "DpBayeSS (paper rounding)", "DpNaiveNBS", "HM")
@@ -288,6 +304,7 @@ def make_study(
 
 __all__ = [
     "ALPHA_TESTS",
+    "COUNTS_FROM",
     "C_GRID",
     "DEFAULT_OUT",
     "EPS_GRID",

@@ -31,6 +31,7 @@ from dpquant.studies.aamand25.config import (
 from dpquant.studies.aamand25.data import dataset_users
 from dpquant.studies.aamand25.plots import plot_figure
 from dpquant.studies.aamand25.tables import TABLES, RunResult, figure_tables
+from reference.distributed_quantiles import Population
 from reference.validation import check_choice, check_int
 
 Estimators = Mapping[str, Callable[..., Any]]
@@ -89,8 +90,12 @@ class _Task:
 def _run_task(task: _Task) -> list[RunResult]:
     """Runs of one cell: (run, coin, None) or (run, None, "ValueError: ...")."""
     cell = task.cell
-    users = dataset_users(cell.dataset, cell.n, cell.B, cell.data_seed)
+    users: Any = dataset_users(cell.dataset, cell.n, cell.B, cell.data_seed)
     options = dict(task.options)
+    counts_from = SERIES[cell.mechanism].counts_from
+    if counts_from is not None and cell.n >= counts_from:
+        users = Population.of(users, cell.B)  # sorted once for the task's runs
+        options["sampler"] = "counts"
     if cell.c is not None:
         options["c"] = cell.c
     out: list[RunResult] = []
