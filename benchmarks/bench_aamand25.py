@@ -12,7 +12,7 @@ the issue (their repository is not a Python package, so it is not run here):
   and takes 326 s a run at B = 4^12);
 * the Fig. 1a reproduction, 200 runs x 10 ε x 3 mechanisms (target <= 3 min on 2 cores; about
   an hour with the authors' code).
-* one DpNaiveNBS and one shuffle-search run at n = 10^7, B = 4^8 (Fig. 4; target <= 50 ms), by
+* one DpNaiveNBS, shuffle-search and HM run at n = 10^7, B = 4^8 (Fig. 4; target <= 50 ms), by
   counts (``sampler="counts"`` on a population sorted once) against one RR bit per user, the
   two interleaved; median and min–max over the repetitions.
 """
@@ -27,6 +27,7 @@ import time
 import numpy as np
 from _interleave import interleave, ratio, spread
 
+from reference.distributed_quantiles.hierarchical import hierarchical_median
 from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
 from reference.distributed_quantiles.population import Population
 from reference.distributed_quantiles.private_bayess import AUTHORS_OPTIONS, dp_bayess
@@ -60,11 +61,14 @@ def _population(repeats: int = 7) -> None:
         "counts": lambda: dp_naive_nbs(population, B, 1.0, rng, faithful=True, sampler="counts"),
         "shuffle per_user": lambda: shuffle_nbs(users, B, 1.0, 1e-8, rng),
         "shuffle counts": lambda: shuffle_nbs(population, B, 1.0, 1e-8, rng, sampler="counts"),
+        "HM per_user": lambda: hierarchical_median(users, B, 1.0, rng),
+        "HM counts": lambda: hierarchical_median(population, B, 1.0, rng, sampler="counts"),
     }
     t = interleave(calls, repeats)
     for name in calls:
         target = "  (target <= 50 ms)" if "counts" in name else ""
         print(f"{'n=10^7 B=4^8 ' + name:<48} {spread(t[name]):>24}{target}")
+    print(f"{'  HM per_user / counts':<48} {ratio(t['HM per_user'], t['HM counts']):>8.0f}x")
     print(
         f"{'  per_user / counts (DpNaiveNBS, shuffle)':<48} "
         f"{ratio(t['per_user'], t['counts']):>8.0f}x {ratio(t['shuffle per_user'], t['shuffle counts']):>8.0f}x"

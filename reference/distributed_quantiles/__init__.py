@@ -60,7 +60,6 @@ from reference.distributed_quantiles.mechanisms import (
     two_answers_nbs,
 )
 from reference.distributed_quantiles.naive_nbs import (
-    SAMPLERS,
     batch_schedule,
     debiased_estimate,
     dp_naive_nbs,
@@ -68,7 +67,12 @@ from reference.distributed_quantiles.naive_nbs import (
     search_rounds,
 )
 from reference.distributed_quantiles.padding import pad_users, quantile_via_median
-from reference.distributed_quantiles.population import MAX_POPULATION, CountStream, Population
+from reference.distributed_quantiles.population import (
+    MAX_POPULATION,
+    SAMPLERS,
+    CountStream,
+    Population,
+)
 from reference.distributed_quantiles.private_bayess import (
     AUTHORS_OPTIONS,
     dp_bayess,

@@ -22,7 +22,10 @@ A non-adaptive ε-LDP protocol for the whole CDF, the non-adaptive baseline of F
 
 Sampling is vectorised: one ``rng.integers`` call for the levels, one ``bincount`` for the true
 node counts and :func:`ue_counts` per level (two binomial draws per node), so B = 4^9 costs a few
-tens of milliseconds.
+tens of milliseconds. With ``sampler="counts"`` the levels are not drawn user by user: the users
+holding each distinct value split over the k levels as one multinomial (the i.i.d. uniform
+choices aggregated), so a run costs O(distinct values · k + nodes) whatever n is; the node counts
+have the same joint law.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any, ClassVar
 import mpmath
 import numpy as np
 
+from reference.distributed_quantiles.population import SAMPLERS, Population
 from reference.distributed_quantiles.threshold_query import CELL_BUDGET
 from reference.distributed_quantiles.unary_encoding import (
     check_variant,
@@ -53,6 +57,7 @@ from reference.distributions import DiscreteLaw
 from reference.exact.mp import workdps
 from reference.validation import (
     MAX_FLOAT,
+    check_choice,
     check_data,
     check_epsilon,
     check_int,
@@ -199,6 +204,32 @@ def _check_oracle(oracle: Any) -> str:
     return check_variant(oracle, "oracle")
 
 
+def _level_node_counts(
+    users: Any, B: int, k: int, b: int, rng: np.random.Generator, levels: Any, sampler: str
+) -> list[np.ndarray]:
+    """The node counts of the users who picked each level ℓ = 1..k (entry ℓ − 1: b^ℓ counts)."""
+    if sampler == "counts":
+        if levels is not None:
+            raise ValueError("levels fixes each user's level: it needs sampler='per_user'")
+        values, mult = Population.of(users, B).distinct
+        split = rng.multinomial(mult, np.full(k, 1.0 / k))  # (distinct values, k)
+        return [
+            np.bincount(node_index(values, lv, k, b), weights=split[:, lv - 1], minlength=b**lv)
+            .round()
+            .astype(np.int64)
+            for lv in range(1, k + 1)
+        ]
+    x = np.array(users.values) if isinstance(users, Population) else check_users(users, B)
+    if levels is None:
+        levels = rng.integers(1, k + 1, size=x.size)  # uniform and independent per user
+    else:
+        levels = _check_levels(levels, x.size, k)
+    return [
+        np.bincount(node_index(x[levels == lv], lv, k, b), minlength=b**lv)
+        for lv in range(1, k + 1)
+    ]
+
+
 def _check_levels(levels: Any, n: int, k: int) -> np.ndarray:
     out = check_integers(levels, "levels", minimum=1, maximum=k)
     if out.shape != (n,):
@@ -215,26 +246,28 @@ def level_estimates(
     branching: int = 4,
     oracle: str = "oue",
     levels: Any = None,
+    sampler: str = "per_user",
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """One run of the users' side and the per-level frequency oracles (App. D; App. I).
 
     Returns (estimates, level_sizes): ``estimates[ℓ − 1]`` are the b^ℓ node-frequency estimates
     of level ℓ (zeros if no user picked ℓ) and ``level_sizes[ℓ − 1]`` = n_ℓ. ``levels`` (one per
     user, in 1..k) fixes the users' level choices, for tests; by default each user draws a level
-    uniformly and independently.
+    uniformly and independently. ``users`` may be a :class:`.population.Population`;
+    ``sampler="counts"`` draws the level choices as one multinomial per distinct value (the same
+    law, O(distinct values · k) instead of O(n · k)).
     """
     b = check_branching(branching)
-    x = check_users(users, B)
+    B = check_domain_size(B)
     epsilon, oracle, rng = check_epsilon(epsilon), _check_oracle(oracle), check_rng(rng)
+    sampler = check_choice(sampler, "sampler", SAMPLERS)
+    if isinstance(users, Population) and users.B != B:
+        raise ValueError(f"users is a Population over [1, {users.B}], not [1, {B}]")
     k = _allocated_depth(B, b)
-    if levels is None:
-        levels = rng.integers(1, k + 1, size=x.size)  # uniform and independent per user
-    else:
-        levels = _check_levels(levels, x.size, k)
+    counts = _level_node_counts(users, B, k, b, rng, levels, sampler)
     estimates, level_sizes = [], np.zeros(k, dtype=np.int64)
     for level in range(1, k + 1):
-        # the level-ℓ node counts of the users who picked level ℓ
-        true = np.bincount(node_index(x[levels == level], level, k, b), minlength=b**level)
+        true = counts[level - 1]  # the level-ℓ node counts of the users who picked level ℓ
         n_level = int(true.sum())
         level_sizes[level - 1] = n_level
         if n_level == 0:
@@ -253,9 +286,13 @@ def hierarchical_cdf(
     *,
     branching: int = 4,
     oracle: str = "oue",
+    sampler: str = "per_user",
 ) -> np.ndarray:
-    """The HM's CDF estimate F̂(x) for x = 1..B (prefix decomposition of the level estimates)."""
-    estimates, _ = level_estimates(users, B, epsilon, rng, branching=branching, oracle=oracle)
+    """The HM's CDF estimate F̂(x) for x = 1..B (prefix decomposition of the level estimates;
+    ``sampler`` as in :func:`level_estimates`)."""
+    estimates, _ = level_estimates(
+        users, B, epsilon, rng, branching=branching, oracle=oracle, sampler=sampler
+    )
     return prefix_cdf(estimates, B, branching)
 
 
@@ -268,13 +305,17 @@ def hierarchical_quantile(
     tau: float = 0.5,
     branching: int = 4,
     oracle: str = "oue",
+    sampler: str = "per_user",
 ) -> int:
     """The Hierarchical Mechanism's τ-quantile: argmin_{x ∈ [B]} |F̂(x) − τ| (App. D, App. I).
 
     Ties go to the smallest x. ε-LDP for every user (one unary-encoding report at one random level).
+    ``sampler`` as in :func:`level_estimates` (``"counts"``: the same law, O(distinct values)).
     """
     tau = check_probability(tau, "tau", open_left=True, open_right=True)
-    cdf = hierarchical_cdf(users, B, epsilon, rng, branching=branching, oracle=oracle)
+    cdf = hierarchical_cdf(
+        users, B, epsilon, rng, branching=branching, oracle=oracle, sampler=sampler
+    )
     return closest_coin(cdf, tau)
 
 
@@ -295,10 +336,11 @@ def hierarchical_median(
     *,
     branching: int = 4,
     oracle: str = "oue",
+    sampler: str = "per_user",
 ) -> int:
     """:func:`hierarchical_quantile` at τ = 1/2 (the experiments of Sec. 5)."""
     return hierarchical_quantile(
-        users, B, epsilon, rng, tau=0.5, branching=branching, oracle=oracle
+        users, B, epsilon, rng, tau=0.5, branching=branching, oracle=oracle, sampler=sampler
     )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.distributed_quantiles.population import CountStream, Population
+from reference.distributed_quantiles.population import SAMPLERS, CountStream, Population
 from reference.distributed_quantiles.threshold_query import threshold_rr
 from reference.distributed_quantiles.users import (
     MAX_B,
@@ -41,12 +41,6 @@ from reference.validation import (
 )
 
 STAGE = "DpNaiveNBS"
-
-SAMPLERS = ("per_user", "counts")
-"""How a batched search draws its users' answers: ``"per_user"`` puts every user in a random
-order and draws one RR bit each (O(n)); ``"counts"`` draws each batch's number of ones from the
-same exact joint law through :class:`.population.CountStream` (O(rounds) per batch). The two
-give the same law of the output, not the same output for the same seed."""
 
 
 def search_rounds(K: int) -> int:

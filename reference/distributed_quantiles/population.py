@@ -30,6 +30,7 @@ below any coin is one binary search; a study reuses it across runs.
 from __future__ import annotations
 
 import bisect
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,12 @@ import numpy as np
 from reference.distributed_quantiles.users import check_domain_size, check_users
 from reference.primitives.randomized_response import keep_probability
 from reference.validation import check_epsilon, check_int, check_rng
+
+SAMPLERS = ("per_user", "counts")
+"""How a protocol draws its users' randomness: ``"per_user"`` draws every user's choices and
+reports one by one (O(n)); ``"counts"`` draws the aggregate counts the server sees from their
+exact joint law (O(queries) or O(distinct values)). Same law of the output, not the same output
+for the same seed."""
 
 MAX_POPULATION = 10**9 - 1
 """The most users of a :class:`Population`: numpy's hypergeometric samplers, exact below it,
@@ -77,6 +84,12 @@ class Population:
     def at_most(self, coin: int) -> int:
         """|{users with x ≤ coin}| (one binary search)."""
         return int(np.searchsorted(self.values, coin, side="right"))
+
+    @functools.cached_property
+    def distinct(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the distinct values, increasing; how many users hold each), computed once."""
+        values, counts = np.unique(self.values, return_counts=True)
+        return values, counts.astype(np.int64)
 
 
 class CountStream:
@@ -164,4 +177,4 @@ class CountStream:
         return int(rng.binomial(below, keep)) + above - int(rng.binomial(above, keep))
 
 
-__all__ = ["MAX_POPULATION", "CountStream", "Population"]
+__all__ = ["MAX_POPULATION", "SAMPLERS", "CountStream", "Population"]

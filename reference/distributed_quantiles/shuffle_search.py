@@ -26,13 +26,8 @@ from reference.distributed_quantiles.amplification import (
     LOCAL_EPSILON_RULES,
     shuffle_local_epsilon,
 )
-from reference.distributed_quantiles.naive_nbs import (
-    SAMPLERS,
-    CandidateCoins,
-    batched_search,
-    open_stream,
-)
-from reference.distributed_quantiles.population import Population
+from reference.distributed_quantiles.naive_nbs import CandidateCoins, batched_search, open_stream
+from reference.distributed_quantiles.population import SAMPLERS, Population
 from reference.distributed_quantiles.users import check_domain_size, check_users
 from reference.validation import (
     check_choice,

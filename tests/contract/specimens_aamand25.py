@@ -287,9 +287,18 @@ def _protocol_entries() -> list[Entry]:
         ),
         _fn(
             hierarchical.hierarchical_median,
-            _run(U8, 8, **TINY_TREE),
-            "users:data epsilon:real branching:int oracle:choice",
+            _run(U8, 8, sampler="per_user", **TINY_TREE),
+            "users:data epsilon:real branching:int oracle:choice sampler:choice",
             coin_in(8),
+            extra={"sampler": ("counts",)},
+        ),
+        _entry(
+            "hierarchical_median(sampler='counts')",
+            hierarchical.hierarchical_median,
+            _run(U8, 8, sampler="counts", **TINY_TREE),
+            "users:data B:int epsilon:real branching:int oracle:choice",
+            coin_in(8),
+            aliases={"B": ("users",)},
         ),
         _fn(
             hierarchical.hierarchical_cdf,

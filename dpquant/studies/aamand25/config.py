@@ -73,9 +73,9 @@ class Series:
 
 
 COUNTS_FROM = 10**6
-"""The batched searches draw their answers as counts from this many users on (Fig. 4's n = 10^7;
-every other figure has n <= 7 500 and keeps the per-user draws its committed tables were made
-with)."""
+"""The batched searches and the HM draw their users' randomness as counts from this many users on
+(Fig. 4's n = 10^7; every other figure has n <= 7 500 and keeps the per-user draws its committed
+tables were made with)."""
 
 
 # what the paper plotted: the authors' always-left rounding and np.quantile selection
@@ -85,7 +85,7 @@ SERIES: dict[str, Series] = {
     "DpBayeSS": Series(dp_bayess, _AUTHORS_BAYESS, True),
     "DpBayeSS (paper rounding)": Series(dp_bayess, _PAPER_BAYESS, True),
     "DpNaiveNBS": Series(dp_naive_nbs, {"faithful": True}, counts_from=COUNTS_FROM),
-    "HM": Series(hierarchical_median),
+    "HM": Series(hierarchical_median, counts_from=COUNTS_FROM),
     "Shuffle DpNaiveNBS (paper ε_L)": Series(
         shuffle_nbs,
         {"local_epsilon": "paper", "faithful": True},

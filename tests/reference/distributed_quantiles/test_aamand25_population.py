@@ -8,6 +8,8 @@ failure bound is stated.
 
 from __future__ import annotations
 
+import itertools
+
 import mpmath
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+from reference.distributed_quantiles import hierarchical as hier
 from reference.distributed_quantiles import population as pop
 from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
 from reference.distributed_quantiles.population import CountStream, Population
@@ -192,3 +195,46 @@ def test_protocol_law_refuses_draws_it_cannot_enumerate() -> None:
     ):
         with pytest.raises(ValueError, match="cannot be enumerated"):
             protocol_law(run, 1.0)
+
+
+def test_hm_level_counts_by_counts_have_the_exact_law_of_one_uniform_level_per_user() -> None:
+    """Users [1, 1, 2, 4] on B = 4, branching 2 (k = 2 levels): the exact law of the per-level
+    node counts is the average over the 2^4 level assignments. 20 000 draws of each sampler are
+    tested against it by a chi-square goodness-of-fit test (every outcome has mass >= 1/16); a
+    correct sampler fails with probability 1e-7 each."""
+    users, B, b, k = [1, 1, 2, 4], 4, 2, 2
+    exact: dict[tuple, float] = {}
+    for levels in itertools.product((1, 2), repeat=len(users)):
+        x, lv = np.array(users), np.array(levels)
+        key = tuple(
+            tuple(np.bincount(hier.node_index(x[lv == level], level, k, b), minlength=b**level))
+            for level in (1, 2)
+        )
+        exact[key] = exact.get(key, 0.0) + 0.5 ** len(users)
+    keys = sorted(exact)
+    P = Population.of(users, B)
+    for sampler, data in (("per_user", users), ("counts", P)):
+        rng = np.random.default_rng(7)
+        seen: dict[tuple, int] = {}
+        for _ in range(20_000):
+            got = hier._level_node_counts(data, B, k, b, rng, None, sampler)
+            key = tuple(tuple(int(v) for v in level) for level in got)
+            seen[key] = seen.get(key, 0) + 1
+        assert set(seen) <= set(exact)
+        observed = np.array([seen.get(key, 0) for key in keys])
+        expected = 20_000 * np.array([exact[key] for key in keys])
+        assert stats.chisquare(observed, expected).pvalue > 1e-7, sampler
+
+
+def test_hm_by_counts_runs_on_a_population_and_refuses_fixed_levels() -> None:
+    users = np.arange(1, 5001) % 256 + 1
+    coin = hier.hierarchical_median(
+        Population.of(users, 256), 256, 2.0, np.random.default_rng(0), sampler="counts"
+    )
+    assert 1 <= coin <= 256
+    with pytest.raises(ValueError, match="levels fixes each user's level"):
+        hier.level_estimates(
+            users, 256, 1.0, np.random.default_rng(0), levels=[1] * 5000, sampler="counts"
+        )
+    with pytest.raises(ValueError, match="sampler must be one of"):
+        hier.hierarchical_median(users, 256, 1.0, np.random.default_rng(0), sampler="fast")
