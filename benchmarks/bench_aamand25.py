@@ -1,4 +1,4 @@
-"""Benchmark: seconds per DpBayeSS run, and the whole Fig. 1a reproduction (issue 4 targets);
+"""Benchmark: seconds per DpBayeSS run, and the whole Fig. 1a reproduction (issues 4 and 21);
 the batched searches at Fig. 4's n = 10^7 (issue 21).
 
     python benchmarks/bench_aamand25.py [--skip-large] [--skip-figure] [--skip-population]
@@ -7,8 +7,10 @@ the batched searches at Fig. 4's n = 10^7 (issue 21).
 Prints, for each case, our time beside the target and the authors' code's time as measured for
 the issue (their repository is not a Python package, so it is not run here):
 
-* one DpBayeSS run, n = 2500, B = 4^9 (target <= 20 ms; authors' code 1.73 s);
-* one DpBayeSS run, n = 10^6, B = 2^32 (target <= 30 s; authors' code cannot allocate B = 2^32,
+* one BayesLearn of 1 950 steps over B = 4^9: compiled against the plain-Python tree;
+* one DpBayeSS run, n = 2500, B = 4^9 (target <= 8 ms; authors' code 1.73 s), and per run in a
+  batch of 200 (target <= 3 ms);
+* one DpBayeSS run, n = 10^6, B = 2^32 (target <= 5 s; authors' code cannot allocate B = 2^32,
   and takes 326 s a run at B = 4^12);
 * the Fig. 1a reproduction, 200 runs x 10 ε x 3 mechanisms (target <= 3 min on 2 cores; about
   an hour with the authors' code).
@@ -27,10 +29,19 @@ import time
 import numpy as np
 from _interleave import interleave, ratio, spread
 
+from reference.distributed_quantiles.bayes_learning import (
+    Intervals,
+    bayes_learn,
+    bayes_learn_tree,
+)
 from reference.distributed_quantiles.hierarchical import hierarchical_median
 from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
 from reference.distributed_quantiles.population import Population
-from reference.distributed_quantiles.private_bayess import AUTHORS_OPTIONS, dp_bayess
+from reference.distributed_quantiles.private_bayess import (
+    AUTHORS_OPTIONS,
+    dp_bayess,
+    dp_bayess_runs,
+)
 from reference.distributed_quantiles.shuffle_search import shuffle_nbs
 
 
@@ -46,6 +57,31 @@ def _per_run(users: np.ndarray, B: int, runs: int, **options) -> float:
     for _ in range(runs):
         dp_bayess(users, B, 0.569, rng, **options)
     return (time.perf_counter() - start) / runs
+
+
+def _batched(users: np.ndarray, B: int, runs: int, **options) -> float:
+    """Seconds per run of ``runs`` DpBayeSS runs advanced together (:func:`dp_bayess_runs`)."""
+    dp_bayess_runs(users, B, 0.569, [np.random.default_rng(0)], **options)  # warm-up
+    rngs = [np.random.default_rng(s) for s in range(runs)]
+    start = time.perf_counter()
+    dp_bayess_runs(users, B, 0.569, rngs, **options)
+    return (time.perf_counter() - start) / runs
+
+
+def _bayes_learn(repeats: int = 7) -> None:
+    """One BayesLearn over B = 4^9 (1 950 steps, DpBayeSS's first stage at n = 2 500): the
+    compiled steps against the plain-Python tree (the path before issue 21), interleaved."""
+    users = _lomax(1950, 4**9)
+    full = Intervals.full(4**9)
+    rng = np.random.default_rng(0)
+    calls = {
+        "compiled": lambda: bayes_learn(users, full, 0.05, rng, epsilon=0.569),
+        "plain-Python tree": lambda: bayes_learn_tree(users, full, 0.05, rng, epsilon=0.569),
+    }
+    t = interleave(calls, repeats)
+    for name in calls:
+        print(f"{'BayesLearn 1950 steps B=4^9 ' + name:<48} {spread(t[name]):>24}")
+    print(f"{'  tree / compiled':<48} {ratio(t['plain-Python tree'], t['compiled']):>8.0f}x")
 
 
 def _population(repeats: int = 7) -> None:
@@ -85,12 +121,17 @@ def main() -> None:
     if not args.skip_population:
         _population()
 
+    _bayes_learn()
     print(f"{'case':<48} {'ours':>12} {'target':>10} {'authors':>10}")
     users = _lomax(2500, 4**9)
     for label, options in (("paper options", {}), ("authors' options", AUTHORS_OPTIONS)):
         t = _per_run(users, 4**9, 50, **options)
         print(
-            f"{'DpBayeSS n=2500 B=4^9 ' + label:<48} {t * 1e3:>9.1f} ms {'20 ms':>10} {'1.73 s':>10}"
+            f"{'DpBayeSS n=2500 B=4^9 ' + label:<48} {t * 1e3:>9.2f} ms {'8 ms':>10} {'1.73 s':>10}"
+        )
+        t = _batched(users, 4**9, 200, **options)
+        print(
+            f"{'  a batch of 200 runs, per run':<48} {t * 1e3:>9.2f} ms {'3 ms':>10} {'1.73 s':>10}"
         )
 
     if not args.skip_large:
@@ -98,7 +139,7 @@ def main() -> None:
         start = time.perf_counter()
         dp_bayess(big, 2**32, 0.569, np.random.default_rng(1))
         t = time.perf_counter() - start
-        print(f"{'DpBayeSS n=10^6 B=2^32':<48} {t:>10.1f} s {'30 s':>10} {'n/a':>10}")
+        print(f"{'DpBayeSS n=10^6 B=2^32':<48} {t:>10.2f} s {'5 s':>10} {'n/a':>10}")
 
     if not args.skip_figure:
         from dpquant.studies.aamand25 import run_figure

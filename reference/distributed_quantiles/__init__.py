@@ -32,7 +32,13 @@ from reference.distributed_quantiles.amplification import (
     notebook_min_users,
     shuffle_local_epsilon,
 )
-from reference.distributed_quantiles.bayes_learning import Intervals, bayes_learn, learner_target
+from reference.distributed_quantiles.bayes_learning import (
+    Intervals,
+    bayes_learn,
+    bayes_learn_tree,
+    learn_batch,
+    learner_target,
+)
 from reference.distributed_quantiles.bayess import bayess_statistical, bayess_theorem_1_1
 from reference.distributed_quantiles.channel import (
     BayesWeights,
@@ -76,6 +82,7 @@ from reference.distributed_quantiles.population import (
 from reference.distributed_quantiles.private_bayess import (
     AUTHORS_OPTIONS,
     dp_bayess,
+    dp_bayess_runs,
     reduction_to_gamma,
     sample_split,
     select_quantiles,
@@ -129,6 +136,7 @@ __all__ = [
     "UserStream",
     "batch_schedule",
     "bayes_learn",
+    "bayes_learn_tree",
     "bayes_weights",
     "bayess_statistical",
     "bayess_theorem_1_1",
@@ -141,6 +149,7 @@ __all__ = [
     "debiased_estimate",
     "derive_channel",
     "dp_bayess",
+    "dp_bayess_runs",
     "dp_naive_nbs",
     "empirical_cdf",
     "fmt_epsilon",
@@ -150,6 +159,7 @@ __all__ = [
     "hierarchical_median",
     "hierarchical_quantile",
     "is_approximate_quantile",
+    "learn_batch",
     "learner_target",
     "level_estimates",
     "local_epsilon_authors",

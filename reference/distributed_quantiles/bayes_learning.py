@@ -25,11 +25,13 @@ The posterior lives in :class:`reference.distributed_quantiles.weight_tree.LogWe
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from reference.distributed_quantiles.bayes_kernel import learn_runs
 from reference.distributed_quantiles.channel import bayes_weights, rr_domain_target
 from reference.distributed_quantiles.users import MAX_B, check_domain_size, check_integers
 from reference.distributed_quantiles.weight_tree import LogWeightTree
@@ -98,6 +100,15 @@ class Intervals:
         j = self._index(j)
         return j + 1 if self.rights is None else int(self.rights[j - 1])
 
+    def as_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lefts, rights) as int64 arrays (built for the full domain: count <= 10^7)."""
+        if self.lefts is not None and self.rights is not None:
+            return self.lefts, self.rights
+        if self.count > 10**7:
+            raise ValueError(f"the full domain of {self.count} intervals is not listed")
+        lo = np.arange(1, self.count + 1, dtype=np.int64)
+        return lo, lo + 1
+
 
 def check_rounding(rounding: Any) -> str:
     return check_choice(rounding, "rounding", ROUNDINGS)
@@ -108,6 +119,33 @@ def learner_target(tau: float, epsilon: float | None) -> float:
     if epsilon is None:
         return check_probability(tau, "tau", open_left=True, open_right=True)
     return rr_domain_target(tau, epsilon)
+
+
+def _learner_setup(
+    tau: float, epsilon: float | None, alpha: float, rounding: str
+) -> tuple[float | None, float, tuple[float, float], tuple[float, float], bool]:
+    """Checked (ε, q, d0 = (d_{0,0}, d_{1,0}), d1 = (d_{0,1}, d_{1,1}), paper rounding)."""
+    tau = check_probability(tau, "tau", open_left=True, open_right=True)
+    rounding = check_rounding(rounding)
+    if epsilon is not None:
+        epsilon = check_epsilon(epsilon)
+    weights = bayes_weights(learner_target(tau, epsilon), alpha)
+    d0 = (weights.d00, weights.d10)  # d_{ỹ,0}: the factor left of the q-point
+    d1 = (weights.d01, weights.d11)  # d_{ỹ,1}: the factor right of it
+    return epsilon, weights.q, d0, d1, rounding == "paper"
+
+
+def _user_values(users: Any) -> np.ndarray:
+    if isinstance(users, np.ndarray) and users.dtype.kind in "iu" and users.ndim == 1:
+        return users
+    return check_integers(users, "users", minimum=1, maximum=MAX_B, allow_empty=True)
+
+
+def _flips(steps: int, epsilon: float | None, rng: np.random.Generator) -> np.ndarray:
+    """The RR flips of ``steps`` answers: one uniform each, flip iff u >= e^ε/(1 + e^ε)."""
+    if epsilon is None:
+        return np.zeros(steps, dtype=np.int8)
+    return (rng.random(steps) >= keep_probability(epsilon)).astype(np.int8)
 
 
 def bayes_learn(
@@ -123,37 +161,86 @@ def bayes_learn(
     """Run ``len(users)`` steps of BayesLearn, one user per step, in the given order (Alg. 2).
 
     ``epsilon=None`` is the non-private learner (ỹ = y); otherwise each answer goes through
-    RR_ε. Returns L, the queried interval indices (1-based, in query order).
+    RR_ε. Returns L, the queried interval indices (1-based, in query order). The steps run in
+    :func:`reference.distributed_quantiles.bayes_kernel.learn_runs` (compiled); the same steps in
+    plain Python are :func:`bayes_learn_tree`, and the two give the same L.
     """
-    tau = check_probability(tau, "tau", open_left=True, open_right=True)
-    rounding = check_rounding(rounding)
+    return learn_batch(
+        [users], [intervals], alpha, [rng], tau=tau, epsilon=epsilon, rounding=rounding
+    )[0]
+
+
+def learn_batch(
+    users: Sequence[Any],
+    intervals: Sequence[Intervals],
+    alpha: float,
+    rngs: Sequence[np.random.Generator],
+    *,
+    tau: float = 0.5,
+    epsilon: float | None = None,
+    rounding: str = "paper",
+) -> list[np.ndarray]:
+    """:func:`bayes_learn` for many independent runs in one compiled call: run r learns on
+    ``users[r]`` over ``intervals[r]`` with its own generator ``rngs[r]`` (its RR flips drawn
+    from it exactly as :func:`bayes_learn` draws them), so each run's L is the one
+    ``bayes_learn(users[r], intervals[r], alpha, rngs[r], ...)`` returns. The runs must have the
+    same number of users."""
+    epsilon, q, d0, d1, paper = _learner_setup(tau, epsilon, alpha, rounding)
+    if not isinstance(users, list | tuple) or not isinstance(intervals, list | tuple):
+        raise ValueError("users and intervals must be lists (one entry per run)")
+    if not isinstance(rngs, list | tuple):
+        raise ValueError("rngs must be a list of numpy Generators (one per run)")
+    if not len(users) == len(intervals) == len(rngs) or not users:
+        raise ValueError(
+            f"users, intervals and rngs must hold one entry per run (at least one), got "
+            f"{len(users)}, {len(intervals)} and {len(rngs)}"
+        )
+    for iv in intervals:
+        if not isinstance(iv, Intervals):
+            raise ValueError(f"intervals must be Intervals, got {type(iv).__name__}")
+    gens = [check_rng(g) for g in rngs]
+    values = [_user_values(u) for u in users]
+    steps = values[0].size
+    if any(v.size != steps for v in values):
+        raise ValueError("every run of a batch must have the same number of users")
+    flips = np.stack([_flips(steps, epsilon, g) for g in gens])
+    counts = np.array([iv.count for iv in intervals], dtype=np.int64)
+    full = [iv.lefts is None for iv in intervals]
+    if all(full):
+        L = learn_runs(np.stack(values), flips, counts, None, None, None, q, d0, d1, paper)
+    else:
+        spans = [iv.as_arrays() for iv in intervals]
+        offsets = np.concatenate([[0], np.cumsum([lo.size for lo, _ in spans])])
+        lefts = np.concatenate([lo for lo, _ in spans])
+        rights = np.concatenate([hi for _, hi in spans])
+        L = learn_runs(np.stack(values), flips, counts, lefts, rights, offsets, q, d0, d1, paper)
+    return list(L)
+
+
+def bayes_learn_tree(
+    users: np.ndarray,
+    intervals: Intervals,
+    alpha: float,
+    rng: np.random.Generator,
+    *,
+    tau: float = 0.5,
+    epsilon: float | None = None,
+    rounding: str = "paper",
+) -> np.ndarray:
+    """:func:`bayes_learn` step by step in plain Python on a
+    :class:`reference.distributed_quantiles.weight_tree.LogWeightTree`: the readable reference
+    of the compiled steps (same inputs, same L)."""
+    epsilon, q, d0, d1, paper = _learner_setup(tau, epsilon, alpha, rounding)
     rng = check_rng(rng)
     if not isinstance(intervals, Intervals):
         raise ValueError(f"intervals must be an Intervals, got {type(intervals).__name__}")
-    if isinstance(users, np.ndarray) and users.dtype.kind in "iu" and users.ndim == 1:
-        values = users.tolist()
-    else:
-        values = check_integers(users, "users", minimum=1, maximum=MAX_B, allow_empty=True)
-        values = values.tolist()
-    if epsilon is not None:
-        epsilon = check_epsilon(epsilon)
-    target = learner_target(tau, epsilon)
-    weights = bayes_weights(target, alpha)
-    q = weights.q
-    d0 = (weights.d00, weights.d10)  # d_{ỹ,0}: the factor left of the q-point
-    d1 = (weights.d01, weights.d11)  # d_{ỹ,1}: the factor right of it
+    values = _user_values(users).tolist()
     log_d0 = (math.log(d0[0]), math.log(d0[1]))
     log_d1 = (math.log(d1[0]), math.log(d1[1]))
-
     steps = len(values)
-    if epsilon is None:
-        flips = [0] * steps
-    else:
-        flips = (rng.random(steps) >= keep_probability(epsilon)).astype(np.int8).tolist()
-
+    flips = _flips(steps, epsilon, rng).tolist()
     tree = LogWeightTree(intervals.count)
     out = np.empty(steps, dtype=np.int64)
-    paper = rounding == "paper"
     lefts, rights = intervals.lefts, intervals.rights
     log = math.log
     for s in range(steps):

@@ -17,11 +17,17 @@ faithful_search=True`` (:data:`AUTHORS_OPTIONS`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from reference.distributed_quantiles.bayes_learning import Intervals, bayes_learn, check_rounding
+from reference.distributed_quantiles.bayes_learning import (
+    Intervals,
+    bayes_learn,
+    check_rounding,
+    learn_batch,
+)
 from reference.distributed_quantiles.naive_nbs import dp_naive_nbs, rr_tanh
 from reference.distributed_quantiles.users import (
     MAX_B,
@@ -127,10 +133,7 @@ def reduction_to_gamma(
     if isinstance(users, list | tuple | np.ndarray) and len(users) == 0:
         raise ValueError("users must be non-empty (BayesLearn needs at least one step)")
     L = bayes_learn(users, intervals, alpha, rng, epsilon=epsilon, rounding=rounding)
-    picks = select_quantiles(L, gamma, selection)
-    lefts = np.array([intervals.left(int(j)) for j in picks], dtype=np.int64)
-    rights = np.array([intervals.right(int(j)) for j in picks], dtype=np.int64)
-    return Intervals.from_coins(lefts, rights)
+    return _reduce(L, intervals, gamma, selection)
 
 
 def endpoint_coins(intervals: Intervals) -> np.ndarray:
@@ -163,6 +166,37 @@ def dp_bayess(
     Raises ``ValueError`` when a stage has too few users: α̃ must lie in (0, 1/4) (the authors'
     assertion; n > 16·c²·ln B) and the final search needs at least one user per batch.
     """
+    check_rng(rng)
+    coins = dp_bayess_runs(
+        users,
+        B,
+        epsilon,
+        [rng],
+        c=c,
+        rounding=rounding,
+        selection=selection,
+        faithful_search=faithful_search,
+    )
+    return int(coins[0])
+
+
+def dp_bayess_runs(
+    users: Any,
+    B: int,
+    epsilon: float,
+    rngs: Sequence[np.random.Generator],
+    *,
+    c: float = 0.6,
+    rounding: str = "paper",
+    selection: str = "paper",
+    faithful_search: bool = False,
+) -> np.ndarray:
+    """Many independent DpBayeSS runs on the same users, one per generator in ``rngs``, their
+    BayesLearn stages advanced together in one compiled call each
+    (:func:`reference.distributed_quantiles.bayes_learning.learn_batch`). Run r draws everything
+    from ``rngs[r]`` in the order :func:`dp_bayess` does, so its coin is the one
+    ``dp_bayess(users, B, epsilon, rngs[r], ...)`` returns. Raises the ``ValueError`` the first
+    failing run would raise."""
     B = _check_split_domain(B)
     x = check_users(users, B)
     epsilon = check_epsilon(epsilon)
@@ -170,7 +204,9 @@ def dp_bayess(
     c = check_positive(c, "c")
     rounding, selection = check_rounding(rounding), check_selection(selection)
     faithful_search = check_flag(faithful_search, "faithful_search")
-    rng = check_rng(rng)
+    if not isinstance(rngs, list | tuple) or not rngs:
+        raise ValueError("rngs must be a non-empty list of numpy Generators (one per run)")
+    gens = [check_rng(g) for g in rngs]
     n = x.size
     alpha = update_parameter(n, B, c)
     if not alpha < 0.25:
@@ -182,41 +218,51 @@ def dp_bayess(
     m1, m2, _ = sample_split(n, B)
     if m1 < 1:
         raise ValueError(f"n too small for DpBayeSS: the first BayesLearn gets {m1} users")
-    stream = UserStream(x, rng)
+    streams = [UserStream(x, g) for g in gens]
     ln_b = math.log(B)
-    options = {"rounding": rounding, "selection": selection}
-    reduced = reduction_to_gamma(
-        stream.take(m1, "the first BayesLearn"),
-        Intervals.full(B),
-        alpha,
-        epsilon,
-        1 / ln_b**2,
-        rng,
-        **options,
-    )
-    if reduced.count > FINAL_INTERVALS:
-        assert reduced.lefts is not None and reduced.rights is not None
-        padded = Intervals.from_coins(
-            np.concatenate([[1], reduced.lefts, [int(reduced.rights.max())]]),
-            np.concatenate([[int(reduced.lefts.min())], reduced.rights, [B]]),
-        )
+    first = [st.take(m1, "the first BayesLearn") for st in streams]
+    full = Intervals.full(B)
+    L1 = learn_batch(first, [full] * len(gens), alpha, gens, epsilon=epsilon, rounding=rounding)
+    reduced = [_reduce(L, full, 1 / ln_b**2, selection) for L in L1]
+    again = [r for r, iv in enumerate(reduced) if iv.count > FINAL_INTERVALS]
+    if again:
         if m2 < 1:
             raise ValueError(f"n too small for DpBayeSS: the second BayesLearn gets {m2} users")
-        reduced = reduction_to_gamma(
-            stream.take(m2, "the second BayesLearn"),
-            padded,
-            alpha,
-            epsilon,
-            1 / FINAL_INTERVALS,
-            rng,
-            **options,
-        )
-    return dp_naive_nbs(
-        x,
-        B,
-        epsilon,
-        rng,
-        coins=endpoint_coins(reduced),
-        stream=stream,
-        faithful=faithful_search,
+        padded = [_padded(reduced[r], B) for r in again]
+        second = [streams[r].take(m2, "the second BayesLearn") for r in again]
+        subset = [gens[r] for r in again]
+        L2 = learn_batch(second, padded, alpha, subset, epsilon=epsilon, rounding=rounding)
+        for r, iv, L in zip(again, padded, L2, strict=True):
+            reduced[r] = _reduce(L, iv, 1 / FINAL_INTERVALS, selection)
+    return np.array(
+        [
+            dp_naive_nbs(
+                x,
+                B,
+                epsilon,
+                gens[r],
+                coins=endpoint_coins(reduced[r]),
+                stream=streams[r],
+                faithful=faithful_search,
+            )
+            for r in range(len(gens))
+        ],
+        dtype=np.int64,
+    )
+
+
+def _reduce(L: np.ndarray, intervals: Intervals, gamma: float, selection: str) -> Intervals:
+    """The γ-quantile intervals of a BayesLearn's L (ReductionToGamma's selection step)."""
+    picks = select_quantiles(L, gamma, selection)
+    if intervals.lefts is None or intervals.rights is None:
+        return Intervals.from_coins(picks, picks + 1)
+    return Intervals.from_coins(intervals.lefts[picks - 1], intervals.rights[picks - 1])
+
+
+def _padded(reduced: Intervals, B: int) -> Intervals:
+    """The surviving intervals with the two extreme ones added (App. I, the second pass)."""
+    assert reduced.lefts is not None and reduced.rights is not None
+    return Intervals.from_coins(
+        np.concatenate([[1], reduced.lefts, [int(reduced.rights.max())]]),
+        np.concatenate([[int(reduced.lefts.min())], reduced.rights, [B]]),
     )

@@ -50,6 +50,7 @@ from reference.distributed_quantiles.mechanisms import ProtocolMechanism
 from reference.distributed_quantiles.population import CountStream, Population
 from reference.distributed_quantiles.private_bayess import (
     dp_bayess,
+    dp_bayess_runs,
     endpoint_coins,
     reduction_to_gamma,
     sample_split,
@@ -261,6 +262,18 @@ def _protocol_entries() -> list[Entry]:
             | {"faithful_search": False},
             f"{RUN} c:real rounding:choice selection:choice faithful_search:flag",
             coin_in(6),
+            aliases=TOO_FEW,
+            extra={"rounding": ("left",), "selection": ("numpy",)},
+        ),
+        _entry(
+            "dp_bayess_runs",
+            lambda users, B, epsilon, rng, **kw: dp_bayess_runs(
+                users, B, epsilon, [rng, RNG], **kw
+            ),
+            _run([1, 2, 3, 4, 5, 6], 6, c=0.1, rounding="paper", selection="paper")
+            | {"faithful_search": False},
+            f"{RUN} c:real rounding:choice selection:choice faithful_search:flag",
+            lambda coins: [coin_in(6)(int(c)) for c in coins],
             aliases=TOO_FEW,
             extra={"rounding": ("left",), "selection": ("numpy",)},
         ),

@@ -32,6 +32,7 @@ from dpquant.studies.aamand25.data import (
     to_coins,
     uniform_data_cdf,
 )
+from reference.distributed_quantiles.private_bayess import dp_bayess
 from reference.distributed_quantiles.users import empirical_cdf, is_approximate_quantile
 from reference.exact.mp import workdps
 
@@ -491,3 +492,19 @@ def test_the_batched_searches_run_by_counts_from_a_million_users_and_only_fig4_r
     cells = [A.Cell("fig4", "t", "pareto", n, 64, "DpNaiveNBS", 1.0) for n in (999, 1000)]
     A.run_cells(cells, runs=2, seed=0, estimators={"DpNaiveNBS": standin})
     assert seen == [("ndarray", None)] * 2 + [("Population", "counts")] * 2
+
+
+def test_dp_bayess_runs_of_a_task_in_one_batch_give_the_coins_of_run_by_run() -> None:
+    """The DpBayeSS series run a task's runs as one batch (``Series.batched``); a stand-in that
+    calls ``dp_bayess`` run by run gives the same coins. A batch in which runs fail falls back to
+    run by run and records each failure."""
+    cells = [A.Cell("fig1a", "t", "pareto", 2500, 4**9, "DpBayeSS", 0.57, 0.6)]
+    one_by_one = {"DpBayeSS": lambda *args, **kw: dp_bayess(*args, **kw)}
+    batched = A.run_cells(cells, runs=6, seed=3)
+    per_run = A.run_cells(cells, runs=6, seed=3, estimators=one_by_one)
+    assert batched == per_run
+    assert all(coin is not None for _, coin, _ in batched[0])
+    tiny = [A.Cell("fig1a", "t", "pareto", 20, 4**9, "DpBayeSS", 0.57, 0.6)]
+    failed = A.run_cells(tiny, runs=2, seed=3)[0]
+    assert [(run, coin) for run, coin, _ in failed] == [(0, None), (1, None)]
+    assert all(note.startswith("ValueError: n too small for DpBayeSS") for _, _, note in failed)

@@ -26,6 +26,7 @@ from dpquant.studies.harness import check_seed
 from reference.distributed_quantiles import (
     AUTHORS_OPTIONS,
     dp_bayess,
+    dp_bayess_runs,
     dp_naive_nbs,
     hierarchical_median,
     shuffle_nbs,
@@ -62,7 +63,9 @@ class Series:
     α̃ = c·sqrt(ln B/n)); ``shuffle`` calls ``fn(users, B, epsilon, delta, rng, ...)``;
     ``counts_from``: from this many users on, the runs draw each batch's answers as counts
     (``sampler="counts"``, the users passed as a ``Population`` sorted once per task: the same
-    law as one RR bit per user, O(rounds) a run instead of O(n)).
+    law as one RR bit per user, O(rounds) a run instead of O(n)); ``batched``, when set, runs
+    a task's runs in one call ``batched(users, B, epsilon, rngs, **options)`` with the same
+    coins as ``target`` run by run (DpBayeSS: its BayesLearn stages compiled for all runs).
     """
 
     target: Callable[..., Any]
@@ -70,6 +73,7 @@ class Series:
     takes_c: bool = False
     shuffle: bool = False
     counts_from: int | None = None
+    batched: Callable[..., Any] | None = None
 
 
 COUNTS_FROM = 10**6
@@ -82,8 +86,8 @@ tables were made with)."""
 _AUTHORS_BAYESS = {**AUTHORS_OPTIONS, "rounding": "left", "selection": "numpy"}
 _PAPER_BAYESS = {"rounding": "paper", "selection": "paper"}
 SERIES: dict[str, Series] = {
-    "DpBayeSS": Series(dp_bayess, _AUTHORS_BAYESS, True),
-    "DpBayeSS (paper rounding)": Series(dp_bayess, _PAPER_BAYESS, True),
+    "DpBayeSS": Series(dp_bayess, _AUTHORS_BAYESS, True, batched=dp_bayess_runs),
+    "DpBayeSS (paper rounding)": Series(dp_bayess, _PAPER_BAYESS, True, batched=dp_bayess_runs),
     "DpNaiveNBS": Series(dp_naive_nbs, {"faithful": True}, counts_from=COUNTS_FROM),
     "HM": Series(hierarchical_median, counts_from=COUNTS_FROM),
     "Shuffle DpNaiveNBS (paper ε_L)": Series(
