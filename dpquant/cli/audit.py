@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.mechanisms import audited_targets
 from dpquant.cli.messages import EXIT_FAILED, EXIT_OK, stderr_progress
 from dpquant.cli.paths import (
@@ -286,7 +287,10 @@ def audit_everything(args: argparse.Namespace) -> int:
     targets = audited_targets()
     progress, close = all_progress(len(targets), args.quiet)
     try:
-        reports = batch.audit_all(out, seed=args.seed, samples=args.samples, progress=progress)
+        with cluster_executor(args.scheduler) as (executor, _):
+            reports = batch.audit_all(
+                out, seed=args.seed, samples=args.samples, progress=progress, executor=executor
+            )
     finally:
         close()
     by_name = {r.mechanism: r for r in reports}
@@ -328,6 +332,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("pass a target MODULE:ATTR (or path/to/file.py:ATTR), or --all")
     if args.out is not None:
         raise UsageError("--out only applies to --all (use --json, --markdown, --plot)")
+    if args.scheduler is not None:
+        raise UsageError("--scheduler only applies to --all")
     return audit_one(args)
 
 
@@ -354,6 +360,13 @@ def add_parser(commands: Any) -> None:
         "target", nargs="?", help="MODULE:ATTR, path/to/file.py:ATTR or peer:NAME (a library)"
     )
     p.add_argument("--all", action="store_true", help="audit the registry and the catalogue")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="--all: audit on a dask.distributed cluster (tcp://host:8786, or 'local'); the same "
+        "reports as on one process",
+    )
     claim = p.add_argument_group(
         "claim", "required for a plain function; for a mechanism, each one overrides its claim"
     )

@@ -1,7 +1,8 @@
 """``dpquant reproduce PAPER [options]``: re-run a paper's experiments and write CSV and PNG files.
 
 One sub-parser per paper (``dpquant reproduce imola25 --m 10,20``): the options every study
-takes (``--runs``, ``--seed``, ``--workers``, ``--out``, ``--quick``, ``-q``) and the paper's own,
+takes (``--runs``, ``--seed``, ``--workers``, ``--scheduler``, ``--out``, ``--quick``, ``-q``) and
+the paper's own,
 added by its study (``dpquant.studies.<paper>.arguments.COMMAND``), so no paper sees
 another's options. The common options may also come before the paper's name
 (``dpquant reproduce --quick imola25``). Every value is checked (ranges, the output folder, the
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.messages import EXIT_OK
 from dpquant.cli.paths import check_output_folder
 from dpquant.options import MAX_RUNS, UsageError, as_options, optional, parse_int
@@ -41,9 +43,13 @@ COMMON = {"runs": "--runs", "seed": "--seed", "workers": "--workers"}
 
 
 def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
-    """One stderr line per label each time another tenth of its runs is done."""
+    """A tqdm bar per label when tqdm is installed and stderr is a terminal; else one stderr
+    line per label each time another tenth of its runs is done."""
     if quiet:
         return None
+    bars = _bars()
+    if bars is not None:
+        return bars
     shown: dict[str, int] = {}
 
     def progress(label: str, done: int, total: int) -> None:
@@ -51,6 +57,28 @@ def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
         if tenth > shown.get(label, -1):
             shown[label] = tenth
             print(f"dpquant: {label}: {done}/{total} runs", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _bars() -> Callable[[str, int, int], None] | None:
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dev dependency
+        return None
+    if not sys.stderr.isatty():
+        return None
+    bars: dict[str, Any] = {}
+
+    def progress(label: str, done: int, total: int) -> None:
+        bar = bars.get(label)
+        if bar is None:
+            for old in bars.values():
+                old.close()
+            bar = bars[label] = tqdm(total=total, desc=label, unit="run", file=sys.stderr)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
 
     return progress
 
@@ -69,7 +97,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         message = as_options(str(exc), {**COMMON, **command.options})
         raise UsageError(f"reproduce {args.paper}: {message}") from None
-    paths = study.run(config, workers=workers, out=out, progress=_progress(args.quiet))
+    with cluster_executor(args.scheduler) as (executor, threads):
+        paths = study.run(
+            config,
+            workers=workers or threads,
+            out=out,
+            progress=_progress(args.quiet),
+            executor=executor,
+        )
     for line in command.outcome_lines(paths):
         print(line)
     for path in paths:
@@ -89,6 +124,13 @@ def _common_options(
     parser.add_argument("--runs", default=value(None), help=runs_help)
     parser.add_argument("--seed", default=value(0), help="random seed of the runs (default 0)")
     parser.add_argument("--workers", default=value(None), help=workers_help)
+    parser.add_argument(
+        "--scheduler",
+        default=value(None),
+        metavar="ADDRESS",
+        help="run the tasks on a dask.distributed cluster (tcp://host:8786), or 'local' for a "
+        "LocalCluster on this machine; the results are the same as on one process",
+    )
     parser.add_argument(
         "--out",
         default=value(None),

@@ -6,7 +6,10 @@
   names hashed by :func:`crc` (CRC-32: stable across processes, platforms and versions), so no
   result depends on the number of workers or on how runs are batched.
 * **Workers**: ``workers`` processes (:func:`check_workers`); :func:`process_pool` gives a pool
-  (``None`` for one worker: everything runs in-process) and :func:`task_map` maps over it.
+  (``None`` for one worker: everything runs in-process) and :func:`task_map` maps over it. A
+  study run with ``executor=`` (a dask.distributed client's executor, say) sends its tasks there
+  instead (:func:`on_executor`); a task that fails is reported with its parameters
+  (:class:`TaskFailed`).
 * **Progress**: ``progress(label, done, total)`` (:data:`Progress`).
 * **Runs**: :func:`study_runner` makes a study's ``run(study, *, workers, out, progress, plot)``
   (:class:`StudyRun`): :func:`check_run` checks its options, then the study's parts
@@ -19,6 +22,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import csv
 import inspect
 import math
@@ -145,6 +149,7 @@ class StudyRun(Protocol):
         out: str | Path = ...,
         progress: Progress | None = None,
         plot: bool = True,
+        executor: Executor | None = None,
         **options: Any,
     ) -> list[Path]: ...
 
@@ -169,8 +174,10 @@ def study_runner(
         out: str | Path = default_out,
         progress: Progress | None = None,
         plot: bool = True,
+        executor: Executor | None = None,
         **options: Any,
     ) -> list[Path]:
+        check_executor(executor)
         checked, count, folder, plot = check_run(
             study,
             kind,
@@ -181,10 +188,11 @@ def study_runner(
             default_workers=default_workers,
         )
         paths: list[Path] = []
-        for part in parts(checked, count, progress, **options):
-            paths += write_tables(folder, part.name, part.files, *part.tables)
-            if plot:
-                paths += part.figures(folder)
+        with on_executor(executor):
+            for part in parts(checked, count, progress, **options):
+                paths += write_tables(folder, part.name, part.files, *part.tables)
+                if plot:
+                    paths += part.figures(folder)
         return paths
 
     processes = "the number of CPUs" if default_workers is None else default_workers
@@ -192,7 +200,8 @@ def study_runner(
         f"Run ``study`` (a :class:`{kind.__name__}` from ``make_study``) and write its parts "
         f"(:func:`{parts.__name__}`) into ``out`` (default ``{default_out}``); returns the paths "
         f"written. ``workers`` processes (default {processes}; 1 runs in-process; the results "
-        f"do not depend on it), ``progress(label, done, total)`` after each batch of runs, "
+        f"do not depend on it), or the tasks go to ``executor`` (a dask.distributed client's "
+        f"executor: the same results), ``progress(label, done, total)`` after each batch of runs, "
         f"``plot=False`` writes the CSV files only; other keywords go to "
         f"``{parts.__name__}``.\n\n{inspect.cleandoc(parts.__doc__ or '')}"
     )
@@ -249,10 +258,42 @@ def chunks(runs: int, cells: int, workers: int) -> list[tuple[int, ...]]:
     return [tuple(range(s, min(runs, s + per))) for s in range(0, runs, per)]
 
 
+_EXECUTOR: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
+    "dpquant_study_executor", default=None
+)
+
+
+def check_executor(executor: Any) -> Executor | None:
+    """None, or a ``concurrent.futures.Executor`` (a process pool, a dask client's
+    ``get_executor()``)."""
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(
+            "executor must be a concurrent.futures.Executor (e.g. a dask.distributed client's "
+            f"get_executor()) or None, got {type(executor).__name__}"
+        )
+    return executor
+
+
+@contextlib.contextmanager
+def on_executor(executor: Executor | None) -> Iterator[None]:
+    """Within the block, :func:`process_pool` gives ``executor`` (not owned: left running)
+    instead of starting processes; ``None`` changes nothing."""
+    token = _EXECUTOR.set(check_executor(executor) or _EXECUTOR.get())
+    try:
+        yield
+    finally:
+        _EXECUTOR.reset(token)
+
+
 @contextlib.contextmanager
 def process_pool(workers: int) -> Iterator[Executor | None]:
     """A pool of ``workers`` processes (``None`` for one worker), shut down on exit with the
-    pending tasks cancelled (an interrupted study stops at once)."""
+    pending tasks cancelled (an interrupted study stops at once); inside :func:`on_executor`,
+    that executor instead."""
+    given = _EXECUTOR.get()
+    if given is not None:
+        yield given
+        return
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         yield pool
@@ -261,11 +302,28 @@ def process_pool(workers: int) -> Iterator[Executor | None]:
             pool.shutdown(cancel_futures=True)
 
 
+class TaskFailed(RuntimeError):
+    """A study task raised: the message names the task's parameters and the error."""
+
+
 def task_map(fn: Callable[[T], R], tasks: Iterable[T], executor: Executor | None) -> Iterator[R]:
-    """``fn`` over ``tasks`` in order: on ``executor`` when given, else in this process."""
-    if executor is not None and not isinstance(executor, Executor):
-        raise ValueError(f"executor must be a concurrent.futures.Executor, got {executor!r:.60}")
-    return executor.map(fn, tasks) if executor is not None else map(fn, tasks)
+    """``fn`` over ``tasks`` in order: on ``executor`` when given, else in this process. A task
+    that raises stops the map with :class:`TaskFailed` naming the task (its repr, the first
+    400 characters) and the error."""
+    check_executor(executor)
+    listed = list(tasks)
+    return _named_failures(fn, listed, executor.map(fn, listed) if executor else map(fn, listed))
+
+
+def _named_failures(fn: Callable[[T], R], tasks: list[T], results: Iterator[R]) -> Iterator[R]:
+    for task in tasks:
+        try:
+            yield next(results)
+        except Exception as exc:  # noqa: BLE001 -- re-raised with the task's parameters
+            raise TaskFailed(
+                f"{getattr(fn, '__name__', 'a task')} failed on {task!r:.400}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
 
 
 # --------------------------------------------------------------------------------------------
@@ -344,9 +402,11 @@ __all__ = [
     "Progress",
     "StudyPart",
     "StudyRun",
+    "TaskFailed",
     "attributes",
     "axes_grid",
     "check_out",
+    "check_executor",
     "check_progress",
     "check_run",
     "check_seed",
@@ -356,6 +416,7 @@ __all__ = [
     "colormap",
     "crc",
     "name_choices",
+    "on_executor",
     "process_pool",
     "spawn_seed",
     "study_runner",

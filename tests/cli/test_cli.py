@@ -193,7 +193,9 @@ class _FakeReport:
 def _fake_audit_all(outcomes: dict[str, Any]) -> Any:
     from audit.catalogue import CATALOGUE, CONTROLS
 
-    def fake(out: Any, seed: int = 0, samples: Any = None, progress: Any = None) -> list[Any]:
+    def fake(
+        out: Any, seed: int = 0, samples: Any = None, progress: Any = None, executor: Any = None
+    ) -> list[Any]:
         fake.called = {"out": Path(out), "seed": seed, "samples": samples}
         reports = []
         for e in (*REGISTRY, *CONTROLS, *CATALOGUE):

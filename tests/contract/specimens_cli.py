@@ -279,7 +279,9 @@ def _audit_all(**kwargs: Any) -> CliResult:
     from audit.catalogue import CATALOGUE, CONTROLS
     from reference.registry import REGISTRY
 
-    def stand_in(out: Any, seed: int = 0, samples: Any = None, progress: Any = None) -> list:
+    def stand_in(
+        out: Any, seed: int = 0, samples: Any = None, progress: Any = None, executor: Any = None
+    ) -> list:
         assert isinstance(seed, int) and (samples is None or isinstance(samples, int))
         bad = {e.name for e in CATALOGUE}
         return [_Report(e.name, e.name in bad) for e in (*REGISTRY, *CONTROLS, *CATALOGUE)]
