@@ -25,8 +25,14 @@ audit: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check reference audit dpquant tests proofs_checks benchmarks conftest.py
 
+# every paper's benchmark and the peers (minutes); the auditor's are `make bench-audit`
 bench: $(STAMP)
 	$(PY) benchmarks/bench_exponential_mechanism.py
+	$(PY) benchmarks/bench_aamand25.py
+	$(PY) benchmarks/bench_imola25.py
+	$(PY) benchmarks/bench_fukuchi19.py
+	$(PY) benchmarks/bench_tzamos20.py
+	$(PY) benchmarks/bench_validation.py
 	$(PY) benchmarks/bench_peers.py
 
 bench-audit: $(STAMP)

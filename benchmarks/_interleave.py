@@ -8,10 +8,14 @@ import time
 from collections.abc import Callable, Mapping
 
 
-def interleave(calls: Mapping[str, Callable[[], object]], repeats: int) -> dict[str, list[float]]:
-    """Seconds of each call, ``repeats`` times, the calls taking turns (one warm-up each)."""
-    for fn in calls.values():
-        fn()
+def interleave(
+    calls: Mapping[str, Callable[[], object]], repeats: int, warm_up: bool = True
+) -> dict[str, list[float]]:
+    """Seconds of each call, ``repeats`` times, the calls taking turns (one warm-up each unless
+    ``warm_up`` is false)."""
+    if warm_up:
+        for fn in calls.values():
+            fn()
     times: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(repeats):
         for name, fn in calls.items():

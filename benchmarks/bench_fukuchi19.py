@@ -12,16 +12,18 @@
 * for scale: the Unknown-α exact law at N = 2^15 (L = 12; the pruned tree grows quickly with L,
   so at N = 2^20, L = 21 the experiments simulate), and the Laplace baseline (one run).
 
-No peer implements this mechanism (the paper has no code), so there is no ratio column.
+No peer implements this mechanism (the paper has no code); the ratio compares the per-user path
+with the binomial fast path (the same law), their calls interleaved; every row is the median
+(min–max) over its repetitions.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
+from _interleave import interleave, ratio, spread
 
 from reference.ldp_minimum.exact_law import leaf_probabilities
 from reference.ldp_minimum.laplace_baseline import sample_grid_reports, sample_laplace_extreme
@@ -32,16 +34,13 @@ from reference.ldp_minimum.search import prepare, sample_binomial, sample_per_us
 N = 2**20
 
 
-def seconds_per_call(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    start = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    return (time.perf_counter() - start) / repeats
+def seconds_per_call(fn: Callable[[], object], repeats: int, per: int = 1) -> list[float]:
+    """Seconds of ``repeats`` calls (after a warm-up), divided by ``per``."""
+    return [t / per for t in interleave({"call": fn}, repeats)["call"]]
 
 
-def _row(name: str, seconds: float, target: str) -> None:
-    print(f"| {name} | {seconds * 1e3:.3f} ms | {target} |", flush=True)
+def _row(name: str, seconds: list[float], target: str) -> None:
+    print(f"| {name} | {spread(seconds, 1e-3, 'ms')} | {target} |", flush=True)
 
 
 def main() -> None:
@@ -59,20 +58,27 @@ def main() -> None:
         "—",
     )
     data = prepare(x)
+    paths = interleave(
+        {
+            "binomial": lambda: sample_binomial(data, rule, 1, rng),
+            "per-user": lambda: sample_per_user(data, rule, 1, rng),
+        },
+        5,
+    )
+    _row(f"one run, binomial fast path, L = {rule.levels}", paths["binomial"], "<= 1 ms")
+    _row(f"one run, per-user path, L = {rule.levels}", paths["per-user"], "<= 1 s")
+    print(
+        f"| per-user / binomial (interleaved) | {ratio(paths['per-user'], paths['binomial']):.0f}x | — |"
+    )
     _row(
-        f"one run, binomial fast path, L = {rule.levels}",
+        f"one run, binomial fast path, L = {rule.levels}, {args.repeats} repetitions",
         seconds_per_call(lambda: sample_binomial(data, rule, 1, rng), args.repeats),
         "<= 1 ms",
     )
     _row(
         "1000 runs, binomial fast path (vectorised), per run",
-        seconds_per_call(lambda: sample_binomial(data, rule, 1000, rng), 10) / 1000,
+        seconds_per_call(lambda: sample_binomial(data, rule, 1000, rng), 10, 1000),
         "—",
-    )
-    _row(
-        f"one run, per-user path, L = {rule.levels}",
-        seconds_per_call(lambda: sample_per_user(data, rule, 1, rng), 5),
-        "<= 1 s",
     )
     _row(
         f"exact law (pruned float tree), L = {rule.levels}",
@@ -90,7 +96,7 @@ def main() -> None:
     )
     _row(
         "grid Laplace report (exact CKS20 sampler, vectorised), per report",
-        seconds_per_call(lambda: sample_grid_reports(0.0, 1.0, 100_000, rng), 3) / 100_000,
+        seconds_per_call(lambda: sample_grid_reports(0.0, 1.0, 100_000, rng), 3, 100_000),
         "—",
     )
     _row(

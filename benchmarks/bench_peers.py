@@ -2,8 +2,9 @@
 
     python benchmarks/bench_peers.py [--sizes 1000,10000,100000,1000000] [--repeats 5]
 
-Each row releases one median (ε = 1) of n unsorted U(0, 1) values (a numpy array), best of
-``--repeats`` runs, and pairs the library with our implementation of the same mechanism:
+Each row releases one median (ε = 1) of n unsorted U(0, 1) values (a numpy array), ``--repeats``
+times, the library's call and ours taking turns (``benchmarks/_interleave.py``), printed as the
+median (min–max), and pairs the library with our implementation of the same mechanism:
 
 | work | ours | peer |
 |---|---|---|
@@ -12,33 +13,23 @@ Each row releases one median (ε = 1) of n unsorted U(0, 1) values (a numpy arra
 | Laplace report-noisy-max over 1000 candidates | ``LaplaceNoisyMaxQuantile.sample`` | eeprivacy ``PrivateQuantile.execute`` |
 | noisy binary search (python-dp) | — (no reference; our EM row for scale) | python-dp ``Median.quick_result`` |
 
-The ratio is peer time / our time (> 1: ours is faster). Libraries that are not installed are
+The ratio is the peer's median time / ours (> 1: ours is faster). Libraries that are not installed are
 reported as such (``pip install -e '.[peers]'``).
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
+from _interleave import interleave, ratio, spread
 
 from audit.adapters import PeerUnavailable
 from reference.primitives.candidate_quantile import CandidateQuantile, LaplaceNoisyMaxQuantile
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 
 CANDIDATES = tuple(float(v) for v in np.linspace(0.0, 1.0, 1000))
-
-
-def best_of(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up (imports, OpenDP's measurement)
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def peers(x: np.ndarray) -> dict[str, Callable[[], object] | str]:
@@ -103,15 +94,15 @@ def main() -> None:
         }
         for name, release in peers(x).items():
             label, mine = ours[name]
-            t_ours = best_of(mine, args.repeats)
             if isinstance(release, str):
-                print(f"| {name} | {n} | {t_ours * 1e3:.2f} ms ({label}) | {release} | — | — |")
+                t = interleave({"ours": mine}, args.repeats)
+                print(f"| {name} | {n} | {spread(t['ours'])} ({label}) | {release} | — | — |")
                 continue
             repeats = 1 if (name == "eeprivacy" and n >= 1_000_000) else args.repeats
-            t_peer = best_of(release, repeats)
+            t = interleave({"ours": mine, "peer": release}, repeats)
             print(
-                f"| {name} | {n} | {t_ours * 1e3:.2f} ms ({label}) | {name} | "
-                f"{t_peer * 1e3:.2f} ms | {t_peer / t_ours:.2f} |",
+                f"| {name} | {n} | {spread(t['ours'])} ({label}) | {name} | "
+                f"{spread(t['peer'])} | {ratio(t['peer'], t['ours']):.2f} |",
                 flush=True,
             )
 

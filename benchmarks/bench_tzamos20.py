@@ -10,8 +10,8 @@ constraints, the largest K for C >= 1, so the most anchors), ε = 1:
   targets <= 1 s at n = 1000 and <= 30 s at n = 10⁴;
 * one release from scratch (``PrivateMedian.sample(X, 1)``: data read exactly, Ψ_X, the exact
   piece masses, Algorithm 7, the output grid), memo cleared;
-* the direct construction (:func:`envelope`, one exact TH per cell, O(n²·K) Fractions) where
-  affordable (n <= ``--direct-max``), checked equal to the fast one piece by piece, and for scale at
+* the direct construction (:func:`envelope`, one exact TH per cell, O(n²·K) Fractions), its
+  calls interleaved with the fast one's and the release's, where affordable (n <= ``--direct-max``), checked equal to the fast one piece by piece, and for scale at
   n = 25, 50 so that its growth is visible; the fast one is always checked against the direct
   one at n = 100 and, with the study's C = 5/4, L = 2/5, at n = 50.
 
@@ -19,18 +19,21 @@ Also the study's constants (L = 2/5, r = 1, C = 5/4: K = ⌊0.16 n⌋) at the sa
 heavy-tailed data (half the points a Pareto(1) tail) at the largest size, and the fixed variant's
 Case (A) at C = 8 (X ∈ H_fix: one release costs the O(n log n) membership test and Algorithm 2,
 the safe form of Thm E.11's fast path) against the extension on the same data.
-No peer implements this mechanism (the paper has no code), so there is no ratio column.
+No peer implements this mechanism (the paper has no code); the ratios compare the direct
+construction with the fast one, and the extension with the fixed variant. Times are medians
+(min–max) over ``--repeats`` calls taken in turn, first calls included (no warm-up: a release
+from scratch is the cost measured).
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
-import time
 from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
+from _interleave import interleave, ratio, spread
 
 from reference.private_median.extended_density import envelope
 from reference.private_median.fast_envelope import fast_envelope
@@ -42,13 +45,12 @@ FIXTURES = dict(L=Fraction(1, 2), r=Fraction(1), R=Fraction(5), C=Fraction(1))
 STUDY = dict(L=Fraction(2, 5), r=Fraction(1), R=Fraction(5), C=Fraction(5, 4))
 
 
-def best_of(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
+def timed(fn: Callable[[], object], repeats: int) -> tuple[list[float], object]:
+    """Seconds of ``repeats`` calls (no warm-up: the first call is part of the cost) and the
+    last result."""
+    out: list[object] = []
+    times = interleave({"call": lambda: out.append(fn())}, repeats, warm_up=False)["call"]
+    return times, out[-1]
 
 
 def row(*cells: object) -> None:
@@ -69,7 +71,7 @@ def heavy_tailed_data(n: int, seed: int) -> list[Fraction]:
 def bench(label: str, consts: dict, x: list[Fraction], repeats: int, direct_max: int) -> None:
     n = len(x)
     params = MedianParameters(n, **consts)
-    t_fast, pieces = best_of(lambda: fast_envelope(x, params), repeats)
+    pieces = fast_envelope(x, params)
     mech = PrivateMedian(epsilon=1, **consts)
     rng = np.random.default_rng(0)
 
@@ -77,20 +79,26 @@ def bench(label: str, consts: dict, x: list[Fraction], repeats: int, direct_max:
         clear_envelope_cache()
         return mech.sample(x, 1, rng)
 
-    t_release, _ = best_of(one_release, repeats)
+    calls: dict[str, Callable[[], object]] = {
+        "fast": lambda: fast_envelope(x, params),
+        "release": one_release,
+    }
+    if n <= direct_max:
+        calls["direct"] = lambda: envelope(x, params)
+    t = interleave(calls, repeats, warm_up=False)
     direct = "—"
     if n <= direct_max:
-        t_direct, reference = best_of(lambda: envelope(x, params), 1)
-        verdict = "equal" if reference == pieces else "DIFFERENT"
-        direct = f"{t_direct:.3f} s ({verdict}; {t_direct / t_fast:.0f}× the fast one)"
+        verdict = "equal" if envelope(x, params) == pieces else "DIFFERENT"
+        ratio_text = f"{ratio(t['direct'], t['fast']):.0f}× the fast one"
+        direct = f"{spread(t['direct'], 1, 's')} ({verdict}; {ratio_text}, interleaved)"
     target = {1000: "<= 1 s", 10_000: "<= 30 s"}.get(n, "—")
     row(
         label,
         n,
         params.windows,
-        f"{t_fast:.3f} s",
+        spread(t["fast"], 1, "s"),
         target,
-        f"{t_release:.3f} s",
+        spread(t["release"], 1, "s"),
         len(pieces),
         direct,
     )
@@ -102,14 +110,22 @@ def bench_fixed_case_a(n: int, repeats: int) -> None:
     fixed = PrivateMedian(epsilon=1, mode="fixed", **{**FIXTURES, "C": Fraction(8)})
     ext = PrivateMedian(epsilon=1, **{**FIXTURES, "C": Fraction(8)})
     rng = np.random.default_rng(1)
-    t_fixed, _ = best_of(lambda: fixed.sample(x, 1, rng), repeats)
 
     def fresh() -> np.ndarray:
         clear_envelope_cache()
         return ext.sample(x, 1, rng)
 
-    t_ext, _ = best_of(fresh, 1 if n >= 10_000 else repeats)
-    row(n, fixed.restricted(x), f"{t_fixed:.3f} s", f"{t_ext:.3f} s")
+    t = interleave(
+        {"fixed": lambda: fixed.sample(x, 1, rng), "extension": fresh},
+        1 if n >= 10_000 else repeats,
+        warm_up=False,
+    )
+    row(
+        n,
+        fixed.restricted(x),
+        spread(t["fixed"], 1, "s"),
+        f"{spread(t['extension'], 1, 's')} ({ratio(t['extension'], t['fixed']):.0f}×)",
+    )
 
 
 def main() -> None:
