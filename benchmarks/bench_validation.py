@@ -13,23 +13,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
+from _interleave import interleave
 
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.validation import check_data
 
 
 def interleaved(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return times
+    return interleave(fns, repeat, warm_up=False)
 
 
 def show(title: str, times: dict[str, list[float]], unit: float, label: str) -> None:
