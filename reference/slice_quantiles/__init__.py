@@ -28,7 +28,7 @@ from reference.slice_quantiles.exact_law import (
     theorem_4_2_delta,
 )
 from reference.slice_quantiles.good_set import good_set_members, in_good_set, slices
-from reference.slice_quantiles.inputs import check_int_array
+from reference.slice_quantiles.inputs import SortedData, check_int_array, sorted_data
 from reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism, joint_exp
 from reference.slice_quantiles.mechanism import SliceQuantiles, with_options
 from reference.slice_quantiles.parameters import (
@@ -55,6 +55,7 @@ __all__ = [
     "BudgetSplit",
     "JointExpMechanism",
     "SliceQuantiles",
+    "SortedData",
     "SliceQuantilesPlan",
     "add_map",
     "approximate_quantiles",
@@ -79,6 +80,7 @@ __all__ = [
     "required_spacing",
     "rho_from_epsilon",
     "sample_slices_em",
+    "sorted_data",
     "slice_em_log_density",
     "slice_quantiles",
     "slices",

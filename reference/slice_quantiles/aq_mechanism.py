@@ -25,10 +25,12 @@ therefore only a 2ρ-zCDP guarantee (comp = 4·layers would restore ρ); pure mo
 (the substitution costs the same EM at most 2ε'). See notes/imola25.md, "Other findings".
 
 Sampling is vectorised over samples (each sample's subset is a contiguous index range of the
-sorted data): several samples use log-space weights; a single release uses linear-space weights
-L_j·e^{−scale·|j − t|} with the decay factors formed as products of two exponentials (falling
-back to log space on underflow), which keeps one release at n = 586,104, m = 200 (the size of
-the authors' Figure 1 data) near 50 ms. Both are tied to
+sorted data): several samples use log-space weights; a single release draws each EM by
+rejection from blocks of about 1/scale intervals (``em_method="blocks"``, default: a block's
+total length is a difference of two data points, so a call costs O(k·scale + 1) instead of
+O(k)), or with linear-space weights L_j·e^{−scale·|j − t|} of every interval
+(``em_method="linear"``, the draws before issue 21; decay factors as products of two
+exponentials); both fall back to log space on underflow. All are tied to
 :class:`reference.primitives.exponential_mechanism.ExponentialQuantile` by conformance tests.
 """
 
@@ -45,6 +47,7 @@ from reference.core import MechanismBase
 from reference.slice_quantiles.aq_recursion import (
     LAYER_RULES,
     MODES,
+    Node,
     Plan,
     aq_plan,
     em_sensitivity,
@@ -80,6 +83,21 @@ more draws are refused up front (:meth:`ApproximateQuantilesMechanism.draw_limit
 _CHUNK_CELLS = 1 << 22  # samples × intervals per vectorised EM block
 _PICK_BLOCK = 1024
 _SAFE_TOTAL = 1e-200  # below this total weight the linear-space EM defers to log space
+BLOCK_TILT = 0.5
+"""A block of the rejection EM spans at most BLOCK_TILT/scale intervals, so that a try in the
+window accepts with probability at least e^{−BLOCK_TILT} ≈ 0.61."""
+MAX_ROUNDS = 50
+"""Rejection rounds of the rejection EM before a row still rejected is drawn in log space (its
+blocks' bounds may overstate weights that underflow: ties at the target and a huge ε)."""
+WINDOW = 40.0
+"""The rejection EM's window: the intervals within WINDOW/scale of the target are cut into blocks,
+those beyond (weight at most e^{−WINDOW} per unit of length) form one block on each side."""
+EM_METHODS = ("blocks", "linear")
+"""How a single AQ release draws each EM: by rejection from blocks of intervals (default,
+O(k·ε' + 1) per call, the calls of one depth drawn together, :func:`_em_blocks`) or with the
+weights of every interval (O(k),
+:func:`_em_single`; the draws of releases before issue 21). The same law; several samples at
+once always use the log-space batch."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -98,6 +116,7 @@ def subset_em_sample(
     epsilon: float,
     sensitivity: float,
     rng: np.random.Generator,
+    method: str = "blocks",
 ) -> np.ndarray:
     """One EM draw per sample s on the subset x[start_s:stop_s] with range (lo_s, hi_s).
 
@@ -105,7 +124,8 @@ def subset_em_sample(
     s_1..s_k the subset; P(j) ∝ (s_{j+1} − s_j)·exp(−ε·|j − q·k|/(2·sens)) (App. C.2 on a subset); the
     output is uniform in the chosen interval. ``gaps`` = diff(x). Several samples: log-space
     weights scaled by their row maximum, inverse CDF (:func:`_em_batch`). One sample (a single
-    release, the hot path): :func:`_em_single`. A sample whose intervals all have length zero
+    release, the hot path): :func:`_em_blocks` (``method="blocks"``) or
+    :func:`_em_single` (``"linear"``). A sample whose intervals all have length zero
     (lo = hi) returns lo. ``x`` sorted; lo_s <= x[start_s:stop_s] <= hi_s.
     """
     x = check_data(x, "x", allow_empty=True)
@@ -134,7 +154,8 @@ def subset_em_sample(
         raise ValueError("epsilon/(2·sensitivity) must be a finite float")
     if start.size * (int((stop - start).max(initial=0)) + 1) > DRAW_BUDGET:
         raise ValueError(f"start and stop give more than {DRAW_BUDGET} EM intervals in all")
-    return _subset_em_sample(x, gaps, Subsets(start, stop, lo, hi), q, scale, rng)
+    method = check_choice(method, "method", EM_METHODS)
+    return _subset_em_sample(x, gaps, Subsets(start, stop, lo, hi), q, scale, rng, method)
 
 
 def _index_vector(values: Any, name: str, n: int) -> np.ndarray:
@@ -167,14 +188,17 @@ def _subset_em_sample(
     q: float,
     scale: float,
     rng: np.random.Generator,
+    method: str = "blocks",
 ) -> np.ndarray:
     """:func:`subset_em_sample` on checked arguments, ``scale`` = ε/(2·sens)."""
     start, stop, lo, hi = subsets
     size = start.size
     k = stop - start
     if size == 1:
-        v = _em_single(x, gaps, int(start[0]), int(k[0]), float(lo[0]), float(hi[0]), q, scale, rng)
-        return np.array([v])
+        if method == "blocks":
+            return _em_blocks(x, start, k, lo, hi, np.array([q]), np.array([scale]), rng)
+        one = (int(start[0]), int(k[0]), float(lo[0]), float(hi[0]), q, scale, rng)
+        return np.array([_em_single(x, gaps, *one)])
     out = np.empty(size)
     if size == 0:
         return out
@@ -273,6 +297,154 @@ def _em_single(
     return left + (right - left) * rng.random()
 
 
+def _breakpoint(
+    x: np.ndarray, start: np.ndarray, k: np.ndarray, i: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> np.ndarray:
+    """s_i of each row: s_0 = lo, s_i = x[start + i − 1] for 1 <= i <= k, s_{k+1} = hi."""
+    inner = x[start + np.clip(i, 1, np.maximum(k, 1)) - 1] if x.size else np.zeros(i.shape)
+    return np.where(i <= 0, lo, np.where(i >= k + 1, hi, inner))
+
+
+def _row_blocks(
+    k: np.ndarray, t: np.ndarray, scale: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's proposal blocks: intervals 0..k cut into the window |j − t| <= WINDOW/scale,
+    in blocks of max(1, ⌊BLOCK_TILT/scale⌋) intervals, and at most one block on each side
+    outside it. Returns (first block of each row, blocks per row, owner row, a, e, outer) with
+    block b holding the intervals a[b]..e[b], ``outer[b]`` when it lies outside the window."""
+    reach = np.minimum(np.ceil(WINDOW / scale), 2.0**62).astype(np.int64)
+    wa = np.maximum(0, np.floor(t).astype(np.int64) - reach)
+    wb = np.minimum(k, np.ceil(t).astype(np.int64) + reach)
+    width = np.minimum(
+        wb - wa + 1,
+        np.maximum(1, np.floor(np.minimum(BLOCK_TILT / scale, 2.0**62)).astype(np.int64)),
+    )
+    inner = -(-(wb - wa + 1) // width)
+    left, right = (wa > 0).astype(np.int64), (wb < k).astype(np.int64)
+    count = left + inner + right
+    first = np.concatenate([[0], np.cumsum(count)[:-1]])
+    owner = np.repeat(np.arange(k.size), count)
+    pos = np.arange(int(count.sum())) - first[owner]  # the block's place in its row
+    i = pos - left[owner]  # index among the row's inner blocks (−1: the left outer block)
+    a = np.where(i < 0, 0, wa[owner] + i * width[owner])
+    e = np.where(i < 0, wa[owner] - 1, np.minimum(a + width[owner], wb[owner] + 1) - 1)
+    outer_right = i >= inner[owner]
+    a = np.where(outer_right, wb[owner] + 1, a)
+    e = np.where(outer_right, k[owner], e)
+    return first, count, owner, a, e, (i < 0) | outer_right
+
+
+def _em_blocks(
+    x: np.ndarray,
+    start: np.ndarray,
+    k: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    q: np.ndarray,
+    scale: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """One EM draw per row (each row its own subset x[start:start + k], range, q and scale), all
+    rows at once, by rejection from blocks of intervals (:func:`_row_blocks`).
+
+    A block b of intervals a..e is proposed with probability ∝ U_b = (s_{e+1} − s_a)·e^{−scale·d_b},
+    d_b the least |j − t| in it (t = q·k): U_b is at least the block's EM weight
+    Σ_{j=a..e} L_j·e^{−scale·|j − t|}, so a point drawn uniformly in [0, U_b) that falls under the
+    block's running EM weights picks interval j with exactly the EM's law, and one that does not
+    is drawn again (a try in the window succeeds with probability at least e^{−BLOCK_TILT};
+    after :data:`MAX_ROUNDS` rejections the row is drawn in log space, also exactly). A
+    block's length is a difference of two breakpoints, so a proposal costs
+    O(WINDOW/BLOCK_TILT) blocks per row whatever k is; a block outside the window (weight below
+    e^{−WINDOW} per unit length) is rarely proposed, and then its intervals are weighed one by one.
+    Rows whose proposal total is not safely above underflow go to log space (:func:`_em_batch`);
+    the output is uniform in the chosen interval."""
+    out = np.empty(k.size)
+    t = q * k
+    first, count, owner, a, e, outer = _row_blocks(k, t, scale)
+    left = _breakpoint(x, start[owner], k[owner], a, lo[owner], hi[owner])
+    right = _breakpoint(x, start[owner], k[owner], e + 1, lo[owner], hi[owner])
+    to = t[owner]
+    d = np.where((a <= to) & (to <= e), 0.0, np.minimum(np.abs(a - to), np.abs(e - to)))
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        U = (right - left) * np.exp(-scale[owner] * d) * (1.0 + 2.0**-40)  # stays an upper bound
+        total = np.add.reduceat(U, first)
+        # each row's proposals scaled to total 1 before the running sum over all rows, so a
+        # row's share is not lost to the rounding of the rows before it
+        cum = np.cumsum(U / np.where(total > 0, total, 1.0)[owner])
+    before = np.concatenate([[0.0], cum])[first]
+    fine = np.isfinite(total) & (total > _SAFE_TOTAL)
+    active = np.flatnonzero(fine)
+    rounds = 0
+    while active.size and rounds < MAX_ROUNDS:
+        rounds += 1
+        last = first[active] + count[active] - 1
+        u0 = rng.random(active.size) * (cum[last] - before[active])
+        b = np.clip(np.searchsorted(cum, before[active] + u0, side="right"), first[active], last)
+        u = rng.random(active.size) * U[b]
+        point = np.full(active.size, np.nan)
+        wide = outer[b]
+        for i in np.flatnonzero(wide):  # an outer block: its intervals one by one (rare)
+            point[i] = _in_block(
+                x, active[i], a[b[i]], e[b[i]], u[i], start, k, lo, hi, t, scale, rng
+            )
+        body = np.flatnonzero(~wide)
+        if body.size:
+            rows, bb = active[body], b[body]
+            span = int((e[bb] - a[bb]).max()) + 1
+            j = a[bb][:, None] + np.arange(span)[None, :]
+            kb, sb = k[rows][:, None], start[rows][:, None]
+            s_j = _breakpoint(x, sb, kb, j, lo[rows][:, None], hi[rows][:, None])
+            s_next = _breakpoint(x, sb, kb, j + 1, lo[rows][:, None], hi[rows][:, None])
+            with np.errstate(under="ignore"):
+                decay = np.exp(-scale[rows][:, None] * np.abs(j - t[rows][:, None]))
+                w = np.where(j <= e[bb][:, None], (s_next - s_j) * decay, 0.0)
+            run = np.cumsum(w, axis=1)
+            ub = u[body]
+            pick = np.minimum((run <= ub[:, None]).sum(axis=1), span - 1)
+            ra = np.arange(body.size)
+            left_pick, right_pick = s_j[ra, pick], s_next[ra, pick]
+            inside = left_pick + (right_pick - left_pick) * rng.random(body.size)
+            point[body] = np.where(ub < run[:, -1], inside, np.nan)
+        accept = ~np.isnan(point)
+        out[active[accept]] = point[accept]
+        active = active[~accept]
+    # log space, row by row, for the rows whose proposal total underflows and for those still
+    # rejected after MAX_ROUNDS tries (an exact draw after any number of rejections: the law
+    # stays the EM's)
+    for r in np.concatenate([np.flatnonzero(~fine), active]).astype(np.int64):
+        one = Subsets(start[r : r + 1], start[r : r + 1] + k[r], lo[r : r + 1], hi[r : r + 1])
+        out[r] = _em_batch(x, one, float(q[r]), float(scale[r]), int(k[r]) + 1, rng)[0]
+    return out
+
+
+def _in_block(
+    x: np.ndarray,
+    r: int,
+    a: int,
+    e: int,
+    u: float,
+    start: np.ndarray,
+    k: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    t: np.ndarray,
+    scale: np.ndarray,
+    rng: np.random.Generator,
+) -> float:
+    """The accept step of :func:`_em_blocks` for one row's block a..e weighed interval by
+    interval: the point of the chosen interval, or NaN when ``u`` is above the block's weight."""
+    j = np.arange(a, e + 1)
+    kr, sr = k[r : r + 1], start[r : r + 1]
+    s_j = _breakpoint(x, sr, kr, j, lo[r : r + 1], hi[r : r + 1])
+    s_next = _breakpoint(x, sr, kr, j + 1, lo[r : r + 1], hi[r : r + 1])
+    with np.errstate(under="ignore"):
+        run = np.cumsum((s_next - s_j) * np.exp(-scale[r] * np.abs(j - t[r])))
+    if not u < run[-1]:
+        return math.nan
+    i = int(np.searchsorted(run, u, side="right"))
+    return float(s_j[i] + (s_next[i] - s_j[i]) * rng.random())
+
+
 def _pick(w: np.ndarray, u: float) -> int:
     """Index J with P(J = j) = w_j/Σw for u ~ U[0, 1) (inverse CDF in two stages: block sums,
     then the cumulative sum inside the chosen block); −1 when Σw is not safely positive."""
@@ -343,21 +515,28 @@ def _root(n: int, bounds: tuple[float, float], size: int) -> Subsets:
 
 
 def _release(
-    x: np.ndarray, plan: Plan, eps_prime: float, root: Subsets, rng: np.random.Generator
+    x: np.ndarray,
+    plan: Plan,
+    eps_prime: float,
+    root: Subsets,
+    rng: np.random.Generator,
+    method: str = "blocks",
 ) -> np.ndarray:
     """:func:`sample_aq` on checked arguments, one sample per row of ``root`` (the mechanism
     and :func:`approximate_quantiles` have checked them already: no second O(n) pass per
-    release)."""
+    release); ``method`` as :data:`EM_METHODS` (single releases)."""
     size, m = root.start.size, len(plan.order)
     out = np.empty((size, m))
-    gaps = np.diff(x)
     a, b = float(root.lo[0]), float(root.hi[0])
+    if method == "blocks" and size == 1:
+        return np.clip(_release_by_levels(x, plan, eps_prime, root, rng), a, b).reshape(1, m)
+    gaps = np.diff(x)
     state = {id(plan.root): root}
     for node in plan.order:
         subsets = state.pop(id(node))
         start, stop, lo, hi = subsets
         scale = eps_prime / (2.0 * em_sensitivity(node.q))
-        v = _subset_em_sample(x, gaps, subsets, node.q, scale, rng)
+        v = _subset_em_sample(x, gaps, subsets, node.q, scale, rng, method)
         out[:, node.index] = v
         if node.left is not None:
             le = np.clip(np.searchsorted(x, v, side="right"), start, stop)
@@ -366,6 +545,37 @@ def _release(
             lt = np.clip(np.searchsorted(x, v, side="left"), start, stop)
             state[id(node.right)] = Subsets(lt, stop, v, hi)
     return np.clip(out, a, b, out=out)
+
+
+def _release_by_levels(
+    x: np.ndarray, plan: Plan, eps_prime: float, root: Subsets, rng: np.random.Generator
+) -> np.ndarray:
+    """One release with the EM calls of each depth of the recursion drawn together
+    (:func:`_em_blocks`): a call depends only on its ancestors' values, which the depths above
+    have drawn, so the law is the recursion's; m values in quantile order."""
+    out = np.empty(len(plan.order))
+    level = [
+        (plan.root, int(root.start[0]), int(root.stop[0]), float(root.lo[0]), float(root.hi[0]))
+    ]
+    while level:
+        start = np.array([item[1] for item in level], dtype=np.int64)
+        stop = np.array([item[2] for item in level], dtype=np.int64)
+        lo = np.array([item[3] for item in level])
+        hi = np.array([item[4] for item in level])
+        q = np.array([item[0].q for item in level])
+        scale = eps_prime / (2.0 * np.maximum(q, 1.0 - q))  # em_sensitivity, row by row
+        v = _em_blocks(x, start, stop - start, lo, hi, q, scale, rng)
+        le = np.clip(np.searchsorted(x, v, side="right"), start, stop)
+        lt = np.clip(np.searchsorted(x, v, side="left"), start, stop)
+        below: list[tuple[Node, int, int, float, float]] = []
+        for r, (node, s0, s1, l0, h0) in enumerate(level):
+            out[node.index] = v[r]
+            if node.left is not None:
+                below.append((node.left, s0, int(le[r]), l0, float(v[r])))
+            if node.right is not None:
+                below.append((node.right, int(lt[r]), s1, float(v[r]), h0))
+        level = below
+    return out
 
 
 def _aq_draw_limit(m: int, n: int) -> int:
@@ -386,11 +596,14 @@ def approximate_quantiles(
     rho: float | None = None,
     layers: str = "authors",
     kss_original_constant: bool = False,
+    em_method: str = "blocks",
 ) -> np.ndarray:
     """One AQ release (module docstring): m estimates, sorted, in quantile order.
 
     mode 'pure': (ε, 0)-DP. mode 'zcdp': ρ-zCDP with ρ = ``rho`` or ρ = rho_from_epsilon(ε, δ)
-    (then (ε, δ)-DP by the "cks" conversion)."""
+    (then (ε, δ)-DP by the "cks" conversion). ``em_method`` as :data:`EM_METHODS` (the same
+    law; "linear" reproduces the draws of releases before issue 21)."""
+    em_method = check_choice(em_method, "em_method", EM_METHODS)
     bounds = check_domain(bounds, "bounds", finite=True)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
@@ -409,7 +622,7 @@ def approximate_quantiles(
         kss_original_constant=kss_original_constant,
     )
     x = clamp_sorted(data, bounds)
-    return _release(x, plan, eps_prime, _root(x.size, bounds, 1), rng)[0]
+    return _release(x, plan, eps_prime, _root(x.size, bounds, 1), rng, em_method)[0]
 
 
 @dataclass(frozen=True)
@@ -417,8 +630,8 @@ class ApproximateQuantilesMechanism(MechanismBase):
     """AQ as a :class:`reference.core.Mechanism`: claim (ε, 0) (pure) or (ε, δ) (zcdp, ρ =
     rho_from_epsilon(ε, δ)); ``domain`` (−inf, inf) since inputs are clamped to ``bounds``.
 
-    ``composition`` overrides comp (a value below the true one is a deliberately broken variant).
-    One call draws at most :data:`DRAW_BUDGET`/(m·(n + 1)) releases (at least one).
+    ``composition`` overrides comp (a value below the true one is a deliberately broken variant);
+    ``em_method`` as :data:`EM_METHODS` (one draw per call). One call draws at most :data:`DRAW_BUDGET`/(m·(n + 1)) releases (at least one).
     """
 
     quantiles: tuple[float, ...]
@@ -430,6 +643,7 @@ class ApproximateQuantilesMechanism(MechanismBase):
     layers: str = "authors"
     kss_original_constant: bool = False
     composition: float | None = None
+    em_method: str = "blocks"
 
     clamps = True  # any finite value is valid input: values outside ``bounds`` are clamped
     allow_empty = True  # the empty data set: every EM call is uniform on its range
@@ -439,6 +653,7 @@ class ApproximateQuantilesMechanism(MechanismBase):
         check_choice(self.mode, "mode", MODES)
         check_choice(self.layers, "layers", LAYER_RULES)
         check_flag(self.kss_original_constant, "kss_original_constant")
+        check_choice(self.em_method, "em_method", EM_METHODS)
         if self.composition is not None:
             object.__setattr__(self, "composition", check_positive(self.composition, "composition"))
         if self.mode == "zcdp":
@@ -484,4 +699,5 @@ class ApproximateQuantilesMechanism(MechanismBase):
         """``size`` independent releases, shape (size, m), vectorised over the samples."""
         x = clamp_sort(data, self.bounds)
         plan = aq_plan(self.quantiles)
-        return _release(x, plan, self._eps_prime, _root(x.size, self.bounds, size), rng)
+        root = _root(x.size, self.bounds, size)
+        return _release(x, plan, self._eps_prime, root, rng, self.em_method)

@@ -7,6 +7,7 @@ Every check returns the checked value or raises a ``ValueError`` naming the para
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -98,10 +99,39 @@ def check_release_fields(mechanism: Any) -> None:
     check_adjacency_central(mechanism.adjacency)
 
 
+@dataclass(frozen=True)
+class SortedData:
+    """Data validated, clamped and sorted once (``values``, read-only), inside ``bounds``:
+    :meth:`~reference.slice_quantiles.mechanism.SliceQuantiles.prepare` or :func:`sorted_data`
+    make it, and a release on it skips the O(n) checks and the sort (the authors' code takes
+    sorted data and checks nothing). ``clamp``: whether out-of-bounds values were clamped (a
+    SliceQuantiles without ``clamp`` refuses them instead)."""
+
+    values: np.ndarray
+    bounds: tuple[float, float]
+    clamp: bool
+
+    def __len__(self) -> int:
+        return int(self.values.size)
+
+
+def sorted_data(data: Any, bounds: tuple[float, float]) -> SortedData:
+    """The data clamped into ``bounds`` and sorted once, for repeated baseline releases
+    (:func:`~reference.slice_quantiles.aq_mechanism.approximate_quantiles` takes it as data)."""
+    values = clamp_sorted(data, bounds)
+    values.setflags(write=False)
+    return SortedData(values, check_domain(bounds, "bounds", finite=True), True)
+
+
 def clamp_sorted(data: Any, bounds: tuple[float, float]) -> np.ndarray:
     """The data clamped into ``bounds`` and sorted (a new array; the baselines clamp their input,
-    as the authors' code does)."""
+    as the authors' code does); a :class:`SortedData` for the same bounds is used as it is (its
+    read-only values, no copy)."""
     bounds = check_domain(bounds, "bounds", finite=True)
+    if isinstance(data, SortedData):
+        if data.bounds == bounds:
+            return data.values
+        data = data.values
     return clamp_sort(check_data(data, "data", allow_empty=True), bounds)
 
 

@@ -9,8 +9,13 @@ t = ⌊L/2⌋ (``target="paper"``, = h for a slice of 2h + 1 points); the author
 t = L/2 (``target="authors"``, notes/imola25.md errata 10–11).
 
 :func:`sample_slices_em` draws one output per row of a (k, L) array of slices, each row with its own
-range, by the Gumbel-max trick in log space (no underflow for any ε·L); :func:`slice_em_log_density`
-is the exact law of one row (mpmath), and the tests tie the two.
+range: by default (``method="inverse_cdf"``) with one uniform per row against the row's cumulative
+weights (s_{j+1} − s_j)·g_j, g_j = exp(−ε|j − t|/2) computed once for all rows; where that
+cannot be done to full precision (ε·L so large that g underflows, an interval at the target of
+length 0, weights that underflow or overflow) the rows go through the Gumbel-max trick in log
+space (``method="gumbel"``, no underflow for any ε·L), which is also available for every row
+(the draws of releases before issue 21). :func:`slice_em_log_density` is the exact law of one row (mpmath), and the tests tie
+both methods to it.
 """
 
 from __future__ import annotations
@@ -35,6 +40,12 @@ from reference.validation import (
 )
 
 TARGETS = ("paper", "authors")
+METHODS = ("inverse_cdf", "gumbel")
+"""How :func:`sample_slices_em` draws: inverse CDF on linear weights (fast), or Gumbel-max in log
+space (every row; the draws of earlier versions for the same seed)."""
+TINY_TOTAL = 1e-280
+"""A row whose total linear weight is below this (or not finite) is drawn by Gumbel-max: its
+weights may have lost precision to underflow."""
 MAX_SLICE_CELLS = 10**8
 """Most entries of the slices array one :func:`sample_slices_em` call takes."""
 MAX_EXACT_POINTS = 10**5
@@ -57,8 +68,10 @@ def sample_slices_em(
     target: str = "paper",
     *,
     check_values: bool = True,
+    method: str = "inverse_cdf",
 ) -> np.ndarray:
-    """One EM draw per row of ``slices`` (k, L), sorted rows, ranges (lo[k], hi[k]) with lo <= hi.
+    """One EM draw per row of ``slices`` (k, L), sorted rows, ranges (lo[k], hi[k]) with lo <= hi;
+    ``method`` as :data:`METHODS` (the same law).
 
     ``check_values=False`` skips the O(k·L) scans of the values (finite, sorted rows, lo <= hi),
     as ``scipy.linalg``'s ``check_finite=False`` does, for callers whose arrays already satisfy
@@ -83,7 +96,51 @@ def sample_slices_em(
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     target = check_choice(target, "target", TARGETS)
-    return _sample_slices_em(s, lo, hi, epsilon, rng, target)
+    if check_choice(method, "method", METHODS) == "gumbel":
+        return _sample_slices_em(s, lo, hi, epsilon, rng, target)
+    return _sample_slices_inverse_cdf(s, lo, hi, epsilon, rng, target)
+
+
+def _sample_slices_inverse_cdf(
+    slices: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    epsilon: float,
+    rng: np.random.Generator,
+    target: str,
+) -> np.ndarray:
+    """:func:`sample_slices_em` by inverse CDF: weights w_j = (s_{j+1} − s_j)·g_j with
+    g_j = exp(−ε|j − t|/2) (one vector for all rows), one uniform u·W per row against the running
+    sums, the first interval whose running sum exceeds it (a zero-weight interval is never
+    chosen), then a uniform point in it. Gumbel-max in log space (:func:`_sample_slices_em`)
+    draws instead every row when some g_j is below 1e-300 (ε·L large: g would lose precision),
+    and the rows whose target interval has length 0 or whose total W is not in
+    [:data:`TINY_TOTAL`, inf) (there the shifted penalty or log space keeps full precision)."""
+    L = slices.shape[1]
+    dist = np.abs(np.arange(L + 1) - slice_target(L, target))
+    g = np.exp(-(epsilon / 2.0) * (dist - dist.min()))
+    if g.min() < 1e-300:
+        return _sample_slices_em(slices, lo, hi, epsilon, rng, target)
+    s = np.clip(slices, lo[:, None], hi[:, None])
+    edges = np.concatenate([lo[:, None], s, hi[:, None]], axis=1)
+    lengths = np.diff(edges, axis=1)
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        cum = np.cumsum(lengths * g, axis=1)
+    total = cum[:, -1]
+    near = lengths[:, dist == dist.min()].max(axis=1) > 0
+    fine = near & (total >= TINY_TOTAL) & np.isfinite(total)
+    u = rng.random(len(s)) * total
+    choice = (cum <= u[:, None]).sum(axis=1)
+    over = np.flatnonzero(choice > L)  # u rounded up to W: the last interval of positive weight
+    if over.size:
+        choice[over] = L - np.argmax(lengths[over, ::-1] > 0, axis=1)
+    rows = np.arange(len(s))
+    width = lengths[rows, choice]
+    out = np.minimum(edges[rows, choice] + rng.random(len(s)) * width, hi)
+    rest = np.flatnonzero(~fine)
+    if rest.size:
+        out[rest] = _sample_slices_em(slices[rest], lo[rest], hi[rest], epsilon, rng, target)
+    return out
 
 
 def _sample_slices_em(

@@ -46,6 +46,7 @@ from reference.slice_quantiles.exact_law import (
     theorem_4_2_delta,
 )
 from reference.slice_quantiles.good_set import good_set_members, in_good_set, slices
+from reference.slice_quantiles.inputs import sorted_data
 from reference.slice_quantiles.integer_lattice import min_l1_cost
 from reference.slice_quantiles.joint_exp_forward import (
     decayed_window_lse,
@@ -319,9 +320,11 @@ SPECIMENS: list[Specimen] = [
             "target": ("paper", "choice"),
             "cc_scale": (None, "real"),
             "clamp": (False, "flag"),
+            "em_method": ("inverse_cdf", "choice"),
         },
         X7,
         extra={
+            "em_method": ("gumbel",),
             "ranks": INT_LISTS,
             "adjacency": ("replace_one", "local"),
             "noise": ("laplace",),
@@ -346,8 +349,14 @@ SPECIMENS: list[Specimen] = [
             "layers": ("authors", "choice"),
             "kss_original_constant": (False, "flag"),
             "composition": (None, "real"),
+            "em_method": ("blocks", "choice"),
         },
-        {"mode": ("zcdp",), "layers": ("ceil", "depth"), "adjacency": ("add_remove",)},
+        {
+            "mode": ("zcdp",),
+            "layers": ("ceil", "depth"),
+            "adjacency": ("add_remove",),
+            "em_method": ("linear",),
+        },
     ),
 ]
 
@@ -427,8 +436,10 @@ ENTRIES: list[Entry] = [
             "rho": (None, "real"),
             "layers": ("authors", "choice"),
             "kss_original_constant": (False, "flag"),
+            "em_method": ("blocks", "choice"),
         },
         check=_estimates,
+        extra={"em_method": ("linear",)},
     ),
     _fn(
         joint_exp,
@@ -680,6 +691,11 @@ ENTRIES: list[Entry] = [
         check=_positive_finite,
     ),
     _entry(
+        "sorted_data",
+        lambda **kw: sorted_data(**kw).values,
+        {"data": ([3.0, 1.0, 9.0], "data"), "bounds": ((0.0, 8.0), "pair")},
+    ),
+    _entry(
         "subset_em_sample",
         lambda **kw: (subset_em_sample(**kw), kw["lo"], kw["hi"]),
         {
@@ -693,8 +709,10 @@ ENTRIES: list[Entry] = [
             "epsilon": (1.0, "real"),
             "sensitivity": (0.5, "real"),
             "rng": (RNG, "rng"),
+            "method": ("blocks", "choice"),
         },
         check=_in_ranges,
+        extra={"method": ("linear",)},
     ),
     _entry(
         "aq_plan",

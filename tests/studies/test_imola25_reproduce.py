@@ -149,10 +149,14 @@ def test_the_papers_n_is_infeasible_with_a_correct_cc(adjacency: str) -> None:
     the 250-grid (binary-tree CC, exact tail w); so is the repo's ×12 (n = 586,104) under
     substitution."""
     paper = I.slice_feasibility(adjacency, 10, (200,))
-    assert paper.n == 488_420 and paper.spacing == 1945  # grid spacing 1945 (notes/imola25.md, "Reference values")
+    assert (
+        paper.n == 488_420 and paper.spacing == 1945
+    )  # grid spacing 1945 (notes/imola25.md, "Reference values")
     assert not paper.feasible
     repo = I.slice_feasibility(adjacency, 12, (200,))
-    assert repo.n == 586_104 and repo.spacing == 2335  # grid spacing 2335 (notes/imola25.md, "Reference values")
+    assert (
+        repo.n == 586_104 and repo.spacing == 2335
+    )  # grid spacing 2335 (notes/imola25.md, "Reference values")
     assert repo.feasible is (adjacency == "add_remove")
 
 
@@ -293,3 +297,33 @@ def test_traced_curves_of_figure_1_ship_with_the_package_one_per_panel_and_mecha
             assert [m for m, _ in curve] == [10, 50, 100, 150, 200]
             assert all(0 < e < 600 for _, e in curve)
     assert curves["a"]["AQ zCDP"][-1] == (200, 243)  # the paper's panel (a), m = 200
+
+
+@pytest.mark.parametrize("mechanism", ["SliceQuantiles", "AQ pure", "AQ zCDP"])
+def test_the_study_draws_with_the_samplers_of_its_committed_tables(mechanism: str) -> None:
+    """The study keeps the draws its tables in notes/imola25.md were made with: SliceQuantiles'
+    slice EM by Gumbel-max and AQ's EM with every interval's weight (the faster defaults of
+    issue 21 have the same laws but other values for a seed)."""
+    from reference.slice_quantiles import approximate_quantiles, plan_slice_quantiles, with_options
+
+    x = np.sort(np.repeat(load_adult("age"), 21).astype(float))
+    x = x + np.arange(1, x.size + 1) / x.size
+    q = np.array([0.1, 0.5, 0.9])
+    cell = I.Cell("a", "age", "replace_one", 21, 3, mechanism, 1)
+    got = I.release(cell, x, q, np.random.default_rng(4))
+    if mechanism == "SliceQuantiles":
+        plan = plan_slice_quantiles(
+            x.size, (0.0, 100.0), cell.epsilon, cell.delta, quantiles=q,
+            adjacency="replace_one", min_gap=1.0 / x.size, beta=0.05,
+        )  # fmt: skip
+        old = with_options(plan.mechanism, em_method="gumbel").release(x, np.random.default_rng(4))
+        new = plan.mechanism.release(x, np.random.default_rng(4))
+    else:
+        mode = "pure" if mechanism == "AQ pure" else "zcdp"
+        extra = {} if mode == "pure" else {"delta": cell.delta}
+        args = (x, q, (0.0, 100.0), cell.epsilon)
+        old = approximate_quantiles(
+            *args, np.random.default_rng(4), mode=mode, em_method="linear", **extra
+        )
+        new = approximate_quantiles(*args, np.random.default_rng(4), mode=mode, **extra)
+    assert np.array_equal(got, old) and not np.array_equal(got, new)

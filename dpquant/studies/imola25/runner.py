@@ -48,6 +48,7 @@ from reference.slice_quantiles import (
     joint_exp,
     plan_slice_quantiles,
     target_ranks,
+    with_options,
 )
 from reference.validation import check_choice, check_data, check_int, check_rng
 
@@ -95,12 +96,18 @@ def release(cell: Cell, x: np.ndarray, q: np.ndarray, rng: np.random.Generator) 
             min_gap=1.0 / len(x),
             beta=BETA,
         )
-        return plan.mechanism.release(x, rng)
+        # the Gumbel-max slice EM: the draws the committed tables of notes/imola25.md were made
+        # with (the default inverse-CDF draws have the same law, other values for a seed)
+        return with_options(plan.mechanism, em_method="gumbel").release(x, rng)
+    # AQ's EM with the weights of every interval: the draws of the committed tables (the
+    # default rejection from blocks has the same law, other values for a seed)
     if cell.mechanism == "AQ pure":
-        return approximate_quantiles(x, q, BOUNDS, eps, rng, adjacency=adj, mode="pure")
+        return approximate_quantiles(
+            x, q, BOUNDS, eps, rng, adjacency=adj, mode="pure", em_method="linear"
+        )
     if cell.mechanism == "AQ zCDP":
         return approximate_quantiles(
-            x, q, BOUNDS, eps, rng, adjacency=adj, mode="zcdp", delta=cell.delta
+            x, q, BOUNDS, eps, rng, adjacency=adj, mode="zcdp", delta=cell.delta, em_method="linear"
         )
     if cell.mechanism == "JointExp":
         return joint_exp(x, q, BOUNDS, eps, rng, adjacency=adj)

@@ -53,7 +53,9 @@ def test_correct_slice_quantiles_passes_the_blackbox_audit() -> None:
 def test_auditor_flags_slice_quantiles_with_an_under_noised_cc() -> None:
     plan, pairs = _instance()
     broken = with_options(plan.mechanism, cc_scale=1e-3)
-    r = audit_mechanism(broken, pairs=pairs, seed=0, mode="blackbox", samples=200_000)
+    # 400 000 draws: at 200 000 the bound sits at the claim (6.97–7.49 over seeds 0–2 and both
+    # slice-EM methods), the ceiling of what that many draws can show at α = 1e-6; here 7.7–8.1
+    r = audit_mechanism(broken, pairs=pairs, seed=0, mode="blackbox", samples=400_000)
     assert r.violation, r.summary()
     assert r.epsilon_lower_bound > plan.claim.epsilon
 

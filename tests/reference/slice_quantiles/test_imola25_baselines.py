@@ -27,6 +27,7 @@ from reference.exact.mp import logsumexp, to_mpf, workdps
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
+    _em_blocks,
     approximate_quantiles,
     subset_em_sample,
 )
@@ -220,9 +221,11 @@ def _tiny_data():
     return np.array([0.05, 0.2, 0.2, 0.35, 0.6, 0.61, 0.9])
 
 
-def test_subset_em_fast_single_draw_conforms_to_exponential_quantile() -> None:
-    """The one-release path (linear-space weights, no exp per interval) on a sub-range with
-    inner bounds, against ExponentialQuantile's exact law (DKW, α = 1e-7)."""
+@pytest.mark.parametrize("method", ["blocks", "linear"])
+def test_subset_em_fast_single_draw_conforms_to_exponential_quantile(method) -> None:
+    """The one-release paths (rejection from blocks; linear-space weights, no exp per
+    interval) on a sub-range with inner bounds, against ExponentialQuantile's exact law (DKW,
+    α = 1e-7)."""
     x = _tiny_data()
     gaps = np.diff(x)
     q, eps, lo, hi = 0.4, 2.5, 0.1, 0.8
@@ -230,10 +233,72 @@ def test_subset_em_fast_single_draw_conforms_to_exponential_quantile() -> None:
     rng = np.random.default_rng(11)
     one = np.array([1]), np.array([6]), np.array([lo]), np.array([hi])
     draws = np.array(
-        [subset_em_sample(x, gaps, *one, q, eps, em_sensitivity(q), rng)[0] for _ in range(20_000)]
+        [
+            subset_em_sample(x, gaps, *one, q, eps, em_sensitivity(q), rng, method)[0]
+            for _ in range(10_000)
+        ]
     )
     law = ExponentialQuantile(q, eps, (lo, hi), adjacency="add_remove").exact(sub)
     check_sampler(law, draws, ALPHA).assert_ok()
+
+
+@pytest.mark.parametrize(("eps", "ties"), [(0.05, False), (0.4, False), (0.05, True)])
+def test_subset_em_by_rejection_from_blocks_conforms_on_long_subsets(eps, ties) -> None:
+    """Blocks of 1/scale intervals (12 and 1–2 here; with ties many intervals of length 0): the
+    rejection draws on a 260-point subset with inner bounds, 20 000 rows in one call, follow
+    ExponentialQuantile's exact law (DKW, α = 1e-7)."""
+    rng = np.random.default_rng(21)
+    x = np.sort(rng.uniform(0.0, 1.0, 300))
+    if ties:
+        x = np.sort(np.round(x, 1))
+    start, stop, q, n = 20, 280, 0.3, 20_000
+    lo, hi = float(x[start]) - 0.01, float(x[stop - 1]) + 0.01
+    scale = eps / (2 * em_sensitivity(q))
+    rows = [np.full(n, v) for v in (start, stop - start)]
+    draws = _em_blocks(x, *rows, *(np.full(n, v) for v in (lo, hi, q, scale)), rng)
+    law = ExponentialQuantile(q, eps, (lo, hi), adjacency="add_remove").exact(x[start:stop])
+    check_sampler(law, draws, ALPHA).assert_ok()
+
+
+def test_blocks_em_draws_rows_of_different_subsets_each_from_its_own_law() -> None:
+    """One call with two kinds of rows interleaved (other subset, range, q and ε, as the calls
+    of one depth of AQ): each kind follows its own exact law (DKW, α = 1e-7 each)."""
+    x = np.sort(np.random.default_rng(22).uniform(0.0, 1.0, 400))
+    kinds = [(10, 150, 0.0, 0.5, 0.25, 0.08), (200, 390, 0.45, 1.0, 0.7, 0.6)]
+    n = 40_000
+    pick = np.arange(n) % 2
+    cols = [np.array([kind[c] for kind in kinds])[pick] for c in range(6)]
+    start, stop, lo, hi, q, eps = cols
+    scale = eps / (2 * np.maximum(q, 1 - q))
+    draws = _em_blocks(
+        x, start.astype(np.int64), (stop - start).astype(np.int64), lo, hi, q, scale,
+        np.random.default_rng(23),
+    )  # fmt: skip
+    for i, (s0, s1, l0, h0, q0, e0) in enumerate(kinds):
+        law = ExponentialQuantile(q0, e0, (l0, h0), adjacency="add_remove").exact(x[s0:s1])
+        check_sampler(law, draws[pick == i], ALPHA).assert_ok()
+
+
+@pytest.mark.parametrize("em_method", ["blocks", "linear"])
+def test_a_single_aq_release_conforms_to_its_recursion(em_method) -> None:
+    """The single-release path, call by call, given the values released before it (the PIT
+    test below, on 1 500 single releases of ``approximate_quantiles``)."""
+    x = np.sort(np.random.default_rng(3).uniform(0.0, 1.0, 60))
+    qs = (0.25, 0.5, 0.75)
+    rng = np.random.default_rng(24)
+    mech = ApproximateQuantilesMechanism(qs, 0.6, (0.0, 1.0), "add_remove")
+    eps = mech.epsilon_per_call
+    pit = np.empty((1_500, 3))
+    for s in range(1_500):
+        o0, v, o2 = approximate_quantiles(
+            x, qs, (0.0, 1.0), 0.6, rng, adjacency="add_remove", em_method=em_method
+        )
+        pit[s, 1] = ExponentialQuantile(0.5, eps, (0.0, 1.0), "add_remove").exact(x).cdf(v)
+        left = ExponentialQuantile(0.5, eps, (0.0, v), "add_remove").exact(x[x <= v])
+        right = ExponentialQuantile(0.5, eps, (v, 1.0), "add_remove").exact(x[x >= v])
+        pit[s, 0], pit[s, 2] = left.cdf(o0), right.cdf(o2)
+    for col in range(3):
+        dkw_test(pit[:, col], lambda u: np.clip(u, 0, 1), ALPHA / 3).assert_ok()
 
 
 def test_subset_em_log_space_fallback_conforms_to_exponential_quantile() -> None:

@@ -19,6 +19,7 @@ from reference.slice_quantiles.exact_law import (
     output_law,
     theorem_4_2_delta,
 )
+from reference.slice_quantiles.inputs import SortedData
 from reference.slice_quantiles.mechanism import SliceQuantiles
 from reference.slice_quantiles.parameters import (
     budget_split,
@@ -95,18 +96,62 @@ def test_target_ranks_floor_q_n_and_bad_quantiles_raise() -> None:
 # ---------------------------------------------------------------- the slice EM
 
 
-def test_batched_slice_em_matches_its_exact_law() -> None:
-    pts = np.array([1.0, 2.0, 2.0, 5.0, 9.0])
-    breaks, logd = slice_em_log_density(list(pts), 0.0, 10.0, 1.5)
-    law = PiecewiseLogLinear(
+def _slice_law(pts: np.ndarray, lo: float, hi: float, eps: float) -> PiecewiseLogLinear:
+    breaks, logd = slice_em_log_density(list(pts), lo, hi, eps)
+    return PiecewiseLogLinear(
         np.array([float(b) for b in breaks]),
         np.zeros(len(logd)),
         np.array([float(v) for v in logd]),
     )
+
+
+@pytest.mark.parametrize("method", ["inverse_cdf", "gumbel"])
+@pytest.mark.parametrize(
+    ("pts", "eps"),
+    [
+        ([1.0, 2.0, 2.5, 5.0, 9.0], 1.5),  # inverse CDF on every row
+        ([1.0, 2.0, 2.0, 5.0, 9.0], 1.5),  # the target interval [2, 2] is empty: Gumbel rows
+        ([1.0, 2.0, 2.5, 5.0, 9.0], 600.0),  # ε·max|j − t|/2 = 900: g underflows, Gumbel for all
+    ],
+)
+def test_batched_slice_em_matches_its_exact_law(method, pts, eps) -> None:
+    """Both ways of drawing the slice EM (App. C.2) against its exact law, DKW at 1e-9, on the
+    rows each way draws directly and on those the inverse CDF hands to Gumbel-max."""
+    pts = np.array(pts)
     rng = np.random.default_rng(11)
     k = 200_000
-    z = sample_slices_em(np.tile(pts, (k, 1)), np.zeros(k), np.full(k, 10.0), 1.5, rng)
-    dkw_test(z, law.cdf, ALPHA).assert_ok()
+    z = sample_slices_em(
+        np.tile(pts, (k, 1)), np.zeros(k), np.full(k, 10.0), eps, rng, method=method
+    )
+    dkw_test(z, _slice_law(pts, 0.0, 10.0, eps).cdf, ALPHA).assert_ok()
+
+
+def test_inverse_cdf_slice_em_draws_mixed_rows_each_from_its_own_law() -> None:
+    """One call with rows of two kinds, interleaved: rows the inverse CDF draws and rows with an
+    empty target interval (handed to Gumbel-max); each kind matches its own exact law."""
+    fine, tied = np.array([1.0, 2.0, 2.5, 5.0, 9.0]), np.array([1.0, 2.0, 2.0, 5.0, 9.0])
+    k = 200_000
+    rows = np.where((np.arange(2 * k) % 2 == 0)[:, None], fine, tied)
+    z = sample_slices_em(rows, np.zeros(2 * k), np.full(2 * k, 10.0), 1.5, np.random.default_rng(4))
+    dkw_test(z[0::2], _slice_law(fine, 0.0, 10.0, 1.5).cdf, ALPHA).assert_ok()
+    dkw_test(z[1::2], _slice_law(tied, 0.0, 10.0, 1.5).cdf, ALPHA).assert_ok()
+
+
+def test_inverse_cdf_slice_em_never_returns_a_point_of_an_empty_interval() -> None:
+    """Ties make intervals of length 0, which have probability 0: no draw may land on a tied
+    value (a draw in a positive-length interval hits a given point with probability 0)."""
+    rows = np.tile([3.0, 3.0, 3.0, 6.0, 6.0, 6.0, 6.0], (100_000, 1))
+    z = sample_slices_em(rows, np.full(100_000, 3.0), np.full(100_000, 6.0), 0.7,
+                         np.random.default_rng(2))  # fmt: skip
+    assert not np.isin(z, [3.0, 6.0]).any() and np.all((z > 3.0) & (z < 6.0))
+
+
+def test_slice_em_refuses_an_unknown_method() -> None:
+    with pytest.raises(ValueError, match="method must be one of"):
+        sample_slices_em(np.ones((1, 3)), np.zeros(1), np.full(1, 2.0), 1.0,
+                         np.random.default_rng(0), method="fast")  # fmt: skip
+    with pytest.raises(ValueError, match="em_method must be one of"):
+        _tiny(4.0, 2.0, em_method="exact")
 
 
 def test_slice_em_clips_points_into_the_range() -> None:
@@ -212,8 +257,9 @@ def test_theorem_4_2_testable_core_holds_on_the_regression_instance() -> None:
         assert theorem_4_2_delta(mech, 10) == remove_bound
 
 
-def test_sampler_matches_the_exact_law() -> None:
-    mech = _tiny(4.0, 2.0)
+@pytest.mark.parametrize("em_method", ["inverse_cdf", "gumbel"])
+def test_sampler_matches_the_exact_law(em_method) -> None:
+    mech = _tiny(4.0, 2.0, em_method=em_method)
     rng = np.random.default_rng(5)
     for data in (X10, np.append(X10, 0.5)):
         check_sampler(output_law(mech, data), mech.sample(data, 200_000, rng), ALPHA).assert_ok()
@@ -313,3 +359,25 @@ def test_infeasible_spacing_and_out_of_range_budgets_are_refused() -> None:
         z = plan.mechanism.sample(big, 200, np.random.default_rng(1))
         close = np.all(np.abs(z - [50_000, 100_000, 150_000]) < 1_000, axis=1)
         assert close.sum() >= 140, (variant, close.sum())
+
+
+def test_a_release_on_prepared_data_is_the_release_on_the_data() -> None:
+    """``prepare`` validates, clamps and sorts once; the same seed gives the same release on the
+    prepared data as on the raw data, which stays untouched."""
+    raw = np.random.default_rng(3).uniform(0.0, 11.0, 400)
+    keep = raw.copy()
+    mech = SliceQuantiles((100, 200, 300), 5, 2.0, 1.0, (0.0, 11.0))
+    prepared = mech.prepare(raw)
+    assert isinstance(prepared, SortedData) and len(prepared) == 400
+    assert not prepared.values.flags.writeable and np.all(np.diff(prepared.values) >= 0)
+    for seed in range(5):
+        a = mech.sample(raw, 3, np.random.default_rng(seed))
+        b = mech.sample(prepared, 3, np.random.default_rng(seed))
+        assert np.array_equal(a, b)
+    assert np.array_equal(raw, keep) and mech.prepare(prepared) is prepared
+    # prepared for other bounds: checked again as plain data
+    other = SliceQuantiles((100, 200, 300), 5, 2.0, 1.0, (0.0, 5.0))
+    with pytest.raises(ValueError, match="data must lie within bounds"):
+        other.sample(prepared, 1, np.random.default_rng(0))
+    clamped = SliceQuantiles((100, 200, 300), 5, 2.0, 1.0, (0.0, 5.0), clamp=True)
+    assert clamped.prepare(prepared).values.max() <= 5.0
