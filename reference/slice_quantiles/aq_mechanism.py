@@ -366,7 +366,8 @@ def _em_blocks(
     to = t[owner]
     d = np.where((a <= to) & (to <= e), 0.0, np.minimum(np.abs(a - to), np.abs(e - to)))
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-        U = (right - left) * np.exp(-scale[owner] * d) * (1.0 + 2.0**-40)  # stays an upper bound
+        # inflated past the rounding of a sum of (e − a + 1) lengths: U_b stays an upper bound
+        U = (right - left) * np.exp(-scale[owner] * d) * (1.0 + 2.0**-40 + (e - a + 1) * 2.0**-50)
         total = np.add.reduceat(U, first)
         # each row's proposals scaled to total 1 before the running sum over all rows, so a
         # row's share is not lost to the rounding of the rows before it
