@@ -3,8 +3,9 @@
 Prints (1) the O(n log n) set-up (clamp, sort, cut into Smith's intervals, build the exact law),
 (2) the time to draw 10^6 samples from the built law, (3) the time of one release on 10^6
 unsorted values, and, where installed, the same release in diffprivlib (`tools.quantile`) and
-OpenDP (`make_quantile_score_candidates` + report-noisy-max over 1000 candidates), with ratios.
-Targets (issue 2, this 2-core machine): (2) < 1 s, (3) < 150 ms.
+OpenDP (`make_quantile_score_candidates` + report-noisy-max over 1000 candidates), each peer's
+call interleaved with ours, as the median (min–max) over the repetitions, with the ratio of the
+medians. Targets (issue 2, this 2-core machine): (2) < 1 s, (3) < 150 ms.
 
 Run: .venv/bin/python benchmarks/bench_exponential_mechanism.py [--n 1000000] [--repeat 5]
 """
@@ -12,23 +13,14 @@ Run: .venv/bin/python benchmarks/bench_exponential_mechanism.py [--n 1000000] [-
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
+from _interleave import interleave, ratio, spread
 
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 
 BOUNDS = (0.0, 1_000_000.0)
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def diffprivlib_release(data: np.ndarray, eps: float) -> Callable[[], object] | None:
@@ -70,18 +62,21 @@ def main() -> None:
     eps = 1.0
     em = ExponentialQuantile(0.5, eps, BOUNDS)
 
-    setup = best_of(lambda: em.exact(data), args.repeat)
     law = em.exact(data)
-    draws = best_of(lambda: law.sample(args.draws, rng), args.repeat)
-    release = best_of(lambda: em.sample(data, 1, rng), args.repeat)
+    t = interleave(
+        {
+            "setup": lambda: em.exact(data),
+            "draws": lambda: law.sample(args.draws, rng),
+            "release": lambda: em.sample(data, 1, rng),
+        },
+        args.repeat,
+    )
     print(f"n = {args.n:,} unsorted values, q = 0.5, eps = {eps}")
-    print(f"dpquant set-up (clamp, sort, intervals, exact law): {setup * 1e3:8.1f} ms")
+    print(f"dpquant set-up (clamp, sort, intervals, exact law): {spread(t['setup'])}")
     print(
-        f"dpquant {args.draws:,} draws from the built law:      {draws * 1e3:8.1f} ms   (target < 1000 ms)"
+        f"dpquant {args.draws:,} draws from the built law: {spread(t['draws'])} (target < 1000 ms)"
     )
-    print(
-        f"dpquant one release on unsorted data:            {release * 1e3:8.1f} ms   (target < 150 ms)"
-    )
+    print(f"dpquant one release on unsorted data: {spread(t['release'])} (target < 150 ms)")
     for name, make in (
         ("diffprivlib tools.quantile", diffprivlib_release),
         ("OpenDP quantile, 1000 candidates", opendp_release),
@@ -90,9 +85,10 @@ def main() -> None:
         if fn is None:
             print(f"{name}: not installed (pip install -e '.[peers]')")
             continue
-        peer = best_of(fn, max(1, args.repeat // 2))
+        pair = interleave({"ours": lambda: em.sample(data, 1, rng), "peer": fn}, args.repeat)
         print(
-            f"{name + ' one release:':<49}{peer * 1e3:8.1f} ms   ratio peer/dpquant = {peer / release:5.2f}"
+            f"{name} one release: {spread(pair['peer'])} against ours {spread(pair['ours'])}, "
+            f"ratio peer/dpquant = {ratio(pair['peer'], pair['ours']):5.2f} (interleaved)"
         )
 
 
