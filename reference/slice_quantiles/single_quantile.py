@@ -118,7 +118,8 @@ def _sample_slices_inverse_cdf(
     [:data:`TINY_TOTAL`, inf) (there the shifted penalty or log space keeps full precision)."""
     L = slices.shape[1]
     dist = np.abs(np.arange(L + 1) - slice_target(L, target))
-    g = np.exp(-(epsilon / 2.0) * (dist - dist.min()))
+    with np.errstate(over="ignore", under="ignore"):  # a huge ε: g underflows, log space below
+        g = np.exp(-(epsilon / 2.0) * (dist - dist.min()))
     if g.min() < 1e-300:
         return _sample_slices_em(slices, lo, hi, epsilon, rng, target)
     s = np.clip(slices, lo[:, None], hi[:, None])

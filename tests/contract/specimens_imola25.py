@@ -25,7 +25,6 @@ from reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
     sample_aq,
-    subset_em_sample,
 )
 from reference.slice_quantiles.aq_recursion import aq_plan, per_em_epsilon
 from reference.slice_quantiles.cc_tails import (
@@ -96,6 +95,7 @@ from reference.slice_quantiles.slice_release import (
     plan_slice_quantiles,
     slice_quantiles,
 )
+from reference.slice_quantiles.subset_em import subset_em_sample
 from reference.slice_quantiles.zcdp import (
     em_zcdp_rho,
     epsilon_from_rho,

@@ -21,7 +21,6 @@ from reference.core import ExactMechanismBase, MechanismBase
 from reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
-    subset_em_sample,
 )
 from reference.slice_quantiles.cc_tails import cc_error_bound
 from reference.slice_quantiles.exact_law import (
@@ -37,6 +36,7 @@ from reference.slice_quantiles.mechanism import MAX_CC_SCALE, SliceQuantiles, wi
 from reference.slice_quantiles.parameters import delta_multiplier, half_width
 from reference.slice_quantiles.single_quantile import sample_slices_em
 from reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
+from reference.slice_quantiles.subset_em import subset_em_sample
 from reference.slice_quantiles.zcdp import em_zcdp_rho, rho_from_epsilon
 
 ALPHA = 1e-9

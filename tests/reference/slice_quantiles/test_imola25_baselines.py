@@ -27,9 +27,7 @@ from reference.exact.mp import logsumexp, to_mpf, workdps
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 from reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
-    _em_blocks,
     approximate_quantiles,
-    subset_em_sample,
 )
 from reference.slice_quantiles.aq_recursion import (
     aq_plan,
@@ -56,6 +54,7 @@ from reference.slice_quantiles.joint_exp_sampler import (
     path_log_probability,
     sample_intervals,
 )
+from reference.slice_quantiles.subset_em import em_by_blocks, subset_em_sample
 from reference.slice_quantiles.zcdp import (
     em_zcdp_rho,
     epsilon_from_rho,
@@ -255,7 +254,7 @@ def test_subset_em_by_rejection_from_blocks_conforms_on_long_subsets(eps, ties) 
     lo, hi = float(x[start]) - 0.01, float(x[stop - 1]) + 0.01
     scale = eps / (2 * em_sensitivity(q))
     rows = [np.full(n, v) for v in (start, stop - start)]
-    draws = _em_blocks(x, *rows, *(np.full(n, v) for v in (lo, hi, q, scale)), rng)
+    draws = em_by_blocks(x, *rows, *(np.full(n, v) for v in (lo, hi, q, scale)), rng)
     law = ExponentialQuantile(q, eps, (lo, hi), adjacency="add_remove").exact(x[start:stop])
     check_sampler(law, draws, ALPHA).assert_ok()
 
@@ -270,7 +269,7 @@ def test_blocks_em_draws_rows_of_different_subsets_each_from_its_own_law() -> No
     cols = [np.array([kind[c] for kind in kinds])[pick] for c in range(6)]
     start, stop, lo, hi, q, eps = cols
     scale = eps / (2 * np.maximum(q, 1 - q))
-    draws = _em_blocks(
+    draws = em_by_blocks(
         x, start.astype(np.int64), (stop - start).astype(np.int64), lo, hi, q, scale,
         np.random.default_rng(23),
     )  # fmt: skip
