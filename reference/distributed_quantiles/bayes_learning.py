@@ -199,6 +199,8 @@ def learn_batch(
         if not isinstance(iv, Intervals):
             raise ValueError(f"intervals must be Intervals, got {type(iv).__name__}")
     gens = [check_rng(g) for g in rngs]
+    if len({id(g) for g in gens}) < len(gens):
+        raise ValueError("rngs must be distinct Generators: a run shares no randomness")
     values = [_user_values(u) for u in users]
     steps = values[0].size
     if any(v.size != steps for v in values):

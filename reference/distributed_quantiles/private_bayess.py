@@ -207,6 +207,8 @@ def dp_bayess_runs(
     if not isinstance(rngs, list | tuple) or not rngs:
         raise ValueError("rngs must be a non-empty list of numpy Generators (one per run)")
     gens = [check_rng(g) for g in rngs]
+    if len({id(g) for g in gens}) < len(gens):
+        raise ValueError("rngs must be distinct Generators: a run shares no randomness")
     n = x.size
     alpha = update_parameter(n, B, c)
     if not alpha < 0.25:

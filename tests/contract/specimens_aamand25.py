@@ -268,7 +268,7 @@ def _protocol_entries() -> list[Entry]:
         _entry(
             "dp_bayess_runs",
             lambda users, B, epsilon, rng, **kw: dp_bayess_runs(
-                users, B, epsilon, [rng, RNG], **kw
+                users, B, epsilon, [rng, np.random.default_rng(1)], **kw
             ),
             _run([1, 2, 3, 4, 5, 6], 6, c=0.1, rounding="paper", selection="paper")
             | {"faithful_search": False},

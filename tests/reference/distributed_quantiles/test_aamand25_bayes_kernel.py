@@ -23,6 +23,8 @@ from reference.distributed_quantiles.private_bayess import (
     dp_bayess_runs,
 )
 
+RNG0 = np.random.default_rng(0)
+
 
 def _pareto(n: int, B: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
@@ -112,10 +114,18 @@ def test_dp_bayess_runs_gives_each_run_the_coin_of_its_single_run(n, B, epsilon,
         ),
         (
             lambda: learn_batch(
-                [[1, 2], [1]], [Intervals.full(4)] * 2, 0.1, [np.random.default_rng(0)] * 2
+                [[1, 2], [1]],
+                [Intervals.full(4)] * 2,
+                0.1,
+                [np.random.default_rng(0), np.random.default_rng(1)],
             ),
             "same number of users",
         ),
+        (
+            lambda: learn_batch([[1], [2]], [Intervals.full(4)] * 2, 0.1, [RNG0, RNG0]),
+            "distinct Generators",
+        ),
+        (lambda: dp_bayess_runs([1, 2] * 500, 8, 1.0, [RNG0, RNG0]), "distinct Generators"),
         (lambda: learn_batch([[1]], [4], 0.1, [np.random.default_rng(0)]), "Intervals"),
         (lambda: learn_batch([[1]], [Intervals.full(4)], 0.1, ["seed"]), "rng"),
         (lambda: learn_batch(np.ones((1, 2)), [Intervals.full(4)], 0.1, [None]), "lists"),
