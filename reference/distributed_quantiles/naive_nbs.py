@@ -234,7 +234,8 @@ def dp_naive_nbs(
     Parameters
     ----------
     users: the users' values in [1, B], or their :class:`.population.Population` (ignored when
-        ``stream`` is given; pass ``None`` then).
+        ``stream`` is given; pass ``None`` then). Per user, a Population's sorted values are put
+        in a random order: the same law as the array, other coins for the same seed.
     B: the domain size (>= 2).
     epsilon: each user's local budget ε > 0 (one RR bit per user).
     rng: the randomness of the RR bits (and of the user order when no stream is given).
