@@ -274,17 +274,7 @@ class SliceQuantiles(ExactMechanismBase):
         a, b = self.bounds
         if not self.clip_range:
             flat = S.reshape(k * self.m, 2 * h + 1)
-            lo, hi = np.full(len(flat), a), np.full(len(flat), b)
-            z = sample_slices_em(
-                flat,
-                lo,
-                hi,
-                self.epsilon2,
-                rng,
-                self.target,
-                check_values=False,
-                method=self.em_method,
-            )
+            z = self._slice_em(flat, np.full(len(flat), a), np.full(len(flat), b), rng)
             return z.reshape(k, self.m)
         z = np.empty((k, self.m))
         padded = np.empty((k, self.m + 2))  # column 0 = a, column m + 1 = b
@@ -293,20 +283,18 @@ class SliceQuantiles(ExactMechanismBase):
             lo = padded[:, left + 1].reshape(-1)
             hi = padded[:, right + 1].reshape(-1)
             rows = S[:, idx, :].reshape(-1, 2 * h + 1)
-            vals = sample_slices_em(
-                rows,
-                lo,
-                hi,
-                self.epsilon2,
-                rng,
-                self.target,
-                check_values=False,
-                method=self.em_method,
-            )
-            vals = vals.reshape(k, len(idx))
+            vals = self._slice_em(rows, lo, hi, rng).reshape(k, len(idx))
             z[:, idx] = vals
             padded[:, idx + 1] = vals
         return z
+
+    def _slice_em(
+        self, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """One SingleQuantile draw per row (slices of sorted data, already in range)."""
+        return sample_slices_em(
+            rows, lo, hi, self.epsilon2, rng, self.target, check_values=False, method=self.em_method
+        )
 
     # ------------------------------------------------------------------ exact law
     def _law(self, data: np.ndarray) -> GridLaw:

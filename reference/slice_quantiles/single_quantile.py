@@ -101,6 +101,13 @@ def sample_slices_em(
     return _sample_slices_inverse_cdf(s, lo, hi, epsilon, rng, target)
 
 
+def _intervals(slices: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's breakpoints lo, its points clipped into [lo, hi], hi; and the interval lengths."""
+    s = np.clip(slices, lo[:, None], hi[:, None])
+    edges = np.concatenate([lo[:, None], s, hi[:, None]], axis=1)
+    return edges, np.diff(edges, axis=1)
+
+
 def _sample_slices_inverse_cdf(
     slices: np.ndarray,
     lo: np.ndarray,
@@ -122,22 +129,20 @@ def _sample_slices_inverse_cdf(
         g = np.exp(-(epsilon / 2.0) * (dist - dist.min()))
     if g.min() < 1e-300:
         return _sample_slices_em(slices, lo, hi, epsilon, rng, target)
-    s = np.clip(slices, lo[:, None], hi[:, None])
-    edges = np.concatenate([lo[:, None], s, hi[:, None]], axis=1)
-    lengths = np.diff(edges, axis=1)
+    edges, lengths = _intervals(slices, lo, hi)
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         cum = np.cumsum(lengths * g, axis=1)
     total = cum[:, -1]
     near = lengths[:, dist == dist.min()].max(axis=1) > 0
     fine = near & (total >= TINY_TOTAL) & np.isfinite(total)
-    u = rng.random(len(s)) * total
+    u = rng.random(len(slices)) * total
     choice = (cum <= u[:, None]).sum(axis=1)
     over = np.flatnonzero(choice > L)  # u rounded up to W: the last interval of positive weight
     if over.size:
         choice[over] = L - np.argmax(lengths[over, ::-1] > 0, axis=1)
-    rows = np.arange(len(s))
+    rows = np.arange(len(slices))
     width = lengths[rows, choice]
-    out = np.minimum(edges[rows, choice] + rng.random(len(s)) * width, hi)
+    out = np.minimum(edges[rows, choice] + rng.random(len(slices)) * width, hi)
     rest = np.flatnonzero(~fine)
     if rest.size:
         out[rest] = _sample_slices_em(slices[rest], lo[rest], hi[rest], epsilon, rng, target)
@@ -155,9 +160,7 @@ def _sample_slices_em(
     """:func:`sample_slices_em` on checked arguments. The penalty ε·|j − t|/2 is taken relative
     to its minimum over the intervals of positive length (the law is unchanged), so the best
     interval keeps a finite log-weight even when ε·|j − t| overflows a float."""
-    s = np.clip(slices, lo[:, None], hi[:, None])
-    edges = np.concatenate([lo[:, None], s, hi[:, None]], axis=1)
-    lengths = np.diff(edges, axis=1)
+    edges, lengths = _intervals(slices, lo, hi)
     t = slice_target(slices.shape[1], target)
     j = np.arange(lengths.shape[1])
     with np.errstate(divide="ignore"):
@@ -168,10 +171,10 @@ def _sample_slices_em(
     with np.errstate(over="ignore"):
         logw = log_len - (epsilon / 2.0) * np.maximum(dist - dmin, 0.0)
     choice = np.argmax(logw + rng.gumbel(size=logw.shape), axis=1)
-    rows = np.arange(len(s))
+    rows = np.arange(len(slices))
     left = edges[rows, choice]
     width = lengths[rows, choice]
-    out = left + rng.random(len(s)) * width
+    out = left + rng.random(len(slices)) * width
     return np.where(np.isfinite(logw[rows, choice]), np.minimum(out, hi), lo)
 
 
