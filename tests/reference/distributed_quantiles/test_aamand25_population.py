@@ -84,26 +84,13 @@ def test_counts_sampler_agrees_with_per_user_draws_on_two_thousand_users() -> No
 
 def test_shuffle_search_runs_the_counts_sampler_at_its_local_epsilon() -> None:
     users = np.arange(1, 20_001) % 64 + 1
+    options = {"local_epsilon": "authors", "sampler": "counts"}
     for seed in range(5):
-        got = shuffle_nbs(
-            users,
-            64,
-            1.0,
-            1e-6,
-            np.random.default_rng(seed),
-            local_epsilon="authors",
-            sampler="counts",
-        )
-        same = shuffle_nbs(
-            Population.of(users, 64),
-            64,
-            1.0,
-            1e-6,
-            np.random.default_rng(seed),
-            local_epsilon="authors",
-            sampler="counts",
-        )
-        assert got == same
+        got = [
+            shuffle_nbs(data, 64, 1.0, 1e-6, np.random.default_rng(seed), **options)
+            for data in (users, Population.of(users, 64))
+        ]
+        assert got[0] == got[1]
 
 
 @given(
