@@ -19,6 +19,7 @@ from scipy import stats
 
 from reference.distributed_quantiles import hierarchical as hier
 from reference.distributed_quantiles import population as pop
+from reference.distributed_quantiles.amplification import shuffle_local_epsilon
 from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
 from reference.distributed_quantiles.population import CountStream, Population
 from reference.distributed_quantiles.protocol_enumeration import protocol_law
@@ -83,14 +84,18 @@ def test_counts_sampler_agrees_with_per_user_draws_on_two_thousand_users() -> No
 
 
 def test_shuffle_search_runs_the_counts_sampler_at_its_local_epsilon() -> None:
+    """The shuffle search by counts is DpNaiveNBS by counts at the amplified ε_L (App. I.3),
+    on the raw array or on its Population alike."""
     users = np.arange(1, 20_001) % 64 + 1
+    eps_local = shuffle_local_epsilon(1.0, 1e-6, users.size, 64, "authors")
     options = {"local_epsilon": "authors", "sampler": "counts"}
     for seed in range(5):
         got = [
             shuffle_nbs(data, 64, 1.0, 1e-6, np.random.default_rng(seed), **options)
             for data in (users, Population.of(users, 64))
         ]
-        assert got[0] == got[1]
+        local = dp_naive_nbs(users, 64, eps_local, np.random.default_rng(seed), sampler="counts")
+        assert got[0] == got[1] == local
 
 
 @given(
