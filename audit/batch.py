@@ -21,7 +21,7 @@ from audit.render import fmt, plot_report, render_report
 from audit.result import AuditReport
 from audit.runner import audit_mechanism
 from reference.registry import REGISTRY
-from reference.validation import check_int, check_positive
+from reference.validation import check_executor, check_int, check_positive
 
 
 def audit_all(
@@ -51,11 +51,7 @@ def audit_all(
         raise ValueError(f"progress must be callable or None, got {progress!r:.80}")
     if isinstance(out, bytes) or not isinstance(out, str | os.PathLike) or not str(out).strip():
         raise ValueError(f"out must be a folder path (str or os.PathLike), got {out!r:.80}")
-    if executor is not None and not isinstance(executor, Executor):
-        raise ValueError(
-            "executor must be a concurrent.futures.Executor (e.g. a dask.distributed client's "
-            f"get_executor()) or None, got {type(executor).__name__}"
-        )
+    check_executor(executor)
     out = Path(out)
     plots = out / "audit"
     try:

@@ -87,6 +87,7 @@ from audit.screening import screening_stage
 from reference.core import OBJECT_RELATIONS, check_claim, has_exact
 from reference.validation import (
     check_choice,
+    check_executor,
     check_flag,
     check_int,
     check_positive,
@@ -149,11 +150,7 @@ def audit_mechanism(
         samples = DEFAULT_SAMPLES
     else:
         samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
-    if executor is not None and not isinstance(executor, Executor):
-        raise ValueError(
-            "executor must be a concurrent.futures.Executor (a thread or process pool, a dask "
-            f"client's get_executor()) or None, got {type(executor).__name__}"
-        )
+    check_executor(executor)
     if progress is not None and not callable(progress):
         raise ValueError(
             f"progress must be callable (one line per stage) or None, got {progress!r:.80}"

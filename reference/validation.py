@@ -20,6 +20,7 @@ import math
 import numbers
 import sys
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from fractions import Fraction
 from typing import Any
 
@@ -180,6 +181,17 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"{name} must be a numpy.random.Generator, got {type(rng).__name__}")
     return rng
+
+
+def check_executor(executor: Any, name: str = "executor") -> Any:
+    """None, or a ``concurrent.futures.Executor`` (a thread or process pool, a dask.distributed
+    client's ``get_executor()``)."""
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(
+            f"{name} must be a concurrent.futures.Executor (a thread or process pool, a dask "
+            f"client's get_executor()) or None, got {type(executor).__name__}"
+        )
+    return executor
 
 
 def check_domain(domain: Any, name: str = "domain", *, finite: bool = False) -> tuple[float, float]:

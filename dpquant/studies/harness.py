@@ -36,7 +36,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from reference.validation import check_flag, check_int
+from reference.validation import check_executor, check_flag, check_int
 
 MAX_SEED = 2**32 - 1
 """A study's seed lies in [0, 2^32 − 1] (numpy's legacy ``RandomState`` takes no more)."""
@@ -263,17 +263,6 @@ _EXECUTOR: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
 )
 
 
-def check_executor(executor: Any) -> Executor | None:
-    """None, or a ``concurrent.futures.Executor`` (a process pool, a dask client's
-    ``get_executor()``)."""
-    if executor is not None and not isinstance(executor, Executor):
-        raise ValueError(
-            "executor must be a concurrent.futures.Executor (e.g. a dask.distributed client's "
-            f"get_executor()) or None, got {type(executor).__name__}"
-        )
-    return executor
-
-
 @contextlib.contextmanager
 def on_executor(executor: Executor | None) -> Iterator[None]:
     """Within the block, :func:`process_pool` gives ``executor`` (not owned: left running)
@@ -406,7 +395,6 @@ __all__ = [
     "attributes",
     "axes_grid",
     "check_out",
-    "check_executor",
     "check_progress",
     "check_run",
     "check_seed",

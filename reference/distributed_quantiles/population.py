@@ -118,11 +118,6 @@ class CountStream:
     def remaining(self) -> int:
         return self.population.n - self.used
 
-    @property
-    def cells(self) -> int:
-        """The number of cells the coins asked so far cut the domain into."""
-        return len(self._total)
-
     def _cell_of(self, coin: int) -> int:
         """The index of the cell whose upper edge is ``coin``, splitting a cell if needed."""
         j = bisect.bisect_left(self._edges, coin)

@@ -28,7 +28,7 @@ from reference.distributed_quantiles.amplification import (
 )
 from reference.distributed_quantiles.naive_nbs import CandidateCoins, batched_search, open_stream
 from reference.distributed_quantiles.population import SAMPLERS, Population
-from reference.distributed_quantiles.users import check_domain_size, check_users
+from reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
 from reference.validation import (
     check_choice,
     check_epsilon,
@@ -83,5 +83,10 @@ def shuffle_nbs(
     if cs.K == 1:
         return cs[0]
     eps_local = shuffle_local_epsilon(epsilon, delta, n, cs.K, local_epsilon)
-    stream = open_stream(values, B, rng, sampler)
+    # checked users go straight into their stream (open_stream would check them again)
+    stream = (
+        UserStream(values, rng)
+        if isinstance(values, np.ndarray)
+        else open_stream(values, B, rng, sampler)
+    )
     return batched_search(stream, cs, tau, eps_local, rng, faithful=faithful, stage=STAGE)
