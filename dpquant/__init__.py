@@ -8,4 +8,16 @@ reproduce``.
   (``aamand25``, ``imola25``, ``fukuchi19``, ``tzamos20``) on a shared harness.
 
 This layer imports :mod:`audit` and :mod:`reference`; neither imports it.
+
+``__version__`` is the installed distribution's version, whose one source is ``version`` in
+``pyproject.toml`` (``dpquant --version`` prints it; ``notes/packaging.md``).
 """
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("dpquant")
+except PackageNotFoundError:  # a source tree on sys.path, never installed
+    __version__ = "0+unknown"
+
+__all__ = ["__version__"]

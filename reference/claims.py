@@ -1,11 +1,13 @@
 """The claims ledger ``notes/claims.toml``: every numbered result of the four papers, its status
 and the tests that check it.
 
-``load_ledger(path)`` reads a ledger file (by default the repository's ``notes/claims.toml``,
-which only a source checkout has: an installed package does not ship the notes, so pass the
-path), ``ledger_problems`` lists what is inconsistent (a listed check that does not exist, a
-checked status without a check, a bad status), and ``format_ledger`` prints the table shown by
-``dpquant claims``.
+``load_ledger(path)`` reads a ledger file (by default the repository's ``notes/claims.toml`` in a
+source checkout, else the copy an installed package ships as ``reference/claims.toml``, made from
+it when the wheel is built: ``notes/packaging.md``), ``ledger_problems`` lists what is
+inconsistent (a listed check that does not exist, a checked status without a check, a bad
+status), and ``format_ledger`` prints the table shown by ``dpquant claims``. The tests a ledger
+names live in the source checkout only (:func:`source_checkout`): an installed package checks
+everything but their existence.
 
 Bad input gets a ``ValueError`` naming the parameter: a ledger path that is not a path, names no
 file, or names a file that is not a TOML ledger of ``[[claim]]`` tables with string fields; a
@@ -34,6 +36,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_LEDGER = REPO_ROOT / "notes" / "claims.toml"
 """The repository's ledger, read by :func:`load_ledger` when no path is given."""
+
+PACKAGED_LEDGER = Path(__file__).resolve().parent / "claims.toml"
+"""The copy of the repository's ledger that a built package ships (``setup.py`` copies it when
+the wheel is built; a source checkout has none): read when :data:`DEFAULT_LEDGER` is absent."""
 
 _TEXT_FIELDS = ("id", "paper", "kind", "number", "statement", "status")
 
@@ -116,17 +122,30 @@ def _entry(entry: Any, i: int, path: Path) -> Claim:
         raise ValueError(f"path {_show(path)}: ledger entry {entry['id']!r:.80}: {exc}") from None
 
 
+def _is_file(path: Path) -> bool:
+    mode = _mode(path)
+    return mode is not None and stat.S_ISREG(mode)
+
+
 def default_ledger() -> Path:
-    """:data:`DEFAULT_LEDGER` when it is there (a source checkout of the repository), else a
-    ``ValueError`` saying where it looked and how to pass a ledger."""
-    mode = _mode(DEFAULT_LEDGER)
-    if mode is None or not stat.S_ISREG(mode):
-        raise ValueError(
-            f"ledger file not found: no path was given and the repository's ledger is not at "
-            f"{_show(DEFAULT_LEDGER)} (only a source checkout has notes/claims.toml): pass "
-            "path=<claims.toml> (on the command line: dpquant claims --ledger PATH)"
-        )
-    return DEFAULT_LEDGER
+    """:data:`DEFAULT_LEDGER` when it is there (a source checkout of the repository), else
+    :data:`PACKAGED_LEDGER` when it is there (an installed package), else a ``ValueError`` saying
+    where it looked and how to pass a ledger."""
+    for path in (DEFAULT_LEDGER, PACKAGED_LEDGER):
+        if _is_file(path):
+            return path
+    raise ValueError(
+        f"ledger file not found: no path was given and the ledger is neither at "
+        f"{_show(DEFAULT_LEDGER)} (a source checkout's notes/claims.toml) nor at "
+        f"{_show(PACKAGED_LEDGER)} (an installed package's copy): pass "
+        "path=<claims.toml> (on the command line: dpquant claims --ledger PATH)"
+    )
+
+
+def source_checkout() -> bool:
+    """True in a source checkout of the repository (its ledger and its tests beside the
+    package), where the test ids of a ledger can be checked; False in an installed package."""
+    return _is_file(DEFAULT_LEDGER) and _mode(REPO_ROOT / "tests") is not None
 
 
 def load_ledger(path: Path | str | None = None) -> list[Claim]:
@@ -218,10 +237,17 @@ def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
     return True
 
 
-def ledger_problems(claims: list[Claim], root: Path = REPO_ROOT) -> list[str]:
-    """Every inconsistency of the ledger; empty when it is in step with the tests."""
+def ledger_problems(
+    claims: list[Claim], root: Path = REPO_ROOT, *, check_ids: bool = True
+) -> list[str]:
+    """Every inconsistency of the ledger; empty when it is in step with the tests.
+
+    ``check_ids=False`` skips the one check that needs the tests (that each listed test id names
+    a test under ``root``): for an installed package, which does not ship them."""
     claims = _check_claims(claims)
     root = _check_path(root, "root")
+    if not isinstance(check_ids, bool):
+        raise ValueError(f"check_ids must be a bool, got {type(check_ids).__name__}")
     problems = []
     seen: Counter[str] = Counter(c.id for c in claims)
     problems += [f"{cid}: duplicate id" for cid, k in seen.items() if k > 1]
@@ -235,7 +261,7 @@ def ledger_problems(claims: list[Claim], root: Path = REPO_ROOT) -> list[str]:
         problems += [
             f"{c.id}: check {node} does not exist"
             for node in c.checks
-            if not check_exists(node, root)
+            if check_ids and not check_exists(node, root)
         ]
     return problems
 
@@ -271,6 +297,7 @@ def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
 
 __all__ = [
     "DEFAULT_LEDGER",
+    "PACKAGED_LEDGER",
     "PAPERS",
     "REPO_ROOT",
     "STATUSES",
@@ -280,5 +307,6 @@ __all__ = [
     "format_ledger",
     "ledger_problems",
     "load_ledger",
+    "source_checkout",
     "status_counts",
 ]

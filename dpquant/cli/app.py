@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
+from dpquant import __version__
 from dpquant.cli import audit, claims, mechanisms, reproduce, validate
 from dpquant.cli.messages import (
     EXIT_ERROR,
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dpquant",
         description="Reference DP quantile mechanisms, their claims ledger and a privacy auditor.",
     )
+    parser.add_argument("--version", action="version", version=f"dpquant {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in (claims, audit, validate, mechanisms, reproduce):
         command.add_parser(commands)

@@ -1,5 +1,9 @@
 """``dpquant claims [--ledger PATH]``: print the claims ledger with counts per status; exit 1 when
-the ledger has a problem (a claim without a check, a check without a claim)."""
+the ledger has a problem (a claim without a check, a check without a claim).
+
+The default ledger is the source checkout's ``notes/claims.toml``, else the copy an installed
+package ships; outside a source checkout the tests are not there, so the test ids are not checked
+(a note on stderr says so)."""
 
 from __future__ import annotations
 
@@ -10,21 +14,28 @@ from typing import Any
 from dpquant.cli.messages import EXIT_FAILED, EXIT_OK
 from dpquant.cli.paths import path_text
 from dpquant.options import UsageError, show
-from reference.claims import format_ledger, ledger_problems, load_ledger
+from reference.claims import format_ledger, ledger_problems, load_ledger, source_checkout
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the ledger; its problems go to stderr, one line each."""
     path = None if args.ledger is None else path_text(args.ledger, "--ledger")
+    check_ids = source_checkout()
     try:
         claims = load_ledger(path)
         text = format_ledger(claims)
-        problems = ledger_problems(claims)
+        problems = ledger_problems(claims, check_ids=check_ids)
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         shown = "the ledger" if path is None else f"--ledger {show(path)}"
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise UsageError(f"{shown}: not a readable claims ledger ({detail})") from None
     print(text)
+    if not check_ids:
+        print(
+            "note: the test ids were not checked: the tests are in the source checkout, "
+            "not in the installed package",
+            file=sys.stderr,
+        )
     for p in problems:
         print(f"problem: {p}", file=sys.stderr)
     return EXIT_FAILED if problems else EXIT_OK
@@ -34,7 +45,9 @@ def add_parser(commands: Any) -> None:
     """The ``claims`` sub-parser."""
     p = commands.add_parser("claims", help="print the claims ledger with counts per status")
     p.add_argument(
-        "--ledger", default=None, help="path to claims.toml (default: notes/claims.toml)"
+        "--ledger",
+        default=None,
+        help="path to claims.toml (default: notes/claims.toml, else the installed package's copy)",
     )
     p.set_defaults(func=run)
 

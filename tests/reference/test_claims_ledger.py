@@ -129,12 +129,14 @@ def test_load_ledger_none_is_the_default_ledger_and_numbers_become_text(tmp_path
 def test_without_the_repository_ledger_load_ledger_says_where_it_looked_and_takes_a_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An installed package has no notes/: the default ledger is missing, a given path works."""
+    """Neither notes/ nor a packaged copy: the default ledger is missing, a given path works."""
     missing = tmp_path / "notes" / "claims.toml"
     monkeypatch.setattr(claims_module, "DEFAULT_LEDGER", missing)
+    monkeypatch.setattr(claims_module, "PACKAGED_LEDGER", tmp_path / "reference" / "claims.toml")
     with pytest.raises(ValueError, match="ledger file not found") as info:
         load_ledger()
     assert str(missing) in str(info.value) and "path=" in str(info.value)
+    assert "installed package" in str(info.value)
     ledger = _write(tmp_path / "mine.toml", GOOD_CLAIM)
     assert [c.id for c in load_ledger(ledger)] == ["imola25/lemma-9.9"]
     assert [c.id for c in load_ledger(str(ledger))] == ["imola25/lemma-9.9"]
@@ -172,3 +174,36 @@ def test_check_exists_is_false_for_unreadable_or_unparsable_files_and_refuses_no
         check_exists(5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="root"):
         check_exists("tests/reference/test_claims_ledger.py::test_ledger_has_no_problems", root=None)
+
+
+def test_an_installed_package_reads_its_shipped_ledger_and_skips_only_the_test_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside a source checkout (notes/ and tests/ absent) the copy the wheel ships is read and
+    every check but the existence of the test ids is made (tests/packaging/ builds the wheel)."""
+    (tmp_path / "site" / "reference").mkdir(parents=True)
+    shipped = _write(
+        tmp_path / "site" / "reference" / "claims.toml", claims_module.DEFAULT_LEDGER.read_bytes()
+    )
+    assert claims_module.source_checkout()
+    monkeypatch.setattr(claims_module, "DEFAULT_LEDGER", tmp_path / "site" / "notes" / "x.toml")
+    monkeypatch.setattr(claims_module, "PACKAGED_LEDGER", shipped)
+    assert not claims_module.source_checkout()
+    assert claims_module.default_ledger() == shipped
+    claims = load_ledger()
+    assert len(claims) > 50
+    assert ledger_problems(claims, root=tmp_path, check_ids=False) == []
+    assert ledger_problems(claims, root=tmp_path)  # every test id missing there
+    assert main(["claims"]) == 0
+    captured = capsys.readouterr()
+    assert "total:" in captured.out
+    assert "note: the test ids were not checked" in captured.err
+
+
+def test_ledger_problems_without_test_ids_still_finds_the_other_problems(tmp_path: Path) -> None:
+    ledger = _write(tmp_path / "x.toml", GOOD_CLAIM.replace('"todo"', '"verified"'))
+    problems = ledger_problems(load_ledger(ledger), check_ids=False)
+    assert problems == ["imola25/lemma-9.9: status 'verified' needs at least one check"]
+    for bad in (None, 1, "yes"):
+        with pytest.raises(ValueError, match="check_ids must be a bool"):
+            ledger_problems(load_ledger(ledger), check_ids=bad)  # type: ignore[arg-type]
