@@ -162,13 +162,15 @@ def test_the_wheel_installs_in_a_fresh_venv_and_works_outside_the_checkout(
         names = set(wheel.namelist())
         assert [f for f in SHIPPED_DATA if f not in names] == []
         assert not any(n.startswith(("tests/", "notes/", "proofs_checks/")) for n in names)
+        licences = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        assert len(licences) == 1 and b"MIT License" in wheel.read(licences[0])
         assert wheel.read("reference/claims.toml") == LEDGER.read_bytes(), (
             "the wheel's ledger differs from notes/claims.toml"
         )
     with tarfile.open(sdists[0]) as sdist:
         top = f"dpquant-{version}/"
         members = set(sdist.getnames())
-        for needed in ("notes/claims.toml", "CHANGELOG.md", "setup.py", "MANIFEST.in"):
+        for needed in ("notes/claims.toml", "CHANGELOG.md", "setup.py", "MANIFEST.in", "LICENSE"):
             assert top + needed in members, needed
 
     # a fresh venv in the temporary folder; pip of this environment installs into it
