@@ -43,7 +43,7 @@ from audit.grids import grid as _grid
 from audit.grids import lattice_exponent, quantile_levels
 from audit.outputs import NUMERIC, Outputs
 from audit.projections import Projection, midpoint_count, project, projection_name, projections
-from audit.scores import classifier_score, histogram_score, increments_score
+from audit.scores import classifier_score, fit_size, histogram_score, increments_score
 from audit.statistics import SELECTION_Z, selection_score
 
 MAX_POINT_EVENTS = 16
@@ -376,7 +376,7 @@ def candidate_events(a: Outputs, b: Outputs, families: Families = Families()) ->
                 held,
             )
     if families.classifier and len(held_a) and len(held_b):
-        fitted = classifier_score(fit_a, fit_b)
+        fitted = classifier_score(fit_a, fit_b, fit_size(min(len(a), len(b))))
         if fitted is not None:
             add(*_threshold_candidates(fitted(held_a), fitted(held_b), fitted), held)
     return events, np.concatenate(ka), np.concatenate(kb), np.concatenate(na), np.concatenate(nb)

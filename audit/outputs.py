@@ -118,6 +118,10 @@ class Outputs:
         """The first ``n`` draws (all when there are fewer)."""
         return self._rows(slice(0, n))
 
+    def rows(self, start: int, stop: int) -> Outputs:
+        """Draws ``start`` to ``stop`` − 1 (as many as there are)."""
+        return self._rows(slice(start, stop))
+
     def _rows(self, rows: slice) -> Outputs:
         tokens = None if self.tokens is None else self.tokens[rows]
         numbers = None if self.numbers is None else self.numbers[rows]

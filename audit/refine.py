@@ -32,9 +32,10 @@ from audit.events import Scored, score_events
 from audit.grids import grid
 from audit.outputs import Outputs
 from audit.projections import project
+from audit.scores import LARGE_SELECTION
 from audit.statistics import SELECTION_Z
 
-REFINE_FROM = 1 << 20
+REFINE_FROM = LARGE_SELECTION
 """Selection draws per side from which the best interval is refined (fewer: the grid's steps are
 within the counts' noise, and a finer search would only fit that noise)."""
 REFINE_POINTS = 64

@@ -38,6 +38,15 @@ MAX_ATOM_FEATURES = 32
 """Most atoms with an indicator feature (the most frequent ones)."""
 MAX_FIT = 50_000
 """Most draws per side the classifier is fitted on (the first ones of the fitting half)."""
+LARGE_SELECTION = 1 << 20
+"""Selection draws per side from which the classifier is fitted on up to :data:`LARGE_FIT`
+(the size from which the selection also takes its counts at a stronger Wilson level,
+:data:`audit.refine.REFINE_FROM`)."""
+LARGE_FIT = 1_000_000
+"""Most draws per side the classifier is fitted on from a selection of :data:`LARGE_SELECTION`
+draws per side (:func:`fit_size`)."""
+CHUNK = 1 << 18
+"""Draws whose features are held at a time when fitting on, or scoring, more draws than this."""
 NEWTON_STEPS = 30
 RIDGE = 1e-3
 """L2 penalty of the logistic regression, per fitted draw (keeps separable draws finite)."""
@@ -155,52 +164,94 @@ class FeatureMap:
         return np.clip(x, -1e150, 1e150)  # infinities and huge values stay finite in the fit
 
 
+def fit_size(selection: int) -> int:
+    """The most draws per side the classifier is fitted on, for ``selection`` selection draws
+    per side: :data:`MAX_FIT`, or :data:`LARGE_FIT` from :data:`LARGE_SELECTION`. Why: a
+    classifier's level sets are only as good as its weights, and where the leak lies in a rare
+    part of the output a fit on 50 000 draws a side mostly fits noise. On SVT34Parallel at
+    ε = 0.1 (the half pair ([1]×10, [2]×5 + [0]×5), 4 M fresh draws a side) the level set of
+    mass 1 % has log-ratio 0.169 fitted on 50 000 draws a side, 0.267 on 200 000 and 0.277 on
+    10^6 (``notes/auditor.md``, "The classifier fitted on a large selection")."""
+    return LARGE_FIT if selection >= LARGE_SELECTION else MAX_FIT
+
+
+def _gradient_and_hessian(
+    design: np.ndarray, y: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    z = np.clip(design @ w, -40.0, 40.0)
+    p = 1.0 / (1.0 + np.exp(-z))
+    return design.T @ (y - p), (design * (p * (1 - p))[:, None]).T @ design
+
+
 def _logistic(x: np.ndarray, y: np.ndarray, steps: int = NEWTON_STEPS) -> tuple[np.ndarray, float]:
     """Weights and intercept of a ridge-penalised logistic regression of ``y`` on ``x`` (Newton's
-    method; the intercept is not penalised)."""
+    method; the intercept is not penalised). The gradient and Hessian are summed over blocks of
+    :data:`CHUNK` rows (one block, the whole design, up to that size), so that memory beyond
+    ``x`` stays a block's."""
     n, d = x.shape
-    design = np.concatenate([x, np.ones((n, 1))], axis=1)
     w = np.zeros(d + 1)
     penalty = np.full(d + 1, RIDGE * n)
     penalty[-1] = 0.0
+    blocks = [slice(s, s + CHUNK) for s in range(0, n, CHUNK)] if n > CHUNK else [slice(0, n)]
     for _ in range(steps):
-        z = np.clip(design @ w, -40.0, 40.0)
-        p = 1.0 / (1.0 + np.exp(-z))
-        grad = design.T @ (y - p) - penalty * w
-        hess = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty + 1e-9)
-        step = np.linalg.solve(hess, grad)
+        grad = np.zeros(d + 1)
+        hess = np.zeros((d + 1, d + 1))
+        for rows in blocks:
+            design = np.concatenate([x[rows], np.ones((len(x[rows]), 1))], axis=1)
+            g, h = _gradient_and_hessian(design, y[rows], w)
+            grad, hess = grad + g, hess + h
+        grad = grad - penalty * w
+        step = np.linalg.solve(hess + np.diag(penalty + 1e-9), grad)
         w += step
         if np.max(np.abs(step)) < 1e-8:
             break
     return w[:-1], float(w[-1])
 
 
-def classifier_score(a: Outputs, b: Outputs) -> Callable[[Outputs], np.ndarray] | None:
+def _chunked(features: FeatureMap, out: Outputs) -> np.ndarray:
+    """``features(out)``, computed :data:`CHUNK` draws at a time for long samples."""
+    if len(out) <= CHUNK:
+        return features(out)
+    return np.concatenate(
+        [features(out.rows(s, s + CHUNK)) for s in range(0, len(out), CHUNK)], axis=0
+    )
+
+
+def classifier_score(
+    a: Outputs, b: Outputs, fit: int = MAX_FIT
+) -> Callable[[Outputs], np.ndarray] | None:
     """A logistic regression of "drawn on D" on the features of :class:`FeatureMap`, fitted on
-    ``a`` (draws on D) against ``b`` (on D'), at most :data:`MAX_FIT` of each; its log-odds as a
-    function of :class:`Outputs`. None when there is nothing a linear score adds to the other
-    event families (fewer than two features), or too many features."""
+    ``a`` (draws on D) against ``b`` (on D'), at most ``fit`` of each (:func:`fit_size`); its
+    log-odds as a function of :class:`Outputs`. None when there is nothing a linear score adds
+    to the other event families (fewer than two features), or too many features."""
     features = FeatureMap.of(a, b)
     if not 2 <= features.size <= MAX_FEATURES or min(len(a), len(b)) < 2:
         return None
-    xa, xb = features(a.head(MAX_FIT)), features(b.head(MAX_FIT))
+    xa, xb = _chunked(features, a.head(fit)), _chunked(features, b.head(fit))
+    na, nb = len(xa), len(xb)
     x = np.concatenate([xa, xb])
+    del xa, xb
     centre = x.mean(axis=0)
     spread = x.std(axis=0)
     used = spread > 0
     if used.sum() < 1:
         return None
-    z = (x[:, used] - centre[used]) / spread[used]
-    y = np.r_[np.ones(len(xa)), np.zeros(len(xb))]
+    z = x[:, used]  # standardised in place: the same values as (x − centre) / spread
+    del x
+    z -= centre[used]
+    z /= spread[used]
+    y = np.r_[np.ones(na), np.zeros(nb)]
     try:
         w, w0 = _logistic(z, y)
     except np.linalg.LinAlgError:
         return None
-    prior = np.log(len(xb) / len(xa))  # log-odds of a balanced sample
+    prior = np.log(nb / na)  # log-odds of a balanced sample
     if not (np.isfinite(w).all() and np.isfinite(w0)):
         return None
 
     def score(out: Outputs) -> np.ndarray:
+        if len(out) > CHUNK:
+            return np.concatenate([score(out.rows(s, s + CHUNK)) for s in range(0, len(out), CHUNK)])
         f = features(out)[:, used]
         return ((f - centre[used]) / spread[used]) @ w + w0 + prior
 
@@ -210,9 +261,13 @@ def classifier_score(a: Outputs, b: Outputs) -> Callable[[Outputs], np.ndarray] 
 __all__ = [
     "EXACT_GRID_LIMIT",
     "HISTOGRAM_BINS",
+    "LARGE_FIT",
+    "LARGE_SELECTION",
     "MAX_FEATURES",
+    "MAX_FIT",
     "FeatureMap",
     "classifier_score",
+    "fit_size",
     "histogram_score",
     "increments",
     "increments_score",

@@ -8,13 +8,21 @@ import dataclasses
 import numpy as np
 import pytest
 
-from audit import audit_mechanism, evaluation, from_callable, screening
+from audit import audit_mechanism, evaluation, events, from_callable, scores, screening
 from audit.events import Families, best_event, candidate_events
 from audit.grids import GRID_POINTS, TAIL_COUNT
 from audit.outputs import normalise
 from audit.projections import projections
 from audit.relations import QueryAnswers
-from audit.scores import MAX_FEATURES, FeatureMap, classifier_score
+from audit.scores import (
+    LARGE_FIT,
+    LARGE_SELECTION,
+    MAX_FEATURES,
+    MAX_FIT,
+    FeatureMap,
+    classifier_score,
+    fit_size,
+)
 from audit.statistics import SELECTION_Z
 from reference.core import PrivacyClaim
 
@@ -171,3 +179,45 @@ def test_the_increments_score_is_the_exact_ratio_of_independent_steps() -> None:
     by_values = stats.spearmanr(histogram_score(a, b)(fresh), exact).statistic
     assert by_steps > 0.9 and by_steps > by_values + 0.05, (by_steps, by_values)
     assert np.allclose(np.cumsum(steps, axis=1), fresh)
+
+
+def _bits(rng, n, p):
+    return normalise((rng.random((n, len(p))) < p).astype(float), n)
+
+
+def test_a_selection_of_a_million_draws_a_side_fits_the_classifier_on_up_to_a_million() -> None:
+    assert fit_size(LARGE_SELECTION - 1) == MAX_FIT
+    assert fit_size(LARGE_SELECTION) == LARGE_FIT > MAX_FIT
+
+
+def test_candidate_events_fit_the_classifier_on_as_many_draws_as_fit_size_allows(
+    monkeypatch,
+) -> None:
+    seen = []
+
+    def spy(a, b, fit=MAX_FIT):
+        seen.append((len(a), fit))
+        return None
+
+    monkeypatch.setattr(events, "classifier_score", spy)
+    monkeypatch.setattr(scores, "LARGE_SELECTION", 1_000)  # fit_size reads it at call time
+    rng = np.random.default_rng(3)
+    p = np.linspace(0.3, 0.7, 4)
+    candidate_events(_bits(rng, 999, p), _bits(rng, 999, p))
+    candidate_events(_bits(rng, 1_000, p), _bits(rng, 1_000, p))
+    assert seen == [(499, MAX_FIT), (500, LARGE_FIT)]
+
+
+def test_the_classifier_fitted_block_by_block_is_the_one_fitted_at_once(monkeypatch) -> None:
+    """Gradient and Hessian summed over blocks of rows, and features and scores computed block
+    by block, give the fit and the scores of one block (to rounding)."""
+    rng = np.random.default_rng(5)
+    p = np.linspace(0.3, 0.7, 6)
+    a, b = _bits(rng, 5_000, p), _bits(rng, 5_000, p[::-1])
+    test = _bits(rng, 3_000, p)
+    whole = classifier_score(a, b)
+    monkeypatch.setattr(scores, "CHUNK", 700)
+    blocks = classifier_score(a, b)
+    assert whole is not None and blocks is not None
+    np.testing.assert_allclose(blocks(test), whole(test), rtol=1e-9, atol=1e-9)
+    assert np.ptp(whole(test)) > 1.0  # the scores are not all the same
