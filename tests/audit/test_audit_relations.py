@@ -3,6 +3,7 @@ custom relations, with the auditor's search on them (issue 20)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -12,7 +13,9 @@ from hypothesis import strategies as st
 
 from audit import audit_mechanism, from_callable
 from audit.relations import CustomRelation, QueryAnswers
+from audit.wrap import CallableMechanism
 from reference.core import PrivacyClaim
+from reference.distributions import DiscreteLaw, ProductLaw
 from reference.primitives.exponential_mechanism import ExponentialQuantile
 
 QUERIES = PrivacyClaim(0.5, 0.0, "query_answers")
@@ -313,3 +316,53 @@ def test_the_patterns_of_many_answers_are_made_without_a_k_by_k_matrix() -> None
     pairs = QueryAnswers(10_000).candidates(ANYWHERE)
     assert len(pairs) == 12 and all(a.shape == b.shape == (10_000,) for a, b in pairs)
     assert pairs[0][1][0] == 2.0 and pairs[0][1][1:].max() == 1.0
+
+
+def noisy_indicators(eps: float):
+    """Randomized response on every indicator [q_i >= 1], each kept with probability
+    e^ε/(1 + e^ε): one answer moving by 1 can flip its indicator, so the loss is ε per answer that
+    moves, ε under ℓ1 and kε under ℓ∞ (every answer may move)."""
+
+    def release(q, size, rng):
+        keep = rng.random((size, len(q))) < math.exp(eps) / (1 + math.exp(eps))
+        return np.where(keep, q >= 1, q < 1).astype(float)
+
+    release.eps = eps
+    return release
+
+
+@dataclasses.dataclass(frozen=True)
+class NoisyIndicators(CallableMechanism):
+    """:func:`noisy_indicators` with its exact law, a product of two-point laws (log-weights 0
+    and ε on the kept bit)."""
+
+    def exact(self, data):
+        eps = self.fn.eps
+        bits = np.asarray(data, dtype=float) >= 1
+        return ProductLaw([DiscreteLaw([0.0, 1.0], [0, eps] if b else [eps, 0]) for b in bits])
+
+
+def _indicators(eps: float, relation: QueryAnswers) -> NoisyIndicators:
+    wrapped = from_callable(
+        noisy_indicators(eps), QUERIES, ANYWHERE, "indicators", vectorized=True, relation=relation
+    )
+    return NoisyIndicators(**{f.name: getattr(wrapped, f.name) for f in dataclasses.fields(wrapped)})
+
+
+@pytest.mark.parametrize(
+    "norm, k, eps, exact",
+    [("l1", 3, 0.5, 0.5), ("linf", 3, 0.5, 1.5), ("linf", 2, 0.25, 0.5), ("l1", 4, 1.0, 1.0)],
+)
+def test_the_exact_mode_computes_the_loss_of_a_query_answer_relation(norm, k, eps, exact) -> None:
+    """The exact stage reads the laws on the relation's own pairs: randomized response on k
+    indicators loses ε under ℓ1 (one answer moves) and kε under ℓ∞ (all may move); the claim
+    (0.5) holds exactly when that loss is at most 0.5, and the black-box bound never exceeds
+    it."""
+    mech = _indicators(eps, QueryAnswers(k, 1.0, norm))
+    r = audit_mechanism(mech, seed=0)
+    assert r.epsilon_exact is not None and math.isclose(r.epsilon_exact, exact, rel_tol=1e-9)
+    assert r.violation == (exact > 0.5 + 1e-9), r.summary()
+    assert r.epsilon_lower_bound <= exact
+    d0, d1 = (np.asarray(r.exact["worst_pair"][key]) for key in ("data", "data_prime"))
+    moved = np.abs(d0 - d1)
+    assert moved.max() <= 1.0 and (norm == "linf" or moved.sum() <= 1.0)
