@@ -5,12 +5,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 WORKERS ?= 2
 
-.PHONY: test audit lint bench bench-audit claims clean
+.PHONY: test audit lint bench bench-audit claims docs docs-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,distributed,peers]'
+	$(PY) -m pip install --quiet -e '.[dev,distributed,peers,docs]'
 	touch $(STAMP)
 
 # lint, the import contracts of docs/DESIGN.md, the type check, then every test
@@ -23,7 +23,7 @@ audit: $(STAMP)
 	$(VENV)/bin/dpquant audit --all --out reports
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check reference audit dpquant tests proofs_checks benchmarks conftest.py
+	$(VENV)/bin/ruff check reference audit dpquant tests proofs_checks benchmarks conftest.py docs/hooks.py
 
 # every paper's benchmark and the peers (minutes); the auditor's are `make bench-audit`
 bench: $(STAMP)
@@ -41,5 +41,20 @@ bench-audit: $(STAMP)
 claims: $(STAMP)
 	$(VENV)/bin/dpquant claims
 
+# the documentation site (mkdocs.yml, sources in docs/) into build/docs; --strict: a broken link,
+# a missing reference or a docstring mkdocstrings cannot read fails the build
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# the site's tests with a browser: installs Debian's chromium and chromium-driver when missing
+# (about a minute, so `make test` does not: its browser test skips without them; notes/docs.md)
+docs-test: $(STAMP)
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium chromium-driver; \
+	fi
+	$(PY) -m pytest -q -n $(WORKERS) tests/docs
+
 clean:
-	rm -rf $(VENV) reports .pytest_cache .hypothesis
+	rm -rf $(VENV) reports build/docs .pytest_cache .hypothesis

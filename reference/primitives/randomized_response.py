@@ -33,7 +33,7 @@ def keep_probability_mp(epsilon: float) -> mpmath.mpf:
 
 
 def rr_channel(epsilon: float) -> list[list[mpmath.mpf]]:
-    """Exact channel matrix W[b][o] = P(report o | bit b), b, o in {0, 1}."""
+    """Exact channel matrix ``W[b][o]`` = P(report o | bit b), b, o in {0, 1}."""
     p = keep_probability_mp(epsilon)
     return [[p, 1 - p], [1 - p, p]]
 
