@@ -35,14 +35,22 @@ continue in interval i:
 * ``method="auto"``: exact when P·m(m−1)/2 <= 2·10^7, otherwise rejection.
 
 Sampling goes backwards (o_m first) from the stored forward arrays, vectorised over samples
-(:mod:`reference.slice_quantiles.joint_exp_sampler`).
+(:mod:`reference.slice_quantiles.joint_exp_sampler`). The kernel sums of the pass are computed by
+:mod:`reference.slice_quantiles.joint_exp_kernel` (the same sums in linear space per sub-block,
+vectorised; tied to the functions below, the readable reference, to 1e-12 by a test).
 
-Cost: memory m·(n+1) doubles (twice that for ``exact``); time three cumulative log-sum-exp passes
-over n+1 entries per quantile (one release: about 0.1 s at n = 10^4, m = 20; 40–60 s at
-n = 586,104, m = 200 on one core). Precision: inside a block of the decayed sums the local offsets
-c·r stay below 600 (prefix) or c·⌊t_j⌋ (window), so log-weights carry absolute errors of about
-(|log-weight| + c·⌊t_j⌋)·1e-16. The reference code's m × (n+1) × m array and FFT products (small
-values clipped to 0, hence log-weight −inf) are not used.
+Cost: time three kernel scans and one combination over n+1 entries per quantile, about 20 ns an
+entry (one release, forward pass and sampling: about 0.1 s at n = 10^4, m = 20; 6–8 s at
+n = 586,104, m = 200 on one core, against 30–40 s with the reference sums). Memory: the exact
+method keeps m·(n+1) doubles twice; the rejection method keeps every row A_j when
+m·(n+1) <= :data:`FULL_ROWS_CELLS`, else only A_1, A_{1+k}, A_{1+2k}, ... (k = ⌈√m⌉), and the
+backward pass recomputes the k − 1 rows above a kept one block by block, up to the largest
+interval still reachable (:func:`recompute_rows`: the same rows bit for bit, so the same draws),
+about 2·√m·(n+1) doubles in all (≈ 0.35 GB peak at n = 586,104, m = 200, against ≈ 1.1 GB).
+Precision: inside a block of the decayed sums the local offsets c·r stay below 600 (prefix) or
+c·⌊t_j⌋ (window), so log-weights carry absolute errors of about
+(|log-weight| + c·⌊t_j⌋)·1e-16. The reference code's m × (n+1) × m array and FFT products
+(small values clipped to 0, hence log-weight −inf) are not used.
 """
 
 from __future__ import annotations
@@ -54,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from reference.slice_quantiles.inputs import check_quantiles, check_sorted_inside
+from reference.slice_quantiles.joint_exp_kernel import kernel_terms, lse_combine, rejection_row
 from reference.validation import (
     check_choice,
     check_domain,
@@ -64,11 +73,15 @@ from reference.validation import (
 METHODS: tuple[str, ...] = ("auto", "exact", "rejection")
 EXACT_BUDGET = 20_000_000  # P·m(m−1)/2 cells of the exact block sum before "auto" switches
 MAX_CELLS = 300_000_000
-"""Most m·(n + 1) entries of one forward pass (2.4 GB of float64; the Fig. 1 reproduction's
-largest, n = 21 × 48,842 and m = 200, has 2.1·10^8)."""
+"""Most m·(n + 1) entries of one forward pass (about 6 s a 10^8; 2.4 GB of float64 if every
+row were kept; the Fig. 1 reproduction's largest, n = 21 × 48,842 and m = 200, has 2.1·10^8)."""
 MAX_EXPONENT = 1e8
 """Largest c·(n + 1), c = ε/(2Δ): log-weights carry absolute errors of about c·n·1e-16 (module
 docstring), so beyond this the law would no longer be exact to 1e-8."""
+FULL_ROWS_CELLS = 20_000_000
+"""Most m·(n + 1) entries for which the rejection method keeps every row A_j (160 MB); beyond,
+it keeps every k-th row, k = ⌈√m⌉, and the sampler recomputes the rows in between
+(:func:`checkpoint_stride`, :func:`recompute_rows`)."""
 _LOCAL_RANGE = 600.0  # largest local offset c·r inside one block of the decayed sums
 _LOG2 = math.log(2.0)
 
@@ -227,10 +240,10 @@ def _kernel_convolution(a: np.ndarray, t: float, c: float) -> np.ndarray:
 class JointExpForward:
     """Stored forward arrays (log space) of one data set.
 
-    ``new[j−1]`` = β_j (``exact`` only), ``total[j−1]`` = A_j (j = 1..m; for ``rejection`` the
-    proposal's A),
-    ``log_phi0[j−1]`` = log φ_j(0) = −c·t_j, ``log_z`` = log of the total weight (of the proposal
-    for ``rejection``)."""
+    ``new[j−1]`` = β_j (``exact`` only), ``total[(j−1)/stride]`` = A_j for j = 1, 1 + stride,
+    1 + 2·stride, ... <= m (every row when ``stride`` = 1; for ``rejection`` the proposal's A;
+    the rows in between come from :func:`recompute_rows`), ``log_z`` = log of the total weight
+    (of the proposal for ``rejection``)."""
 
     breaks: np.ndarray
     log_len: np.ndarray
@@ -240,6 +253,7 @@ class JointExpForward:
     new: np.ndarray
     total: np.ndarray
     log_z: float
+    stride: int = 1
 
     @property
     def n(self) -> int:
@@ -276,16 +290,33 @@ def forward(
     bounds: tuple[float, float],
     scale: float,
     method: str = "auto",
+    *,
+    stride: int | None = None,
 ) -> JointExpForward:
     """The forward pass of the module docstring on sorted clamped data ``x`` (refused when
-    m·(n + 1) > :data:`MAX_CELLS` or c·(n + 1) > :data:`MAX_EXPONENT`)."""
+    m·(n + 1) > :data:`MAX_CELLS` or c·(n + 1) > :data:`MAX_EXPONENT`). ``stride``: keep the
+    rows A_j of the rejection method for j = 1, 1 + stride, ... only (default
+    :func:`checkpoint_stride`; the exact method keeps every row)."""
     bounds = check_domain(bounds, "bounds", finite=True)
     x = check_sorted_inside(x, bounds)
     q = check_quantiles(quantiles)
     scale = _check_decay(scale, name="scale")
     method = check_choice(method, "method", METHODS)
+    if stride is not None:
+        stride = check_int(stride, "stride", minimum=1)
     check_forward_size(q.size, x.size, scale, "scale")
-    return _forward(x, q, bounds, scale, method)
+    return _forward(x, q, bounds, scale, method, stride)
+
+
+def checkpoint_stride(m: int, n: int) -> int:
+    """Rows kept by the rejection method: every one when m·(n + 1) <= :data:`FULL_ROWS_CELLS`,
+    else every k-th, k = ⌈√m⌉, so that the kept rows and one recomputed block hold about
+    2·√m·(n + 1) entries."""
+    m = check_int(m, "m", minimum=1)
+    n = check_int(n, "n", minimum=0)
+    if m * (n + 1) <= FULL_ROWS_CELLS:
+        return 1
+    return math.isqrt(m - 1) + 1
 
 
 def check_forward_size(m: int, n: int, scale: float, scale_name: str = "scale") -> None:
@@ -309,6 +340,7 @@ def _forward(
     bounds: tuple[float, float],
     scale: float,
     method: str,
+    stride: int | None = None,
 ) -> JointExpForward:
     a, b = bounds
     n, m = x.size, quantiles.size
@@ -324,30 +356,67 @@ def _forward(
             f"P = {pos.size} intervals and m = {m} quantiles: use method 'auto' or 'rejection'"
         )
     idx = np.arange(n + 1)
-    exact = method == "exact"
-    new = np.empty((m if exact else 1, n + 1))  # β_j is only kept for the exact block sums
-    total = np.empty((m, n + 1))
-    new[0] = log_len - scale * np.abs(idx - t[0])
-    total[0] = new[0]
-    log_fact = np.cumsum(np.log(np.arange(1, m + 1)))  # log k! at index k − 1
-    cum_phi0 = np.concatenate([[0.0], np.cumsum(-scale * t[:m])])  # Σ_{j'<=j} log φ_{j'}(0)
-    for j in range(2, m + 1):
-        new_j = log_len + _kernel_convolution(total[j - 2], t[j - 1], scale)
-        if exact:
-            new[j - 1] = new_j
-            acc = new_j[pos]
-            lp = log_len[pos]
-            for k in range(2, j + 1):
-                s = j - k + 1
-                term = new[s - 1, pos] + (k - 1) * lp + (cum_phi0[j] - cum_phi0[s])
-                acc = np.logaddexp(acc, term - log_fact[k - 1])
-            row = np.full(n + 1, -np.inf)
-            row[pos] = acc
-            total[j - 1] = row
-        else:
-            rep = log_len + (-scale * t[j - 1]) - _LOG2 + total[j - 2]
-            total[j - 1] = np.logaddexp(new_j, rep)
-    last = total[m - 1] - scale * np.abs(n - idx - t[m])
+    first = log_len - scale * np.abs(idx - t[0])
+    if method == "exact":
+        new, total = _exact_rows(first, log_len, pos, t, scale, m)
+        last_row, stride = total[m - 1], 1
+    else:
+        stride = checkpoint_stride(m, n) if stride is None else stride
+        new = first[None, :]
+        total = np.empty((-(-m // stride), n + 1))
+        total[0] = last_row = first
+        for j in range(2, m + 1):
+            last_row = rejection_row(last_row, log_len, t[j - 1], scale, n + 1)
+            if (j - 1) % stride == 0:
+                total[(j - 1) // stride] = last_row
+    last = last_row - scale * np.abs(n - idx - t[m])
     top = last.max()
     log_z = float(top + np.log(np.exp(last - top).sum()))
-    return JointExpForward(breaks, log_len, t, scale, method, new, total, log_z)
+    return JointExpForward(breaks, log_len, t, scale, method, new, total, log_z, stride)
+
+
+def _exact_rows(
+    first: np.ndarray, log_len: np.ndarray, pos: np.ndarray, t: np.ndarray, scale: float, m: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """β_j and A_j (j = 1..m) of the exact method: A_j(i) = LSE_k β_{j−k+1}(i) + (k−1)·log L_i
+    + Σ log φ_{j'}(0) − log k! over block sizes k (module docstring)."""
+    size = log_len.size
+    new = np.empty((m, size))
+    total = np.empty((m, size))
+    new[0] = total[0] = first
+    log_fact = np.cumsum(np.log(np.arange(1, m + 1)))  # log k! at index k − 1
+    cum_phi0 = np.concatenate([[0.0], np.cumsum(-scale * t[:m])])  # Σ_{j'<=j} log φ_{j'}(0)
+    lp = log_len[pos]
+    for j in range(2, m + 1):
+        parts, offsets, shifts = kernel_terms(total[j - 2], t[j - 1], scale)
+        new[j - 1] = lse_combine(parts, shifts, log_len, offsets, size)
+        acc = new[j - 1, pos]
+        for k in range(2, j + 1):
+            s = j - k + 1
+            term = new[s - 1, pos] + (k - 1) * lp + (cum_phi0[j] - cum_phi0[s])
+            acc = np.logaddexp(acc, term - log_fact[k - 1])
+        row = np.full(size, -np.inf)
+        row[pos] = acc
+        total[j - 1] = row
+    return new, total
+
+
+def recompute_rows(fw: JointExpForward, lo: int, hi: int, limit: int) -> np.ndarray:
+    """``rejection``: the first ``limit`` entries of A_j for j = lo + 1..hi, from the kept row
+    A_lo (lo = 1 + k·stride); bit for bit those of the forward pass (the kernel sums of
+    :mod:`~reference.slice_quantiles.joint_exp_kernel` on truncated rows equal those on whole
+    rows, and A_j(i) depends on A_{j−1}(i') for i' <= i only)."""
+    if not isinstance(fw, JointExpForward) or fw.method != "rejection":
+        raise ValueError("fw must be a JointExpForward of method 'rejection'")
+    lo = check_int(lo, "lo", minimum=1, maximum=fw.m)
+    if (lo - 1) % fw.stride:
+        raise ValueError(f"lo must be a kept row 1 + k·{fw.stride}, got {lo}")
+    hi = check_int(hi, "hi", minimum=lo, maximum=fw.m)
+    n = fw.n
+    limit = check_int(limit, "limit", minimum=1, maximum=n + 1)
+    out = np.empty((hi - lo, limit))
+    prev = fw.total[(lo - 1) // fw.stride, :limit]
+    log_len = fw.log_len[:limit]
+    for j in range(lo + 1, hi + 1):
+        prev = out[j - lo - 1] = rejection_row(prev, log_len, fw.targets[j - 1], fw.scale, n + 1)
+    return out

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from reference.slice_quantiles.inputs import check_int_array
-from reference.slice_quantiles.joint_exp_forward import JointExpForward
+from reference.slice_quantiles.joint_exp_forward import JointExpForward, recompute_rows
 from reference.validation import (
     MAX_DRAWS,
     check_flag,
@@ -31,6 +31,7 @@ DRAW_BUDGET = 2 * 10**8
 """Most (distinct conditioning intervals × m × (n + 1)) of one sampling call (about 10 s)."""
 _LOG2 = math.log(2.0)
 _MAX_PROPOSALS_PER_DRAW = 10_000
+_UNDERFLOW = -746.0  # exp(x) is exactly 0 for x below this
 
 
 # --------------------------------------------------------------------------------------------
@@ -55,6 +56,30 @@ def _check_intervals(fw: JointExpForward, i: Any, name: str) -> np.ndarray:
     return arr
 
 
+class _Rows:
+    """The rows A_j for a backward pass (j descending, the bound i_up non-increasing): the kept
+    rows of the forward pass, the others recomputed block by block from the kept row below
+    them (:func:`~reference.slice_quantiles.joint_exp_forward.recompute_rows`), their first
+    ``limit`` entries; one block is held at a time."""
+
+    def __init__(self, fw: JointExpForward) -> None:
+        self.fw = fw
+        self.lo = self.hi = self.limit = 0
+        self.block: np.ndarray | None = None
+
+    def __call__(self, j: int, limit: int) -> np.ndarray:
+        fw = self.fw
+        if (j - 1) % fw.stride == 0:
+            return fw.total[(j - 1) // fw.stride]
+        if self.block is None or not (self.lo < j <= self.hi and limit <= self.limit):
+            self.block = None  # free the previous block first
+            self.lo = j - (j - 1) % fw.stride
+            self.hi = min(self.lo + fw.stride - 1, fw.m)
+            self.limit = limit
+            self.block = recompute_rows(fw, self.lo, self.hi, limit)
+        return self.block[j - self.lo - 1]
+
+
 def interval_logweights(fw: JointExpForward, j: int, i_up: int, first: bool) -> np.ndarray:
     """Unnormalised log P(o_j in interval i | o_{j+1} starts a block in interval i_up):
     A_j(i) + log φ_{j+1}(i_up − i) over i <= i_up (``first``: j = m, i_up = n, where
@@ -63,15 +88,23 @@ def interval_logweights(fw: JointExpForward, j: int, i_up: int, first: bool) -> 
     j = _check_j(fw, j)
     i_up = check_int(i_up, "i_up", minimum=0, maximum=fw.n)
     first = check_flag(first, "first")
-    return _interval_logweights(fw, j, i_up, first)
+    return _interval_logweights(fw, _Rows(fw), j, i_up, first)
 
 
-def _interval_logweights(fw: JointExpForward, j: int, i_up: int, first: bool) -> np.ndarray:
+def _interval_logweights(
+    fw: JointExpForward, rows: _Rows, j: int, i_up: int, first: bool
+) -> np.ndarray:
     lim = i_up + 1 if first else i_up
     w = np.full(fw.n + 1, -np.inf)
-    i = np.arange(lim)
-    w[:lim] = fw.total[j - 1, :lim] + fw.log_phi(j + 1, i_up - i)
+    w[:lim] = _head_logweights(fw, rows(j, fw.n + 1), j, i_up, lim)
     return w
+
+
+def _head_logweights(
+    fw: JointExpForward, row: np.ndarray, j: int, i_up: int, lim: int
+) -> np.ndarray:
+    """The interval log-weights at i < lim (the others are −inf), from the row A_j."""
+    return row[:lim] + fw.log_phi(j + 1, i_up - np.arange(lim))
 
 
 def block_logweights(fw: JointExpForward, j: int, i: int) -> np.ndarray:
@@ -102,16 +135,21 @@ def repeat_logprob(fw: JointExpForward, j: int, i: np.ndarray) -> np.ndarray:
     fw = _check_fw(fw)
     if fw.method != "rejection":
         raise ValueError("fw must come from method 'rejection' for repeat_logprob")
-    return _repeat_logprob(fw, _check_j(fw, j), _check_intervals(fw, i, "i"))
+    j = _check_j(fw, j)
+    return _repeat_logprob(fw, _Rows(fw), j, _check_intervals(fw, i, "i"), fw.n + 1)
 
 
-def _repeat_logprob(fw: JointExpForward, j: int, i: np.ndarray) -> np.ndarray:
+def _repeat_logprob(
+    fw: JointExpForward, rows: _Rows, j: int, i: np.ndarray, limit: int
+) -> np.ndarray:
+    """As :func:`repeat_logprob`, the rows read through ``rows`` (first ``limit`` entries)."""
     i = np.asarray(i)
     if j == 1:
         return np.full(i.shape, -np.inf)
-    rep = fw.log_len[i] - fw.scale * fw.targets[j - 1] - _LOG2 + fw.total[j - 2, i]
+    below = rows(j - 1, limit)[i]
+    rep = fw.log_len[i] - fw.scale * fw.targets[j - 1] - _LOG2 + below
     with np.errstate(invalid="ignore"):
-        out = rep - fw.total[j - 1, i]
+        out = rep - rows(j, limit)[i]
     return np.where(np.isfinite(rep), np.minimum(out, 0.0), -np.inf)
 
 
@@ -133,6 +171,7 @@ def path_log_probability(fw: JointExpForward, path: tuple[int, ...]) -> float:
         raise ValueError("path must be a non-decreasing sequence of m interval indices")
     path = tuple(int(v) for v in arr)
     logp = 0.0
+    rows = _Rows(fw)
     if fw.method == "exact":
         j, i_up, first = m, fw.n, True
         while j >= 1:
@@ -140,7 +179,7 @@ def path_log_probability(fw: JointExpForward, path: tuple[int, ...]) -> float:
             k = 1
             while k < j and path[j - k - 1] == i:
                 k += 1
-            pi = _normalise(_interval_logweights(fw, j, i_up, first))[i]
+            pi = _normalise(_interval_logweights(fw, rows, j, i_up, first))[i]
             pk = _normalise(_block_logweights(fw, j, i))[k - 1] if pi > 0 else 0.0
             if pk == 0:
                 return -math.inf
@@ -151,11 +190,11 @@ def path_log_probability(fw: JointExpForward, path: tuple[int, ...]) -> float:
     for j in range(m, 0, -1):
         i = path[j - 1]
         if not forced:
-            pi = _normalise(_interval_logweights(fw, j, i_up, j == m))[i]
+            pi = _normalise(_interval_logweights(fw, rows, j, i_up, j == m))[i]
             if pi == 0:
                 return -math.inf
             logp += math.log(pi)
-        rep = float(_repeat_logprob(fw, j, np.array([i]))[0])
+        rep = float(_repeat_logprob(fw, rows, j, np.array([i]), fw.n + 1)[0])
         forced = j > 1 and path[j - 2] == i
         logp += rep if forced else math.log1p(-math.exp(rep)) if rep < 0 else -math.inf
         i_up = i
@@ -181,10 +220,17 @@ def acceptance_log_probability(path: Any) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def _draw_intervals(
-    fw: JointExpForward, j: int, i_up: np.ndarray, first: bool, rng: np.random.Generator
+def _draw_intervals(  # noqa: PLR0913
+    fw: JointExpForward,
+    row: np.ndarray,
+    j: int,
+    i_up: np.ndarray,
+    first: bool,
+    rng: np.random.Generator,
 ) -> np.ndarray:
-    """One draw of i per sample from :func:`interval_logweights`, grouped by i_up."""
+    """One draw of i per sample from :func:`interval_logweights` (its entries i < i_up, or
+    <= i_up when ``first``; the others are −inf), grouped by i_up; ``row`` = A_j (at least
+    its first max(i_up) + 1 entries)."""
     out = np.empty(i_up.size, dtype=np.int64)
     values, inverse = np.unique(i_up, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
@@ -192,9 +238,28 @@ def _draw_intervals(
     u = rng.random(i_up.size)
     for g, up in enumerate(values):
         members = order[edges[g] : edges[g + 1]]
-        cdf = np.cumsum(_normalise(_interval_logweights(fw, j, int(up), first)))
-        out[members] = np.minimum(np.searchsorted(cdf, u[members] * cdf[-1], side="right"), fw.n)
+        lim = int(up) + 1 if first else int(up)
+        if lim == 0:  # no interval below (reached only through rounding of a repeat)
+            out[members] = 0
+            continue
+        out[members] = _inverse_cdf(_head_logweights(fw, row, j, int(up), lim), u[members])
     return out
+
+
+def _inverse_cdf(logw: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Indices drawn from the weights exp(logw) by inverse CDF at the uniforms u (the CDF in
+    index order): the first index whose cumulative weight exceeds u·total. Only the entries
+    whose weight does not underflow to 0 against the largest are formed, which gives the same
+    cumulative sums bit for bit as the whole array (0 adds nothing)."""
+    d = logw - np.max(logw)
+    live = np.flatnonzero(d > _UNDERFLOW)
+    if live.size == 0:
+        return np.zeros(u.size, dtype=np.int64)
+    p = np.zeros(d.size)
+    p[live] = np.exp(d[live])
+    cdf = np.cumsum(p[live] / p.sum())
+    pick = np.searchsorted(cdf, u * cdf[-1], side="right")
+    return live[np.minimum(pick, live.size - 1)]
 
 
 def _draw_blocks(
@@ -247,13 +312,14 @@ def _sample_intervals(fw: JointExpForward, size: int, rng: np.random.Generator) 
     if size == 0:
         return paths
     i_up = np.full(size, fw.n, dtype=np.int64)
+    source = _Rows(fw)
     if fw.method == "exact":
         cur = np.full(size, m)
         for j in range(m, 0, -1):
             act = np.flatnonzero(cur == j)
             if act.size == 0:
                 continue
-            i = _draw_intervals(fw, j, i_up[act], j == m, rng)
+            i = _draw_intervals(fw, source(j, fw.n + 1), j, i_up[act], j == m, rng)
             k = _draw_blocks(fw, j, i, rng)
             for kk in np.unique(k):
                 rows = act[k == kk]
@@ -264,10 +330,11 @@ def _sample_intervals(fw: JointExpForward, size: int, rng: np.random.Generator) 
     forced = np.zeros(size, dtype=bool)
     current = np.empty(size, dtype=np.int64)
     for j in range(m, 0, -1):
+        limit = int(i_up.max()) + 1  # rows are needed at i <= i_up only (non-increasing)
         free = np.flatnonzero(~forced)
-        current[free] = _draw_intervals(fw, j, i_up[free], j == m, rng)
+        current[free] = _draw_intervals(fw, source(j, limit), j, i_up[free], j == m, rng)
         paths[:, j - 1] = current
-        forced = np.log(rng.random(size)) < _repeat_logprob(fw, j, current)
+        forced = np.log(rng.random(size)) < _repeat_logprob(fw, source, j, current, limit)
         i_up = current.copy()
     return paths
 
