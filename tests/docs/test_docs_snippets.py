@@ -1,4 +1,5 @@
-"""Every ```python block of the documentation site's pages runs as written (a person copies it).
+"""Every ```python block of the documentation site's pages, and the README's first example, runs
+as written (a person copies it).
 
 The blocks of one page run in order in one namespace (a later block may use an earlier one's
 names), in a temporary working directory. A block that must not run (a test module of another
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 SKIP = "<!-- docs-test: skip"
 _FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
@@ -54,3 +56,15 @@ def test_the_python_examples_of_a_page_run(page: Path, tmp_path, monkeypatch) ->
     for line, code, skipped in python_blocks(page):
         if not skipped:
             exec(compile(code, f"{page.relative_to(DOCS)}:{line}", "exec"), namespace)
+
+
+def test_the_readme_first_example_runs(tmp_path, monkeypatch, capsys) -> None:
+    """The README's example (its other block is run by tests/test_readme_examples.py)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("## A first example")
+    match = _FENCE.search(text, start)
+    assert match is not None
+    assert len(match.group(1).splitlines()) <= 30
+    monkeypatch.chdir(tmp_path)
+    exec(compile(match.group(1), "README.md", "exec"), {"__name__": "__readme__"})
+    assert "VIOLATION" in capsys.readouterr().out
