@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -28,7 +29,7 @@ if str(ROOT) not in sys.path:
 from mkdocs.structure.files import File, Files  # noqa: E402
 
 _DIRECTIVE = re.compile(r"<!--\s*(claims|include|catalogue)\s*:?\s*(.*?)\s*-->")
-_PLOTS = Path(tempfile.mkdtemp(prefix="dpquant-docs-plots-"))
+_PLOTS: list[Path] = []  # the folder of this build's catalogue plots, removed after the build
 
 
 def on_files(files: Files, config: Any) -> Files:
@@ -38,6 +39,13 @@ def on_files(files: Files, config: Any) -> Files:
     for name, path in _catalogue_plots().items():
         files.append(File.generated(config, f"auditor/plots/{name}.png", abs_src_path=str(path)))
     return files
+
+
+def on_post_build(config: Any) -> None:
+    for folder in _PLOTS:
+        shutil.rmtree(folder, ignore_errors=True)
+    _PLOTS.clear()
+    _PLOT_CACHE.clear()
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
@@ -148,6 +156,7 @@ def _catalogue_plots() -> dict[str, Path]:
     from audit.catalogue import CATALOGUE, CONTROLS
     from reference.distributions import DiscreteLaw, PiecewiseLogLinear
 
+    _PLOTS.append(Path(tempfile.mkdtemp(prefix="dpquant-docs-plots-")))
     for entry in CATALOGUE + CONTROLS:
         exact = getattr(entry.mechanism, "exact", None)
         if exact is None or entry.witness is None or len(entry.witness[0]) > 50:
@@ -176,7 +185,7 @@ def _catalogue_plots() -> dict[str, Path]:
             ax.set_xlabel("output")
             ax.legend(fontsize=8)
             fig.tight_layout()
-            path = _PLOTS / f"{entry.name}.png"
+            path = _PLOTS[-1] / f"{entry.name}.png"
             fig.savefig(path)
             _PLOT_CACHE[entry.name] = path
         plt.close(fig)
