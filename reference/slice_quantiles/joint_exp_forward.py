@@ -39,16 +39,17 @@ Sampling goes backwards (o_m first) from the stored forward arrays, vectorised o
 :mod:`reference.slice_quantiles.joint_exp_kernel` (the same sums in linear space per sub-block,
 vectorised; tied to the functions below, the readable reference, to 1e-12 by a test).
 
-Cost: time three kernel scans and one combination over n+1 entries per quantile, about 20 ns an
-entry (one release, forward pass and sampling: about 0.1 s at n = 10^4, m = 20; 6–8 s at
-n = 586,104, m = 200 on one core, against 30–40 s with the reference sums). Memory: the exact
-method keeps m·(n+1) doubles twice; the rejection method keeps every row A_j when
-m·(n+1) <= :data:`FULL_ROWS_CELLS`, else only A_1, A_{1+k}, A_{1+2k}, ... (k = ⌈√m⌉), and the
-backward pass recomputes the k − 1 rows above a kept one block by block, up to the largest
-interval still reachable (:func:`recompute_rows`: the same rows bit for bit, so the same draws),
-about 2·√m·(n+1) doubles in all (≈ 0.35 GB peak at n = 586,104, m = 200, against ≈ 1.1 GB).
-Precision: inside a block of the decayed sums the local offsets c·r stay below 600 (prefix) or
-c·⌊t_j⌋ (window), so log-weights carry absolute errors of about
+Cost: time three kernel scans and one combination over n+1 entries per quantile, about 20–40 ns
+an entry, bound by memory bandwidth (one release, forward pass and sampling: about 0.05 s at
+n = 10^4, m = 20; 7–8 s at n = 586,104, m = 200 on a shared 2-core machine, against 30–40 s
+with the reference sums). Memory: the exact method keeps m·(n+1) doubles twice; the rejection
+method keeps every row A_j when m·(n+1) <= :data:`FULL_ROWS_CELLS`, else only A_1, A_{1+k},
+A_{1+2k}, ... (k = ⌈√m⌉), and the backward pass recomputes the k − 1 rows above a kept one block
+by block, up to the largest interval still reachable (:func:`recompute_rows`: the same rows bit
+for bit, so the same draws), about 2·√m·(n+1) doubles in all (a process releasing at
+n = 586,104, m = 200 peaks at ≈ 0.38 GB, interpreter and data included, against ≈ 1.06 GB).
+Precision: inside a block of the decayed sums the local offsets c·r stay below 600 (prefix; 300
+in the fast sums) or c·⌊t_j⌋ (window), so log-weights carry absolute errors of about
 (|log-weight| + c·⌊t_j⌋)·1e-16. The reference code's m × (n+1) × m array and FFT products
 (small values clipped to 0, hence log-weight −inf) are not used.
 """

@@ -7,7 +7,9 @@ interval of o_j given the block above (:func:`interval_logweights`), then the si
 charges every repeated interval the factor 1/2 instead of 1/k (:func:`repeat_logprob`); a proposed
 sequence is then accepted with probability Π_blocks 2^{k−1}/k! (:func:`acceptance_log_probability`),
 so accepted draws follow the JointExp law exactly. Given the interval sequence, the outputs of a
-block are sorted iid uniforms on their interval (:func:`intervals_to_outputs`).
+block are sorted iid uniforms on their interval (:func:`intervals_to_outputs`). The rows A_j
+are those kept by the forward pass or, when it kept only every k-th (large inputs), recomputed
+block by block as the backward pass reaches them, bit for bit the same (so the same draws).
 """
 
 from __future__ import annotations
