@@ -78,6 +78,8 @@ def _first_pass(  # pragma: no cover - compiled
         for b in range(nsub):
             lo, hi = _positions(n, seg, k, reverse, b, s * seg)
             length = hi - lo
+            if length <= 0:  # past the end of a short last segment: nothing to read
+                break
             idx = s * nsub + b
             f = 0
             while f < length and v[hi - 1 - f if reverse else lo + f] == -np.inf:

@@ -197,3 +197,34 @@ def test_bad_stride_and_rows_are_refused_naming_the_parameter() -> None:
         recompute_rows(kept, 1, 3, kept.n + 2)
     with pytest.raises(ValueError, match="m"):
         checkpoint_stride(0, 5)
+
+
+class _Strict(np.ndarray):
+    """An array whose negative indices are errors (numpy wraps them): an index the compiled
+    passes compute below 0 is a read outside the array there, where no bound is checked."""
+
+    def __getitem__(self, key):
+        if isinstance(key, int | np.integer) and key < 0:
+            raise IndexError(f"negative index {key}")
+        return super().__getitem__(key)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_compiled_passes_never_index_outside_a_short_last_segment(monkeypatch, reverse) -> None:
+    """The passes run as plain Python (bounds checked, negative indices refused) on arrays whose
+    last segment is shorter than the segment length, so that some sub-blocks of it lie past the
+    end (a read there once crashed the imola25 study), and give what the compiled passes give."""
+    from reference.slice_quantiles import joint_exp_kernel as kern
+
+    monkeypatch.setattr(kern, "_CHUNK", 64)  # chunks of whole segments: a short last chunk too
+    rng = np.random.default_rng(4)
+    cases = [(n, seg, c) for n in (1, 3, 7, 40, 130) for seg in (5, 16, 100) for c in (0.5, 150.0)]
+    compiled = [kern.scan(_random_row(rng, n), c, seg, reverse) for n, seg, c in cases]
+    for name in ("_first_pass", "_second_pass", "_third_pass", "_positions", "_lse"):
+        monkeypatch.setattr(kern, name, getattr(kern, name).py_func)
+    rng = np.random.default_rng(4)
+    for (n, seg, c), want in zip(cases, compiled, strict=True):
+        v = _random_row(rng, n).view(_Strict)
+        with np.errstate(invalid="ignore"):  # −inf − (−inf) in Python scalars: NaN, as compiled
+            got = kern.scan(v, c, seg, reverse)
+        np.testing.assert_array_equal(got, want)
