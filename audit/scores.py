@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from audit.outputs import Outputs
+from reference.validation import check_int
 
 EXACT_GRID_LIMIT = 256
 """A coordinate with at most this many distinct values gets one histogram bin per value."""
@@ -45,6 +46,8 @@ LARGE_SELECTION = 1 << 20
 LARGE_FIT = 1_000_000
 """Most draws per side the classifier is fitted on from a selection of :data:`LARGE_SELECTION`
 draws per side (:func:`fit_size`)."""
+MAX_FIT_LIMIT = 1 << 30
+"""The largest ``fit`` :func:`classifier_score` takes."""
 CHUNK = 1 << 18
 """Draws whose features are held at a time when fitting on, or scoring, more draws than this."""
 NEWTON_STEPS = 30
@@ -172,6 +175,7 @@ def fit_size(selection: int) -> int:
     ε = 0.1 (the half pair ([1]×10, [2]×5 + [0]×5), 4 M fresh draws a side) the level set of
     mass 1 % has log-ratio 0.169 fitted on 50 000 draws a side, 0.267 on 200 000 and 0.277 on
     10^6 (``notes/auditor.md``, "The classifier fitted on a large selection")."""
+    selection = check_int(selection, "selection", minimum=0)
     return LARGE_FIT if selection >= LARGE_SELECTION else MAX_FIT
 
 
@@ -192,7 +196,7 @@ def _logistic(x: np.ndarray, y: np.ndarray, steps: int = NEWTON_STEPS) -> tuple[
     w = np.zeros(d + 1)
     penalty = np.full(d + 1, RIDGE * n)
     penalty[-1] = 0.0
-    blocks = [slice(s, s + CHUNK) for s in range(0, n, CHUNK)] if n > CHUNK else [slice(0, n)]
+    blocks = [slice(s, s + CHUNK) for s in range(0, n, CHUNK)]
     for _ in range(steps):
         grad = np.zeros(d + 1)
         hess = np.zeros((d + 1, d + 1))
@@ -224,6 +228,7 @@ def classifier_score(
     ``a`` (draws on D) against ``b`` (on D'), at most ``fit`` of each (:func:`fit_size`); its
     log-odds as a function of :class:`Outputs`. None when there is nothing a linear score adds
     to the other event families (fewer than two features), or too many features."""
+    fit = check_int(fit, "fit", minimum=2, maximum=MAX_FIT_LIMIT)
     features = FeatureMap.of(a, b)
     if not 2 <= features.size <= MAX_FEATURES or min(len(a), len(b)) < 2:
         return None

@@ -4,6 +4,7 @@ regression of DP-Sniper's classifier-chosen events) and the events on the whole 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -221,3 +222,17 @@ def test_the_classifier_fitted_block_by_block_is_the_one_fitted_at_once(monkeypa
     assert whole is not None and blocks is not None
     np.testing.assert_allclose(blocks(test), whole(test), rtol=1e-9, atol=1e-9)
     assert np.ptp(whole(test)) > 1.0  # the scores are not all the same
+
+
+@pytest.mark.parametrize("fit", [-1, 0, 1, True, 2.5, math.nan, "5", 1e308, 2**31])
+def test_a_bad_fit_size_is_refused_naming_the_parameter(fit) -> None:
+    rng = np.random.default_rng(0)
+    a = _bits(rng, 100, np.linspace(0.3, 0.7, 4))
+    with pytest.raises(ValueError, match="fit must be"):
+        classifier_score(a, a, fit)
+
+
+@pytest.mark.parametrize("selection", [-1, True, math.nan, "x", 1.0])
+def test_a_bad_selection_size_is_refused_naming_the_parameter(selection) -> None:
+    with pytest.raises(ValueError, match="selection must be"):
+        fit_size(selection)
