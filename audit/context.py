@@ -20,7 +20,7 @@ import numpy as np
 
 from audit.draws import DrawJob, DrawTimedOut, chunk_size, draw
 from audit.exact import check_exact_law
-from audit.neighbours import Pair, exhaustive_pairs, pattern_pairs
+from audit.neighbours import Pair, exhaustive_pairs, pattern_pairs, rank_shift_pairs
 from audit.outputs import Outputs
 from audit.power import PairPower
 from reference.core import PrivacyClaim
@@ -77,6 +77,7 @@ class Candidate:
     pair: Pair | None = None
     prior: tuple[float, float] | None = None  # masses of its best event, from the search
     planned: PairPower | None = None  # its best likelihood-ratio set, from the exact laws
+    drawn: tuple[Outputs, Outputs] | None = None  # draws on (D, D') that choose its event
 
     @property
     def key(self) -> tuple[Any, Any]:
@@ -117,6 +118,8 @@ class AuditContext:
     timeout: float | None = None
     float_lattice: bool = False
     tighten: bool = False
+    max_draws: int | None = None  # a total budget of draws (:mod:`audit.draw_budget`)
+    full_budget: bool = False  # with max_draws: spend it all even after a clear violation
     used: int = 0
     used_by_stage: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -129,6 +132,10 @@ class AuditContext:
 
     @property
     def n_eval(self) -> int:
+        """Evaluation draws per side of a finalist: what its selection leaves, or, with a total
+        budget, all its draws (its event is chosen on its last screen's, :mod:`audit.draw_budget`)."""
+        if self.max_draws is not None:
+            return self.samples
         return max(1, self.samples - self.n_select)
 
     @property
@@ -207,6 +214,21 @@ class AuditContext:
         return self.laws[key]
 
 
+def budget_family(ctx: AuditContext) -> list[Candidate]:
+    """The candidates of a search with a total budget of draws (:mod:`audit.draw_budget`): the
+    pairs of single records over the probe values and the rank shifts
+    (:func:`audit.neighbours.rank_shift_pairs`; not for a mechanism with a finite input set,
+    whose finer grid would leave it). A few hundred draws a side cannot tell a pair of loss 0.93
+    from one of 0.75 among the hundreds of the full family, so a budgeted search screens these,
+    the shapes that are worst for statistics of ranks, a quarter of them near the worst case of
+    the exponential-mechanism median."""
+    adjacency = ctx.claim.adjacency
+    found = list(exhaustive_pairs(ctx.values, 1, adjacency))
+    if getattr(ctx.mech, "input_values", None) is None:
+        found += rank_shift_pairs(ctx.values, adjacency)
+    return [Candidate(*p.data, pair=p) for p in dict.fromkeys(found)]
+
+
 def selection_size(budget: int) -> int:
     """Selection draws per side out of a finalist's ``budget``: :data:`SELECTION_FRACTION` of it,
     at most :data:`SELECT_MAX`."""
@@ -234,6 +256,7 @@ __all__ = [
     "Candidate",
     "HungDraw",
     "Job",
+    "budget_family",
     "candidate_family",
     "selection_size",
 ]

@@ -217,15 +217,19 @@ def _select(
     planned from the exact laws, when that promises at least as much)."""
     chosen: list[Chosen] = []
     for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
-        n_sel = selection_size(n)
-        a, b = ctx.draw([(c.d0, n_sel, (SELECT, r, i, 0)), (c.d1, n_sel, (SELECT, r, i, 1))])
+        if c.drawn is not None:  # the search's last screen: its draws choose the event
+            a, b = c.drawn
+            n_sel, n_eval = len(a), n
+        else:
+            n_sel = selection_size(n)
+            a, b = ctx.draw([(c.d0, n_sel, (SELECT, r, i, 0)), (c.d1, n_sel, (SELECT, r, i, 1))])
+            n_eval = n - n_sel
         llr = None
         width = a.width
         if use_exact:
             p, q = ctx.law(c.d0), ctx.law(c.d1)
             if p is not None and q is not None and _law_width(p) == _law_width(q) == width:
                 llr = _llr(p, q)  # on outputs of the laws' width only (a broken sampler may differ)
-        n_eval = n - n_sel
         s = best_event(
             a,
             b,
@@ -303,10 +307,19 @@ def budget_plan(samples: int, budgets: list[int]) -> list[list[int]]:
 def budget(ctx: AuditContext, c: Candidate) -> int:
     """Draws per side for a finalist: the full ``samples``, or, when the search already shows a
     clear violation, ``BUDGET_SAFETY`` times the draws its event needs to exceed the claim (at
-    least ``MIN_BUDGET``). Chosen before any selection or evaluation draw is made. With
-    ``tighten`` (the audit's option) always the full ``samples``, in a single round
+    least ``MIN_BUDGET``; :func:`cut_budget`). Chosen before any selection or evaluation draw is
+    made. With ``tighten`` (the audit's option) always the full ``samples``, in a single round
     (:func:`blackbox_stage`): the tightest bound rather than the quickest verdict."""
-    if c.prior is None or ctx.tighten:
+    if ctx.tighten:
+        return ctx.samples
+    return cut_budget(ctx, c)
+
+
+def cut_budget(ctx: AuditContext, c: Candidate) -> int:
+    """``BUDGET_SAFETY`` times the draws per side the event found for ``c`` by the search
+    (``prior``) needs to exceed the claim, at least ``MIN_BUDGET`` and at most ``samples``; the
+    full ``samples`` when it has none or not even ``samples`` would do."""
+    if c.prior is None:
         return ctx.samples
     needed = samples_needed(
         *c.prior, ctx.claim.epsilon, ctx.claim.delta, ctx.alpha_eval, limit=ctx.samples

@@ -10,6 +10,11 @@ MAX_SAMPLES = 10**10
 drawn). Memory does not grow with it (selection and the tightening screen are capped, the
 evaluation is counted block by block, :mod:`audit.evaluation`); time does: 10**10 draws of a
 fast mechanism take hours."""
+MIN_MAX_DRAWS = 100_000
+"""The smallest total budget ``max_draws``: a search screens a few hundred candidates at least
+16 draws a side, and what it leaves must still bound ε (:mod:`audit.draw_budget`)."""
+MAX_MAX_DRAWS = 10**12
+"""The largest total budget ``max_draws``."""
 MIN_ALPHA = 1e-100
 """The smallest confidence parameter α (smaller ones underflow in the Clopper–Pearson tails)."""
 MAX_SEED = 2**128 - 1
@@ -26,11 +31,13 @@ MODES = ("auto", "exact", "blackbox")
 
 __all__ = [
     "DEFAULT_SAMPLES",
+    "MAX_MAX_DRAWS",
     "MAX_NAME",
     "MAX_SAMPLES",
     "MAX_SEED",
     "MAX_TIMEOUT",
     "MIN_ALPHA",
+    "MIN_MAX_DRAWS",
     "MIN_TIMEOUT",
     "MODES",
 ]

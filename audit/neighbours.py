@@ -241,6 +241,46 @@ def split_pairs(
     return list(dict.fromkeys(out))
 
 
+RANK_SHIFT_SIZES = (10, 16)
+"""Sizes of the two-cluster rank shifts (:func:`rank_shift_pairs`)."""
+
+
+def rank_shift_pairs(
+    values: Sequence[float], adjacency: str, sizes: Sequence[int] = RANK_SHIFT_SIZES
+) -> list[Pair]:
+    """*Rank shifts*: the lowest value added against the highest, around shared records that
+    stay, so that every shared record's rank moves by one. Replace-one: D = shared + {lo},
+    D′ = shared + {hi}; add/remove: D = shared against shared + {lo} and shared + {hi}; local DP
+    has no shared records: none. Two shapes of shared records:
+
+    * one record at each interior value of the values' grid refined twice
+      (:func:`refine_values`): the exponential-mechanism median (ε = 1, outputs in (0, 1)) loses
+      0.9354 on ([lo, 1/16], [1/16, hi]), where the best pair on the probe grid of quarters
+      loses 0.7462;
+    * two clusters on the values' grid, n − 1 shared records of which ⌊n/2⌋ − 1 or ⌊n/2⌋ at v and
+      the rest at w > v (n in ``sizes``): the shift moves the median rank from one cluster to
+      the gap between them or back, and about a quarter of these pairs lose at least 0.92 on
+      that median (``notes/auditor.md``, "A total budget of draws")."""
+    adjacency = check_adjacency(adjacency)
+    grid = sorted(set(check_values(values, "values")))
+    sizes = _check_sizes(sizes)
+    if adjacency == "local" or len(grid) < 2:
+        return []
+    lo, hi = grid[0], grid[-1]
+    shapes: list[tuple[float, ...]] = [(a,) for a in refine_values(refine_values(grid))[1:-1]]
+    for n in sizes:
+        for i, v in enumerate(grid):
+            for w in grid[i + 1 :]:
+                shapes += [(v,) * a + (w,) * (n - 1 - a) for a in {n // 2 - 1, n // 2} if a >= 0]
+    out: list[Pair] = []
+    for shared in shapes:
+        if adjacency == "replace_one":
+            out.append(_pair(shared, lo, hi))
+        else:
+            out += [_pair(shared, None, lo), _pair(shared, None, hi)]
+    return list(dict.fromkeys(out))
+
+
 def neighbours_of(pair: Pair, values: Sequence[float], adjacency: str) -> list[Pair]:
     """Pairs one move away: one shared record changed, added or removed, or x or y changed."""
     pair = _check_pair(pair)

@@ -22,8 +22,9 @@ Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by
   **kwargs)`` runs
   :func:`audit.audit_mechanism` with the samples, seed and timeout of the options (``kwargs``
   override them and pass any other of its keywords: ``pairs``, ``samples``, ``alpha``, ``seed``,
-  ``mode``, ``executor``, ``name``, ``progress``, ``timeout``; anything else is a
-  ``ValueError``) and returns the :class:`audit.AuditReport`. A plain function
+  ``mode``, ``executor``, ``name``, ``progress``, ``timeout``, ``tighten``, ``max_draws``, the
+  last in place of the option's samples; anything else is a ``ValueError``) and returns the
+  :class:`audit.AuditReport`. A plain function
   ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`audit.from_callable`
   (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
   finite input set).
@@ -54,6 +55,8 @@ AUDIT_OPTIONS = (
     "name",
     "progress",
     "timeout",
+    "tighten",
+    "max_draws",
 )
 
 
@@ -182,6 +185,8 @@ def make_auditor(
                 f"and audit_mechanism's {', '.join(AUDIT_OPTIONS)}"
             )
         options = {k: v for k, v in defaults.items() if v is not None}
+        if kwargs.get("max_draws") is not None:  # a total budget replaces draws per data set
+            options.pop("samples", None)
         options.update(kwargs)
         if _is_mechanism(mech_or_fn):
             if claim is not None:

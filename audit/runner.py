@@ -24,7 +24,8 @@ in ``notes/auditor.md``), one module per stage:
 **What it refuses** (``ValueError`` naming the argument, before any draw or allocation): a claim
 whose fields are not valid *now* (``mech.claim.epsilon`` NaN, ∞ or ≤ 0, ``mech.claim.delta``
 outside [0, 1), whatever the object's fields were set to after construction), ``samples`` outside
-[10, :data:`MAX_SAMPLES`], ``alpha`` outside [:data:`MIN_ALPHA`, 1), ``seed`` outside
+[10, :data:`MAX_SAMPLES`], ``max_draws`` outside [:data:`MIN_MAX_DRAWS`, :data:`MAX_MAX_DRAWS`] or
+given with ``samples``, ``alpha`` outside [:data:`MIN_ALPHA`, 1), ``seed`` outside
 [0, :data:`MAX_SEED`], a ``mode`` that is not one of :data:`MODES`, an ``executor`` that is not a
 ``concurrent.futures.Executor``, a ``progress`` that is not callable, a ``name`` that is not a
 string, a ``timeout`` outside [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`], a ``domain`` that is
@@ -60,17 +61,20 @@ import numpy as np
 
 from audit import limits
 from audit.context import AuditContext, Candidate, HungDraw
-from audit.evaluation import blackbox_stage, witness_conformance
+from audit.draw_budget import BUDGET_FINALISTS, final_samples, search_draws
+from audit.evaluation import blackbox_stage, cut_budget, witness_conformance
 from audit.exact import mechanism_name
 from audit.exact_stage import exact_stage
 from audit.hang_check import HANG_TEST_DRAWS, HANG_TEST_SECONDS, hang_test
 from audit.limits import (
     DEFAULT_SAMPLES,
+    MAX_MAX_DRAWS,
     MAX_NAME,
     MAX_SAMPLES,
     MAX_SEED,
     MAX_TIMEOUT,
     MIN_ALPHA,
+    MIN_MAX_DRAWS,
     MIN_TIMEOUT,
     MODES,
 )
@@ -112,6 +116,7 @@ def audit_mechanism(
     float_lattice: bool = False,
     relation: Any = None,
     tighten: bool = False,
+    max_draws: int | None = None,
 ) -> AuditReport:
     """Audit ``mech`` against its ``claim``; see the module docstring and ``DESIGN.md``.
 
@@ -134,6 +139,11 @@ def audit_mechanism(
     may stop early), in one round that evaluates its best finalist with all of α: the tightest
     bound rather than the quickest verdict, at more draws. Memory does not grow with ``samples``
     (the evaluation is counted block by block, :mod:`audit.evaluation`).
+    ``max_draws``: a total budget instead of ``samples`` (not both): the audit draws at most
+    that many samples in all, half for the search (its screens sized to fit, rank shifts in place
+    of the local search) and the rest for one finalist in one round with all of α; a clear
+    violation cuts that to what it needs unless the audit is to ``tighten``
+    (:mod:`audit.draw_budget`).
     """
     start = time.perf_counter()
     claim = check_claim(_read(mech, "claim"), "mech.claim")
@@ -146,7 +156,15 @@ def audit_mechanism(
     if alpha < MIN_ALPHA:
         raise ValueError(f"alpha must lie in [{MIN_ALPHA:g}, 1), got {alpha!r}")
     seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
-    if samples is None:
+    if max_draws is not None:
+        if samples is not None:
+            raise ValueError(
+                "give samples or max_draws, not both: with max_draws the final stage's draws "
+                "per data set are what the search leaves"
+            )
+        max_draws = check_int(max_draws, "max_draws", minimum=MIN_MAX_DRAWS, maximum=MAX_MAX_DRAWS)
+        samples = final_samples(max_draws - search_draws(max_draws))  # until the search ends
+    elif samples is None:
         samples = DEFAULT_SAMPLES
     else:
         samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
@@ -200,6 +218,8 @@ def audit_mechanism(
         name or mechanism_name(mech),
         timeout,
         float_lattice,
+        tighten or max_draws is not None,  # a budgeted audit has one round and one finalist
+        max_draws,
         tighten,
     )
     candidates = [Candidate(d0, d1) for d0, d1 in checked] if checked else []
@@ -240,6 +260,8 @@ def _run_stages(ctx: AuditContext, candidates: list[Candidate], mode: str) -> _F
     try:
         if not finalists:
             finalists = screening_stage(ctx, candidates)
+        if ctx.max_draws is not None:
+            finalists = _fit_budget(ctx, finalists)
         ctx.progress(
             f"black-box stage: {len(finalists)} finalists, {ctx.samples} draws per data set"
         )
@@ -252,6 +274,24 @@ def _run_stages(ctx: AuditContext, candidates: list[Candidate], mode: str) -> _F
         found.blackbox, found.witness, found.conformance = None, None, []
         found.timed_out, found.lower, found.witness = hang_test(ctx, hung)
     return found
+
+
+def _fit_budget(ctx: AuditContext, finalists: list[Candidate]) -> list[Candidate]:
+    """A budgeted audit's final stage: its best finalist, with the draws per data set that
+    what is left of ``max_draws`` pays for (:func:`audit.draw_budget.final_samples`), or, when
+    its last screen already shows a clear violation and the audit is not to ``tighten``, what
+    that violation needs (:func:`audit.evaluation.cut_budget`)."""
+    assert ctx.max_draws is not None
+    finalists = finalists[:BUDGET_FINALISTS]
+    left = ctx.max_draws - ctx.used
+    ctx.samples = final_samples(left)
+    if not ctx.full_budget and finalists:
+        ctx.samples = cut_budget(ctx, finalists[0])
+    ctx.notes.append(
+        f"budget: {ctx.used} of max_draws = {ctx.max_draws} drawn by the search, {left} left; "
+        f"the finalist gets {ctx.samples} draws per data set"
+    )
+    return finalists
 
 
 def _report(ctx: AuditContext, mode: str, found: _Findings, seconds: float) -> AuditReport:

@@ -24,13 +24,21 @@ from audit.context import (
     AuditContext,
     Candidate,
     Job,
+    budget_family,
     candidate_family,
 )
-from audit.evaluation import budget
+from audit.draw_budget import (
+    BUDGET_FINALISTS,
+    CRASH_SCREENS,
+    SCREEN_TOPS,
+    screen_sizes,
+    search_draws,
+)
+from audit.evaluation import budget, cut_budget
 from audit.events import Families, Scored, best_event
 from audit.neighbours import Pair, hill_climb, refine_values, tie_family
 from audit.outputs import Outputs
-from audit.statistics import wilson_bound
+from audit.statistics import SELECTION_Z, wilson_bound
 
 SCREEN_SAMPLES = 250
 """Draws per side for every candidate in the first screen."""
@@ -66,30 +74,41 @@ records, and a slow mechanism pays for each draw on them."""
 
 
 def _screen(
-    ctx: AuditContext, candidates: list[Candidate], size: int = SCREEN_SAMPLES, stage: int = SCREEN
+    ctx: AuditContext,
+    candidates: list[Candidate],
+    size: int = SCREEN_SAMPLES,
+    stage: int = SCREEN,
+    z: float = SELECTION_Z,
+    keep: bool = False,
 ) -> list[Scored]:
     """``size`` draws per side for every candidate, each scored by its best event (the bound
-    the evaluation draws would give, :func:`audit.events.best_event`)."""
+    the evaluation draws would give, :func:`audit.events.best_event`); with ``keep``, the best
+    (the first of the highest score) keeps its draws (``drawn``) to choose its event in the
+    final stage."""
     keyed = [(c, ctx.next_key()) for c in candidates]
     group = max(1, SCREEN_HELD // (2 * size))
     scored: list[Scored] = []
+    top = -math.inf
     for start in range(0, len(keyed), group):
         part = keyed[start : start + group]
         jobs: list[Job] = []
         for c, key in part:
             jobs += [(c.d0, size, (stage, key, 0)), (c.d1, size, (stage, key, 1))]
         outs = ctx.draw(jobs)
-        scored += [
-            best_event(
+        for i, (c, _) in enumerate(part):
+            sc = best_event(
                 outs[2 * i],
                 outs[2 * i + 1],
                 ctx.n_eval,
                 ctx.claim.delta,
                 ctx.alpha_eval,
                 Families((c.d0, c.d1), lattice=ctx.float_lattice),
+                z,
             )
-            for i, (c, _) in enumerate(part)
-        ]
+            if keep and (not scored or sc.expected > top):
+                c.drawn = (outs[2 * i], outs[2 * i + 1])
+            top = max(top, sc.expected)
+            scored.append(sc)
     return scored
 
 
@@ -100,6 +119,8 @@ def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate
     draws per side for all, 2 000 for the best 32, 10 000 for the best 8). Unless one of them
     already shows a clear violation (its planned budget is at most half the full one), local
     search climbs from the best two, refining the grid around its optimum once."""
+    if ctx.max_draws is not None:
+        return _budgeted_screening(ctx, given)
     rescreened: dict[Any, tuple[Candidate, Scored]] = {}
     candidates = list(given)
     if not given:
@@ -135,6 +156,51 @@ def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate
     else:
         _climb(ctx, rescreened)
     return _finalists(rescreened)
+
+
+def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candidate]:
+    """The search of an audit with a total budget (``max_draws``, :mod:`audit.draw_budget`): the
+    crash scan, whose pairs are screened first and end the search when the best shows a clear
+    violation (unless the audit is to ``tighten``); then the candidates (the given pairs, or the
+    crash scan's pairs and :func:`audit.context.budget_family`) screened by successive halving
+    within the search's share of the budget (:func:`audit.draw_budget.screen_sizes`), with no
+    local search. A screen of at most two candidates compares them without the Wilson penalty
+    (between a handful of pairs the penalty would count a rare event's noise once more and
+    prefer a common event of smaller log-ratio, as :func:`audit.evaluation._ranks` explains).
+    The best of the last screen keeps its draws and its event's masses (``prior``): the
+    finalist's event is chosen on them, so every draw the search leaves evaluates it."""
+    assert ctx.max_draws is not None
+    candidates = list(given)
+    if not given:
+        crashes = _crash_scan(ctx) if ctx.claim.adjacency != "local" else []
+        if crashes and not ctx.full_budget:  # often a clear violation on their own
+            first, second = CRASH_SCREENS
+            scores = [s.expected for s in _screen(ctx, crashes, first)]
+            top = [crashes[i] for i in np.argsort(scores, kind="stable")[::-1][:CRASH_TOP]]
+            best, sc = max(
+                zip(top, _screen(ctx, top, second, keep=True), strict=True),
+                key=lambda t: t[1].expected,
+            )
+            _with_prior(best, sc, second)
+            if cut_budget(ctx, best) <= ctx.samples // 2:
+                ctx.notes.append("search stopped early: the crash scan found a clear violation")
+                return [best]
+        candidates = crashes + budget_family(ctx)
+    candidates = list({c.key: c for c in candidates}.values())
+    ctx.progress(f"screening: {len(candidates)} candidate pairs within {ctx.max_draws} draws")
+    left = search_draws(ctx.max_draws) - ctx.used
+    ranked = candidates
+    sizes = screen_sizes(left, len(candidates))
+    for j, (count, size) in enumerate(sizes):
+        z = 0.0 if count <= SCREEN_TOPS[-1] else SELECTION_Z
+        last = j == len(sizes) - 1
+        scored = sorted(
+            zip(ranked[:count], _screen(ctx, ranked[:count], size, z=z, keep=last), strict=True),
+            key=lambda t: -t[1].expected,
+        )
+        ranked = [c for c, _ in scored]
+    _with_prior(*scored[0], sizes[-1][1])  # its event's masses (a clear violation cuts its budget)
+    return ranked[:BUDGET_FINALISTS]
 
 
 def _climb(ctx: AuditContext, rescreened: dict[Any, tuple[Candidate, Scored]]) -> None:

@@ -56,7 +56,7 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 _AUDITOR_KEYWORDS = ("domain", "samples", "alpha", "seed", "mode", "timeout")
 _SINGLE_ONLY = (
     "epsilon", "delta", "adjacency", "domain", "alpha", "json", "markdown", "plot", "timeout",
-    "float_lattice", "vectorized", "input_values", "tighten",
+    "float_lattice", "vectorized", "input_values", "tighten", "max_draws",
 )  # fmt: skip
 
 
@@ -70,6 +70,13 @@ def samples_cap() -> int:
     from audit import limits
 
     return int(limits.MAX_SAMPLES)
+
+
+def max_draws_range() -> tuple[int, int]:
+    """The auditor's range of ``max_draws`` (a total budget of draws)."""
+    from audit import limits
+
+    return int(limits.MIN_MAX_DRAWS), int(limits.MAX_MAX_DRAWS)
 
 
 def audit_seed(text: Any) -> int:
@@ -162,6 +169,11 @@ def _check_values(args: argparse.Namespace) -> None:
     args.domain = optional(args.domain, parse_domain)
     args.timeout = optional(args.timeout, parse_timeout)
     args.input_values = optional(args.input_values, parse_float_list, "--input-values")
+    args.max_draws = optional(args.max_draws, parse_int, "--max-draws", *max_draws_range())
+    if args.max_draws is not None and args.samples is not None:
+        raise UsageError(
+            "--max-draws and --samples: give one (a total budget, or draws per data set)"
+        )
 
 
 def _write_plot(report: Any, plot_path: Path) -> None:
@@ -211,6 +223,8 @@ def audit_one(args: argparse.Namespace) -> int:
         options["float_lattice"] = True
     if args.tighten:
         options["tighten"] = True
+    if args.max_draws is not None:
+        options["max_draws"] = args.max_draws
     try:
         report = audit.audit_mechanism(
             mech,
@@ -419,6 +433,12 @@ def add_parser(commands: Any) -> None:
         default=None,
         help="the full --samples for every finalist even after a clear violation: the tightest "
         "bound rather than the quickest verdict",
+    )
+    p.add_argument(
+        "--max-draws",
+        default=None,
+        metavar="N",
+        help="a total budget of draws for the whole audit, search included, instead of --samples",
     )
     p.add_argument("--json", default=None, metavar="PATH", help="write the report as JSON")
     p.add_argument("--markdown", default=None, metavar="PATH", help="write the report as Markdown")

@@ -21,10 +21,13 @@ from audit.neighbours import (
     neighbours_of,
     pattern_pairs,
     probe_values,
+    rank_shift_pairs,
     refine_values,
     split_pairs,
     tie_family,
 )
+from reference.distributions import privacy_loss
+from reference.primitives.exponential_mechanism import ExponentialQuantile
 
 ADJACENCIES = ("replace_one", "add_remove", "local")
 
@@ -206,6 +209,65 @@ def test_split_pairs_move_the_median_from_one_cluster_to_the_other(adjacency, va
         jumps |= {tuple(sorted(m)) for m in moved}
     grid = sorted(values)
     assert (grid[1], grid[-2]) in jumps and (grid[0], grid[-1]) in jumps
+
+
+@pytest.mark.parametrize("adjacency", ["replace_one", "add_remove"])
+@pytest.mark.parametrize("values", [probe_values((0.0, 1.0)), probe_values((-math.inf, math.inf))])
+def test_rank_shifts_add_the_lowest_value_against_the_highest_and_move_every_rank(
+    adjacency, values
+) -> None:
+    """Every rank shift is a neighbouring pair whose D holds the lowest value added and D′ the
+    highest (add/remove: D = shared against shared + {lo} or + {hi}), so each shared record's
+    rank moves by one; the shared records are one record at each interior value of the grid
+    refined twice, and two clusters of 9 and of 15 records split at the median rank over every
+    pair of probe values."""
+    pairs = rank_shift_pairs(values, adjacency)
+    grid = sorted(values)
+    lo, hi = grid[0], grid[-1]
+    fine = refine_values(refine_values(values))
+    assert len(pairs) == len(set(pairs))
+    singles, clusters = set(), set()
+    for p in pairs:
+        d0, d1 = p.data
+        assert are_neighbours(d0, d1, adjacency), p
+        assert lo <= d0.min() and d1.max() <= hi
+        if adjacency == "replace_one":
+            assert (p.x, p.y) == (lo, hi)
+        else:
+            assert p.x is None and p.y in (lo, hi)
+        shared = Counter(p.shared)
+        if len(p.shared) == 1:
+            singles.add(p.shared[0])
+        else:
+            v, w = sorted(shared)
+            n = len(p.shared) + 1
+            assert n in (10, 16) and shared[v] in (n // 2 - 1, n // 2), p
+            clusters.add((n, v, w, shared[v]))
+    assert singles == set(fine[1:-1])
+    pairs_of_values = len(grid) * (len(grid) - 1) // 2
+    assert len(clusters) == 2 * 2 * pairs_of_values
+
+
+def test_a_rank_shift_of_the_em_median_loses_more_than_any_pair_of_the_probe_grid() -> None:
+    """Why the budgeted search screens rank shifts (notes/auditor.md, "A total budget of
+    draws"): on the exponential-mechanism median (ε = 1, outputs in (0, 1)) the best rank
+    shift loses 0.9354 exactly, the best pair of at most two records on the probe values
+    0.7462."""
+    em = ExponentialQuantile(0.5, 1.0, (0.0, 1.0))
+    values = probe_values(em.domain)
+
+    def loss(p: Pair) -> float:
+        return float(privacy_loss(em.exact(p.data[0]), em.exact(p.data[1])))
+
+    shifts = max(loss(p) for p in rank_shift_pairs(values, "replace_one") if p.size == 2)
+    grid = max(loss(p) for p in exhaustive_pairs(values, 2, "replace_one"))
+    assert shifts == pytest.approx(0.9354, abs=5e-5) and grid == pytest.approx(0.7462, abs=5e-5)
+    assert shifts - grid > 0.18
+
+
+def test_rank_shifts_are_empty_for_local_dp_and_a_single_value() -> None:
+    assert rank_shift_pairs((0.0, 1.0), "local") == []
+    assert rank_shift_pairs((0.5,), "replace_one") == []
 
 
 def test_pattern_pairs_are_empty_for_local_dp_and_a_single_value() -> None:

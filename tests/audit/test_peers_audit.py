@@ -117,9 +117,11 @@ def test_diffprivlib_leaks_silently_just_below_the_crash() -> None:
 
 def test_diffprivlib_audit_finds_the_issue_107_crash_by_itself() -> None:
     """No pair given: the auditor's crash scan (tied data of growing size) finds the size where
-    diffprivlib starts raising, and the crash atom certifies ε_lb > 5 at the claim ε = 1."""
+    diffprivlib starts raising, and the crash atom certifies ε_lb > 5 at the claim ε = 1, within
+    a total budget of 10^5 draws (the crash pairs end the search; about 45 s, against 140 s for
+    the default audit at 20 000 samples a side, which finds it as well: notes/peers.md)."""
     mech = peer("diffprivlib")
-    r = audit_mechanism(mech, seed=0, samples=20_000)
+    r = audit_mechanism(mech, seed=0, max_draws=100_000)
     assert r.violation and r.epsilon_lower_bound > 5, brief(r)
     assert r.witness["event"]["kind"] == "atom" and "RuntimeError" in r.witness["event"]["atom"]
     sizes = {len(r.witness["data"]), len(r.witness["data_prime"])}
@@ -158,7 +160,7 @@ import numpy as np
 from audit import audit_mechanism
 from audit.adapters import opendp_quantile
 grid = tuple(float(v) for v in np.linspace(0.0, 1.0, 11))
-r = audit_mechanism(opendp_quantile(candidates=grid), seed=0, samples={samples}, alpha=1e-7)
+r = audit_mechanism(opendp_quantile(candidates=grid), seed=0, max_draws={draws}, alpha=1e-7)
 print(json.dumps({{"violation": r.violation, "eps_lb": r.epsilon_lower_bound,
                   "draws": r.samples_used, "witness": json.dumps(r.witness, default=repr),
                   "summary": r.summary()}}))
@@ -269,13 +271,13 @@ def test_opendp_counts_nan_below_every_candidate_instead_of_rejecting_it(opendp_
 
 
 def test_opendp_passes_its_audit(tmp_path) -> None:
-    """The auditor's own search (20 000 samples per pair, α = 1e-7), in a seeded subprocess: no
+    """The auditor's own search (2·10^5 draws in all, α = 1e-7), in a seeded subprocess: no
     violation. The report is a function of the seeds: the shim makes OpenDP's draws one
     (test_opendp_is_reproducible_under_the_seeding_shim_and_keeps_its_law) and the auditor's
     report is one of its draws (test_audit_runner.py,
-    test_same_seed_same_report_in_process_and_on_a_thread_pool); running this 40-second audit
+    test_same_seed_same_report_in_process_and_on_a_thread_pool); running this 20-second audit
     twice to compare would add nothing those two do not show."""
-    verdict = last_json(opendp_run(OPENDP_AUDIT.format(samples=20_000), 13, tmp_path)[0])
+    verdict = last_json(opendp_run(OPENDP_AUDIT.format(draws=200_000), 13, tmp_path)[0])
     assert not verdict["violation"] and verdict["eps_lb"] <= 1.0, verdict["summary"]
 
 
@@ -294,7 +296,7 @@ PYDP_AUDIT = """
 import json
 from audit import audit_mechanism
 from audit.adapters import pydp_percentile
-r = audit_mechanism(pydp_percentile(), seed=0, samples=20_000, alpha=1e-7)
+r = audit_mechanism(pydp_percentile(), seed=0, max_draws=200_000, alpha=1e-7)
 print(json.dumps({"violation": r.violation, "eps_lb": r.epsilon_lower_bound}))
 """
 
@@ -329,7 +331,8 @@ def test_pydp_is_reproducible_under_the_seeding_shim_and_keeps_its_law(tmp_path)
 
 def test_pydp_median_passes_its_audit_reproducibly_and_stays_in_its_bounds(tmp_path) -> None:
     """python-dp Median (ε = 1, bounds (0, 1), add/remove), audited in a subprocess seeded by
-    the shim (so the verdict is a function of the seeds): no violation found. Its search keeps
+    the shim (so the verdict is a function of the seeds) within a total budget of 2·10^5 draws:
+    no violation found. Its search keeps
     every release inside [lower, upper], also for data above the bounds and for the issue-107
     input (what it releases there — values just below 1, and about 1e-180 — is measured in
     notes/peers.md; only the deterministic guarantee is asserted)."""
@@ -372,7 +375,8 @@ def test_eeprivacy_claim_is_false_the_auditor_finds_it_and_the_exact_loss_confir
     tmp_path, capsys
 ) -> None:
     """`dpquant audit peer:eeprivacy` (ε = 1, Laplace(1) report-noisy-max over its 21 default
-    candidates) reports a violation with its own search (ε_lb > 1, confidence 1 − 1e-6); on the
+    candidates) reports a violation with its own search within 3·10^5 draws (ε_lb > 1,
+    confidence 1 − 1e-6); on the
     witness it writes, our exact law of the same mechanism has a loss above 1 (60 digits) but
     below the 2ε that report-noisy-max with Laplace noise guarantees for a non-monotone utility."""
     from audit.adapters.libraries import DEFAULT_CANDIDATES
@@ -380,7 +384,7 @@ def test_eeprivacy_claim_is_false_the_auditor_finds_it_and_the_exact_loss_confir
 
     peer("eeprivacy")
     out = tmp_path / "eeprivacy.json"
-    code = main(["audit", "peer:eeprivacy", "--samples", "30000", "--quiet", "--json", str(out)])
+    code = main(["audit", "peer:eeprivacy", "--max-draws", "300000", "--quiet", "--json", str(out)])
     assert code == 1 and "VIOLATION" in capsys.readouterr().out
     report = json.loads(out.read_text())
     assert report["violation"] and report["epsilon_lower_bound"] > 1

@@ -879,3 +879,35 @@ def test_tighten_spends_the_full_budget_after_a_clear_violation(tmp_path: Path) 
         assert code == 1
         runs[bool(extra)] = json.loads(out.read_text())
     assert runs[True]["samples_used"] > runs[False]["samples_used"]
+
+
+def test_max_draws_caps_the_whole_audit(tmp_path: Path) -> None:
+    """``--max-draws N``: the search and the evaluation together draw at most N samples (the
+    leak of the leaky function is found, and its clear violation cuts the evaluation to what it
+    needs; with ``--tighten`` the finalist gets every draw the search left)."""
+    out = tmp_path / "r.json"
+    code = main(
+        ["audit", target("leaky_fn"), *LOCAL_01, "--max-draws", "100000", "--json", str(out)]
+    )
+    assert code == 1
+    report = json.loads(out.read_text())
+    assert report["violation"] and report["samples_used"] < 90_000
+    code = main(["audit", target("leaky_fn"), *LOCAL_01, "--max-draws", "100000", "--tighten",
+                 "--json", str(out)])  # fmt: skip
+    assert code == 1
+    report = json.loads(out.read_text())
+    assert report["violation"] and 99_000 <= report["samples_used"] <= 100_000
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--max-draws", "99999"], "--max-draws must be an integer >= 100000"),
+        (["--max-draws", "1e6"], "--max-draws"),
+        (["--max-draws", "100000", "--samples", "50"], "--max-draws and --samples"),
+    ],
+)
+def test_max_draws_is_checked(extra, message, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", target("leaky_fn"), *LOCAL_01, *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert main(["audit", "--all", "--max-draws", "100000"]) == 2

@@ -196,6 +196,14 @@ ENTRIES: list[Entry] = [
             ("blackbox", 40, {"pairs": "any", "domain": "pair", "alpha": "real", "seed": "int"}),
         )
     ),
+    # a total budget instead of samples: mode exact makes no draws, so any accepted budget is cheap
+    Entry(
+        "audit_mechanism(max_draws)",
+        _audit,
+        {"mech": RR, "pairs": RR_PAIRS, "max_draws": 100_000, "mode": "exact"},
+        {"max_draws": "size", "mode": "choice"},
+        check=check_report,
+    ),
     Entry(
         "from_callable",
         from_callable,
