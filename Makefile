@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 WORKERS ?= 2
 
-.PHONY: test audit lint bench bench-audit claims docs docs-test clean
+.PHONY: test audit lint browser bench bench-audit claims docs docs-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,10 +13,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev,distributed,peers,docs]'
 	touch $(STAMP)
 
-# lint, the import contracts of docs/DESIGN.md, the type check, then every test
-test: lint $(STAMP)
+# lint, the import contracts of docs/DESIGN.md, the type check, then every test; the browser of
+# the site's test (`browser`, below) is installed in the background meanwhile, and the tests wait
+# for it (its log: build/browser.log)
+test:
+	@mkdir -p build && { $(MAKE) --no-print-directory browser > build/browser.log 2>&1 & \
+	  echo $$! > build/browser.pid; }
+	$(MAKE) --no-print-directory lint
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy reference audit dpquant
+	@while kill -0 "$$(cat build/browser.pid)" 2>/dev/null; do sleep 1; done; cat build/browser.log
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q -n $(WORKERS) --dist worksteal
 
 audit: $(STAMP)
@@ -46,14 +52,24 @@ claims: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
-# the site's tests with a browser: installs Debian's chromium and chromium-driver when missing
-# (about a minute, so `make test` does not: its browser test skips without them; notes/docs.md)
-docs-test: $(STAMP)
-	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium chromium-driver; \
-	fi
+# Debian's chromium and chromium-driver for the site's browser test (tests/docs), when missing
+# (about a minute on a fresh machine); where they cannot be installed (no apt-get, neither root nor
+# sudo, no network) it says why and the browser test skips with its reason (notes/docs.md)
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then \
+	  echo "browser: chromium and chromedriver are installed"; exit 0; fi; \
+	if ! command -v apt-get >/dev/null; then \
+	  echo "browser: no apt-get: chromium not installed (the browser test skips)"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else \
+	  echo "browser: neither root nor sudo: chromium not installed (the browser test skips)"; \
+	  exit 0; fi; \
+	if timeout 600 $$SUDO apt-get update -q && timeout 600 $$SUDO \
+	  env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; then \
+	  echo "browser: chromium and chromedriver installed"; else \
+	  echo "browser: apt-get failed: chromium not installed (the browser test skips)"; fi
+
+# the site's tests, the browser test included (installs the browser first when missing)
+docs-test: $(STAMP) browser
 	$(PY) -m pytest -q -n $(WORKERS) tests/docs
 
 clean:

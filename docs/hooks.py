@@ -6,7 +6,9 @@
   down to the next heading of the same or a higher level; sub-headings shifted one level down);
 * ``<!-- catalogue -->`` becomes the known-bad catalogue (``audit.catalogue``): each entry with
   its witness, its exact loss there and a plot of its two exact output laws (drawn here);
-* the committed figures ``notes/*_results/**/*.png`` are served under ``figures/``.
+* the committed figures ``notes/*_results/**/*.png`` are served under ``figures/``;
+* the docstrings' Sphinx roles (``:func:`name``` and the like), which mkdocstrings shows as
+  written, are shown as the code they name.
 
 notes/docs.md says why. The hooks run in the ``mkdocs`` process, with the repository on
 ``sys.path`` (``make docs`` runs from the checkout, where the package is installed editable).
@@ -46,6 +48,15 @@ def on_post_build(config: Any) -> None:
         shutil.rmtree(folder, ignore_errors=True)
     _PLOTS.clear()
     _PLOT_CACHE.clear()
+
+
+_ROLE = re.compile(r":(?:py:)?(?:func|data|mod|class|meth|attr|exc|obj|const):(<code>)~?")
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """The docstrings' Sphinx roles as plain code: ``:func:<code>~a.b</code>`` becomes
+    ``<code>a.b</code>`` (the search index is built from the page after this)."""
+    return _ROLE.sub(r"\1", html)
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:

@@ -75,23 +75,27 @@ MEMORY_BUDGET = 10**7
 class SliceQuantiles(ExactMechanismBase):
     """Algorithm 1 with explicit parameters (Sec. 3.2's parameters (w, ε1), (ℓ, ε2), γ, (a, b)).
 
-    ranks        public target ranks r (strictly increasing ints, 1-indexed)
-    half_width   h: slices of 2h + 1 order statistics
-    epsilon1/2   budgets of CC and of each slice's EM; the claim's ε is Thm 4.2's total
-                 (ε1 + 2ε2 under add/remove, 2ε1 + 3ε2 under replace-one)
-    bounds       the data domain (a, b); data outside raise ValueError unless ``clamp``
-    delta        the δ of ``claim`` (what the caller established, e.g. by the planner)
-    gamma        probability of the uniform output (Lemma 4.3 mixing, pure variant)
-    grid_step    pure variant: outputs are rounded to the grid a + k·step, k = 0..|Y| − 1
-                 (:func:`grid_count`), and the uniform outputs are drawn from that grid
-    noise        CC noise, "discrete" (default, the paper's experiments) or "laplace"
-    good_rule    "corrected" (gap 2h + 1, disjoint slices) or "printed" (gap 2h, may overlap)
-    clip_range   release in the tree order with ClipRange (default) or all on (a, b)
-    target       EM target ⌊|S|/2⌋ ("paper") or |S|/2 ("authors")
-    cc_scale     per-node CC noise scale override (default T/ε1); smaller = under-noised
-    clamp        clamp data into ``bounds`` (then any finite value is valid input)
-    em_method    how each slice's EM draws: "inverse_cdf" (default, fast) or "gumbel" (log
-                 space, the draws of earlier versions for a seed); the same law
+    Attributes:
+        ranks: public target ranks r (strictly increasing ints, 1-indexed).
+        half_width: h: slices of 2h + 1 order statistics.
+        epsilon1: the budget of CC; the claim's ε is Thm 4.2's total (ε1 + 2ε2 under
+            add/remove, 2ε1 + 3ε2 under replace-one).
+        epsilon2: the budget of each slice's EM.
+        bounds: the data domain (a, b); data outside raise ValueError unless ``clamp``.
+        adjacency: "replace_one" or "add_remove".
+        delta: the δ of ``claim`` (what the caller established, e.g. by the planner).
+        gamma: probability of the uniform output (Lemma 4.3 mixing, pure variant).
+        grid_step: pure variant: outputs are rounded to the grid a + k·step,
+            k = 0..|Y| − 1 (``grid_count``), and the uniform outputs are drawn from that grid.
+        noise: CC noise, "discrete" (default, the paper's experiments) or "laplace".
+        good_rule: "corrected" (gap 2h + 1, disjoint slices) or "printed" (gap 2h, may
+            overlap).
+        clip_range: release in the tree order with ClipRange (default) or all on (a, b).
+        target: EM target ⌊|S|/2⌋ ("paper") or |S|/2 ("authors").
+        cc_scale: per-node CC noise scale override (default T/ε1); smaller = under-noised.
+        clamp: clamp data into ``bounds`` (then any finite value is valid input).
+        em_method: how each slice's EM draws: "inverse_cdf" (default, fast) or "gumbel" (log
+            space, the draws of earlier versions for a seed); the same law.
     """
 
     ranks: tuple[int, ...]

@@ -8,9 +8,9 @@ points, and the search index finds "Clopper". It runs wherever ``make test`` run
 ``test_a_browser_renders_the_pages_loads_the_figures_and_searches`` opens the built site in
 headless Chromium (Debian's ``chromium`` and ``chromium-driver``, driven by selenium; no browser
 is downloaded): the pages render, every image has loaded, and Material's search (a web worker)
-lists results for "Clopper". It skips, with the reason, where Chromium is missing: ``make
-docs-test`` installs it and runs these tests (``make test`` does not: installing it costs about a
-minute, notes/docs.md).
+lists results for "Clopper". ``make test`` installs Chromium first where it is missing (``make
+browser``, beside the Python install); where it cannot (no apt-get, neither root nor sudo, no
+network) the test skips with the reason (notes/docs.md).
 """
 
 from __future__ import annotations
@@ -120,6 +120,12 @@ def test_the_built_site_has_its_pages_figures_tables_and_search(site: Path) -> N
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     hits = {doc["location"].split("#")[0] for doc in index["docs"] if "Clopper" in doc["text"]}
     assert "auditor/" in hits, sorted(hits)
+    # the docstrings' Sphinx roles are shown as the code they name, not as written
+    role = re.compile(r":(?:func|data|mod|class|meth|attr|exc|obj):<code>")
+    for page in ("api/audit/", "api/reference/", "papers/aamand25/", "papers/imola25/"):
+        text = (site / page / "index.html").read_text(encoding="utf-8")
+        assert "<code>" in text and not role.search(text), page
+    assert not any(role.search(doc["text"]) for doc in index["docs"])
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -172,7 +178,8 @@ _BROKEN_IMAGES = (
 
 @pytest.mark.skipif(
     CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium is not installed (make docs-test installs chromium and chromium-driver)",
+    reason="Chromium is not installed (make browser installs chromium and chromium-driver; see "
+    "build/browser.log for why make test could not)",
 )
 def test_a_browser_renders_the_pages_loads_the_figures_and_searches(served, browser) -> None:
     from selenium.webdriver.common.by import By
