@@ -260,13 +260,26 @@ def rank_shift_pairs(
     * two clusters on the values' grid, n − 1 shared records of which ⌊n/2⌋ − 1 or ⌊n/2⌋ at v and
       the rest at w > v (n in ``sizes``): the shift moves the median rank from one cluster to
       the gap between them or back, and about a quarter of these pairs lose at least 0.92 on
-      that median (``notes/auditor.md``, "A total budget of draws")."""
+      that median (``notes/auditor.md``, "A total budget of draws").
+
+    At most :data:`MAX_PAIRS` pairs and :data:`MAX_PAIR_RECORDS` records in all (a
+    ``ValueError`` before any is built)."""
     adjacency = check_adjacency(adjacency)
     grid = sorted(set(check_values(values, "values")))
     sizes = _check_sizes(sizes)
     if adjacency == "local" or len(grid) < 2:
         return []
     lo, hi = grid[0], grid[-1]
+    interior = 4 * (len(grid) - 1) - 1  # at most, on the grid refined twice
+    clusters = len(sizes) * len(grid) * (len(grid) - 1)  # two splits per pair of values
+    pairs = (interior + clusters) * (1 if adjacency == "replace_one" else 2)
+    records = pairs * (max(sizes, default=2) + 1)
+    if pairs > MAX_PAIRS or records > MAX_PAIR_RECORDS:
+        raise ValueError(
+            f"values and sizes would give about {pairs} rank shifts of up to "
+            f"{max(sizes, default=2)} records: at most {MAX_PAIRS} pairs and "
+            f"{MAX_PAIR_RECORDS} records (fewer values or smaller sizes)"
+        )
     shapes: list[tuple[float, ...]] = [(a,) for a in refine_values(refine_values(grid))[1:-1]]
     for n in sizes:
         for i, v in enumerate(grid):

@@ -126,12 +126,8 @@ def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate
     if not given:
         crashes = _crash_scan(ctx) if ctx.claim.adjacency != "local" else []
         if crashes:  # pairs where the atoms change with n: often a clear violation on their own
-            ranked = sorted(
-                zip(crashes, _screen(ctx, crashes), strict=True), key=lambda t: -t[1].expected
-            )
-            top = [c for c, _ in ranked[:CRASH_TOP]]
-            for c, sc in zip(top, _screen(ctx, top, MIDSCREEN_SAMPLES), strict=True):
-                rescreened[c.key] = (c, _with_prior(c, sc, MIDSCREEN_SAMPLES))
+            for c, sc in _crash_screens(ctx, crashes, SCREEN_SAMPLES, MIDSCREEN_SAMPLES):
+                rescreened[c.key] = (c, sc)
             if _clear_violation(ctx, rescreened):
                 ctx.notes.append("search stopped early: the crash scan found a clear violation")
                 return _finalists(rescreened)
@@ -158,6 +154,22 @@ def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate
     return _finalists(rescreened)
 
 
+def _crash_screens(
+    ctx: AuditContext, crashes: list[Candidate], first: int, second: int, keep: bool = False
+) -> list[tuple[Candidate, Scored]]:
+    """The crash scan's pairs screened at ``first`` draws per side, the best :data:`CRASH_TOP`
+    again at ``second``, each of those with its event's masses (``prior``), in screening order
+    (``keep``: the best keeps its draws, :func:`_screen`)."""
+    ranked = sorted(
+        zip(crashes, _screen(ctx, crashes, first), strict=True), key=lambda t: -t[1].expected
+    )
+    top = [c for c, _ in ranked[:CRASH_TOP]]
+    return [
+        (c, _with_prior(c, sc, second))
+        for c, sc in zip(top, _screen(ctx, top, second, keep=keep), strict=True)
+    ]
+
+
 def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candidate]:
     """The search of an audit with a total budget (``max_draws``, :mod:`audit.draw_budget`): the
     crash scan, whose pairs are screened first and end the search when the best shows a clear
@@ -174,14 +186,8 @@ def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candi
     if not given:
         crashes = _crash_scan(ctx) if ctx.claim.adjacency != "local" else []
         if crashes and not ctx.full_budget:  # often a clear violation on their own
-            first, second = CRASH_SCREENS
-            scores = [s.expected for s in _screen(ctx, crashes, first)]
-            top = [crashes[i] for i in np.argsort(scores, kind="stable")[::-1][:CRASH_TOP]]
-            best, sc = max(
-                zip(top, _screen(ctx, top, second, keep=True), strict=True),
-                key=lambda t: t[1].expected,
-            )
-            _with_prior(best, sc, second)
+            screened = _crash_screens(ctx, crashes, *CRASH_SCREENS, keep=True)
+            best, _ = max(screened, key=lambda t: t[1].expected)  # the first best keeps its draws
             if cut_budget(ctx, best) <= ctx.samples // 2:
                 ctx.notes.append("search stopped early: the crash scan found a clear violation")
                 return [best]

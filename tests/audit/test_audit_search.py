@@ -270,6 +270,16 @@ def test_rank_shifts_are_empty_for_local_dp_and_a_single_value() -> None:
     assert rank_shift_pairs((0.5,), "replace_one") == []
 
 
+@pytest.mark.parametrize(
+    "values, sizes",
+    [(range(10_000), (10, 16)), (range(200), (10, 16)), ((0.0, 0.5, 1.0), (100_000,) * 100)],
+)
+def test_rank_shifts_too_many_to_build_are_refused_before_any_is_built(values, sizes) -> None:
+    """10 000 values would give 2·10^8 pairs: refused at once, naming the limits."""
+    with pytest.raises(ValueError, match="rank shifts"):
+        rank_shift_pairs(values, "replace_one", sizes)
+
+
 def test_pattern_pairs_are_empty_for_local_dp_and_a_single_value() -> None:
     assert pattern_pairs((0.0, 1.0), "local") == []
     assert pattern_pairs((0.5,), "replace_one") == []
