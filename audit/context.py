@@ -20,8 +20,9 @@ import numpy as np
 
 from audit.draws import DrawJob, DrawTimedOut, chunk_size, draw
 from audit.exact import check_exact_law
+from audit.inconclusive import CannotConclude, OutputTally
 from audit.neighbours import Pair, exhaustive_pairs, pattern_pairs, rank_shift_pairs
-from audit.outputs import Outputs
+from audit.outputs import MalformedOutput, Outputs
 from audit.power import PairPower
 from reference.core import PrivacyClaim
 
@@ -125,6 +126,10 @@ class AuditContext:
     notes: list[str] = field(default_factory=list)
     laws: dict[tuple[float, ...], Any] = field(default_factory=dict)
     counter: int = 0
+    tally: OutputTally = field(default_factory=OutputTally)
+    """Every draw of the stages, by what it was (:mod:`audit.inconclusive`)."""
+    widths: dict[Any, int] = field(default_factory=dict)
+    """The width of the numeric draws on each data set drawn on (:meth:`_same_width`)."""
 
     @property
     def n_select(self) -> int:
@@ -183,11 +188,40 @@ class AuditContext:
 
     def _draw(self, parts: list[DrawJob], jobs: Sequence[Job]) -> list[Outputs]:
         try:
-            return draw(self.mech, parts, self.seed, self.executor, timeout=self.timeout)
+            outs = draw(self.mech, parts, self.seed, self.executor, timeout=self.timeout)
         except DrawTimedOut as exc:
             j = exc.job
             stage = STAGE_NAMES[jobs[0][2][0]]
             raise HungDraw(stage, jobs[j][0], jobs[j ^ 1][0]) from None
+        evaluation = jobs[0][2][0] == EVAL
+        for part, out in zip(parts, outs, strict=True):
+            self.tally.add(out, evaluation)
+            self._same_width(part.data, out)
+        return outs
+
+    def _same_width(self, data: np.ndarray, out: Outputs) -> None:
+        """The numeric draws of a mechanism on one data set keep their width from one call to
+        the next (:mod:`audit.draws`, the sampling contract), unless it is called once per draw
+        (its ``vectorized`` attribute is False)."""
+        if not out.numeric.any() or getattr(self.mech, "vectorized", True) is False:
+            return
+        key = _frozen(data)
+        width = self.widths.setdefault(key, out.width)
+        if width != out.width:
+            low, high = sorted((width, out.width))
+            raise MalformedOutput(
+                f"returned draws of {low} and of {high} values from one call to the next on the "
+                "same data",
+                f"mechanism {self.name!r}:",
+                f"sample(data, size, rng) on data {_shown(data)}",
+            )
+
+    def check_output(self) -> None:
+        """At a stage boundary: stop the audit (:class:`audit.inconclusive.CannotConclude`) when
+        every draw so far was the same non-output (:meth:`audit.inconclusive.OutputTally.stop`)."""
+        stop = self.tally.stop()
+        if stop is not None:
+            raise CannotConclude(stop)
 
     def next_key(self) -> int:
         self.counter += 1

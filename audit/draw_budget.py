@@ -2,7 +2,8 @@
 
 An audit given ``max_draws`` draws at most that many samples of the mechanism in all (the hang
 test of a draw that overruns the time limit aside: :mod:`audit.hang_check`). Half goes to the
-black-box search (:data:`SEARCH_SHARE`): the crash scan (whose pairs end the search when the best
+black-box search (:data:`SEARCH_SHARE`, at most :data:`SEARCH_MAX`; each screen at most
+:data:`SCREEN_MAX` draws a side, so that memory stays bounded): the crash scan (whose pairs end the search when the best
 of them shows a clear violation, :data:`CRASH_SCREENS`), then three screens by successive halving
 (:func:`screen_sizes`) of a small family of shapes (:func:`audit.context.budget_family`), and no
 local search. What is left goes to one finalist in one round with all of α, as with ``tighten``:
@@ -24,6 +25,11 @@ from __future__ import annotations
 
 SEARCH_SHARE = 0.5
 """The share of ``max_draws`` the black-box search may spend (the crash scan included)."""
+SEARCH_MAX = 10**8
+"""The most draws the search may spend, whatever the budget: beyond a few million draws a side
+a screen chooses its pair no better, and a budget of 10^12 draws would otherwise screen a few
+hundred candidates with millions of draws each before its first verdict; the rest of a large
+budget evaluates the finalist."""
 SCREEN_SHARES = (0.5, 0.3, 0.2)
 """How the search's draws are split between its three screens (all candidates, the best
 ``SCREEN_TOPS[0]``, the best ``SCREEN_TOPS[1]``)."""
@@ -36,6 +42,10 @@ CRASH_SCREENS = (50, 500)
 :data:`audit.screening.CRASH_TOP`), which end the search when the best shows a clear violation:
 a pair whose atoms differ (a raise on one side only) shows it in a few hundred draws, and on the
 thousands of records of such a pair each draw of a slow library costs milliseconds."""
+SCREEN_MAX = 1 << 22
+"""The most draws per side of one candidate in one screen (as the selection draws of the default
+audit, :data:`audit.context.SELECT_MAX`): a screen holds its draws, so a larger budget goes to the
+evaluation, which is counted block by block in bounded memory."""
 BUDGET_FINALISTS = 1
 """Finalists of a budgeted audit: one, which gets every draw the search leaves (a second would
 cost selection draws and ranking draws out of its evaluation)."""
@@ -54,15 +64,17 @@ def final_samples(draws: int) -> int:
 
 
 def search_draws(max_draws: int) -> int:
-    """Draws the black-box search of a ``max_draws`` audit may spend."""
-    return int(max_draws * SEARCH_SHARE)
+    """Draws the black-box search of a ``max_draws`` audit may spend: :data:`SEARCH_SHARE` of
+    it, at most :data:`SEARCH_MAX`."""
+    return min(SEARCH_MAX, int(max_draws * SEARCH_SHARE))
 
 
 def screen_sizes(left: int, count: int) -> list[tuple[int, int]]:
     """The screens of a budgeted search over ``count`` candidates with ``left`` draws: (how many
     candidates, draws per side) for each, keeping the best :data:`SCREEN_TOPS` after the first
     and the second; a screen that would keep as many as the one before is merged into it (its
-    share of the draws with it). Each screen draws at least :data:`MIN_SCREEN` a side."""
+    share of the draws with it). Each screen draws at least :data:`MIN_SCREEN` and at most
+    :data:`SCREEN_MAX` a side."""
     if count < 1:
         return []
     tops = [count, *(min(count, t) for t in SCREEN_TOPS)]
@@ -72,15 +84,20 @@ def screen_sizes(left: int, count: int) -> list[tuple[int, int]]:
             merged[-1] = (n, merged[-1][1] + share)
         else:
             merged.append((n, share))
-    return [(n, max(MIN_SCREEN, int(share * max(0, left)) // (2 * n))) for n, share in merged]
+    return [
+        (n, min(SCREEN_MAX, max(MIN_SCREEN, int(share * max(0, left)) // (2 * n))))
+        for n, share in merged
+    ]
 
 
 __all__ = [
     "BUDGET_FINALISTS",
     "CRASH_SCREENS",
     "MIN_SCREEN",
+    "SCREEN_MAX",
     "SCREEN_SHARES",
     "SCREEN_TOPS",
+    "SEARCH_MAX",
     "SEARCH_SHARE",
     "final_samples",
     "screen_sizes",

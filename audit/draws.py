@@ -8,6 +8,14 @@ an audit gives the identical report in-process, on a thread pool or on a dask cl
 A vectorised ``sample`` that raises for a whole chunk is retried one draw at a time (each draw with
 its own derived seed); the draws that raise become the atom ``raised:<ExceptionType>``.
 
+**The sampling contract** (:mod:`audit.outputs`): a result that does not hold the draws asked for,
+or a draw that is not an output, raises :class:`audit.outputs.MalformedOutput` naming the
+mechanism, the call and the data, in every stage; so does a vectorised mechanism whose numeric
+draws change width from one call to the next on the same data (its draws are then not
+independent: each call chose a width for all of its draws). A function called once per draw
+(``vectorized`` False, :func:`audit.wrap.from_callable`) may return rows of any length: a length
+that varies is an output (``length:<k>``).
+
 **Time limit.** With ``timeout`` (seconds per draw), each call ``sample(data, k, rng)`` runs in a
 helper thread and is given ``k · timeout`` seconds; chunks then hold at most
 ``max(1, ⌊TIMEOUT_WINDOW / timeout⌋)`` draws, so a hang is noticed within about
@@ -35,7 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from audit.outputs import TIMEOUT, Outputs, Raised, normalise
+from audit.exact import mechanism_name
+from audit.outputs import TIMEOUT, MalformedOutput, Outputs, Raised, normalise
 
 CHUNK = 1 << 16
 TIMEOUT_WINDOW = 4.0  # with a time limit, one call is given at most ~this long (or one draw's)
@@ -166,49 +175,45 @@ def draw_chunk(
     limit = None if timeout is None else size * timeout
     status, raw = call_with_deadline(mechanism.sample, (data, size, rng), limit)
     if status == "ok":
-        return normalise(raw, size)
+        return _normalised(mechanism, raw, data, size)
     if status == "timeout" and (size == 1 or not retry):  # that call was the draw, or we stop
-        atoms = np.empty(size, dtype=object)
-        atoms[:] = TIMEOUT
-        return Outputs(np.full((size, 1), np.nan), atoms)
+        return _timed_out(size)
     # any exception is an output: each draw again alone, with its own seed (made as needed)
     rngs = (chunk_rng(seed, (*key, 1 << 30, i)) for i in range(size))
     return _one_at_a_time(mechanism, data, rngs, timeout)
 
 
-class _TimedOut:
-    """Placeholder for a draw that overran (its atom is ``timeout``)."""
+def _normalised(mechanism: Any, raw: Any, data: np.ndarray, size: int) -> Outputs:
+    """:func:`audit.outputs.normalise`, its refusal naming the mechanism, the call and the data."""
+    try:
+        return normalise(raw, size)
+    except MalformedOutput as exc:
+        call = f"sample(data, {size}, rng) on data {_shown(data)}"
+        raise exc.naming(f"mechanism {mechanism_name(mechanism)!r}:", call) from None
+
+
+def _timed_out(size: int) -> Outputs:
+    """``size`` draws that overran the time limit (the atom ``timeout``)."""
+    atoms = np.empty(size, dtype=object)
+    atoms[:] = TIMEOUT
+    return Outputs(np.full((size, 1), np.nan), atoms)
 
 
 def _one_at_a_time(
     mechanism: Any, data: np.ndarray, rngs: Iterable[np.random.Generator], timeout: float | None
 ) -> Outputs:
-    """One call per generator of ``rngs`` (one draw each, within ``timeout`` when given)."""
-    rows: list[Any] = []
+    """One call per generator of ``rngs`` (one draw each, within ``timeout`` when given); each
+    result must hold one draw (:func:`_normalised`)."""
+    parts: list[Outputs] = []
     for rng in rngs:
         status, raw = call_with_deadline(mechanism.sample, (data, 1, rng), timeout)
         if status == "ok":
-            try:
-                rows.append(_first(raw))
-            except Exception as exc:  # noqa: BLE001 -- a result that is not one draw
-                rows.append(Raised.of(exc))
+            parts.append(_normalised(mechanism, raw, data, 1))
         elif status == "raised":
-            rows.append(Raised.of(raw))
+            parts.append(normalise([Raised.of(raw)], 1))
         else:
-            rows.append(_TimedOut())
-    out = normalise([r if not isinstance(r, _TimedOut) else None for r in rows], len(rows))
-    timed = np.array([isinstance(r, _TimedOut) for r in rows], dtype=bool)
-    if timed.any():
-        out.atoms[timed] = TIMEOUT
-    return out
-
-
-def _first(raw: Any) -> Any:
-    """The one draw of a ``sample(data, 1, rng)`` result."""
-    out = raw if isinstance(raw, np.ndarray) else np.asarray(raw, dtype=object)
-    if out.ndim == 0 or len(out) != 1:
-        raise ValueError("sample(data, 1, rng) did not return one draw")
-    return out[0] if out.ndim <= 1 else out[0].tolist()
+            parts.append(_timed_out(1))
+    return Outputs.concat(parts) if parts else Outputs.empty()
 
 
 def draw(
@@ -236,7 +241,7 @@ def draw(
             out = draw_chunk(mechanism, jobs[j].data, n, seed, (*jobs[j].key, c), timeout, not stop)
             results.append(out)
             if stop and TIMEOUT in out.atoms:
-                raise DrawTimedOut(j, _grouped(jobs, plan, results))
+                raise DrawTimedOut(j, _grouped(mechanism, jobs, plan, results))
     else:
         futures = [
             executor.submit(
@@ -250,8 +255,10 @@ def draw(
             if stop and TIMEOUT in out.atoms:
                 for rest in futures:
                     rest.cancel()
-                raise DrawTimedOut(j, _grouped(jobs, plan, results))
-    return [g if g is not None else Outputs.empty() for g in _grouped(jobs, plan, results)]
+                raise DrawTimedOut(j, _grouped(mechanism, jobs, plan, results))
+    return [
+        g if g is not None else Outputs.empty() for g in _grouped(mechanism, jobs, plan, results)
+    ]
 
 
 def chunk_size(
@@ -275,9 +282,30 @@ def chunk_size(
 
 
 def _grouped(
-    jobs: Sequence[DrawJob], plan: list[tuple[int, int, int]], results: list[Outputs]
+    mechanism: Any,
+    jobs: Sequence[DrawJob],
+    plan: list[tuple[int, int, int]],
+    results: list[Outputs],
 ) -> list[Outputs | None]:
+    """The chunks' draws pooled per job; numeric draws of one job whose width changes from one
+    call to the next are refused (module docstring), unless the mechanism is called once per
+    draw (its ``vectorized`` attribute is False)."""
     grouped: list[list[Outputs]] = [[] for _ in jobs]
     for (j, _, _), out in zip(plan, results, strict=False):
         grouped[j].append(out)
+    if getattr(mechanism, "vectorized", True) is not False:
+        for job, parts in zip(jobs, grouped, strict=True):
+            widths = sorted({p.width for p in parts if p.numeric.any()})
+            if len(widths) > 1:
+                raise MalformedOutput(
+                    f"returned draws of {widths[0]} and of {widths[-1]} values from one call to "
+                    "the next on the same data",
+                    f"mechanism {mechanism_name(mechanism)!r}:",
+                    f"sample(data, size, rng) on data {_shown(job.data)}",
+                )
     return [Outputs.concat(parts) if parts else None for parts in grouped]
+
+
+def _shown(data: np.ndarray) -> Any:
+    """Data as an error message names them: the records (up to 20 values), else how many."""
+    return np.asarray(data).tolist() if np.size(data) <= 20 else f"{len(data)} records"

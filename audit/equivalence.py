@@ -44,7 +44,7 @@ from audit.neighbours import (
     len_or_none,
     probe_values,
 )
-from audit.outputs import Outputs, normalise
+from audit.outputs import MalformedOutput, Outputs, normalise
 from audit.runner import audit_mechanism
 from audit.wrap import from_callable
 from reference.conformance import check_sampler, dkw_threshold
@@ -111,11 +111,9 @@ class ValidationReport:
 
     @property
     def passed(self) -> bool:
-        """Equivalent on every data set and no violation found by the audit."""
-        audit_ok = self.audit is None or (
-            not self.audit.violation and self.audit.sampler_conforms is not False
-        )
-        return self.equivalent and audit_ok
+        """Equivalent on every data set, and the audit (when run) passed: no violation, and it
+        could look (:attr:`audit.AuditReport.passed`; an inconclusive audit never passes)."""
+        return self.equivalent and (self.audit is None or self.audit.passed)
 
     @property
     def worst(self) -> EquivalenceCheck | None:
@@ -329,7 +327,8 @@ def _draws(x: Any, name: str) -> np.ndarray:
 
 def as_mechanism(candidate: Any, reference: Any, name: str | None = None) -> Any:
     """The candidate as a mechanism: itself if it has ``sample``, else ``fn(data, rng)`` wrapped
-    with the reference's claim and domain."""
+    with the reference's claim, domain and finite input set (``input_values``, when it has one:
+    the wrapper's trial calls the function on those values only)."""
     if callable(getattr(candidate, "sample", None)) and not isinstance(candidate, type):
         return candidate
     if callable(candidate) and not isinstance(candidate, type):
@@ -337,7 +336,9 @@ def as_mechanism(candidate: Any, reference: Any, name: str | None = None) -> Any
         domain = check_probe_domain(
             read_attribute(reference, "domain", "reference"), "reference.domain"
         )
-        return from_callable(candidate, claim, domain, name=name)
+        inputs = getattr(reference, "input_values", None)
+        inputs = None if inputs is None else check_values(inputs, "reference.input_values")
+        return from_callable(candidate, claim, domain, name=name, input_values=inputs)
     raise ValueError(
         f"candidate must be a mechanism (with sample()) or a function fn(data, rng) -> output, "
         f"got {type(candidate).__name__}"
@@ -408,7 +409,10 @@ def validate(
         except Exception as exc:  # noqa: BLE001 -- a candidate that raises fails the check
             draws = None
             detail = f"sample raised {type(exc).__name__}: {str(exc)[:200]}"
-        out = None if draws is None else normalise(draws, samples)
+        try:
+            out = None if draws is None else normalise(draws, samples)
+        except MalformedOutput as exc:  # a candidate that breaks the sampling contract fails
+            out, detail = None, f"the candidate's sample {exc.what}"
         values = None if out is None else _numeric(out)
         if values is None:
             if out is not None:
@@ -426,7 +430,10 @@ def validate(
                 test = _exact_check(law, values, per_test, beta)
         else:
             mine = _reference_call(reference.sample, (data, samples, rng), i)
-            mine_out = normalise(mine, samples)
+            try:
+                mine_out = normalise(mine, samples)
+            except MalformedOutput as exc:
+                raise ValueError(f"reference: its sample on datasets[{i}] {exc.what}") from None
             theirs = _numeric(mine_out)
             if theirs is None:
                 raise ValueError(

@@ -34,6 +34,7 @@ from audit.context import (
     selection_size,
 )
 from audit.events import Event, Families, Scored, best_event
+from audit.inconclusive import CannotConclude, Inconclusive
 from audit.outputs import Outputs
 from audit.power import PairPower
 from audit.refine import refine_interval, selection_z
@@ -104,6 +105,10 @@ def blackbox_stage(
     (:func:`budget_plan`), each with fresh draws and α/ROUNDS: a clear leak is established
     cheaply in the first round, a subtle one (or a correct mechanism) gets the full budget. The
     reported bound is the largest of all rounds' bounds (union bound over rounds)."""
+    if not finalists:
+        raise CannotConclude(
+            Inconclusive("nothing_evaluated", "the search left no candidate pair to evaluate")
+        )
     budgets = [budget(ctx, c) for c in finalists]
     plan = [budgets] if ctx.tighten else budget_plan(ctx.samples, budgets)
     results: list[dict[str, Any]] = []
@@ -160,6 +165,7 @@ def _final_round(
     """One round: selection draws for every finalist, then evaluation of the best
     :attr:`audit.context.AuditContext.carried` (:func:`_ranks`)."""
     chosen = _select(ctx, finalists, budgets, use_exact, r)
+    ctx.check_output()  # a mechanism with no output stops before its evaluation draws
     ranks = _ranks(ctx, chosen, budgets, r)
     carried = sorted(range(len(chosen)), key=lambda i: -ranks[i])[: ctx.carried]
     return _evaluate(ctx, chosen, carried, r)

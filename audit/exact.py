@@ -163,13 +163,16 @@ def exact_sweep(
     name = mechanism_name(mechanism)
     claim = check_claim(read_attribute(mechanism, "claim", "mechanism"), "mechanism.claim")
     domain = read_attribute(mechanism, "domain", "mechanism")
-    relation = getattr(mechanism, "relation", None)
+    relation = read_attribute(mechanism, "relation", "mechanism", None)
     if relation is not None:  # a relation object's pairs (vector records, query answers)
         relation = check_relation(relation, claim.adjacency, "mechanism.relation")
         checked = check_relation_pairs(relation, pairs, domain)
     else:
         checked = check_pairs(
-            pairs, claim.adjacency, domain, getattr(mechanism, "input_values", None)
+            pairs,
+            claim.adjacency,
+            domain,
+            read_attribute(mechanism, "input_values", "mechanism", None),
         )
     cache: dict[Any, Any] = {}
 

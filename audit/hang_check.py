@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from audit.context import HANG, STAGE_NAMES, AuditContext, HungDraw
-from audit.draws import DrawJob, draw
+from audit.draws import DrawJob, draw_chunk
 from audit.events import Event
 from audit.outputs import TIMEOUT, Outputs
 from audit.statistics import epsilon_lower_bound
@@ -25,6 +25,13 @@ HANG_TEST_DRAWS = 200
 """The most fresh single draws per data set of the hang test."""
 HANG_TEST_SECONDS = 4.0
 """About the longest the hang test waits per data set, in seconds."""
+HANG_TEST_OVERRUNS = 16
+"""The most draws per data set the hang test lets overrun: each leaves its helper thread behind
+until its call returns (a call blocked inside C code, ``time.sleep`` say, cannot be interrupted),
+so a data set's draws stop at that many overruns. The Clopper–Pearson bounds stay valid for this
+stopping rule: stopping at the r-th overrun is inverse binomial sampling, for which the binomial
+lower bound on the overrun rate of D is exact (N ≤ n exactly when n draws hold r overruns) and
+the binomial upper bound on that of D' conservative."""
 
 
 def hang_test(
@@ -44,12 +51,14 @@ def hang_test(
         key = ctx.next_key()
         jobs = [DrawJob(hung.data, m, (HANG, key, 0)), DrawJob(hung.partner, m, (HANG, key, 1))]
         a, b = _single_draws(ctx, jobs, t)
-        ctx.count(STAGE_NAMES[HANG], 2 * m)
+        n0, n1 = len(a), len(b)
+        ctx.count(STAGE_NAMES[HANG], n0 + n1)
         k0 = int(np.count_nonzero(a.atoms == TIMEOUT))
         k1 = int(np.count_nonzero(b.atoms == TIMEOUT))
-        bound = float(epsilon_lower_bound(k0, m, k1, m, ctx.claim.delta, ctx.alpha))
+        bound = float(epsilon_lower_bound(k0, n0, k1, n1, ctx.claim.delta, ctx.alpha))
     else:
-        m, bound = 0, -math.inf
+        m = n0 = n1 = 0
+        bound = -math.inf
     info = {
         "limit_seconds": t,
         "stage": hung.stage,
@@ -57,6 +66,8 @@ def hang_test(
         "data_prime": hung.partner.tolist(),
         "hang_test": {
             "draws_per_side": m,
+            "draws_on_data": n0,
+            "draws_on_data_prime": n1,
             "timeouts_on_data": k0,
             "timeouts_on_data_prime": k1,
             "epsilon_lower_bound": max(0.0, bound),
@@ -68,7 +79,7 @@ def hang_test(
         f"audit stopped early: a draw of the {hung.stage} stage took longer than the time limit "
         f"of {t:g} s; "
         + (
-            f"hang test on that pair: {k0}/{m} draws timed out on D, {k1}/{m} on D'"
+            f"hang test on that pair: {k0}/{n0} draws timed out on D, {k1}/{n1} on D'"
             if m
             else f"no hang test: within {HANG_TEST_SECONDS:g} s the limit allows too few draws "
             "to bound ε above the claim"
@@ -80,9 +91,9 @@ def hang_test(
         "data_prime": hung.partner.tolist(),
         "event": event.to_dict(),
         "k0": k0,
-        "n0": m,
+        "n0": n0,
         "k1": k1,
-        "n1": m,
+        "n1": n1,
         "epsilon_lower_bound": max(0.0, bound),
         "source": "timeout",
     }
@@ -90,17 +101,37 @@ def hang_test(
 
 
 def _single_draws(ctx: AuditContext, jobs: list[DrawJob], seconds: float) -> list[Outputs]:
-    """The jobs drawn one draw at a time, each with the time limit ``seconds``, side by side
-    (on the audit's executor, else on two threads of their own)."""
+    """The jobs drawn one draw at a time, each with the time limit ``seconds``, side by side (on
+    the audit's executor, else on two threads of their own), each side stopping at
+    :data:`HANG_TEST_OVERRUNS` overruns (:func:`single_draws`)."""
+    args = [(ctx.mech, job, ctx.seed, seconds) for job in jobs]
     if ctx.executor is not None:
-        return draw(
-            ctx.mech, jobs, ctx.seed, ctx.executor, chunk=1, timeout=seconds, stop_on_timeout=False
-        )
+        futures = [ctx.executor.submit(single_draws, *a) for a in args]
+        return [f.result() for f in futures]
     with ThreadPoolExecutor(2, thread_name_prefix="dpquant-hang-test") as pool:
-        futures = [
-            pool.submit(draw, ctx.mech, [job], ctx.seed, None, 1, seconds, False) for job in jobs
-        ]
-        return [f.result()[0] for f in futures]
+        futures = [pool.submit(single_draws, *a) for a in args]
+        return [f.result() for f in futures]
 
 
-__all__ = ["HANG_TEST_DRAWS", "HANG_TEST_SECONDS", "hang_test"]
+def single_draws(mech: Any, job: DrawJob, seed: int, seconds: float) -> Outputs:
+    """``job``'s draws one at a time (draw c seeded by the job's key and c, as
+    :func:`audit.draws.draw` with chunks of one), each within ``seconds``, until
+    :data:`HANG_TEST_OVERRUNS` of them overran: so many helper threads at most are left behind."""
+    parts: list[Outputs] = []
+    overran = 0
+    for c in range(job.size):
+        out = draw_chunk(mech, job.data, 1, seed, (*job.key, c), seconds, retry=False)
+        parts.append(out)
+        overran += int(out.atoms[0] == TIMEOUT)
+        if overran >= HANG_TEST_OVERRUNS:
+            break
+    return Outputs.concat(parts) if parts else Outputs.empty()
+
+
+__all__ = [
+    "HANG_TEST_DRAWS",
+    "HANG_TEST_OVERRUNS",
+    "HANG_TEST_SECONDS",
+    "hang_test",
+    "single_draws",
+]

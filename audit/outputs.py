@@ -1,4 +1,4 @@
-"""Mechanism outputs as the auditor sees them: numbers, or named atoms.
+"""Mechanism outputs as the auditor sees them: numbers, or named atoms; and the sampling contract.
 
 A mechanism's draws are normalised into :class:`Outputs`: a float matrix of numeric outputs
 (shape (n, k), one column per output coordinate) and, for every draw that is not a number, the
@@ -7,31 +7,40 @@ atom ``raised:<ExceptionType>``, a draw that exceeded the audit's time limit the
 :data:`TIMEOUT`, a NaN the atom ``nan``. A mechanism that crashes (or hangs) on one neighbour and
 not on the other therefore leaks, and the auditor can bound by how much.
 
-Nothing is converted silently: a draw is numeric only when it is a real number (``int``,
-``float``, numpy integer or float; not ``bool``) or a flat sequence of them that fits a float64.
-Everything else is an atom, named by what it is rather than by its value where the value is
-continuous (so that atoms repeat and can be counted):
+**The sampling contract.** ``sample(data, size, rng)`` returns ``size`` draws: an array of shape
+``(size,)`` or ``(size, k)``, or a sequence of ``size`` outputs. Each output is
 
-* complex numbers: ``complex:imag=0``, ``complex:imag>0``, ``complex:imag<0`` or ``complex:nan``
-  (a mechanism that leaks through the imaginary part leaks through these names);
-* booleans ``bool:True``/``bool:False``; ``None``, strings and bytes by their ``repr``;
-* flat sequences mixing symbols (strings, None, booleans) with numbers or only symbols (the
-  sparse vector technique's ⊥/⊤ answers, with or without noisy values): their *pattern*, the
-  symbols in order with each number written ``#`` (``('⊥', '⊥', '⊤')``, ``('⊥', #)``), so each
-  pattern is an event (the joint event of every position);
-* other sequences that are not flat rows of reals: ``array<shape>`` (a matrix per draw),
-  ``ragged``, ``sequence:<element type>``;
-* values too large for a float64 (``10**400``, a ``longdouble`` 1e400): ``overflow``;
-* draws of a call whose result does not hold one row per draw: ``wrong-number-of-draws``;
-  numeric rows of differing lengths: ``length:<k>``;
-* other objects: ``<type>:<repr>`` (cut to 200 characters).
+* a real number (``int``, ``float``, numpy integer or float, ``Fraction``, ``Decimal``; not
+  ``bool``): a numeric row of width 1;
+* a complex number: the numeric row (real part, imaginary part), so nothing of it is lost (a leak
+  through either part is a leak of a coordinate);
+* a flat sequence of reals (or complex numbers, each as two coordinates): a numeric row;
+* a symbol: a boolean (``bool:True``/``bool:False``), ``None``, a string or bytes (by their
+  ``repr``);
+* a flat sequence mixing symbols (strings, bytes, None, booleans) with numbers, or only symbols
+  (the sparse vector technique's ⊥/⊤ answers, with or without noisy values): the atom of its
+  *pattern*, the symbols in order with each number written ``#`` (``('⊥', '⊥', '⊤')``,
+  ``('⊥', #)``), read position by position as well (:attr:`Outputs.tokens`);
+
+and, as atoms, a NaN anywhere in a draw (``nan``), a value too large for a float64 (``10**400``, a
+``longdouble`` 1e400: ``overflow``), an empty sequence (``length:0``), numeric rows of differing
+lengths from one call (``length:<k>``). Anything else breaks the contract and is refused with
+:class:`MalformedOutput` (a ``ValueError`` that the auditor reraises naming the mechanism): a
+result that does not hold ``size`` draws (a scalar, ``None``, a generator, a dict, an array of
+another length), an array of three or more dimensions or of no columns, and draws that are not
+outputs at all (a dict, a set, a generator, a matrix or ragged rows per draw, any other object,
+whose ``repr`` would name it by its address and never repeat). The auditor refuses such a
+mechanism rather than audit a lossy reading of it: an atom that is the same on both sides of every
+pair, or one that never repeats, would report "no violation found" for a leak.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -40,7 +49,48 @@ from reference.validation import check_size
 
 NUMERIC = ""  # the atom name of a numeric draw
 TIMEOUT = "timeout"  # the atom of a draw that exceeded the audit's per-draw time limit
-WRONG_COUNT = "wrong-number-of-draws"
+CONTRACT = (
+    "sample(data, size, rng) must return size draws: an array of shape (size,) or (size, k), or "
+    "a sequence of size outputs, each a number, a complex number, a flat sequence of numbers and "
+    "symbols, a string, bytes, a boolean or None"
+)
+"""The sampling contract, as error messages state it."""
+
+
+class MalformedOutput(ValueError):
+    """What a mechanism returned breaks the sampling contract (module docstring).
+
+    ``what`` says what was returned (``"returned None"``, ``"returned 69 draws"``, ``"returned a
+    draw that is a dict"``); :meth:`naming` gives the error the auditor raises, naming the
+    mechanism, the call and the data. A ``ValueError``: misuse, never an output."""
+
+    def __init__(self, what: str, mechanism: str = "", call: str = ""):
+        where = f"{mechanism} {call}".strip()
+        super().__init__(f"{where + ' ' if where else ''}{what}; {CONTRACT}")
+        self.what, self.mechanism, self.call = what, mechanism, call
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable across process pools
+        return (type(self), (self.what, self.mechanism, self.call))
+
+    def naming(self, mechanism: str, call: str) -> MalformedOutput:
+        """The same breach, naming ``mechanism`` and the ``call`` that made it."""
+        return type(self)(self.what, mechanism, call)
+
+
+def describe(x: Any) -> str:
+    """What an object is, for an error message: ``None``, ``a generator``, ``a float (a
+    scalar)``, ``an array of shape (4, 2, 2)``, ``a list of 3 items``."""
+    if x is None:
+        return "None"
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape}"
+    if isinstance(x, list | tuple):
+        return f"a {type(x).__name__} of {len(x)} items"
+    name = type(x).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    if isinstance(x, numbers.Number | np.generic):
+        return f"{article} {name} (a scalar)"
+    return f"{article} {name}"
 
 
 @dataclass(frozen=True)
@@ -157,36 +207,52 @@ class Outputs:
         return Outputs(np.empty((0, width)), np.empty(0, dtype=object))
 
 
-def _complex_atom(z: complex) -> str:
-    if math.isnan(z.real) or math.isnan(z.imag):
-        return "complex:nan"
-    if z.imag == 0:
-        return "complex:imag=0"
-    return "complex:imag>0" if z.imag > 0 else "complex:imag<0"
-
-
 def _real(x: Any) -> tuple[float | None, str]:
     """A real scalar as (float, "") or (None, atom name): NaN, overflow."""
     try:
         value = float(x)
     except OverflowError:
         return None, "overflow"
+    except ValueError:  # Decimal("sNaN"): a signalling NaN
+        return None, "nan"
     if math.isnan(value):
         return None, "nan"
-    if math.isinf(value) and isinstance(x, np.floating) and np.isfinite(x):
+    if math.isinf(value) and not _infinite(x):
         return None, "overflow"
     return value, NUMERIC
 
 
-_REAL_TYPES = (int, float, np.integer, np.floating)
+def _infinite(x: Any) -> bool:
+    """Is the real ``x`` itself infinite (not merely too large for a float64)?"""
+    if isinstance(x, Decimal):
+        return x.is_infinite()
+    if isinstance(x, numbers.Rational):
+        return False
+    return bool(np.isinf(x))
+
+
+_REAL_TYPES = (numbers.Real, Decimal)
 
 
 def _is_real(x: Any) -> bool:
     return isinstance(x, _REAL_TYPES) and not isinstance(x, (bool, np.bool_))
 
 
+def _is_complex(x: Any) -> bool:
+    return isinstance(x, complex | np.complexfloating)
+
+
+def _complex_row(z: Any) -> tuple[np.ndarray | None, str]:
+    """A complex draw as the numeric row (real part, imaginary part); ``nan`` if either is NaN."""
+    parts = np.array([np.real(z), np.imag(z)], dtype=float)
+    if np.isnan(parts).any():
+        return None, "nan"
+    return parts, NUMERIC
+
+
 def _as_row(x: Any) -> tuple[np.ndarray | None, str]:
-    """One draw as (numeric row, "") or (None, atom name)."""
+    """One draw as (numeric row, "") or (None, atom name); a draw that is not an output raises
+    :class:`MalformedOutput`."""
     if isinstance(x, Raised):
         return None, str(x)
     if isinstance(x, (bool, np.bool_)):
@@ -194,22 +260,22 @@ def _as_row(x: Any) -> tuple[np.ndarray | None, str]:
     if _is_real(x):
         value, atom = _real(x)
         return (None, atom) if value is None else (np.array([value]), NUMERIC)
-    if isinstance(x, complex | np.complexfloating):
-        return None, _complex_atom(complex(x))
+    if _is_complex(x):
+        return _complex_row(x)
     if x is None:
         return None, "None"
-    if isinstance(x, (str, bytes)):
-        return None, repr(str(x) if isinstance(x, str) else bytes(x))[:200]
+    if isinstance(x, (str, bytes, np.str_, np.bytes_)):
+        return None, _symbol(x)[:200]
     if isinstance(x, np.ndarray) and x.ndim == 0:
         return _as_row(x[()])
     if isinstance(x, (list, tuple, np.ndarray)):
         return _sequence_row(x)
-    return None, f"{type(x).__name__}:{x!r}"[:200]
+    raise MalformedOutput(f"returned a draw that is {describe(x)}")
 
 
 def _is_symbol(x: Any) -> bool:
-    """A symbol of a structured output: a string, None or a boolean."""
-    return x is None or isinstance(x, str | np.str_ | bool | np.bool_)
+    """A symbol of a structured output: a string, bytes, None or a boolean."""
+    return x is None or isinstance(x, str | bytes | np.str_ | np.bytes_ | bool | np.bool_)
 
 
 def _pattern(items: list[Any]) -> str:
@@ -220,98 +286,120 @@ def _pattern(items: list[Any]) -> str:
 
 
 def _symbol(x: Any) -> str:
-    """A symbol's name: a string by its ``repr``, None and booleans by their text."""
-    return repr(str(x)) if isinstance(x, str | np.str_) else str(x)
+    """A symbol's name: a string or bytes by its ``repr``, None and booleans by their text."""
+    if isinstance(x, str | np.str_):
+        return repr(str(x))
+    if isinstance(x, bytes | np.bytes_):
+        return repr(bytes(x))
+    return str(bool(x)) if isinstance(x, np.bool_) else str(x)
 
 
 def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
-    """A flat sequence of reals as a numeric row; anything else an atom named by its kind."""
+    """A flat sequence of reals (complex numbers as two coordinates each) as a numeric row, of
+    symbols and numbers as its pattern; anything else raises :class:`MalformedOutput`."""
     if isinstance(x, np.ndarray):
+        if x.ndim != 1:
+            raise MalformedOutput(f"returned a draw that is {describe(x)} (a draw must be flat)")
+        if x.dtype.kind in "OUSb":  # objects, strings, bytes or booleans: as the list they hold
+            return _sequence_row(x.tolist())
+        if x.dtype.kind not in "iufc":
+            raise MalformedOutput(f"returned a draw that is an array of dtype {x.dtype}")
         arr = x
     else:
         items = list(x)
         if any(isinstance(i, (list, tuple, np.ndarray)) for i in items):
-            try:
-                nested = np.array(items, dtype=float)
-            except (TypeError, ValueError, OverflowError):
-                return None, "ragged"
-            return None, f"array{nested.shape}"
+            raise MalformedOutput(
+                f"returned a draw that is {describe(x)} holding sequences (a matrix or ragged "
+                "rows: a draw must be flat)"
+            )
         if any(_is_symbol(i) for i in items) and all(_is_symbol(i) or _is_real(i) for i in items):
             return None, _pattern(items)
         for item in items:
-            if isinstance(item, complex | np.complexfloating):
-                return None, "sequence:complex"
-            if not _is_real(item):
-                return None, f"sequence:{type(item).__name__}"
-        try:
-            arr = np.asarray(items, dtype=float)
-        except OverflowError:
-            return None, "overflow"
-    if arr.ndim != 1:
-        return None, f"array{arr.shape}"
+            if not (_is_real(item) or _is_complex(item)):
+                raise MalformedOutput(
+                    f"returned a draw that is {describe(x)} holding {describe(item)}"
+                )
+        if any(_is_complex(i) for i in items):
+            arr = np.asarray(items, dtype=complex)
+        elif all(isinstance(i, float | int | np.floating | np.integer) for i in items):
+            try:
+                arr = np.asarray(items, dtype=float)
+            except OverflowError:  # an int beyond a float64
+                return None, "overflow"
+        else:  # Fractions, Decimals: each read exactly as a float, or its atom
+            read = [_real(i) for i in items]
+            for atom in ("nan", "overflow"):
+                if any(a == atom for _, a in read):
+                    return None, atom
+            arr = np.array([v for v, _ in read], dtype=float)
     if arr.size == 0:
         return None, "length:0"
-    kind = arr.dtype.kind
-    if kind in "OU":  # objects, or strings (symbols): as the list they hold
-        return _sequence_row(arr.tolist())
-    if kind == "c":
-        return None, "sequence:complex"
-    if kind == "b":
-        return None, "sequence:bool"
-    if kind not in "iuf":
-        return None, f"sequence:{arr.dtype}"
+    if arr.dtype.kind == "c":
+        arr = np.column_stack([arr.real, arr.imag]).ravel()
     with np.errstate(over="ignore"):
         row = arr.astype(float)
     if np.isnan(row).any():
         return None, "nan"
-    if kind == "f" and np.any(np.isinf(row) & np.isfinite(arr)):
+    if arr.dtype.kind == "f" and np.any(np.isinf(row) & np.isfinite(arr)):
         return None, "overflow"
     return row, NUMERIC
 
 
-def _wrong_count(size: int) -> Outputs:
-    atoms = np.empty(size, dtype=object)
-    atoms[:] = WRONG_COUNT
-    return Outputs(np.full((size, 1), np.nan), atoms)
+def _drawn(raw: Any, size: int) -> None:
+    """Refuse a result that does not hold ``size`` draws (:class:`MalformedOutput`)."""
+    if isinstance(raw, np.ndarray):
+        if raw.ndim == 0:
+            raise MalformedOutput(f"returned {describe(raw)} (a scalar), not {size} draws")
+        if raw.shape[0] != size:
+            raise MalformedOutput(f"returned {describe(raw)}: {raw.shape[0]} draws for {size}")
+        if raw.ndim > 2:
+            raise MalformedOutput(
+                f"returned {describe(raw)}: one row per draw, of shape ({size},) or ({size}, k)"
+            )
+        if raw.ndim == 2 and raw.shape[1] == 0 and size:
+            raise MalformedOutput(f"returned {describe(raw)}: draws with no value")
+    elif isinstance(raw, (list, tuple)):
+        if len(raw) != size:
+            raise MalformedOutput(f"returned {describe(raw)}: {len(raw)} draws for {size}")
+    elif not isinstance(raw, Outputs):
+        raise MalformedOutput(f"returned {describe(raw)}, not {size} draws")
+    elif len(raw) != size:
+        raise MalformedOutput(f"returned {len(raw)} draws for {size}")
 
 
 def normalise(raw: Any, size: int) -> Outputs:
     """Normalise what ``sample`` returned (an array of ``size`` draws, or a sequence of objects);
     ``size`` is an int in [0, ``MAX_DRAWS``].
 
-    A result that does not hold ``size`` draws (a scalar, a generator, an array of another
-    length) makes every one of the ``size`` draws the atom ``wrong-number-of-draws``."""
+    Raises:
+        MalformedOutput: ``raw`` breaks the sampling contract (module docstring): it does not
+            hold ``size`` draws, or a draw is not an output.
+    """
     size = check_size(size, "size")
+    _drawn(raw, size)
     if isinstance(raw, Outputs):
-        if len(raw) != size:
-            return _wrong_count(size)
         return raw
+    if isinstance(raw, np.ndarray) and raw.dtype.kind == "c":  # each as (real, imaginary)
+        raw = np.stack([raw.real, raw.imag], axis=-1).reshape(size, -1)
     if isinstance(raw, np.ndarray) and raw.dtype.kind in "iuf":
-        if raw.ndim == 0 or raw.shape[0] != size:
-            return _wrong_count(size)
-        if raw.ndim > 2 or (raw.ndim == 2 and raw.shape[1] == 0):
-            items = list(raw)  # one matrix per draw: atoms array<shape>
-        else:
-            with np.errstate(over="ignore"):
-                values = raw.astype(float).reshape(size, -1)
-            bad = np.isnan(values).any(axis=1)
-            atoms = np.where(bad, "nan", NUMERIC).astype(object)
-            if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
-                over = (np.isinf(values) & np.isfinite(raw.reshape(size, -1))).any(axis=1)
-                atoms[over] = "overflow"
-                bad = bad | over
-            values = np.where(bad[:, None], np.nan, values)
-            return Outputs(values, atoms)
-    elif isinstance(raw, (list, tuple, np.ndarray)):
-        if (isinstance(raw, np.ndarray) and raw.ndim == 0) or len(raw) != size:
-            return _wrong_count(size)
-        if isinstance(raw, np.ndarray) and raw.ndim == 2 and raw.dtype.kind in "OU":
+        with np.errstate(over="ignore"):
+            values = raw.astype(float).reshape(size, -1)
+        bad = np.isnan(values).any(axis=1)
+        atoms = np.where(bad, "nan", NUMERIC).astype(object)
+        if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
+            over = (np.isinf(values) & np.isfinite(raw.reshape(size, -1))).any(axis=1)
+            atoms[over] = "overflow"
+            bad = bad | over
+        values = np.where(bad[:, None], np.nan, values)
+        return Outputs(values, atoms)
+    if isinstance(raw, np.ndarray) and raw.ndim == 2:
+        if raw.dtype.kind == "b":
+            raw = raw.astype(object)
+        if raw.dtype.kind in "OU":
             block = _symbol_block(raw)
             if block is not None:
                 return block
-        items = list(raw)
-    else:
-        return _wrong_count(size)
+    items = list(raw)
     seen: dict[int, tuple[np.ndarray | None, str]] = {}  # one object drawn many times: once
     rows = [seen[id(x)] if id(x) in seen else seen.setdefault(id(x), _as_row(x)) for x in items]
     structure = _structure(items, [a for _, a in rows])
@@ -384,7 +472,9 @@ def _element_codes(raw: np.ndarray) -> tuple[np.ndarray, list[Any]] | None:
                 boxed = np.empty((), dtype=object)
                 boxed[()] = t  # compared as an object (a numpy type would be broadcast)
                 number |= types == boxed
-            elif not (t is type(None) or issubclass(t, (str, np.str_, bool, np.bool_))):
+            elif not (
+                t is type(None) or issubclass(t, (str, bytes, np.str_, np.bytes_, bool, np.bool_))
+            ):
                 return None
     codes = np.zeros(raw.shape, dtype=np.uint8)
     symbols: list[Any] = []

@@ -19,7 +19,7 @@ Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by
           dp_audit(my_fn, claim=claim, domain=(0, 1)).assert_private()
 
   ``dp_audit(mech_or_fn, *, claim=None, domain=None, vectorized=False, input_values=None,
-  **kwargs)`` runs
+  allow_inconclusive=False, **kwargs)`` runs
   :func:`audit.audit_mechanism` with the samples, seed and timeout of the options (``kwargs``
   override them and pass any other of its keywords: ``pairs``, ``samples``, ``alpha``, ``seed``,
   ``mode``, ``executor``, ``name``, ``progress``, ``timeout``, ``tighten``, ``max_draws``, the
@@ -27,7 +27,10 @@ Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by
   :class:`audit.AuditReport`. A plain function
   ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`audit.from_callable`
   (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
-  finite input set).
+  finite input set). An audit that could not look (the verdict INCONCLUSIVE,
+  :mod:`audit.inconclusive`: the mechanism produced no output) fails the test at once, with its
+  reason, even if the test only reads ``report.violation``; ``allow_inconclusive=True`` returns
+  the report instead.
 
 With ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` set, load it with ``-p dpquant_audit``.
 """
@@ -173,10 +176,12 @@ def make_auditor(
         domain: tuple[float, float] | None = None,
         vectorized: bool = False,
         input_values: Any = None,
+        allow_inconclusive: bool = False,
         **kwargs: Any,
     ) -> Any:
         import audit.runner
         from audit.wrap import from_callable
+        from reference.validation import check_flag
 
         unknown = sorted(set(kwargs) - set(AUDIT_OPTIONS))
         if unknown:
@@ -220,9 +225,12 @@ def make_auditor(
                 "mech_or_fn must be a mechanism (with sample() and claim) or a function "
                 f"fn(data, rng) -> output, got {mech_or_fn!r:.80}"
             )
+        allow = check_flag(allow_inconclusive, "allow_inconclusive")
         report = audit.runner.audit_mechanism(mech, **options)
         if record is not None:
             record(report)
+        if report.inconclusive is not None and not report.violation and not allow:
+            pytest.fail(f"dp_audit: {report.summary()}", pytrace=False)
         return report
 
     return dp_audit

@@ -44,15 +44,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import islice
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from audit.relations import MAX_RECORDS, check_inside
-from reference.validation import check_choice, check_int
+from audit.neighbours import len_or_none
+from audit.relations import check_inside, check_name, describe, listed, real_array
+from reference.validation import check_choice, check_domain, check_int
 
 MAX_DIM = 1_000
 """Largest number of coordinates of a record."""
@@ -77,30 +77,20 @@ RECORD_ADJACENCIES = ("add_remove", "replace_one")
 
 def as_records(x: Any, name: str, dim: int, *, finite: bool = True) -> np.ndarray:
     """A data set of records of ``dim`` numbers as a new (n, dim) float array (module docstring:
-    a flat sequence is n records only where dim = 1); at most :data:`audit.relations.MAX_RECORDS`
-    numbers; finite unless ``finite`` is False."""
+    a flat sequence is n records only where dim = 1), real numbers under the data policy
+    (:func:`audit.relations.real_array`); at most :data:`audit.relations.MAX_RECORDS` numbers;
+    finite unless ``finite`` is False (then infinities pass, NaN does not)."""
+    dim = check_int(dim, "dim", minimum=1, maximum=MAX_DIM)
     shape_hint = f"a sequence of records, each {dim} real number{'s' if dim > 1 else ''}"
     if isinstance(x, str | bytes | Mapping | bool | np.bool_):
-        raise ValueError(f"{name} must be {shape_hint}, got {x!r:.80}")
-    try:
-        raw = np.asarray(x)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be {shape_hint} (shape (n, {dim})), got {x!r:.80}") from None
-    if raw.size > MAX_RECORDS:
-        raise ValueError(f"{name} must hold at most {MAX_RECORDS} numbers, got {raw.size}")
-    if raw.dtype.kind == "b":
-        raise ValueError(f"{name} must hold real numbers, not booleans (write bits as 0 and 1)")
-    if raw.dtype.kind not in "iuf" and raw.size:
-        raise ValueError(f"{name} must be {shape_hint} (shape (n, {dim})), got {x!r:.80}")
-    arr = np.array(raw, dtype=float)
+        raise ValueError(f"{name} must be {shape_hint}, got {describe(x)}")
+    arr = real_array(x, name, allow_inf=not finite)
     if arr.ndim == 0 and dim == 1:
         arr = arr.reshape(1, 1)
     elif arr.ndim == 1 and (arr.size == 0 or dim == 1):
         arr = arr.reshape(-1, dim)
     if arr.ndim != 2 or arr.shape[1] != dim:
         raise ValueError(f"{name} must be {shape_hint} (shape (n, {dim})), got shape {arr.shape}")
-    if finite and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
     return arr + 0.0  # −0.0 is 0.0: records are compared by value
 
 
@@ -126,24 +116,15 @@ def _bound(value: Any, name: str, dim: int) -> tuple[float, ...]:
     """``low`` or ``high``: a finite number, or ``dim`` finite numbers."""
     if isinstance(value, str | bytes | Mapping | bool | np.bool_):
         raise ValueError(
-            f"{name} must be a finite number or {dim} finite numbers, got {value!r:.80}"
+            f"{name} must be a finite number or {dim} finite numbers, got {describe(value)}"
         )
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(
-            f"{name} must be a finite number or {dim} finite numbers, got {value!r:.80}"
-        ) from None
-    if np.asarray(value).dtype.kind == "b":
-        raise ValueError(f"{name} must be a finite number or {dim} finite numbers, not booleans")
+    arr = real_array(value, name, limit=dim)
     if arr.ndim == 0:
         arr = np.full(dim, float(arr))
     if arr.shape != (dim,):
         raise ValueError(
             f"{name} must be a number or {dim} numbers (one per coordinate), got shape {arr.shape}"
         )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf), got {value!r:.80}")
     return tuple((arr + 0.0).tolist())
 
 
@@ -290,34 +271,18 @@ class FiniteSet:
 def _check_elements(elements: Any) -> np.ndarray:
     """A finite set's elements as distinct rows of a (k, dim) array (class docstring)."""
     what = "numbers, or vectors of one length,"
-    if isinstance(elements, str | bytes | Mapping) or not isinstance(elements, Iterable):
-        raise ValueError(f"elements must be a sequence of {what} got {elements!r:.80}")
-    items = list(islice(elements, MAX_ELEMENTS + 1))
+    items = listed(elements, "elements", MAX_ELEMENTS, "records")
     if not items:
         raise ValueError("elements must hold at least one record (the set is empty)")
-    if len(items) > MAX_ELEMENTS:
-        raise ValueError(f"elements must hold at most {MAX_ELEMENTS} records")
-    if any(isinstance(e, str | bytes | Mapping) for e in items):
-        raise ValueError(f"elements must be {what} got {items!r:.80}")
-    try:
-        raw = np.asarray(items)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(
-            f"elements must be {what} all of the same length (mixed lengths or kinds)"
-        ) from None
-    if raw.dtype.kind == "b":
-        raise ValueError("elements must hold real numbers, not booleans (write bits as 0 and 1)")
-    if raw.dtype.kind not in "iuf":
-        raise ValueError(f"elements must be {what} all of the same length, got {items!r:.80}")
-    arr = np.array(raw, dtype=float)
+    if len({len_or_none(e) for e in items}) > 1:
+        raise ValueError(f"elements must be {what} all of the same length (mixed lengths or kinds)")
+    arr = real_array(items, "elements", limit=MAX_ELEMENTS * MAX_DIM)
     if arr.ndim == 1:
         arr = arr.reshape(-1, 1)
     if arr.ndim != 2 or not 1 <= arr.shape[1] <= MAX_DIM:
         raise ValueError(
-            f"elements must be {what} each of 1 to {MAX_DIM} numbers, got shape {raw.shape}"
+            f"elements must be {what} each of 1 to {MAX_DIM} numbers, got shape {arr.shape}"
         )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("elements must be finite (no NaN or inf)")
     return _unique_rows(arr)
 
 
@@ -338,8 +303,11 @@ class Records:
     space: RecordSpace
     adjacency: str = "replace_one"
 
+    checks_itself: ClassVar[bool] = True  # taken as it is by audit.relations.check_relation
+    example: ClassVar[str] = "Records(Box(3), 'replace_one')"
+
     def __post_init__(self) -> None:
-        if not isinstance(self.space, SPACES):
+        if type(self.space) not in SPACES:  # a subclass's probes might be anything
             raise ValueError(
                 "space must be an audit.record_spaces.Box, FiniteSet or BitVectors, got "
                 f"{type(self.space).__name__}"
@@ -363,6 +331,8 @@ class Records:
     def check_data(self, data: Any, name: str, domain: tuple[float, float]) -> np.ndarray:
         """A data set of records in the space, every coordinate inside ``domain``, as a new
         (n, dim) float array in the order given."""
+        name = check_name(name)
+        domain = check_domain(domain, "domain")
         arr = as_records(data, name, self.dim)
         inside = self.space.contains(arr)
         if not inside.all():
@@ -378,6 +348,7 @@ class Records:
         """The pair as the mechanism receives it ((n, dim) arrays, order kept), or
         ``ValueError`` naming ``name`` when a data set is not in the space or the pair are not
         neighbours as multisets (module docstring)."""
+        name = check_name(name)
         a = self.check_data(d0, f"{name}[0]", domain)
         b = self.check_data(d1, f"{name}[1]", domain)
         ca, cb = Counter(_rows(a)), Counter(_rows(b))
@@ -399,7 +370,7 @@ class Records:
     def candidates(self, domain: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
         """At most :data:`MAX_CANDIDATES` neighbouring pairs over the space's probes inside
         ``domain`` (module docstring)."""
-        lo, hi = domain
+        lo, hi = check_domain(domain, "domain")
         probes = self.space.probes()
         probes = probes[np.all((probes >= lo) & (probes <= hi), axis=1)]
         p = len(probes)

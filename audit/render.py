@@ -122,8 +122,8 @@ def render_report(r: ReportView, plot: str | None = None) -> str:
         h = t["hang_test"]
         lines.append(
             f"* stopped: a {t['stage']} draw on D = {short(t['data'])} took longer than "
-            f"{t['limit_seconds']:g} s; hang test: {h['timeouts_on_data']}/{h['draws_per_side']} "
-            f"timed out on D, {h['timeouts_on_data_prime']}/{h['draws_per_side']} on "
+            f"{t['limit_seconds']:g} s; hang test: {h['timeouts_on_data']}/{h['draws_on_data']} "
+            f"timed out on D, {h['timeouts_on_data_prime']}/{h['draws_on_data_prime']} on "
             f"D' = {short(t['data_prime'])} (ε_lb = {fmt(h['epsilon_lower_bound'])})"
         )
     for n in r.notes[:5]:

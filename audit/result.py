@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.claimed import ClaimParts
+from audit.inconclusive import Inconclusive
 from reference.core import PrivacyClaim
 
 
@@ -29,6 +30,9 @@ class AuditReport(ClaimParts):
     ``timed_out`` is set when a draw exceeded the audit's time limit (``timeout=``): the audit
     stopped there, and holds the pair, the stage and the hang test's counts and bound; unless
     that bound (or the exact stage) shows a violation the verdict is "INCOMPLETE".
+    ``inconclusive`` is set when the audit could not look (:mod:`audit.inconclusive`: the
+    mechanism produced no output, outputs that never repeat, no pair was evaluated, or the exact
+    stage computed no loss) and found no violation: the verdict is then "INCONCLUSIVE".
     """
 
     mechanism: str
@@ -48,6 +52,7 @@ class AuditReport(ClaimParts):
     conformance: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     timed_out: dict[str, Any] | None = None
+    inconclusive: Inconclusive | None = None
 
     @property
     def tightness(self) -> float:
@@ -60,13 +65,29 @@ class AuditReport(ClaimParts):
             return None
         return all(c["passed"] for c in self.conformance)
 
+    @property
+    def passed(self) -> bool:
+        """No violation found, and the audit could look: no draw exceeded the time limit, the
+        sampler matches its exact law (where it has one) and the audit is not inconclusive."""
+        return not (
+            self.violation
+            or self.timed_out is not None
+            or self.sampler_conforms is False
+            or self.inconclusive is not None
+        )
+
     def verdict(self) -> str:
+        """VIOLATION; INCOMPLETE (a draw exceeded the time limit); SAMPLER DOES NOT MATCH ITS
+        EXACT LAW; INCONCLUSIVE (the audit could not look, with the reason); or no violation
+        found (which is never a proof of privacy)."""
         if self.violation:
             return "VIOLATION"
         if self.timed_out is not None:
             return "INCOMPLETE: A DRAW EXCEEDED THE TIME LIMIT"
         if self.sampler_conforms is False:
             return "SAMPLER DOES NOT MATCH ITS EXACT LAW"
+        if self.inconclusive is not None:
+            return f"INCONCLUSIVE: {self.inconclusive.reason}"
         return "no violation found"
 
     def summary(self) -> str:
@@ -82,9 +103,10 @@ class AuditReport(ClaimParts):
         )
 
     def assert_private(self) -> None:
-        """Raise ``AssertionError`` (with the witness) if the audit found a violation, the
-        sampler does not match its exact law, or a draw exceeded the time limit."""
-        if self.violation or self.sampler_conforms is False or self.timed_out is not None:
+        """Raise ``AssertionError`` (with the witness) unless the audit :attr:`passed`: a
+        violation, a sampler that does not match its exact law, a draw that exceeded the time
+        limit, or an inconclusive audit (no output to judge) all fail."""
+        if not self.passed:
             raise AssertionError(f"{self.summary()}\nwitness: {self.witness}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -110,6 +132,8 @@ class AuditReport(ClaimParts):
                 "conformance": self.conformance,
                 "notes": self.notes,
                 "timed_out": self.timed_out,
+                "inconclusive": None if self.inconclusive is None else self.inconclusive.to_dict(),
+                "passed": self.passed,
             }
         )
 

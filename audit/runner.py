@@ -54,6 +54,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +67,7 @@ from audit.evaluation import blackbox_stage, cut_budget, witness_conformance
 from audit.exact import mechanism_name
 from audit.exact_stage import exact_stage
 from audit.hang_check import HANG_TEST_DRAWS, HANG_TEST_SECONDS, hang_test
+from audit.inconclusive import CannotConclude, Inconclusive
 from audit.limits import (
     DEFAULT_SAMPLES,
     MAX_MAX_DRAWS,
@@ -169,6 +171,7 @@ def audit_mechanism(
     else:
         samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
     check_executor(executor)
+    _executor_runs(executor, mech)
     if progress is not None and not callable(progress):
         raise ValueError(
             f"progress must be callable (one line per stage) or None, got {progress!r:.80}"
@@ -239,6 +242,7 @@ class _Findings:
     witness: dict[str, Any] | None = None
     timed_out: dict[str, Any] | None = None
     lower: float = 0.0
+    inconclusive: Inconclusive | None = None
 
 
 def _run_stages(ctx: AuditContext, candidates: list[Candidate], mode: str) -> _Findings:
@@ -253,9 +257,13 @@ def _run_stages(ctx: AuditContext, candidates: list[Candidate], mode: str) -> _F
         source = f"{len(candidates)} given pairs" if candidates else "the auditor's own search"
         ctx.progress(f"exact stage: {source}")
         found.exact, finalists = exact_stage(ctx, candidates)
-        if found.exact is None and mode == "exact":
-            raise ValueError("mech.exact(data) raised on every candidate data set")
     if mode == "exact":
+        if found.exact is None:
+            found.inconclusive = Inconclusive(
+                "no_exact_loss",
+                "the exact stage computed no loss: mech.exact(data) raised on every candidate "
+                "data set (see the notes)",
+            )
         return found
     try:
         if not finalists:
@@ -273,6 +281,11 @@ def _run_stages(ctx: AuditContext, candidates: list[Candidate], mode: str) -> _F
     except HungDraw as hung:
         found.blackbox, found.witness, found.conformance = None, None, []
         found.timed_out, found.lower, found.witness = hang_test(ctx, hung)
+    except CannotConclude as stop:
+        ctx.notes.append(f"audit stopped early: {stop.inconclusive.reason}")
+        found.inconclusive = stop.inconclusive
+    else:
+        found.inconclusive = ctx.tally.verdict()
     return found
 
 
@@ -319,6 +332,8 @@ def _report(ctx: AuditContext, mode: str, found: _Findings, seconds: float) -> A
         ):  # the exact worst pair is the better witness (the black-box one stays in `blackbox`)
             witness = {**exact_info["worst_pair"], "source": "exact"}
         violation = violation or blackbox_info["violation"]
+    if found.inconclusive is not None and not violation:  # no black-box witness to show
+        witness = None if exact_info is None else {**exact_info["worst_pair"], "source": "exact"}
     return AuditReport(
         mechanism=ctx.name,
         claim=claim,
@@ -337,7 +352,44 @@ def _report(ctx: AuditContext, mode: str, found: _Findings, seconds: float) -> A
         conformance=found.conformance,
         notes=ctx.notes,
         timed_out=found.timed_out,
+        inconclusive=None if violation else found.inconclusive,
     )
+
+
+EXECUTOR_PROBE_SECONDS = 120.0
+"""The longest the probe of an ``executor`` may take (a new process pool starts its workers)."""
+
+
+def _executor_runs(executor: Executor | None, mech: Any) -> None:
+    """An ``executor`` must take work and carry ``mech`` to its workers: one probe task (the
+    mechanism's name, read in a worker) before any draw, so that a shut-down executor, or a
+    mechanism a process pool cannot pickle (a closure, a lambda), is refused up front rather than
+    failing mid-audit.
+
+    Raises:
+        ValueError: naming ``executor``, what failed and why.
+    """
+    if executor is None:
+        return
+    try:
+        future = executor.submit(mechanism_name, mech)
+    except Exception as exc:  # noqa: BLE001 -- a shut-down pool: RuntimeError; others alike
+        raise ValueError(
+            f"executor cannot take work ({type(exc).__name__}: {exc}): was it shut down?"
+        ) from None
+    try:
+        future.result(timeout=EXECUTOR_PROBE_SECONDS)
+    except FutureTimeout:
+        future.cancel()
+        raise ValueError(
+            f"executor did not run a probe task within {EXECUTOR_PROBE_SECONDS:g} s"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 -- pickling errors and worker failures alike
+        raise ValueError(
+            f"executor cannot run the mechanism's draws ({type(exc).__name__}: {exc}); a "
+            "process pool needs a mechanism that pickles (a function defined at module level, "
+            "not a closure or a lambda)"
+        ) from None
 
 
 def _check_name(name: Any) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 from audit.draws import chunk_rng
 from audit.exact import check_exact_law, mechanism_name
 from audit.limits import MAX_SEED
-from audit.outputs import normalise
+from audit.outputs import MalformedOutput, normalise
 from reference.conformance import DEFAULT_ALPHA, check_sampler
 from reference.core import has_exact
 from reference.validation import MAX_DRAWS, check_int, check_probability
@@ -71,7 +71,12 @@ def conformance(
         raw = mech.sample(data, samples, chunk_rng(seed, (0,)))
     except ValueError as exc:
         raise ValueError(f"mech.sample(data, samples={samples}, rng) refused: {exc}") from None
-    out = normalise(raw, samples)
+    try:
+        out = normalise(raw, samples)
+    except MalformedOutput as exc:  # the sampling contract (audit.outputs), naming the mechanism
+        raise exc.naming(
+            f"mech {mechanism_name(mech)!r}:", f"sample(data, {samples}, rng)"
+        ) from None
     if not out.numeric.all() or out.width != 1:
         return ConformanceReport(
             False,

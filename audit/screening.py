@@ -137,6 +137,7 @@ def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate
     ranked = sorted(
         zip(candidates, _screen(ctx, candidates), strict=True), key=lambda t: -t[1].expected
     )
+    ctx.check_output()  # every candidate drawn on: a mechanism with no output stops here
     mid = [c for c, _ in ranked[:MIDSCREEN_TOP]]
     ranked = sorted(
         zip(mid, _screen(ctx, mid, midscreen_size(ctx)), strict=True), key=lambda t: -t[1].expected
@@ -205,6 +206,8 @@ def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candi
             key=lambda t: -t[1].expected,
         )
         ranked = [c for c, _ in scored]
+        if j == 0:
+            ctx.check_output()  # every candidate drawn on: a mechanism with no output stops here
     _with_prior(*scored[0], sizes[-1][1])  # its event's masses (a clear violation cuts its budget)
     return ranked[:BUDGET_FINALISTS]
 

@@ -14,12 +14,27 @@ data set and not on its neighbour is found to leak. A vectorised call that raise
 stay independent. (A vectorised function promises ``size`` independent draws per call; one that
 raises *because of* some of its random draws breaks that promise, as the calls that do not raise
 are then conditioned on their draws: such a function should return its exceptions per draw, or
-not be vectorised.) The outputs are returned as they are (never checked or converted: they are
-what the auditor judges).
+not be vectorised.) The outputs are returned as they are; the auditor reads them under the
+sampling contract of :mod:`audit.outputs`.
+
+**Checked before any draw** (:func:`from_callable`), so that a broken function is refused rather
+than audited into "no violation found":
+
+* its signature against the form it is declared in: ``fn(data, rng)``, or ``fn(data, size, rng)``
+  with ``vectorized=True`` (a function whose signature cannot be read is left to the trial);
+* a trial: :data:`TRIAL_CALLS` calls (seeded) on each of a few data sets of the domain
+  (:func:`trial_data`: data sets of the probe values, of the declared input values, or the
+  relation's own data sets), until one returns. Its result must keep the sampling contract (one
+  output, or ``size`` outputs). A function that raises on every trial call, or returns something
+  that is not an output, is refused with a ``ValueError`` naming ``fn``, what was expected and
+  what happened. A function that raises on *some* data sets is audited: its exceptions are
+  outputs. A call that takes longer than :data:`TRIAL_SECONDS` ends the trial undecided (a hang is
+  for the audit's ``timeout`` to judge).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,13 +43,24 @@ from typing import Any, ClassVar
 import numpy as np
 
 from audit.claimed import ClaimedMechanism
+from audit.draws import call_with_deadline
 from audit.limits import MAX_NAME
-from audit.neighbours import check_probe_domain, check_values
-from audit.outputs import Raised
+from audit.neighbours import check_probe_domain, check_values, probe_values
+from audit.outputs import MalformedOutput, Raised, describe, normalise
 from audit.record_spaces import Records
 from audit.relations import as_input, check_relation
 from reference.core import OBJECT_RELATIONS, PrivacyClaim, check_claim
 from reference.validation import check_flag
+
+TRIAL_CALLS = 2
+"""Seeded trial calls of the function on each trial data set (:func:`from_callable`)."""
+TRIAL_SIZE = 4
+"""Draws a vectorised function is asked for in a trial call."""
+TRIAL_SECONDS = 2.0
+"""The longest the trial waits for a call, in seconds: a call that takes longer ends the trial
+undecided (a slow function is not refused; hangs are the audit's ``timeout``'s to judge)."""
+TRIAL_RELATION_SETS = 4
+"""The most data sets of a relation object tried by the trial."""
 
 
 @dataclass(frozen=True)
@@ -177,4 +203,146 @@ def from_callable(
                 "are whole arrays (give their values through pairs or seeds)"
             )
     label = name or getattr(fn, "__qualname__", None) or repr(fn)
-    return CallableMechanism(fn, claim, domain, str(label)[:MAX_NAME], vectorized, values, relation)
+    mech = CallableMechanism(fn, claim, domain, str(label)[:MAX_NAME], vectorized, values, relation)
+    _check_signature(fn, vectorized, mech.name)
+    _trial(mech)
+    return mech
+
+
+def _forms(vectorized: bool) -> tuple[str, str]:
+    """The call form a function is declared in, and the other one."""
+    per_draw, block = "fn(data, rng)", "fn(data, size, rng)"
+    return (block, per_draw) if vectorized else (per_draw, block)
+
+
+def _check_signature(fn: Callable[..., Any], vectorized: bool, label: str) -> None:
+    """``fn`` must accept the call of its form (``(data, rng)``, or ``(data, size, rng)`` when
+    vectorised); a signature that cannot be read is left to the trial.
+
+    Raises:
+        ValueError: naming ``fn``, the form expected, its signature, and the other form when it
+            fits that one (the ``vectorized`` flag is then wrong).
+    """
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or an object whose signature Python cannot read
+        return
+    expected, other = _forms(vectorized)
+    args = ("data", "size", "rng") if vectorized else ("data", "rng")
+    try:
+        sig.bind(*args)
+    except TypeError:
+        pass
+    else:
+        return
+    hint = ""
+    try:
+        sig.bind(*(("data", "rng") if vectorized else ("data", "size", "rng")))
+        hint = (
+            f"; it fits {other}: "
+            + ("drop vectorized=True" if vectorized else "pass vectorized=True")
+            + " (CLI: --vectorized)"
+        )
+    except TypeError:
+        pass
+    raise ValueError(
+        f"fn {label!r} must be callable as {expected}, but its signature is {label}{sig}{hint}"
+    )
+
+
+def trial_data(mech: CallableMechanism) -> list[np.ndarray]:
+    """The data sets of the trial (:func:`from_callable`), in the order tried, each checked by
+    the wrapper: under a relation object, its first :data:`TRIAL_RELATION_SETS` data sets with
+    at least one record; else, over the probe values of the domain (or the declared input
+    values), three records around the middle value, twenty spanning them, then one record of
+    each value (under local DP only those), then the three lowest and the three highest: a
+    function that raises on a value, or below some size, answers on another of them."""
+    if mech.relation is not None:
+        found: list[np.ndarray] = []
+        for d0, d1 in mech.relation.candidates(mech.input_domain):
+            for d in (d0, d1):
+                if len(d) and not any(np.array_equal(d, f) for f in found):
+                    found.append(d)
+            if len(found) >= TRIAL_RELATION_SETS:
+                break
+        return [mech.check_input(d) for d in found[:TRIAL_RELATION_SETS]]
+    values = list(probe_values(mech.input_domain, mech.input_values))
+    singles = [[v] for v in values]
+    if mech.claim.adjacency == "local":
+        return [mech.check_input(d) for d in singles]
+    mid = min(max(0, len(values) // 2 - 1), max(0, len(values) - 3))
+    spanning = [values[i] for i in np.linspace(0, len(values) - 1, 20).round().astype(int)]
+    sets = [values[mid : mid + 3], spanning, *singles, values[:3], values[-3:]]
+    return [mech.check_input(d) for d in sets]
+
+
+def _trial(mech: CallableMechanism) -> None:
+    """The trial of :func:`from_callable`: :data:`TRIAL_CALLS` seeded calls on each data set of
+    :func:`trial_data` until one returns; its result must keep the sampling contract. A call
+    that overruns :data:`TRIAL_SECONDS` ends the trial undecided. An exception that is not an
+    ``Exception`` (``SystemExit``, ``KeyboardInterrupt``) propagates.
+
+    Raises:
+        ValueError: naming ``fn``: every trial call raised (the last exception named), or a
+            result breaks the sampling contract.
+    """
+    call, _ = _forms(mech.vectorized)
+    last: BaseException | None = None
+    tried = ""
+    datasets = trial_data(mech)
+    if not datasets:  # a relation with no data set in the domain: the audit refuses it
+        return
+    for data in datasets:
+        for seed in range(TRIAL_CALLS):
+            rng = np.random.default_rng(seed)
+            args = (data.copy(), TRIAL_SIZE, rng) if mech.vectorized else (data.copy(), rng)
+            tried = _shown(data)
+            status, result = call_with_deadline(mech.fn, args, TRIAL_SECONDS)
+            if status == "timeout":  # slow, or hangs: the audit's time limit judges that
+                return
+            if status == "raised":
+                last = result
+                continue
+            _check_trial_result(mech, result, call, tried)
+            return
+    assert last is not None
+    raise ValueError(
+        f"fn {mech.name!r} raised on every trial call {call} ({TRIAL_CALLS} calls on each of "
+        f"the trial data sets, the last {tried}): {type(last).__name__}: {_text(last)}; a "
+        "function that raises on every call produces no output to audit"
+    )
+
+
+def _check_trial_result(mech: CallableMechanism, result: Any, call: str, data: Any) -> None:
+    """A trial call's result must keep the sampling contract (:mod:`audit.outputs`)."""
+    size = TRIAL_SIZE if mech.vectorized else 1
+    try:
+        normalise(result if mech.vectorized else [result], size)
+    except MalformedOutput as exc:
+        what = exc.what if mech.vectorized else f"returned {describe(result)}"
+        need = (
+            f"{TRIAL_SIZE} outputs for size = {TRIAL_SIZE} (an array of shape ({TRIAL_SIZE},) or "
+            f"({TRIAL_SIZE}, k), or a sequence of {TRIAL_SIZE} outputs)"
+            if mech.vectorized
+            else "one output (a number, a complex number, a flat sequence of numbers and symbols, "
+            "a string, bytes, a boolean or None)"
+        )
+        raise ValueError(
+            f"fn {mech.name!r} {what} on a trial call {call} with data = {data}; it must "
+            f"return {need}"
+        ) from None
+
+
+def _shown(data: np.ndarray) -> Any:
+    """Data as a message names them: the records (up to 20 values), else how many."""
+    return data.tolist() if data.size <= 20 else f"{len(data)} records"
+
+
+def _text(exc: BaseException) -> str:
+    """An exception's message on one line (at most 200 characters), even when its ``__str__``
+    raises."""
+    try:
+        text = " ".join(str(exc).split())
+    except Exception:  # noqa: BLE001 -- a broken __str__ of user code
+        text = "(its message cannot be shown)"
+    return text if len(text) <= 200 else text[:197] + "..."

@@ -3,6 +3,12 @@
 Every parser takes the option's text and its name (``--samples``) and returns the value, or
 raises :class:`UsageError` (a ``ValueError``: exit code 2) with one line naming the option and
 showing the value given. Shared by :mod:`dpquant.cli` and the studies' ``add_arguments``.
+
+Numbers are written as on a calculator (issue 34): ASCII digits, an optional sign, point and
+exponent, or ``inf``/``nan`` for the range checks to refuse; Python's other spellings
+(``1_000``, Arabic-Indic digits ``٣``) are refused, not read. A list (``10,20,30``) names each
+value once and has no empty item: ``10,10`` and ``10,,20`` are refused (a repeated value would run
+or search it twice, a stray comma may hide a missing value), never silently cleaned.
 """
 
 from __future__ import annotations
@@ -31,6 +37,12 @@ def show(text: Any) -> str:
 
 
 _INT = re.compile(r"[+-]?[0-9]{1,40}")
+_FLOAT = re.compile(
+    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
+    re.IGNORECASE,
+)
+MAX_NUMBER_TEXT = 1000
+"""Most characters of a number's text (``1`` and 400 zeros is read, then refused as too large)."""
 _DECIMAL = re.compile(
     r"[+-]?(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})(?:[eE][+-]?[0-9]{1,3})?"
 )
@@ -53,12 +65,9 @@ def parse_float(text: Any, option: str) -> float:
     that do not fit a float64 (``1e400``) or round to 0 (``1e-400``); ``nan`` and ``inf`` are
     returned for the caller's range check to refuse."""
     s = str(text).strip()
-    try:
-        value = float(s) if len(s) <= 100 else None
-    except ValueError:
-        value = None
-    if value is None:
+    if len(s) > MAX_NUMBER_TEXT or not _FLOAT.fullmatch(s):
         raise UsageError(f"{option} must be a number, got {show(text)}")
+    value = float(s)
     if math.isinf(value) and s.lstrip("+-").lower() not in ("inf", "infinity"):
         raise UsageError(f"{option} must fit a float64 (|x| <= 1.797e308), got {show(text)}")
     if value == 0.0 and re.search(r"[1-9]", s.lower().split("e")[0]):
@@ -110,39 +119,60 @@ def parse_fraction(text: Any, option: str, lo: Fraction, hi: Fraction) -> Fracti
     return value
 
 
+def _items(text: Any, option: str, what: str, most: int) -> list[str]:
+    """The comma-separated items of a list option: 1 to ``most`` of them, none empty."""
+    items = [v.strip() for v in str(text).split(",")]
+    if not any(items) or len(items) > most:
+        raise UsageError(f"{option} must be 1 to {most} {what} 'a,b,c', got {show(text)}")
+    if not all(items):
+        raise UsageError(
+            f"{option} must not have an empty item (two commas in a row, or one at an end), "
+            f"got {show(text)}"
+        )
+    return items
+
+
+def _distinct(values: Sequence[Any], option: str, text: Any) -> None:
+    """Each value of a list option once (``-0`` and ``0`` are the same number)."""
+    seen: set[Any] = set()
+    for v in values:
+        if v in seen:
+            raise UsageError(f"{option} must not repeat a value ({v!r} twice), got {show(text)}")
+        seen.add(v)
+
+
 def parse_int_list(text: Any, option: str, minimum: int, maximum: int) -> tuple[int, ...]:
-    """``"10,20,30"`` as a tuple of integers in [``minimum``, ``maximum``]."""
-    items = [v for v in str(text).split(",") if v.strip()]
-    if not items or len(items) > 1000:
-        raise UsageError(f"{option} must be integers 'a,b,c', got {show(text)}")
+    """``"10,20,30"`` as a tuple of distinct integers in [``minimum``, ``maximum``]."""
+    items = _items(text, option, "integers", 1000)
     try:
-        return tuple(parse_int(v, option, minimum, maximum) for v in items)
+        values = tuple(parse_int(v, option, minimum, maximum) for v in items)
     except UsageError:
         raise UsageError(
             f"{option} must be integers 'a,b,c', each >= {minimum} and <= {maximum}, "
             f"got {show(text)}"
         ) from None
+    _distinct(values, option, text)
+    return values
 
 
 def parse_float_list(text: Any, option: str, most: int = 10_000) -> tuple[float, ...]:
-    """``"0,0.5,1"`` as a tuple of at most ``most`` finite reals."""
-    items = [v for v in str(text).split(",") if v.strip()]
-    if not items or len(items) > most:
-        raise UsageError(f"{option} must be 1 to {most} numbers 'a,b,c', got {show(text)}")
-    values = tuple(parse_float(v, option) for v in items)
+    """``"0,0.5,1"`` as a tuple of at most ``most`` distinct finite reals."""
+    values = tuple(parse_float(v, option) for v in _items(text, option, "numbers", most))
     if not all(math.isfinite(v) for v in values):
         raise UsageError(f"{option} must be finite numbers 'a,b,c', got {show(text)}")
+    _distinct(values, option, text)
     return values
 
 
 def parse_names(text: Any, option: str, allowed: Sequence[str]) -> tuple[str, ...]:
     """``"a,c"`` as a tuple of distinct names, each in ``allowed``."""
-    values = tuple(dict.fromkeys(v.strip() for v in str(text).split(",") if v.strip()))
-    if not values or any(v not in allowed for v in values):
+    values = tuple(_items(text, option, "names", 1000))
+    if any(v not in allowed for v in values):
         raise UsageError(
             f"{option} must be names among {', '.join(allowed)} separated by commas, "
             f"got {show(text)}"
         )
+    _distinct(values, option, text)
     return values
 
 
@@ -188,6 +218,7 @@ __all__ = [
     "parse_domain",
     "parse_epsilon",
     "parse_float",
+    "parse_float_list",
     "parse_fraction",
     "parse_int",
     "parse_int_list",

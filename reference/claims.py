@@ -12,6 +12,16 @@ everything but their existence.
 Bad input gets a ``ValueError`` naming the parameter: a ledger path that is not a path, names no
 file, or names a file that is not a TOML ledger of ``[[claim]]`` tables with string fields; a
 ``claims`` argument that is not a sequence of :class:`Claim`; a ``root`` that is not a path.
+
+A ledger is input from anyone (``dpquant claims --ledger PATH``), so it is read with bounds
+(issue 34): only a regular file, opened without blocking (a FIFO swapped in after the check does
+not hang the read) and read up to :data:`MAX_LEDGER_BYTES`; TOML nested too deep for the parser
+(``RecursionError``) or with an integer too long for Python (a plain ``ValueError``) is refused
+like any other bad TOML; a claim's text fields are bounded (:data:`MAX_SHORT`, :data:`MAX_TEXT`,
+:data:`MAX_CHECKS`) and hold no control characters (a statement is printed to a terminal: no
+escape sequences, no line breaks). A check id names a ``.py`` file under ``root`` (not an
+absolute path, no ``..``), read up to the same cap, and each module is parsed once per
+:func:`ledger_problems` call however many checks name it.
 """
 
 from __future__ import annotations
@@ -20,10 +30,11 @@ import ast
 import os
 import stat
 import tomllib
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from reference.validation import check_int
@@ -42,6 +53,28 @@ PACKAGED_LEDGER = Path(__file__).resolve().parent / "claims.toml"
 the wheel is built; a source checkout has none): read when :data:`DEFAULT_LEDGER` is absent."""
 
 _TEXT_FIELDS = ("id", "paper", "kind", "number", "statement", "status")
+_SHORT_FIELDS = ("id", "paper", "kind", "number", "status")
+MAX_LEDGER_BYTES = 4 * 2**20
+"""The largest ledger file read (4 MiB; the repository's is about 0.1 MiB); also the largest test
+module a check id may name."""
+MAX_SHORT = 200
+"""Most characters of a claim's ``id``, ``paper``, ``kind``, ``number`` and ``status``."""
+MAX_TEXT = 10_000
+"""Most characters of a claim's ``statement`` and ``note``, and of one check id."""
+MAX_CHECKS = 1000
+"""Most check ids of one claim."""
+
+
+def _check_text(value: Any, name: str, most: int) -> str:
+    """A claim's text field: a string of at most ``most`` characters, no control characters."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, got {type(value).__name__}")
+    if len(value) > most:
+        raise ValueError(f"{name} must have at most {most} characters, got {len(value)}")
+    bad = next((c for c in value if unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        raise ValueError(f"{name} must not hold a control character, got {bad!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -59,14 +92,16 @@ class Claim:
 
     def __post_init__(self) -> None:
         for name in (*_TEXT_FIELDS, "note"):
-            value = getattr(self, name)
-            if not isinstance(value, str):
-                raise ValueError(f"{name} must be a string, got {type(value).__name__}")
+            _check_text(getattr(self, name), name, MAX_SHORT if name in _SHORT_FIELDS else MAX_TEXT)
         checks = self.checks
         if isinstance(checks, str | bytes) or not isinstance(checks, list | tuple):
             raise ValueError(f"checks must be a sequence of strings, got {type(checks).__name__}")
         if not all(isinstance(c, str) for c in checks):
             raise ValueError("checks must be a sequence of strings (pytest node ids)")
+        if len(checks) > MAX_CHECKS:
+            raise ValueError(f"checks must hold at most {MAX_CHECKS} checks, got {len(checks)}")
+        for check in checks:
+            _check_text(check, "checks", MAX_TEXT)
         object.__setattr__(self, "checks", tuple(checks))
 
 
@@ -95,6 +130,16 @@ def _mode(path: Path) -> int | None:
         return None
 
 
+def _number_text(number: Any) -> Any:
+    """A claim's ``number`` written as a TOML number (``number = 3``) as its text; an integer too
+    long to write (4300 digits and more) stays an int, which :class:`Claim` refuses."""
+    if isinstance(number, float) or (isinstance(number, int) and not isinstance(number, bool)):
+        if isinstance(number, int) and number.bit_length() > MAX_SHORT * 4:
+            return number
+        return str(number)
+    return number
+
+
 def _entry(entry: Any, i: int, path: Path) -> Claim:
     if not isinstance(entry, dict):
         raise ValueError(f"path {_show(path)}: ledger entry {i} must be a [[claim]] table")
@@ -104,9 +149,7 @@ def _entry(entry: Any, i: int, path: Path) -> Claim:
             f"path {_show(path)}: ledger entry {entry.get('id', '?')!r:.80} lacks fields "
             f"{sorted(missing)}"
         )
-    number = entry["number"]
-    if isinstance(number, int | float) and not isinstance(number, bool):
-        number = str(number)
+    number = _number_text(entry["number"])
     try:
         return Claim(
             id=entry["id"],
@@ -120,6 +163,37 @@ def _entry(entry: Any, i: int, path: Path) -> Claim:
         )
     except ValueError as exc:
         raise ValueError(f"path {_show(path)}: ledger entry {entry['id']!r:.80}: {exc}") from None
+
+
+def _open_ledger(path: Path) -> int:
+    """A file descriptor of ``path`` opened for reading without blocking (a FIFO gives one at
+    once, then :func:`_read_capped` refuses it)."""
+    return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+
+
+def _read_capped(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path``, or None when it is larger than
+    :data:`MAX_LEDGER_BYTES` (at most that many bytes and one more are read); ``OSError`` when it
+    cannot be opened or read, ``ValueError`` when it is not a regular file."""
+    with os.fdopen(_open_ledger(path), "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = fh.read(MAX_LEDGER_BYTES + 1)
+    return None if len(data) > MAX_LEDGER_BYTES else data
+
+
+def _parse_toml(raw: bytes, path: Path) -> dict[str, Any]:
+    """The TOML document ``raw``; a ``ValueError`` naming ``path`` for whatever is not TOML the
+    parser can take (bad syntax, not UTF-8, an integer of 4300 digits or more, nesting deeper
+    than the parser's recursion)."""
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"path {_show(path)} is not a TOML ledger: not UTF-8 ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"path {_show(path)} is not a TOML ledger: nested too deep") from None
+    except ValueError as exc:  # tomllib.TOMLDecodeError, and int()'s limit on digits
+        raise ValueError(f"path {_show(path)} is not a TOML ledger: {exc}") from None
 
 
 def _is_file(path: Path) -> bool:
@@ -163,19 +237,24 @@ def load_ledger(path: Path | str | None = None) -> list[Claim]:
             f"ledger file not found: {_show(path)} (path must name a TOML file: pass "
             "path=<claims.toml>, on the command line --ledger PATH)"
         )
+    not_regular = ValueError(
+        f"path must name a ledger file (TOML), got {_show(path)}: not a regular file"
+    )
     if not stat.S_ISREG(mode):
-        raise ValueError(
-            f"path must name a ledger file (TOML), got {_show(path)}: not a regular file"
-        )
+        raise not_regular
     try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
+        data = _read_capped(path)
     except OSError as exc:
         raise ValueError(
             f"path {_show(path)}: cannot read the ledger ({exc.strerror or exc})"
         ) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"path {_show(path)} is not a TOML ledger: {exc}") from None
+    except ValueError:  # replaced by something else between the two looks
+        raise not_regular from None
+    if data is None:
+        raise ValueError(
+            f"path {_show(path)} is larger than {MAX_LEDGER_BYTES} bytes: not a claims ledger"
+        )
+    raw = _parse_toml(data, path)
     if "claim" not in raw:
         raise ValueError(f"path {_show(path)} is not a claims ledger: it has no [[claim]] tables")
     entries = raw["claim"]
@@ -198,34 +277,32 @@ def _check_claims(claims: Any, name: str = "claims") -> list[Claim]:
     return list(claims)
 
 
-def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
-    """True when the pytest node id ``path::[Class::]function[param]`` names a test in the tree.
+def _test_module(node_path: str, root: Path) -> Path | None:
+    """The file a check id's path names under ``root``: a relative path to a ``.py`` file,
+    without ``..`` (None otherwise: no test there)."""
+    relative = PurePath(node_path)
+    if relative.is_absolute() or ".." in relative.parts or relative.suffix != ".py":
+        return None
+    return root / relative
 
-    Checked statically (the file parses and defines the function), so it is fast and does not
-    import the test module. A file that cannot be read or parsed defines no test.
-    """
-    if not isinstance(node_id, str):
-        raise ValueError(
-            f"node_id must be a string (a pytest node id), got {type(node_id).__name__}"
-        )
-    root = _check_path(root, "root")
-    parts = node_id.split("::")
-    if len(parts) < 2:
-        return False
-    path = root / parts[0]
-    mode = _mode(path)
-    if mode is None or not stat.S_ISREG(mode):
-        return False
+
+def _module_body(path: Path) -> list[ast.stmt] | None:
+    """The statements of the Python file ``path`` (read up to :data:`MAX_LEDGER_BYTES`), or None
+    when it cannot be read or parsed."""
     try:
-        body = ast.parse(path.read_bytes()).body
+        data = _read_capped(path)
+        return None if data is None else ast.parse(data).body
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    names = [p.split("[", 1)[0] for p in parts[1:]]
+        return None
+
+
+def _names_test(body: list[ast.stmt] | None, names: list[str]) -> bool:
+    """Whether the nested functions and classes ``names`` are defined in ``body``."""
     for name in names:
         found = next(
             (
                 n
-                for n in body
+                for n in body or []
                 if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
                 and n.name == name
             ),
@@ -235,6 +312,34 @@ def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
             return False
         body = found.body if isinstance(found, ast.ClassDef) else []
     return True
+
+
+def _exists(node_id: str, root: Path, bodies: dict[Path, list[ast.stmt] | None]) -> bool:
+    """:func:`check_exists`, each module parsed once into ``bodies``."""
+    parts = node_id.split("::")
+    if len(parts) < 2:
+        return False
+    path = _test_module(parts[0], root)
+    mode = None if path is None else _mode(path)
+    if path is None or mode is None or not stat.S_ISREG(mode):
+        return False
+    if path not in bodies:
+        bodies[path] = _module_body(path)
+    return _names_test(bodies[path], [p.split("[", 1)[0] for p in parts[1:]])
+
+
+def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
+    """True when the pytest node id ``path::[Class::]function[param]`` names a test in the tree.
+
+    Checked statically (the file parses and defines the function), so it is fast and does not
+    import the test module. A file that cannot be read or parsed defines no test, and neither
+    does a path that is absolute, leaves ``root`` (``..``) or is not a ``.py`` file.
+    """
+    if not isinstance(node_id, str):
+        raise ValueError(
+            f"node_id must be a string (a pytest node id), got {type(node_id).__name__}"
+        )
+    return _exists(node_id, _check_path(root, "root"), {})
 
 
 def ledger_problems(
@@ -249,6 +354,7 @@ def ledger_problems(
     if not isinstance(check_ids, bool):
         raise ValueError(f"check_ids must be a bool, got {type(check_ids).__name__}")
     problems = []
+    bodies: dict[Path, list[ast.stmt] | None] = {}
     seen: Counter[str] = Counter(c.id for c in claims)
     problems += [f"{cid}: duplicate id" for cid, k in seen.items() if k > 1]
     for c in claims:
@@ -261,7 +367,7 @@ def ledger_problems(
         problems += [
             f"{c.id}: check {node} does not exist"
             for node in c.checks
-            if check_ids and not check_exists(node, root)
+            if check_ids and not _exists(node, root, bodies)
         ]
     return problems
 
@@ -297,6 +403,10 @@ def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
 
 __all__ = [
     "DEFAULT_LEDGER",
+    "MAX_CHECKS",
+    "MAX_LEDGER_BYTES",
+    "MAX_SHORT",
+    "MAX_TEXT",
     "PACKAGED_LEDGER",
     "PAPERS",
     "REPO_ROOT",

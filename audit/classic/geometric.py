@@ -19,6 +19,10 @@ ratio is derived here from the law above). That is more than the nominal ε for 
 This sampler computes the law F exactly with Python integers and draws z by inverting the CDF
 F/d rounded to doubles (each probability within 2^{−53} of the exact one) rather than drawing u
 from {1, ..., d}, which for small ε does not fit a 64-bit integer.
+
+Every ε in (0, 2] is taken: below 2/1.8e308 ≈ 1.1e-308, where 2/ε overflows (ε = 5e-324 raised
+``OverflowError``), k is computed as ⌈ln 2 − ln ε⌉ (746 at 5e-324), still an exact law of
+integers; above it DP-Sniper's ⌈ln(2/ε)⌉ is kept, so no k changes where it was defined.
 """
 
 from __future__ import annotations
@@ -48,7 +52,10 @@ def geo_exponent(epsilon: Any) -> int:
             f"epsilon must lie in (0, {MAX_EPSILON:g}] for GeoSample (k = ceil(ln(2/epsilon)) "
             f">= 0), got {eps!r}"
         )
-    return math.ceil(math.log(2.0 / eps))
+    ratio = 2.0 / eps
+    if math.isinf(ratio):  # ε < 2/MAX_FLOAT: the logarithm of the quotient without it
+        return math.ceil(math.log(2.0) - math.log(eps))
+    return math.ceil(math.log(ratio))
 
 
 def geo_true_epsilon(epsilon: Any) -> float:

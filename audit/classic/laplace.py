@@ -19,6 +19,8 @@ Wang et al. (PLDI 2019) and the parallel composition of Laplace mechanisms.
   the ratio e^{ε} is reached when every copy lies in its tail).
 
 ``size`` draws come as a float array of shape (size, k) (k = ``copies`` for the parallel one).
+The noise scale is at most :data:`audit.classic.inputs.MAX_SCALE`: ε >= 1e-300 (``copies``·1e-300
+for the parallel one; ε <= 1e300 with ``wrong_scale``), so that every draw is finite.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from audit.classic.inputs import check_answers, check_draws
-from reference.validation import check_epsilon, check_flag, check_int
+from audit.classic.inputs import MAX_WIDTH, check_answers, check_draws, check_noise_epsilon
+from reference.validation import check_flag, check_int
 
-MAX_ANSWERS = 1_000
-"""Most answers (or copies) of one release."""
+MAX_ANSWERS = MAX_WIDTH
+"""Most answers (or copies) of one release (:mod:`audit.classic.inputs`)."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,12 @@ class LaplaceRelease:
     wrong_scale: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(
             self, "answers", check_int(self.answers, "answers", minimum=1, maximum=MAX_ANSWERS)
         )
         object.__setattr__(self, "wrong_scale", check_flag(self.wrong_scale, "wrong_scale"))
+        eps = check_noise_epsilon(self.epsilon, 1.0, grows=self.wrong_scale)
+        object.__setattr__(self, "epsilon", eps)
 
     @property
     def scale(self) -> float:
@@ -56,7 +59,7 @@ class LaplaceRelease:
 
     def __call__(self, q: Any, size: Any, rng: Any) -> np.ndarray:
         answers = check_answers(q, self.answers)
-        size, rng = check_draws(size, rng)
+        size, rng = check_draws(size, rng, self.answers)
         return answers + rng.laplace(scale=self.scale, size=(size, self.answers))
 
 
@@ -68,7 +71,7 @@ class PrefixSum:
     answers: int = 10
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", check_noise_epsilon(self.epsilon, 1.0))
         object.__setattr__(
             self, "answers", check_int(self.answers, "answers", minimum=1, maximum=MAX_ANSWERS)
         )
@@ -79,7 +82,7 @@ class PrefixSum:
 
     def __call__(self, q: Any, size: Any, rng: Any) -> np.ndarray:
         answers = check_answers(q, self.answers)
-        size, rng = check_draws(size, rng)
+        size, rng = check_draws(size, rng, self.answers)
         noisy = answers + rng.laplace(scale=self.scale, size=(size, self.answers))
         return np.cumsum(noisy, axis=1)
 
@@ -93,10 +96,9 @@ class LaplaceParallel:
     copies: int = 20
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(
-            self, "copies", check_int(self.copies, "copies", minimum=1, maximum=MAX_ANSWERS)
-        )
+        copies = check_int(self.copies, "copies", minimum=1, maximum=MAX_ANSWERS)
+        object.__setattr__(self, "copies", copies)
+        object.__setattr__(self, "epsilon", check_noise_epsilon(self.epsilon, float(copies)))
 
     @property
     def scale(self) -> float:
@@ -105,7 +107,7 @@ class LaplaceParallel:
 
     def __call__(self, q: Any, size: Any, rng: Any) -> np.ndarray:
         answer = check_answers(q, 1)
-        size, rng = check_draws(size, rng)
+        size, rng = check_draws(size, rng, self.copies)
         return answer[0] + rng.laplace(scale=self.scale, size=(size, self.copies))
 
 

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from audit.classic.inputs import check_answers, check_draws
-from reference.validation import check_choice, check_epsilon, check_int
+from audit.classic.inputs import MAX_WIDTH, check_answers, check_draws, check_noise_epsilon
+from reference.validation import check_choice, check_int
 
 NOISES = ("laplace", "exponential")
 RELEASES = ("index", "value")
-MAX_QUERIES = 1_000
-"""Most query answers a noisy-max sampler takes."""
+MAX_QUERIES = MAX_WIDTH
+"""Most query answers a noisy-max sampler takes (:mod:`audit.classic.inputs`)."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ class NoisyMax:
     the ``release`` (``"index"`` or ``"value"``) of the largest noisy answer.
 
     Called as ``fn(q, size, rng)`` (:func:`audit.from_callable`, ``vectorized=True``): ``size``
-    draws as a float array of shape (size,) (indices as floats 0.0, 1.0, ...)."""
+    draws as a float array of shape (size,) (indices as floats 0.0, 1.0, ...). ε >= 2e-300: the
+    noise scale at most :data:`audit.classic.inputs.MAX_SCALE`."""
 
     epsilon: float
     noise: str = "laplace"
@@ -44,7 +45,7 @@ class NoisyMax:
     queries: int = 5
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", check_noise_epsilon(self.epsilon, 2.0))
         object.__setattr__(self, "noise", check_choice(self.noise, "noise", NOISES))
         object.__setattr__(self, "release", check_choice(self.release, "release", RELEASES))
         object.__setattr__(
@@ -58,7 +59,7 @@ class NoisyMax:
 
     def __call__(self, q: Any, size: Any, rng: Any) -> np.ndarray:
         answers = check_answers(q, self.queries)
-        size, rng = check_draws(size, rng)
+        size, rng = check_draws(size, rng, self.queries)
         shape = (size, self.queries)
         if self.noise == "laplace":
             noise = rng.laplace(scale=self.scale, size=shape)

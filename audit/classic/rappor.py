@@ -26,6 +26,10 @@ differ, of that bit's largest log-ratio (:meth:`Rappor.pair_epsilon`).
 
 DP-Sniper runs RAPPOR with f = 0.75 and one-time RAPPOR with f = 0.95 (ε∞ = 4.087 and 0.8007 with
 h = 4); it states no ε for them.
+
+The helpers check their arguments like the mechanism does (issue 34): a value that is not an
+integer (``nan``, ``1.5``, ``"1"``) is refused, never rounded or hashed as text, and ``f``,
+``hashes`` and ``bits`` are checked before any arithmetic (h = 0 divided by zero).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from audit.classic.inputs import check_draws, check_integer_input
+from audit.classic.inputs import MAX_WIDTH, check_draws, check_integer_input
 from reference.validation import check_epsilon, check_flag, check_int, check_probability
 
 BITS = 20
@@ -50,35 +54,61 @@ IRR_Q = 0.55
 DPSNIPER_F = {"Rappor": 0.75, "OneTimeRappor": 0.95}
 MAX_EPSILON = 1_000.0
 """Largest claim: f = 2/(1 + e^{ε/2h}) must stay a usable positive double."""
+MAX_HASHES = 64
+MAX_BITS = MAX_WIDTH
+MAX_VALUE = 2**63 - 1
+"""Largest magnitude of a value hashed into a Bloom filter."""
+
+
+def _check_filter(hashes: Any, bits: Any) -> tuple[int, int]:
+    return (
+        check_int(hashes, "hashes", minimum=1, maximum=MAX_HASHES),
+        check_int(bits, "bits", minimum=1, maximum=MAX_BITS),
+    )
 
 
 @lru_cache(maxsize=4096)
-def bloom_bits(value: int, hashes: int = HASHES, bits: int = BITS) -> tuple[int, ...]:
-    """The bits set in the Bloom filter of the integer ``value``: BLAKE2b (8-byte digest) of its
-    decimal text, personalised by the hash's number, modulo ``bits``; sorted, collisions merged."""
+def _bloom_bits(value: int, hashes: int, bits: int) -> tuple[int, ...]:
     out = set()
     for i in range(hashes):
         digest = hashlib.blake2b(
-            str(int(value)).encode(), digest_size=8, person=f"rappor-hash-{i}".encode()
+            str(value).encode(), digest_size=8, person=f"rappor-hash-{i}".encode()
         ).digest()
         out.add(int.from_bytes(digest, "little") % bits)
     return tuple(sorted(out))
 
 
-def bloom_filter(value: int, hashes: int = HASHES, bits: int = BITS) -> np.ndarray:
+def bloom_bits(value: Any, hashes: Any = HASHES, bits: Any = BITS) -> tuple[int, ...]:
+    """The bits set in the Bloom filter of the integer ``value``: BLAKE2b (8-byte digest) of its
+    decimal text, personalised by the hash's number, modulo ``bits``; sorted, collisions merged."""
+    value = check_int(value, "value", minimum=-MAX_VALUE, maximum=MAX_VALUE)
+    return _bloom_bits(value, *_check_filter(hashes, bits))
+
+
+def bloom_filter(value: Any, hashes: Any = HASHES, bits: Any = BITS) -> np.ndarray:
     """The Bloom filter of ``value`` as a 0.0/1.0 vector of length ``bits``."""
-    out = np.zeros(bits)
-    out[list(bloom_bits(value, hashes, bits))] = 1.0
+    set_bits = bloom_bits(value, hashes, bits)
+    out = np.zeros(check_int(bits, "bits", minimum=1, maximum=MAX_BITS))
+    out[list(set_bits)] = 1.0
     return out
 
 
-def rappor_epsilon(f: float, hashes: int = HASHES) -> float:
-    """RAPPOR's ε∞ = 2h·ln((1 − f/2)/(f/2)) for 0 < f < 1."""
-    return 2 * hashes * math.log((1 - f / 2) / (f / 2))
+def rappor_epsilon(f: Any, hashes: Any = HASHES) -> float:
+    """RAPPOR's ε∞ = 2h·ln((1 − f/2)/(f/2)) for 0 < f <= 1 (f = 1: every bit a fair coin, and
+    :func:`flip_probability` of an ε below 1e-16 rounds to it); below f ≈ 1e-308, where the
+    quotient overflows, as 2h·(ln(1 − f/2) − ln f + ln 2)."""
+    f = check_probability(f, "f", open_left=True)
+    hashes = check_int(hashes, "hashes", minimum=1, maximum=MAX_HASHES)
+    half = f / 2
+    ratio = (1 - half) / half if half > 0 else math.inf
+    if math.isinf(ratio):
+        return 2 * hashes * (math.log1p(-half) - math.log(f) + math.log(2.0))
+    return 2 * hashes * math.log(ratio)
 
 
-def flip_probability(epsilon: Any, hashes: int = HASHES) -> float:
+def flip_probability(epsilon: Any, hashes: Any = HASHES) -> float:
     """The f with ε∞ = ``epsilon``: f = 2/(1 + e^{ε/2h})."""
+    hashes = check_int(hashes, "hashes", minimum=1, maximum=MAX_HASHES)
     eps = check_epsilon(epsilon)
     if eps > MAX_EPSILON:
         raise ValueError(f"epsilon must be at most {MAX_EPSILON:g} for RAPPOR, got {eps!r}")
@@ -98,8 +128,9 @@ class Rappor:
     bits: int = BITS
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "hashes", check_int(self.hashes, "hashes", minimum=1, maximum=64))
-        object.__setattr__(self, "bits", check_int(self.bits, "bits", minimum=1, maximum=4096))
+        hashes, bits = _check_filter(self.hashes, self.bits)
+        object.__setattr__(self, "hashes", hashes)
+        object.__setattr__(self, "bits", bits)
         flip_probability(self.epsilon, self.hashes)
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "instantaneous", check_flag(self.instantaneous, "instantaneous"))
@@ -141,7 +172,7 @@ class Rappor:
 
     def __call__(self, q: Any, size: Any, rng: Any) -> np.ndarray:
         value = check_integer_input(q, *VALUES)
-        size, rng = check_draws(size, rng)
+        size, rng = check_draws(size, rng, self.bits)
         bloom = bloom_filter(value, self.hashes, self.bits)
         u = rng.random((size, self.bits))
         half = self.f / 2
@@ -158,7 +189,10 @@ __all__ = [
     "HASHES",
     "IRR_P",
     "IRR_Q",
+    "MAX_BITS",
     "MAX_EPSILON",
+    "MAX_HASHES",
+    "MAX_VALUE",
     "VALUES",
     "Rappor",
     "bloom_bits",

@@ -11,6 +11,12 @@ results (:mod:`audit.classic.published`).
 is known and at most ε), ``"incorrect"`` when it is not (a known true ε above ε, or, where the
 true ε is not known, the benchmark's own verdict: StatDP's "INCORRECT" markers and Lyu, Su and Li's
 analysis of SVT3, SVT4 and SVT6, VLDB 2017), ``"unknown"`` otherwise.
+
+Every argument of :func:`run_entry` is checked before anything is built or drawn (issue 34): the
+entry (a :class:`ClassicEntry`, or its name or alias; an unknown name is a ``ValueError`` naming
+``entry`` with the closest names), ε (where the mechanism draws its law and its true ε is a
+double, :mod:`audit.classic.suite`), and the audit's ``samples``, ``seed``, ``alpha`` and
+``tighten`` (the auditor's ranges, :mod:`audit.limits`).
 """
 
 from __future__ import annotations
@@ -19,9 +25,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from audit.classic.suite import ClassicEntry
+from audit.classic.suite import ClassicEntry, lookup
+from audit.limits import MAX_SAMPLES, MAX_SEED, MIN_ALPHA
 from audit.runner import audit_mechanism
-from reference.validation import check_epsilon
+from reference.validation import check_epsilon, check_flag, check_int, check_probability
 
 SUITE_SAMPLES = 300_000
 """Draws per side of the audit's evaluation rounds: with the search's screening, under 2·10⁶
@@ -64,8 +71,21 @@ class SuiteRun:
         return self.violation == (self.status == "incorrect")
 
 
+def _audit_options(samples: Any, seed: Any, alpha: Any, tighten: Any) -> dict[str, Any]:
+    """The audit's keywords, checked against the auditor's ranges."""
+    alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
+    if alpha < MIN_ALPHA:
+        raise ValueError(f"alpha must lie in [{MIN_ALPHA:g}, 1), got {alpha!r}")
+    return {
+        "samples": check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES),
+        "seed": check_int(seed, "seed", minimum=0, maximum=MAX_SEED),
+        "alpha": alpha,
+        "tighten": check_flag(tighten, "tighten"),
+    }
+
+
 def run_entry(
-    entry: ClassicEntry,
+    entry: ClassicEntry | str,
     epsilon: Any,
     *,
     samples: int = SUITE_SAMPLES,
@@ -73,19 +93,23 @@ def run_entry(
     alpha: float = 1e-6,
     tighten: bool = False,
 ) -> SuiteRun:
-    """Audit ``entry`` built for ``epsilon`` with the auditor's own search (module docstring);
-    ``tighten``: the full budget for every finalist (:func:`audit.audit_mechanism`)."""
+    """Audit ``entry`` (a :class:`ClassicEntry`, or its name or alias) built for ``epsilon`` with
+    the auditor's own search (module docstring); ``tighten``: the full budget for every finalist
+    (:func:`audit.audit_mechanism`)."""
+    chosen = entry if isinstance(entry, ClassicEntry) else lookup(entry, "entry")
     eps = check_epsilon(epsilon)
-    mech = entry.make(eps)
+    options = _audit_options(samples, seed, alpha, tighten)
+    true_epsilon = chosen.true_epsilon(eps)
+    mech = chosen.make(eps)
     start = time.perf_counter()
-    report = audit_mechanism(mech, samples=samples, seed=seed, alpha=alpha, tighten=tighten)
+    report = audit_mechanism(mech, **options)
     seconds = time.perf_counter() - start
     event = (report.witness or {}).get("event") or {}
     return SuiteRun(
-        entry.name,
+        chosen.name,
         eps,
-        status(entry, eps),
-        entry.true_epsilon(eps),
+        status(chosen, eps),
+        true_epsilon,
         report.violation,
         report.epsilon_lower_bound,
         report.samples_used,

@@ -33,6 +33,11 @@ the release is q_i + Lap(3c/ε), a fresh draw, else 0.0; it stops after c answer
 
 **SVT34Parallel** (DP-Sniper): SVT3 and SVT4 run independently on the same input, each with the
 full ε, and their outputs are concatenated (2k positions); not ε-DP since its SVT3 half is not.
+
+**Ranges.** Every noise scale is at most :data:`audit.classic.inputs.MAX_SCALE`: ε is at least
+the largest numerator of the table (4c for SVT1 and SVT2, 6c for NumericalSVT, ...) times
+1e-300, so that every draw and every released answer is finite. :class:`Concatenated` checks that
+each part returns one row per draw.
 """
 
 from __future__ import annotations
@@ -43,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from audit.classic.inputs import check_answers, check_draws
-from reference.validation import check_epsilon, check_finite, check_int
+from audit.classic.inputs import check_answers, check_draws, check_noise_epsilon
+from reference.validation import check_epsilon, check_finite, check_int, check_size
 
 ABOVE = "⊤"
 BELOW = "⊥"
@@ -88,18 +93,20 @@ class SparseVector:
             ("queries", k),
         ):
             object.__setattr__(self, field, value)
+        numerator = max(self._threshold_numerator, self._query_numerator)
+        object.__setattr__(self, "epsilon", check_noise_epsilon(self.epsilon, numerator))
 
     @property
-    def threshold_scale(self) -> float:
-        """The Laplace scale of ρ: 2c/ε for SVT2, 4/ε for SVT4, 2/ε otherwise."""
+    def _threshold_numerator(self) -> float:
+        """ε times the Laplace scale of ρ."""
         if self.variant == 2:
-            return 2.0 * self.cutoff / self.epsilon
-        return (4.0 if self.variant == 4 else 2.0) / self.epsilon
+            return 2.0 * self.cutoff
+        return 4.0 if self.variant == 4 else 2.0
 
     @property
-    def query_scale(self) -> float:
-        """The Laplace scale of ν_i (0 for SVT5, which adds none)."""
-        scales = {
+    def _query_numerator(self) -> float:
+        """ε times the Laplace scale of ν_i."""
+        numerators = {
             1: 4.0 * self.cutoff,
             2: 4.0 * self.cutoff,
             3: 2.0 * self.cutoff,
@@ -107,7 +114,17 @@ class SparseVector:
             5: 0.0,
             6: 2.0,
         }
-        return scales[self.variant] / self.epsilon
+        return numerators[self.variant]
+
+    @property
+    def threshold_scale(self) -> float:
+        """The Laplace scale of ρ: 2c/ε for SVT2, 4/ε for SVT4, 2/ε otherwise."""
+        return self._threshold_numerator / self.epsilon
+
+    @property
+    def query_scale(self) -> float:
+        """The Laplace scale of ν_i (0 for SVT5, which adds none)."""
+        return self._query_numerator / self.epsilon
 
     @property
     def stops(self) -> bool:
@@ -116,7 +133,7 @@ class SparseVector:
 
     def __call__(self, q: Any, size: Any, rng: Any) -> np.ndarray:
         answers = check_answers(q, self.queries)
-        size, rng = check_draws(size, rng)
+        size, rng = check_draws(size, rng, self.queries, objects=True)
         k = self.queries
         redraws = self.variant == 2
         # SVT2 uses threshold noise number j after j answers above (j < c): one column each
@@ -152,6 +169,7 @@ class NumericalSVT:
         eps, c, t, k = _check_run(self.epsilon, self.cutoff, self.threshold, self.queries)
         for field, value in (("epsilon", eps), ("cutoff", c), ("threshold", t), ("queries", k)):
             object.__setattr__(self, field, value)
+        object.__setattr__(self, "epsilon", check_noise_epsilon(eps, 6.0 * self.cutoff))
 
     @property
     def threshold_scale(self) -> float:
@@ -169,7 +187,7 @@ class NumericalSVT:
 
     def __call__(self, q: Any, size: Any, rng: Any) -> np.ndarray:
         answers = check_answers(q, self.queries)
-        size, rng = check_draws(size, rng)
+        size, rng = check_draws(size, rng, self.queries, objects=True)
         k = self.queries
         rho = rng.laplace(scale=self.threshold_scale, size=(size, 1))
         above = answers + rng.laplace(scale=self.query_scale, size=(size, k)) >= (
@@ -195,14 +213,22 @@ class Concatenated:
     parts: tuple[Callable[..., np.ndarray], ...]
 
     def __post_init__(self) -> None:
-        parts = tuple(self.parts)
-        if not parts or not all(callable(p) for p in parts):
-            raise ValueError("parts must be a non-empty sequence of samplers fn(q, size, rng)")
-        object.__setattr__(self, "parts", parts)
+        parts = self.parts
+        if isinstance(parts, list | tuple) and parts and all(callable(p) for p in parts):
+            object.__setattr__(self, "parts", tuple(parts))
+            return
+        raise ValueError(
+            f"parts must be a non-empty list or tuple of samplers fn(q, size, rng), got "
+            f"{type(parts).__name__}"
+        )
 
     def __call__(self, q: Any, size: Any, rng: Any) -> np.ndarray:
+        size = check_size(size, "size")
         outs = [np.asarray(part(q, size, rng), dtype=object) for part in self.parts]
-        return np.concatenate([o.reshape(len(o), -1) for o in outs], axis=1)
+        if any(o.ndim == 0 or len(o) != size for o in outs):
+            raise ValueError(f"parts must each return one row per draw ({size} rows)")
+        rows = [o.reshape(len(o), int(np.prod(o.shape[1:], dtype=np.int64))) for o in outs]
+        return np.concatenate(rows, axis=1)
 
 
 def svt34_parallel(epsilon: Any, cutoff: int = 2, threshold: float = 1.0) -> Concatenated:

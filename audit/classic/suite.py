@@ -45,6 +45,12 @@ the mechanism is ε'-DP or only an upper bound on it; ``math.inf`` when no finit
 * The other correct mechanisms: the claimed ε (exact for the Laplace releases; an upper bound for
   noisy max's index, SVT1, SVT2 and NumericalSVT).
 
+**Ranges** (issue 34). ``make(ε)`` takes the ε at which the sampler draws its law with finite
+draws (:mod:`audit.classic.inputs`: PrefixSum needs ε >= 1e-300); ``true_epsilon`` and
+``correct_at`` refuse an ε whose true ε is not a double (10ε for PrefixSum at ε = 1e308, 1/ε for
+NoisyHist2 at 5e-324: inf would say "no finite ε' holds", a wrong value). ``entry(name)`` refuses
+an unknown name listing the closest names and aliases.
+
 ``correct`` is the status at the benchmarks' claimed ε = 0.1 (DP-Sniper's): whether the
 mechanism is 0.1-DP. Some statuses change with ε (NoisyHist2 is correct for ε >= 1; GeoSample is
 not at 0.1, its k = 3 holding for ε ∈ (2e^{-3}, 2e^{-2}], but is at 0.5);
@@ -53,8 +59,10 @@ not at 0.1, its k = 3 holding for ε ∈ (2e^{-3}, 2e^{-2}], but is at 0.5);
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -85,13 +93,26 @@ def claimed(epsilon: float) -> float:
 
 
 def scaled(factor: float, epsilon: float) -> float:
-    """``factor`` · ε."""
-    return factor * epsilon
+    """``factor`` · ε; a ``ValueError`` naming ``epsilon`` when that is not a double."""
+    value = factor * epsilon
+    if math.isinf(value):
+        raise ValueError(
+            f"epsilon must be at most {sys.float_info.max / factor:.4g} here: the true ε, "
+            f"{factor:g}·epsilon, must be a finite double; got {epsilon!r}"
+        )
+    return value
 
 
 def inverse(epsilon: float) -> float:
-    """1/ε (a Laplace release of scale ε)."""
-    return 1.0 / epsilon
+    """1/ε (a Laplace release of scale ε); a ``ValueError`` naming ``epsilon`` when that is not
+    a double."""
+    value = 1.0 / epsilon
+    if math.isinf(value):
+        raise ValueError(
+            f"epsilon must be at least {1.0 / sys.float_info.max:.4g} here: the true ε, "
+            f"1/epsilon, must be a finite double; got {epsilon!r}"
+        )
+    return value
 
 
 def infinite(epsilon: float) -> float:
@@ -341,13 +362,35 @@ SUITE: tuple[ClassicEntry, ...] = _entries()
 """Every mechanism of the benchmark, in DP-Sniper's order."""
 
 
-def entry(name: Any) -> ClassicEntry:
-    """The entry named ``name`` (an entry's name or one of its aliases)."""
+def closest(name: str, words: Sequence[str], most: int = 3) -> list[str]:
+    """Up to ``most`` of ``words`` closest to ``name`` (case and outer spaces aside; ties in the
+    order of ``words``), each at least 60 % alike."""
+    key = name.strip().lower()
+    scored = [
+        (difflib.SequenceMatcher(None, key, w.lower()).ratio(), -i, w) for i, w in enumerate(words)
+    ]
+    return [w for score, _, w in sorted(scored, reverse=True)[:most] if score >= 0.6]
+
+
+def lookup(name: Any, parameter: str = "name") -> ClassicEntry:
+    """The entry named ``name`` (an entry's name or one of its aliases); a ``ValueError`` naming
+    ``parameter``, with the closest names, otherwise."""
     if isinstance(name, str):
         for e in SUITE:
             if name == e.name or name in e.aliases:
                 return e
-    raise ValueError(f"name must be one of {[e.name for e in SUITE]} (or an alias), got {name!r}")
+    words = [e.name for e in SUITE] + [a for e in SUITE for a in e.aliases]
+    near = closest(name, words) if isinstance(name, str) else []
+    hint = f"; did you mean {', '.join(near)}?" if near else ""
+    raise ValueError(
+        f"{parameter} must be one of {[e.name for e in SUITE]} (or an alias), "
+        f"got {name!r:.80}{hint}"
+    )
 
 
-__all__ = ["BENCHMARK_EPSILON", "SUITE", "WIDE", "ClassicEntry", "entry"]
+def entry(name: Any) -> ClassicEntry:
+    """The entry named ``name`` (an entry's name or one of its aliases; :func:`lookup`)."""
+    return lookup(name, "name")
+
+
+__all__ = ["BENCHMARK_EPSILON", "SUITE", "WIDE", "ClassicEntry", "closest", "entry", "lookup"]

@@ -54,13 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def join_domain(argv: Sequence[str]) -> list[str]:
-    """``--domain -1,1`` as ``--domain=-1,1``: argparse would read ``-1,1`` as an option."""
+    """``--domain -1,1`` as ``--domain=-1,1`` (and ``--input-values -1,0,1`` alike): argparse
+    would read ``-1,1`` as an option."""
     out: list[str] = []
     it = iter(argv)
     for a in it:
-        if a == "--domain":
+        if a in ("--domain", "--input-values"):
             nxt = next(it, None)
-            out.append(a if nxt is None else f"--domain={nxt}")
+            out.append(a if nxt is None else f"{a}={nxt}")
         else:
             out.append(a)
     return out

@@ -25,11 +25,12 @@ from typing import Any
 
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.mechanisms import audited_targets
-from dpquant.cli.messages import EXIT_FAILED, EXIT_OK, stderr_progress
+from dpquant.cli.messages import EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_OK, stderr_progress
 from dpquant.cli.paths import (
     check_output_file,
     check_output_folder,
     distinct_paths,
+    print_out,
     write_text,
 )
 from dpquant.cli.targets import build_mechanism, load_target, resolve_candidate
@@ -132,13 +133,20 @@ def write_report_files(report: Any, json_path: Path | None, markdown_path: Path 
 
 
 def passes(report: Any) -> bool:
-    """An audit passes when it found no violation, the sampler matches its exact law and no
-    draw exceeded the time limit (an incomplete audit concludes nothing: never exit 0)."""
-    return (
-        not report.violation
-        and report.sampler_conforms is not False
-        and getattr(report, "timed_out", None) is None
-    )
+    """An audit passes when it found no violation and could look (``report.passed``: the sampler
+    matches its exact law, no draw exceeded the time limit, the audit is not inconclusive); an
+    audit that concluded nothing is never exit 0."""
+    return bool(report.passed)
+
+
+def exit_code(report: Any) -> int:
+    """0 when the audit passes; 4 when it is inconclusive (it could not look) and shows no
+    violation; 1 otherwise (a violation, a sampler that does not match its law, a hang)."""
+    if passes(report):
+        return EXIT_OK
+    if report.inconclusive is not None and not report.violation:
+        return EXIT_INCONCLUSIVE
+    return EXIT_FAILED
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,14 +247,14 @@ def audit_one(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UsageError(as_option(str(exc))) from None
-    print(report.summary())
-    print(f"witness: {_witness_text(report.witness)}")
+    print_out(report.summary())  # a reader that has gone (| head) keeps the verdict's code
+    print_out(f"witness: {_witness_text(report.witness)}")
     if report.sampler_conforms is False:
-        print("the sampler does not match its exact law (see the conformance section)")
+        print_out("the sampler does not match its exact law (see the conformance section)")
     write_report_files(report, json_path, md_path)
     if plot_path is not None:
         _write_plot(report, plot_path)
-    return EXIT_OK if passes(report) else EXIT_FAILED
+    return exit_code(report)
 
 
 # --------------------------------------------------------------------------------------------
@@ -359,7 +367,10 @@ DESCRIPTION = (
     "(or a sampler that does not match its exact law, or a draw that exceeded --timeout; "
     "--all: an unexpected outcome); "
     "2: usage error (a bad option value or output path, a target that cannot be "
-    "imported); 3: the run failed unexpectedly; 130: interrupted."
+    "imported, a function whose signature or trial call fails, a mechanism whose sample() "
+    "breaks the sampling contract); 3: the run failed unexpectedly; 4: inconclusive (the "
+    "mechanism produced no output to judge: every draw raised, returned None or NaN); "
+    "130: interrupted."
 )
 
 
@@ -461,6 +472,7 @@ __all__ = [
     "audit_everything",
     "audit_one",
     "audit_seed",
+    "exit_code",
     "parse_timeout",
     "passes",
     "run",

@@ -3,7 +3,12 @@ the ledger has a problem (a claim without a check, a check without a claim).
 
 The default ledger is the source checkout's ``notes/claims.toml``, else the copy an installed
 package ships; outside a source checkout the tests are not there, so the test ids are not checked
-(a note on stderr says so)."""
+(a note on stderr says so).
+
+A bad ledger (not a regular file, larger than :data:`reference.claims.MAX_LEDGER_BYTES`, not
+UTF-8 TOML, nested too deep, claims of the wrong shape) is one line naming ``--ledger`` (exit code
+2); a reader of the table that quits early (``dpquant claims | head -1``) is no error
+(:func:`dpquant.cli.paths.print_out`)."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import sys
 from typing import Any
 
 from dpquant.cli.messages import EXIT_FAILED, EXIT_OK
-from dpquant.cli.paths import path_text
+from dpquant.cli.paths import path_text, print_out
 from dpquant.options import UsageError, show
 from reference.claims import format_ledger, ledger_problems, load_ledger, source_checkout
 
@@ -29,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         shown = "the ledger" if path is None else f"--ledger {show(path)}"
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise UsageError(f"{shown}: not a readable claims ledger ({detail})") from None
-    print(text)
+    print_out(text)
     if not check_ids:
         print(
             "note: the test ids were not checked: the tests are in the source checkout, "

@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from dpquant.cli.messages import EXIT_OK
+from dpquant.cli.paths import print_out
 from reference.registry import REGISTRY
 
 
@@ -22,8 +23,10 @@ def audited_targets() -> list[tuple[str, str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """One line per target; a reader that quits early ends the listing quietly."""
     for name, kind, description in audited_targets():
-        print(f"{name:<48} {kind:<10} {description}")
+        if not print_out(f"{name:<48} {kind:<10} {description}"):
+            break
     return EXIT_OK
 
 

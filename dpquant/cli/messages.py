@@ -14,6 +14,10 @@ Exit codes (every command):
   imported (it raised, called ``sys.exit`` or was interrupted while being imported) or that is
   neither a mechanism nor a function, a value the library refused (``ValueError``) or an I/O
   error;
+* ``4`` (:data:`EXIT_INCONCLUSIVE`): an audit ran but could not look, so it concluded nothing:
+  the mechanism produced no output (every draw raised, returned None or NaN), outputs that never
+  repeat, no pair evaluated, or no exact loss computed (the verdict INCONCLUSIVE,
+  :mod:`audit.inconclusive`; a violation, when one is shown, is exit 1 instead);
 * ``3`` (:data:`EXIT_ERROR`): nothing was concluded because the run failed unexpectedly (an
   exception other than ``ValueError``/``OSError`` from the audited code or from dpquant, or
   ``sys.exit`` called by the audited code during the run); set ``DPQUANT_TRACEBACK=1`` to print
@@ -29,7 +33,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INCONCLUSIVE = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
 
 
@@ -67,6 +71,7 @@ def stderr_progress(quiet: bool) -> Callable[[str], None] | None:
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED",
+    "EXIT_INCONCLUSIVE",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",

@@ -5,6 +5,12 @@ folder on the way must be writable (tested by creating and removing a file in it
 that holds for every user, root included, and every file system). Missing parent folders of an
 output path are created when the output is written. Every refusal is a :class:`UsageError`
 naming the option.
+
+Standard output is an output too: :func:`print_out` writes a listing's lines, and a reader that
+has gone (``dpquant claims | head -1``) ends the listing quietly. Python raised
+``BrokenPipeError`` (an ``OSError``: "error: Broken pipe", exit code 2) instead; now the rest of
+the output goes to ``os.devnull`` (so that Python's own flush at exit says nothing either) and the
+command ends with the code it would have had.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -151,10 +158,36 @@ def write_text(path: Path, text: str, option: str) -> None:
         raise UsageError(f"{option}: cannot write {str(path)!r} ({exc.strerror or exc})") from None
 
 
+def _silence_stdout() -> None:
+    """Point the file descriptor of stdout at ``os.devnull`` (a stdout without one, as under
+    pytest's capture, is left alone)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+def print_out(text: str) -> bool:
+    """Print ``text`` on stdout, flushed; False (and stdout silenced) when the reader has gone
+    (module docstring)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        _silence_stdout()
+        return False
+    return True
+
+
 __all__ = [
     "check_output_file",
     "check_output_folder",
     "distinct_paths",
     "path_text",
+    "print_out",
     "write_text",
 ]

@@ -7,20 +7,26 @@ added by its study (``dpquant.studies.<paper>.arguments.COMMAND``), so no paper 
 another's options. The common options may also come before the paper's name
 (``dpquant reproduce --quick imola25``). Every value is checked (ranges, the output folder, the
 study's ``make_study``) before the study runs.
+
+A name that is not a paper's is refused with the closest papers' names ("did you mean
+imola25?"): the papers' sub-parsers are held by :class:`PaperParsers`, which leaves argparse's
+own check of the choice (no hint) to its call. Another paper's option is argparse's
+"unrecognized arguments", naming it.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.messages import EXIT_OK
-from dpquant.cli.paths import check_output_folder
+from dpquant.cli.paths import check_output_folder, print_out
 from dpquant.options import MAX_RUNS, UsageError, as_options, optional, parse_int
 from dpquant.studies import aamand25, fukuchi19, imola25, tzamos20
 from dpquant.studies.aamand25 import arguments as aamand25_arguments
@@ -40,6 +46,36 @@ STUDIES: dict[str, tuple[ModuleType, StudyCommand]] = {
 MAX_WORKERS = max(64, 2 * (os.cpu_count() or 1))
 """``--workers`` at most: a process pool forks every worker at once."""
 COMMON = {"runs": "--runs", "seed": "--seed", "workers": "--workers"}
+
+
+def unknown_paper(name: str) -> str:
+    """Why ``name`` is not a paper, with the closest papers' names."""
+    papers = list(STUDIES)
+    close = difflib.get_close_matches(name.strip().lower(), papers, n=2, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return f"unknown paper {name!r}; {hint}(the papers: {', '.join(papers)})"
+
+
+class PaperParsers(argparse._SubParsersAction):
+    """The sub-parsers of the papers (module docstring): a name that is not a paper's is an
+    ``ArgumentError`` naming ``PAPER`` with the closest names, raised by the call."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse's own check of the choice would come first, and give no hint
+        self.choices = None  # type: ignore[assignment]
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        name = values[0] if isinstance(values, list) and values else values
+        if name not in STUDIES:
+            raise argparse.ArgumentError(self, unknown_paper(str(name)))
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
@@ -105,10 +141,8 @@ def run(args: argparse.Namespace) -> int:
             progress=_progress(args.quiet),
             executor=executor,
         )
-    for line in command.outcome_lines(paths):
-        print(line)
-    for path in paths:
-        print(f"written: {path}")
+    lines = [*command.outcome_lines(paths), *(f"written: {path}" for path in paths)]
+    all(print_out(line) for line in lines)  # stops at a reader that has gone
     return EXIT_OK
 
 
@@ -156,7 +190,7 @@ def add_parser(commands: Any) -> None:
         ),
     )
     _common_options(p, None, "runs per configuration (default: the paper's)", "processes")
-    papers = p.add_subparsers(dest="paper", required=True, metavar="PAPER")
+    papers = p.add_subparsers(dest="paper", required=True, metavar="PAPER", action=PaperParsers)
     for name, (_, command) in STUDIES.items():
         paper = papers.add_parser(name, help=command.help, description=command.description)
         _common_options(paper, argparse.SUPPRESS, command.runs_help, command.workers_help)
@@ -164,4 +198,4 @@ def add_parser(commands: Any) -> None:
         paper.set_defaults(func=run)
 
 
-__all__ = ["MAX_WORKERS", "STUDIES", "add_parser", "run"]
+__all__ = ["MAX_WORKERS", "STUDIES", "PaperParsers", "add_parser", "run", "unknown_paper"]

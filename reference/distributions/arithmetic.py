@@ -117,14 +117,19 @@ def exact_difference(x: Number, y: Number) -> mpmath.mpf:
 
 def relative_log_weights(weights: Sequence[Number]) -> list[mpmath.mpf]:
     """Each log-weight minus the largest finite one, computed exactly and rounded once (-inf
-    stays -inf): normalising then loses no digit, however large the weights (1e21, 10**400)."""
+    stays -inf): normalising then loses no digit, however large the weights (1e21, 10**400).
+
+    Binary values (int, float, mpf) are subtracted by ``mpmath.fsub``, which rounds the exact
+    difference once, whatever the gap between their exponents; only Fractions go through exact
+    rationals (an mpf such as −2·e^{−1e300} has a rational of 2^(1.4·10^300) as denominator,
+    which took minutes to build: notes/foundation.md, "Issue 34")."""
     finite = [w for w in weights if not is_inf(w)]
     if not finite:
         return [MP_NINF] * len(weights)
     with workdps():
-        if all(type(w) is float for w in finite):
-            shift = mpmath.mpf(max(finite))
-            return [MP_NINF if is_inf(w) else mpmath.mpf(w) - shift for w in weights]
+        if all(isinstance(w, mpmath.mpf) or type(w) in (int, float) for w in finite):
+            top = max(finite)  # int, float and mpf compare exactly
+            return [MP_NINF if is_inf(w) else mpmath.fsub(w, top) for w in weights]
         exact = [None if is_inf(w) else rational(w) for w in weights]
         top = max(r for r in exact if r is not None)
         out = []

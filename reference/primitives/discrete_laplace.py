@@ -14,6 +14,10 @@ Limits (each refused with a ``ValueError`` naming the parameter and the range; i
 * The finite images of :class:`DiscreteLaplaceLaw` (``truncated``, ``clamped``,
   ``probabilities_within``) have at most :data:`MAX_LAW_ATOMS` atoms; ``loc`` is an int with
   |loc| <= 2^53.
+* Every scale a float holds (5e-324 .. 1.8e308) has an exact law: the finite images take
+  log-weights relative to the atom at loc and ``mass`` sums positive geometric runs, so neither
+  a normaliser of −2·e^{−1e300} (minutes of exact rationals) nor the cancellation of two masses
+  near 1/2 (a mass of 3.5e-308 returned as 0) occurs (issue 34, notes/foundation.md).
 """
 
 from __future__ import annotations
@@ -92,6 +96,7 @@ class DiscreteLaplaceLaw:
                 mpmath.exp(-self._rate)
             )
             self._log1pq = mpmath.log1p(mpmath.exp(-self._rate))
+            self._log1mq = mpmath.log(-mpmath.expm1(-self._rate))  # log(1 − q)
         # float rate 1/t (inf when t is below the float range: then the law is a point mass)
         self._rate_float = float(self._rate) if self._rate < MAX_FLOAT else math.inf
 
@@ -138,25 +143,32 @@ class DiscreteLaplaceLaw:
     def mass(self, lo: float, hi: float) -> mpmath.mpf:
         """Exact P(lo <= X <= hi) for real ends (infinite ends allowed)."""
         lo, hi = check_real(lo, "lo"), check_real(hi, "hi")
+        if not lo <= hi or hi == -math.inf or lo == math.inf:
+            return mpmath.mpf(0)
+        first = None if lo == -math.inf else math.ceil(lo) - self.loc
+        last = None if hi == math.inf else math.floor(hi) - self.loc
         with workdps():
-            if not lo <= hi:
-                return mpmath.mpf(0)
-            first = None if lo == -math.inf else math.ceil(lo)
-            last = None if hi == math.inf else math.floor(hi)
-            if first is not None and last is not None and first > last:
-                return mpmath.mpf(0)
-            if first is not None and first > self.loc:  # right tail: differences of sf
-                return self.sf_mp(first - 1) - (0 if last is None else self.sf_mp(last))
-            below = mpmath.mpf(1) if last is None else self.cdf_mp(last)
-            return below - (0 if first is None else self.cdf_mp(first - 1))
+            # the atoms at or above loc, then those below (mirrored): a sum of two positive runs
+            above = self._run_mass(max(first or 0, 0), last)
+            below = self._run_mass(max(-last, 1) if last is not None else 1, _neg(first))
+            return above + below
+
+    def _run_mass(self, start: int, stop: int | None) -> mpmath.mpf:
+        """P(start <= X − loc <= stop) for 0 <= start (``stop`` None: +inf), a geometric run
+        with no cancellation at any scale: q^start·(1 − q^n)/(1 + q), n = stop − start + 1
+        (issue 34: differences of two cdf values near 1/2 lost all of a mass of 1e-308)."""
+        if stop is not None and stop < start:
+            return mpmath.mpf(0)
+        tail = 1 if stop is None else -mpmath.expm1(-self._rate * (stop - start + 1))
+        return mpmath.exp(-self._rate * start - self._log1pq) * tail
 
     def truncated(self, radius: int) -> DiscreteLaw:
         """The law conditioned on |X − loc| <= radius (atoms loc − radius .. loc + radius);
         ``radius`` <= :data:`MAX_LAW_RADIUS` (a law of at most :data:`MAX_LAW_ATOMS` atoms)."""
         radius = _check_radius(radius)
         atoms = range(self.loc - radius, self.loc + radius + 1)
-        with workdps():
-            logs = [self._log_norm - self._rate * abs(k - self.loc) for k in atoms]
+        with workdps():  # log-weights relative to the atom at loc (the law normalises them)
+            logs = [-self._rate * abs(k - self.loc) for k in atoms]
         return DiscreteLaw(list(atoms), logs)
 
     def clamped(self, lo: int, hi: int) -> DiscreteLaw:
@@ -175,11 +187,26 @@ class DiscreteLaplaceLaw:
             )
         if lo == hi:
             return DiscreteLaw([lo], [0])
-        with workdps():
-            logs = [mpmath.log(self.cdf_mp(lo))]
-            logs += [self._log_norm - self._rate * abs(k - self.loc) for k in range(lo + 1, hi)]
-            logs.append(mpmath.log(self.sf_mp(hi - 1)))
+        with workdps():  # log-weights relative to the atom at loc (the law normalises them)
+            logs = [self._log_pile(self.loc - lo)]
+            logs += [-self._rate * abs(k - self.loc) for k in range(lo + 1, hi)]
+            logs.append(self._log_pile(hi - self.loc))
         return DiscreteLaw(list(range(lo, hi + 1)), logs)
+
+    def _log_pile(self, d: int) -> mpmath.mpf:
+        """log(P(X − loc <= −d)/P(X = loc)) (= log(P(X − loc >= d)/P(X = loc)) by symmetry), the
+        end atoms of :meth:`clamped`: Σ_{j>=d} q^j = q^d/(1 − q) gives −d/t − log(1 − q) for
+        d >= 1; P(X − loc <= e) = (1 + q − q^{e+1})/(1 + q) gives log(1 + q·(1 − q^e)) −
+        log(1 − q) for e = −d >= 0.
+
+        No normaliser and no log1p of q: at t = 1e-300 the normaliser's log is −2·e^{−1e300}, an
+        mpf whose exact rational has the denominator 2^(1.4·10^300), which the exact log-weights
+        of :class:`DiscreteLaw` spent minutes on (issue 34); log(1 + q) rounds to 0 instead,
+        exact at the working precision (an error of e^{−1e300} in a log-probability)."""
+        if d >= 1:
+            return -self._rate * d - self._log1mq
+        q = mpmath.exp(-self._rate)
+        return mpmath.log(1 + q * -mpmath.expm1(self._rate * d)) - self._log1mq
 
     def probabilities_within(self, radius: int) -> dict[int, float]:
         """{k: P(X = k)} for |k − loc| <= radius, as floats (for ``atom_test``; the rest of the
@@ -219,6 +246,11 @@ class DiscreteLaplaceLaw:
         _check_discrete_scale(self.scale_exact)
         size, rng = check_size(size), check_rng(rng)
         return self.loc + _discrete_laplace_draws(self.scale, size, rng)
+
+
+def _neg(k: int | None) -> int | None:
+    """−k, None (an infinite end) staying None."""
+    return None if k is None else -k
 
 
 def _check_radius(radius: Any) -> int:

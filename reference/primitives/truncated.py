@@ -43,7 +43,8 @@ Decisions
   places the point inside it) and one otherwise; μ on an endpoint means a single side.
 * Parameters are converted to float (the sampler works in floats); the exact laws are the exact laws
   of those floats: a law's exact path uses the float breakpoints exactly and, for the Laplace, the
-  exact rationals 1/σ and μ/σ.
+  exact rationals 1/σ and μ*/σ, μ* the point of [left, right] nearest μ, where the unnormalised
+  density is 1 (so its log-normaliser is always a finite float; issue 34).
 * Limit of any float sampler: when the law's scale (1/|α|, σ, or the width when that is smaller)
   is comparable to the float spacing where the draws fall (e.g. α = 1e9 on [1e6, 1e6 + 1],
   spacing 1.2e-10 against a scale of 1e-9), the draws are rounded to a visibly coarse grid (a DKW
@@ -347,40 +348,30 @@ def truncated_laplace_law(mu: Any, sigma: Any, left: Any, right: Any) -> Piecewi
     """Exact law of TRUNCATEDLAPLACE[μ, σ, [left, right]] (tzamos20 App. E.3, Alg. 11).
 
     Density ∝ e^{−|ω−μ|/σ} on [left, right]: one piece when μ is outside (left, right), two pieces
-    split at μ otherwise. The exact path uses the exact rationals ±1/σ and ∓μ/σ; the float path
-    anchors each piece's log-density at its largest value (0 at μ, or at the endpoint nearest μ).
+    split at μ otherwise. The unnormalised density is e^{−|ω−μ*|/σ}, μ* = min(max(μ, left), right)
+    the point of [left, right] nearest μ, so it peaks at 1 and its log-normaliser
+    log ∫ e^{−|ω−μ*|/σ} dω lies between log(0.63·min(σ, right − left)) and log(right − left): a
+    finite float for every accepted input (with the factor e^{−|μ−μ*|/σ} of e^{−|ω−μ|/σ} it fell
+    below −1.8e308 for μ = 1e308, σ = 1e-300: issue 34, notes/foundation.md). The exact path uses
+    the exact rationals ±1/σ and ∓μ*/σ, the float path the same values rounded.
     """
     mu = check_finite(mu, "mu")
     sigma = _check_sigma(sigma)
     left, right = _check_interval(left, right)
-    rate = 1.0 / sigma
-    exact_rate = 1 / Fraction(sigma)
-    exact_shift = Fraction(mu) / Fraction(sigma)  # μ/σ: log f(ω) = ∓ω/σ ± μ/σ
-    if mu <= left:  # decreasing: log f = −(ω − μ)/σ
-        anchor = _check_anchor(rate, left, "left / sigma")
-        return PiecewiseLogLinear(
-            [left, right],
-            [-rate],
-            [anchor],
-            exact_slopes=[-exact_rate],
-            exact_intercepts=[exact_shift],
-        )
-    if mu >= right:  # increasing: log f = (ω − μ)/σ
-        anchor = _check_anchor(rate, right, "right / sigma")
-        return PiecewiseLogLinear(
-            [left, right],
-            [rate],
-            [-anchor],
-            exact_slopes=[exact_rate],
-            exact_intercepts=[-exact_shift],
-        )
-    anchor = _check_anchor(rate, mu, "mu / sigma")
+    peak = min(max(mu, left), right)  # μ*: log f(ω) = −|ω − μ*|/σ, 0 at its peak
+    name = "mu / sigma" if peak == mu else ("left / sigma" if peak == left else "right / sigma")
+    anchor = _check_anchor(1.0 / sigma, peak, name)
+    rate, exact_rate = 1.0 / sigma, 1 / Fraction(sigma)
+    exact_shift = Fraction(peak) / Fraction(sigma)  # μ*/σ: log f(ω) = ∓ω/σ ± μ*/σ
+    rising = (rate, -anchor, exact_rate, -exact_shift)  # log f = (ω − μ*)/σ, ω <= μ*
+    falling = (-rate, anchor, -exact_rate, exact_shift)  # log f = −(ω − μ*)/σ, ω >= μ*
+    pieces = [p for p, keep in ((rising, left < peak), (falling, peak < right)) if keep]
     return PiecewiseLogLinear(
-        [left, mu, right],
-        [rate, -rate],
-        [-anchor, anchor],
-        exact_slopes=[exact_rate, -exact_rate],
-        exact_intercepts=[-exact_shift, exact_shift],
+        [left, *([peak] if left < peak < right else []), right],
+        [p[0] for p in pieces],
+        [p[1] for p in pieces],
+        exact_slopes=[p[2] for p in pieces],
+        exact_intercepts=[p[3] for p in pieces],
     )
 
 

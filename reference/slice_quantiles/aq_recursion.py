@@ -92,6 +92,11 @@ def per_em_epsilon(
     if mode == "pure":
         if epsilon is None:
             raise ValueError("mode 'pure' needs epsilon")
+        if kss_original_constant:  # issue 34: it had no effect here (notes/imola25.md)
+            raise ValueError(
+                "kss_original_constant=True chooses KSS's zCDP constant sqrt(2ρ/comp); mode "
+                "'pure' has ε' = ε/comp: drop kss_original_constant, or pass mode='zcdp'"
+            )
         value = check_epsilon(epsilon) / comp
     else:
         if rho is None:

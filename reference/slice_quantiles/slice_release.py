@@ -166,6 +166,86 @@ _PLAN_OPTIONS = frozenset(
 )
 
 
+def _check_pure_options(variant: str, gamma: float | None, grid_step: float | None) -> None:
+    """``gamma`` (Lemma 4.3's uniform mixing) and ``grid_step`` (the output grid Y of Cor. 4.4)
+    belong to the pure variant: with variant "approximate" (γ = 0, real outputs) they would have
+    no effect, and are refused."""
+    if variant != "approximate":
+        return
+    meaning = {
+        "gamma": "the probability of the uniform output (Lemma 4.3)",
+        "grid_step": "the output grid Y (Cor. 4.4)",
+    }
+    for name, value in (("gamma", gamma), ("grid_step", grid_step)):
+        if value is not None:
+            raise ValueError(
+                f"{name} = {value!r} is {meaning[name]} of variant='pure'; variant='approximate' "
+                f"has γ = 0 and real-valued outputs: drop {name}, or pass variant='pure' with "
+                "delta = 0"
+            )
+
+
+@dataclass(frozen=True)
+class _HalfWidthRule:
+    """How h is derived from the data's minimum spacing (Sec. 6): ``min_gap`` g gives
+    ψ = (b − a)/g and h = ⌈(2/ε2)·ln(2mψ/β)⌉ (``beta``; ``rule``); None where not given."""
+
+    min_gap: float | None
+    beta: float | None
+    rule: str | None
+
+    def half_width(self, m: int, epsilon2: float, bounds: tuple[float, float]) -> int:
+        """h for m quantiles at budget ε2 on ``bounds`` (refused without ``min_gap``)."""
+        if self.min_gap is None:
+            raise ValueError(
+                "give half_width, or min_gap (the data's minimum spacing) to derive it"
+            )
+        psi = (bounds[1] - bounds[0]) / self.min_gap
+        if not math.isfinite(psi):
+            raise ValueError(
+                f"min_gap is too small: (b − a)/min_gap overflows, got {self.min_gap!r}"
+            )
+        beta = 0.05 if self.beta is None else self.beta
+        return choose_half_width(m, epsilon2, psi, beta, self.rule or "slice")
+
+    def describe(self, bounds: tuple[float, float]) -> str:
+        """Where a derived h comes from, for the planner's messages."""
+        beta = 0.05 if self.beta is None else self.beta
+        return (
+            f"half_width derived from min_gap = {self.min_gap!r}, beta = {beta!r} and bounds = "
+            f"{bounds!r} (h = ⌈(2/ε2)·ln(2mψ/β)⌉, ψ = (b − a)/min_gap; half_width_rule = "
+            f"{self.rule or 'slice'!r}); pass half_width to fix h"
+        )
+
+
+def _resolve_half_width(
+    m: int, epsilon2: float, bounds: tuple[float, float], half_width: Any, derive: _HalfWidthRule
+) -> int:
+    """h: ``half_width`` or the one ``derive`` gives; both only when they agree, and ``beta`` or
+    ``half_width_rule`` only with min_gap (otherwise they would have no effect)."""
+    if half_width is None:
+        return derive.half_width(m, epsilon2, bounds)
+    h = check_int(half_width, "half_width", minimum=0, maximum=MAX_RANK)
+    if derive.min_gap is None:
+        for name, value in (("beta", derive.beta), ("half_width_rule", derive.rule)):
+            if value is not None:
+                raise ValueError(
+                    f"{name} = {value!r} only enters the half-width derived from min_gap "
+                    f"(h = ⌈(2/ε2)·ln(2mψ/β)⌉, ψ = (b − a)/min_gap); with half_width = {h} it has "
+                    f"no effect: drop {name}, or give min_gap instead of half_width"
+                )
+        return h
+    derived = derive.half_width(m, epsilon2, bounds)
+    if h != derived:
+        raise ValueError(
+            f"min_gap = {derive.min_gap!r} and half_width = {h} contradict each other: min_gap "
+            f"derives the half-width h = {derived} (⌈(2/ε2)·ln(2mψ/β)⌉, ψ = (b − a)/min_gap). "
+            "Give half_width alone to fix h (and grid_step for the pure variant's output grid), "
+            "or min_gap alone to derive h"
+        )
+    return h
+
+
 def plan_slice_quantiles(
     n: int,
     bounds: tuple[float, float],
@@ -178,12 +258,12 @@ def plan_slice_quantiles(
     variant: str = "approximate",
     min_gap: float | None = None,
     half_width: int | None = None,
-    beta: float = 0.05,
-    half_width_rule: str = "slice",
+    beta: float | None = None,
+    half_width_rule: str | None = None,
     epsilon_split: tuple[float, float] | None = None,
     error_bound: str = "exact",
     noise: str = "discrete",
-    gamma: float = 0.05,
+    gamma: float | None = None,
     grid_step: float | None = None,
     clip_range: bool = True,
     target: str = "paper",
@@ -193,27 +273,38 @@ def plan_slice_quantiles(
 
     approximate: γ = 0, δ in (0, 1); the CC must fail with probability <= δ/(1 + e^{ε1+2ε2})
     (replace-one) or δ (add/remove), w = the exact-tail bound (``error_bound``).
-    pure: δ = 0, γ in (0, 1), ``grid_step`` (default ``min_gap``); the CC failure probability is
-    the corrected Cor. 4.4 value γ(e^ε − 1)/|Y|^m (divided by the replace-one factor).
-    The half-width is ``half_width`` or ⌈(2/ε2)·ln(2mψ/β)⌉ with ψ = (b − a)/``min_gap``.
+    pure: δ = 0, γ in (0, 1) (``gamma``, default 0.05), ``grid_step`` (default ``min_gap``); the
+    CC failure probability is the corrected Cor. 4.4 value γ(e^ε − 1)/|Y|^m (divided by the
+    replace-one factor; at least 1 means any CC error is allowed, w = 0).
+    The half-width is ``half_width`` or ⌈(2/ε2)·ln(2mψ/β)⌉ with ψ = (b − a)/``min_gap``
+    (``beta`` default 0.05, ``half_width_rule`` default "slice").
+
+    Options that would have no effect or contradict another are refused (notes/imola25.md,
+    "Issue 34"): ``gamma`` and ``grid_step`` with variant "approximate"; ``beta`` and
+    ``half_width_rule`` with ``half_width`` but no ``min_gap``; ``min_gap`` with a
+    ``half_width`` other than the one it derives.
     """
     n = check_int(n, "n", minimum=1, maximum=MAX_RANK)
     bounds = check_domain(bounds, "bounds", finite=True)
     adjacency = central_adjacency(adjacency)
     variant = check_choice(variant, "variant", VARIANTS)
-    half_width_rule = check_choice(half_width_rule, "half_width_rule", HALF_WIDTH_RULES)
     error_bound = check_choice(error_bound, "error_bound", ERROR_BOUNDS)
     noise = check_choice(noise, "noise", NOISES)
     target = check_choice(target, "target", TARGETS)
     clip_range = check_flag(clip_range, "clip_range")
     clamp = check_flag(clamp, "clamp")
     epsilon = check_epsilon(epsilon)
-    beta = check_probability(beta, "beta", open_left=True, open_right=True)
-    gamma = check_probability(gamma, "gamma", open_left=True, open_right=True)
+    if beta is not None:
+        beta = check_probability(beta, "beta", open_left=True, open_right=True)
+    if half_width_rule is not None:
+        half_width_rule = check_choice(half_width_rule, "half_width_rule", HALF_WIDTH_RULES)
+    if gamma is not None:
+        gamma = check_probability(gamma, "gamma", open_left=True, open_right=True)
     if min_gap is not None:
         min_gap = check_positive(min_gap, "min_gap")
     if grid_step is not None:
         grid_step = check_positive(grid_step, "grid_step")
+    _check_pure_options(variant, gamma, grid_step)
     r = _ranks_for(quantiles, ranks, n)
     m = len(r)
     if epsilon_split is None:
@@ -232,17 +323,8 @@ def plan_slice_quantiles(
             raise ValueError("epsilon_split must compose to epsilon (Thm 4.2)") from None
         if not math.isclose(total, epsilon, rel_tol=1e-12):
             raise ValueError("epsilon_split must compose to epsilon (Thm 4.2)")
-    if half_width is None:
-        if min_gap is None:
-            raise ValueError(
-                "give half_width, or min_gap (the data's minimum spacing) to derive it"
-            )
-        psi = (bounds[1] - bounds[0]) / check_positive(min_gap, "min_gap")
-        if not math.isfinite(psi):
-            raise ValueError(f"min_gap is too small: (b − a)/min_gap overflows, got {min_gap!r}")
-        h = choose_half_width(m, e2, psi, beta, half_width_rule)
-    else:
-        h = check_int(half_width, "half_width", minimum=0, maximum=MAX_RANK)
+    derive = _HalfWidthRule(min_gap, beta, half_width_rule)
+    h = _resolve_half_width(m, e2, bounds, half_width, derive)
     log_factor = log_delta_multiplier(e1, e2, adjacency)
     eps_total = total_epsilon(e1, e2, adjacency)
     if variant == "approximate":
@@ -255,7 +337,7 @@ def plan_slice_quantiles(
     else:
         if check_delta(delta) != 0:
             raise ValueError("delta must be 0 for variant='pure'")
-        g = check_probability(gamma, "gamma", open_left=True, open_right=True)
+        g = 0.05 if gamma is None else gamma
         step = grid_step if grid_step is not None else min_gap
         if step is None:
             raise ValueError("variant='pure' needs grid_step (or min_gap) for the output grid")
@@ -263,18 +345,30 @@ def plan_slice_quantiles(
         size_y = grid_count(bounds, step)
         if size_y < 2:
             raise ValueError("grid_step must leave at least two grid points in bounds")
-        log_cc = pure_log_delta(g, eps_total, size_y, m) - log_factor
+        # δ_CC >= 1 (a huge ε): any CC error is allowed, δ_CC is capped at 1 and w = 0
+        log_cc = min(0.0, pure_log_delta(g, eps_total, size_y, m) - log_factor)
         cc_delta = math.exp(log_cc)
     if tree_height(m) / e1 > MAX_CC_SCALE:
         raise ValueError(
             f"epsilon is too small: epsilon1 = {e1!r} gives a CC noise scale above "
             f"{MAX_CC_SCALE:g} (epsilon1 must be at least {tree_height(m) / MAX_CC_SCALE:.4g})"
         )
-    if cc_delta > 0 and log_cc > -700:
+    if log_cc == 0:
+        w = 0
+    elif cc_delta > 0 and log_cc > -700:
         w = cc_error(e1, m, noise, error_bound, delta=cc_delta)
     else:
         w = cc_error(e1, m, noise, error_bound, log_delta=log_cc)
-    check_feasible(r, n, h, w)
+    try:
+        check_feasible(r, n, h, w)
+    except ValueError as exc:  # say which options set h and w
+        notes = [] if half_width is not None else [derive.describe(bounds)]
+        if variant == "pure":
+            notes.append(
+                f"w is the CC error at the pure variant's δ_CC = γ(e^ε − 1)/|Y|^m, from gamma = "
+                f"{g!r} and grid_step = {step!r} (|Y| grid points)"
+            )
+        raise ValueError("; ".join([str(exc), *notes])) from None
     mech = SliceQuantiles(
         tuple(int(v) for v in r),
         h,

@@ -254,8 +254,14 @@ def _em_single(
 def _breakpoint(
     x: np.ndarray, start: np.ndarray, k: np.ndarray, i: np.ndarray, lo: np.ndarray, hi: np.ndarray
 ) -> np.ndarray:
-    """s_i of each row: s_0 = lo, s_i = x[start + i − 1] for 1 <= i <= k, s_{k+1} = hi."""
-    inner = x[start + np.clip(i, 1, np.maximum(k, 1)) - 1] if x.size else np.zeros(i.shape)
+    """s_i of each row: s_0 = lo, s_i = x[start + i − 1] for 1 <= i <= k, s_{k+1} = hi.
+
+    A row with an empty subset (k = 0) has only s_0 and s_1 = hi; its start may be len(x) (AQ's
+    X_u when the released value exceeds every point, notes/imola25.md "Issue 34"), so the data
+    index, unused for such a row, is kept inside x rather than read past its end."""
+    if not x.size:
+        return np.where(i <= 0, lo, hi)
+    inner = x[np.minimum(start + np.clip(i, 1, np.maximum(k, 1)) - 1, x.size - 1)]
     return np.where(i <= 0, lo, np.where(i >= k + 1, hi, inner))
 
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audit.draws import DrawJob, draw
-from audit.outputs import NUMERIC, WRONG_COUNT, Outputs, Raised, normalise
+from audit.outputs import NUMERIC, MalformedOutput, Outputs, Raised, normalise
 from audit.wrap import from_callable
 from reference import PrivacyClaim
 from reference.conformance import clopper_pearson
@@ -94,16 +94,17 @@ def test_normalise_makes_each_length_of_varying_vectors_its_own_atom() -> None:
         ((x for x in (1.0, 2.0)), 2),
     ],
 )
-def test_normalise_makes_a_result_with_the_wrong_number_of_draws_an_atom(raw, size) -> None:
-    """A call that does not return one draw per requested draw is an output (the atom
-    wrong-number-of-draws for each of its draws), never an error that stops the audit."""
-    out = normalise(raw, size)
-    assert len(out) == size and list(out.atoms) == [WRONG_COUNT] * size
+def test_normalise_refuses_a_result_with_the_wrong_number_of_draws(raw, size) -> None:
+    """A call that does not return one draw per requested draw breaks the sampling contract:
+    it is refused (an atom the same on both sides of every pair would hide a leak)."""
+    with pytest.raises(MalformedOutput, match=str(size)):
+        normalise(raw, size)
 
 
-def test_normalise_makes_a_matrix_per_draw_an_atom_named_by_its_shape() -> None:
-    out = normalise(np.zeros((4, 2, 2)), 4)
-    assert list(out.atoms) == ["array(2, 2)"] * 4
+@pytest.mark.parametrize("shape", [(4, 2, 2), (4, 0), (4, 1, 1)])
+def test_normalise_refuses_a_matrix_per_draw_and_draws_with_no_value(shape) -> None:
+    with pytest.raises(MalformedOutput, match=r"shape \(4, "):
+        normalise(np.zeros(shape), 4)
 
 
 def test_outputs_concat_pools_draws_and_makes_mixed_widths_atoms() -> None:
@@ -269,8 +270,9 @@ def test_from_callable_keeps_a_leaky_crash_visible_through_draw() -> None:
 
 
 def test_from_callable_keeps_none_and_strings_as_their_own_atoms() -> None:
-    outputs = iter([None, float("nan"), "1.5", 1.5])
+    outputs = iter([0.5])  # the wrapper's trial call takes this one
     mech = from_callable(lambda d, rng: next(outputs), CLAIM)
+    outputs = iter([None, float("nan"), "1.5", 1.5])
     out = normalise(mech.sample(np.array([0.0]), 4, np.random.default_rng(0)), 4)
     assert list(out.atoms) == ["None", "nan", "'1.5'", NUMERIC]
 
@@ -356,8 +358,9 @@ def test_a_block_of_strings_is_read_as_patterns() -> None:
     assert out.tokens is not None and set(out.tokens.ravel()) == {"'⊤'", "'⊥'"}
     many = np.array([[str(i)] for i in range(100)])  # more symbols than a block reads at once
     _same_outputs(normalise(many, 100), normalise([tuple(r) for r in many.tolist()], 100))
-    odd = np.array([[1.0, [2.0]], ["⊥", 3.0]], dtype=object)  # a nested element: row by row
-    _same_outputs(normalise(odd, 2), normalise([tuple(r) for r in odd], 2))
+    odd = np.array([[1.0, [2.0]], ["⊥", 3.0]], dtype=object)  # a nested element: refused
+    with pytest.raises(MalformedOutput, match="holding sequences"):
+        normalise(odd, 2)
 
 
 def test_position_and_symbol_events_count_what_their_indicators_select() -> None:

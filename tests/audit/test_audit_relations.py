@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -304,8 +305,8 @@ def test_arrays_of_booleans_are_refused_as_inputs_of_a_relation_object() -> None
     """A list of booleans is not silently read as 0/1 answers (a scalar boolean never was)."""
     from audit.relations import as_input
 
-    for bad in ([True] * 5, np.array([True, False])):
-        with pytest.raises(ValueError, match="not booleans"):
+    for bad in ([True] * 5, np.array([True, False]), [1, True]):
+        with pytest.raises(ValueError, match="got booleans"):
             as_input(bad, "data", ANYWHERE)
     assert as_input([1, 0], "data", ANYWHERE).tolist() == [1.0, 0.0]
 
@@ -346,7 +347,9 @@ def _indicators(eps: float, relation: QueryAnswers) -> NoisyIndicators:
     wrapped = from_callable(
         noisy_indicators(eps), QUERIES, ANYWHERE, "indicators", vectorized=True, relation=relation
     )
-    return NoisyIndicators(**{f.name: getattr(wrapped, f.name) for f in dataclasses.fields(wrapped)})
+    return NoisyIndicators(
+        **{f.name: getattr(wrapped, f.name) for f in dataclasses.fields(wrapped)}
+    )
 
 
 @pytest.mark.parametrize(
@@ -366,3 +369,357 @@ def test_the_exact_mode_computes_the_loss_of_a_query_answer_relation(norm, k, ep
     d0, d1 = (np.asarray(r.exact["worst_pair"][key]) for key in ("data", "data_prime"))
     moved = np.abs(d0 - d1)
     assert moved.max() <= 1.0 and (norm == "linf" or moved.sum() <= 1.0)
+
+
+# -- issue 34: hostile relations, relation objects and pairs -------------------------------------
+
+
+class Counted:
+    """A vectorised ε-DP sum of two query answers that counts its calls (draws)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, q, size, rng):
+        self.calls += 1
+        return q.sum() + rng.laplace(scale=4 / 0.5, size=size)
+
+
+def _counted(relation=None):
+    """A mechanism on two query answers (its calls counted from zero after from_callable's
+    trial), with its own relation QueryAnswers(2) unless ``relation`` is given."""
+    fn = Counted()
+    mech = from_callable(fn, QUERIES, vectorized=True, relation=relation or QueryAnswers(2))
+    fn.calls = 0
+    return fn, mech
+
+
+@pytest.mark.parametrize(
+    "cls, example",
+    [
+        (QueryAnswers, r"QueryAnswers\(k=5\)"),
+        (CustomRelation, r"CustomRelation\(is_pair, neighbours, seeds\)"),
+    ],
+)
+def test_a_relation_class_is_refused_naming_relation(cls, example) -> None:
+    """relation=QueryAnswers (the class) ended in a TypeError from inside (candidates() missing
+    its domain): now a ValueError naming relation, with an instance to pass."""
+    claim = QUERIES if cls is QueryAnswers else CUSTOM
+    match = f"relation must be a relation object, got the class {cls.__name__}: pass an instance, e.g. {example}"
+    with pytest.raises(ValueError, match=match):
+        from_callable(noisy_max_index, claim, vectorized=True, relation=cls)
+    fn, mech = _counted()
+    with pytest.raises(ValueError, match=match if cls is QueryAnswers else "the class"):
+        audit_mechanism(mech, relation=cls, samples=200)
+    assert fn.calls == 0
+
+
+class Duck:
+    """A relation object of the caller's own class: ℓ∞ distance <= 1 on two answers; its
+    candidates and check_pair answer what they are given."""
+
+    adjacency = "query_answers"
+    name = "duck"
+
+    def __init__(self, candidates=None, check_pair=None) -> None:
+        self._candidates = [([0.0, 0.0], [1.0, 0.0])] if candidates is None else candidates
+        self._check_pair = check_pair
+
+    def check_pair(self, d0, d1, name, domain):
+        if self._check_pair is not None:
+            return self._check_pair(d0, d1)
+        if np.abs(np.asarray(d0) - np.asarray(d1)).max() > 1:
+            raise ValueError(f"{name} are not neighbours")
+        return d0, d1
+
+    def candidates(self, domain):
+        return self._candidates() if callable(self._candidates) else self._candidates
+
+
+def test_a_well_behaved_duck_relation_is_audited() -> None:
+    fn, mech = _counted()
+    r = audit_mechanism(mech, relation=Duck(), samples=200, seed=0)
+    assert not r.violation and fn.calls > 0
+    assert "neighbour relation: duck, 1 pairs" in " ".join(r.notes)
+    r = audit_mechanism(mech, relation=Duck(), pairs=[([0, 0], [0, 1])], samples=200, seed=0)
+    assert not r.violation
+
+
+def _raise(exc):
+    def fail(*args):
+        raise exc
+
+    return fail
+
+
+@pytest.mark.parametrize(
+    "candidates, match",
+    [
+        (lambda: None, r"relation.candidates\(\) must return a list of pairs"),
+        (lambda: 5, "must return a list of pairs"),
+        (lambda: "ab", "must return a list of pairs"),
+        (lambda: {1: 2}, "must return a list of pairs"),
+        (lambda: (p for p in [([0, 0], [1, 0])]), "must return a list of pairs"),
+        (lambda: np.zeros((1, 2, 2)), "must return a list of pairs"),
+        ([(1,)], r"relation.candidates\(\)\[0\] must be a pair"),
+        ([([0], [1], [2])], r"relation.candidates\(\)\[0\] must be a pair"),
+        ([(np.array(["1", "2"]), np.array(["1", "3"]))], r"candidates\(\)\[0\]\[0\] .*strings"),
+        ([([math.nan, 0.0], [0.0, 0.0])], r"candidates\(\)\[0\]\[0\] must be finite"),
+        ([([True, False], [1, 1])], "booleans"),
+        ([([0.0, 0.0], [5.0, 0.0])], r"relation.check_pair refuses it"),
+        (lambda: [([0.0, 0.0], [1.0, 0.0])] * 10**6, "must return at most 10000 pairs"),
+        (lambda: [(np.zeros(100_000), np.ones(100_000))] * 60, "at most 10000000 numbers"),
+        (_raise(ZeroDivisionError("boom")), "relation.candidates raised ZeroDivisionError"),
+        (_raise(ValueError("no")), "relation.candidates raised ValueError"),
+    ],
+)
+def test_a_duck_relation_whose_candidates_are_junk_is_refused_before_any_draw(
+    candidates, match
+) -> None:
+    """candidates() returning None, a non-list, pairs that are not pairs, strings, NaN, booleans,
+    pairs its own check_pair refuses, too many or too large, or raising: a ValueError naming the
+    relation and the method (they were TypeErrors from inside), before anything is drawn."""
+    fn, mech = _counted()
+    with pytest.raises(ValueError, match=match):
+        audit_mechanism(mech, relation=Duck(candidates), samples=200)
+    assert fn.calls == 0
+
+
+@pytest.mark.parametrize(
+    "check_pair, match",
+    [
+        (lambda a, b: None, r"relation.check_pair\(pairs\[0\]\) must be a pair"),
+        (lambda a, b: 5, "must be a pair"),
+        (lambda a, b: (["a", "b"], ["b", "c"]), r"check_pair\(pairs\[0\]\)\[0\] .*strings"),
+        (lambda a, b: ([math.nan], [0.0]), "must be finite"),
+        (lambda a, b: (a, a), "must return two different data sets"),
+        (lambda a, b: (a, b + 1e9), "inside the domain"),
+        (_raise(ZeroDivisionError("boom")), r"pairs\[0\]: relation.check_pair raised"),
+        (_raise(ValueError("no")), r"pairs\[0\]: relation.check_pair refuses it"),
+    ],
+)
+def test_a_duck_relation_whose_check_pair_is_junk_is_refused_before_any_draw(
+    check_pair, match
+) -> None:
+    fn, mech = _counted()
+    plain = from_callable(fn, QUERIES, (-10.0, 10.0), vectorized=True, relation=QueryAnswers(2))
+    fn.calls = 0
+    with pytest.raises(ValueError, match=match):
+        audit_mechanism(
+            plain, relation=Duck(check_pair=check_pair), pairs=[([0, 0], [1, 0])], samples=200
+        )
+    assert fn.calls == 0
+
+
+class Named(Duck):
+    def __init__(self, **parts) -> None:
+        super().__init__()
+        self.parts = parts
+
+    def __getattribute__(self, attr):
+        parts = object.__getattribute__(self, "parts")
+        if attr in parts:
+            if isinstance(parts[attr], Exception):
+                raise parts[attr]
+            return parts[attr]
+        return object.__getattribute__(self, attr)
+
+
+@pytest.mark.parametrize(
+    "parts, match",
+    [
+        ({"name": 5}, "relation.name must be a non-empty string"),
+        ({"name": ""}, "relation.name must be a non-empty string"),
+        ({"name": "x" * 5000}, "relation.name must be a non-empty string of at most 1000"),
+        ({"name": RuntimeError("boom")}, r"relation.name cannot be read \(RuntimeError"),
+        ({"adjacency": None}, "relation.adjacency must be a string"),
+        ({"adjacency": KeyError("x")}, "relation.adjacency cannot be read"),
+        ({"adjacency": "replace_one"}, "'replace_one' relation but the claim names"),
+        ({"candidates": 5}, "relation must be an audit.relations.QueryAnswers"),
+        ({"check_pair": None}, "relation must be an audit.relations.QueryAnswers"),
+    ],
+)
+def test_a_duck_relation_whose_attributes_are_junk_is_refused(parts, match) -> None:
+    fn, mech = _counted()
+    with pytest.raises(ValueError, match=match):
+        audit_mechanism(mech, relation=Named(**parts), samples=200)
+    with pytest.raises(ValueError, match=match):
+        from_callable(fn, QUERIES, vectorized=True, relation=Named(**parts))
+    assert fn.calls == 0
+
+
+def test_a_subclass_of_a_relation_is_checked_like_a_duck() -> None:
+    """A subclass may override the methods: it is checked like any object of the caller's
+    class, and the library's own classes are taken as they are."""
+
+    class Broken(QueryAnswers):
+        def candidates(self, domain):
+            return None
+
+    from audit.relations import CheckedRelation, check_relation
+
+    with pytest.raises(ValueError, match=r"relation.candidates\(\) must return a list"):
+        audit_mechanism(_counted()[1], relation=Broken(2), samples=200)
+    rel = QueryAnswers(2)
+    assert check_relation(rel, "query_answers") is rel
+    assert isinstance(check_relation(Broken(2), "query_answers"), CheckedRelation)
+
+
+@pytest.mark.parametrize(
+    "relation, match",
+    [
+        (CustomRelation(hamming_one, lambda d: None, seeds=[[0, 0]]), "must return an iterable"),
+        (CustomRelation(hamming_one, lambda d: 5, seeds=[[0, 0]]), "must return an iterable"),
+        (CustomRelation(hamming_one, lambda d: "ab", seeds=[[0, 0]]), "must return an iterable"),
+        (CustomRelation(hamming_one, lambda d: {1: 2}, seeds=[[0, 0]]), "must return an iterable"),
+        (CustomRelation(hamming_one, lambda d: [["a", 1]], seeds=[[0, 0]]), "strings"),
+        (CustomRelation(hamming_one, lambda d: [[math.nan, 0]], seeds=[[0, 0]]), "finite"),
+        (CustomRelation(hamming_one, _raise(KeyError("k")), seeds=[[0, 0]]), "raised KeyError"),
+        (
+            CustomRelation(hamming_one, lambda d: (1 / 0 for _ in range(2)), seeds=[[0, 0]]),
+            "raised ZeroDivisionError.* while iterated",
+        ),
+        (CustomRelation(lambda a, b: math.nan, flips, seeds=[[0, 0]]), "must return a bool"),
+        (CustomRelation(lambda a, b: None, flips, seeds=[[0, 0]]), "must return a bool"),
+        (CustomRelation(lambda a, b: np.array([1]), flips, seeds=[[0, 0]]), "must return a bool"),
+        (CustomRelation(_raise(RuntimeError("r")), flips, seeds=[[0, 0]]), "is_pair raised"),
+    ],
+)
+def test_a_custom_relation_whose_functions_are_junk_is_refused(relation, match) -> None:
+    """neighbours returning junk or raising (also while iterated), is_pair returning non-bools
+    or raising: a ValueError naming the function (from_callable's trial searches the relation,
+    so that is where it shows)."""
+    with pytest.raises(ValueError, match=match):
+        relation.candidates(ANYWHERE)
+    fn = Counted()
+    with pytest.raises(ValueError, match=match):
+        from_callable(fn, CUSTOM, vectorized=True, relation=relation)
+
+
+def test_a_custom_generator_that_never_ends_or_is_huge_is_cut() -> None:
+    import itertools
+
+    endless = CustomRelation(
+        lambda a, b: True, lambda d: (d + i for i in itertools.count(1)), [[0]]
+    )
+    assert len(endless.candidates(ANYWHERE)) == 1000
+    huge = CustomRelation(lambda a, b: True, lambda d: [d + 1] * 10**6, seeds=[np.zeros(100_000)])
+    pairs = huge.candidates(ANYWHERE)
+    assert sum(a.size + b.size for a, b in pairs) <= 10**7 and len(pairs) == 50
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"seeds": range(10**12)}, "seeds must hold at most 1000"),
+        ({"seeds": [["a"]]}, r"seeds\[0\] .*strings"),
+        ({"seeds": [[math.nan]]}, r"seeds\[0\] must be finite"),
+        ({"seeds": [range(10**12)]}, r"seeds\[0\] must hold at most 100000"),
+        ({"seeds": "ab"}, "seeds must be an iterable"),
+        ({"label": "x" * 5000}, "label must be a non-empty string of at most 1000"),
+        ({"label": b"x"}, "label must be a non-empty string"),
+    ],
+)
+def test_custom_relation_parameters_are_bounded(kwargs, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        CustomRelation(hamming_one, flips, **kwargs)
+
+
+def _boom():
+    yield ([0, 0], [1, 0])
+    raise RuntimeError("generator broke")
+
+
+@pytest.mark.parametrize(
+    "pairs, match",
+    [
+        ([(["1", "2"], ["1", "3"])], "strings"),
+        ([(np.array(["1", "2"]), [1, 3])], "strings"),
+        ([([b"1", 2], [1, 3])], "strings"),
+        ([([True, 2], [1, 2])], "booleans"),
+        ([([1 + 0j, 2], [1, 2])], "complex"),
+        ([([None, 2], [1, 2])], "NoneType"),
+        ([([Decimal(1), 2], [1, 2])], "Decimal"),
+        ([([[1], [2]], [[1], [3]])], r"shape \(2,\)"),
+        ([([[1, 2], [2]], [1, 2])], "nested"),
+        ([([math.nan, 2], [1, 2])], "nan"),
+        ([([math.inf, 2], [1, 2])], "infinity"),
+        ([([10**400, 2], [1, 2])], "fit a float64"),
+        ([([20, 2], [20, 3])], "inside the domain"),
+        ([([1, 1], [3, 1])], "must be neighbours"),
+        ([([1, 1], [1, 1, 1])], r"shape \(2,\)"),
+        ([([1, 1], [1, 1])], "different"),
+        ([], "at least one"),
+        ([([1, 1], [1, 2])] * 10**6, "at most 10000 pairs, got 1000000"),
+        ((p for p in [([1, 1], [1, 2])] * 10_001), "at most 10000 pairs"),
+        (_boom(), "pairs raised RuntimeError"),
+        ([[1, 1]], r"pairs\[0\]\[0\] must have shape"),
+        ([(1, 2, 3)], r"pairs\[0\] must be a pair"),
+        ("ab", "pairs must be an iterable"),
+        ({(1, 1): (1, 2)}, "pairs must be an iterable"),
+        (range(10**12), "at most 10000 pairs"),
+    ],
+)
+def test_query_answer_pairs_are_numbers_of_the_relation(pairs, match) -> None:
+    """Strings were converted to numbers silently; booleans, complex numbers, None and Decimals
+    are refused likewise, as are nested or ragged rows, NaN and inf, values outside the domain,
+    pairs that are not neighbours or of different shapes, no pairs, too many (also from a
+    generator) and a generator that raises: each a ValueError naming pairs, before any draw."""
+    fn = Counted()
+    mech = from_callable(fn, QUERIES, (-10.0, 10.0), vectorized=True, relation=QueryAnswers(2))
+    fn.calls = 0
+    with pytest.raises(ValueError, match=match) as info:
+        audit_mechanism(mech, pairs=pairs, samples=200)
+    assert "pairs" in str(info.value) and fn.calls == 0
+
+
+def test_a_generator_of_pairs_is_read_once_and_audited() -> None:
+    fn, mech = _counted()
+    r = audit_mechanism(mech, pairs=(p for p in [([1, 1], [1, 2])]), samples=200, seed=0)
+    assert not r.violation and fn.calls > 0
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: QueryAnswers(3).candidates(None), "domain must be a pair"),
+        (lambda: QueryAnswers(3).candidates((math.nan, 1.0)), r"domain\[0\]"),
+        (lambda: QueryAnswers(3).candidates((1.0, 0.0)), "domain must be a pair"),
+        (lambda: QueryAnswers(3).check_pair([0] * 3, [1] * 3, None, ANYWHERE), "name must be"),
+        (lambda: QueryAnswers(3).check_pair([0] * 3, [1] * 3, "p", "ab"), "domain must be"),
+        (lambda: QueryAnswers(3).distance(["1"] * 3, [1] * 3), "d0 .*strings"),
+        (lambda: QueryAnswers(3).distance([1] * 3, [1] * 4), r"d1 must have shape \(3,\)"),
+        (lambda: CustomRelation(hamming_one).check_pair([0], [1], "p", None), "domain"),
+        (lambda: CustomRelation(hamming_one, flips, [[0]]).candidates("ab"), "domain"),
+        (lambda: QueryAnswers(10**9), "k must be an integer 1 <= k <= 10000"),
+        (lambda: QueryAnswers(2, sensitivity=10**400), "sensitivity must fit a float64"),
+    ],
+)
+def test_the_relations_methods_check_their_parameters(call, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_data_are_counted_before_they_are_converted() -> None:
+    """A range(10**12), or a list of a million rows, is refused by its size without being
+    listed (it once took all the memory)."""
+    from audit.relations import as_input, count_numbers, real_array
+
+    assert count_numbers(range(10**12), 100) > 100
+    assert count_numbers([[0.0] * 10] * 10, 100) == 100
+    assert count_numbers([[]] * 10**7, 100) > 100
+    for big in (range(10**12), [[0.0, 0.0]] * 10**6, [range(10**12)]):
+        with pytest.raises(ValueError, match="x must hold at most 100000 real numbers"):
+            as_input(big, "x", ANYWHERE)
+    assert real_array(5, "x").shape == ()
+
+
+def test_check_relation_pairs_refuses_a_junk_relation_and_too_many_numbers() -> None:
+    from audit.relations import check_relation_pairs
+
+    with pytest.raises(ValueError, match="relation must be an audit.relations"):
+        check_relation_pairs(object(), [([0], [1])], ANYWHERE)
+    with pytest.raises(ValueError, match="at most 10000000 numbers in all"):
+        check_relation_pairs(
+            QueryAnswers(10_000), [(np.zeros(10_000), np.ones(10_000))] * 600, ANYWHERE
+        )

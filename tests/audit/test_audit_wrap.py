@@ -10,6 +10,7 @@ import pytest
 from audit import audit_mechanism, from_callable
 from audit.draws import DrawJob, chunk_rng, draw
 from audit.pytest_plugin import make_auditor
+from audit.wrap import TRIAL_SIZE
 from reference.core import PrivacyClaim
 
 LOCAL = PrivacyClaim(1.0, 0.0, "local")
@@ -29,8 +30,9 @@ def test_a_vectorised_function_is_called_once_for_all_draws() -> None:
         return laplace_count(data, size, rng)
 
     mech = from_callable(fn, COUNT, (0.0, 1.0), vectorized=True)
+    assert calls == [TRIAL_SIZE]  # the wrapper's trial: one call, which returned
     out = mech.sample(np.array([1.0, 0.0]), 5_000, np.random.default_rng(0))
-    assert calls == [5_000] and out.shape == (5_000,)
+    assert calls == [TRIAL_SIZE, 5_000] and out.shape == (5_000,)
     same = mech.sample(np.array([1.0, 0.0]), 5_000, np.random.default_rng(0))
     assert np.array_equal(out, same)
 
@@ -125,4 +127,4 @@ def test_dp_audit_fixture_passes_vectorized_and_input_values_through() -> None:
     r = dp_audit(rr, claim=LOCAL, domain=(0, 1), vectorized=True, input_values=(0, 1))
     assert not r.violation and r.epsilon_lower_bound <= 1.0, r.summary()
     with pytest.raises(ValueError, match="plain function"):
-        dp_audit(from_callable(laplace_count, COUNT, (0.0, 1.0)), vectorized=True)
+        dp_audit(from_callable(laplace_count, COUNT, (0.0, 1.0), vectorized=True), vectorized=True)

@@ -27,6 +27,7 @@ from audit.classic import (
     ABOVE,
     BELOW,
     SUITE,
+    Concatenated,
     LaplaceParallel,
     LaplaceRelease,
     NoisyMax,
@@ -858,3 +859,117 @@ def test_laplace_parallel_leaks_through_the_count_of_copies_more_than_through_th
     )
     assert 0.0415 < count < 0.0425 and count > DPSNIPER["LaplaceParallel"].lr
     assert best_sum < 0.033, best_sum
+
+
+# ---------------------------------------------------------------------------------------------
+# extreme parameters (issue 34): a parameter at which a sampler cannot draw its exact law is
+# refused naming it and its range; every draw otherwise finite
+
+
+EXTREME_EPSILONS = [5e-324, 1e-310, 1e-300, 1e-200, 1e-16, 1.0, 1e16, 1e300, 1e308, 1.7e308]
+
+
+def all_finite(out: np.ndarray) -> bool:
+    values = out.ravel().tolist() if out.dtype == object else out.ravel()
+    return all(math.isfinite(v) for v in values if isinstance(v, float | np.floating))
+
+
+@pytest.mark.parametrize("e", SUITE, ids=lambda e: e.name)
+def test_every_entry_draws_finite_outputs_or_refuses_epsilon_with_its_range(e) -> None:
+    lo, hi = e.domain
+    inputs = [np.full(e.relation.k, v) for v in (lo, hi, round((lo + hi) / 2))]
+    for eps in EXTREME_EPSILONS:
+        try:
+            mech = e.make(eps)
+        except ValueError as exc:
+            assert str(exc).startswith("epsilon must") and "got" in str(exc), exc
+            continue
+        for i, data in enumerate(inputs):
+            out = mech.sample(data, 200, np.random.default_rng(i))
+            assert all_finite(np.asarray(out)), (eps, data)
+
+
+def test_prefix_sum_at_the_smallest_double_is_refused_not_drawn_as_inf() -> None:
+    with pytest.raises(ValueError, match=r"epsilon must be at least 1e-300 .*got 5e-324"):
+        entry("PrefixSum").make(5e-324)
+    with pytest.raises(ValueError, match=r"epsilon must be at least 2e-300 .*got 1e-300"):
+        NoisyMax(1e-300)
+    with pytest.raises(ValueError, match=r"epsilon must be at most 1e\+300 .*got 1e\+308"):
+        LaplaceRelease(1e308, wrong_scale=True)  # NoisyHist2's noise scale is ε itself
+    out = PrefixSum(1e-300)(np.full(10, 10.0), 1000, np.random.default_rng(0))
+    assert np.isfinite(out).all()
+
+
+def test_query_answers_beyond_the_largest_magnitude_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"data must hold answers of magnitude at most 1e\+300"):
+        PrefixSum(1.0)(np.full(10, 1e308), 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="data must"):
+        SparseVector(3, 1.0)([math.nan] * 10, 3, np.random.default_rng(0))
+
+
+def test_geo_sample_below_the_overflow_of_two_over_epsilon_keeps_its_exact_law() -> None:
+    """2/ε overflows for ε < 1.1e-308; k = ⌈ln 2 − ln ε⌉ = 746 at 5e-324, still exact."""
+    fn = TruncatedGeometric(5e-324)
+    assert fn.exponent == 746
+    assert sum(geo_pmf(5e-324, 2)) == 1
+    out = fn(2, 1000, np.random.default_rng(0))
+    assert set(np.unique(out)) <= {0.0, 1.0, 2.0, 3.0, 4.0, 5.0}
+    assert 0 < entry("TruncatedGeometricMechanism").true_epsilon(5e-324) < 1e-200
+
+
+@pytest.mark.parametrize(
+    "name, epsilon",
+    [("ReportNoisyMax3", 1e308), ("PrefixSum", 1e308), ("NoisyHist2", 5e-324)],
+)
+def test_a_true_epsilon_beyond_a_double_is_refused_not_reported_infinite(name, epsilon) -> None:
+    with pytest.raises(ValueError, match="epsilon must be at (most|least)"):
+        entry(name).true_epsilon(epsilon)
+    with pytest.raises(ValueError, match="epsilon must be at (most|least)"):
+        entry(name).correct_at(epsilon)
+
+
+def test_an_unknown_name_lists_the_closest_entries() -> None:
+    for name, close in [("prefixsum", "PrefixSum"), (" PrefixSum", "PrefixSum"),
+                        ("SVT7", "SVT1"), ("ReportNoisyMax", "ReportNoisyMax1")]:  # fmt: skip
+        with pytest.raises(ValueError, match=f"name must be one of .*did you mean .*{close}"):
+            entry(name)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: bloom_bits(math.nan), "value"),
+        (lambda: bloom_bits(math.inf), "value"),
+        (lambda: bloom_bits(1.5), "value"),
+        (lambda: bloom_bits("1"), "value"),
+        (lambda: bloom_bits([1]), "value"),
+        (lambda: bloom_bits(1, hashes=0), "hashes"),
+        (lambda: bloom_bits(1, bits=True), "bits"),
+        (lambda: rappor_epsilon(0.0), "f must"),
+        (lambda: rappor_epsilon("0.5"), "f must"),
+        (lambda: rappor_epsilon(0.5, hashes=0), "hashes"),
+        (lambda: flip_probability(1.0, hashes=0), "hashes"),
+        (lambda: flip_probability(1.0, hashes=[4]), "hashes"),
+        (lambda: geo_pmf(0.5, 2, n=10**6), "n must"),
+        (lambda: Concatenated(5), "parts"),
+        (lambda: Concatenated(None), "parts"),
+        (lambda: Concatenated((lambda q, s, r: 1.0,))(Q10, 3, np.random.default_rng(0)), "parts"),
+    ],
+)
+def test_the_public_helpers_refuse_bad_arguments_naming_them(call, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_one_call_returns_a_bounded_number_of_cells() -> None:
+    """10⁷ SVT draws took minutes and 10⁷ draws of 1000 answers asked for 80 GB: refused naming
+    size (and more than 256 answers refused); the auditor's calls (65 536 draws) fit."""
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"size must be an integer in \[0, 419430\]"):
+        SparseVector(1, 0.5)(Q10, 10**6, rng)
+    with pytest.raises(ValueError, match=r"size must be an integer in \[0, 65536\]"):
+        LaplaceRelease(0.5, answers=256)(np.zeros(256), 10**5, rng)
+    with pytest.raises(ValueError, match="answers"):
+        LaplaceRelease(0.5, answers=257)
+    assert SparseVector(1, 0.5, queries=64)(np.zeros(64), 65_536, rng).shape == (65_536, 64)
+    assert LaplaceRelease(0.5, answers=256)(np.zeros(256), 65_536, rng).shape == (65_536, 256)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 
+import numpy.fft  # noqa: F401 -- loaded once here: pytester's in-process runs cannot load it again
 import pytest
+import scipy.special  # noqa: F401 -- likewise (it loads numpy.fft's extension module)
 
 pytest_plugins = ["pytester"]
 
@@ -46,6 +48,20 @@ def test_correct_mechanism(dp_audit, request):
 @pytest.mark.audit
 def test_broken_function(dp_audit):
     dp_audit(lambda data, rng: float(data[0]), claim=LOCAL, domain=(0, 1)).assert_private()
+
+
+def forgot_to_return(data, rng):
+    rng.random()
+
+
+@pytest.mark.audit
+def test_function_with_no_output(dp_audit):
+    assert not dp_audit(forgot_to_return, claim=LOCAL, domain=(0, 1)).violation
+
+
+@pytest.mark.audit
+def test_function_with_a_broken_signature(dp_audit):
+    assert not dp_audit(lambda data: 0.5, claim=LOCAL, domain=(0, 1)).violation
 """
 
 # dp_audit with audit_mechanism replaced by a spy: checks what the options pass, instantly
@@ -57,6 +73,9 @@ from reference.primitives.randomized_response import RandomizedResponse
 
 
 class Stub:
+    inconclusive = None
+    violation = False
+
     def summary(self):
         return "stub"
 
@@ -94,9 +113,15 @@ def test_downstream_audits_pass_and_fail(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_inprocess(
         *LOAD, "--strict-markers", "-m", "audit", "--audit-samples", "20000", "--audit-seed", "3"
     )
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=3)
     result.stdout.fnmatch_lines(
-        ["*dpquant audit: samples=20000, seed=3*", "*AssertionError*<lambda>: VIOLATION*"]
+        [
+            "*dpquant audit: samples=20000, seed=3*",
+            "*AssertionError*<lambda>: VIOLATION*",
+            "*dp_audit: forgot_to_return: INCONCLUSIVE: the mechanism produced no output: every "
+            "one of its * draws returned None*",
+            "*ValueError: fn '*<lambda>' must be callable as fn(data, rng)*",
+        ]
     )
     assert "witness:" in result.stdout.str()
 

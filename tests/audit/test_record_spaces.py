@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -57,8 +58,8 @@ ANYWHERE = (-math.inf, math.inf)
         (lambda: FiniteSet([0, [0, 1]]), "elements must be .* same length"),
         (lambda: FiniteSet([0.0, math.nan]), "elements must be finite"),
         (lambda: FiniteSet([[0, math.inf]]), "elements must be finite"),
-        (lambda: FiniteSet([True, False]), "elements must hold real numbers, not booleans"),
-        (lambda: FiniteSet("abc"), "elements must be a sequence"),
+        (lambda: FiniteSet([True, False]), "elements must be finite real numbers, got booleans"),
+        (lambda: FiniteSet("abc"), "elements must be an iterable"),
         (lambda: FiniteSet(range(2_000)), "elements must hold at most 1000"),
         (lambda: FiniteSet([[], []]), "elements must be .* each of 1 to"),
         (lambda: Records(Box(2), "local"), "adjacency must"),
@@ -204,9 +205,9 @@ def test_scalar_records_may_be_written_flat() -> None:
         (Records(Box(2)), [[0, 0, 0]], [[1, 1, 1]], r"\(shape \(n, 2\)\), got shape \(1, 3\)"),
         (Records(Box(2)), [[[0, 0]]], [[[1, 1]]], r"got shape \(1, 1, 2\)"),
         (Records(Box(2)), [[0, math.nan]], [[1, 1]], "finite"),
-        (Records(Box(2)), [[0, 0], [1]], [[1, 1], [1]], r"shape \(n, 2\)"),
+        (Records(Box(2)), [[0, 0], [1]], [[1, 1], [1]], r"pairs\[0\]\[0\] must be finite real"),
         (Records(Box(2)), "ab", [[1, 1]], "sequence of records"),
-        (Records(BitVectors(2)), [[True, False]], [[1, 1]], "not booleans"),
+        (Records(BitVectors(2)), [[True, False]], [[1, 1]], "got booleans"),
     ],
 )
 def test_check_pair_refuses_what_is_not_a_neighbouring_pair_in_the_space(
@@ -262,7 +263,11 @@ def test_a_mechanism_may_not_have_both_input_values_and_a_relation() -> None:
 
 def test_vector_pairs_are_understood_under_a_relation_of_records_only() -> None:
     pairs = [([[0, 0, 0], [1, 1, 1]], [[0, 0, 0], [0, 0, 1]])]
-    plain = from_callable(vector_sum(6.0), REPLACE, (0.0, 1.0), vectorized=True)
+
+    def any_sum(data, size, rng):  # scalar records (the trial of from_callable) or vectors
+        return vector_sum(6.0)(data.reshape(len(data), -1), size, rng)
+
+    plain = from_callable(any_sum, REPLACE, (0.0, 1.0), vectorized=True)
     with pytest.raises(ValueError, match="1-D"):
         audit_mechanism(plain, pairs=pairs, seed=0)
     seen = []
@@ -358,3 +363,133 @@ def test_an_exact_law_on_vector_records_is_read_per_data_set() -> None:
     r = audit_mechanism(mech, seed=0)
     assert r.epsilon_exact is not None and math.isclose(r.epsilon_exact, EPS, rel_tol=1e-9)
     assert not r.violation, r.summary()
+
+
+# -- issue 34: hostile spaces, records and relations ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: Box(-1), "dim must be an integer >= 1"),
+        (lambda: Box(1.5), "dim must be an integer"),
+        (lambda: Box(10**12), "dim must be an integer 1 <= dim <= 1000"),
+        (lambda: Box(2, range(10**12), 1.0), "low must hold at most 2 real numbers"),
+        (lambda: Box(2, 0.0, range(10**12)), "high must hold at most 2 real numbers"),
+        (lambda: Box(2, [True, 0.0], 2.0), "low must be finite real numbers, got booleans"),
+        (lambda: Box(2, [0.0, np.True_], 2.0), "low .*booleans"),
+        (lambda: Box(2, Decimal(0), 1.0), "low must be finite real numbers"),
+        (lambda: Box(2, np.array([Decimal(0)] * 2, dtype=object), 1.0), "low .*Decimal"),
+        (lambda: Box(2, None, 1.0), "low must be finite real numbers"),
+        (lambda: Box(2, 1 + 0j, 2.0), "low must be finite real numbers"),
+        (lambda: Box(2, 10**400, 1.0), "low must fit a float64"),
+        (lambda: Box(2, -math.inf, 0.0), "low must be finite"),
+        (lambda: Box(2, 1e-300, 5e-324), "low must be below high"),
+        (lambda: BitVectors(10**12), "dim must be an integer 1 <= dim <= 1000"),
+        (lambda: BitVectors(None), "dim must be an integer"),
+        (lambda: BitVectors(-1), "dim must be an integer >= 1"),
+        (lambda: FiniteSet([True, 1]), "elements must be finite real numbers, got booleans"),
+        (lambda: FiniteSet([[True, 1], [0, 0]]), "elements .*booleans"),
+        (lambda: FiniteSet([range(10**12)]), "elements must hold at most 1000000 real numbers"),
+        (lambda: FiniteSet(range(10**7)), "elements must hold at most 1000 records"),
+        (lambda: FiniteSet(iter(range(10**7))), "elements must hold at most 1000 records"),
+        (lambda: FiniteSet([Decimal(1)]), "elements .*Decimal"),
+        (lambda: FiniteSet([None, 1]), "elements .*NoneType"),
+        (lambda: FiniteSet(["a", "b"]), "elements .*strings"),
+        (lambda: FiniteSet([[1], [[2]]]), "elements .*nested"),
+        (lambda: FiniteSet(None), "elements must be an iterable"),
+        (lambda: FiniteSet({1: 2}), "elements must be an iterable"),
+        (lambda: FiniteSet([10**400]), "elements must hold values that fit a float64"),
+        (lambda: Records(Box), "space must be an audit.record_spaces.Box"),
+        (lambda: Records(None), "space must be an audit.record_spaces.Box"),
+        (lambda: Records(Box(2), None), "adjacency must be one of"),
+        (lambda: Records(Box(2), True), "adjacency must be one of"),
+    ],
+)
+def test_hostile_space_parameters_are_refused_before_any_allocation(make, match) -> None:
+    """A range(10**12) bound or element was listed (MemoryError); booleans inside lists were read
+    as 0/1 and Decimals and object arrays converted: each a ValueError naming the parameter."""
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_a_subclass_of_a_space_is_refused() -> None:
+    """A subclass's probes might be anything (None: a TypeError from inside)."""
+
+    class Odd(Box):
+        def probes(self):
+            return None
+
+    with pytest.raises(ValueError, match="space must be an audit.record_spaces.Box"):
+        Records(Odd(2))
+
+
+def test_a_finite_set_keeps_a_single_copy_of_duplicates_and_takes_fractions() -> None:
+    from fractions import Fraction
+
+    assert FiniteSet([1, 1, 2]).elements == ((1.0,), (2.0,))
+    assert FiniteSet([Fraction(1, 2), 1]).elements == ((0.5,), (1.0,))
+
+
+@pytest.mark.parametrize(
+    "d0, d1, match",
+    [
+        ([[True, 0]], [[1, 1]], r"pairs\[0\]\[0\] must be finite real numbers, got booleans"),
+        ([[1, True]], [[1, 1]], "booleans"),
+        ([["0", 0]], [[1, 1]], "strings"),
+        ([[Decimal(1), 0]], [[1, 1]], "Decimal"),
+        ([[10**400, 0]], [[1, 1]], "fit a float64"),
+        ([[1 + 0j, 0]], [[1, 1]], "complex"),
+        ([[None, 0]], [[1, 1]], "NoneType"),
+        (range(10**12), [[1, 1]], r"pairs\[0\]\[0\] must hold at most 100000 real numbers"),
+        ([[0, 0]] * 10**6, [[1, 1]], "at most 100000 real numbers"),
+        ((r for r in [[0, 0]]), [[1, 1]], r"pairs\[0\]\[0\] must be finite real numbers"),
+        ({(0, 0)}, [[1, 1]], r"pairs\[0\]\[0\] must be finite real numbers"),
+        (np.array([[1, 1]], dtype="timedelta64[D]"), [[0, 0]], "dates or times"),
+    ],
+)
+def test_records_are_numbers_under_the_data_policy(d0, d1, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        Records(Box(2)).check_pair(d0, d1, "pairs[0]", ANYWHERE)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda r: r.candidates(None), "domain must be a pair"),
+        (lambda r: r.candidates("ab"), "domain must be a pair"),
+        (lambda r: r.candidates((math.nan, 1.0)), r"domain\[0\]"),
+        (lambda r: r.check_data([[0, 0]], "data", ("a", "b")), r"domain\[0\]"),
+        (lambda r: r.check_data([[0, 0]], None, ANYWHERE), "name must be a non-empty string"),
+        (lambda r: r.check_pair([[0, 0]], [[1, 1]], "p", None), "domain must be a pair"),
+        (lambda r: r.check_pair([[0, 0]], [[1, 1]], 5, ANYWHERE), "name must be"),
+        (lambda r: r.space.contains(range(10**12)), "records must hold at most 100000"),
+        (lambda r: r.space.contains([[math.nan, 0]]), "records must be real numbers, got nan"),
+    ],
+)
+def test_the_relations_methods_check_their_parameters(call, match) -> None:
+    """A junk domain ended in a TypeError (or numpy's UFuncTypeError) from inside."""
+    with pytest.raises(ValueError, match=match):
+        call(Records(Box(2)))
+    assert Records(Box(2)).space.contains([[math.inf, 0], [0.5, 0.5]]).tolist() == [False, True]
+
+
+def test_a_record_claim_refuses_a_relation_class_and_junk_pairs_before_any_draw() -> None:
+    calls = []
+
+    def fn(data, size, rng):
+        calls.append(1)
+        return vector_sum(6.0)(data, size, rng)
+
+    with pytest.raises(
+        ValueError, match=r"got the class Records: pass an instance, e.g. Records\("
+    ):
+        from_callable(fn, REPLACE, vectorized=True, relation=Records)
+    mech = from_callable(fn, REPLACE, vectorized=True, relation=Records(Box(2)))
+    calls.clear()
+    with pytest.raises(ValueError, match="relation must be a relation object, got the class"):
+        audit_mechanism(mech, relation=Records, samples=200)
+    for pairs in ([([["1", "0"]], [["1", "1"]])], [([[True, 0]], [[1, 1]])], []):
+        with pytest.raises(ValueError, match="pairs"):
+            audit_mechanism(mech, pairs=pairs, samples=200)
+    assert calls == []

@@ -180,9 +180,12 @@ def test_all_arguments_parse() -> None:
 
 
 class _FakeReport:
+    inconclusive = None
+
     def __init__(self, name: str, violation: bool, conforms: bool | None = None) -> None:
         self.mechanism, self.violation, self.sampler_conforms = name, violation, conforms
         self.epsilon_lower_bound, self.epsilon_exact, self.seconds = 0.5, None, 0.1
+        self.passed = not violation and conforms is not False
 
     def verdict(self) -> str:
         if self.violation:
@@ -759,7 +762,7 @@ def test_an_interrupt_during_the_run_exits_130(
 
 
 class _Report:
-    violation, sampler_conforms, witness = False, None, None
+    violation, sampler_conforms, witness, inconclusive, passed = False, None, None, None, True
 
     def summary(self) -> str:
         return "fake: no violation found"

@@ -8,12 +8,14 @@ from typing import Any
 import specimens_aamand25
 import specimens_audit
 import specimens_catalogue
+import specimens_classic
 import specimens_cli
 import specimens_distributions
 import specimens_foundation
 import specimens_fukuchi19
 import specimens_imola25
 import specimens_primitives
+import specimens_relations
 import specimens_tzamos20
 from harness import Entry, Specimen
 
@@ -26,7 +28,9 @@ AREAS = (
     specimens_fukuchi19,
     specimens_tzamos20,
     specimens_catalogue,
+    specimens_classic,
     specimens_audit,
+    specimens_relations,
     specimens_cli,
 )
 

@@ -26,6 +26,8 @@ from audit.grids import lattice_exponent
 from audit.outputs import Outputs, normalise
 from audit.power import pair_power
 from audit.pytest_plugin import make_auditor
+from audit.record_spaces import Box, Records
+from audit.relations import QueryAnswers
 from audit.wrap import CallableMechanism
 from reference.core import PrivacyClaim
 from reference.primitives.randomized_response import RandomizedResponse, rr_law
@@ -61,12 +63,50 @@ def check_report(r: Any) -> None:
 
 
 def check_callable(m: Any) -> None:
+    """A wrapped function: a sane claim, and ``size`` draws on a data set it accepts."""
     assert isinstance(m, CallableMechanism)
     assert math.isfinite(m.claim.epsilon) and 0 <= m.claim.delta < 1
     lo, hi = m.domain
     x = lo if math.isfinite(lo) else hi if math.isfinite(hi) else 0.0
-    out = m.sample([x], 4, np.random.default_rng(0))
+    data = [m.input_values[0]] if m.input_values else [x]
+    if m.relation is not None:
+        data = m.relation.candidates(m.domain)[0][0]
+    out = m.sample(data, 4, np.random.default_rng(0))
     assert len(out) == 4
+
+
+def noisy_means(data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`noisy_mean`, vectorised."""
+    centre = float(np.clip(data, 0.0, 1.0).mean()) if len(data) else 0.5
+    return centre + rng.laplace(scale=1.0 / max(1, len(data)), size=size)
+
+
+def _broken(kind: str) -> Any:
+    """A function that breaks its contract in the way ``kind`` says (for ``from_callable``'s
+    signature check and trial: each is refused naming ``fn``)."""
+
+    def one_argument(data: Any) -> float:
+        return 0.5
+
+    def raises(data: Any, rng: Any) -> float:
+        raise RuntimeError("broken")
+
+    def recurses(data: Any, rng: Any) -> float:
+        return recurses(data, rng)
+
+    def generator(data: Any, rng: Any) -> Any:
+        return (x for x in data)
+
+    def matrix(data: Any, rng: Any) -> Any:
+        return np.zeros((2, 2))
+
+    return {
+        "one_argument": one_argument,
+        "raises": raises,
+        "recurses": recurses,
+        "generator": generator,
+        "matrix": matrix,
+    }[kind]
 
 
 def check_outputs(out: Any) -> None:
@@ -193,7 +233,19 @@ ENTRIES: list[Entry] = [
         for mode, samples, kinds in (
             ("exact", 100, {**AUDIT_KINDS, "samples": "size", "mode": "choice"}),
             ("auto", 40, AUDIT_KINDS),
-            ("blackbox", 40, {"pairs": "any", "domain": "pair", "alpha": "real", "seed": "int"}),
+            (
+                "blackbox",
+                40,
+                {
+                    "pairs": "any",
+                    "domain": "pair",
+                    "alpha": "real",
+                    "seed": "int",
+                    "tighten": "flag",
+                    "float_lattice": "flag",
+                    "relation": "any",
+                },
+            ),
         )
     ),
     # a total budget instead of samples: mode exact makes no draws, so any accepted budget is cheap
@@ -210,7 +262,37 @@ ENTRIES: list[Entry] = [
         {"fn": noisy_mean, "claim": LOCAL, "domain": (0.0, 1.0), "name": None},
         {"fn": "any", "claim": "any", "domain": "pair", "name": "any"},
         check=check_callable,
-        extra={"name": NAME_EXTRAS, "fn": (RandomizedResponse, print)},
+        extra={
+            "name": NAME_EXTRAS,
+            "fn": (
+                RandomizedResponse,
+                print,
+                noisy_means,
+                *(_broken(k) for k in ("one_argument", "raises", "recurses", "generator")),
+                _broken("matrix"),
+            ),
+        },
+    ),
+    # the keywords that say how the function is called: vectorised, a finite input set, a
+    # relation object (each refused naming it, or a function that draws)
+    Entry(
+        "from_callable(vectorized, input_values, relation)",
+        from_callable,
+        {
+            "fn": noisy_means,
+            "claim": REPLACE,
+            "domain": (0.0, 1.0),
+            "vectorized": True,
+            "input_values": None,
+            "relation": None,
+        },
+        {"vectorized": "flag", "input_values": "any", "relation": "any"},
+        check=check_callable,
+        extra={
+            "vectorized": (False, True),
+            "input_values": ((0.0, 0.5, 1.0), [0.5], (2.0,), (0.5, math.nan), range(10**6)),
+            "relation": (QueryAnswers(3), QueryAnswers, Records(Box(1, 0.0, 1.0), "replace_one")),
+        },
     ),
     Entry(
         "validate",
@@ -298,15 +380,52 @@ ENTRIES: list[Entry] = [
         {"raw": np.array([0.5, 1.0]), "size": 2},
         {"raw": "any", "size": "int"},
         check=check_outputs,
-        extra={"raw": (np.array([1 + 2j, 0j]), [1 + 2j, 0.5], np.zeros((2, 2, 2)))},
+        aliases={"raw": ("draw", "returned")},
+        extra={
+            "raw": (
+                np.array([1 + 2j, 0j]),
+                [1 + 2j, 0.5],
+                np.zeros((2, 2, 2)),
+                np.zeros((2, 0)),
+                [{"a": 1.0}, 0.5],
+                [(x for x in ()), 0.5],
+                [object(), 0.5],
+                [[0.5, [1.0]], [0.5, 1.0]],
+                [np.zeros((2, 2)), np.zeros((2, 2))],
+                np.array([[True, False], [False, False]]),
+                [b"x", np.bytes_(b"y")],
+                np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]"),
+                np.zeros(3),
+                [0.5],
+                None,
+            )
+        },
     ),
     Entry(
         "dp_audit",
         _dp_audit,
-        {"mech_or_fn": RR, "claim": None, "domain": None, "pairs": RR_PAIRS, "mode": "exact"},
-        {"mech_or_fn": "any", "claim": "any", "domain": "pair", "pairs": "any"},
+        {
+            "mech_or_fn": RR,
+            "claim": None,
+            "domain": None,
+            "pairs": RR_PAIRS,
+            "mode": "exact",
+            "allow_inconclusive": False,
+        },
+        {
+            "mech_or_fn": "any",
+            "claim": "any",
+            "domain": "pair",
+            "pairs": "any",
+            "allow_inconclusive": "flag",
+        },
         check=check_report,
-        extra={"mech_or_fn": (noisy_mean,), "claim": (LOCAL,), "pairs": PAIR_EXTRAS},
+        extra={
+            "mech_or_fn": (noisy_mean,),
+            "claim": (LOCAL,),
+            "pairs": PAIR_EXTRAS,
+            "allow_inconclusive": (True, False),
+        },
     ),
     Entry(
         "check_pairs",

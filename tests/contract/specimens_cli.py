@@ -12,6 +12,11 @@ Each call runs ``main`` with stdout and stderr captured. The outcome must be
 
 Anything else (exit 3, a traceback, several lines, exit 2 not naming the option) fails the check.
 Relative paths land in a scratch folder (each call runs there), never in the checkout.
+
+Issue 34 adds an attacker's ledgers (nested 100 000 deep, 8 GiB sparse, binary, a FIFO, ...),
+``--scheduler`` addresses, ``reproduce PAPER`` names, and ``--input-values``/``--max-draws``
+of a plain function, whose audit is a stand-in raising :class:`AuditReached` (exit 3, named on
+stderr): accepted is what reached the audit with parsed values, however a report is printed.
 """
 
 from __future__ import annotations
@@ -84,6 +89,35 @@ BAD_FOLDERS: tuple[str, ...] = (
     "out/new",  # valid
     str(SCRATCH / "a_folder"),  # valid
 )
+_GOOD_CLAIM = (
+    '[[claim]]\nid = "imola25/lemma-9.9"\npaper = "imola25"\nkind = "lemma"\nnumber = "9.9"\n'
+    'statement = "x"\nstatus = "todo"\n'
+)
+
+
+def _hostile_ledgers() -> tuple[str, ...]:
+    """An attacker's ledger files (issue 34), made once in the scratch folder."""
+    contents: dict[str, str | bytes] = {
+        "deep.toml": "x = " + "[" * 100_000 + "]" * 100_000,
+        "deep_tables.toml": "x = " + "{a = " * 100_000 + "1" + "}" * 100_000,
+        "long_int.toml": "x = " + "9" * 5000, "random.toml": np.random.default_rng(34).bytes(4096),
+        "image.png": b"\x89PNG\r\n\x1a\n" + bytes(64), "nul.toml": bytes(100), "empty.toml": "",
+        "latin1.toml": _GOOD_CLAIM.replace("x", "\xe9").encode("latin-1"),
+        "escape.toml": _GOOD_CLAIM.replace('"x"', '"\\u001b[2J"'),
+        "huge_string.toml": _GOOD_CLAIM.replace('"x"', '"' + "x" * 100_000 + '"'),
+        "not_tables.toml": "claim = [1, 2]\n",
+    }  # fmt: skip
+    for name, content in contents.items():
+        data = content if isinstance(content, bytes) else content.encode("utf-8")
+        (SCRATCH / name).write_bytes(data)
+    with (SCRATCH / "sparse.toml").open("wb") as fh:
+        fh.write(_GOOD_CLAIM.encode())
+        fh.truncate(2**33)  # 8 GiB, none of it on disk
+    os.mkfifo(SCRATCH / "fifo.toml")
+    named = (*contents, "sparse.toml", "fifo.toml")
+    return (*(str(SCRATCH / name) for name in named), "/dev/zero")
+
+
 BAD_LEDGERS: tuple[str, ...] = (
     str(SCRATCH / "a_folder"),
     str(SCRATCH / "a_file"),  # not TOML
@@ -92,7 +126,16 @@ BAD_LEDGERS: tuple[str, ...] = (
     "",
     "nul\0byte",
     "x" * 300,
+    *_hostile_ledgers(),
 )
+BAD_SCHEDULERS: tuple[str, ...] = (
+    "ucx://127.0.0.1:8786", "tls://127.0.0.1:8786", "wss://127.0.0.1:8786", "inproc://",
+    "inproc://192.0.2.2/1/2", "ws://127.0.0.1:1", "tcp://127.0.0.1:1",  # refuse connections
+    "tcp://no-such-host.invalid:8786", "tcp://127.0.0.1:99999", "tcp://127.0.0.1:0",
+    "tcp://127.0.0.1:-1", "tcp://", "tcp://:8786", "tcp://[::1", "tcp://::1:8786",
+    "http://127.0.0.1:8786", "garbage", "   ", "",
+)  # fmt: skip
+PAPER_NAMES: tuple[str, ...] = ("imola2", "IMOLA25", "tzamos", "aamand25 ", "", "-", "x" * 5000)
 BAD_TARGETS: tuple[str, ...] = (
     *(f"{path}:mech" for path in SCRIPTS.values()),
     f"{TARGETS}:not_a_mechanism",
@@ -260,6 +303,35 @@ def _audit_target(target: Any) -> CliResult:
     return run_cli(["audit", spec, "-q", "--mode", "exact", "--samples", "10"], names)
 
 
+# -- dpquant audit FUNCTION --input-values --max-draws -------------------------------------------
+
+
+class AuditReached(Exception):  # noqa: N818 -- a test outcome, not an error
+    """Raised by the stand-in audit: the options were parsed and the audit reached."""
+
+
+def _audit_function(**kwargs: Any) -> CliResult:
+    """``dpquant audit`` of a plain function with its options; the audit is a stand-in that
+    checks the parsed values it receives and raises :class:`AuditReached`."""
+    import audit
+
+    def stand_in(mech: Any, **kw: Any) -> Any:
+        budget = kw.get("max_draws")
+        assert budget is None or (isinstance(budget, int) and budget >= 100_000), budget
+        raise AuditReached("the audit was reached")
+
+    argv = ["audit", f"{TARGETS}:rr_fn", "-q", "--epsilon", "1", "--adjacency", "local"]
+    argv += ["--domain=0,1", *(f"{_option(p)}={_list_text(v)}" for p, v in kwargs.items())]
+    with _replaced(audit, "audit_mechanism", stand_in):
+        return run_cli(argv, [_option(p) for p in kwargs])
+
+
+def check_audit_reached(result: CliResult) -> None:
+    """An accepted call reached the stand-in audit (exit 3 naming :class:`AuditReached`)."""
+    assert isinstance(result, CliResult), f"expected a CLI result, got {result!r:.200}"
+    assert result.code == 3 and "AuditReached" in result.err, (result.code, result.err[:400])
+
+
 # -- dpquant audit --all ---------------------------------------------------------------------
 
 
@@ -268,6 +340,7 @@ class _Report:
 
     def __init__(self, name: str, bad: bool) -> None:
         self.mechanism, self.violation, self.sampler_conforms = name, bad, None
+        self.passed = not bad  # an audit that found nothing and could look
         self.epsilon_lower_bound, self.epsilon_exact, self.seconds = 0.5, None, 0.0
 
     def verdict(self) -> str:
@@ -289,6 +362,18 @@ def _audit_all(**kwargs: Any) -> CliResult:
     with _replaced(audit.batch, "audit_all", stand_in):
         result = run_cli(["audit", "--all", "-q", *_options(kwargs)], [_option(p) for p in kwargs])
     return result
+
+
+def _audit_all_scheduler(scheduler: Any) -> CliResult:
+    """``dpquant audit --all --scheduler ADDRESS`` (the batch audit a stand-in)."""
+    import audit.batch
+
+    def stand_in(out: Any, **kw: Any) -> list:
+        raise AssertionError("an address of the hostile pool was accepted")
+
+    argv = ["audit", "--all", "-q", "--out", "all", f"--scheduler={_text(scheduler)}"]
+    with _replaced(audit.batch, "audit_all", stand_in):
+        return run_cli(argv, ["--scheduler"])
 
 
 # -- dpquant validate ------------------------------------------------------------------------
@@ -369,6 +454,24 @@ def _study_entry(
         extra={**_COMMON_EXTRA, **extra},
     )
 
+
+_MISUSE_ENTRIES: list[Entry] = [
+    Entry("cli audit function --input-values --max-draws", _audit_function,
+          {"input_values": (0.0, 1.0), "max_draws": 100_000},
+          {"input_values": "data", "max_draws": "size"}, check=check_audit_reached,
+          aliases=_aliases(["input_values", "max_draws"]),
+          extra={"input_values": ("0,0", "-0,0", "0,1,0", "1,,0", "0_1", "\u0660", "nan"),
+                 "max_draws": ("1e6", "1000000.0", "10**400", "1_000_000", "true", "99999")}),
+    # the valid calls below never run: the sweep replaces them by each hostile value
+    Entry("cli audit --all --scheduler", _audit_all_scheduler, {"scheduler": "local"},
+          {"scheduler": "choice"}, check=check_reached, aliases=_aliases(["scheduler"]),
+          extra={"scheduler": BAD_SCHEDULERS}),
+    Entry("cli reproduce PAPER",
+          lambda paper: run_cli(["reproduce", _text(paper), "--quick"], ["PAPER"]),
+          {"paper": "aamand25"}, {"paper": "choice"}, check=check_reached,
+          aliases={"paper": ("PAPER",)}, extra={"paper": PAPER_NAMES}),
+]  # fmt: skip
+"""Issue 34's entries (module docstring)."""
 
 ENTRIES: list[Entry] = [
     Entry(
@@ -453,6 +556,7 @@ ENTRIES: list[Entry] = [
         aliases=_aliases(["ledger"]),
         extra={"ledger": BAD_LEDGERS},
     ),
+    *_MISUSE_ENTRIES,
     _study_entry(
         "aamand25",
         {"figure": "fig1a"},

@@ -289,6 +289,10 @@ def _laws_entries() -> list[Entry]:
                     [-math.inf] * 3,
                     ["0", "1", "2"],
                     [mpmath.mpf("1e400"), 0, 0],
+                    # issue 34: log-weights far apart in exponent (−2·e^{−1e300} next to 0
+                    # hung in exact rationals), and the same with a Fraction
+                    [-2 * mpmath.exp(-mpmath.mpf("1e300")), 0.0, mpmath.mpf("-1e300")],
+                    [mpmath.mpf("-1e-100000"), Fraction(1, 3), 0],
                     [mpmath.mpf("nan"), 0, 0],
                     np.array([0.0, np.nan, 1.0]),
                     [10**400, 0, 0],

@@ -192,6 +192,17 @@ def _plan(plan: Any) -> None:
     _sorted_in(a, b, plan.mechanism.m)(out)
 
 
+def _plan_in_bounds(plan: Any) -> None:
+    """A plan whose draws may take the failure branch (m i.i.d. uniform values, unsorted: the
+    pure variant's γ-branch): finite draws of m values inside the bounds."""
+    assert isinstance(plan, SliceQuantilesPlan)
+    assert plan.w >= 0 and plan.mechanism.claim.epsilon > 0
+    a, b = plan.mechanism.bounds
+    out = plan.mechanism.sample(a + (b - a) * (np.arange(1, 21) / 21), 2, np.random.default_rng(1))
+    assert out.shape == (2, plan.mechanism.m) and np.isfinite(out).all()
+    assert (out >= a).all() and (out <= b).all(), out
+
+
 def _profile(result: dict[str, Any]) -> None:
     eps0 = result["epsilon_at_delta_0"]
     assert eps0 >= 0 and not mpmath.isnan(eps0)
@@ -394,9 +405,17 @@ ENTRIES: list[Entry] = [
             "adjacency": ("replace_one", "choice"),
             "variant": ("approximate", "choice"),
             "clip_range": (True, "flag"),
+            # issue 34: min_gap other than the one giving h = 1 contradicts half_width = 1
+            "min_gap": (None, "real"),
+            "gamma": (None, "real"),
+            "grid_step": (None, "real"),
         },
         check=_estimates,
-        extra={"quantiles": ([0.2, 0.5], [0.5, 0.5]), "variant": ("pure",)},
+        extra={
+            "quantiles": ([0.2, 0.5], [0.5, 0.5]),
+            "variant": ("pure",),
+            "min_gap": (1.0, 2.5, 1e-300),
+        },
     ),
     _fn(
         plan_slice_quantiles,
@@ -406,7 +425,7 @@ ENTRIES: list[Entry] = [
             "epsilon": (40.0, "real"),
             "delta": (1e-3, "real"),
             "quantiles": ([0.5], "data"),
-            "half_width": (1, "int"),
+            "half_width": (None, "int"),  # derived from min_gap: 3 (issue 34: others refused)
             "adjacency": ("replace_one", "choice"),
             "variant": ("approximate", "choice"),
             "min_gap": (1.0, "real"),
@@ -415,7 +434,7 @@ ENTRIES: list[Entry] = [
             "epsilon_split": (None, "pair"),
             "error_bound": ("exact", "choice"),
             "noise": ("discrete", "choice"),
-            "gamma": (0.05, "real"),
+            "gamma": (None, "real"),
             "grid_step": (None, "real"),
             "target": ("paper", "choice"),
             "clamp": (False, "flag"),
@@ -425,7 +444,29 @@ ENTRIES: list[Entry] = [
             "error_bound": ("chernoff", "paper", "corollary_a1"),
             "noise": ("laplace",),
             "epsilon_split": ((10.0, 20.0 / 3), (1.0, 1.0)),
+            "half_width_rule": ("paper", None),
+            "beta": (None, 0.5),
         },
+    ),
+    _entry(
+        "plan_slice_quantiles[pure]",
+        plan_slice_quantiles,
+        {
+            "n": (20, "int"),
+            "bounds": ((0.0, 21.0), "pair"),
+            "epsilon": (40.0, "real"),
+            "delta": (0.0, "real"),
+            "quantiles": ([0.5], "data"),
+            "variant": ("pure", "choice"),
+            "half_width": (1, "int"),
+            "gamma": (0.05, "real"),
+            "grid_step": (1.0, "real"),
+            "min_gap": (None, "real"),
+            "beta": (None, "real"),
+            "half_width_rule": (None, "choice"),
+        },
+        check=_plan_in_bounds,
+        extra={"epsilon": (1.0, 1e4), "grid_step": (5e-324, 1e-300, 21.0, 10.5)},
     ),
     _fn(
         approximate_quantiles,

@@ -125,6 +125,26 @@ def check_cdf(values: Any) -> None:
     assert ((0 <= arr) & (arr <= 1)).all(), "CDF outside [0, 1]"
 
 
+def check_law_images(out: tuple[Any, ...]) -> None:
+    """The images of :func:`_law_images` are laws, and the mass is the sum of its atoms (compared
+    in log space: at t = 1e-300 an atom is e^{-1e300}, resolved only to relative 1e-60 in log)."""
+    law, truncated_law, clamped_law, mass = out
+    check_law(truncated_law)
+    check_law(clamped_law)
+    with mpmath.workdps(60):
+        atoms = mpmath.log(mpmath.fsum(law.pmf_mp(k) for k in range(-1, 6)))
+        assert mass > 0 and abs(mpmath.log(mass) - atoms) <= 1e-40 * max(1, abs(atoms)), mass
+
+
+def check_log_normalised_law(law: Any) -> None:
+    """A piecewise log-linear law: :func:`check_law`, and its float log-normaliser finite and
+    equal to the exact one (issue 34: −inf for a truncated Laplace far from its centre)."""
+    check_law(law)
+    assert math.isfinite(law.log_normalizer), f"log_normalizer {law.log_normalizer}"
+    exact = float(law.log_normalizer_mp)
+    assert abs(law.log_normalizer - exact) <= 1e-9 * max(1.0, abs(exact)), (law, exact)
+
+
 def check_cc(out: tuple[continual_counting.ContinualCounting, np.ndarray, np.ndarray]) -> None:
     """A continual counter's noise and release: finite, int64 for discrete noise, and not all
     zero when the per-node scale is large."""
@@ -158,6 +178,13 @@ def _with_kwargs(fn):
 
 def _law_sample(scale: Any, size: Any, rng: Any) -> np.ndarray:
     return discrete_laplace.DiscreteLaplaceLaw(scale).sample(size, rng)
+
+
+def _law_images(scale: Any) -> tuple[Any, ...]:
+    """DiscreteLaplaceLaw(scale, 2), its finite images and a mass (issue 34: at t = 1e-300 the
+    images hung in exact arithmetic, at t = 1e308 the mass lost every digit to cancellation)."""
+    law = discrete_laplace.DiscreteLaplaceLaw(scale, 2)
+    return law, law.truncated(3), law.clamped(-1, 5), law.mass(-1, 5)
 
 
 def _use_cc(m: Any, epsilon: Any, noise: Any, scale: Any):
@@ -199,7 +226,7 @@ def _truncated_family(
             {**kinds, **DRAW_KINDS},
             check=inside,
         ),
-        Entry(law.__name__, law, params, kinds, check=check_law),
+        Entry(law.__name__, law, params, kinds, check=check_log_normalised_law),
         Entry(
             from_uniforms.__name__,
             _with_kwargs(from_uniforms),
@@ -388,6 +415,14 @@ ENTRIES: list[Entry] = [
     ),
     Entry("DiscreteLaplaceLaw.cdf", LAW.cdf, {"y": [0.5, 2.0]}, {"y": "any"}, check=check_cdf),
     Entry("DiscreteLaplaceLaw.logpmf", LAW.logpmf, {"k": [0.5, 2.0]}, {"k": "any"}),
+    Entry(
+        "DiscreteLaplaceLaw(scale) images",
+        _law_images,
+        {"scale": 1.5},
+        {"scale": "real"},
+        check=check_law_images,
+        extra={"scale": (*HUGE_RATIONALS, 3 * 5e-324, 1e-8, 2.0**-60)},
+    ),
     # continual counting
     Entry(
         "ContinualCounting()",
@@ -585,6 +620,14 @@ ENTRIES: list[Entry] = [
         TRUNCATED_LAPLACE,
         TRUNCATED_LAPLACE_KINDS,
         {"u_side": [0.0, 0.5, 0.99], "u": [0.1, 0.5, 0.9]},
+    ),
+    Entry(  # σ = 1e-300: a centre far outside [left, right] (μ = 1e308, issue 34)
+        "truncated_laplace_law[sigma=1e-300]",
+        truncated.truncated_laplace_law,
+        {**TRUNCATED_LAPLACE, "sigma": 1e-300},
+        TRUNCATED_LAPLACE_KINDS,
+        check=check_log_normalised_law,
+        extra={"mu": (1.5e308, -1.5e308, 2.0), "left": (-8e307,), "right": (8e307,)},
     ),
     Entry(
         "sample_truncated_laplace[paper]",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,7 +175,9 @@ def test_check_exists_is_false_for_unreadable_or_unparsable_files_and_refuses_no
     with pytest.raises(ValueError, match="node_id"):
         check_exists(5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="root"):
-        check_exists("tests/reference/test_claims_ledger.py::test_ledger_has_no_problems", root=None)
+        check_exists(
+            "tests/reference/test_claims_ledger.py::test_ledger_has_no_problems", root=None
+        )
 
 
 def test_an_installed_package_reads_its_shipped_ledger_and_skips_only_the_test_ids(
@@ -207,3 +211,97 @@ def test_ledger_problems_without_test_ids_still_finds_the_other_problems(tmp_pat
     for bad in (None, 1, "yes"):
         with pytest.raises(ValueError, match="check_ids must be a bool"):
             ledger_problems(load_ledger(ledger), check_ids=bad)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# An attacker's ledgers (issue 34): each a ValueError naming path, never another exception, a
+# hang or an unbounded read
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("x = " + "[" * 100_000 + "]" * 100_000 + "\n", "nested too deep"),
+        ("x = " + "{a = " * 100_000 + "1" + "}" * 100_000 + "\n", "nested too deep"),
+        ("x = " + "1" * 5000 + "\n", "is not a TOML ledger"),  # int() refuses 4300+ digits
+        (GOOD_CLAIM.replace('"9.9"', "0x" + "f" * 5000), "number must be"),  # str() refuses
+        (GOOD_CLAIM.replace('"x"', '"' + "x" * 100_000 + '"'), "statement must have at most"),
+        (GOOD_CLAIM.replace('"imola25/lemma-9.9"', '"' + "i" * 1000 + '"'), "id must have at"),
+        (GOOD_CLAIM + "checks = [" + '"t.py::t", ' * 5000 + "]\n", "at most 1000 checks"),
+        (GOOD_CLAIM.replace('"x"', '"\\u001b]0;owned\\u0007"'), "control character"),
+        (GOOD_CLAIM + 'checks = ["a\\nb"]\n', "control character"),
+    ],
+)
+def test_load_ledger_refuses_hostile_toml_naming_path(tmp_path: Path, content: str, match) -> None:
+    ledger = _write(tmp_path / "x.toml", content)
+    with pytest.raises(ValueError, match=match) as info:
+        load_ledger(ledger)
+    assert "path" in str(info.value) and len(str(info.value)) < 600
+
+
+def test_load_ledger_reads_at_most_the_size_cap(tmp_path: Path) -> None:
+    """A sparse file of 8 GiB is refused after reading the cap, not read whole."""
+    ledger = tmp_path / "huge.toml"
+    with ledger.open("wb") as fh:
+        fh.write(GOOD_CLAIM.encode())
+        fh.truncate(2**33)
+    with pytest.raises(ValueError, match=r"path .* larger than .* bytes"):
+        load_ledger(ledger)
+
+
+def test_load_ledger_refuses_a_fifo_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "claims.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="path must name a ledger file.*not a regular file"):
+        load_ledger(fifo)
+
+
+def test_load_ledger_refuses_a_file_it_may_not_read_naming_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root a mode of 000 does not stop reading: the refusal of the open is simulated."""
+    ledger = _write(tmp_path / "x.toml", GOOD_CLAIM)
+
+    def denied(path: Path) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(claims_module, "_open_ledger", denied)
+    with pytest.raises(ValueError, match=r"path .*cannot read the ledger \(Permission denied\)"):
+        load_ledger(ledger)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000")
+def test_load_ledger_refuses_a_file_of_mode_000(tmp_path: Path) -> None:
+    ledger = _write(tmp_path / "x.toml", GOOD_CLAIM)
+    ledger.chmod(0)
+    with pytest.raises(ValueError, match="path .*cannot read the ledger"):
+        load_ledger(ledger)
+
+
+def test_check_exists_reads_only_python_files_under_root(tmp_path: Path) -> None:
+    _write(tmp_path / "test_a.py", "def test_x():\n    pass\n")
+    _write(tmp_path / "notes.txt", "def test_x():\n    pass\n")
+    (tmp_path / "sub").mkdir()
+    assert check_exists("test_a.py::test_x", tmp_path)
+    assert not check_exists("notes.txt::test_x", tmp_path)  # not a test module
+    assert not check_exists(f"{tmp_path / 'test_a.py'}::test_x", tmp_path / "sub")  # absolute
+    assert not check_exists("../test_a.py::test_x", tmp_path / "sub")  # outside root
+
+
+def test_ledger_problems_parses_each_test_module_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ledger listing one module thousands of times does not parse it thousands of times."""
+    here = "tests/reference/test_claims_ledger.py::test_ledger_has_no_problems"
+    claim = claims_module.Claim("imola25/x", "imola25", "lemma", "1", "s", "verified", (here,))
+    parsed: list[str] = []
+    real_parse = claims_module.ast.parse
+
+    def counting(source: Any, *args: Any, **kwargs: Any) -> Any:
+        parsed.append("parse")
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(claims_module.ast, "parse", counting)
+    assert ledger_problems([claim] * 2000) == ["imola25/x: duplicate id"]
+    assert len(parsed) <= 1

@@ -352,9 +352,8 @@ def test_infeasible_spacing_and_out_of_range_budgets_are_refused() -> None:
             1.0,
             delta,
             quantiles=[0.25, 0.5, 0.75],
-            min_gap=1.0,
+            min_gap=1.0,  # also the pure variant's output grid step
             variant=variant,
-            grid_step=1.0,
         )
         z = plan.mechanism.sample(big, 200, np.random.default_rng(1))
         close = np.all(np.abs(z - [50_000, 100_000, 150_000]) < 1_000, axis=1)
