@@ -17,6 +17,8 @@ _EXPORTS = {
     "DEFAULT_SAMPLES": "audit.runner",
     "audit_mechanism": "audit.runner",
     "AuditReport": "audit.result",
+    "Inconclusive": "audit.inconclusive",
+    "MalformedOutput": "audit.outputs",
     "CallableMechanism": "audit.wrap",
     "from_callable": "audit.wrap",
     "ConformanceReport": "audit.sampler_conformance",

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from audit.draws import DrawJob, DrawTimedOut, chunk_size, draw
+from audit.draws import DrawJob, DrawTimedOut, chunk_size, draw, shown_data
 from audit.exact import check_exact_law
 from audit.inconclusive import CannotConclude, OutputTally
 from audit.neighbours import Pair, exhaustive_pairs, pattern_pairs, rank_shift_pairs
@@ -87,12 +87,6 @@ class Candidate:
 
     def describe(self) -> dict[str, Any]:
         return {"data": self.d0.tolist(), "data_prime": self.d1.tolist()}
-
-
-def _shown(data: np.ndarray) -> Any:
-    """Data as a report names them: the records (up to 20 numbers), else how many."""
-    data = np.asarray(data)
-    return data.tolist() if data.size <= 20 else f"{len(data)} records"
 
 
 def _frozen(d: np.ndarray) -> Any:
@@ -213,7 +207,7 @@ class AuditContext:
                 f"returned draws of {low} and of {high} values from one call to the next on the "
                 "same data",
                 f"mechanism {self.name!r}:",
-                f"sample(data, size, rng) on data {_shown(data)}",
+                f"sample(data, size, rng) on data {shown_data(data)}",
             )
 
     def check_output(self) -> None:
@@ -238,10 +232,10 @@ class AuditContext:
                 self.laws[key] = None
                 if len(self.notes) < 20:
                     self.notes.append(
-                        f"exact() raised {type(exc).__name__} on {_shown(data)}: {exc}"
+                        f"exact() raised {type(exc).__name__} on {shown_data(data)}: {exc}"
                     )
             else:
-                where = _shown(data)
+                where = shown_data(data)
                 self.laws[key] = check_exact_law(
                     got, f"mechanism {self.name!r}: exact(data) on data = {where}"
                 )

@@ -188,7 +188,7 @@ def _normalised(mechanism: Any, raw: Any, data: np.ndarray, size: int) -> Output
     try:
         return normalise(raw, size)
     except MalformedOutput as exc:
-        call = f"sample(data, {size}, rng) on data {_shown(data)}"
+        call = f"sample(data, {size}, rng) on data {shown_data(data)}"
         raise exc.naming(f"mechanism {mechanism_name(mechanism)!r}:", call) from None
 
 
@@ -301,11 +301,12 @@ def _grouped(
                     f"returned draws of {widths[0]} and of {widths[-1]} values from one call to "
                     "the next on the same data",
                     f"mechanism {mechanism_name(mechanism)!r}:",
-                    f"sample(data, size, rng) on data {_shown(job.data)}",
+                    f"sample(data, size, rng) on data {shown_data(job.data)}",
                 )
     return [Outputs.concat(parts) if parts else None for parts in grouped]
 
 
-def _shown(data: np.ndarray) -> Any:
-    """Data as an error message names them: the records (up to 20 values), else how many."""
+def shown_data(data: Any) -> Any:
+    """A data set as a message or a report names it: its records (up to 20 values), else how
+    many."""
     return np.asarray(data).tolist() if np.size(data) <= 20 else f"{len(data)} records"

@@ -77,7 +77,7 @@ class MalformedOutput(ValueError):
         return type(self)(self.what, mechanism, call)
 
 
-def describe(x: Any) -> str:
+def kind_of(x: Any) -> str:
     """What an object is, for an error message: ``None``, ``a generator``, ``a float (a
     scalar)``, ``an array of shape (4, 2, 2)``, ``a list of 3 items``."""
     if x is None:
@@ -231,11 +231,15 @@ def _infinite(x: Any) -> bool:
     return bool(np.isinf(x))
 
 
+_FAST_REALS = (float, int, np.floating, np.integer)
 _REAL_TYPES = (numbers.Real, Decimal)
 
 
 def _is_real(x: Any) -> bool:
-    return isinstance(x, _REAL_TYPES) and not isinstance(x, (bool, np.bool_))
+    """A real number, not a boolean (the concrete types first: the ABC check is slower)."""
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    return isinstance(x, _FAST_REALS) or isinstance(x, _REAL_TYPES)
 
 
 def _is_complex(x: Any) -> bool:
@@ -270,7 +274,7 @@ def _as_row(x: Any) -> tuple[np.ndarray | None, str]:
         return _as_row(x[()])
     if isinstance(x, (list, tuple, np.ndarray)):
         return _sequence_row(x)
-    raise MalformedOutput(f"returned a draw that is {describe(x)}")
+    raise MalformedOutput(f"returned a draw that is {kind_of(x)}")
 
 
 def _is_symbol(x: Any) -> bool:
@@ -299,7 +303,7 @@ def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
     symbols and numbers as its pattern; anything else raises :class:`MalformedOutput`."""
     if isinstance(x, np.ndarray):
         if x.ndim != 1:
-            raise MalformedOutput(f"returned a draw that is {describe(x)} (a draw must be flat)")
+            raise MalformedOutput(f"returned a draw that is {kind_of(x)} (a draw must be flat)")
         if x.dtype.kind in "OUSb":  # objects, strings, bytes or booleans: as the list they hold
             return _sequence_row(x.tolist())
         if x.dtype.kind not in "iufc":
@@ -309,7 +313,7 @@ def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
         items = list(x)
         if any(isinstance(i, (list, tuple, np.ndarray)) for i in items):
             raise MalformedOutput(
-                f"returned a draw that is {describe(x)} holding sequences (a matrix or ragged "
+                f"returned a draw that is {kind_of(x)} holding sequences (a matrix or ragged "
                 "rows: a draw must be flat)"
             )
         if any(_is_symbol(i) for i in items) and all(_is_symbol(i) or _is_real(i) for i in items):
@@ -317,7 +321,7 @@ def _sequence_row(x: Any) -> tuple[np.ndarray | None, str]:
         for item in items:
             if not (_is_real(item) or _is_complex(item)):
                 raise MalformedOutput(
-                    f"returned a draw that is {describe(x)} holding {describe(item)}"
+                    f"returned a draw that is {kind_of(x)} holding {kind_of(item)}"
                 )
         if any(_is_complex(i) for i in items):
             arr = np.asarray(items, dtype=complex)
@@ -349,20 +353,20 @@ def _drawn(raw: Any, size: int) -> None:
     """Refuse a result that does not hold ``size`` draws (:class:`MalformedOutput`)."""
     if isinstance(raw, np.ndarray):
         if raw.ndim == 0:
-            raise MalformedOutput(f"returned {describe(raw)} (a scalar), not {size} draws")
+            raise MalformedOutput(f"returned {kind_of(raw)} (a scalar), not {size} draws")
         if raw.shape[0] != size:
-            raise MalformedOutput(f"returned {describe(raw)}: {raw.shape[0]} draws for {size}")
+            raise MalformedOutput(f"returned {kind_of(raw)}: {raw.shape[0]} draws for {size}")
         if raw.ndim > 2:
             raise MalformedOutput(
-                f"returned {describe(raw)}: one row per draw, of shape ({size},) or ({size}, k)"
+                f"returned {kind_of(raw)}: one row per draw, of shape ({size},) or ({size}, k)"
             )
         if raw.ndim == 2 and raw.shape[1] == 0 and size:
-            raise MalformedOutput(f"returned {describe(raw)}: draws with no value")
+            raise MalformedOutput(f"returned {kind_of(raw)}: draws with no value")
     elif isinstance(raw, (list, tuple)):
         if len(raw) != size:
-            raise MalformedOutput(f"returned {describe(raw)}: {len(raw)} draws for {size}")
+            raise MalformedOutput(f"returned {kind_of(raw)}: {len(raw)} draws for {size}")
     elif not isinstance(raw, Outputs):
-        raise MalformedOutput(f"returned {describe(raw)}, not {size} draws")
+        raise MalformedOutput(f"returned {kind_of(raw)}, not {size} draws")
     elif len(raw) != size:
         raise MalformedOutput(f"returned {len(raw)} draws for {size}")
 

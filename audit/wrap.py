@@ -43,10 +43,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from audit.claimed import ClaimedMechanism
-from audit.draws import call_with_deadline
+from audit.draws import call_with_deadline, shown_data
 from audit.limits import MAX_NAME
 from audit.neighbours import check_probe_domain, check_values, probe_values
-from audit.outputs import MalformedOutput, Raised, describe, normalise
+from audit.outputs import MalformedOutput, Raised, kind_of, normalise
 from audit.record_spaces import Records
 from audit.relations import as_input, check_relation
 from reference.core import OBJECT_RELATIONS, PrivacyClaim, check_claim
@@ -296,7 +296,7 @@ def _trial(mech: CallableMechanism) -> None:
         for seed in range(TRIAL_CALLS):
             rng = np.random.default_rng(seed)
             args = (data.copy(), TRIAL_SIZE, rng) if mech.vectorized else (data.copy(), rng)
-            tried = _shown(data)
+            tried = shown_data(data)
             status, result = call_with_deadline(mech.fn, args, TRIAL_SECONDS)
             if status == "timeout":  # slow, or hangs: the audit's time limit judges that
                 return
@@ -319,7 +319,7 @@ def _check_trial_result(mech: CallableMechanism, result: Any, call: str, data: A
     try:
         normalise(result if mech.vectorized else [result], size)
     except MalformedOutput as exc:
-        what = exc.what if mech.vectorized else f"returned {describe(result)}"
+        what = exc.what if mech.vectorized else f"returned {kind_of(result)}"
         need = (
             f"{TRIAL_SIZE} outputs for size = {TRIAL_SIZE} (an array of shape ({TRIAL_SIZE},) or "
             f"({TRIAL_SIZE}, k), or a sequence of {TRIAL_SIZE} outputs)"
@@ -331,11 +331,6 @@ def _check_trial_result(mech: CallableMechanism, result: Any, call: str, data: A
             f"fn {mech.name!r} {what} on a trial call {call} with data = {data}; it must "
             f"return {need}"
         ) from None
-
-
-def _shown(data: np.ndarray) -> Any:
-    """Data as a message names them: the records (up to 20 values), else how many."""
-    return data.tolist() if data.size <= 20 else f"{len(data)} records"
 
 
 def _text(exc: BaseException) -> str:

@@ -140,13 +140,13 @@ def passes(report: Any) -> bool:
 
 
 def exit_code(report: Any) -> int:
-    """0 when the audit passes; 4 when it is inconclusive (it could not look) and shows no
-    violation; 1 otherwise (a violation, a sampler that does not match its law, a hang)."""
+    """0 when the audit passes; 1 for a finding (a violation, a draw that exceeded the time
+    limit, a sampler that does not match its law: the verdicts that outrank INCONCLUSIVE); 4 when
+    it is inconclusive (it could not look) and found nothing."""
     if passes(report):
         return EXIT_OK
-    if report.inconclusive is not None and not report.violation:
-        return EXIT_INCONCLUSIVE
-    return EXIT_FAILED
+    finding = report.violation or report.timed_out is not None or report.sampler_conforms is False
+    return EXIT_FAILED if finding else EXIT_INCONCLUSIVE
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ issue, each with a regression test named for what it checks, and the argument ch
 from __future__ import annotations
 
 import math
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -631,3 +632,76 @@ def test_dp_audit_refuses_unknown_keywords_and_non_mechanisms() -> None:
     with pytest.raises(ValueError, match="timeout"):
         dp_audit(RR, pairs=RR_PAIR, timeout=-1.0)
     assert not dp_audit(RR, pairs=RR_PAIR, timeout=5.0, mode="exact").violation
+
+
+# -------------------------------------------------------------------------------------------
+# issue 34: executors probed before any draw, the hang test's threads, widths that change
+# -------------------------------------------------------------------------------------------
+
+
+def _closure_mechanism() -> Any:
+    scale = 1.0
+
+    def noisy(data: np.ndarray, rng: np.random.Generator) -> float:
+        return float(data[0] + rng.laplace(scale=scale))
+
+    return from_callable(noisy, LOCAL, (0.0, 1.0))
+
+
+def test_a_shut_down_executor_is_refused_before_any_draw() -> None:
+    pool = ThreadPoolExecutor(2)
+    pool.shutdown()
+    with pytest.raises(ValueError, match=r"^executor cannot take work \(RuntimeError"):
+        audit_mechanism(RR, pairs=RR_PAIR, samples=200, executor=pool)
+
+
+def test_a_closure_on_a_process_pool_is_refused_before_any_draw() -> None:
+    with ProcessPoolExecutor(1) as pool:
+        with pytest.raises(ValueError, match=r"^executor cannot run the mechanism's draws"):
+            audit_mechanism(_closure_mechanism(), pairs=RR_PAIR, samples=200, executor=pool)
+
+
+def _sleeps_above_half(data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    if data[0] > 0.5:
+        time.sleep(1.0)  # inside C code: the helper thread cannot be interrupted
+    return rng.random(size)
+
+
+def test_the_hang_test_leaves_a_bounded_number_of_blocked_threads() -> None:
+    """A sleeping vectorised function left one blocked thread per draw that overran (about 400);
+    each side of the hang test now stops at HANG_TEST_OVERRUNS overruns."""
+    mech = from_callable(_sleeps_above_half, LOCAL, (0.0, 1.0), vectorized=True)
+    before = threading.active_count()
+    r = audit_mechanism(mech, pairs=[([1.0], [0.0])], samples=2000, timeout=0.002)
+    h = r.timed_out["hang_test"]
+    assert r.violation and h["timeouts_on_data"] == h["draws_on_data"] == HANG_TEST_OVERRUNS
+    assert threading.active_count() - before <= HANG_TEST_OVERRUNS + 4
+
+
+class _RandomWidth:
+    """Each call draws a width for all its draws: the draws of one call are not independent."""
+
+    claim = LOCAL
+    domain = (0.0, 1.0)
+    name = "random width"
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.random((size, 1 + int(rng.integers(2))))
+
+
+def test_a_width_that_changes_from_call_to_call_on_the_same_data_is_refused() -> None:
+    with pytest.raises(
+        ValueError, match=r"^mechanism 'random width': .* from one call to the next"
+    ):
+        audit_mechanism(_RandomWidth(), pairs=RR_PAIR, samples=2000)
+
+
+def test_conformance_and_validate_name_a_sampler_that_breaks_the_contract() -> None:
+    class Scalar(RandomizedResponse):
+        def sample(self, data: Any, size: int, rng: np.random.Generator) -> Any:
+            return float(super().sample(data, size, rng)[0])
+
+    with pytest.raises(ValueError, match=r"^mech '.*Scalar.*returned a float \(a scalar\)"):
+        conformance(Scalar(1.0), [1.0], samples=200)
+    report = validate(RR, Scalar(1.0), datasets=[[0.0]], samples=200, audit=False)
+    assert not report.passed and "returned a float (a scalar)" in report.checks[0].detail

@@ -17,7 +17,9 @@ from audit.classic import entry
 from audit.context import AuditContext, budget_family
 from audit.draw_budget import (
     MIN_SCREEN,
+    SCREEN_MAX,
     SCREEN_TOPS,
+    SEARCH_MAX,
     SEARCH_SHARE,
     final_samples,
     screen_sizes,
@@ -65,6 +67,23 @@ def test_the_screens_spend_at_most_the_search_draws_above_their_floor(left, coun
 
 def test_no_candidates_no_screens() -> None:
     assert screen_sizes(10**6, 0) == []
+
+
+@given(st.integers(MIN_MAX_DRAWS, MAX_MAX_DRAWS), st.integers(1, 5_000))
+def test_the_search_and_its_screens_hold_bounded_draws_at_any_budget(max_draws, count) -> None:
+    """max_draws = 10**12 on a leak ended in MemoryError: the screens held up to 2.5·10^10
+    draws a side. The search spends at most SEARCH_MAX, each screen at most SCREEN_MAX a side;
+    the rest of the budget goes to the evaluation, counted block by block."""
+    left = search_draws(max_draws)
+    assert left <= min(SEARCH_MAX, max_draws * SEARCH_SHARE)
+    assert all(MIN_SCREEN <= size <= SCREEN_MAX for _, size in screen_sizes(left, count))
+
+
+def test_budgets_below_the_caps_are_split_as_before() -> None:
+    """The budgets studied (up to 10^7 draws) are unchanged by the caps."""
+    for budget in (10**5, MILLION, 10**7):
+        assert search_draws(budget) == int(budget * SEARCH_SHARE)
+        assert all(size < SCREEN_MAX for _, size in screen_sizes(search_draws(budget), 1))
 
 
 def test_the_budget_family_holds_single_records_and_rank_shifts_but_not_off_a_finite_input_set():

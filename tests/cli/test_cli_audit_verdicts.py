@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from dpquant.cli import main
+from dpquant.cli.audit import exit_code
 from dpquant.cli.messages import EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_USAGE
 
 TARGETS = Path(__file__).with_name("cli_broken_targets.py")
@@ -94,3 +97,28 @@ def test_a_mechanism_with_no_output_is_inconclusive_exit_4(
     assert code == EXIT_INCONCLUSIVE, captured
     assert "INCONCLUSIVE: the mechanism produced no output" in captured.out
     assert says in captured.out and "no violation found" not in captured.out
+
+
+@pytest.mark.parametrize(
+    "violation, timed_out, conforms, inconclusive, code",
+    [
+        (False, None, None, None, 0),
+        (True, None, None, None, EXIT_FAILED),
+        (False, {"stage": "x"}, None, None, EXIT_FAILED),
+        (False, None, False, None, EXIT_FAILED),
+        (False, None, False, "no output", EXIT_FAILED),  # a finding outranks inconclusive
+        (False, None, None, "no output", EXIT_INCONCLUSIVE),
+        (False, None, True, "no output", EXIT_INCONCLUSIVE),
+    ],
+)
+def test_the_exit_code_follows_the_verdicts_order(
+    violation: bool, timed_out: Any, conforms: Any, inconclusive: Any, code: int
+) -> None:
+    report = SimpleNamespace(
+        violation=violation,
+        timed_out=timed_out,
+        sampler_conforms=conforms,
+        inconclusive=inconclusive,
+        passed=not (violation or timed_out or conforms is False or inconclusive),
+    )
+    assert exit_code(report) == code
