@@ -14,7 +14,8 @@ that are not outputs are the atoms ``raised:<Type>`` (an exception), ``timeout``
 outputs; or when, among the *evaluation* draws (those the bound rests on), that share were not
 outputs or were unreadable: symbols (strings, say) of a batch of at least :data:`UNREADABLE_BATCH`
 draws in which they rarely repeat (more distinct symbols than half their draws, as strings that
-print a continuous value), so that no event can count them. Exceptions stay outputs below that
+print a continuous value), so that no event can count them. (A flat sequence of symbols and
+numbers is read position by position as well as whole, so its pattern need not repeat.) Exceptions stay outputs below that
 share: a mechanism that raises on D and answers on D'
 leaks, and the auditor bounds by how much. The audit **stops early** (:meth:`OutputTally.stop`)
 once it has made at least :data:`EARLY_STOP_DRAWS` draws, at a stage boundary where every
@@ -99,12 +100,13 @@ class OutputTally:
         if not evaluation:
             return
         self.evaluated += n
-        symbols = len(atoms) - failed
-        distinct = sum(1 for atom in counts if is_output(atom))
-        if n >= UNREADABLE_BATCH and symbols and distinct > symbols / 2:
-            self.evaluated_blind += symbols
-            self.example = self.example or next(a for a in counts if is_output(a))
         self.evaluated_blind += failed
+        # symbols read only whole (a pattern is also read position by position: not counted)
+        whole = {a: c for a, c in counts.items() if is_output(a) and not a.startswith("(")}
+        symbols = sum(whole.values())
+        if n >= UNREADABLE_BATCH and symbols and len(whole) > symbols / 2:
+            self.evaluated_blind += symbols
+            self.example = self.example or next(iter(whole))
 
     def stop(self) -> Inconclusive | None:
         """Inconclusive now, when at least :data:`EARLY_STOP_DRAWS` draws were made and every

@@ -66,8 +66,10 @@ def histogram_score(a: Outputs, b: Outputs) -> Callable[[np.ndarray], np.ndarray
         distinct = np.unique(pooled)
         if distinct.size <= EXACT_GRID_LIMIT:
             cuts = distinct
-        else:
-            cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, HISTOGRAM_BINS + 1)[1:-1]))
+        else:  # quantiles of the finite draws (±inf fall in the end bins)
+            finite = pooled[np.isfinite(pooled)]
+            levels = np.linspace(0, 1, HISTOGRAM_BINS + 1)[1:-1]
+            cuts = np.unique(np.quantile(finite, levels)) if finite.size else distinct
         ca = np.bincount(np.searchsorted(cuts, va[:, i], side="left"), minlength=cuts.size + 1)
         cb = np.bincount(np.searchsorted(cuts, vb[:, i], side="left"), minlength=cuts.size + 1)
         ratio = np.log((ca + 0.5) / (len(va) + 1.0)) - np.log((cb + 0.5) / (len(vb) + 1.0))

@@ -145,6 +145,17 @@ def test_symbols_that_repeat_are_read() -> None:
     assert report.inconclusive is None and report.passed, report.summary()
 
 
+def test_sequences_of_symbols_are_read_by_position_even_when_they_never_repeat_whole() -> None:
+    """Three labels of 60 per draw: the pattern rarely repeats, but each position's symbol does
+    (the auditor's position events read them): conclusive."""
+
+    def three_labels(data: np.ndarray, size: int, rng: np.random.Generator) -> list[tuple]:
+        return [tuple(f"l{k}" for k in row) for row in rng.integers(0, 60, (size, 3))]
+
+    report = audit_mechanism(Broken(three_labels, "labels"), pairs=[([0.0], [1.0])], samples=2000)
+    assert report.inconclusive is None and report.passed, report.summary()
+
+
 def test_an_exact_mode_audit_that_computed_no_loss_is_inconclusive() -> None:
     class NoLaw(RandomizedResponse):
         def exact(self, data: Any) -> Any:

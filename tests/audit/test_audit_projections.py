@@ -107,3 +107,25 @@ def test_the_selection_chooses_the_count_of_parallel_copies_over_any_sum_or_coor
     blind = best_event(a, b, 2_000_000, 0.0, 1e-6, Families())
     assert told.event.projection and told.event.projection[0] == "midcount"
     assert told.expected > blind.expected + 0.05
+
+
+def test_pairwise_differences_stop_at_the_widest_output_they_are_made_for() -> None:
+    """A 300-coordinate output gave 44 850 difference projections and an audit that did not end
+    in twenty minutes (issue 34); past MAX_DIFF_WIDTH only coordinates and the whole remain."""
+    from audit.projections import MAX_DIFF_WIDTH, WHOLE, projections
+
+    narrow = projections(MAX_DIFF_WIDTH)
+    assert sum(p[0] == "diff" for p in narrow) == MAX_DIFF_WIDTH * (MAX_DIFF_WIDTH - 1) // 2
+    wide = projections(300)
+    assert not any(p[0] == "diff" for p in wide) and len(wide) == 300 + len(WHOLE)
+
+
+def test_the_best_event_of_a_wide_output_is_found_in_seconds() -> None:
+    rng = np.random.default_rng(0)
+    a = normalise(rng.laplace(size=(2000, 300)), 2000)
+    b = normalise(rng.laplace(size=(2000, 300)) + np.r_[1.0, np.zeros(299)], 2000)
+    import time
+
+    start = time.perf_counter()
+    scored = best_event(a, b, 10_000, 0.0, 1e-6, Families())
+    assert time.perf_counter() - start < 30 and scored.expected > 0

@@ -236,3 +236,19 @@ def test_a_bad_fit_size_is_refused_naming_the_parameter(fit) -> None:
 def test_a_bad_selection_size_is_refused_naming_the_parameter(selection) -> None:
     with pytest.raises(ValueError, match="selection must be"):
         fit_size(selection)
+
+
+def test_the_histogram_score_bins_infinite_draws_without_a_warning() -> None:
+    """Infinite draws made np.quantile subtract inf from inf (a RuntimeWarning shown to the
+    user, and NaN cuts); the cuts are now quantiles of the finite draws."""
+    import warnings
+
+    rng = np.random.default_rng(1)
+    va = np.where(rng.random(5000) < 0.7, np.inf, rng.random(5000))
+    vb = np.where(rng.random(5000) < 0.3, np.inf, rng.random(5000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        score = scores.histogram_score(normalise(va, 5000), normalise(vb, 5000))
+        values = score(np.r_[va, vb].reshape(-1, 1))
+    assert np.isfinite(values).all()
+    assert values[np.isinf(np.r_[va, vb])].min() > 0  # inf is likelier on D: a positive score
