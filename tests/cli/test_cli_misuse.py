@@ -40,10 +40,7 @@ def error_line(err: str, *needles: str) -> str:
 
 
 def _write(path: Path, content: str | bytes) -> Path:
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content, encoding="utf-8")
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
     return path
 
 

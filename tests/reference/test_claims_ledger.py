@@ -114,10 +114,7 @@ def test_load_ledger_refuses_hostile_paths_naming_path(tmp_path: Path, make, mat
 
 
 def _write(path: Path, content: str | bytes) -> Path:
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content, encoding="utf-8")
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
     return path
 
 
