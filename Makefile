@@ -21,7 +21,7 @@ test:
 	  echo $$! > build/browser.pid; }
 	$(MAKE) --no-print-directory lint
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/mypy reference audit dpquant
+	$(VENV)/bin/mypy dpquant
 	@while kill -0 "$$(cat build/browser.pid)" 2>/dev/null; do sleep 1; done; cat build/browser.log
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q -n $(WORKERS) --dist worksteal
 
@@ -29,7 +29,7 @@ audit: $(STAMP)
 	$(VENV)/bin/dpquant audit --all --out reports
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check reference audit dpquant tests proofs_checks benchmarks conftest.py docs/hooks.py
+	$(VENV)/bin/ruff check dpquant tests proofs_checks benchmarks conftest.py docs/hooks.py
 
 # every paper's benchmark and the peers (minutes); the auditor's are `make bench-audit`
 bench: $(STAMP)

@@ -1,7 +1,7 @@
 """The one build step that ``pyproject.toml`` cannot say: the claims ledger ships in the package.
 
 The ledger is edited at ``notes/claims.toml`` (the path the documentation and the tests use); a
-wheel gets it as ``reference/claims.toml``, copied at build time, so the two cannot drift
+wheel gets it as ``dpquant/reference/claims.toml``, copied at build time, so the two cannot drift
 (``notes/packaging.md``). An editable install reads it from ``notes/`` directly.
 """
 
@@ -11,11 +11,11 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 LEDGER = Path("notes") / "claims.toml"
-SHIPPED = Path("reference") / "claims.toml"
+SHIPPED = Path("dpquant") / "reference" / "claims.toml"
 
 
 class BuildPyWithLedger(build_py):
-    """``build_py`` that also copies ``notes/claims.toml`` to ``reference/claims.toml``."""
+    """``build_py`` that also copies ``notes/claims.toml`` to ``dpquant/reference/claims.toml``."""
 
     def run(self) -> None:
         super().run()

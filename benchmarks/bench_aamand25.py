@@ -29,20 +29,20 @@ import time
 import numpy as np
 from _interleave import interleave, ratio, spread
 
-from reference.distributed_quantiles.bayes_learning import (
+from dpquant.reference.distributed_quantiles.bayes_learning import (
     Intervals,
     bayes_learn,
     bayes_learn_tree,
 )
-from reference.distributed_quantiles.hierarchical import hierarchical_median
-from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
-from reference.distributed_quantiles.population import Population
-from reference.distributed_quantiles.private_bayess import (
+from dpquant.reference.distributed_quantiles.hierarchical import hierarchical_median
+from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs
+from dpquant.reference.distributed_quantiles.population import Population
+from dpquant.reference.distributed_quantiles.private_bayess import (
     AUTHORS_OPTIONS,
     dp_bayess,
     dp_bayess_runs,
 )
-from reference.distributed_quantiles.shuffle_search import shuffle_nbs
+from dpquant.reference.distributed_quantiles.shuffle_search import shuffle_nbs
 
 
 def _lomax(n: int, B: int, seed: int = 42) -> np.ndarray:

@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-from audit import audit_mechanism
-from audit.catalogue import CATALOGUE, CONTROLS, catalogue_entry
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.audit import audit_mechanism
+from dpquant.audit.catalogue import CATALOGUE, CONTROLS, catalogue_entry
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 
 def final_stage_draws(report) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from _interleave import interleave, ratio, spread
 
-from reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 
 BOUNDS = (0.0, 1_000_000.0)
 

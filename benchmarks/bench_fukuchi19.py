@@ -25,11 +25,14 @@ from collections.abc import Callable
 import numpy as np
 from _interleave import interleave, ratio, spread
 
-from reference.ldp_minimum.exact_law import leaf_probabilities
-from reference.ldp_minimum.laplace_baseline import sample_grid_reports, sample_laplace_extreme
-from reference.ldp_minimum.round_statistic import round_rule
-from reference.ldp_minimum.schedules import schedule
-from reference.ldp_minimum.search import prepare, sample_binomial, sample_per_user
+from dpquant.reference.ldp_minimum.exact_law import leaf_probabilities
+from dpquant.reference.ldp_minimum.laplace_baseline import (
+    sample_grid_reports,
+    sample_laplace_extreme,
+)
+from dpquant.reference.ldp_minimum.round_statistic import round_rule
+from dpquant.reference.ldp_minimum.schedules import schedule
+from dpquant.reference.ldp_minimum.search import prepare, sample_binomial, sample_per_user
 
 N = 2**20
 

@@ -39,8 +39,8 @@ from collections.abc import Callable
 import numpy as np
 from _interleave import interleave, ratio, spread
 
-from reference.datasets import load_adult
-from reference.slice_quantiles import (
+from dpquant.reference.datasets import load_adult
+from dpquant.reference.slice_quantiles import (
     SliceQuantiles,
     approximate_quantiles,
     budget_split,
@@ -188,7 +188,7 @@ def main() -> None:
     _row("JointExp, n = 10^4, m = 20", t, "—", "—")
     if not args.skip_jointexp_large:
         _jointexp_large_row()
-    from reference.slice_quantiles import cc_error_bound
+    from dpquant.reference.slice_quantiles import cc_error_bound
 
     start = time.perf_counter()
     w = cc_error_bound(0.5, 1e-16, 1000)

@@ -25,9 +25,12 @@ from collections.abc import Callable
 import numpy as np
 from _interleave import interleave, ratio, spread
 
-from audit.adapters import PeerUnavailable
-from reference.primitives.candidate_quantile import CandidateQuantile, LaplaceNoisyMaxQuantile
-from reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.audit.adapters import PeerUnavailable
+from dpquant.reference.primitives.candidate_quantile import (
+    CandidateQuantile,
+    LaplaceNoisyMaxQuantile,
+)
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 
 CANDIDATES = tuple(float(v) for v in np.linspace(0.0, 1.0, 1000))
 
@@ -45,7 +48,7 @@ def peers(x: np.ndarray) -> dict[str, Callable[[], object] | str]:
     except ImportError as exc:
         out["diffprivlib"] = f"not installed ({exc})"
     try:
-        from audit.adapters.libraries import opendp_measurement
+        from dpquant.audit.adapters.libraries import opendp_measurement
 
         measurement = opendp_measurement(CANDIDATES, 0.5, 2.0, "max_divergence")
         out["opendp"] = lambda: measurement(x)

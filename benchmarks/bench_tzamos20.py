@@ -35,11 +35,11 @@ from fractions import Fraction
 import numpy as np
 from _interleave import interleave, ratio, spread
 
-from reference.private_median.extended_density import envelope
-from reference.private_median.fast_envelope import fast_envelope
-from reference.private_median.mechanism import PrivateMedian, clear_envelope_cache
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.typical_set import exact_data
+from dpquant.reference.private_median.extended_density import envelope
+from dpquant.reference.private_median.fast_envelope import fast_envelope
+from dpquant.reference.private_median.mechanism import PrivateMedian, clear_envelope_cache
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.typical_set import exact_data
 
 FIXTURES = dict(L=Fraction(1, 2), r=Fraction(1), R=Fraction(5), C=Fraction(1))
 STUDY = dict(L=Fraction(2, 5), r=Fraction(1), R=Fraction(5), C=Fraction(5, 4))

@@ -18,8 +18,8 @@ from collections.abc import Callable
 import numpy as np
 from _interleave import interleave
 
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.validation import check_data
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.validation import check_data
 
 
 def interleaved(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:

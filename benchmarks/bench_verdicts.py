@@ -69,12 +69,12 @@ def main() -> None:
     parser.add_argument("--against", default=None, help="another checkout, run after this one")
     args = parser.parse_args()
 
-    from audit import audit_mechanism, from_callable
-    from audit.outputs import normalise
-    from reference.core import PrivacyClaim
+    from dpquant.audit import audit_mechanism, from_callable
+    from dpquant.audit.outputs import normalise
+    from dpquant.reference.core import PrivacyClaim
 
     claim = PrivacyClaim(1.0, adjacency="replace_one")
-    print(f"code: {Path(__import__('audit').__file__).parent.parent}")
+    print(f"code: {Path(__import__('dpquant').__file__).parent.parent}")
     t = median_seconds(
         lambda: from_callable(noisy_mean, claim, (0.0, 1.0), vectorized=True), args.repeats
     )

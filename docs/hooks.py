@@ -1,10 +1,10 @@
 """MkDocs hooks: what the site generates at build time, so that it cannot drift from the code.
 
 * ``<!-- claims: PAPER -->`` becomes the paper's claims ledger as a table, read from
-  ``notes/claims.toml`` by :func:`reference.claims.load_ledger`;
+  ``notes/claims.toml`` by :func:`dpquant.reference.claims.load_ledger`;
 * ``<!-- include: notes/FILE.md | HEADING -->`` becomes that section of a notes file (its body,
   down to the next heading of the same or a higher level; sub-headings shifted one level down);
-* ``<!-- catalogue -->`` becomes the known-bad catalogue (``audit.catalogue``): each entry with
+* ``<!-- catalogue -->`` becomes the known-bad catalogue (``dpquant.audit.catalogue``): each entry with
   its witness, its exact loss there and a plot of its two exact output laws (drawn here);
 * the committed figures ``notes/*_results/**/*.png`` are served under ``figures/``;
 * the docstrings' Sphinx roles (``:func:`name``` and the like), which mkdocstrings shows as
@@ -80,7 +80,7 @@ def _cell(text: str) -> str:
 
 def claims_table(paper: str) -> str:
     """The ledger entries of ``paper``: number, kind, statement, status and the tests."""
-    from reference.claims import PAPERS, load_ledger
+    from dpquant.reference.claims import PAPERS, load_ledger
 
     if paper not in PAPERS:
         raise ValueError(f"claims: unknown paper {paper!r} (one of {PAPERS})")
@@ -164,8 +164,8 @@ def _catalogue_plots() -> dict[str, Path]:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from audit.catalogue import CATALOGUE, CONTROLS
-    from reference.distributions import DiscreteLaw, PiecewiseLogLinear
+    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear
 
     _PLOTS.append(Path(tempfile.mkdtemp(prefix="dpquant-docs-plots-")))
     for entry in CATALOGUE + CONTROLS:
@@ -205,7 +205,7 @@ def _catalogue_plots() -> dict[str, Path]:
 
 def catalogue_table() -> str:
     """The known-bad catalogue and the controls, each with its witness and exact loss there."""
-    from audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
 
     plots = _catalogue_plots()
     out = [

@@ -1,23 +1,80 @@
-"""The top layer of dpquant: the ``dpquant`` command line and the studies behind ``dpquant
-reproduce``.
+"""dpquant: reference implementations of differentially private quantile algorithms, exact
+privacy checks, and a privacy auditor. Everything installed lives under this one name.
 
-* :mod:`dpquant.cli` — the command line (``dpquant audit``, ``validate``, ``mechanisms``,
-  ``claims``, ``reproduce``), one module per command; ``dpquant`` and ``python -m dpquant`` run
-  :func:`dpquant.cli.main`;
-* :mod:`dpquant.studies` — the reproductions of the papers' experiments, one subpackage per paper
-  (``aamand25``, ``imola25``, ``fukuchi19``, ``tzamos20``) on a shared harness.
+* :mod:`dpquant.reference` — contracts (:class:`PrivacyClaim`, the mechanism protocols), exact
+  laws, primitives, and one package per paper: ``distributed_quantiles`` (aamand25),
+  ``slice_quantiles`` (imola25), ``ldp_minimum`` (fukuchi19), ``private_median`` (tzamos20);
+* :mod:`dpquant.audit` — the privacy auditor (:func:`audit_mechanism`, :func:`from_callable`)
+  and its pytest plugin;
+* :mod:`dpquant.cli` and :mod:`dpquant.studies` — the ``dpquant`` command line and the
+  reproductions of the papers' experiments, the top layer.
 
-This layer imports :mod:`audit` and :mod:`reference`; neither imports it.
+The common case is importable from here (:data:`__all__`): the claim, the auditor's two entry
+points and its report, and each paper's mechanism. The names are loaded on first use (PEP 562):
+the pytest plugin (``dpquant.audit.pytest_plugin``) loads this package in every test run of an
+environment where dpquant is installed, and that must not import numpy, scipy or mpmath. Type
+checkers read the imports below as they are.
 
 ``__version__`` is the installed distribution's version, whose one source is ``version`` in
 ``pyproject.toml`` (``dpquant --version`` prints it; ``notes/packaging.md``).
 """
 
+from __future__ import annotations
+
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dpquant.audit.result import AuditReport
+    from dpquant.audit.runner import audit_mechanism
+    from dpquant.audit.wrap import from_callable
+    from dpquant.reference.core import PrivacyClaim
+    from dpquant.reference.distributed_quantiles import dp_bayess, shuffle_nbs
+    from dpquant.reference.ldp_minimum import LDPMinimum
+    from dpquant.reference.private_median import PrivateMedian
+    from dpquant.reference.slice_quantiles import SliceQuantiles
 
 try:
     __version__ = version("dpquant")
 except PackageNotFoundError:  # a source tree on sys.path, never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__"]
+_EXPORTS = {
+    "PrivacyClaim": "dpquant.reference.core",
+    "audit_mechanism": "dpquant.audit.runner",
+    "from_callable": "dpquant.audit.wrap",
+    "AuditReport": "dpquant.audit.result",
+    "dp_bayess": "dpquant.reference.distributed_quantiles",
+    "shuffle_nbs": "dpquant.reference.distributed_quantiles",
+    "SliceQuantiles": "dpquant.reference.slice_quantiles",
+    "LDPMinimum": "dpquant.reference.ldp_minimum",
+    "PrivateMedian": "dpquant.reference.private_median",
+}
+"""Each name of :data:`__all__` (but ``__version__``) and the module that defines it."""
+
+__all__ = [
+    "AuditReport",
+    "LDPMinimum",
+    "PrivacyClaim",
+    "PrivateMedian",
+    "SliceQuantiles",
+    "__version__",
+    "audit_mechanism",
+    "dp_bayess",
+    "from_callable",
+    "shuffle_nbs",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`__all__`, imported on first use (module docstring)."""
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dpquant' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -20,7 +20,12 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from reference.validation import check_delta, check_epsilon, check_positive, check_probability
+from dpquant.reference.validation import (
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability,
+)
 
 MAX_RUNS = 10**6
 """``dpquant reproduce --runs`` (and a study's other run counts) per configuration, at most."""

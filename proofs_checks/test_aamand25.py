@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from reference.distributed_quantiles.concentration import (
+from dpquant.reference.distributed_quantiles.concentration import (
     azuma_bound,
     bernstein_as_stated,
     bernstein_bracket,
@@ -50,21 +50,21 @@ from reference.distributed_quantiles.concentration import (
     remaining_zeros_law,
     theorem_g3_sample_size,
 )
-from reference.distributed_quantiles.lower_bound import (
+from dpquant.reference.distributed_quantiles.lower_bound import (
     approximate_quantile_set,
     fano_lower_bound,
     fano_step_holds,
     lower_bound_family,
     total_variation,
 )
-from reference.distributed_quantiles.padding import (
+from dpquant.reference.distributed_quantiles.padding import (
     exact_cdf,
     is_exact_approximate_quantile,
     pad_users,
     padding_counts,
 )
-from reference.exact.mp import to_mpf, workdps
-from reference.primitives.randomized_response import keep_probability_mp
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.primitives.randomized_response import keep_probability_mp
 
 HALF = Fraction(1, 2)
 

@@ -1,6 +1,6 @@
 """Lemma E.3 (App. E): BayesLearn's potential grows in expectation by at least (1 − 12γ)·C_{τ,α}
 per step, for c <= 1 and α <= ½·min(τ, 1 − τ); computed exactly (mpmath, 80 digits) on explicit
-states by :mod:`reference.distributed_quantiles.potential`.
+states by :mod:`dpquant.reference.distributed_quantiles.potential`.
 
 Model (see the module docstring): intervals 1..B−1 between coins i and i+1, coins 1..B with
 p1 = (p_0 = 0, p_1, …, p_B = 1), a = max{i ∈ [B−1] : p1_i <= τ} (the states keep p1_1 <= τ so that
@@ -26,14 +26,14 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from reference.distributed_quantiles.channel import (
+from dpquant.reference.distributed_quantiles.channel import (
     bayes_weights,
     bayes_weights_mp,
     capacity,
     capacity_mp,
     optimal_query_point,
 )
-from reference.distributed_quantiles.potential import (
+from dpquant.reference.distributed_quantiles.potential import (
     adversarial_probabilities,
     expected_potential_drift,
     good_intervals,

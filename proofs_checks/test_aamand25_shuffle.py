@@ -14,15 +14,15 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.conformance import clopper_pearson
-from reference.distributed_quantiles.amplification import (
+from dpquant.reference.conformance import clopper_pearson
+from dpquant.reference.distributed_quantiles.amplification import (
     fmt_epsilon,
     fmt_epsilon_mp,
     fmt_precondition,
     local_epsilon_lemma_g5,
 )
-from reference.distributed_quantiles.naive_nbs import dp_naive_nbs, search_rounds
-from reference.exact.mp import to_mpf, workdps
+from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs, search_rounds
+from dpquant.reference.exact.mp import to_mpf, workdps
 
 epsilons = st.floats(min_value=1e-3, max_value=1.0)
 deltas = st.floats(min_value=1e-15, max_value=1.0 - 1e-9)

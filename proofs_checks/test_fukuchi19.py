@@ -30,8 +30,8 @@ import sympy as sp
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from reference.exact.mp import to_mpf, workdps
-from reference.ldp_minimum import (
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.ldp_minimum import (
     concentration,
     exact_law,
     fatness,
@@ -190,7 +190,7 @@ def test_lemma_2_bounds_the_exact_binomial_tail_in_rationals(n, data, a, gamma) 
 
 def test_lemma_2_exact_tail_matches_the_round_rule_decision() -> None:
     """P{Φ′ >= γ} here is the probability that round_statistic sends the search left."""
-    from reference.ldp_minimum.round_statistic import left_probability_exact
+    from dpquant.reference.ldp_minimum.round_statistic import left_probability_exact
 
     for n, k, gamma, a in [(7, 3, 0.3, F(3)), (12, 0, 0.25, F(5, 4)), (30, 29, 0.9, F(2))]:
         rule = round_statistic.round_rule(n, 1, gamma, exp_u=a)

@@ -8,7 +8,7 @@
   package's threshold m*). With p = a/(1 + a), a = e^u, a matrix R has probability
   a^{m(R)}/(1 + a)^{NL} where m(R) counts the reports that equal the true bit, so the full view's
   log-likelihood ratio is u·(m_D(R) − m_D′(R)): the loss is an integer multiple of u. The
-  enumeration is compared with :class:`reference.ldp_minimum.transcript.UserTranscript` (its
+  enumeration is compared with :class:`dpquant.reference.ldp_minimum.transcript.UserTranscript` (its
   exact law, aggregated, and its maximal loss) and with the exact output law.
 * Tightness (the reference laws of ``notes/fukuchi19.md``): N = 1, L = 2, e^u = 3, γ = ½ gives (9, 3, 3, 1)/16 against (1, 3, 3, 9)/16,
   ratio 9 = e^ε exactly; the transcript loss is ε at x = −1, x′ = 1 for every N, L, γ.
@@ -27,10 +27,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.exact.mp import to_mpf, workdps
-from reference.ldp_minimum.exact_law import leaf_probabilities_exact
-from reference.ldp_minimum.round_statistic import round_rule
-from reference.ldp_minimum.transcript import UserTranscript
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.ldp_minimum.exact_law import leaf_probabilities_exact
+from dpquant.reference.ldp_minimum.round_statistic import round_rule
+from dpquant.reference.ldp_minimum.transcript import UserTranscript
 
 MARGIN = mpmath.mpf(10) ** -40  # far above the 60-digit working precision, far below any gap
 

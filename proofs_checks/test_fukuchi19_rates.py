@@ -10,7 +10,7 @@ doubling over n ∈ [n₀, n₁] is
 Data (Sec. 6.1): fixed data x_(i) = x_min + 0.3·BetaPPF((i − 1)/(N − 1); α, 1), worst case over
 the six x_min of the experiments; the measured slope must lie within ±20% of the secant slope (the tolerance of
 ``notes/fukuchi19.md``, reference values).
-Errors come from the float tree law (:func:`~reference.ldp_minimum.exact_law.leaf_probabilities`;
+Errors come from the float tree law (:func:`~dpquant.reference.ldp_minimum.exact_law.leaf_probabilities`;
 the pruned mass adds at most 2 per unit, so Err is bracketed) where L allows, and from the binomial
 sampler with an empirical-Bernstein interval otherwise (Unknown α at N = 2^20, L = 21).
 
@@ -25,11 +25,11 @@ import math
 import numpy as np
 import pytest
 
-from reference.ldp_minimum.exact_law import leaf_probabilities
-from reference.ldp_minimum.round_statistic import round_rule
-from reference.ldp_minimum.schedules import schedule
-from reference.ldp_minimum.search import sample_binomial
-from reference.ldp_minimum.section_6_1 import beta_fixed_data
+from dpquant.reference.ldp_minimum.exact_law import leaf_probabilities
+from dpquant.reference.ldp_minimum.round_statistic import round_rule
+from dpquant.reference.ldp_minimum.schedules import schedule
+from dpquant.reference.ldp_minimum.search import sample_binomial
+from dpquant.reference.ldp_minimum.section_6_1 import beta_fixed_data
 
 WIDTH = 0.3
 X_MINS = [k * 0.2 * (2 - WIDTH) - 1 for k in range(6)]  # Sec. 6.1

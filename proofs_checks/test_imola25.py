@@ -27,15 +27,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.exact.mp import to_mpf, workdps
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.slice_quantiles.good_set import (
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.slice_quantiles.good_set import (
     good_set_members,
     in_good_set,
     slice_index_ranges,
     slices,
 )
-from reference.slice_quantiles.rank_maps import (
+from dpquant.reference.slice_quantiles.rank_maps import (
     add_map,
     add_shift,
     added_point_rank,

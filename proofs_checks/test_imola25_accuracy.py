@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-from reference.slice_quantiles.cc_tails import cc_error_bound
-from reference.slice_quantiles.parameters import target_ranks
-from reference.slice_quantiles.slice_release import plan_slice_quantiles
+from dpquant.reference.slice_quantiles.cc_tails import cc_error_bound
+from dpquant.reference.slice_quantiles.parameters import target_ranks
+from dpquant.reference.slice_quantiles.slice_release import plan_slice_quantiles
 
 RUNS = 4000
 FAIL = 1e-7  # a correct mechanism fails the Clopper–Pearson test with probability <= 1e-7

@@ -8,7 +8,7 @@ the experiments use DLap node noise (Sec. 6: "two-sided geometric noise").
 Corollary A.1 (as stated): γ_i ~ Lap(b_i) independent, Y = Σγ_i,
 ν = max{sqrt(Σb_i²), b_M sqrt(ln(2/δ))} ⇒ Pr[|Y| > ν·sqrt(8 ln(2/δ))] <= δ.
 
-Exact tails come from ``reference.slice_quantiles.cc_tails`` (closed forms, mpmath). Monte Carlo
+Exact tails come from ``dpquant.reference.slice_quantiles.cc_tails`` (closed forms, mpmath). Monte Carlo
 tests use a one-sided Clopper–Pearson bound at level 1e-9 (Bonferroni over the cells tested), so
 a correct implementation of a true claim fails with probability < 1e-9.
 """
@@ -22,22 +22,22 @@ import mpmath
 import numpy as np
 import pytest
 
-from reference.conformance import clopper_pearson
-from reference.exact.mp import workdps
-from reference.primitives.continual_counting import (
+from dpquant.reference.conformance import clopper_pearson
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.continual_counting import (
     ContinualCounting,
     shift_node_count,
     shift_privacy_loss,
     tree_height,
 )
-from reference.slice_quantiles.cc_tails import (
+from dpquant.reference.slice_quantiles.cc_tails import (
     cc_max_error_tail,
     corollary_a1_cc_bound,
     corollary_a1_threshold,
     lemma_3_1_threshold,
     sample_max_error,
 )
-from reference.slice_quantiles.laplace_sums import (
+from dpquant.reference.slice_quantiles.laplace_sums import (
     discrete_laplace_sum_two_sided_tail,
     laplace_mixture_sum_survival,
     laplace_sum_survival,

@@ -18,7 +18,7 @@
 
 The counterexamples of erratum E1 (Lemmas 3.2, 3.3, Prop A.5(b), paper mode) are searched for in
 ``test_tzamos20_counterexamples.py``. Exact means Fractions, or mpmath at 60 digits with a margin
-of 1e-40; "verified" inequalities use the interval enclosures of ``reference.exact.interval``.
+of 1e-40; "verified" inequalities use the interval enclosures of ``dpquant.reference.exact.interval``.
 Test parameters (small C, so that H's windows bind at small n): L = 1/2, r = 1, R ∈ {1, 2, 5},
 C ∈ {1, 5/4, 3/2, 2}, ε ∈ {1/4, 1/2, 1}, data on k/8 grids (ties appear), n <= 10.
 """
@@ -35,18 +35,18 @@ import sympy as sp
 from hypothesis import assume, find, given, settings
 from hypothesis import strategies as st
 
-from reference.distributions import certified_log_normalizer, certified_privacy_loss
-from reference.exact.interval import iv_precision, to_iv
-from reference.exact.mp import to_mpf, workdps
-from reference.private_median.extended_density import Piece, log_normalizer, tent_slope
-from reference.private_median.mechanism import PrivateMedian
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.restricted_density import (
+from dpquant.reference.distributions import certified_log_normalizer, certified_privacy_loss
+from dpquant.reference.exact.interval import iv_precision, to_iv
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.private_median.extended_density import Piece, log_normalizer, tent_slope
+from dpquant.reference.private_median.mechanism import PrivateMedian
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.restricted_density import (
     lemma_a_4_normalizer,
     restricted_law,
     restricted_pieces,
 )
-from reference.private_median.typical_set import exact_data, in_typical_set, left_median
+from dpquant.reference.private_median.typical_set import exact_data, in_typical_set, left_median
 
 F = Fraction
 L_HALF, R_ONE = F(1, 2), F(1)

@@ -33,12 +33,12 @@ from typing import Any
 import mpmath
 import pytest
 
-from reference.distributions import certified_privacy_loss
-from reference.exact.mp import to_mpf, workdps
-from reference.private_median.mechanism import PrivateMedian
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.restricted_density import restricted_law, restricted_pieces
-from reference.private_median.typical_set import exact_data, in_typical_set, left_median
+from dpquant.reference.distributions import certified_privacy_loss
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.private_median.mechanism import PrivateMedian
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.restricted_density import restricted_law, restricted_pieces
+from dpquant.reference.private_median.typical_set import exact_data, in_typical_set, left_median
 
 F = Fraction
 L_HALF, R_ONE, R_FIVE = F(1, 2), F(1), F(5)

@@ -23,9 +23,9 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from reference.conformance import clopper_pearson
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.typical_set import (
+from dpquant.reference.conformance import clopper_pearson
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.typical_set import (
     exact_data,
     left_median,
     typical_hamming,

@@ -1,4 +1,4 @@
-"""The ``dpquant`` command line, a thin layer over :mod:`reference`, :mod:`audit` and
+"""The ``dpquant`` command line, a thin layer over :mod:`dpquant.reference`, :mod:`dpquant.audit` and
 :mod:`dpquant.studies`: one module per command, one sub-parser per command.
 
 * ``dpquant audit MODULE:ATTR`` / ``dpquant audit --all`` (:mod:`.audit`);

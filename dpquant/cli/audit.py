@@ -1,7 +1,7 @@
 """``dpquant audit``: audit one mechanism or function, or everything (``--all``).
 
 * ``dpquant audit MODULE:ATTR`` (or ``path/to/file.py:ATTR``, or ``peer:NAME`` for a library
-  adapter of :mod:`audit.adapters`) audits one mechanism, or one function ``fn(data, rng) ->
+  adapter of :mod:`dpquant.audit.adapters`) audits one mechanism, or one function ``fn(data, rng) ->
   output`` with the claim given by ``--epsilon/--delta/--adjacency``; ``--json``, ``--markdown``
   and ``--plot`` write the report;
 * ``dpquant audit --all`` audits the reference registry, the controls and the known-bad catalogue
@@ -46,7 +46,7 @@ from dpquant.options import (
     parse_positive,
     show,
 )
-from reference.core import ADJACENCIES, has_exact
+from dpquant.reference.core import ADJACENCIES, has_exact
 
 MODES = ("auto", "exact", "blackbox")
 DEFAULT_ALPHA = 1e-6
@@ -68,28 +68,28 @@ _SINGLE_ONLY = (
 
 def samples_cap() -> int:
     """The auditor's cap on ``samples`` (draws per data set)."""
-    from audit import limits
+    from dpquant.audit import limits
 
     return int(limits.MAX_SAMPLES)
 
 
 def max_draws_range() -> tuple[int, int]:
     """The auditor's range of ``max_draws`` (a total budget of draws)."""
-    from audit import limits
+    from dpquant.audit import limits
 
     return int(limits.MIN_MAX_DRAWS), int(limits.MAX_MAX_DRAWS)
 
 
 def audit_seed(text: Any) -> int:
     """An auditor's seed: an integer in [0, the auditor's largest seed]."""
-    from audit import limits
+    from dpquant.audit import limits
 
     return parse_int(text, "--seed", 0, int(limits.MAX_SEED))
 
 
 def audit_alpha(text: Any) -> float:
     """The auditor's α: in [the auditor's smallest α, 1) (default :data:`DEFAULT_ALPHA`)."""
-    from audit import limits
+    from dpquant.audit import limits
 
     if text is None:
         return DEFAULT_ALPHA
@@ -102,7 +102,7 @@ def audit_alpha(text: Any) -> float:
 
 def parse_timeout(text: Any) -> float:
     """A per-draw time limit in seconds: in (0, the auditor's largest]."""
-    from audit import limits
+    from dpquant.audit import limits
 
     timeout = parse_positive(text, "--timeout")
     largest = float(limits.MAX_TIMEOUT)
@@ -155,7 +155,7 @@ def exit_code(report: Any) -> int:
 
 
 def _witness_text(witness: dict[str, Any] | None) -> str:
-    from audit.render import witness_line
+    from dpquant.audit.render import witness_line
 
     try:
         text = witness_line(witness)
@@ -199,7 +199,7 @@ def _write_plot(report: Any, plot_path: Path) -> None:
 
 def audit_one(args: argparse.Namespace) -> int:
     """``dpquant audit TARGET``: exit 0 when the audit passes, 1 otherwise."""
-    import audit
+    from dpquant import audit
 
     _check_values(args)
     json_path = optional(args.json, check_output_file, "--json")
@@ -300,7 +300,7 @@ def _fmt(x: float | None) -> str:
 
 def audit_everything(args: argparse.Namespace) -> int:
     """``dpquant audit --all``: exit 0 when every outcome is the expected one, 1 otherwise."""
-    from audit import batch
+    from dpquant.audit import batch
 
     _check_values(args)
     out = check_output_folder(

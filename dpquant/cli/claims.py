@@ -5,7 +5,7 @@ The default ledger is the source checkout's ``notes/claims.toml``, else the copy
 package ships; outside a source checkout the tests are not there, so the test ids are not checked
 (a note on stderr says so).
 
-A bad ledger (not a regular file, larger than :data:`reference.claims.MAX_LEDGER_BYTES`, not
+A bad ledger (not a regular file, larger than :data:`dpquant.reference.claims.MAX_LEDGER_BYTES`, not
 UTF-8 TOML, nested too deep, claims of the wrong shape) is one line naming ``--ledger`` (exit code
 2); a reader of the table that quits early (``dpquant claims | head -1``) is no error
 (:func:`dpquant.cli.paths.print_out`)."""
@@ -19,7 +19,7 @@ from typing import Any
 from dpquant.cli.messages import EXIT_FAILED, EXIT_OK
 from dpquant.cli.paths import path_text, print_out
 from dpquant.options import UsageError, show
-from reference.claims import format_ledger, ledger_problems, load_ledger, source_checkout
+from dpquant.reference.claims import format_ledger, ledger_problems, load_ledger, source_checkout
 
 
 def run(args: argparse.Namespace) -> int:

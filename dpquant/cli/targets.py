@@ -2,7 +2,7 @@
 ``peer:NAME``, turned into mechanisms.
 
 A target is a configured mechanism (an object with ``sample()`` and ``claim``; ``--epsilon``,
-``--delta`` and ``--adjacency`` override its claim through :class:`audit.claimed.ClaimOverride`) or a plain
+``--delta`` and ``--adjacency`` override its claim through :class:`dpquant.audit.claimed.ClaimOverride`) or a plain
 function ``fn(data, rng) -> output`` (wrapped with :func:`audit.from_callable` under the claim
 given by the options). Importing a target runs user code: whatever it raises, ``sys.exit`` and
 Ctrl-C included, is a :class:`UsageError` naming the target (a target that cannot be imported is
@@ -21,11 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from audit.claimed import ClaimOverride
+from dpquant.audit.claimed import ClaimOverride
 from dpquant.cli.messages import exception_text
 from dpquant.options import UsageError, as_options, show
-from reference.core import PrivacyClaim, check_claim
-from reference.registry import REGISTRY
+from dpquant.reference.core import PrivacyClaim, check_claim
+from dpquant.reference.registry import REGISTRY
 
 
 def attribute(obj: Any, attr: str, label: str) -> Any:
@@ -133,7 +133,7 @@ def build_mechanism(
     given), or a plain function wrapped with :func:`audit.from_callable` (``vectorized``,
     ``input_values``: how it is called and its finite input set). ``epsilon``, ``delta``,
     ``adjacency``, ``domain`` and ``input_values`` are checked values or None (not given)."""
-    from audit import from_callable
+    from dpquant.audit import from_callable
 
     if isinstance(obj, type):
         raise UsageError(
@@ -213,10 +213,10 @@ def resolve_reference(spec: str) -> tuple[Any, str]:
 
 
 def resolve_candidate(spec: str) -> tuple[Any, str]:
-    """``peer:NAME`` (an adapter of :mod:`audit.adapters` with its defaults), or MODULE:ATTR /
+    """``peer:NAME`` (an adapter of :mod:`dpquant.audit.adapters` with its defaults), or MODULE:ATTR /
     path/to/file.py:ATTR naming a mechanism or a function fn(data, rng) -> output."""
     if spec.startswith("peer:"):
-        from audit.adapters import PEERS
+        from dpquant.audit.adapters import PEERS
 
         name = spec[len("peer:") :]
         if name not in PEERS:

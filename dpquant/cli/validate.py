@@ -12,7 +12,7 @@ from dpquant.cli.messages import EXIT_FAILED, EXIT_OK
 from dpquant.cli.paths import check_output_file, distinct_paths
 from dpquant.cli.targets import resolve_candidate, resolve_reference
 from dpquant.options import optional, parse_int, parse_int_list, parse_open_probability
-from reference.validation import MAX_DRAWS
+from dpquant.reference.validation import MAX_DRAWS
 
 MAX_BATTERY_SIZE = 10**5
 """``validate --sizes``: the largest data set of the battery."""
@@ -20,7 +20,7 @@ MAX_BATTERY_SIZE = 10**5
 
 def run(args: argparse.Namespace) -> int:
     """Every option checked, then the comparison and the audit."""
-    from audit import equivalence
+    from dpquant.audit import equivalence
 
     samples = parse_int(args.samples, "--samples", 100, MAX_DRAWS)
     alpha = audit_alpha(args.alpha)

@@ -36,7 +36,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from reference.validation import check_executor, check_flag, check_int
+from dpquant.reference.validation import check_executor, check_flag, check_int
 
 MAX_SEED = 2**32 - 1
 """A study's seed lies in [0, 2^32 − 1] (numpy's legacy ``RandomState`` takes no more)."""

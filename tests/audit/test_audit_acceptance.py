@@ -13,13 +13,13 @@ import math
 
 import pytest
 
-from audit import audit_mechanism
-from audit.catalogue import CATALOGUE, CONTROLS, multi_quantile_exact_epsilon
-from reference.core import has_exact
-from reference.distributions import privacy_loss
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
-from reference.registry import REGISTRY
+from dpquant.audit import audit_mechanism
+from dpquant.audit.catalogue import CATALOGUE, CONTROLS, multi_quantile_exact_epsilon
+from dpquant.reference.core import has_exact
+from dpquant.reference.distributions import privacy_loss
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
+from dpquant.reference.registry import REGISTRY
 
 pytestmark = pytest.mark.audit
 

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from audit import AuditReport, audit_mechanism, conformance, from_callable
-from audit.equivalence import validate
-from audit.exact import analyse_pair, exact_sweep
-from audit.hang_check import HANG_TEST_OVERRUNS
-from audit.neighbours import (
+from dpquant.audit import AuditReport, audit_mechanism, conformance, from_callable
+from dpquant.audit.equivalence import validate
+from dpquant.audit.exact import analyse_pair, exact_sweep
+from dpquant.audit.hang_check import HANG_TEST_OVERRUNS
+from dpquant.audit.neighbours import (
     check_pairs,
     exhaustive_pairs,
     make_pair,
@@ -30,14 +30,14 @@ from audit.neighbours import (
     refine_values,
     tie_family,
 )
-from audit.outputs import TIMEOUT, MalformedOutput, normalise
-from audit.pytest_plugin import make_auditor
-from audit.runner import MAX_SAMPLES, MAX_SEED
-from audit.wrap import CallableMechanism
-from reference.core import MechanismBase, PrivacyClaim
-from reference.distributions import DiscreteLaw
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse, rr_law
+from dpquant.audit.outputs import TIMEOUT, MalformedOutput, normalise
+from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.audit.runner import MAX_SAMPLES, MAX_SEED
+from dpquant.audit.wrap import CallableMechanism
+from dpquant.reference.core import MechanismBase, PrivacyClaim
+from dpquant.reference.distributions import DiscreteLaw
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse, rr_law
 
 RR = RandomizedResponse(1.0)
 RR_PAIR = [([0.0], [1.0])]

@@ -1,4 +1,4 @@
-"""A total budget of draws (``max_draws``, audit/draw_budget.py; issue 21, item 5): the split,
+"""A total budget of draws (``max_draws``, dpquant/audit/draw_budget.py; issue 21, item 5): the split,
 the cap on the draws, soundness, and the two targets (tightness 0.8 on the EM median at ε = 1,
 the multi-quantile leak, each within 10^6 draws in pure black-box mode)."""
 
@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit import audit_mechanism, from_callable
-from audit.catalogue import catalogue_entry
-from audit.classic import entry
-from audit.context import AuditContext, budget_family
-from audit.draw_budget import (
+from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit.catalogue import catalogue_entry
+from dpquant.audit.classic import entry
+from dpquant.audit.context import AuditContext, budget_family
+from dpquant.audit.draw_budget import (
     MIN_SCREEN,
     SCREEN_MAX,
     SCREEN_TOPS,
@@ -25,12 +25,12 @@ from audit.draw_budget import (
     screen_sizes,
     search_draws,
 )
-from audit.limits import MAX_MAX_DRAWS, MIN_MAX_DRAWS
-from audit.neighbours import probe_values
-from audit.pytest_plugin import make_auditor
-from reference.core import PrivacyClaim
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.audit.limits import MAX_MAX_DRAWS, MIN_MAX_DRAWS
+from dpquant.audit.neighbours import probe_values
+from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 MILLION = 1_000_000
 

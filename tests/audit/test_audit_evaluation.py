@@ -1,4 +1,4 @@
-"""Selection and evaluation (audit/evaluation.py, audit/events.py): budgets that recover from a
+"""Selection and evaluation (dpquant/audit/evaluation.py, dpquant/audit/events.py): budgets that recover from a
 wrong prediction, and fitted scores that never rate themselves on their own draws (issue 20)."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import audit.evaluation as evaluation
-from audit import audit_mechanism, from_callable
-from audit.context import ROUNDS
-from audit.events import candidate_events, score_events
-from audit.outputs import Outputs, normalise
-from reference.core import PrivacyClaim
+import dpquant.audit.evaluation as evaluation
+from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit.context import ROUNDS
+from dpquant.audit.events import candidate_events, score_events
+from dpquant.audit.outputs import Outputs, normalise
+from dpquant.reference.core import PrivacyClaim
 
 
 @given(
@@ -103,7 +103,7 @@ def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
     violation cuts the budget; with ``tighten`` every finalist gets the full ``samples`` and the
     best one is evaluated, so the audit draws more and its bound is at least as close to the
     truth here."""
-    from audit.classic import entry
+    from dpquant.audit.classic import entry
 
     mech = entry("NoisyHist2").make(0.5)
     quick = audit_mechanism(mech, samples=100_000, seed=3)
@@ -117,7 +117,7 @@ def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
 
 
 def _context(mech, samples: int, tighten: bool = False, timeout: float | None = None):
-    from audit.context import AuditContext
+    from dpquant.audit.context import AuditContext
 
     return AuditContext(
         mech, mech.claim, (0.0, 1.0), samples, 1e-6, 0, None, False, lambda _: None,
@@ -130,9 +130,9 @@ def test_draw_blocks_concatenated_are_the_draws_in_one_piece(timeout) -> None:
     """AuditContext.draw_blocks: the same draws as AuditContext.draw, for jobs of different
     lengths, structured outputs (an SVT's symbols and numbers) and the small chunks of a time
     limit; every block holds at most about the block size per job."""
-    from audit.classic import entry
-    from audit.context import EVAL
-    from audit.draws import chunk_size
+    from dpquant.audit.classic import entry
+    from dpquant.audit.context import EVAL
+    from dpquant.audit.draws import chunk_size
 
     mech = entry("SparseVectorTechnique3").make(0.5)
     d0, d1 = np.ones(10), np.r_[np.full(5, 2.0), np.zeros(5)]
@@ -162,8 +162,8 @@ def test_an_evaluation_counted_block_by_block_counts_the_same_draws(
     """With blocks of one chunk (65 536 draws per side instead of 2^20), the evaluation of
     200 000 draws per side is counted in three blocks and gives the same counts and bounds; the
     witness keeps only the first block."""
-    from audit.classic import entry
-    from audit.context import Candidate
+    from dpquant.audit.classic import entry
+    from dpquant.audit.context import Candidate
 
     mech = entry(name).make(0.5)
     finalists = [Candidate(np.array(pair[0]), np.array(pair[1]))]
@@ -179,7 +179,7 @@ def test_selection_is_capped_and_a_tightening_audit_puts_all_of_alpha_on_one_can
     """Selection draws are 30 % of a budget up to SELECT_MAX (the rest evaluates); a tightening
     audit plans a single round and carries one candidate, which gets all of α (α/(CARRIED·2)
     each otherwise)."""
-    from audit.context import CARRIED, CARRIED_TIGHTEN, SELECT_MAX, selection_size
+    from dpquant.audit.context import CARRIED, CARRIED_TIGHTEN, SELECT_MAX, selection_size
 
     assert selection_size(1_000) == 300 and selection_size(10**9) == SELECT_MAX
     assert _context(_LaplaceSum(), 10**9).n_select == SELECT_MAX
@@ -197,9 +197,9 @@ def test_a_tightening_audit_ranks_finalists_on_fresh_draws_not_on_their_selectio
     cursed finalist; a tightening audit counts each chosen event on fresh ranking draws, carries
     the leaking pair, and ranks it by the bound its true masses promise (no Wilson penalty: within
     0.02 of the exact promise, seven standard deviations of 600 000 ranking draws a side)."""
-    from audit.context import Candidate, selection_size
-    from audit.events import Event, Scored
-    from audit.statistics import expected_bound
+    from dpquant.audit.context import Candidate, selection_size
+    from dpquant.audit.events import Event, Scored
+    from dpquant.audit.statistics import expected_bound
 
     budget, n_eval = 4_000_000, 4_000_000 - selection_size(4_000_000)
     leak = Candidate(np.array([1.0]), np.array([0.0]))

@@ -1,4 +1,4 @@
-"""The INCONCLUSIVE verdict (``audit/inconclusive.py``): an audit that could not look never
+"""The INCONCLUSIVE verdict (``dpquant/audit/inconclusive.py``): an audit that could not look never
 reports "no violation found" (issue 34)."""
 
 from __future__ import annotations
@@ -8,20 +8,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from audit import audit_mechanism, from_callable
-from audit.context import AuditContext
-from audit.evaluation import blackbox_stage
-from audit.inconclusive import (
+from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit.context import AuditContext
+from dpquant.audit.evaluation import blackbox_stage
+from dpquant.audit.inconclusive import (
     EARLY_STOP_DRAWS,
     NO_OUTPUT_SHARE,
     CannotConclude,
     OutputTally,
     is_output,
 )
-from audit.outputs import Raised, normalise
-from audit.pytest_plugin import make_auditor
-from reference.core import PrivacyClaim
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.audit.outputs import Raised, normalise
+from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 LOCAL = PrivacyClaim(1.0, 0.0, "local")
 REPLACE = PrivacyClaim(1.0, 0.0, "replace_one")

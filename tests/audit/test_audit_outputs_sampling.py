@@ -1,5 +1,5 @@
-"""audit.outputs (normalising draws into numbers and atoms), audit.draws (seeded chunked draws)
-and audit.wrap.from_callable (any function as a mechanism, exceptions as outputs)."""
+"""dpquant.audit.outputs (normalising draws into numbers and atoms), dpquant.audit.draws (seeded chunked draws)
+and dpquant.audit.wrap.from_callable (any function as a mechanism, exceptions as outputs)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.draws import DrawJob, draw
-from audit.outputs import NUMERIC, MalformedOutput, Outputs, Raised, normalise
-from audit.wrap import from_callable
-from reference import PrivacyClaim
-from reference.conformance import clopper_pearson
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.audit.draws import DrawJob, draw
+from dpquant.audit.outputs import NUMERIC, MalformedOutput, Outputs, Raised, normalise
+from dpquant.audit.wrap import from_callable
+from dpquant.reference import PrivacyClaim
+from dpquant.reference.conformance import clopper_pearson
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 # ---------------------------------------------------------------------------------------------
 # normalise
@@ -367,7 +367,7 @@ def test_position_and_symbol_events_count_what_their_indicators_select() -> None
     """Every event on structured draws (each position's symbol, a symbol at c or more positions,
     intervals of a position's numbers) counts on each sample exactly the draws its indicator
     selects, on draws of several lengths."""
-    from audit.events import candidate_events
+    from dpquant.audit.events import candidate_events
 
     rng = np.random.default_rng(3)
 

@@ -1,4 +1,4 @@
-"""audit.power (float screen of exact laws), audit.exact.analyse_pair and audit.conformance (audit/sampler_conformance.py)."""
+"""dpquant.audit.power (float screen of exact laws), dpquant.audit.exact.analyse_pair and audit.conformance (dpquant/audit/sampler_conformance.py)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.exact import RENYI_ORDERS, analyse_pair, delta_at
-from audit.neighbours import exhaustive_pairs
-from audit.power import cell_masses, pair_power
-from audit.sampler_conformance import conformance
-from audit.statistics import expected_bound
-from reference import PrivacyClaim
-from reference.distributions import DiscreteLaw, privacy_loss
-from reference.exact.mp import workdps
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.laplace import laplace_law
-from reference.primitives.randomized_response import (
+from dpquant.audit.exact import RENYI_ORDERS, analyse_pair, delta_at
+from dpquant.audit.neighbours import exhaustive_pairs
+from dpquant.audit.power import cell_masses, pair_power
+from dpquant.audit.sampler_conformance import conformance
+from dpquant.audit.statistics import expected_bound
+from dpquant.reference import PrivacyClaim
+from dpquant.reference.distributions import DiscreteLaw, privacy_loss
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.laplace import laplace_law
+from dpquant.reference.primitives.randomized_response import (
     RandomizedResponse,
     keep_probability,
     rr_law,

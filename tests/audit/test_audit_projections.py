@@ -1,4 +1,4 @@
-"""Projections of numeric outputs (audit/projections.py): the signed midpoint count of the
+"""Projections of numeric outputs (dpquant/audit/projections.py): the signed midpoint count of the
 coordinates on D's side, the event family that sees a leak spread over many noisy copies."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.events import Families, best_event
-from audit.outputs import normalise
-from audit.projections import midpoint_count, project, projection_name
+from dpquant.audit.events import Families, best_event
+from dpquant.audit.outputs import normalise
+from dpquant.audit.projections import midpoint_count, project, projection_name
 
 
 def _outputs(values: np.ndarray):
@@ -112,7 +112,7 @@ def test_the_selection_chooses_the_count_of_parallel_copies_over_any_sum_or_coor
 def test_pairwise_differences_stop_at_the_widest_output_they_are_made_for() -> None:
     """A 300-coordinate output gave 44 850 difference projections and an audit that did not end
     in twenty minutes (issue 34); past MAX_DIFF_WIDTH only coordinates and the whole remain."""
-    from audit.projections import MAX_DIFF_WIDTH, WHOLE, projections
+    from dpquant.audit.projections import MAX_DIFF_WIDTH, WHOLE, projections
 
     narrow = projections(MAX_DIFF_WIDTH)
     assert sum(p[0] == "diff" for p in narrow) == MAX_DIFF_WIDTH * (MAX_DIFF_WIDTH - 1) // 2

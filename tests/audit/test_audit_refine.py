@@ -1,4 +1,4 @@
-"""audit/refine.py: the best interval refined on a large selection sample (its ends searched again
+"""dpquant/audit/refine.py: the best interval refined on a large selection sample (its ends searched again
 within one grid step, on the same draws)."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audit.events import Event, Families, Scored, best_event
-from audit.outputs import normalise
-from audit.refine import LARGE_Z, REFINE_FROM, refine_interval, selection_z
-from audit.statistics import SELECTION_Z
+from dpquant.audit.events import Event, Families, Scored, best_event
+from dpquant.audit.outputs import normalise
+from dpquant.audit.refine import LARGE_Z, REFINE_FROM, refine_interval, selection_z
+from dpquant.audit.statistics import SELECTION_Z
 
 N = REFINE_FROM
 ALPHA = 1e-6 / 4
@@ -79,8 +79,8 @@ def test_on_a_large_sample_the_chosen_event_of_report_noisy_max_3_has_mass() -> 
     lucky sliver of the tail (at level 2 with 4.2 M draws: mass 10^-4 on one seed of three)."""
     from scipy.stats import laplace
 
-    from audit.classic import entry
-    from audit.draws import DrawJob, draw
+    from dpquant.audit.classic import entry
+    from dpquant.audit.draws import DrawJob, draw
 
     mech = entry("ReportNoisyMax3").make(0.1)
     d0, d1 = np.ones(5), np.zeros(5)

@@ -1,4 +1,4 @@
-"""Neighbour relations given as objects (audit/relations.py): query answers under ℓ∞ or ℓ1 and
+"""Neighbour relations given as objects (dpquant/audit/relations.py): query answers under ℓ∞ or ℓ1 and
 custom relations, with the auditor's search on them (issue 20)."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit import audit_mechanism, from_callable
-from audit.relations import CustomRelation, QueryAnswers
-from audit.wrap import CallableMechanism
-from reference.core import PrivacyClaim
-from reference.distributions import DiscreteLaw, ProductLaw
-from reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit.relations import CustomRelation, QueryAnswers
+from dpquant.audit.wrap import CallableMechanism
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.distributions import DiscreteLaw, ProductLaw
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 
 QUERIES = PrivacyClaim(0.5, 0.0, "query_answers")
 CUSTOM = PrivacyClaim(0.5, 0.0, "custom")
@@ -279,8 +279,8 @@ def test_structured_outputs_have_position_events_and_svt3_is_flagged() -> None:
     x-shaped pair (the search's best) the audit flags it (200 000 draws per data set; ε_lb
     0.59-0.65 over seeds 0-3: with its own search and 100 000 draws the bound is within about 0.06
     of the claim either way, too close to test)."""
-    from audit.draws import DrawJob, draw
-    from audit.events import candidate_events
+    from dpquant.audit.draws import DrawJob, draw
+    from dpquant.audit.events import candidate_events
 
     rel = QueryAnswers(10)
     svt3 = from_callable(
@@ -303,7 +303,7 @@ def test_patterns_that_overflow_are_left_out() -> None:
 
 def test_arrays_of_booleans_are_refused_as_inputs_of_a_relation_object() -> None:
     """A list of booleans is not silently read as 0/1 answers (a scalar boolean never was)."""
-    from audit.relations import as_input
+    from dpquant.audit.relations import as_input
 
     for bad in ([True] * 5, np.array([True, False]), [1, True]):
         with pytest.raises(ValueError, match="got booleans"):
@@ -535,8 +535,8 @@ class Named(Duck):
         ({"adjacency": None}, "relation.adjacency must be a string"),
         ({"adjacency": KeyError("x")}, "relation.adjacency cannot be read"),
         ({"adjacency": "replace_one"}, "'replace_one' relation but the claim names"),
-        ({"candidates": 5}, "relation must be an audit.relations.QueryAnswers"),
-        ({"check_pair": None}, "relation must be an audit.relations.QueryAnswers"),
+        ({"candidates": 5}, "relation must be a dpquant.audit.relations.QueryAnswers"),
+        ({"check_pair": None}, "relation must be a dpquant.audit.relations.QueryAnswers"),
     ],
 )
 def test_a_duck_relation_whose_attributes_are_junk_is_refused(parts, match) -> None:
@@ -556,7 +556,7 @@ def test_a_subclass_of_a_relation_is_checked_like_a_duck() -> None:
         def candidates(self, domain):
             return None
 
-    from audit.relations import CheckedRelation, check_relation
+    from dpquant.audit.relations import CheckedRelation, check_relation
 
     with pytest.raises(ValueError, match=r"relation.candidates\(\) must return a list"):
         audit_mechanism(_counted()[1], relation=Broken(2), samples=200)
@@ -703,7 +703,7 @@ def test_the_relations_methods_check_their_parameters(call, match) -> None:
 def test_data_are_counted_before_they_are_converted() -> None:
     """A range(10**12), or a list of a million rows, is refused by its size without being
     listed (it once took all the memory)."""
-    from audit.relations import as_input, count_numbers, real_array
+    from dpquant.audit.relations import as_input, count_numbers, real_array
 
     assert count_numbers(range(10**12), 100) > 100
     assert count_numbers([[0.0] * 10] * 10, 100) == 100
@@ -715,9 +715,9 @@ def test_data_are_counted_before_they_are_converted() -> None:
 
 
 def test_check_relation_pairs_refuses_a_junk_relation_and_too_many_numbers() -> None:
-    from audit.relations import check_relation_pairs
+    from dpquant.audit.relations import check_relation_pairs
 
-    with pytest.raises(ValueError, match="relation must be an audit.relations"):
+    with pytest.raises(ValueError, match="relation must be a dpquant.audit.relations"):
         check_relation_pairs(object(), [([0], [1])], ANYWHERE)
     with pytest.raises(ValueError, match="at most 10000000 numbers in all"):
         check_relation_pairs(

@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from audit import AuditReport, audit_mechanism, from_callable
-from reference.core import PrivacyClaim
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.audit import AuditReport, audit_mechanism, from_callable
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 EM = ExponentialQuantile(0.5, 1.0, (0.0, 1.0))
 EM_PAIR = [([0.0, 0.25, 0.25], [0.25, 0.25, 1.0])]

@@ -1,4 +1,4 @@
-"""audit/scores.py: scores fitted on selection draws (the histogram score, the logistic
+"""dpquant/audit/scores.py: scores fitted on selection draws (the histogram score, the logistic
 regression of DP-Sniper's classifier-chosen events) and the events on the whole output vector."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import math
 import numpy as np
 import pytest
 
-from audit import audit_mechanism, evaluation, events, from_callable, scores, screening
-from audit.events import Families, best_event, candidate_events
-from audit.grids import GRID_POINTS, TAIL_COUNT
-from audit.outputs import normalise
-from audit.projections import projections
-from audit.relations import QueryAnswers
-from audit.scores import (
+from dpquant.audit import audit_mechanism, evaluation, events, from_callable, scores, screening
+from dpquant.audit.events import Families, best_event, candidate_events
+from dpquant.audit.grids import GRID_POINTS, TAIL_COUNT
+from dpquant.audit.outputs import normalise
+from dpquant.audit.projections import projections
+from dpquant.audit.relations import QueryAnswers
+from dpquant.audit.scores import (
     LARGE_FIT,
     LARGE_SELECTION,
     MAX_FEATURES,
@@ -24,8 +24,8 @@ from audit.scores import (
     classifier_score,
     fit_size,
 )
-from audit.statistics import SELECTION_Z
-from reference.core import PrivacyClaim
+from dpquant.audit.statistics import SELECTION_Z
+from dpquant.reference.core import PrivacyClaim
 
 SIGNS = np.where(np.arange(12) % 2 == 0, 1.0, -1.0)
 
@@ -163,7 +163,7 @@ def test_the_increments_score_is_the_exact_ratio_of_independent_steps() -> None:
     the histogram score of the raw prefix sums does not come close."""
     from scipy import stats
 
-    from audit.scores import histogram_score, increments, increments_score
+    from dpquant.audit.scores import histogram_score, increments, increments_score
 
     rng = np.random.default_rng(8)
     shift = np.ones(6)

@@ -1,4 +1,4 @@
-"""audit.neighbours: neighbour pairs under each adjacency, probe values, patterns, local search."""
+"""dpquant.audit.neighbours: neighbour pairs under each adjacency, probe values, patterns, local search."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.neighbours import (
+from dpquant.audit.neighbours import (
     LARGE,
     Pair,
     exhaustive_pairs,
@@ -26,8 +26,8 @@ from audit.neighbours import (
     split_pairs,
     tie_family,
 )
-from reference.distributions import privacy_loss
-from reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.distributions import privacy_loss
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 
 ADJACENCIES = ("replace_one", "add_remove", "local")
 
@@ -375,9 +375,9 @@ def test_the_third_screen_grows_with_the_budget_only_when_tightening(
     """By default the third screen draws 10 000 per side; an audit that tightens its bound
     screens with a tenth of its budget (rare best events, as SVT1's at ε = 0.1, need it), up to
     RESCREEN_MAX draws per side."""
-    from audit.context import AuditContext
-    from audit.screening import RESCREEN_SAMPLES, rescreen_size
-    from reference.core import PrivacyClaim
+    from dpquant.audit.context import AuditContext
+    from dpquant.audit.screening import RESCREEN_SAMPLES, rescreen_size
+    from dpquant.reference.core import PrivacyClaim
 
     ctx = AuditContext(
         None, PrivacyClaim(1.0), (0.0, 1.0), samples, 1e-6, 0, None, True, print, tighten=tighten
@@ -396,9 +396,9 @@ def test_the_second_screen_is_a_quarter_of_the_third_when_tightening(
     """By default the second screen draws 2 000 per side; a tightening audit's second screen
     draws at least a quarter of its third (SVT6 at ε = 0.1: the pairs whose best events are rare
     were cut at 2 000 draws, and the bound fell from 0.252 to 0.135 at 5 M draws per input)."""
-    from audit.context import AuditContext
-    from audit.screening import MIDSCREEN_SAMPLES, midscreen_size, rescreen_size
-    from reference.core import PrivacyClaim
+    from dpquant.audit.context import AuditContext
+    from dpquant.audit.screening import MIDSCREEN_SAMPLES, midscreen_size, rescreen_size
+    from dpquant.reference.core import PrivacyClaim
 
     ctx = AuditContext(
         None, PrivacyClaim(1.0), (0.0, 1.0), samples, 1e-6, 0, None, True, print, tighten=tighten

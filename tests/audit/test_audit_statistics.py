@@ -1,9 +1,9 @@
-"""audit.statistics: the ε lower bound (on reference.conformance's Clopper–Pearson bounds),
+"""dpquant.audit.statistics: the ε lower bound (on dpquant.reference.conformance's Clopper–Pearson bounds),
 planning and selection objectives.
 
 The soundness checks are exact, not simulated: for binomial counts the probability that the bound
 exceeds the true ε is a finite sum of binomial masses, computed with scipy.stats.binom. (The
-Clopper–Pearson interval itself is tested with reference.conformance, in tests/reference/test_conformance.py.)
+Clopper–Pearson interval itself is tested with dpquant.reference.conformance, in tests/reference/test_conformance.py.)
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from audit.statistics import (
+from dpquant.audit.statistics import (
     epsilon_lower_bound,
     event_ratio_interval,
     expected_bound,
@@ -24,7 +24,7 @@ from audit.statistics import (
     selection_score,
     wilson_bound,
 )
-from reference.conformance import clopper_pearson
+from dpquant.reference.conformance import clopper_pearson
 
 # ---------------------------------------------------------------------------------------------
 # The ε lower bound

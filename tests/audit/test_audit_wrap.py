@@ -1,4 +1,4 @@
-"""``from_callable`` (audit/wrap.py): vectorised functions and finite input sets (issue 20)."""
+"""``from_callable`` (dpquant/audit/wrap.py): vectorised functions and finite input sets (issue 20)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from audit import audit_mechanism, from_callable
-from audit.draws import DrawJob, chunk_rng, draw
-from audit.pytest_plugin import make_auditor
-from audit.wrap import TRIAL_SIZE
-from reference.core import PrivacyClaim
+from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit.draws import DrawJob, chunk_rng, draw
+from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.audit.wrap import TRIAL_SIZE
+from dpquant.reference.core import PrivacyClaim
 
 LOCAL = PrivacyClaim(1.0, 0.0, "local")
 COUNT = PrivacyClaim(1.0, 0.0, "replace_one")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import sympy
 
-from audit.catalogue import (
+from dpquant.audit.catalogue import (
     CATALOGUE,
     CONTROLS,
     CatalogueEntry,
@@ -31,12 +31,12 @@ from audit.catalogue import (
     catalogue_entry,
     multi_quantile_exact_epsilon,
 )
-from reference.conformance import check_sampler
-from reference.core import Mechanism, has_exact
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear, privacy_loss
-from reference.exact.mp import to_mpf, workdps
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.core import Mechanism, has_exact
+from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear, privacy_loss
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 SEED = 20260707
 N_SAMPLES = 100_000
@@ -508,7 +508,7 @@ def test_tzamos20_paper_algorithm_1_exact_epsilon_is_nine_eighths_on_the_witness
     """Both witness data sets lie in tzamos20's typical set H (n = 9, C = 1, K = 2: five ties at
     the median fill both windows), so the printed Algorithm 1 samples the restricted laws at the
     medians −5 and −1/2; their exact loss is (ε/4)·min{(Ln/3C)·9/2, Lrn} = 9/8 > ε = 1."""
-    from reference.private_median.typical_set import in_typical_set
+    from dpquant.reference.private_median.typical_set import in_typical_set
 
     entry = catalogue_entry("tzamos20_paper_algorithm_1")
     mech = entry.mechanism
@@ -540,7 +540,7 @@ CATALOGUE_CLASSES = [
 
 @pytest.mark.parametrize("cls", CATALOGUE_CLASSES, ids=lambda c: c.__name__)
 def test_every_catalogue_class_derives_from_the_mechanism_base(cls) -> None:
-    from reference.core import ExactMechanismBase, MechanismBase
+    from dpquant.reference.core import ExactMechanismBase, MechanismBase
 
     mech = cls()
     assert isinstance(mech, MechanismBase)
@@ -674,7 +674,7 @@ def test_em_outputs_data_value_exact_refuses_more_points_than_its_limit() -> Non
 
 
 def test_multi_quantile_quantiles_and_draws_are_bounded() -> None:
-    from audit.catalogue import MAX_QUANTILES
+    from dpquant.audit.catalogue import MAX_QUANTILES
 
     for bad in ((0.5,) * (MAX_QUANTILES + 1), "0.5", {0.5}, np.zeros((2, 2)), (True,), None):
         with pytest.raises(ValueError, match="quantiles"):
@@ -702,7 +702,7 @@ def test_catalogue_entry_refuses_a_name_that_is_not_a_string_naming_it() -> None
 
 
 def test_wrong_keep_probability_refuses_bad_epsilon() -> None:
-    from audit.catalogue import wrong_keep_probability_mp
+    from dpquant.audit.catalogue import wrong_keep_probability_mp
 
     for bad in (math.nan, math.inf, 0, -1.0, "1", True, 10**400):
         with pytest.raises(ValueError, match="epsilon"):

@@ -1,4 +1,4 @@
-"""The classic benchmark of DP-violation detectors (audit/classic/): every sampler follows its exact
+"""The classic benchmark of DP-violation detectors (dpquant/audit/classic/): every sampler follows its exact
 law, every entry builds an audit-ready mechanism with the stated claim and relation, bad
 parameters are refused, and the true-ε facts hold where they can be computed (issue 20).
 
@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from audit import audit_mechanism
-from audit.classic import (
+from dpquant.audit import audit_mechanism
+from dpquant.audit.classic import (
     ABORTED,
     ABOVE,
     BELOW,
@@ -39,11 +39,11 @@ from audit.classic import (
     entry,
     svt34_parallel,
 )
-from audit.classic.geometric import geo_pmf
-from audit.classic.published import DPSNIPER, STATDP
-from audit.classic.rappor import bloom_bits, flip_probability, rappor_epsilon
-from audit.relations import QueryAnswers
-from reference.core import PrivacyClaim
+from dpquant.audit.classic.geometric import geo_pmf
+from dpquant.audit.classic.published import DPSNIPER, STATDP
+from dpquant.audit.classic.rappor import bloom_bits, flip_probability, rappor_epsilon
+from dpquant.audit.relations import QueryAnswers
+from dpquant.reference.core import PrivacyClaim
 
 P_MIN = 1e-9
 N = 200_000
@@ -837,7 +837,7 @@ def test_laplace_parallel_leaks_through_the_count_of_copies_more_than_through_th
     threshold 0, 100, ..., 8000) promises more than 0.033 (its best, near 3 000: 0.032). The
     count is the Laplace likelihood ratio outside [0, 1] (test_audit_projections.py); the sum is
     its linear proxy."""
-    from audit.statistics import expected_bound
+    from dpquant.audit.statistics import expected_bound
 
     n_eval, copies, scale = 21_800_000, 20, 200.0
     with mpmath.workdps(50):

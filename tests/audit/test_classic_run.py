@@ -1,4 +1,4 @@
-"""audit/classic/run.py: the classic benchmark audited with the auditor's own search. A seeded
+"""dpquant/audit/classic/run.py: the classic benchmark audited with the auditor's own search. A seeded
 smoke subset of ``benchmarks/bench_auditor_suite.py`` (the whole suite at ε = 0.5 and 1 takes
 about two and a half minutes there): incorrect mechanisms flagged within the issue's budget of
 2·10⁶ draws, correct ones not flagged, every bound below the true ε where it is known."""
@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from audit.classic import SUITE, entry
-from audit.classic.run import DRAW_LIMIT, SuiteRun, run_entry, status
+from dpquant.audit.classic import SUITE, entry
+from dpquant.audit.classic.run import DRAW_LIMIT, SuiteRun, run_entry, status
 
 SMOKE_INCORRECT = (
     "NoisyHist2",
@@ -72,7 +72,7 @@ class _Report:
 @pytest.fixture
 def audits(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
     """The audit replaced by a stand-in recording its keywords."""
-    from audit.classic import run as run_module
+    from dpquant.audit.classic import run as run_module
 
     calls: list[dict] = []
 

@@ -19,7 +19,7 @@ its library is missing. Findings (notes/peers.md):
 Statistics: every "no violation" audit and conformance test is at α <= 1e-7 (so a correct
 library fails this module with probability < 1e-6 even on a machine where the shim cannot be
 used); every library's draws are a function of the seeds here (python-dp and OpenDP through the
-preloaded shim of audit/adapters/seeding.py), so the verdicts are reproducible.
+preloaded shim of dpquant/audit/adapters/seeding.py), so the verdicts are reproducible.
 """
 
 from __future__ import annotations
@@ -33,12 +33,15 @@ import mpmath
 import numpy as np
 import pytest
 
-from audit import audit_mechanism
-from audit.adapters import PEERS, PeerUnavailable
-from reference.conformance import check_sampler, clopper_pearson
-from reference.distributions import privacy_loss
-from reference.primitives.candidate_quantile import CandidateQuantile, LaplaceNoisyMaxQuantile
-from reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.audit import audit_mechanism
+from dpquant.audit.adapters import PEERS, PeerUnavailable
+from dpquant.reference.conformance import check_sampler, clopper_pearson
+from dpquant.reference.distributions import privacy_loss
+from dpquant.reference.primitives.candidate_quantile import (
+    CandidateQuantile,
+    LaplaceNoisyMaxQuantile,
+)
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 
 pytestmark = pytest.mark.audit
 
@@ -136,7 +139,7 @@ OPENDP_DATA = {"pure_a": [0.2, 0.5, 0.5, 0.7], "pure_b": [0.05, 0.33, 0.41, 0.9,
 OPENDP_DRAWS = """
 import json, math
 import numpy as np
-from audit.adapters import opendp_quantile
+from dpquant.audit.adapters import opendp_quantile
 grid = tuple(float(v) for v in np.linspace(0.0, 1.0, 11))
 pure = opendp_quantile(candidates=grid)
 zcdp = opendp_quantile(candidates=grid, measure="zero_concentrated_divergence")
@@ -157,8 +160,8 @@ def draws_code(size: int) -> str:
 OPENDP_AUDIT = """
 import json
 import numpy as np
-from audit import audit_mechanism
-from audit.adapters import opendp_quantile
+from dpquant.audit import audit_mechanism
+from dpquant.audit.adapters import opendp_quantile
 grid = tuple(float(v) for v in np.linspace(0.0, 1.0, 11))
 r = audit_mechanism(opendp_quantile(candidates=grid), seed=0, max_draws={draws}, alpha=1e-7)
 print(json.dumps({{"violation": r.violation, "eps_lb": r.epsilon_lower_bound,
@@ -168,9 +171,9 @@ print(json.dumps({{"violation": r.violation, "eps_lb": r.epsilon_lower_bound,
 
 OPENDP_VALIDATE = """
 import json
-from audit.adapters import opendp_quantile
-from audit.equivalence import validate
-from reference.primitives.candidate_quantile import CandidateQuantile
+from dpquant.audit.adapters import opendp_quantile
+from dpquant.audit.equivalence import validate
+from dpquant.reference.primitives.candidate_quantile import CandidateQuantile
 grid = tuple(i / 20 for i in range(21))
 report = validate(CandidateQuantile(grid, 0.5, 1.0), opendp_quantile(candidates=grid),
                   samples=5_000, alpha=1e-7, audit=False)
@@ -181,10 +184,10 @@ print(json.dumps({"equivalent": report.equivalent, "checks": len(report.checks),
 
 def opendp_run(code: str, seed: int, folder) -> tuple[str, bool]:
     """Run ``code`` in a subprocess whose OpenDP draws are a function of ``seed`` (the seeding shim,
-    audit/adapters/seeding.py): (stdout, True). On a machine where the shim cannot be used, run it
+    dpquant/audit/adapters/seeding.py): (stdout, True). On a machine where the shim cannot be used, run it
     here unseeded: (stdout, False); test_opendp_is_reproducible_under_the_seeding_shim then skips
     and says why, and the verdicts below still hold at α = 1e-7."""
-    from audit.adapters.seeding import run_seeded
+    from dpquant.audit.adapters.seeding import run_seeded
 
     peer("opendp")
     try:
@@ -212,7 +215,7 @@ def test_opendp_is_reproducible_under_the_seeding_shim_and_keeps_its_law(tmp_pat
     address randomization off), which makes a process's draws a function of the seed (same seed:
     same draws; other seed: other draws) and leaves the law unchanged: the seeded draws conform
     to our exact permute-and-flip law (per-atom Clopper–Pearson, 1e-7)."""
-    from audit.adapters.seeding import run_seeded
+    from dpquant.audit.adapters.seeding import run_seeded
 
     peer("opendp")
     try:
@@ -287,22 +290,22 @@ def test_opendp_passes_its_audit(tmp_path) -> None:
 PYDP_DRAWS = """
 import json
 import numpy as np
-from audit.adapters import pydp_percentile
+from dpquant.audit.adapters import pydp_percentile
 x = np.array([0.1, 0.4, 0.4, 0.8])
 print(json.dumps(pydp_percentile().sample(x, {size}, np.random.default_rng(0)).tolist()))
 """
 
 PYDP_AUDIT = """
 import json
-from audit import audit_mechanism
-from audit.adapters import pydp_percentile
+from dpquant.audit import audit_mechanism
+from dpquant.audit.adapters import pydp_percentile
 r = audit_mechanism(pydp_percentile(), seed=0, max_draws=200_000, alpha=1e-7)
 print(json.dumps({"violation": r.violation, "eps_lb": r.epsilon_lower_bound}))
 """
 
 
 def seeded(code: str, seed: int, folder) -> str:
-    from audit.adapters.seeding import run_seeded
+    from dpquant.audit.adapters.seeding import run_seeded
 
     try:
         return run_seeded(code, seed, folder)
@@ -311,11 +314,11 @@ def seeded(code: str, seed: int, folder) -> str:
 
 
 def test_pydp_is_reproducible_under_the_seeding_shim_and_keeps_its_law(tmp_path) -> None:
-    """python-dp cannot be seeded; preloading our deterministic RAND_bytes (audit/adapters/
+    """python-dp cannot be seeded; preloading our deterministic RAND_bytes (dpquant/audit/adapters/
     seedrand.c) makes a process's draws a function of the seed (same seed: same draws; other
     seed: other draws), and leaves the output law unchanged: 20 000 shimmed draws against 20 000
     OS-random ones pass a two-sample DKW test at 1e-7."""
-    from audit.equivalence import two_sample_check
+    from dpquant.audit.equivalence import two_sample_check
 
     peer("python-dp")
     a = json.loads(seeded(PYDP_DRAWS.format(size=200), 7, tmp_path))
@@ -379,7 +382,7 @@ def test_eeprivacy_claim_is_false_the_auditor_finds_it_and_the_exact_loss_confir
     confidence 1 − 1e-6); on the
     witness it writes, our exact law of the same mechanism has a loss above 1 (60 digits) but
     below the 2ε that report-noisy-max with Laplace noise guarantees for a non-monotone utility."""
-    from audit.adapters.libraries import DEFAULT_CANDIDATES
+    from dpquant.audit.adapters.libraries import DEFAULT_CANDIDATES
     from dpquant.cli import main
 
     peer("eeprivacy")
@@ -431,7 +434,7 @@ def test_validate_opendp_against_our_permute_and_flip_on_the_whole_battery(tmp_p
 def test_validate_diffprivlib_against_our_exponential_quantile() -> None:
     """diffprivlib's quantile is equivalent to our ExponentialQuantile on the battery up to
     n = 33 (the issue-107 sizes are beyond it; the audit above finds those)."""
-    from audit.equivalence import battery, validate
+    from dpquant.audit.equivalence import battery, validate
 
     mech = peer("diffprivlib")
     ours = ExponentialQuantile(0.5, 1.0, (0.0, 1.0), adjacency="replace_one")

@@ -1,4 +1,4 @@
-"""The pytest plugin (``audit/pytest_plugin.py``) as a downstream project sees it: it is loaded
+"""The pytest plugin (``dpquant/audit/pytest_plugin.py``) as a downstream project sees it: it is loaded
 by its ``pytest11`` entry point, with no conftest and no ``-p`` option."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import math
 
 import pytest
 
-from reference import PrivacyClaim
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.reference import PrivacyClaim
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 KEEP = math.exp(1.0) / (1.0 + math.exp(1.0))
 LOCAL = PrivacyClaim(1.0, 0.0, "local")
@@ -66,10 +66,10 @@ def test_function_with_a_broken_signature(dp_audit):
 
 # dp_audit with audit_mechanism replaced by a spy: checks what the options pass, instantly
 SPY = """
-import audit.runner
+import dpquant.audit.runner
 import pytest
 
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 
 class Stub:
@@ -88,7 +88,7 @@ def seen(monkeypatch):
         calls.append(kw)
         return Stub()
 
-    monkeypatch.setattr(audit.runner, "audit_mechanism", spy)
+    monkeypatch.setattr(dpquant.audit.runner, "audit_mechanism", spy)
     return calls
 
 

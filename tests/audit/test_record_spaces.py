@@ -1,4 +1,4 @@
-"""Data sets of records of any type (audit/record_spaces.py, issue 20): vectors in a box, bit
+"""Data sets of records of any type (dpquant/audit/record_spaces.py, issue 20): vectors in a box, bit
 vectors and elements of a finite set, under add/remove and replace-one, searched by the auditor."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import audit_mechanism, from_callable
-from audit.record_spaces import (
+from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit.record_spaces import (
     MAX_CANDIDATES,
     MAX_PROBES,
     BitVectors,
@@ -22,10 +22,10 @@ from audit.record_spaces import (
     FiniteSet,
     Records,
 )
-from audit.relations import QueryAnswers
-from audit.wrap import CallableMechanism
-from reference.core import PrivacyClaim
-from reference.distributions import DiscreteLaw
+from dpquant.audit.relations import QueryAnswers
+from dpquant.audit.wrap import CallableMechanism
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.distributions import DiscreteLaw
 
 EPS = 0.5
 REPLACE = PrivacyClaim(EPS, 0.0, "replace_one")
@@ -65,7 +65,7 @@ ANYWHERE = (-math.inf, math.inf)
         (lambda: Records(Box(2), "local"), "adjacency must"),
         (lambda: Records(Box(2), "custom"), "adjacency must"),
         (lambda: Records(Box(2), "query_answers"), "adjacency must"),
-        (lambda: Records((0.0, 1.0)), "space must be an audit.record_spaces.Box"),
+        (lambda: Records((0.0, 1.0)), "space must be a dpquant.audit.record_spaces.Box"),
         (lambda: Records(FiniteSet([[1, 2]]), "replace_one"), "space must hold at least two"),
     ],
 )
@@ -400,8 +400,8 @@ def test_an_exact_law_on_vector_records_is_read_per_data_set() -> None:
         (lambda: FiniteSet(None), "elements must be an iterable"),
         (lambda: FiniteSet({1: 2}), "elements must be an iterable"),
         (lambda: FiniteSet([10**400]), "elements must hold values that fit a float64"),
-        (lambda: Records(Box), "space must be an audit.record_spaces.Box"),
-        (lambda: Records(None), "space must be an audit.record_spaces.Box"),
+        (lambda: Records(Box), "space must be a dpquant.audit.record_spaces.Box"),
+        (lambda: Records(None), "space must be a dpquant.audit.record_spaces.Box"),
         (lambda: Records(Box(2), None), "adjacency must be one of"),
         (lambda: Records(Box(2), True), "adjacency must be one of"),
     ],
@@ -420,7 +420,7 @@ def test_a_subclass_of_a_space_is_refused() -> None:
         def probes(self):
             return None
 
-    with pytest.raises(ValueError, match="space must be an audit.record_spaces.Box"):
+    with pytest.raises(ValueError, match="space must be a dpquant.audit.record_spaces.Box"):
         Records(Odd(2))
 
 

@@ -1,4 +1,4 @@
-"""The test-only seeding shim (audit/adapters/seedrand.c, seeding.py): what it seeds and what it
+"""The test-only seeding shim (dpquant/audit/adapters/seedrand.c, seeding.py): what it seeds and what it
 leaves alone. The seeded libraries themselves are checked in test_peers_audit.py."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from audit.adapters import PeerUnavailable
-from audit.adapters.seeding import ADDR_NO_RANDOMIZE, run_seeded, seeded_env
+from dpquant.audit.adapters import PeerUnavailable
+from dpquant.audit.adapters.seeding import ADDR_NO_RANDOMIZE, run_seeded, seeded_env
 
 PROBE = """
 import json, os

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.core import PrivacyClaim
+from dpquant.reference.core import PrivacyClaim
 
 LOCAL = PrivacyClaim(1.0, 0.0, "local")
 

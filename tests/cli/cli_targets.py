@@ -9,9 +9,9 @@ import time
 
 import numpy as np
 
-from reference.core import PrivacyClaim
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
 KEEP = math.exp(1.0) / (1.0 + math.exp(1.0))
 

@@ -22,9 +22,9 @@ from dpquant.cli import build_parser, main
 from dpquant.cli.app import join_domain
 from dpquant.cli.targets import ClaimOverride
 from dpquant.options import parse_domain
-from reference.core import MechanismBase, PrivacyClaim, has_exact
-from reference.primitives.randomized_response import RandomizedResponse
-from reference.registry import REGISTRY
+from dpquant.reference.core import MechanismBase, PrivacyClaim, has_exact
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
+from dpquant.reference.registry import REGISTRY
 
 TARGETS = Path(__file__).with_name("cli_targets.py")
 FAST = ["--samples", "20000", "--alpha", "1e-9", "--quiet"]
@@ -109,7 +109,7 @@ def test_a_function_without_epsilon_is_a_usage_error(capsys: pytest.CaptureFixtu
         ("tests/no_such_file.py:fn", "no such file"),
         ("no_colon_here", "MODULE:ATTR"),
         (target("not_a_mechanism"), "neither a mechanism"),
-        ("reference.primitives.randomized_response:RandomizedResponse", "is a class"),
+        ("dpquant.reference.primitives.randomized_response:RandomizedResponse", "is a class"),
     ],
 )
 def test_bad_targets_are_usage_errors(
@@ -150,7 +150,7 @@ def test_domain_parsing() -> None:
 
 
 def test_claim_override_delegates_everything_but_the_claim() -> None:
-    from audit import from_callable
+    from dpquant.audit import from_callable
 
     rr = RandomizedResponse(1.0)
     over = ClaimOverride(rr, PrivacyClaim(0.5, 0.0, "local"))
@@ -194,7 +194,7 @@ class _FakeReport:
 
 
 def _fake_audit_all(outcomes: dict[str, Any]) -> Any:
-    from audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
 
     def fake(
         out: Any, seed: int = 0, samples: Any = None, progress: Any = None, executor: Any = None
@@ -212,11 +212,11 @@ def _fake_audit_all(outcomes: dict[str, Any]) -> Any:
 def test_all_exit_code_follows_expected_outcomes(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import audit.batch
-    from audit.catalogue import CATALOGUE, CONTROLS
+    import dpquant.audit.batch
+    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
 
     fake = _fake_audit_all({})
-    monkeypatch.setattr(audit.batch, "audit_all", fake)
+    monkeypatch.setattr(dpquant.audit.batch, "audit_all", fake)
     argv = ["audit", "--all", "--out", str(tmp_path), "--seed", "4", "--samples", "500", "-q"]
     assert main(argv) == 0
     assert fake.called == {"out": tmp_path, "seed": 4, "samples": 500}
@@ -226,7 +226,7 @@ def test_all_exit_code_follows_expected_outcomes(
         assert e.name in out
     # a known-bad entry not flagged, and a reference mechanism flagged: both unexpected
     missed, flagged = CATALOGUE[0].name, REGISTRY[0].name
-    monkeypatch.setattr(audit.batch, "audit_all", _fake_audit_all({missed: False, flagged: True}))
+    monkeypatch.setattr(dpquant.audit.batch, "audit_all", _fake_audit_all({missed: False, flagged: True}))
     assert main(argv) == 1
     out = capsys.readouterr().out
     unexpected = [line for line in out.splitlines() if line.startswith("unexpected:")]
@@ -254,7 +254,7 @@ def test_all_progress_is_a_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_mechanisms_lists_registry_and_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
-    from audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
 
     assert main(["mechanisms"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -329,15 +329,15 @@ def _error_line(err: str, *names: str) -> str:
 @pytest.fixture
 def no_audit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any audit or study that starts fails the test: the refusal must come before any work."""
-    import audit
-    import audit.batch
+    import dpquant.audit.batch
+    from dpquant import audit
     from dpquant.studies import aamand25, fukuchi19, imola25, tzamos20
 
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("work started before the options were checked")
 
     monkeypatch.setattr(audit, "audit_mechanism", forbidden)
-    monkeypatch.setattr(audit.batch, "audit_all", forbidden)
+    monkeypatch.setattr(dpquant.audit.batch, "audit_all", forbidden)
     for study in (aamand25, imola25, fukuchi19, tzamos20):
         monkeypatch.setattr(study, "run", forbidden)
 
@@ -735,7 +735,7 @@ def test_the_audited_code_exiting_during_the_run_exits_3(
 def test_an_unexpected_exception_exits_3_with_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import audit
+    from dpquant import audit
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise TypeError("something internal\nover two lines")
@@ -751,7 +751,7 @@ def test_an_unexpected_exception_exits_3_with_one_line(
 def test_an_interrupt_during_the_run_exits_130(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import audit
+    from dpquant import audit
 
     def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
@@ -771,7 +771,7 @@ class _Report:
 def test_timeout_is_passed_to_the_auditor(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import audit
+    from dpquant import audit
 
     seen: dict[str, Any] = {}
 
@@ -815,7 +815,7 @@ def test_warnings_are_one_line_each_after_a_completed_command_and_none_after_an_
 ) -> None:
     import warnings
 
-    import audit
+    from dpquant import audit
 
     real = audit.audit_mechanism
 

@@ -103,7 +103,7 @@ def test_an_unreadable_ledger_is_one_line_naming_ledger(
 ) -> None:
     """As root a mode of 000 does not stop reading: the refusal of the open is simulated (and the
     real mode tested when not root)."""
-    from reference import claims as claims_module
+    from dpquant.reference import claims as claims_module
 
     ledger = _write(tmp_path / "x.toml", GOOD_CLAIM)
     if os.geteuid() != 0:
@@ -340,7 +340,7 @@ def test_valid_values_reach_the_study(
 @pytest.fixture
 def no_audit(monkeypatch: pytest.MonkeyPatch) -> None:
     """The audit itself must never be reached by these refusals (it would exit 3)."""
-    import audit
+    from dpquant import audit
 
     def reached(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the audit ran")

@@ -1,5 +1,5 @@
 """Contract specimens and fuzz entries of the aamand25 area (see :mod:`harness`):
-``reference.distributed_quantiles`` and the argument checks of ``dpquant.studies.aamand25``
+``dpquant.reference.distributed_quantiles`` and the argument checks of ``dpquant.studies.aamand25``
 and ``aamand25_data``.
 
 Every valid call is tiny (a handful of users, B <= 16, 60-digit mpmath), so the sweep and the
@@ -26,9 +26,7 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_law, check_sane
 
-from dpquant.studies import aamand25 as experiments
-from dpquant.studies.aamand25 import data as data_sets
-from reference.distributed_quantiles import (
+from dpquant.reference.distributed_quantiles import (
     amplification,
     bayess,
     channel,
@@ -44,11 +42,15 @@ from reference.distributed_quantiles import (
     users,
     weight_tree,
 )
-from reference.distributed_quantiles.bayes_learning import Intervals, bayes_learn, learner_target
-from reference.distributed_quantiles.hierarchical import HierarchicalRandomizer
-from reference.distributed_quantiles.mechanisms import ProtocolMechanism
-from reference.distributed_quantiles.population import CountStream, Population
-from reference.distributed_quantiles.private_bayess import (
+from dpquant.reference.distributed_quantiles.bayes_learning import (
+    Intervals,
+    bayes_learn,
+    learner_target,
+)
+from dpquant.reference.distributed_quantiles.hierarchical import HierarchicalRandomizer
+from dpquant.reference.distributed_quantiles.mechanisms import ProtocolMechanism
+from dpquant.reference.distributed_quantiles.population import CountStream, Population
+from dpquant.reference.distributed_quantiles.private_bayess import (
     dp_bayess,
     dp_bayess_runs,
     endpoint_coins,
@@ -57,10 +59,12 @@ from reference.distributed_quantiles.private_bayess import (
     select_quantiles,
     update_parameter,
 )
-from reference.distributed_quantiles.protocol_enumeration import protocol_law
-from reference.distributed_quantiles.shuffle_search import shuffle_nbs
-from reference.distributed_quantiles.threshold_query import ThresholdQuery
-from reference.distributed_quantiles.unary_encoding import UnaryEncoding
+from dpquant.reference.distributed_quantiles.protocol_enumeration import protocol_law
+from dpquant.reference.distributed_quantiles.shuffle_search import shuffle_nbs
+from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery
+from dpquant.reference.distributed_quantiles.unary_encoding import UnaryEncoding
+from dpquant.studies import aamand25 as experiments
+from dpquant.studies.aamand25 import data as data_sets
 
 RNG = np.random.default_rng(0)
 N_TOO_SMALL = ("n too small",)  # a refusal that names the users' count a parameter demands

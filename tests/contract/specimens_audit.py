@@ -19,18 +19,18 @@ from typing import Any
 import numpy as np
 from harness import Entry, Specimen, check_sane
 
-from audit import AuditReport, audit_mechanism, conformance, from_callable, neighbours
-from audit.equivalence import battery, two_sample_check, validate
-from audit.exact import analyse_pair, exact_sweep
-from audit.grids import lattice_exponent
-from audit.outputs import Outputs, normalise
-from audit.power import pair_power
-from audit.pytest_plugin import make_auditor
-from audit.record_spaces import Box, Records
-from audit.relations import QueryAnswers
-from audit.wrap import CallableMechanism
-from reference.core import PrivacyClaim
-from reference.primitives.randomized_response import RandomizedResponse, rr_law
+from dpquant.audit import AuditReport, audit_mechanism, conformance, from_callable, neighbours
+from dpquant.audit.equivalence import battery, two_sample_check, validate
+from dpquant.audit.exact import analyse_pair, exact_sweep
+from dpquant.audit.grids import lattice_exponent
+from dpquant.audit.outputs import Outputs, normalise
+from dpquant.audit.power import pair_power
+from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.audit.record_spaces import Box, Records
+from dpquant.audit.relations import QueryAnswers
+from dpquant.audit.wrap import CallableMechanism
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.primitives.randomized_response import RandomizedResponse, rr_law
 
 RR = RandomizedResponse(1.0)
 RR_PAIRS = [([0.0], [1.0])]
@@ -531,7 +531,7 @@ def _peer_draws(mech: Any) -> None:
 
 def _peer_entries() -> list[Entry]:
     """The peer adapters' constructors, where the library is installed (the ``peers`` extra)."""
-    from audit.adapters import base, libraries
+    from dpquant.audit.adapters import base, libraries
 
     out = []
     for name in (

@@ -1,6 +1,6 @@
 """Contract specimens and fuzz entries of the catalogue area (see :mod:`harness`): the auditor's
-known-bad mechanisms (``audit.catalogue``), its helpers, and the claims ledger
-(``reference.claims``). The bad mechanisms break privacy, not input checking: they are held to
+known-bad mechanisms (``dpquant.audit.catalogue``), its helpers, and the claims ledger
+(``dpquant.reference.claims``). The bad mechanisms break privacy, not input checking: they are held to
 the same contract as every other mechanism."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen
 
-from audit import catalogue
-from reference.claims import (
+from dpquant.audit import catalogue
+from dpquant.reference.claims import (
     REPO_ROOT,
     Claim,
     check_exists,
@@ -106,7 +106,7 @@ def _is_claim(result: Any) -> None:
 
 
 def _registry_entry(**kwargs: Any) -> Any:
-    from reference.registry import RegistryEntry  # the registry imports every package
+    from dpquant.reference.registry import RegistryEntry  # the registry imports every package
 
     entry = RegistryEntry(**kwargs)
     assert all(isinstance(v, float) and np.isfinite(v) for v in entry.grid)

@@ -284,13 +284,13 @@ _AUDIT_KINDS = {
 def _audit_entry_call(**kwargs: Any) -> CliResult:
     """``dpquant audit`` of the randomized response; the plot is a stand-in PNG (the fuzz would
     otherwise draw one with matplotlib per accepted call)."""
-    import audit.render
+    import dpquant.audit.render
 
     def no_png(report: Any, path: Any) -> Path:
         Path(path).write_bytes(b"\x89PNG\r\n\x1a\n")
         return Path(path)
 
-    with _replaced(audit.render, "plot_report", no_png):
+    with _replaced(dpquant.audit.render, "plot_report", no_png):
         return _audit(**kwargs)
 
 
@@ -313,7 +313,7 @@ class AuditReached(Exception):  # noqa: N818 -- a test outcome, not an error
 def _audit_function(**kwargs: Any) -> CliResult:
     """``dpquant audit`` of a plain function with its options; the audit is a stand-in that
     checks the parsed values it receives and raises :class:`AuditReached`."""
-    import audit
+    from dpquant import audit
 
     def stand_in(mech: Any, **kw: Any) -> Any:
         budget = kw.get("max_draws")
@@ -348,9 +348,9 @@ class _Report:
 
 
 def _audit_all(**kwargs: Any) -> CliResult:
-    import audit.batch
-    from audit.catalogue import CATALOGUE, CONTROLS
-    from reference.registry import REGISTRY
+    import dpquant.audit.batch
+    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.reference.registry import REGISTRY
 
     def stand_in(
         out: Any, seed: int = 0, samples: Any = None, progress: Any = None, executor: Any = None
@@ -359,20 +359,20 @@ def _audit_all(**kwargs: Any) -> CliResult:
         bad = {e.name for e in CATALOGUE}
         return [_Report(e.name, e.name in bad) for e in (*REGISTRY, *CONTROLS, *CATALOGUE)]
 
-    with _replaced(audit.batch, "audit_all", stand_in):
+    with _replaced(dpquant.audit.batch, "audit_all", stand_in):
         result = run_cli(["audit", "--all", "-q", *_options(kwargs)], [_option(p) for p in kwargs])
     return result
 
 
 def _audit_all_scheduler(scheduler: Any) -> CliResult:
     """``dpquant audit --all --scheduler ADDRESS`` (the batch audit a stand-in)."""
-    import audit.batch
+    import dpquant.audit.batch
 
     def stand_in(out: Any, **kw: Any) -> list:
         raise AssertionError("an address of the hostile pool was accepted")
 
     argv = ["audit", "--all", "-q", "--out", "all", f"--scheduler={_text(scheduler)}"]
-    with _replaced(audit.batch, "audit_all", stand_in):
+    with _replaced(dpquant.audit.batch, "audit_all", stand_in):
         return run_cli(argv, ["--scheduler"])
 
 
@@ -393,7 +393,7 @@ class _Validation:
 
 
 def _validate(**kwargs: Any) -> CliResult:
-    import audit.equivalence
+    import dpquant.audit.equivalence
 
     def stand_in(reference: Any, candidate: Any, **kw: Any) -> _Validation:
         assert isinstance(kw["samples"], int) and isinstance(kw["seed"], int)
@@ -401,7 +401,7 @@ def _validate(**kwargs: Any) -> CliResult:
 
     argv = ["validate", f"{TARGETS}:em_median", f"{TARGETS}:em_median", "--no-audit"]
     argv += _options(kwargs, ("sizes",))
-    with _replaced(audit.equivalence, "validate", stand_in):
+    with _replaced(dpquant.audit.equivalence, "validate", stand_in):
         return run_cli(argv, [_option(p) for p in kwargs])
 
 

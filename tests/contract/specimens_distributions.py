@@ -1,9 +1,9 @@
 """Contract specimens and fuzz entries of the distributions area (see :mod:`harness`): the exact
-laws of :mod:`reference.distributions` (constructors and methods), the divergences, the exact
-helpers (:mod:`reference.exact.mp`, :mod:`reference.exact.interval`; the certified divergences
-of :mod:`reference.distributions.certified`), ``laplace_law``, the
-conformance tests (:mod:`reference.conformance`) and the auditor's statistics
-(:mod:`audit.statistics`).
+laws of :mod:`dpquant.reference.distributions` (constructors and methods), the divergences, the exact
+helpers (:mod:`dpquant.reference.exact.mp`, :mod:`dpquant.reference.exact.interval`; the certified divergences
+of :mod:`dpquant.reference.distributions.certified`), ``laplace_law``, the
+conformance tests (:mod:`dpquant.reference.conformance`) and the auditor's statistics
+(:mod:`dpquant.audit.statistics`).
 
 Every valid call is tiny (a few atoms or pieces, a few draws). The checks verify that an accepted
 hostile call gives a correct result: laws of total mass 1 (:func:`harness.check_law`),
@@ -20,9 +20,9 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_draws, check_law, check_sane
 
-from audit import statistics
-from reference import conformance
-from reference.distributions import (
+from dpquant.audit import statistics
+from dpquant.reference import conformance
+from dpquant.reference.distributions import (
     FLOAT_SAMPLING_TOLERANCE,
     DiscreteLaw,
     GridLaw,
@@ -40,10 +40,10 @@ from reference.distributions import (
     privacy_loss,
     renyi_divergence,
 )
-from reference.exact.interval import iv_precision, to_iv
-from reference.exact.mp import LazySequence, logsumexp, to_mpf
-from reference.primitives.discrete_laplace import DiscreteLaplaceLaw
-from reference.primitives.laplace import laplace_law
+from dpquant.reference.exact.interval import iv_precision, to_iv
+from dpquant.reference.exact.mp import LazySequence, logsumexp, to_mpf
+from dpquant.reference.primitives.discrete_laplace import DiscreteLaplaceLaw
+from dpquant.reference.primitives.laplace import laplace_law
 
 SPECIMENS: list[Specimen] = []
 

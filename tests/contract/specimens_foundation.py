@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from harness import Entry, Specimen
 
-from reference import validation as V
-from reference.core import PrivacyClaim, check_adjacency, check_claim
-from reference.primitives.exponential_mechanism import (
+from dpquant.reference import validation as V
+from dpquant.reference.core import PrivacyClaim, check_adjacency, check_claim
+from dpquant.reference.primitives.exponential_mechanism import (
     check_bounds,
     smith_intervals,
     utility_sensitivity,

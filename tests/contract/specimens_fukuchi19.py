@@ -1,4 +1,4 @@
-"""Contract specimens and fuzz entries of the fukuchi19 area (``reference.ldp_minimum``; see
+"""Contract specimens and fuzz entries of the fukuchi19 area (``dpquant.reference.ldp_minimum``; see
 :mod:`harness`).
 
 Every valid call is tiny (N <= 3 users, L = 2 levels, a few draws). The checks verify that an
@@ -17,7 +17,7 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_draws, check_law, check_sane
 
-from reference.ldp_minimum import (
+from dpquant.reference.ldp_minimum import (
     bound_inputs,
     concentration,
     domain_map,

@@ -1,5 +1,5 @@
 """Contract specimens and fuzz entries of the imola25 area (see :mod:`harness`): the mechanisms of
-:mod:`reference.slice_quantiles` (SliceQuantiles, JointExp, KSS ApproximateQuantiles), the
+:mod:`dpquant.reference.slice_quantiles` (SliceQuantiles, JointExp, KSS ApproximateQuantiles), the
 planning and release functions of the README, the exact law and Thm 4.2's δ, the exact CC tails,
 the zCDP conversions, and the public helpers of the package (Good sets, rank maps, the slice EM,
 the k-ary tree analysis), plus the study's configuration entry points.
@@ -20,14 +20,13 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_law
 
-from dpquant.studies import imola25 as study
-from reference.slice_quantiles.aq_mechanism import (
+from dpquant.reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
     sample_aq,
 )
-from reference.slice_quantiles.aq_recursion import aq_plan, per_em_epsilon
-from reference.slice_quantiles.cc_tails import (
+from dpquant.reference.slice_quantiles.aq_recursion import aq_plan, per_em_epsilon
+from dpquant.reference.slice_quantiles.cc_tails import (
     cc_error_bound,
     cc_max_error_tail,
     chernoff_bound,
@@ -36,25 +35,28 @@ from reference.slice_quantiles.cc_tails import (
     sample_max_error,
     theorem_4_2_w,
 )
-from reference.slice_quantiles.clip_range import release_levels
-from reference.slice_quantiles.exact_law import (
+from dpquant.reference.slice_quantiles.clip_range import release_levels
+from dpquant.reference.slice_quantiles.exact_law import (
     failure_probability,
     good_probability,
     output_law,
     privacy_profile,
     theorem_4_2_delta,
 )
-from reference.slice_quantiles.good_set import good_set_members, in_good_set, slices
-from reference.slice_quantiles.inputs import sorted_data
-from reference.slice_quantiles.integer_lattice import min_l1_cost
-from reference.slice_quantiles.joint_exp_forward import (
+from dpquant.reference.slice_quantiles.good_set import good_set_members, in_good_set, slices
+from dpquant.reference.slice_quantiles.inputs import sorted_data
+from dpquant.reference.slice_quantiles.integer_lattice import min_l1_cost
+from dpquant.reference.slice_quantiles.joint_exp_forward import (
     decayed_window_lse,
     forward,
     kernel_convolution,
 )
-from reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism, joint_exp
-from reference.slice_quantiles.joint_exp_sampler import path_log_probability, sample_joint_exp
-from reference.slice_quantiles.kary_tree import (
+from dpquant.reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism, joint_exp
+from dpquant.reference.slice_quantiles.joint_exp_sampler import (
+    path_log_probability,
+    sample_joint_exp,
+)
+from dpquant.reference.slice_quantiles.kary_tree import (
     authors_auto_k,
     authors_chernoff_bound,
     contiguous_shift,
@@ -62,14 +64,14 @@ from reference.slice_quantiles.kary_tree import (
     kary_shift_report,
     shift_loss_over_box,
 )
-from reference.slice_quantiles.laplace_sums import (
+from dpquant.reference.slice_quantiles.laplace_sums import (
     discrete_laplace_sum_survival,
     laplace_mixture_sum_survival,
     laplace_sum_cdf_np,
     laplace_sum_survival,
 )
-from reference.slice_quantiles.mechanism import SliceQuantiles, with_options
-from reference.slice_quantiles.parameters import (
+from dpquant.reference.slice_quantiles.mechanism import SliceQuantiles, with_options
+from dpquant.reference.slice_quantiles.parameters import (
     budget_split,
     check_feasible,
     check_ranks,
@@ -81,27 +83,28 @@ from reference.slice_quantiles.parameters import (
     target_ranks,
     total_epsilon,
 )
-from reference.slice_quantiles.rank_maps import (
+from dpquant.reference.slice_quantiles.rank_maps import (
     add_map,
     is_contiguous,
     remove_map,
     slice_distances,
     substitution_distance,
 )
-from reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
-from reference.slice_quantiles.slice_release import (
+from dpquant.reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
+from dpquant.reference.slice_quantiles.slice_release import (
     SliceQuantilesPlan,
     cc_error,
     plan_slice_quantiles,
     slice_quantiles,
 )
-from reference.slice_quantiles.subset_em import subset_em_sample
-from reference.slice_quantiles.zcdp import (
+from dpquant.reference.slice_quantiles.subset_em import subset_em_sample
+from dpquant.reference.slice_quantiles.zcdp import (
     em_zcdp_rho,
     epsilon_from_rho,
     epsilon_from_rho_mp,
     rho_from_epsilon,
 )
+from dpquant.studies import imola25 as study
 
 RNG = np.random.default_rng(0)
 X7 = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]

@@ -1,5 +1,5 @@
-"""Contract specimens and fuzz entries of the primitives (``reference.primitives``,
-``reference.inverse_cdf``, ``reference.datasets``).
+"""Contract specimens and fuzz entries of the primitives (``dpquant.reference.primitives``,
+``dpquant.reference.inverse_cdf``, ``dpquant.reference.datasets``).
 
 Every valid call is tiny (a few draws, a handful of atoms or candidates). Where an accepted
 hostile value could give a silently wrong result the check verifies the result against its law:
@@ -19,13 +19,13 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_draws, check_law, check_sane
 
-from reference.datasets import load_adult
-from reference.inverse_cdf import (
+from dpquant.reference.datasets import load_adult
+from dpquant.reference.inverse_cdf import (
     coarse_float_grid,
     exponential_offset_inverse,
     truncated_exponential_inverse,
 )
-from reference.primitives import (
+from dpquant.reference.primitives import (
     candidate_quantile,
     continual_counting,
     discrete_laplace,

@@ -1,6 +1,6 @@
 """Contract specimens and fuzz entries of the neighbour relations and record spaces (issue 34;
-see :mod:`harness`): ``audit/relations.py`` (``QueryAnswers``, ``CustomRelation``, the data
-checks, ``check_relation`` and ``check_relation_pairs``) and ``audit/record_spaces.py``
+see :mod:`harness`): ``dpquant/audit/relations.py`` (``QueryAnswers``, ``CustomRelation``, the data
+checks, ``check_relation`` and ``check_relation_pairs``) and ``dpquant/audit/record_spaces.py``
 (``Box``, ``BitVectors``, ``FiniteSet``, ``Records``, ``as_records``), each called directly and
 through ``from_callable`` and ``audit_mechanism``.
 
@@ -21,17 +21,17 @@ from typing import Any
 import numpy as np
 from harness import Entry, Specimen, check_sane
 
-from audit import AuditReport, audit_mechanism, from_callable
-from audit.record_spaces import BitVectors, Box, FiniteSet, Records, as_records
-from audit.relations import (
+from dpquant.audit import AuditReport, audit_mechanism, from_callable
+from dpquant.audit.record_spaces import BitVectors, Box, FiniteSet, Records, as_records
+from dpquant.audit.relations import (
     CustomRelation,
     QueryAnswers,
     as_input,
     check_relation,
     check_relation_pairs,
 )
-from audit.wrap import CallableMechanism
-from reference.core import PrivacyClaim
+from dpquant.audit.wrap import CallableMechanism
+from dpquant.reference.core import PrivacyClaim
 
 QUERIES = PrivacyClaim(0.5, 0.0, "query_answers")
 CUSTOM = PrivacyClaim(0.5, 0.0, "custom")

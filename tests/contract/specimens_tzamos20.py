@@ -1,4 +1,4 @@
-"""Contract specimens and fuzz entries of the tzamos20 area (``reference.private_median``; see
+"""Contract specimens and fuzz entries of the tzamos20 area (``dpquant.reference.private_median``; see
 :mod:`harness`).
 
 Every valid call is tiny (n = 4 values, the regression fixtures' constants L = 1/2, r = 1, R = 5,
@@ -17,7 +17,7 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_law, check_sane
 
-from reference.private_median import (
+from dpquant.reference.private_median import (
     MedianParameters,
     Piece,
     PrivateMedian,
@@ -48,19 +48,19 @@ from reference.private_median import (
     typical_hamming_closed_form,
     typical_hamming_greedy,
 )
-from reference.private_median.extended_density import (
+from dpquant.reference.private_median.extended_density import (
     envelope_brute,
     exact_epsilon,
     piece_log_mass,
 )
-from reference.private_median.fast_envelope import (
+from dpquant.reference.private_median.fast_envelope import (
     check_typical_set_nonempty,
     fast_cells,
     fast_envelope,
     make_lattice,
     nested_extremes,
 )
-from reference.private_median.fixed_typical_set import (
+from dpquant.reference.private_median.fixed_typical_set import (
     brute_force_grid,
     fixed_cap,
     fixed_cap_level,
@@ -72,8 +72,8 @@ from reference.private_median.fixed_typical_set import (
     fixed_window_ranges,
     tight_cap_level,
 )
-from reference.private_median.restricted_density import restricted_intervals
-from reference.private_median.typical_set import (
+from dpquant.reference.private_median.restricted_density import restricted_intervals
+from dpquant.reference.private_median.typical_set import (
     anchor_points,
     typical_hamming_brute,
     window_counts,

@@ -1,5 +1,5 @@
 """One contract for every mechanism (issue 18): every public mechanism class, every registry
-entry and every catalogue entry derives from :class:`reference.core.MechanismBase`, refuses bad
+entry and every catalogue entry derives from :class:`dpquant.reference.core.MechanismBase`, refuses bad
 size, rng and data with a ``ValueError`` naming the parameter, draws finite outputs inside its
 declared range, and, where it has an exact law, that law has total mass 1 and its sampler
 conforms to it."""
@@ -13,8 +13,8 @@ import pytest
 from harness import check_law, check_mechanism_output
 from specimens import ALL_SPECIMENS, REGISTERED
 
-from reference.conformance import check_sampler
-from reference.core import MechanismBase
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.core import MechanismBase
 
 CASES = [(s.name, s.mechanism, s.data, s.draws) for s in ALL_SPECIMENS] + REGISTERED
 IDS = [c[0] for c in CASES]

@@ -89,7 +89,7 @@ def _parse(site: Path, url: str) -> tuple[_Page, str]:
 
 
 def test_the_built_site_has_its_pages_figures_tables_and_search(site: Path) -> None:
-    from reference.claims import load_ledger
+    from dpquant.reference.claims import load_ledger
 
     ledger = load_ledger()
     shown = 0
@@ -115,8 +115,8 @@ def test_the_built_site_has_its_pages_figures_tables_and_search(site: Path) -> N
     for paper in PAPERS:  # every paper page shows its reproduced figures
         assert _parse(site, f"papers/{paper}/")[0].images, paper
     api = _parse(site, "api/audit/")[0].ids | _parse(site, "api/reference/")[0].ids
-    assert {"audit.runner.audit_mechanism", "audit.wrap.from_callable"} <= api
-    assert "reference.core.PrivacyClaim" in api
+    assert {"dpquant.audit.runner.audit_mechanism", "dpquant.audit.wrap.from_callable"} <= api
+    assert "dpquant.reference.core.PrivacyClaim" in api
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     hits = {doc["location"].split("#")[0] for doc in index["docs"] if "Clopper" in doc["text"]}
     assert "auditor/" in hits, sorted(hits)

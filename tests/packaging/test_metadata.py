@@ -30,8 +30,7 @@ def test_the_version_has_one_source_and_every_view_of_it_agrees(
     assert capsys.readouterr().out.strip() == f"dpquant {VERSION}"
     hits = {
         str(p.relative_to(ROOT))
-        for pkg in ("reference", "audit", "dpquant")
-        for p in (ROOT / pkg).rglob("*.py")
+        for p in (ROOT / "dpquant").rglob("*.py")
         if re.search(r"__version__\s*=\s*['\"]\d+\.\d+", p.read_text(encoding="utf-8"))
     }
     assert hits == set(), f"a second version literal: {hits}"
@@ -45,27 +44,26 @@ def test_the_changelog_starts_at_the_current_version() -> None:
 
 def test_each_package_is_typed_and_declares_its_data() -> None:
     data = PYPROJECT["tool"]["setuptools"]["package-data"]
-    for pkg in ("reference", "audit", "dpquant"):
-        assert (ROOT / pkg / "py.typed").is_file()
+    for pkg in ("dpquant", "dpquant.reference", "dpquant.audit"):
+        assert (ROOT / pkg.replace(".", "/") / "py.typed").is_file()
         assert "py.typed" in data[pkg]
     declared = {
         p.relative_to(ROOT).as_posix()
         for pkg, patterns in data.items()
         for pattern in patterns
-        for p in (ROOT / pkg).glob(pattern)
+        for p in (ROOT / pkg.replace(".", "/")).glob(pattern)
     }
     needed = {
-        "reference/data/README.md",  # the licence note of the shipped data
-        "reference/data/adult_age.csv",
-        "reference/data/adult_hours_per_week.csv",
-        "audit/adapters/seedrand.c",
+        "dpquant/reference/data/README.md",  # the licence note of the shipped data
+        "dpquant/reference/data/adult_age.csv",
+        "dpquant/reference/data/adult_hours_per_week.csv",
+        "dpquant/audit/adapters/seedrand.c",
         "dpquant/studies/imola25/figure_1_traced.csv",
     }
     assert needed <= declared, needed - declared
     data_files = {
         p.relative_to(ROOT).as_posix()
-        for pkg in ("reference", "audit", "dpquant")
-        for p in (ROOT / pkg).rglob("*")
+        for p in (ROOT / "dpquant").rglob("*")
         if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
     }
     assert data_files <= declared, f"not shipped in the wheel: {sorted(data_files - declared)}"
@@ -75,6 +73,6 @@ def test_the_ledger_is_copied_into_the_package_at_build_time_not_kept_twice() ->
     """setup.py copies notes/claims.toml into the wheel (test_wheel.py compares the bytes); a copy
     in the source tree would go stale, so there is none."""
     setup = (ROOT / "setup.py").read_text(encoding="utf-8")
-    assert 'Path("notes") / "claims.toml"' in setup and 'Path("reference") / "claims.toml"' in setup
+    assert 'Path("notes") / "claims.toml"' in setup and 'Path("dpquant") / "reference" / "claims.toml"' in setup
     assert "include notes/claims.toml" in (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
-    assert not (ROOT / "reference" / "claims.toml").exists()
+    assert not (ROOT / "dpquant" / "reference" / "claims.toml").exists()

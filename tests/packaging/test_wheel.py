@@ -32,13 +32,13 @@ ROOT = Path(__file__).resolve().parents[2]
 LEDGER = ROOT / "notes" / "claims.toml"
 
 SHIPPED_DATA = (
-    "reference/claims.toml",
-    "reference/py.typed",
-    "reference/data/README.md",
-    "reference/data/adult_age.csv",
-    "reference/data/adult_hours_per_week.csv",
-    "audit/py.typed",
-    "audit/adapters/seedrand.c",
+    "dpquant/reference/claims.toml",
+    "dpquant/reference/py.typed",
+    "dpquant/reference/data/README.md",
+    "dpquant/reference/data/adult_age.csv",
+    "dpquant/reference/data/adult_hours_per_week.csv",
+    "dpquant/audit/py.typed",
+    "dpquant/audit/adapters/seedrand.c",
     "dpquant/py.typed",
     "dpquant/studies/imola25/figure_1_traced.csv",
 )
@@ -60,8 +60,8 @@ NOT_SOURCE = (
 DOWNSTREAM_TEST = """
 import pytest
 
-from reference import PrivacyClaim
-from reference.primitives import RandomizedResponse
+from dpquant.reference import PrivacyClaim
+from dpquant.reference.primitives import RandomizedResponse
 
 
 @pytest.mark.audit
@@ -79,23 +79,47 @@ def test_a_function_that_releases_its_input_is_caught(dp_audit):
 """
 
 REGISTRY_TARGET = """
-from reference.registry import REGISTRY
+from dpquant.reference.registry import REGISTRY
 
 MECH = next(e for e in REGISTRY if e.name == "randomized_response[eps=1]").build()
 """
 
+USER_AUDIT_MODULE = """
+\"\"\"The user's own audit log: a top-level module named audit, as in many projects.\"\"\"
+
+def record(event):
+    return f"logged {event}"
+"""
+
+USER_REFERENCE_PACKAGE = """
+\"\"\"The user's own package named reference.\"\"\"
+
+KIND = "the user's reference package"
+"""
+
+USER_TEST = """
+import audit
+import reference
+
+
+def test_the_users_own_audit_and_reference_are_the_ones_imported():
+    assert audit.record("x") == "logged x"
+    assert reference.KIND == "the user's reference package"
+"""
+
 PROBE = """
 import sys
-import audit, dpquant, reference
-from reference import claims
-from reference.datasets import load_adult
+import dpquant
+from dpquant import audit, reference
+from dpquant.reference import claims
+from dpquant.reference.datasets import load_adult
 from importlib import resources
 
 print(reference.__file__, audit.__file__, dpquant.__file__, sep="\\n")
 assert claims.default_ledger() == claims.PACKAGED_LEDGER, claims.default_ledger()
 assert not claims.source_checkout()
 assert len(load_adult("age")) == 48842
-assert resources.files("audit").joinpath("adapters", "seedrand.c").is_file()
+assert resources.files("dpquant.audit").joinpath("adapters", "seedrand.c").is_file()
 print("SYS.PATH", *sys.path, sep="\\n")
 """
 
@@ -161,10 +185,12 @@ def test_the_wheel_installs_in_a_fresh_venv_and_works_outside_the_checkout(
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = set(wheel.namelist())
         assert [f for f in SHIPPED_DATA if f not in names] == []
+        top_level = {n.split("/")[0] for n in names}
+        assert top_level == {"dpquant", f"dpquant-{version}.dist-info"}, top_level
         assert not any(n.startswith(("tests/", "notes/", "proofs_checks/")) for n in names)
         licences = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
         assert len(licences) == 1 and b"MIT License" in wheel.read(licences[0])
-        assert wheel.read("reference/claims.toml") == LEDGER.read_bytes(), (
+        assert wheel.read("dpquant/reference/claims.toml") == LEDGER.read_bytes(), (
             "the wheel's ledger differs from notes/claims.toml"
         )
     with tarfile.open(sdists[0]) as sdist:
@@ -225,3 +251,25 @@ def test_the_wheel_installs_in_a_fresh_venv_and_works_outside_the_checkout(
         env,
     )  # fmt: skip
     assert "2 passed" in ran, ran
+
+    # a user project with its own top-level `audit.py` and `reference/` package: every pytest run
+    # there loads dpquant's plugin, and neither the plugin nor the project's imports may collide
+    project = tmp_path / "project"
+    (project / "reference").mkdir(parents=True)
+    (project / "audit.py").write_text(textwrap.dedent(USER_AUDIT_MODULE), encoding="utf-8")
+    (project / "reference" / "__init__.py").write_text(
+        textwrap.dedent(USER_REFERENCE_PACKAGE), encoding="utf-8"
+    )
+    (project / "test_own.py").write_text(textwrap.dedent(USER_TEST), encoding="utf-8")
+    (project / "test_downstream.py").write_text(textwrap.dedent(DOWNSTREAM_TEST), encoding="utf-8")
+    ran = _run(
+        [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_own.py"], project, env
+    )
+    assert "1 passed" in ran, ran
+    ran = _run(
+        [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "audit",
+         "--audit-samples", "20000", "."],
+        project,
+        env,
+    )  # fmt: skip
+    assert "2 passed" in ran and "1 deselected" in ran, ran

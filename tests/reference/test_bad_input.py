@@ -9,18 +9,24 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.exact import exact_sweep
-from audit.neighbours import exhaustive_data_pairs
-from reference.conformance import check_sampler
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear
-from reference.primitives.candidate_quantile import CandidateQuantile, LaplaceNoisyMaxQuantile
-from reference.primitives.continual_counting import ContinualCounting
-from reference.primitives.discrete_laplace import DiscreteLaplaceLaw, sample_discrete_laplace
-from reference.primitives.exact_discrete_laplace import sample_discrete_laplace_exact
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.laplace import sample_laplace
-from reference.primitives.randomized_response import RandomizedResponse, keep_probability
-from reference.primitives.truncated import (
+from dpquant.audit.exact import exact_sweep
+from dpquant.audit.neighbours import exhaustive_data_pairs
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear
+from dpquant.reference.primitives.candidate_quantile import (
+    CandidateQuantile,
+    LaplaceNoisyMaxQuantile,
+)
+from dpquant.reference.primitives.continual_counting import ContinualCounting
+from dpquant.reference.primitives.discrete_laplace import (
+    DiscreteLaplaceLaw,
+    sample_discrete_laplace,
+)
+from dpquant.reference.primitives.exact_discrete_laplace import sample_discrete_laplace_exact
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.laplace import sample_laplace
+from dpquant.reference.primitives.randomized_response import RandomizedResponse, keep_probability
+from dpquant.reference.primitives.truncated import (
     sample_truncated_exponential,
     sample_truncated_laplace,
     sample_uniform,

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from dpquant.cli import main
-from reference import claims as claims_module
-from reference.claims import (
+from dpquant.reference import claims as claims_module
+from dpquant.reference.claims import (
     PAPERS,
     STATUSES,
     check_exists,
@@ -142,7 +142,7 @@ def test_without_the_repository_ledger_load_ledger_says_where_it_looked_and_take
 
 
 def test_format_ledger_problems_and_counts_refuse_what_is_not_a_list_of_claims() -> None:
-    from reference.claims import Claim, status_counts
+    from dpquant.reference.claims import Claim, status_counts
 
     claims = load_ledger()[:2]
     for bad in (None, 5, "claims", [None], [*claims, {"id": "x"}], claims[0]):

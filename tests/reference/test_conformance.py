@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from reference.conformance import (
+from dpquant.reference.conformance import (
     atom_test,
     check_sampler,
     clopper_pearson,
@@ -19,7 +19,7 @@ from reference.conformance import (
     dkw_threshold,
     ks_statistic,
 )
-from reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw
+from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw
 
 
 def test_dkw_threshold_solves_the_massart_bound() -> None:

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import ADJACENCIES, Mechanism, PrivacyClaim
-from reference.core import ExactMechanism
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.randomized_response import RandomizedResponse
-from reference.validation import (
+from dpquant.reference import ADJACENCIES, Mechanism, PrivacyClaim
+from dpquant.reference.core import ExactMechanism
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
+from dpquant.reference.validation import (
     check_data,
     check_delta,
     check_domain,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from reference.datasets import load_adult
+from dpquant.reference.datasets import load_adult
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.claims import load_ledger
+from dpquant.reference.claims import load_ledger
 
 NOTES = Path(__file__).resolve().parents[2] / "notes"
 DOCUMENTED = [(c.paper, c.id) for c in load_ledger() if c.status == "documented"]

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audit.catalogue import EMNoHalf
-from audit.equivalence import battery, detectable_deviation, two_sample_check, validate
+from dpquant.audit.catalogue import EMNoHalf
+from dpquant.audit.equivalence import battery, detectable_deviation, two_sample_check, validate
 from dpquant.cli import main
-from reference.conformance import dkw_threshold
-from reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.conformance import dkw_threshold
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 
 REFERENCE = ExponentialQuantile(0.5, 1.0, (0.0, 1.0), adjacency="replace_one")
 SIZES = (1, 5, 33)

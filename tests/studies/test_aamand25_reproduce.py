@@ -18,6 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpquant.cli import main
+from dpquant.reference.distributed_quantiles.private_bayess import dp_bayess
+from dpquant.reference.distributed_quantiles.users import empirical_cdf, is_approximate_quantile
+from dpquant.reference.exact.mp import workdps
 from dpquant.studies import aamand25 as A
 from dpquant.studies.aamand25.data import (
     authors_true_median,
@@ -32,9 +35,6 @@ from dpquant.studies.aamand25.data import (
     to_coins,
     uniform_data_cdf,
 )
-from reference.distributed_quantiles.private_bayess import dp_bayess
-from reference.distributed_quantiles.users import empirical_cdf, is_approximate_quantile
-from reference.exact.mp import workdps
 
 PNG = b"\x89PNG\r\n\x1a\n"
 DKW_ALPHA = 1e-9  # false-alarm bound of each DKW check below (the generator seeds are arbitrary)

@@ -20,9 +20,7 @@ import numpy as np
 import pytest
 
 from dpquant.cli import main
-from dpquant.studies import fukuchi19 as F
-from dpquant.studies.fukuchi19 import data as D
-from reference.ldp_minimum.minimum_laws import (
+from dpquant.reference.ldp_minimum.minimum_laws import (
     GUIDELINE_LOG_POWER,
     guideline,
     laplace_error_quantile,
@@ -30,6 +28,8 @@ from reference.ldp_minimum.minimum_laws import (
     laplace_law_iid,
     laplace_mae_exact,
 )
+from dpquant.studies import fukuchi19 as F
+from dpquant.studies.fukuchi19 import data as D
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ISSUE_COLUMNS = (
@@ -211,7 +211,7 @@ def test_laplace_baseline_err_matches_the_reference_values_within_the_mc_ci(
 def test_exact_laplace_mae_equals_direct_quadrature_of_the_minimum_cdf() -> None:
     from scipy import integrate
 
-    from reference.ldp_minimum.laplace_baseline import minimum_cdf
+    from dpquant.reference.ldp_minimum.laplace_baseline import minimum_cdf
 
     setting, n = D.Setting(2.0, 2.0, 0.6), 1024
     x_min = D.x_min_grid(0.6)[3]
@@ -221,7 +221,7 @@ def test_exact_laplace_mae_equals_direct_quadrature_of_the_minimum_cdf() -> None
         value, bound = laplace_mae_exact(law)
         b = 2.0 / eps
         # E|Y − x_min| = ∫ P(Y <= y) dy below x_min + ∫ P(Y > y) dy above, by Simpson's rule on
-        # the CDF of the minimum (reference.ldp_minimum.laplace_baseline): an independent route
+        # the CDF of the minimum (dpquant.reference.ldp_minimum.laplace_baseline): an independent route
         ys = np.linspace(x_min - (math.log(n) + 40) * b, x_min, 4001)
         above = np.linspace(x_min, x_min + 0.6 + 40 * b, 2001)
         direct = integrate.simpson(minimum_cdf(ys, x, eps), x=ys) + integrate.simpson(

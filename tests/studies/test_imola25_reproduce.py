@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from dpquant.cli import main
+from dpquant.reference.datasets import load_adult
+from dpquant.reference.slice_quantiles.parameters import check_feasible, target_ranks
+from dpquant.reference.slice_quantiles.slice_release import cc_error, plan_slice_quantiles
 from dpquant.studies import imola25 as I
-from reference.datasets import load_adult
-from reference.slice_quantiles.parameters import check_feasible, target_ranks
-from reference.slice_quantiles.slice_release import cc_error, plan_slice_quantiles
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ISSUE_COLUMNS = (
@@ -304,7 +304,11 @@ def test_the_study_draws_with_the_samplers_of_its_committed_tables(mechanism: st
     """The study keeps the draws its tables in notes/imola25.md were made with: SliceQuantiles'
     slice EM by Gumbel-max and AQ's EM with every interval's weight (the faster defaults of
     issue 21 have the same laws but other values for a seed)."""
-    from reference.slice_quantiles import approximate_quantiles, plan_slice_quantiles, with_options
+    from dpquant.reference.slice_quantiles import (
+        approximate_quantiles,
+        plan_slice_quantiles,
+        with_options,
+    )
 
     x = np.sort(np.repeat(load_adult("age"), 21).astype(float))
     x = x + np.arange(1, x.size + 1) / x.size

@@ -22,11 +22,11 @@ import pytest
 from scipy import stats
 
 from dpquant.cli import main
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.private_median import rates
+from dpquant.reference.private_median.mechanism import PrivateMedian
+from dpquant.reference.private_median.typical_set import exact_data
 from dpquant.studies import tzamos20 as T
-from reference.exact.mp import to_mpf, workdps
-from reference.private_median import rates
-from reference.private_median.mechanism import PrivateMedian
-from reference.private_median.typical_set import exact_data
 
 PNG = b"\x89PNG\r\n\x1a\n"
 L, r = Fraction(2, 5), Fraction(1)

@@ -21,9 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.studies.aamand25.data import AUTHORS_SEED
-from dpquant.studies.harness import check_seed
-from reference.distributed_quantiles import (
+from dpquant.reference.distributed_quantiles import (
     AUTHORS_OPTIONS,
     dp_bayess,
     dp_bayess_runs,
@@ -31,7 +29,9 @@ from reference.distributed_quantiles import (
     hierarchical_median,
     shuffle_nbs,
 )
-from reference.validation import check_choice, check_flag, check_int
+from dpquant.reference.validation import check_choice, check_flag, check_int
+from dpquant.studies.aamand25.data import AUTHORS_SEED
+from dpquant.studies.harness import check_seed
 
 TAU = 0.5
 EPS_GRID: tuple[float, ...] = tuple(float(e) for e in np.geomspace(0.1, 5, 10))

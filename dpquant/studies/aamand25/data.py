@@ -12,7 +12,7 @@ uniform B = 10³: data 102..935, median 505; ``notes/aamand25.md``, "Reproductio
 * **"Uniform/skewed"**: l ~ U{0..B/2 − 1}, r ~ U{B/2..B − 1}, then x ~ U{l..r} i.i.d. The paper says
   "a random interval [l, r], 1 <= l <= r <= B"; the authors' code draws l < B/2 <= r.
 
-The protocols of :mod:`reference.distributed_quantiles` take values in [B] = {1, ..., B}:
+The protocols of :mod:`dpquant.reference.distributed_quantiles` take values in [B] = {1, ..., B}:
 :func:`to_coins` shifts the authors' 0-based values by +1, and every metric of
 :mod:`dpquant.studies.aamand25` is computed in that shifted domain (the authors' coin v is
 our coin v + 1, so every CDF value and every success/error is unchanged by the shift).
@@ -27,10 +27,14 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.studies.harness import check_seed
-from reference.distributed_quantiles import MAX_B, check_domain_size, check_integers, empirical_cdf
-from reference.exact.mp import to_mpf, workdps
-from reference.validation import (
+from dpquant.reference.distributed_quantiles import (
+    MAX_B,
+    check_domain_size,
+    check_integers,
+    empirical_cdf,
+)
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.validation import (
     MAX_DRAWS,
     check_choice,
     check_data,
@@ -39,6 +43,7 @@ from reference.validation import (
     check_positive,
     check_real,
 )
+from dpquant.studies.harness import check_seed
 
 AUTHORS_SEED = 42
 LOMAX_SHAPE = 1.5

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.distributed_quantiles import MAX_B, check_integers
+from dpquant.reference.validation import check_choice, check_data, check_int, check_probability
 from dpquant.studies.aamand25.config import ALPHA_TESTS, TAU
 from dpquant.studies.aamand25.data import authors_true_median
-from reference.distributed_quantiles import MAX_B, check_integers
-from reference.validation import check_choice, check_data, check_int, check_probability
 
 
 class SortedUsers:
@@ -58,7 +58,7 @@ def success_indicators(
 ) -> np.ndarray:
     """(runs × α_test) booleans: F(m̃) < τ + α ∧ F(m̃ + 1) > τ − α (Sec. 2 and Sec. 5).
 
-    The strict criterion of :func:`reference.distributed_quantiles.is_approximate_quantile`,
+    The strict criterion of :func:`dpquant.reference.distributed_quantiles.is_approximate_quantile`,
     vectorised over coins and α_test.
     """
     su = users if isinstance(users, SortedUsers) else SortedUsers(users)

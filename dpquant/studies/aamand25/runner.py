@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.distributed_quantiles import Population
+from dpquant.reference.validation import check_choice, check_int
 from dpquant.studies import harness
 from dpquant.studies.aamand25.config import (
     DEFAULT_OUT,
@@ -31,8 +33,6 @@ from dpquant.studies.aamand25.config import (
 from dpquant.studies.aamand25.data import dataset_users
 from dpquant.studies.aamand25.plots import plot_figure
 from dpquant.studies.aamand25.tables import TABLES, RunResult, figure_tables
-from reference.distributed_quantiles import Population
-from reference.validation import check_choice, check_int
 
 Estimators = Mapping[str, Callable[..., Any]]
 """Stand-in estimators by series name (tests): they replace the series' functions."""

@@ -9,7 +9,7 @@ Modules: ``data`` (the Beta settings, fixed and i.i.d. data), ``config`` (the ce
 :class:`Study`), ``simulation`` (one cell: simulated and exact errors at each x_min), ``runner``
 (every cell over a process pool), ``tables`` (worst case over x_min, guideline fits), ``plots``,
 ``arguments`` (the command line's options). The exact laws of the baseline and the rates of
-Corollaries 1–2 are paper maths: :mod:`reference.ldp_minimum.minimum_laws`. Results:
+Corollaries 1–2 are paper maths: :mod:`dpquant.reference.ldp_minimum.minimum_laws`. Results:
 ``notes/fukuchi19.md``, "Reproduction of the synthetic study".
 """
 

@@ -6,9 +6,9 @@ import argparse
 from typing import Any
 
 from dpquant.options import MAX_RUNS, parse_int, parse_names
+from dpquant.reference.ldp_minimum import SCHEDULES
 from dpquant.studies.command import StudyCommand, add_text_options
 from dpquant.studies.fukuchi19.config import DATA_MODELS, MAX_LOG2N
-from reference.ldp_minimum import SCHEDULES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dpquant.reference.ldp_minimum import SCHEDULES
+from dpquant.reference.validation import check_choice, check_flag, check_int
 from dpquant.studies.fukuchi19.data import MAIN_SETTING, Setting, all_settings, x_min_grid
 from dpquant.studies.harness import check_seed, name_choices
-from reference.ldp_minimum import SCHEDULES
-from reference.validation import check_choice, check_flag, check_int
 
 MAX_RUNS = 10**7
 PANELS = ("err_vs_n", "err_vs_eps")

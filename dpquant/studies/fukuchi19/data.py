@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from reference.validation import (
+from dpquant.reference.validation import (
     MAX_DRAWS,
     check_finite,
     check_int,

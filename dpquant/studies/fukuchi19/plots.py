@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.ldp_minimum import SCHEDULES, guideline
 from dpquant.studies.fukuchi19.config import EPSILONS, Study
 from dpquant.studies.fukuchi19.data import MAIN_SETTING
 from dpquant.studies.harness import axes_grid
-from reference.ldp_minimum import SCHEDULES, guideline
 
 EPS_COLOURS = {1.0: "tab:red", 4.0: "tab:green"}
 N_COLOURS = {1 << 15: "tab:purple", 1 << 20: "tab:orange"}

@@ -7,9 +7,9 @@ The study reports the worst case over x_min of the simulated MAE (:class:`CellRe
 
 **Exact law**: on fixed data, when L <= ``exact_max_levels`` (10: every Lower-α cell and
 Unknown α up to N = 2^14) the pruned float tree law
-(:func:`reference.ldp_minimum.leaf_probabilities`, pruning 1e-15, the dropped mass reported)
+(:func:`dpquant.reference.ldp_minimum.leaf_probabilities`, pruning 1e-15, the dropped mass reported)
 gives the exact MAE and quantiles at every x_min. The baseline's exact MAE and error quantiles
-come from the series of :mod:`reference.ldp_minimum.minimum_laws`.
+come from the series of :mod:`dpquant.reference.ldp_minimum.minimum_laws`.
 
 **Baseline**: every user reports x_i + Laplace(0, 2/ε), the server outputs the minimum, unclipped;
 min − x_min then has the same law for every x_min (a shift of the data shifts every report), so
@@ -28,17 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from dpquant.studies.fukuchi19.config import EXACT_MAX_LEVELS, Cell, check_data_model
-from dpquant.studies.fukuchi19.data import (
-    Setting,
-    beta_cdf,
-    beta_quantile_grid,
-    fixed_data,
-    iid_data,
-    x_min_grid,
-)
-from dpquant.studies.harness import spawn_seed
-from reference.ldp_minimum import (
+from dpquant.reference.ldp_minimum import (
     LaplaceMinimumLaw,
     RoundRule,
     Schedule,
@@ -55,7 +45,17 @@ from reference.ldp_minimum import (
     sample_iid,
     schedule,
 )
-from reference.validation import check_int, check_rng
+from dpquant.reference.validation import check_int, check_rng
+from dpquant.studies.fukuchi19.config import EXACT_MAX_LEVELS, Cell, check_data_model
+from dpquant.studies.fukuchi19.data import (
+    Setting,
+    beta_cdf,
+    beta_quantile_grid,
+    fixed_data,
+    iid_data,
+    x_min_grid,
+)
+from dpquant.studies.harness import spawn_seed
 
 PRUNE = 1e-15
 LAPLACE_CHUNK_CELLS = 1 << 22
@@ -132,7 +132,7 @@ def laplace_errors(
 
 def laplace_shift_gap(setting: Setting, n: int, epsilon: float, points: int = 41) -> float:
     """max over y and over the six x_min of |P(min − x_min <= y) − the same at the first x_min|,
-    from the exact law of the minimum (:func:`reference.ldp_minimum.minimum_cdf`) on the fixed
+    from the exact law of the minimum (:func:`dpquant.reference.ldp_minimum.minimum_cdf`) on the fixed
     data: 0 up to float rounding, since unclipped the law is shift-invariant."""
     grid = beta_quantile_grid(n, setting.alpha, setting.beta)
     b = laplace_scale(epsilon)

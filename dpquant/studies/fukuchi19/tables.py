@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.ldp_minimum import GUIDELINE_LOG_POWER, guideline
 from dpquant.studies.fukuchi19.config import Study
 from dpquant.studies.fukuchi19.data import Setting
 from dpquant.studies.fukuchi19.simulation import CellResult
 from dpquant.studies.harness import Z95
-from reference.ldp_minimum import GUIDELINE_LOG_POWER, guideline
 
 SUMMARY_COLUMNS = (
     "panel", "setting", "main", "alpha", "beta", "delta_width", "data_model", "mechanism",

@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dpquant.reference.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_flag,
+    check_int,
+)
 from dpquant.studies.harness import check_seed, check_sequence
 from dpquant.studies.imola25.data import ADULT_SIZE, MAX_DUPLICATION, check_dataset, check_m
-from reference.validation import check_choice, check_delta, check_epsilon, check_flag, check_int
 
 ADJACENCIES = ("replace_one", "add_remove")
 PANELS: dict[str, tuple[str, str]] = {

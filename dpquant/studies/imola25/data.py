@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from reference.datasets import load_adult
-from reference.validation import check_choice, check_data, check_int, check_rng
+from dpquant.reference.datasets import load_adult
+from dpquant.reference.validation import check_choice, check_data, check_int, check_rng
 
 DATASETS = ("age", "hours_per_week")
 BOUNDS = (0.0, 100.0)

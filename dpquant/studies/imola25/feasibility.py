@@ -17,6 +17,16 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.slice_quantiles import (
+    budget_split,
+    cc_error,
+    check_feasible,
+    delta_multiplier,
+    half_width,
+    required_spacing,
+    target_ranks,
+)
+from dpquant.reference.validation import check_delta, check_int
 from dpquant.studies.harness import check_sequence
 from dpquant.studies.imola25.config import (
     BETA,
@@ -34,16 +44,6 @@ from dpquant.studies.imola25.data import (
     check_m,
     grid_quantiles,
 )
-from reference.slice_quantiles import (
-    budget_split,
-    cc_error,
-    check_feasible,
-    delta_multiplier,
-    half_width,
-    required_spacing,
-    target_ranks,
-)
-from reference.validation import check_delta, check_int
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Feasibility:
 def slice_parameters(
     n: int, m: int, adjacency: str, epsilon: float = EPSILON, delta: float = DELTA
 ) -> tuple[int, int, float]:
-    """(h, w, δ_CC) exactly as :func:`reference.slice_quantiles.plan_slice_quantiles` chooses
+    """(h, w, δ_CC) exactly as :func:`dpquant.reference.slice_quantiles.plan_slice_quantiles` chooses
     them for this study: the authors' budget split, g = 1/n so ψ = 100·n, β = 0.05, half-width
     h = ⌈(2/ε2)·ln(2mψ/β)⌉, w = the exact CC tail at δ (or δ/(1 + e^{ε1+2ε2}) under
     substitution), discrete Laplace noise (Sec. 4 and Theorem 4.2)."""

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from reference.slice_quantiles import check_int_array
-from reference.validation import check_data, check_int, check_probability, check_rng
+from dpquant.reference.slice_quantiles import check_int_array
+from dpquant.reference.validation import check_data, check_int, check_probability, check_rng
 
 BOOTSTRAP_RESAMPLES = 2000
 CI_LEVEL = 0.95

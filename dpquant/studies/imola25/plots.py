@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.validation import check_choice
 from dpquant.studies.harness import axes_grid, check_out, check_sequence
 from dpquant.studies.imola25.config import MECHANISMS, PANEL_TITLES, PANELS
 from dpquant.studies.imola25.data import ADULT_SIZE
-from reference.validation import check_choice
 
 TRACED_CSV = "figure_1_traced.csv"
 """Curve values traced from the authors' notebook figure (n = 586,104, their k-ary CC, which is

@@ -21,6 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
+from dpquant.reference.slice_quantiles import (
+    approximate_quantiles,
+    joint_exp,
+    plan_slice_quantiles,
+    target_ranks,
+    with_options,
+)
+from dpquant.reference.validation import check_choice, check_data, check_int, check_rng
 from dpquant.studies import harness
 from dpquant.studies.imola25.config import (
     ADJACENCIES,
@@ -43,14 +51,6 @@ from dpquant.studies.imola25.feasibility import choose_duplications
 from dpquant.studies.imola25.metrics import rank_errors
 from dpquant.studies.imola25.plots import plot_study
 from dpquant.studies.imola25.tables import TABLES, RunResult, study_tables
-from reference.slice_quantiles import (
-    approximate_quantiles,
-    joint_exp,
-    plan_slice_quantiles,
-    target_ranks,
-    with_options,
-)
-from reference.validation import check_choice, check_data, check_int, check_rng
 
 
 def quantile_seed(

@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.validation import check_flag
 from dpquant.studies.harness import attributes, check_sequence, spawn_seed
 from dpquant.studies.imola25.config import Cell, Study, check_cell, check_study
 from dpquant.studies.imola25.data import ADULT_SIZE
 from dpquant.studies.imola25.feasibility import slice_parameters
 from dpquant.studies.imola25.metrics import bootstrap_mean_ci
-from reference.validation import check_flag
 
 RunResult = tuple[int, float, float, float, str]
 """One run: (run, max rank error, mean rank error, seconds, note); a refused run has NaN errors

@@ -9,7 +9,7 @@ study").
 ``data`` (two admissible laws and the fixed design), ``config`` (regimes, C, cells,
 :class:`Study`), ``runner`` (the exact miss of every data set over a process pool), ``tables``
 (means, CIs, crossings), ``plots``, ``arguments`` (the command line's options). The rate terms
-and exact miss probabilities are paper maths: :mod:`reference.private_median.rates`.
+and exact miss probabilities are paper maths: :mod:`dpquant.reference.private_median.rates`.
 """
 
 from dpquant.studies.tzamos20.config import (

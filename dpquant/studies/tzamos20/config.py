@@ -3,7 +3,7 @@ the study's configuration (:class:`Study`, :func:`make_study`).
 
 The paper has no experiments; this study is ours (``notes/tzamos20.md``, "Accuracy study"). It
 measures the exact miss probability of PrivateMedian(mode="extension") as n grows, against the
-terms of Theorem 3.1 (:mod:`reference.private_median.rates`). The default :data:`REGIMES` choose
+terms of Theorem 3.1 (:mod:`dpquant.reference.private_median.rates`). The default :data:`REGIMES` choose
 (ε, α, R) so that each of T₁, T₂, T₃ dominates in turn.
 
 **C**: a constant (default 5/4: Lemma 3.4 needs C > 1) or C = C₀·ln n (Cor. E.10; rounded to a
@@ -21,10 +21,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from dpquant.reference.private_median import PrivateMedian
+from dpquant.reference.validation import check_choice, check_flag, check_fraction, check_int
 from dpquant.studies.harness import check_seed, name_choices
 from dpquant.studies.tzamos20.data import DISTRIBUTIONS, Distribution, make_distribution
-from reference.private_median import PrivateMedian
-from reference.validation import check_choice, check_flag, check_fraction, check_int
 
 MAX_STUDY_N = 10**5
 MAX_RUNS = 10**6

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.validation import check_int, check_rng
+from dpquant.reference.validation import check_int, check_rng
 
 DISTRIBUTIONS = ("uniform", "pareto")
 

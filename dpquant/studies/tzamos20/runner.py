@@ -2,7 +2,7 @@
 
 For each data set X the inner probability P(A(X) ∈ [m(D) − α, m(D) + α] | X) is exact (the
 piecewise log-linear output law of the extension, Eq. (A.6), integrated at 60 digits:
-:func:`reference.private_median.rates.private_miss`); only the outer expectation over X ~ Dⁿ is
+:func:`dpquant.reference.private_median.rates.private_miss`); only the outer expectation over X ~ Dⁿ is
 Monte Carlo (``runs`` data sets per cell), plus one fixed-design data set per cell whose miss is
 exact outright. Per data set also: X ∈ H and TH(X, m(X)) (Lemmas B.2, B.3; the exact
 TYPICALHAMMING), and whether Ψ_X is the single tent at m(X) (A(X) = Â(X) exactly).
@@ -24,6 +24,17 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.distributions import PiecewiseLogLinear
+from dpquant.reference.private_median import (
+    MedianParameters,
+    PrivateMedian,
+    exact_data,
+    in_typical_set,
+    left_median,
+    private_miss,
+    restricted_pieces,
+    typical_hamming,
+)
 from dpquant.studies import harness
 from dpquant.studies.tzamos20.config import DEFAULT_OUT, Cell, Study
 from dpquant.studies.tzamos20.data import fixed_design
@@ -34,17 +45,6 @@ from dpquant.studies.tzamos20.tables import (
     crossing_rows,
     run_rows,
     summary_row,
-)
-from reference.distributions import PiecewiseLogLinear
-from reference.private_median import (
-    MedianParameters,
-    PrivateMedian,
-    exact_data,
-    in_typical_set,
-    left_median,
-    private_miss,
-    restricted_pieces,
-    typical_hamming,
 )
 
 CHUNK = 8  # data sets per task

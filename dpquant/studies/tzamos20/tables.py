@@ -18,15 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.studies.harness import Z95
-from dpquant.studies.tzamos20.config import Cell
-from reference.conformance import clopper_pearson
-from reference.private_median import (
+from dpquant.reference.conformance import clopper_pearson
+from dpquant.reference.private_median import (
     dominant_term,
     empirical_median_miss,
     rate_terms,
     theorem_3_6_bound,
 )
+from dpquant.studies.harness import Z95
+from dpquant.studies.tzamos20.config import Cell
 
 SUMMARY_COLUMNS = (
     "regime", "dominant_term", "distribution", "n", "epsilon", "alpha", "beta", "L", "r", "R",

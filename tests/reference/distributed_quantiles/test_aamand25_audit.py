@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audit import audit_mechanism
-from reference.distributed_quantiles.bayess import bayess_theorem_1_1
-from reference.distributed_quantiles.mechanisms import (
+from dpquant.audit import audit_mechanism
+from dpquant.reference.distributed_quantiles.bayess import bayess_theorem_1_1
+from dpquant.reference.distributed_quantiles.mechanisms import (
     ProtocolMechanism,
     broken_nbs_mechanism,
     nbs_mechanism,
 )
-from reference.distributed_quantiles.private_bayess import AUTHORS_OPTIONS, dp_bayess
-from reference.distributed_quantiles.threshold_query import ThresholdQuery
+from dpquant.reference.distributed_quantiles.private_bayess import AUTHORS_OPTIONS, dp_bayess
+from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery
 
 pytestmark = pytest.mark.audit
 

@@ -13,46 +13,46 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpquant.studies import aamand25 as experiments
-from dpquant.studies.aamand25.data import dataset_users, pareto_values
-from reference.core import ExactMechanismBase
-from reference.distributed_quantiles import (
+from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.distributed_quantiles import (
     amplification,
     channel,
     concentration,
     lower_bound,
     potential,
 )
-from reference.distributed_quantiles.bayess import bayess_theorem_1_1
-from reference.distributed_quantiles.hierarchical import (
+from dpquant.reference.distributed_quantiles.bayess import bayess_theorem_1_1
+from dpquant.reference.distributed_quantiles.hierarchical import (
     HierarchicalRandomizer,
     hierarchical_quantile,
     prefix_nodes,
 )
-from reference.distributed_quantiles.mechanisms import (
+from dpquant.reference.distributed_quantiles.mechanisms import (
     DRAW_BUDGET,
     ProtocolMechanism,
     broken_nbs_mechanism,
     nbs_mechanism,
     two_answers_nbs,
 )
-from reference.distributed_quantiles.naive_nbs import debiased_estimate, dp_naive_nbs
-from reference.distributed_quantiles.private_bayess import dp_bayess, select_quantiles
-from reference.distributed_quantiles.protocol_enumeration import (
+from dpquant.reference.distributed_quantiles.naive_nbs import debiased_estimate, dp_naive_nbs
+from dpquant.reference.distributed_quantiles.private_bayess import dp_bayess, select_quantiles
+from dpquant.reference.distributed_quantiles.protocol_enumeration import (
     MAX_PATHS,
     ScriptedGenerator,
     protocol_law,
 )
-from reference.distributed_quantiles.shuffle_search import shuffle_nbs
-from reference.distributed_quantiles.threshold_query import ThresholdQuery
-from reference.distributed_quantiles.unary_encoding import (
+from dpquant.reference.distributed_quantiles.shuffle_search import shuffle_nbs
+from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery
+from dpquant.reference.distributed_quantiles.unary_encoding import (
     UnaryEncoding,
     check_variant,
     iid_binomial,
     ue_estimate,
     ue_probabilities,
 )
-from reference.distributed_quantiles.users import check_user_value, check_users
+from dpquant.reference.distributed_quantiles.users import check_user_value, check_users
+from dpquant.studies import aamand25 as experiments
+from dpquant.studies.aamand25.data import dataset_users, pareto_values
 
 RNG = np.random.default_rng(0)
 

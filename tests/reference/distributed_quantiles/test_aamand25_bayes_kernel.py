@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.distributed_quantiles.bayes_learning import (
+from dpquant.reference.distributed_quantiles.bayes_learning import (
     Intervals,
     bayes_learn,
     bayes_learn_tree,
     learn_batch,
 )
-from reference.distributed_quantiles.private_bayess import (
+from dpquant.reference.distributed_quantiles.private_bayess import (
     AUTHORS_OPTIONS,
     dp_bayess,
     dp_bayess_runs,

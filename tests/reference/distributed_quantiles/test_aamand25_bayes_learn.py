@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.distributed_quantiles.bayes_learning import Intervals, bayes_learn
-from reference.distributed_quantiles.channel import bayes_weights
-from reference.distributed_quantiles.weight_tree import ArrayWeights, LogWeightTree
+from dpquant.reference.distributed_quantiles.bayes_learning import Intervals, bayes_learn
+from dpquant.reference.distributed_quantiles.channel import bayes_weights
+from dpquant.reference.distributed_quantiles.weight_tree import ArrayWeights, LogWeightTree
 
 
 def _factors(alpha: Fraction, y: int, q: Fraction = Fraction(1, 2)) -> tuple[Fraction, Fraction]:

@@ -13,7 +13,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.distributed_quantiles.channel import (
+from dpquant.reference.distributed_quantiles.channel import (
     bayes_weights,
     bayes_weights_mp,
     capacity,
@@ -27,8 +27,8 @@ from reference.distributed_quantiles.channel import (
     rr_domain_alpha,
     rr_domain_target,
 )
-from reference.exact.mp import workdps
-from reference.primitives.randomized_response import keep_probability
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.randomized_response import keep_probability
 
 MARGIN = mpmath.mpf("1e-40")
 

@@ -7,18 +7,21 @@ import math
 import numpy as np
 import pytest
 
-from reference.conformance import atom_test
-from reference.distributed_quantiles.bayess import bayess_statistical, bayess_theorem_1_1
-from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
-from reference.distributed_quantiles.private_bayess import (
+from dpquant.reference.conformance import atom_test
+from dpquant.reference.distributed_quantiles.bayess import bayess_statistical, bayess_theorem_1_1
+from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs
+from dpquant.reference.distributed_quantiles.private_bayess import (
     AUTHORS_OPTIONS,
     dp_bayess,
     sample_split,
     select_quantiles,
     update_parameter,
 )
-from reference.distributed_quantiles.protocol_enumeration import ScriptedGenerator, protocol_law
-from reference.distributed_quantiles.users import is_approximate_quantile
+from dpquant.reference.distributed_quantiles.protocol_enumeration import (
+    ScriptedGenerator,
+    protocol_law,
+)
+from dpquant.reference.distributed_quantiles.users import is_approximate_quantile
 
 
 @pytest.mark.parametrize(

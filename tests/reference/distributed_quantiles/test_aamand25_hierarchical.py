@@ -21,8 +21,8 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.conformance import atom_test, check_sampler, clopper_pearson
-from reference.distributed_quantiles.hierarchical import (
+from dpquant.reference.conformance import atom_test, check_sampler, clopper_pearson
+from dpquant.reference.distributed_quantiles.hierarchical import (
     HierarchicalRandomizer,
     closest_coin,
     hierarchical_cdf,
@@ -34,7 +34,7 @@ from reference.distributed_quantiles.hierarchical import (
     tree_depth,
     true_level_counts,
 )
-from reference.distributed_quantiles.unary_encoding import (
+from dpquant.reference.distributed_quantiles.unary_encoding import (
     UnaryEncoding,
     iid_binomial,
     ue_count_law,
@@ -44,10 +44,10 @@ from reference.distributed_quantiles.unary_encoding import (
     ue_probabilities_mp,
     ue_reports,
 )
-from reference.distributed_quantiles.users import empirical_cdf, quantile_error
-from reference.distributions import DiscreteLaw, ProductLaw, hockey_stick, privacy_loss
-from reference.exact.mp import workdps
-from reference.primitives.randomized_response import rr_law
+from dpquant.reference.distributed_quantiles.users import empirical_cdf, quantile_error
+from dpquant.reference.distributions import DiscreteLaw, ProductLaw, hockey_stick, privacy_loss
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.randomized_response import rr_law
 
 TIGHT = mpmath.mpf("1e-45")
 variants = st.sampled_from(["oue", "sue"])

@@ -15,20 +15,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from reference.distributed_quantiles import amplification
-from reference.distributed_quantiles.naive_nbs import (
+from dpquant.reference.distributed_quantiles import amplification
+from dpquant.reference.distributed_quantiles.naive_nbs import (
     batch_schedule,
     debiased_estimate,
     dp_naive_nbs,
     search_rounds,
 )
-from reference.distributed_quantiles.shuffle_search import shuffle_nbs
-from reference.distributed_quantiles.users import (
+from dpquant.reference.distributed_quantiles.shuffle_search import shuffle_nbs
+from dpquant.reference.distributed_quantiles.users import (
     UserStream,
     is_approximate_quantile,
     quantile_error,
 )
-from reference.exact.mp import workdps
+from dpquant.reference.exact.mp import workdps
 
 GRID = np.geomspace(0.1, 5, 10)  # the experiments' ε grid (Sec. 5, App. I)
 DELTA = 1e-8

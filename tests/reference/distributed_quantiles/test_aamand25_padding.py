@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.distributed_quantiles.padding import (
+from dpquant.reference.distributed_quantiles.padding import (
     effective_tau,
     exact_cdf,
     is_exact_approximate_quantile,

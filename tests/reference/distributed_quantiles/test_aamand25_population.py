@@ -17,15 +17,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from reference.distributed_quantiles import hierarchical as hier
-from reference.distributed_quantiles import population as pop
-from reference.distributed_quantiles.amplification import shuffle_local_epsilon
-from reference.distributed_quantiles.naive_nbs import dp_naive_nbs
-from reference.distributed_quantiles.population import CountStream, Population
-from reference.distributed_quantiles.protocol_enumeration import protocol_law
-from reference.distributed_quantiles.shuffle_search import shuffle_nbs
-from reference.distributed_quantiles.users import UserStream
-from reference.primitives.randomized_response import keep_probability
+from dpquant.reference.distributed_quantiles import hierarchical as hier
+from dpquant.reference.distributed_quantiles import population as pop
+from dpquant.reference.distributed_quantiles.amplification import shuffle_local_epsilon
+from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs
+from dpquant.reference.distributed_quantiles.population import CountStream, Population
+from dpquant.reference.distributed_quantiles.protocol_enumeration import protocol_law
+from dpquant.reference.distributed_quantiles.shuffle_search import shuffle_nbs
+from dpquant.reference.distributed_quantiles.users import UserStream
+from dpquant.reference.primitives.randomized_response import keep_probability
 
 
 def _same_law(a, b) -> None:

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.conformance import check_sampler, clopper_pearson
-from reference.distributions import (
+from dpquant.reference.conformance import check_sampler, clopper_pearson
+from dpquant.reference.distributions import (
     DiscreteLaw,
     GridLaw,
     PiecewiseLogLinear,
@@ -24,9 +24,9 @@ from reference.distributions import (
     privacy_loss,
     renyi_divergence,
 )
-from reference.distributions.cells import merged_cells
-from reference.exact.mp import workdps
-from reference.primitives.laplace import laplace_law
+from dpquant.reference.distributions.cells import merged_cells
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.laplace import laplace_law
 
 TIGHT = mpmath.mpf("1e-40")
 
@@ -246,7 +246,7 @@ def test_exact_fraction_breaks_are_kept_exact() -> None:
 
 
 def _product_pairs():
-    from reference.primitives.exponential_mechanism import ExponentialQuantile
+    from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 
     rr = [
         DiscreteLaw.from_probabilities([0, 1], [Fraction(3, 4), Fraction(1, 4)]),
@@ -498,7 +498,7 @@ def test_privacy_loss_refuses_arguments_that_are_not_laws() -> None:
             hockey_stick(p, q, 0.5)
         with pytest.raises(ValueError, match=f"{name} must be"):
             renyi_divergence(p, q, 2.0)
-    from reference.primitives.discrete_laplace import DiscreteLaplaceLaw
+    from dpquant.reference.primitives.discrete_laplace import DiscreteLaplaceLaw
 
     with pytest.raises(ValueError, match="clamped"):
         privacy_loss(DiscreteLaplaceLaw(1.0), DiscreteLaplaceLaw(2.0))

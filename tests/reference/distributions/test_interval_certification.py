@@ -8,18 +8,18 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from audit.neighbours import exhaustive_data_pairs
-from reference.distributions import (
+from dpquant.audit.neighbours import exhaustive_data_pairs
+from dpquant.reference.distributions import (
     DiscreteLaw,
     certified_log_normalizer,
     certified_max_log_ratio,
     certified_privacy_loss,
     privacy_loss,
 )
-from reference.exact.interval import iv_precision, to_iv
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.primitives.laplace import laplace_law
-from reference.primitives.truncated import truncated_laplace_law
+from dpquant.reference.exact.interval import iv_precision, to_iv
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.primitives.laplace import laplace_law
+from dpquant.reference.primitives.truncated import truncated_laplace_law
 
 GRID = (-1.0, 0.0, 0.25, 0.5, 1.0, 2.0)
 

@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import mpmath
 
-from reference.distributions import DiscreteLaw
-from reference.distributions.arithmetic import rational, relative_log_weights
-from reference.exact.mp import workdps
+from dpquant.reference.distributions import DiscreteLaw
+from dpquant.reference.distributions.arithmetic import rational, relative_log_weights
+from dpquant.reference.exact.mp import workdps
 
 
 def test_binary_log_weights_are_the_exact_difference_rounded_once() -> None:

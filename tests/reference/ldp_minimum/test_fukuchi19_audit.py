@@ -30,13 +30,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit import audit_mechanism
-from reference.conformance import check_sampler, clopper_pearson
-from reference.core import PrivacyClaim
-from reference.distributions import privacy_loss
-from reference.exact.mp import workdps
-from reference.ldp_minimum.mechanisms import LaplaceExtreme, LaplaceReport, LDPMinimum
-from reference.ldp_minimum.transcript import UserTranscript
+from dpquant.audit import audit_mechanism
+from dpquant.reference.conformance import check_sampler, clopper_pearson
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.distributions import privacy_loss
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.ldp_minimum.mechanisms import LaplaceExtreme, LaplaceReport, LDPMinimum
+from dpquant.reference.ldp_minimum.transcript import UserTranscript
 
 pytestmark = pytest.mark.audit
 

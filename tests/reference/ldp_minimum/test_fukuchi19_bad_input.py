@@ -12,24 +12,24 @@ import mpmath
 import numpy as np
 import pytest
 
-from reference.core import ExactMechanismBase, MechanismBase
-from reference.ldp_minimum.concentration import lemma_2_bound, lemma_2_bound_float
-from reference.ldp_minimum.domain_map import UnitMap
-from reference.ldp_minimum.fatness import normal_mass
-from reference.ldp_minimum.laplace_baseline import grid_clamp, grid_report_law, minimum_cdf
-from reference.ldp_minimum.lower_bounds import lower_bound_tv, lower_bound_tv_quadrature
-from reference.ldp_minimum.mechanisms import LaplaceExtreme, LaplaceReport, LDPMinimum
-from reference.ldp_minimum.round_statistic import (
+from dpquant.reference.core import ExactMechanismBase, MechanismBase
+from dpquant.reference.ldp_minimum.concentration import lemma_2_bound, lemma_2_bound_float
+from dpquant.reference.ldp_minimum.domain_map import UnitMap
+from dpquant.reference.ldp_minimum.fatness import normal_mass
+from dpquant.reference.ldp_minimum.laplace_baseline import grid_clamp, grid_report_law, minimum_cdf
+from dpquant.reference.ldp_minimum.lower_bounds import lower_bound_tv, lower_bound_tv_quadrature
+from dpquant.reference.ldp_minimum.mechanisms import LaplaceExtreme, LaplaceReport, LDPMinimum
+from dpquant.reference.ldp_minimum.round_statistic import (
     MAX_ROUND_EPSILON,
     left_threshold,
     round_rule,
 )
-from reference.ldp_minimum.schedules import schedule, theorem_2_gamma
-from reference.ldp_minimum.search import sample_per_user
-from reference.ldp_minimum.search_error import far_mistake_term
-from reference.ldp_minimum.section_6_1 import section_6_1_series_coefficient
-from reference.ldp_minimum.transcript import UserTranscript
-from reference.ldp_minimum.upper_bounds import beta_order_statistic_moment, rising_factorial
+from dpquant.reference.ldp_minimum.schedules import schedule, theorem_2_gamma
+from dpquant.reference.ldp_minimum.search import sample_per_user
+from dpquant.reference.ldp_minimum.search_error import far_mistake_term
+from dpquant.reference.ldp_minimum.section_6_1 import section_6_1_series_coefficient
+from dpquant.reference.ldp_minimum.transcript import UserTranscript
+from dpquant.reference.ldp_minimum.upper_bounds import beta_order_statistic_moment, rising_factorial
 
 RNG = np.random.default_rng(18)
 

@@ -1,6 +1,6 @@
 """fukuchi19 core: Algorithm 2's samplers, the exact tree law, the schedules and bad input.
 
-Statistical tests use :func:`reference.conformance.check_sampler` at α = 1e-7 (false-alarm
+Statistical tests use :func:`dpquant.reference.conformance.check_sampler` at α = 1e-7 (false-alarm
 probability of a correct sampler below 1e-7 each), seeded.
 """
 
@@ -16,26 +16,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from reference.conformance import check_sampler, dkw_test
-from reference.distributions import DiscreteLaw, privacy_loss
-from reference.ldp_minimum.domain_map import UnitMap
-from reference.ldp_minimum.exact_law import (
+from dpquant.reference.conformance import check_sampler, dkw_test
+from dpquant.reference.distributions import DiscreteLaw, privacy_loss
+from dpquant.reference.ldp_minimum.domain_map import UnitMap
+from dpquant.reference.ldp_minimum.exact_law import (
     iid_leaf_probabilities_exact,
     leaf_probabilities,
     leaf_probabilities_exact,
     mean_absolute_error_exact,
     output_law,
 )
-from reference.ldp_minimum.laplace_baseline import minimum_cdf, sample_laplace_extreme
-from reference.ldp_minimum.mechanisms import LaplaceExtreme, LaplaceReport, LDPMinimum
-from reference.ldp_minimum.round_statistic import (
+from dpquant.reference.ldp_minimum.laplace_baseline import minimum_cdf, sample_laplace_extreme
+from dpquant.reference.ldp_minimum.mechanisms import LaplaceExtreme, LaplaceReport, LDPMinimum
+from dpquant.reference.ldp_minimum.round_statistic import (
     left_probability,
     left_probability_exact,
     plus_count_pmf_exact,
     round_rule,
 )
-from reference.ldp_minimum.schedules import schedule, theorem_2_gamma
-from reference.ldp_minimum.search import (
+from dpquant.reference.ldp_minimum.schedules import schedule, theorem_2_gamma
+from dpquant.reference.ldp_minimum.search import (
     leaf_values,
     maximum,
     run_protocol,

@@ -13,11 +13,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from reference.conformance import check_sampler
-from reference.core import Mechanism
-from reference.distributions import privacy_loss
-from reference.exact.mp import workdps
-from reference.primitives.candidate_quantile import (
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.core import Mechanism
+from dpquant.reference.distributions import privacy_loss
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.candidate_quantile import (
     CandidateQuantile,
     LaplaceNoisyMaxQuantile,
     laplace_noisy_max_log_probabilities,
@@ -202,7 +202,7 @@ def test_laplace_noisy_max_bad_input() -> None:
 )
 def test_candidate_mechanisms_validate_their_data(mech, bad) -> None:
     """Issue 18: CandidateQuantile and LaplaceNoisyMaxQuantile validated no data at all."""
-    from reference.core import ExactMechanismBase
+    from dpquant.reference.core import ExactMechanismBase
 
     assert isinstance(mech, ExactMechanismBase)
     for call in (

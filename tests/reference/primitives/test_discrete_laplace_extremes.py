@@ -10,8 +10,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from reference.exact.mp import workdps
-from reference.primitives.discrete_laplace import DiscreteLaplaceLaw
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.discrete_laplace import DiscreteLaplaceLaw
 
 TOL = mpmath.mpf(10) ** -45
 """Tolerance on log-probabilities (a relative error on probabilities, far above 60 digits)."""

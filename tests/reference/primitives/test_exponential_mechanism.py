@@ -10,12 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.exact import exact_sweep
-from audit.neighbours import exhaustive_data_pairs
-from reference.conformance import check_sampler
-from reference.distributions import privacy_loss
-from reference.exact.mp import workdps
-from reference.primitives.exponential_mechanism import ExponentialQuantile, utility_sensitivity
+from dpquant.audit.exact import exact_sweep
+from dpquant.audit.neighbours import exhaustive_data_pairs
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.distributions import privacy_loss
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.exponential_mechanism import (
+    ExponentialQuantile,
+    utility_sensitivity,
+)
 
 GRID = (-1.0, 0.0, 0.25, 0.5, 1.0, 2.0)  # the bounds (0, 1), interior points, values to clamp
 TIGHT = mpmath.mpf("1e-40")

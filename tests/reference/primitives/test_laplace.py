@@ -1,6 +1,6 @@
 """Laplace and discrete Laplace: exact laws, samplers (fast and exact rational) and their checks.
 
-Every statistical test is seeded and uses :mod:`reference.conformance` at its default alpha (1e-7);
+Every statistical test is seeded and uses :mod:`dpquant.reference.conformance` at its default alpha (1e-7);
 each power test first proves, from the exact laws, that the expected deviation of the wrong sampler
 is more than 3x the test's threshold, so its failure is overwhelming rather than lucky.
 """
@@ -19,21 +19,24 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.conformance import (
+from dpquant.reference.conformance import (
     DEFAULT_ALPHA,
     atom_test,
     clopper_pearson,
     dkw_test,
     dkw_threshold,
 )
-from reference.distributions import DiscreteLaw, hockey_stick, privacy_loss
-from reference.exact.mp import to_mpf, workdps
-from reference.primitives.discrete_laplace import DiscreteLaplaceLaw, sample_discrete_laplace
-from reference.primitives.exact_discrete_laplace import (
+from dpquant.reference.distributions import DiscreteLaw, hockey_stick, privacy_loss
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.primitives.discrete_laplace import (
+    DiscreteLaplaceLaw,
+    sample_discrete_laplace,
+)
+from dpquant.reference.primitives.exact_discrete_laplace import (
     bernoulli_exp_neg,
     sample_discrete_laplace_exact,
 )
-from reference.primitives.laplace import laplace_law, sample_laplace
+from dpquant.reference.primitives.laplace import laplace_law, sample_laplace
 
 EXACT_TOL = mpmath.mpf("1e-40")
 BIG_SCALE = Fraction(3 * 10**20 + 1, 2 * 10**20)  # numerator > 2**62: the big-integer path

@@ -11,10 +11,10 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.conformance import check_sampler
-from reference.distributions import hockey_stick, privacy_loss
-from reference.exact.mp import workdps
-from reference.primitives.randomized_response import (
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.distributions import hockey_stick, privacy_loss
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives.randomized_response import (
     RandomizedResponse,
     debias_mean,
     keep_probability,

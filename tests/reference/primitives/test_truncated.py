@@ -21,9 +21,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.conformance import dkw_test
-from reference.distributions import privacy_loss
-from reference.primitives.truncated import (
+from dpquant.reference.conformance import dkw_test
+from dpquant.reference.distributions import privacy_loss
+from dpquant.reference.primitives.truncated import (
     VARIANTS,
     sample_truncated_exponential,
     sample_truncated_laplace,

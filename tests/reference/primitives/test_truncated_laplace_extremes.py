@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from reference.primitives.truncated import (
+from dpquant.reference.primitives.truncated import (
     sample_truncated_laplace,
     truncated_laplace_from_uniforms,
     truncated_laplace_law,

@@ -21,10 +21,10 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from audit import audit_mechanism
-from reference.distributions import certified_privacy_loss
-from reference.private_median.mechanism import PrivateMedian
-from reference.private_median.typical_set import in_typical_set
+from dpquant.audit import audit_mechanism
+from dpquant.reference.distributions import certified_privacy_loss
+from dpquant.reference.private_median.mechanism import PrivateMedian
+from dpquant.reference.private_median.typical_set import in_typical_set
 
 pytestmark = pytest.mark.audit
 

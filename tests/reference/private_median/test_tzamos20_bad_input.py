@@ -11,12 +11,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from reference.core import ExactMechanismBase
-from reference.private_median.extended_density import Piece, exact_epsilon, law_from_pieces
-from reference.private_median.fixed_typical_set import fixed_typical_hamming_brute
-from reference.private_median.mechanism import PrivateMedian
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.typical_set import (
+from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.private_median.extended_density import Piece, exact_epsilon, law_from_pieces
+from dpquant.reference.private_median.fixed_typical_set import fixed_typical_hamming_brute
+from dpquant.reference.private_median.mechanism import PrivateMedian
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.typical_set import (
     exact_data,
     typical_hamming,
     typical_hamming_greedy,

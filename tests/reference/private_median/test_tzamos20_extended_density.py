@@ -11,16 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.exact.mp import to_mpf, workdps
-from reference.private_median.extended_density import (
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.private_median.extended_density import (
     envelope,
     envelope_brute,
     level_extremes,
     log_normalizer,
     tent_slope,
 )
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.typical_set import in_typical_set
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.typical_set import in_typical_set
 
 FIXTURE_PARAMS = dict(L=F(1, 2), r=F(1), R=F(5), C=F(1))  # B = 9, Ξ = [−11/2, 11/2], ε = 1
 
@@ -138,7 +138,7 @@ def test_sympy_form_of_z_equals_the_mpmath_value_to_50_digits(data, extremes, pi
     ε = 1/3 too."""
     import sympy
 
-    from reference.private_median.extended_density import normalizer_sympy
+    from dpquant.reference.private_median.extended_density import normalizer_sympy
 
     params = MedianParameters(len(data), **FIXTURE_PARAMS)
     env = envelope(data, params)

@@ -24,15 +24,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.private_median import fast_envelope as fe
-from reference.private_median.extended_density import (
+from dpquant.reference.private_median import fast_envelope as fe
+from dpquant.reference.private_median.extended_density import (
     cell_levels,
     envelope,
     envelope_from_levels,
     level_extremes,
     tent_slope,
 )
-from reference.private_median.fast_envelope import (
+from dpquant.reference.private_median.fast_envelope import (
     fast_cells,
     fast_envelope,
     make_lattice,
@@ -41,14 +41,14 @@ from reference.private_median.fast_envelope import (
     sweep_envelope,
     typical_hamming_closed_form,
 )
-from reference.private_median.fixed_typical_set import (
+from dpquant.reference.private_median.fixed_typical_set import (
     fixed_cap,
     fixed_cell_levels,
     fixed_envelope,
     fixed_level_extremes,
 )
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.typical_set import (
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.typical_set import (
     anchor_points,
     typical_hamming,
     typical_hamming_brute,

@@ -16,15 +16,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.distributions import certified_max_log_ratio, certified_privacy_loss
-from reference.exact.mp import to_mpf, workdps
-from reference.private_median.extended_density import (
+from dpquant.reference.distributions import certified_max_log_ratio, certified_privacy_loss
+from dpquant.reference.exact.mp import to_mpf, workdps
+from dpquant.reference.private_median.extended_density import (
     envelope,
     law_from_pieces,
     log_normalizer,
     tent_slope,
 )
-from reference.private_median.fixed_typical_set import (
+from dpquant.reference.private_median.fixed_typical_set import (
     CAP_RULES,
     fixed_cap,
     fixed_cap_level,
@@ -41,9 +41,9 @@ from reference.private_median.fixed_typical_set import (
     in_fixed_typical_set,
     tight_cap_level,
 )
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.restricted_density import restricted_pieces
-from reference.private_median.typical_set import anchor_points, in_typical_set, left_median
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.restricted_density import restricted_pieces
+from dpquant.reference.private_median.typical_set import anchor_points, in_typical_set, left_median
 
 HALF = F(1, 2)
 CS = [F(1), F(5, 4), F(3, 2), F(2)]

@@ -15,27 +15,27 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from reference.conformance import check_sampler
-from reference.core import Mechanism
-from reference.private_median.extended_density import envelope
-from reference.private_median.fixed_typical_set import (
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.core import Mechanism
+from dpquant.reference.private_median.extended_density import envelope
+from dpquant.reference.private_median.fixed_typical_set import (
     fixed_cap,
     fixed_restricted_pieces,
     in_fixed_typical_set,
 )
-from reference.private_median.mechanism import (
+from dpquant.reference.private_median.mechanism import (
     GRID_BITS,
     PrivateMedian,
     output_grid,
     snap_to_grid,
 )
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.restricted_density import (
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.restricted_density import (
     restricted_law,
     restricted_pieces,
     sample_restricted,
 )
-from reference.private_median.typical_set import in_typical_set
+from dpquant.reference.private_median.typical_set import in_typical_set
 
 FIX = dict(L=F(1, 2), r=F(1), R=F(5), C=F(1))  # the regression fixtures': B = 9, Ξ = [−11/2, 11/2]
 FIXTURE_1 = [-5, -5, -5, 0, 0, 0, 5, 5]  # in H, A(X) ≠ Â(X)

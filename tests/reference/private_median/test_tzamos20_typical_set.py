@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.private_median.parameters import MedianParameters
-from reference.private_median.typical_set import (
+from dpquant.reference.private_median.parameters import MedianParameters
+from dpquant.reference.private_median.typical_set import (
     anchor_points,
     distance_to_typical_set,
     exact_data,

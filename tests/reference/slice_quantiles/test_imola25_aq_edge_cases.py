@@ -2,7 +2,7 @@
 subnormal values, many quantiles on few points. Each single release must be a draw of AQ's
 recursion (notes/imola25.md, "Issue 34"): every EM call, given the values released before it,
 follows ExponentialQuantile's exact law on its subset and range. Seeded; conformance tests at
-α = 1e-7 each (:mod:`reference.conformance`).
+α = 1e-7 each (:mod:`dpquant.reference.conformance`).
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reference.conformance import dkw_test
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.slice_quantiles.aq_mechanism import (
+from dpquant.reference.conformance import dkw_test
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
 )
-from reference.slice_quantiles.aq_recursion import Node, aq_plan, em_sensitivity
-from reference.slice_quantiles.subset_em import em_by_blocks
+from dpquant.reference.slice_quantiles.aq_recursion import Node, aq_plan, em_sensitivity
+from dpquant.reference.slice_quantiles.subset_em import em_by_blocks
 
 ALPHA = 1e-7
 BOUNDS = (0.0, 1.0)

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audit import audit_mechanism
-from reference.slice_quantiles.mechanism import with_options
-from reference.slice_quantiles.slice_release import plan_slice_quantiles
+from dpquant.audit import audit_mechanism
+from dpquant.reference.slice_quantiles.mechanism import with_options
+from dpquant.reference.slice_quantiles.slice_release import plan_slice_quantiles
 
 pytestmark = pytest.mark.audit
 
@@ -62,7 +62,7 @@ def test_auditor_flags_slice_quantiles_with_an_under_noised_cc() -> None:
 
 def test_under_noised_cc_alone_has_exact_shift_loss_above_its_claim() -> None:
     """The CC primitive itself: scale 1/ε instead of T/ε doubles-to-T-folds the shift loss."""
-    from reference.primitives.continual_counting import ContinualCounting, shift_node_count
+    from dpquant.reference.primitives.continual_counting import ContinualCounting, shift_node_count
 
     m, eps = 7, 1.0
     broken = ContinualCounting(m, eps, scale=1.0 / eps)
@@ -80,9 +80,9 @@ def test_gap_2h_leaks_more_than_good_star_but_stays_below_the_claim_exactly() ->
     ε1 = 8, ε2 = 4, the exact privacy loss over every half-integer addition and every removal is
     several times the corrected mechanism's, yet far below the claimed ε1 + 2ε2 = 16: a shared
     order statistic moves a second EM by about ε2/2, which the claim's 2ε2 already pays for."""
-    from reference.distributions import privacy_loss
-    from reference.slice_quantiles.exact_law import output_law
-    from reference.slice_quantiles.mechanism import SliceQuantiles
+    from dpquant.reference.distributions import privacy_loss
+    from dpquant.reference.slice_quantiles.exact_law import output_law
+    from dpquant.reference.slice_quantiles.mechanism import SliceQuantiles
 
     x = np.arange(1.0, 11.0)
     neighbours = [np.append(x, v) for v in np.arange(0.5, 11.0, 1.0)]

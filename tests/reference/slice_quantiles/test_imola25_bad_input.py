@@ -1,4 +1,4 @@
-"""imola25 under bad input (issue 18): every public entry point of ``reference.slice_quantiles``
+"""imola25 under bad input (issue 18): every public entry point of ``dpquant.reference.slice_quantiles``
 either answers correctly or refuses with a ``ValueError`` naming the parameter and its range.
 
 Regression tests for the issue's examples in this area: ``clip_range='no'`` (a truthy string
@@ -15,29 +15,29 @@ import time
 import numpy as np
 import pytest
 
-from dpquant.studies import imola25 as study
-from reference.conformance import check_sampler
-from reference.core import ExactMechanismBase, MechanismBase
-from reference.slice_quantiles.aq_mechanism import (
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.core import ExactMechanismBase, MechanismBase
+from dpquant.reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
 )
-from reference.slice_quantiles.cc_tails import cc_error_bound
-from reference.slice_quantiles.exact_law import (
+from dpquant.reference.slice_quantiles.cc_tails import cc_error_bound
+from dpquant.reference.slice_quantiles.exact_law import (
     EXACT_COST_LIMIT,
     MAX_GOOD,
     output_law,
     theorem_4_2_delta,
 )
-from reference.slice_quantiles.good_set import good_set_members, good_set_size
-from reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism, joint_exp
-from reference.slice_quantiles.laplace_sums import laplace_sum_cdf_np
-from reference.slice_quantiles.mechanism import MAX_CC_SCALE, SliceQuantiles, with_options
-from reference.slice_quantiles.parameters import delta_multiplier, half_width
-from reference.slice_quantiles.single_quantile import sample_slices_em
-from reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
-from reference.slice_quantiles.subset_em import subset_em_sample
-from reference.slice_quantiles.zcdp import em_zcdp_rho, rho_from_epsilon
+from dpquant.reference.slice_quantiles.good_set import good_set_members, good_set_size
+from dpquant.reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism, joint_exp
+from dpquant.reference.slice_quantiles.laplace_sums import laplace_sum_cdf_np
+from dpquant.reference.slice_quantiles.mechanism import MAX_CC_SCALE, SliceQuantiles, with_options
+from dpquant.reference.slice_quantiles.parameters import delta_multiplier, half_width
+from dpquant.reference.slice_quantiles.single_quantile import sample_slices_em
+from dpquant.reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
+from dpquant.reference.slice_quantiles.subset_em import subset_em_sample
+from dpquant.reference.slice_quantiles.zcdp import em_zcdp_rho, rho_from_epsilon
+from dpquant.studies import imola25 as study
 
 ALPHA = 1e-9
 X10 = np.arange(1.0, 11.0)

@@ -3,7 +3,7 @@
 Reference numbers: notes/imola25.md, "Reference values". Exact oracles: mpmath at the
 project precision (brute-force enumeration of JointExp's interval sequences, the exact law of
 :class:`ExponentialQuantile` for every EM call of AQ). Statistical tests are seeded and use the
-conformance tests of :mod:`reference.conformance` at level α = 1e-7 each (Bonferroni inside), so a
+conformance tests of :mod:`dpquant.reference.conformance` at level α = 1e-7 each (Bonferroni inside), so a
 correct sampler fails any one of them with probability <= 1e-7.
 """
 
@@ -20,16 +20,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit import audit_mechanism
-from reference.conformance import atom_test, check_sampler, dkw_test
-from reference.distributions import renyi_divergence
-from reference.exact.mp import logsumexp, to_mpf, workdps
-from reference.primitives.exponential_mechanism import ExponentialQuantile
-from reference.slice_quantiles.aq_mechanism import (
+from dpquant.audit import audit_mechanism
+from dpquant.reference.conformance import atom_test, check_sampler, dkw_test
+from dpquant.reference.distributions import renyi_divergence
+from dpquant.reference.exact.mp import logsumexp, to_mpf, workdps
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+from dpquant.reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
 )
-from reference.slice_quantiles.aq_recursion import (
+from dpquant.reference.slice_quantiles.aq_recursion import (
     aq_plan,
     composition_count,
     em_sensitivity,
@@ -38,24 +38,24 @@ from reference.slice_quantiles.aq_recursion import (
     per_em_epsilon,
     recursion_depth,
 )
-from reference.slice_quantiles.joint_exp_forward import (
+from dpquant.reference.slice_quantiles.joint_exp_forward import (
     decayed_prefix_lse,
     decayed_window_lse,
     forward,
     kernel_convolution,
 )
-from reference.slice_quantiles.joint_exp_mechanism import (
+from dpquant.reference.slice_quantiles.joint_exp_mechanism import (
     JointExpMechanism,
     joint_exp,
     joint_exp_sensitivity,
 )
-from reference.slice_quantiles.joint_exp_sampler import (
+from dpquant.reference.slice_quantiles.joint_exp_sampler import (
     acceptance_log_probability,
     path_log_probability,
     sample_intervals,
 )
-from reference.slice_quantiles.subset_em import em_by_blocks, subset_em_sample
-from reference.slice_quantiles.zcdp import (
+from dpquant.reference.slice_quantiles.subset_em import em_by_blocks, subset_em_sample
+from dpquant.reference.slice_quantiles.zcdp import (
     em_zcdp_rho,
     epsilon_from_rho,
     epsilon_from_rho_mp,

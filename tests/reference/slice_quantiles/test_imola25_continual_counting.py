@@ -1,6 +1,6 @@
 """imola25 continual counting: the Fenwick CC primitive (App. A, Lemma 3.1 (1)), its exact
-tails (``reference.slice_quantiles.laplace_sums``, ``cc_tails``: Sec. 6's E_CC) and the k-ary tree
-analysis (``reference.slice_quantiles.kary_tree``, notes/imola25.md erratum 23).
+tails (``dpquant.reference.slice_quantiles.laplace_sums``, ``cc_tails``: Sec. 6's E_CC) and the k-ary tree
+analysis (``dpquant.reference.slice_quantiles.kary_tree``, notes/imola25.md erratum 23).
 
 Statistical tests are seeded; each uses a Clopper–Pearson / DKW / atom test at level <= 1e-7, so
 a correct implementation fails with probability well below 1e-6.
@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.conformance import atom_test, clopper_pearson, dkw_test
-from reference.exact.mp import workdps
-from reference.primitives import continual_counting
-from reference.primitives.discrete_laplace import DiscreteLaplaceLaw
-from reference.slice_quantiles.cc_tails import (
+from dpquant.reference.conformance import atom_test, clopper_pearson, dkw_test
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.primitives import continual_counting
+from dpquant.reference.primitives.discrete_laplace import DiscreteLaplaceLaw
+from dpquant.reference.slice_quantiles.cc_tails import (
     cc_error_bound,
     cc_max_error_tail,
     chernoff_bound,
@@ -34,14 +34,14 @@ from reference.slice_quantiles.cc_tails import (
     sample_max_error,
     theorem_4_2_w,
 )
-from reference.slice_quantiles.integer_lattice import (
+from dpquant.reference.slice_quantiles.integer_lattice import (
     integer_column_echelon,
     lattice_noise_logpmf,
     left_null_vectors,
     min_l1_cost,
     span_membership,
 )
-from reference.slice_quantiles.kary_tree import (
+from dpquant.reference.slice_quantiles.kary_tree import (
     authors_auto_k,
     authors_chernoff_bound,
     authors_claimed_sensitivity,
@@ -56,7 +56,7 @@ from reference.slice_quantiles.kary_tree import (
     kary_shift_report,
     shift_loss_over_box,
 )
-from reference.slice_quantiles.laplace_sums import (
+from dpquant.reference.slice_quantiles.laplace_sums import (
     discrete_laplace_sum_pmf,
     discrete_laplace_sum_survival,
     discrete_laplace_sum_two_sided_tail,

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from reference.slice_quantiles.joint_exp_forward import (
+from dpquant.reference.slice_quantiles.joint_exp_forward import (
     checkpoint_stride,
     decayed_prefix_lse,
     decayed_window_lse,
@@ -20,13 +20,13 @@ from reference.slice_quantiles.joint_exp_forward import (
     kernel_convolution,
     recompute_rows,
 )
-from reference.slice_quantiles.joint_exp_kernel import (
+from dpquant.reference.slice_quantiles.joint_exp_kernel import (
     fast_kernel_convolution,
     fast_prefix_lse,
     fast_window_lse,
     rejection_row,
 )
-from reference.slice_quantiles.joint_exp_sampler import (
+from dpquant.reference.slice_quantiles.joint_exp_sampler import (
     interval_logweights,
     path_log_probability,
     repeat_logprob,
@@ -214,7 +214,7 @@ def test_the_compiled_passes_never_index_outside_a_short_last_segment(monkeypatc
     """The passes run as plain Python (bounds checked, negative indices refused) on arrays whose
     last segment is shorter than the segment length, so that some sub-blocks of it lie past the
     end (a read there once crashed the imola25 study), and give what the compiled passes give."""
-    from reference.slice_quantiles import joint_exp_kernel as kern
+    from dpquant.reference.slice_quantiles import joint_exp_kernel as kern
 
     monkeypatch.setattr(kern, "_CHUNK", 64)  # chunks of whole segments: a short last chunk too
     rng = np.random.default_rng(4)

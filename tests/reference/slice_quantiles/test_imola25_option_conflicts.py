@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reference.slice_quantiles.aq_mechanism import (
+from dpquant.reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
 )
-from reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
+from dpquant.reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
 
 X20 = np.arange(1.0, 21.0)
 PLAN = dict(n=20, bounds=(0.0, 21.0), epsilon=40.0, delta=1e-3, quantiles=[0.5])

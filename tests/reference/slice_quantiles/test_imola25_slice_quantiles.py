@@ -11,17 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.conformance import check_sampler, dkw_test
-from reference.distributions import PiecewiseLogLinear, hockey_stick, privacy_loss
-from reference.slice_quantiles.clip_range import release_levels, release_order
-from reference.slice_quantiles.exact_law import (
+from dpquant.reference.conformance import check_sampler, dkw_test
+from dpquant.reference.distributions import PiecewiseLogLinear, hockey_stick, privacy_loss
+from dpquant.reference.slice_quantiles.clip_range import release_levels, release_order
+from dpquant.reference.slice_quantiles.exact_law import (
     failure_probability,
     output_law,
     theorem_4_2_delta,
 )
-from reference.slice_quantiles.inputs import SortedData
-from reference.slice_quantiles.mechanism import SliceQuantiles
-from reference.slice_quantiles.parameters import (
+from dpquant.reference.slice_quantiles.inputs import SortedData
+from dpquant.reference.slice_quantiles.mechanism import SliceQuantiles
+from dpquant.reference.slice_quantiles.parameters import (
     budget_split,
     half_width,
     paper_pure_w,
@@ -29,8 +29,8 @@ from reference.slice_quantiles.parameters import (
     target_ranks,
     total_epsilon,
 )
-from reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
-from reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
+from dpquant.reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
+from dpquant.reference.slice_quantiles.slice_release import plan_slice_quantiles, slice_quantiles
 
 X10 = np.arange(1.0, 11.0)
 ALPHA = 1e-9  # each conformance test: a correct sampler fails with probability <= 1e-9
@@ -285,7 +285,7 @@ def test_pure_variant_outputs_lie_on_the_grid() -> None:
 
 def test_pure_variant_gamma_branch_has_the_uniform_grid_law() -> None:
     """With γ close to 1 every output is uniform on the grid: atom frequencies match 1/|Y|."""
-    from reference.conformance import atom_test
+    from dpquant.reference.conformance import atom_test
 
     mech = SliceQuantiles((3, 8), 1, 4.0, 2.0, (0.0, 2.0), gamma=0.999999, grid_step=0.5)
     z = mech.sample(np.linspace(0.1, 1.9, 10), 50_000, np.random.default_rng(3))[:, 0]

@@ -1,0 +1,46 @@
+"""dpquant's privacy auditor (contract in ``docs/DESIGN.md``).
+
+``audit_mechanism(mech, ...)`` searches neighbouring data sets under the mechanism's declared
+adjacency, computes exact privacy losses where the output law is known, and bounds ε from samples
+with Clopper–Pearson intervals on held-out draws; ``from_callable`` wraps any ``fn(data, rng)``.
+
+The names are imported lazily (PEP 562): the pytest plugin loads this package in every test run
+of an environment where dpquant is installed, and should not pay for scipy there.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "DEFAULT_SAMPLES": "dpquant.audit.runner",
+    "audit_mechanism": "dpquant.audit.runner",
+    "AuditReport": "dpquant.audit.result",
+    "Inconclusive": "dpquant.audit.inconclusive",
+    "MalformedOutput": "dpquant.audit.outputs",
+    "CallableMechanism": "dpquant.audit.wrap",
+    "from_callable": "dpquant.audit.wrap",
+    "ConformanceReport": "dpquant.audit.sampler_conformance",
+    "conformance": "dpquant.audit.sampler_conformance",
+    "Records": "dpquant.audit.record_spaces",
+    "Box": "dpquant.audit.record_spaces",
+    "FiniteSet": "dpquant.audit.record_spaces",
+    "BitVectors": "dpquant.audit.record_spaces",
+    "QueryAnswers": "dpquant.audit.relations",
+    "CustomRelation": "dpquant.audit.relations",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'audit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,251 @@
+"""pytest plugin: privacy audits in any project's test suite.
+
+Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by itself; it adds
+
+* the ``audit`` marker (select the audits with ``pytest -m audit``, skip them with
+  ``-m "not audit"``);
+* the options ``--audit-samples N`` (draws per data set; default: the auditor's),
+  ``--audit-seed S`` (default 0) and ``--audit-timeout T`` (seconds per draw; default: no limit),
+  read from ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_SEED`` / ``DPQUANT_AUDIT_TIMEOUT`` when
+  not given on the command line;
+* the fixture ``dp_audit``::
+
+      @pytest.mark.audit
+      def test_my_mechanism_is_private(dp_audit):
+          dp_audit(my_mechanism).assert_private()
+
+      def test_my_function_is_private(dp_audit):
+          claim = PrivacyClaim(1.0, adjacency="local")
+          dp_audit(my_fn, claim=claim, domain=(0, 1)).assert_private()
+
+  ``dp_audit(mech_or_fn, *, claim=None, domain=None, vectorized=False, input_values=None,
+  allow_inconclusive=False, **kwargs)`` runs
+  :func:`audit.audit_mechanism` with the samples, seed and timeout of the options (``kwargs``
+  override them and pass any other of its keywords: ``pairs``, ``samples``, ``alpha``, ``seed``,
+  ``mode``, ``executor``, ``name``, ``progress``, ``timeout``, ``tighten``, ``max_draws``, the
+  last in place of the option's samples; anything else is a ``ValueError``) and returns the
+  :class:`audit.AuditReport`. A plain function
+  ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`audit.from_callable`
+  (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
+  finite input set). An audit that could not look (the verdict INCONCLUSIVE,
+  :mod:`dpquant.audit.inconclusive`: the mechanism produced no output) fails the test at once, with its
+  reason, even if the test only reads ``report.violation``; ``allow_inconclusive=True`` returns
+  the report instead.
+
+With ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` set, load it with ``-p dpquant_audit``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+MARKER = "audit"
+MARKER_LINE = f"{MARKER}: privacy audits (dpquant)"
+ENV_SAMPLES = "DPQUANT_AUDIT_SAMPLES"
+ENV_SEED = "DPQUANT_AUDIT_SEED"
+ENV_TIMEOUT = "DPQUANT_AUDIT_TIMEOUT"
+AUDIT_OPTIONS = (
+    "pairs",
+    "samples",
+    "alpha",
+    "seed",
+    "mode",
+    "executor",
+    "name",
+    "progress",
+    "timeout",
+    "tighten",
+    "max_draws",
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dpquant-audit", "privacy audits (dpquant)")
+    group.addoption(
+        "--audit-samples",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"draws per data set for dp_audit (default: ${ENV_SAMPLES}, else the auditor's)",
+    )
+    group.addoption(
+        "--audit-seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help=f"random seed for dp_audit (default: ${ENV_SEED}, else 0)",
+    )
+    group.addoption(
+        "--audit-timeout",
+        type=float,
+        default=None,
+        metavar="T",
+        help=f"seconds per draw before dp_audit calls it a hang (default: ${ENV_TIMEOUT})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # a project may already declare the marker in its own ini (dpquant does): keep one line
+    declared = config.getini("markers")
+    if not any(line.split(":", 1)[0].strip() == MARKER for line in declared):
+        config.addinivalue_line("markers", MARKER_LINE)
+    settings(config)  # bad values in the environment are a usage error at start-up
+
+
+def _from_env(name: str, minimum: int) -> int | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise pytest.UsageError(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise pytest.UsageError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def settings(config: pytest.Config) -> dict[str, Any]:
+    """``samples`` and ``seed`` for ``dp_audit``: the command-line options, else the environment
+    variables, else the auditor's default samples (None) and seed 0."""
+    samples = config.getoption("audit_samples", default=None)
+    if samples is None:
+        samples = _from_env(ENV_SAMPLES, 1)
+    elif samples < 1:
+        raise pytest.UsageError(f"--audit-samples must be >= 1, got {samples}")
+    seed = config.getoption("audit_seed", default=None)
+    if seed is None:
+        seed = _from_env(ENV_SEED, 0)
+    elif seed < 0:
+        raise pytest.UsageError(f"--audit-seed must be >= 0, got {seed}")
+    timeout = config.getoption("audit_timeout", default=None)
+    where = "--audit-timeout"
+    if timeout is None:
+        raw = os.environ.get(ENV_TIMEOUT, "").strip()
+        where = ENV_TIMEOUT
+        try:
+            timeout = float(raw) if raw else None
+        except ValueError:
+            raise pytest.UsageError(
+                f"{ENV_TIMEOUT} must be a number of seconds, got {raw!r}"
+            ) from None
+    if timeout is not None and not 0 < timeout < float("inf"):
+        raise pytest.UsageError(f"{where} must be a positive number of seconds, got {timeout}")
+    return {"samples": samples, "seed": 0 if seed is None else seed, "timeout": timeout}
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    s = settings(config)
+    explicit = (
+        config.getoption("audit_samples", default=None) is not None
+        or config.getoption("audit_seed", default=None) is not None
+        or config.getoption("audit_timeout", default=None) is not None
+        or os.environ.get(ENV_SAMPLES)
+        or os.environ.get(ENV_SEED)
+        or os.environ.get(ENV_TIMEOUT)
+    )
+    if not explicit:
+        return None
+    samples = "auditor default" if s["samples"] is None else s["samples"]
+    limit = "" if s["timeout"] is None else f", timeout={s['timeout']:g} s"
+    return f"dpquant audit: samples={samples}, seed={s['seed']}{limit}"
+
+
+def _is_mechanism(obj: Any) -> bool:
+    if isinstance(obj, type) or not callable(getattr(obj, "sample", None)):
+        return False
+    try:
+        return getattr(obj, "claim", None) is not None
+    except Exception:  # noqa: BLE001 -- a claim that cannot be read: the auditor says why
+        return True
+
+
+def make_auditor(
+    defaults: dict[str, Any], record: Callable[[Any], None] | None = None
+) -> Callable[..., Any]:
+    """The ``dp_audit`` callable, with ``defaults`` (samples, seed) for ``audit_mechanism``."""
+
+    def dp_audit(
+        mech_or_fn: Any,
+        *,
+        claim: Any = None,
+        domain: tuple[float, float] | None = None,
+        vectorized: bool = False,
+        input_values: Any = None,
+        allow_inconclusive: bool = False,
+        **kwargs: Any,
+    ) -> Any:
+        import dpquant.audit.runner
+        from dpquant.audit.wrap import from_callable
+        from dpquant.reference.validation import check_flag
+
+        unknown = sorted(set(kwargs) - set(AUDIT_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"dp_audit got unknown keyword(s) {unknown}: it takes mech_or_fn, claim, domain "
+                f"and audit_mechanism's {', '.join(AUDIT_OPTIONS)}"
+            )
+        options = {k: v for k, v in defaults.items() if v is not None}
+        if kwargs.get("max_draws") is not None:  # a total budget replaces draws per data set
+            options.pop("samples", None)
+        options.update(kwargs)
+        if _is_mechanism(mech_or_fn):
+            if claim is not None:
+                raise ValueError(
+                    "claim= is for plain functions: a mechanism is audited against its own claim"
+                )
+            if vectorized or input_values is not None:
+                raise ValueError(
+                    "vectorized= and input_values= describe a plain function: a mechanism's "
+                    "sample() and input_values say how it is called"
+                )
+            mech = mech_or_fn
+            if domain is not None:
+                options["domain"] = domain
+        elif callable(mech_or_fn) and not isinstance(mech_or_fn, type):
+            if claim is None:
+                raise ValueError(
+                    "mech_or_fn is a plain function fn(data, rng), which carries no privacy "
+                    "claim: pass claim=PrivacyClaim(epsilon, delta, adjacency) (and "
+                    "domain=(lo, hi))"
+                )
+            name = options.get("name")
+            how = {"vectorized": vectorized, "input_values": input_values}
+            if domain is None:
+                mech = from_callable(mech_or_fn, claim, name=name, **how)
+            else:
+                mech = from_callable(mech_or_fn, claim, domain, name=name, **how)
+            options["name"] = mech.name
+        else:
+            raise ValueError(
+                "mech_or_fn must be a mechanism (with sample() and claim) or a function "
+                f"fn(data, rng) -> output, got {mech_or_fn!r:.80}"
+            )
+        allow = check_flag(allow_inconclusive, "allow_inconclusive")
+        report = dpquant.audit.runner.audit_mechanism(mech, **options)
+        if record is not None:
+            record(report)
+        if report.inconclusive is not None and not report.violation and not allow:
+            pytest.fail(f"dp_audit: {report.summary()}", pytrace=False)
+        return report
+
+    return dp_audit
+
+
+@pytest.fixture
+def dp_audit(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    """``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs) -> AuditReport``.
+
+    Runs :func:`audit.audit_mechanism` with ``--audit-samples``/``--audit-seed`` (``kwargs``
+    override them). Each report's summary is added to the test's ``user_properties`` (and so to
+    JUnit XML), e.g. ``dp_audit(my_mechanism).assert_private()``.
+    """
+
+    def record(report: Any) -> None:
+        request.node.user_properties.append(("dp_audit", report.summary()))
+
+    return make_auditor(settings(request.config), record)

@@ -1,0 +1,169 @@
+"""The :class:`AuditReport`: what an audit found, as a plain value (JSON-ready with ``to_dict``).
+
+Rendering it for people lives in :mod:`dpquant.audit.render`; ``summary()``, ``to_markdown()`` and
+``plot()`` are conveniences that call it (a deferred import: :mod:`dpquant.audit.render` imports nothing
+of the auditor, so there is no cycle).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dpquant.audit.claimed import ClaimParts
+from dpquant.audit.inconclusive import Inconclusive
+from dpquant.reference.core import PrivacyClaim
+
+
+@dataclass
+class AuditReport(ClaimParts):
+    """Result of :func:`audit.audit_mechanism`.
+
+    ``epsilon_lower_bound`` holds with confidence 1 − ``alpha`` (black-box: Clopper–Pearson on
+    fresh evaluation draws, Bonferroni over the candidates carried into evaluation; in ``exact``
+    mode only, it is the exact loss of the worst pair found). ``epsilon_exact`` is the largest exact
+    ε(D, D') over the searched pairs (None without an exact law): a lower bound on the mechanism's
+    true ε, exact on that family. ``violation`` is True when either exceeds the claim (for an
+    approximate claim: when the bound with δ subtracted, or the exact δ(ε_claimed), does).
+    ``timed_out`` is set when a draw exceeded the audit's time limit (``timeout=``): the audit
+    stopped there, and holds the pair, the stage and the hang test's counts and bound; unless
+    that bound (or the exact stage) shows a violation the verdict is "INCOMPLETE".
+    ``inconclusive`` is set when the audit could not look (:mod:`dpquant.audit.inconclusive`: the
+    mechanism produced no output, outputs that never repeat, no pair was evaluated, or the exact
+    stage computed no loss) and found no violation: the verdict is then "INCONCLUSIVE".
+    """
+
+    mechanism: str
+    claim: PrivacyClaim
+    mode: str
+    epsilon_lower_bound: float
+    epsilon_exact: float | None
+    violation: bool
+    witness: dict[str, Any] | None
+    alpha: float
+    seed: int
+    samples_used: int
+    seconds: float
+    samples_by_stage: dict[str, int] = field(default_factory=dict)
+    exact: dict[str, Any] | None = None
+    blackbox: dict[str, Any] | None = None
+    conformance: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    timed_out: dict[str, Any] | None = None
+    inconclusive: Inconclusive | None = None
+
+    @property
+    def tightness(self) -> float:
+        """ε_lb / ε_claimed (1 means the bound reaches the claim)."""
+        return self.epsilon_lower_bound / self.claim.epsilon
+
+    @property
+    def sampler_conforms(self) -> bool | None:
+        if not self.conformance:
+            return None
+        return all(c["passed"] for c in self.conformance)
+
+    @property
+    def passed(self) -> bool:
+        """No violation found, and the audit could look: no draw exceeded the time limit, the
+        sampler matches its exact law (where it has one) and the audit is not inconclusive."""
+        return not (
+            self.violation
+            or self.timed_out is not None
+            or self.sampler_conforms is False
+            or self.inconclusive is not None
+        )
+
+    def verdict(self) -> str:
+        """VIOLATION; INCOMPLETE (a draw exceeded the time limit); SAMPLER DOES NOT MATCH ITS
+        EXACT LAW; INCONCLUSIVE (the audit could not look, with the reason); or no violation
+        found (which is never a proof of privacy)."""
+        if self.violation:
+            return "VIOLATION"
+        if self.timed_out is not None:
+            return "INCOMPLETE: A DRAW EXCEEDED THE TIME LIMIT"
+        if self.sampler_conforms is False:
+            return "SAMPLER DOES NOT MATCH ITS EXACT LAW"
+        if self.inconclusive is not None:
+            return f"INCONCLUSIVE: {self.inconclusive.reason}"
+        return "no violation found"
+
+    def summary(self) -> str:
+        """One line: the verdict, the claim, the bounds, the draws and the time."""
+        from dpquant.audit.render import fmt
+
+        return (
+            f"{self.mechanism}: {self.verdict()} -- claimed ε = {self.claim.epsilon:g} "
+            f"(δ = {self.claim.delta:g}, {self.claim.adjacency}); ε lower bound "
+            f"{fmt(self.epsilon_lower_bound)} at confidence 1 - {self.alpha:g}; exact ε on the "
+            f"searched pairs {fmt(self.epsilon_exact)}; {self.samples_used} draws, "
+            f"{self.seconds:.1f} s"
+        )
+
+    def assert_private(self) -> None:
+        """Raise ``AssertionError`` (with the witness) unless the audit :attr:`passed`: a
+        violation, a sampler that does not match its exact law, a draw that exceeded the time
+        limit, or an inconclusive audit (no output to judge) all fail."""
+        if not self.passed:
+            raise AssertionError(f"{self.summary()}\nwitness: {self.witness}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return _jsonable(
+            {
+                "mechanism": self.mechanism,
+                "claim": self.claim.to_dict(),
+                "mode": self.mode,
+                "claimed_epsilon": self.claimed_epsilon,
+                "epsilon_lower_bound": self.epsilon_lower_bound,
+                "epsilon_exact": self.epsilon_exact,
+                "tightness": self.tightness,
+                "violation": self.violation,
+                "verdict": self.verdict(),
+                "witness": self.witness,
+                "alpha": self.alpha,
+                "seed": self.seed,
+                "samples_used": self.samples_used,
+                "samples_by_stage": self.samples_by_stage,
+                "seconds": round(self.seconds, 3),
+                "exact": self.exact,
+                "blackbox": self.blackbox,
+                "conformance": self.conformance,
+                "notes": self.notes,
+                "timed_out": self.timed_out,
+                "inconclusive": None if self.inconclusive is None else self.inconclusive.to_dict(),
+                "passed": self.passed,
+            }
+        )
+
+    def to_markdown(self) -> str:
+        """The report as Markdown (:func:`dpquant.audit.render.render_report`)."""
+        from dpquant.audit.render import render_report
+
+        return render_report(self)
+
+    def plot(self, path: str | Path) -> Path | None:
+        """Write the report's plot to ``path`` (a file path whose suffix names an image format
+        matplotlib writes, e.g. ``.png``; missing folders are created); None without
+        matplotlib. A path that cannot be written is a ``ValueError`` naming it
+        (:func:`dpquant.audit.render.plot_report`)."""
+        from dpquant.audit.render import plot_report
+
+        return plot_report(self, path)
+
+
+def _jsonable(x: Any) -> Any:
+    """Floats that JSON cannot hold (inf, nan) become strings; tuples become lists."""
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        return _jsonable(x.item())
+    return x
+
+
+__all__ = ["AuditReport"]

@@ -1,0 +1,260 @@
+"""Public contracts: adjacency relations, privacy claims and the ``Mechanism`` protocol.
+
+These names are public API (``docs/DESIGN.md``): extend them, never rename them.
+
+:class:`MechanismBase` is the one base class of every mechanism in :mod:`dpquant.reference` and of the
+auditor's catalogue: its public :meth:`~MechanismBase.sample` checks ``size``, ``rng`` and the data
+once, then calls the subclass's ``_draw`` (the pattern of ``dp_accounting``'s
+``PrivacyAccountant.compose``, which checks and then calls the abstract ``_compose``).
+:class:`ExactMechanismBase` adds ``exact(data)`` the same way, around ``_law``.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
+
+import numpy as np
+
+from dpquant.reference.validation import (
+    MAX_DRAWS,
+    check_choice,
+    check_data,
+    check_delta,
+    check_epsilon,
+    check_rng,
+    check_size,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dpquant.reference.distributions import ExactDistribution
+
+Adjacency = Literal["add_remove", "replace_one", "local", "query_answers", "custom"]
+"""Neighbouring relation a claim is made for.
+
+Between data sets of records (:data:`ADJACENCIES`, what the library's mechanisms take):
+
+* ``add_remove``  -- data sets differ by adding or removing one record;
+* ``replace_one`` -- same size, one record replaced by another value;
+* ``local``       -- local DP: any two single-user values are neighbours.
+
+Relations the auditor is given as objects (:data:`OBJECT_RELATIONS`; ``dpquant.audit.relations``):
+
+* ``query_answers`` -- the input is a vector of query answers, and neighbours differ by at most a
+  sensitivity Δ in a norm (ℓ∞: every answer may move; ℓ1: the moves sum to at most Δ);
+* ``custom``        -- any relation, given by a predicate on pairs and a neighbour generator.
+"""
+
+ADJACENCIES: tuple[str, ...] = ("add_remove", "replace_one", "local")
+"""The relations between data sets of records (a mechanism's ``adjacency``)."""
+OBJECT_RELATIONS: tuple[str, ...] = ("query_answers", "custom")
+"""The relations a claim may name whose details (Δ, norm, predicate) an auditor's relation object
+gives."""
+CLAIM_ADJACENCIES: tuple[str, ...] = get_args(Adjacency)
+"""Every relation a :class:`PrivacyClaim` may name."""
+
+
+def check_adjacency(adjacency: Any, name: str = "adjacency") -> str:
+    """Return ``adjacency`` if it is one of :data:`ADJACENCIES` (a relation between data sets of
+    records), else raise ``ValueError`` (:func:`dpquant.reference.validation.check_choice`)."""
+    return check_choice(adjacency, name, ADJACENCIES)
+
+
+def check_claim_adjacency(adjacency: Any, name: str = "adjacency") -> str:
+    """Return ``adjacency`` if a claim may name it (:data:`CLAIM_ADJACENCIES`), else raise
+    ``ValueError``."""
+    return check_choice(adjacency, name, CLAIM_ADJACENCIES)
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """An (epsilon, delta)-DP claim under a neighbouring relation.
+
+    ``epsilon`` is a finite float > 0 and ``delta`` lies in [0, 1); a pure claim has ``delta == 0``.
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    adjacency: str = "replace_one"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+        check_claim_adjacency(self.adjacency)
+
+    @property
+    def is_pure(self) -> bool:
+        return self.delta == 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "delta": self.delta, "adjacency": self.adjacency}
+
+
+@runtime_checkable
+class Mechanism(Protocol):
+    """Every reference mechanism satisfies this protocol.
+
+    ``sample(data, size, rng)`` returns ``size`` independent outputs on the same input, with shape
+    ``(size,)`` or ``(size, k)``. Mechanisms whose output law has a closed form also provide
+    ``exact(data) -> ExactDistribution`` (see :class:`ExactMechanism`).
+    """
+
+    claim: PrivacyClaim
+    domain: tuple[float, float]
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ExactMechanism(Mechanism, Protocol):
+    """A mechanism whose output law on a given input is known exactly."""
+
+    def exact(self, data: Any) -> ExactDistribution: ...
+
+
+def has_exact(mechanism: Any) -> bool:
+    """True when ``mechanism`` offers an ``exact(data)`` law."""
+    return callable(getattr(mechanism, "exact", None))
+
+
+def check_claim(claim: Any, name: str = "claim") -> PrivacyClaim:
+    """A :class:`PrivacyClaim` whose fields are valid *now*: the dataclass is frozen, but
+    ``object.__setattr__`` can still change a field after construction, so whoever relies on a
+    claim (the auditor) checks it again at the time of use."""
+    if not isinstance(claim, PrivacyClaim):
+        raise ValueError(f"{name} must be a reference.PrivacyClaim, got {type(claim).__name__}")
+    check_epsilon(claim.epsilon, f"{name}.epsilon")
+    check_delta(claim.delta, f"{name}.delta")
+    check_claim_adjacency(claim.adjacency, f"{name}.adjacency")
+    if not (isinstance(claim.epsilon, float) and isinstance(claim.delta, float)):
+        return PrivacyClaim(claim.epsilon, claim.delta, claim.adjacency)
+    return claim
+
+
+class MechanismBase(ABC):  # noqa: B024 -- a subclass gives _draw or _draw_one
+    """The base of every mechanism: checks once, then calls the subclass.
+
+    A subclass (usually a frozen dataclass) provides
+
+    * ``_draw(data, size, rng)``: ``size`` independent outputs on checked ``data``, shape
+      ``(size,)`` or ``(size, k)``, vectorised; or, for a mechanism that cannot be vectorised,
+      ``_draw_one(data, rng)``: one output (the base loops);
+    * its privacy parameters as fields: ``epsilon`` (or an override of :attr:`claimed_epsilon`),
+      optionally ``delta``, and ``adjacency`` (a field, or the class attribute below);
+    * optionally ``bounds`` (a field): the input domain, unless :attr:`clamps` says values outside
+      are clamped (then any finite value is valid input), and the range of the outputs.
+
+    The base derives :attr:`claim`, :attr:`domain` and :attr:`output_range` from those fields, and
+    its :meth:`sample` validates ``size`` (an ``int`` in [1, :attr:`max_draws`], refused before any
+    allocation), ``rng`` (a ``numpy.random.Generator``) and ``data`` (:meth:`check_input`: the data
+    policy of :func:`dpquant.reference.validation.check_data`), then checks what ``_draw`` returned: one
+    row per draw, finite, inside :attr:`output_range`. A draw that breaks those is a numerical
+    failure at the parameters' extremes and raises ``ValueError`` rather than being returned.
+    """
+
+    adjacency: str = "replace_one"
+    max_draws: ClassVar[int] = MAX_DRAWS
+    allow_empty: ClassVar[bool] = False
+    clamps: ClassVar[bool] = False
+
+    # -- the contract, derived from fields -------------------------------------------------------
+
+    @property
+    def claimed_epsilon(self) -> float:
+        """The ε of :attr:`claim` (the ``epsilon`` field unless a subclass composes several)."""
+        return float(getattr(self, "epsilon"))  # noqa: B009 -- a subclass field
+
+    @property
+    def claimed_delta(self) -> float:
+        """The δ of :attr:`claim` (the ``delta`` field, 0 when there is none)."""
+        return float(getattr(self, "delta", 0.0))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.claimed_epsilon, self.claimed_delta, self.adjacency)
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        """Valid input values: ``bounds`` unless the mechanism clamps (then any finite value)."""
+        bounds = getattr(self, "bounds", None)
+        if bounds is None or self.clamps:
+            return (-math.inf, math.inf)
+        return (float(bounds[0]), float(bounds[1]))
+
+    @property
+    def output_range(self) -> tuple[float, float] | None:
+        """Where every numeric output lies (``bounds`` by default; None: anywhere finite)."""
+        bounds = getattr(self, "bounds", None)
+        return None if bounds is None else (float(bounds[0]), float(bounds[1]))
+
+    # -- checks --------------------------------------------------------------------------------
+
+    def check_input(self, data: Any) -> Any:
+        """The checked data set (default: :func:`check_data` on :attr:`domain`)."""
+        return check_data(data, "data", domain=self.domain, allow_empty=self.allow_empty)
+
+    def draw_limit(self, data: Any) -> int:
+        """The most draws one call may make on ``data`` (checked data); a mechanism whose draws
+        cost time or memory growing with the data lowers it, so a call that could not finish
+        in reasonable time and memory is refused up front."""
+        return self.max_draws
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent outputs on ``data``: shape ``(size,)`` or ``(size, k)``."""
+        size = check_size(size, minimum=1, cap=self.max_draws)
+        rng = check_rng(rng)
+        x = self.check_input(data)
+        limit = self.draw_limit(x)
+        if size > limit:
+            raise ValueError(
+                f"size must be at most {limit} for {type(self).__name__} on this data "
+                f"(its draws grow with the data), got {size}: draw in several calls"
+            )
+        return self._checked_output(self._draw(x, size, rng), size)
+
+    def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` draws; the default loops over :meth:`_draw_one`."""
+        rows = [self._draw_one(data, rng) for _ in range(size)]
+        return np.asarray(rows)
+
+    def _draw_one(self, data: Any, rng: np.random.Generator) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} implements neither _draw nor _draw_one")
+
+    def _checked_output(self, out: Any, size: int) -> np.ndarray:
+        if not isinstance(out, np.ndarray) or out.ndim not in (1, 2) or len(out) != size:
+            raise TypeError(
+                f"{type(self).__name__}._draw must return an array of {size} rows, got "
+                f"{type(out).__name__} of shape {getattr(out, 'shape', None)}"
+            )
+        if out.dtype.kind == "f" and not np.isfinite(out).all():
+            raise ValueError(
+                f"{type(self).__name__}: the parameters are outside the range where its draws "
+                f"are representable (a draw is not finite); parameters: {self!r:.300}"
+            )
+        rng_ = self.output_range
+        if rng_ is not None and out.dtype.kind in "iuf" and out.size:
+            lo, hi = out.min(), out.max()
+            if lo < rng_[0] or hi > rng_[1]:
+                raise ValueError(
+                    f"{type(self).__name__}: the parameters are outside the range where its draws "
+                    f"are representable (a draw left the output range {rng_}); parameters: "
+                    f"{self!r:.300}"
+                )
+        return out
+
+
+class ExactMechanismBase(MechanismBase):
+    """A mechanism with an exact output law: ``exact(data)`` checks the data with the same
+    :meth:`~MechanismBase.check_input` as ``sample``, then calls the subclass's ``_law``.
+
+    ``_law`` raises ``ValueError`` naming the limit when the law cannot be built in reasonable
+    time and memory on that input (e.g. an enumeration over too many paths)."""
+
+    def exact(self, data: Any) -> ExactDistribution:
+        """The exact output law on ``data``."""
+        return self._law(self.check_input(data))
+
+    @abstractmethod
+    def _law(self, data: Any) -> ExactDistribution: ...
