@@ -36,7 +36,7 @@ def audit_all(
     """Audit the registry and the catalogue; write ``audit.md``, ``audit.json`` and plots.
 
     ``out``: a folder (created if missing); ``seed``, ``samples`` and ``timeout`` as for
-    :func:`audit.audit_mechanism`, checked before anything is audited; ``progress`` a callable
+    :func:`dpquant.audit.audit_mechanism`, checked before anything is audited; ``progress`` a callable
     or None. ``executor`` (a ``concurrent.futures.Executor``, e.g. a dask.distributed client's):
     each audit runs there as one task, the reports the same as in this process (each audit is
     seeded by ``seed`` alone). ``only``: audit just these names (in the usual order)."""

@@ -1,4 +1,4 @@
-"""What carries a claim whole (a :class:`reference.PrivacyClaim`) instead of deriving it from
+"""What carries a claim whole (a :class:`dpquant.reference.PrivacyClaim`) instead of deriving it from
 ε, δ and adjacency fields: the auditor's wrapped function (:class:`dpquant.audit.wrap.CallableMechanism`),
 a mechanism audited against another claim than its own (:class:`ClaimOverride`, which the
 command line's ``--epsilon``, ``--delta`` and ``--adjacency`` use) and the audit report

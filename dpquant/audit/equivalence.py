@@ -14,7 +14,7 @@ Given a reference mechanism (ours) and a candidate (a mechanism, or a function
    at most α;
 3. reports the **power** of each test: the smallest deviation (sup-distance between CDFs, or
    between one atom's probabilities) that the budget detects with probability at least 1 − β;
-4. **audits** the candidate with :func:`audit.audit_mechanism` under the reference's claim.
+4. **audits** the candidate with :func:`dpquant.audit.audit_mechanism` under the reference's claim.
 
 The power statement: with N draws, a one-sample DKW test at level a rejects whenever the empirical
 CDF leaves the band t_a = sqrt(ln(2/a)/(2N)); if the candidate's CDF is at distance d from the
@@ -112,7 +112,7 @@ class ValidationReport:
     @property
     def passed(self) -> bool:
         """Equivalent on every data set, and the audit (when run) passed: no violation, and it
-        could look (:attr:`audit.AuditReport.passed`; an inconclusive audit never passes)."""
+        could look (:attr:`dpquant.audit.AuditReport.passed`; an inconclusive audit never passes)."""
         return self.equivalent and (self.audit is None or self.audit.passed)
 
     @property

@@ -155,7 +155,7 @@ def exact_sweep(
     """Exact privacy loss and δ(ε_claimed) over ``pairs`` (laws cached per data set).
 
     ``pairs`` are neighbouring pairs under the claim's adjacency, inside the mechanism's domain
-    (checked as for :func:`audit.audit_mechanism`); ``laws`` (optional) gives the exact law of a
+    (checked as for :func:`dpquant.audit.audit_mechanism`); ``laws`` (optional) gives the exact law of a
     data set instead of ``mechanism.exact`` (the auditor passes its cache). A law that yields NaN
     is a ``ValueError`` naming the mechanism."""
     if not has_exact(mechanism):
@@ -254,7 +254,7 @@ def analyse_pair(
     """Exact ε, δ(ε_claimed), and optionally the δ(ε') curve on [0, max(2ε_claimed, ε)] and the
     Rényi divergences of orders :data:`RENYI_ORDERS` and ∞. ``p`` and ``q`` are exact laws
     (:data:`LAW_TYPES`), ``data`` the pair of data sets they belong to, ``claim`` a
-    :class:`~reference.PrivacyClaim`, ``curve`` a flag; a NaN anywhere is a ``ValueError``."""
+    :class:`~dpquant.reference.PrivacyClaim`, ``curve`` a flag; a NaN anywhere is a ``ValueError``."""
     check_exact_law(p, "p")
     check_exact_law(q, "q")
     claim = check_claim(claim, "claim")

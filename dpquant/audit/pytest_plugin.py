@@ -20,12 +20,12 @@ Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by
 
   ``dp_audit(mech_or_fn, *, claim=None, domain=None, vectorized=False, input_values=None,
   allow_inconclusive=False, **kwargs)`` runs
-  :func:`audit.audit_mechanism` with the samples, seed and timeout of the options (``kwargs``
+  :func:`dpquant.audit.audit_mechanism` with the samples, seed and timeout of the options (``kwargs``
   override them and pass any other of its keywords: ``pairs``, ``samples``, ``alpha``, ``seed``,
   ``mode``, ``executor``, ``name``, ``progress``, ``timeout``, ``tighten``, ``max_draws``, the
   last in place of the option's samples; anything else is a ``ValueError``) and returns the
-  :class:`audit.AuditReport`. A plain function
-  ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`audit.from_callable`
+  :class:`dpquant.audit.AuditReport`. A plain function
+  ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`dpquant.audit.from_callable`
   (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
   finite input set). An audit that could not look (the verdict INCONCLUSIVE,
   :mod:`dpquant.audit.inconclusive`: the mechanism produced no output) fails the test at once, with its
@@ -240,7 +240,7 @@ def make_auditor(
 def dp_audit(request: pytest.FixtureRequest) -> Callable[..., Any]:
     """``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs) -> AuditReport``.
 
-    Runs :func:`audit.audit_mechanism` with ``--audit-samples``/``--audit-seed`` (``kwargs``
+    Runs :func:`dpquant.audit.audit_mechanism` with ``--audit-samples``/``--audit-seed`` (``kwargs``
     override them). Each report's summary is added to the test's ``user_properties`` (and so to
     JUnit XML), e.g. ``dp_audit(my_mechanism).assert_private()``.
     """

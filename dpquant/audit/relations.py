@@ -4,8 +4,8 @@ data sets of records from a record space.
 The relations between data sets of scalar records (``add_remove``, ``replace_one``, ``local``)
 are the auditor's own (:mod:`dpquant.audit.neighbours`). A claim may also name a relation whose details
 an object gives (:data:`dpquant.reference.core.OBJECT_RELATIONS`); the mechanism carries that object as
-its ``relation`` attribute (:func:`audit.from_callable` takes it), or the caller passes it to
-:func:`audit.audit_mechanism` as ``relation=``. A relation object has
+its ``relation`` attribute (:func:`dpquant.audit.from_callable` takes it), or the caller passes it to
+:func:`dpquant.audit.audit_mechanism` as ``relation=``. A relation object has
 
 * ``adjacency``: the claim's name for it (``"query_answers"`` or ``"custom"``, or, for records of
   a record space, ``"add_remove"`` or ``"replace_one"``);

@@ -19,7 +19,7 @@ from dpquant.reference.core import PrivacyClaim
 
 @dataclass
 class AuditReport(ClaimParts):
-    """Result of :func:`audit.audit_mechanism`.
+    """Result of :func:`dpquant.audit.audit_mechanism`.
 
     ``epsilon_lower_bound`` holds with confidence 1 − ``alpha`` (black-box: Clopper–Pearson on
     fresh evaluation draws, Bonferroni over the candidates carried into evaluation; in ``exact``

@@ -424,7 +424,7 @@ def _read(mech: Any, attribute: str, *default: Any) -> Any:
         if "is missing" not in str(exc):
             raise
         raise ValueError(
-            f"mech.{attribute} is missing: mech must be a mechanism (a reference.PrivacyClaim "
+            f"mech.{attribute} is missing: mech must be a mechanism (a dpquant.reference.PrivacyClaim "
             "as claim, sample(data, size, rng), domain)"
         ) from None
 

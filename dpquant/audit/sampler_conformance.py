@@ -1,6 +1,6 @@
-"""``audit.conformance``: does a mechanism's sampler draw from its own exact law?
+"""``dpquant.audit.conformance``: does a mechanism's sampler draw from its own exact law?
 
-(The function lives in this module and is exported as ``audit.conformance``; the module is called
+(The function lives in this module and is exported as ``dpquant.audit.conformance``; the module is called
 ``sampler_conformance``, not ``conformance``, so that importing it can never shadow the function.)
 
 A thin layer over :mod:`dpquant.reference.conformance` (DKW band for continuous laws, per-atom

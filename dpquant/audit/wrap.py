@@ -159,7 +159,7 @@ def from_callable(
 ) -> CallableMechanism:
     """Wrap ``fn(data, rng) -> one output`` as a mechanism claiming ``claim`` on ``domain``.
 
-    ``claim`` is a :class:`reference.PrivacyClaim` (its fields checked now), ``domain`` a pair
+    ``claim`` is a :class:`dpquant.reference.PrivacyClaim` (its fields checked now), ``domain`` a pair
     lo < hi (infinite ends allowed; finite ends whose width fits a float64), ``name`` a string or
     None (then the function's qualified name). ``vectorized=True``: ``fn(data, size, rng)``
     returns ``size`` independent outputs (an array with one row per draw, or a sequence of

@@ -3,7 +3,7 @@
 
 A target is a configured mechanism (an object with ``sample()`` and ``claim``; ``--epsilon``,
 ``--delta`` and ``--adjacency`` override its claim through :class:`dpquant.audit.claimed.ClaimOverride`) or a plain
-function ``fn(data, rng) -> output`` (wrapped with :func:`audit.from_callable` under the claim
+function ``fn(data, rng) -> output`` (wrapped with :func:`dpquant.audit.from_callable` under the claim
 given by the options). Importing a target runs user code: whatever it raises, ``sys.exit`` and
 Ctrl-C included, is a :class:`UsageError` naming the target (a target that cannot be imported is
 never audited).
@@ -130,7 +130,7 @@ def build_mechanism(
     input_values: tuple[float, ...] | None = None,
 ) -> tuple[Any, str]:
     """The mechanism to audit and its name: ``obj`` itself (its claim overridden by the options
-    given), or a plain function wrapped with :func:`audit.from_callable` (``vectorized``,
+    given), or a plain function wrapped with :func:`dpquant.audit.from_callable` (``vectorized``,
     ``input_values``: how it is called and its finite input set). ``epsilon``, ``delta``,
     ``adjacency``, ``domain`` and ``input_values`` are checked values or None (not given)."""
     from dpquant.audit import from_callable

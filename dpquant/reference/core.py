@@ -124,7 +124,7 @@ def check_claim(claim: Any, name: str = "claim") -> PrivacyClaim:
     ``object.__setattr__`` can still change a field after construction, so whoever relies on a
     claim (the auditor) checks it again at the time of use."""
     if not isinstance(claim, PrivacyClaim):
-        raise ValueError(f"{name} must be a reference.PrivacyClaim, got {type(claim).__name__}")
+        raise ValueError(f"{name} must be a dpquant.reference.PrivacyClaim, got {type(claim).__name__}")
     check_epsilon(claim.epsilon, f"{name}.epsilon")
     check_delta(claim.delta, f"{name}.delta")
     check_claim_adjacency(claim.adjacency, f"{name}.adjacency")

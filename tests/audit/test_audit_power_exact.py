@@ -1,4 +1,4 @@
-"""dpquant.audit.power (float screen of exact laws), dpquant.audit.exact.analyse_pair and audit.conformance (dpquant/audit/sampler_conformance.py)."""
+"""dpquant.audit.power (float screen of exact laws), dpquant.audit.exact.analyse_pair and dpquant.audit.conformance (dpquant/audit/sampler_conformance.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Third-party DP quantile implementations as :class:`~dpquant.reference.core.Mechanism` objects (issue 8).
 
 Each adapter wraps one library call with the claim the library documents, so that
-:func:`audit.audit_mechanism`, :func:`dpquant.audit.equivalence.validate` and the conformance tests can run
+:func:`dpquant.audit.audit_mechanism`, :func:`dpquant.audit.equivalence.validate` and the conformance tests can run
 on it. The libraries are the optional extra ``peers`` (``pip install -e '.[peers]'``); building
 an adapter whose library is missing raises :class:`PeerUnavailable` (an ``ImportError``).
 

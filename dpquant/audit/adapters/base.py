@@ -43,7 +43,7 @@ def require(distribution: str, module: str) -> str:
 @dataclass(frozen=True)
 class PeerMechanism(CallableMechanism):
     """A library's quantile release as a mechanism: ``fn(data, rng)`` makes one library call per
-    draw (an exception is an output, as for :func:`audit.from_callable`).
+    draw (an exception is an output, as for :func:`dpquant.audit.from_callable`).
 
     ``library``: the PyPI distribution; ``checked_version``: the version these adapters were
     checked against; ``version``: the one installed when the adapter was built; ``call``: the

@@ -35,7 +35,7 @@ class NoisyMax:
     """Report noisy max on ``queries`` answers with ``noise`` of scale 2/``epsilon``, releasing
     the ``release`` (``"index"`` or ``"value"``) of the largest noisy answer.
 
-    Called as ``fn(q, size, rng)`` (:func:`audit.from_callable`, ``vectorized=True``): ``size``
+    Called as ``fn(q, size, rng)`` (:func:`dpquant.audit.from_callable`, ``vectorized=True``): ``size``
     draws as a float array of shape (size,) (indices as floats 0.0, 1.0, ...). ε >= 2e-300: the
     noise scale at most :data:`dpquant.audit.classic.inputs.MAX_SCALE`."""
 

@@ -95,7 +95,7 @@ def run_entry(
 ) -> SuiteRun:
     """Audit ``entry`` (a :class:`ClassicEntry`, or its name or alias) built for ``epsilon`` with
     the auditor's own search (module docstring); ``tighten``: the full budget for every finalist
-    (:func:`audit.audit_mechanism`)."""
+    (:func:`dpquant.audit.audit_mechanism`)."""
     chosen = entry if isinstance(entry, ClassicEntry) else lookup(entry, "entry")
     eps = check_epsilon(epsilon)
     options = _audit_options(samples, seed, alpha, tighten)

@@ -73,7 +73,7 @@ def _check_run(epsilon: Any, cutoff: Any, threshold: Any, queries: Any) -> tuple
 class SparseVector:
     """Lyu, Su and Li's SVT ``variant`` (1-6; module docstring) with budget ``epsilon``, cutoff
     c = ``cutoff`` (unused by SVT5 and SVT6, which never stop), public ``threshold`` T, on
-    ``queries`` answers. Called as ``fn(q, size, rng)`` (:func:`audit.from_callable`,
+    ``queries`` answers. Called as ``fn(q, size, rng)`` (:func:`dpquant.audit.from_callable`,
     ``vectorized=True``)."""
 
     variant: int

@@ -3,7 +3,7 @@ StatDP (Ding, Wang, Wang, Zhang, Kifer, CCS 2018) and DP-Sniper (Bichsel, Steffe
 Vechev, IEEE S&P 2021), which include the sparse vector variants of Lyu, Su and Li (VLDB 2017).
 
 Each :class:`ClassicEntry` builds the mechanism at a claimed ε (``make``), as
-:func:`audit.from_callable` wraps it, on query answers (:class:`dpquant.audit.relations.QueryAnswers`)
+:func:`dpquant.audit.from_callable` wraps it, on query answers (:class:`dpquant.audit.relations.QueryAnswers`)
 with DP-Sniper's dimensions, domains and neighbourhoods: ℓ∞ ("every answer may move by 1":
 noisy max, the SVTs, SVT34Parallel, PrefixSum, NumericalSVT) or ℓ1 ("one count moves by 1": the
 histograms, the Laplace mechanisms, the geometric mechanism, RAPPOR). Entries are named as
