@@ -16,13 +16,13 @@ environment where dpquant is installed, and that must not import numpy, scipy or
 checkers read the imports below as they are.
 
 ``__version__`` is the installed distribution's version, whose one source is ``version`` in
-``pyproject.toml`` (``dpquant --version`` prints it; ``notes/packaging.md``).
+``pyproject.toml`` (``dpquant --version`` prints it; ``notes/packaging.md``), also read on first
+use.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -35,10 +35,7 @@ if TYPE_CHECKING:
     from dpquant.reference.private_median import PrivateMedian
     from dpquant.reference.slice_quantiles import SliceQuantiles
 
-try:
-    __version__ = version("dpquant")
-except PackageNotFoundError:  # a source tree on sys.path, never installed
-    __version__ = "0+unknown"
+    __version__: str
 
 _EXPORTS = {
     "PrivacyClaim": "dpquant.reference.core",
@@ -67,10 +64,21 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    """The installed distribution's version (read from its metadata on first use, which
+    ``importlib.metadata`` takes tens of milliseconds to import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpquant")
+    except PackageNotFoundError:  # a source tree on sys.path, never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
     """The names of :data:`__all__`, imported on first use (module docstring)."""
-    if name in _EXPORTS:
-        value = getattr(import_module(_EXPORTS[name]), name)
+    if name in _EXPORTS or name == "__version__":
+        value = _version() if name == "__version__" else getattr(import_module(_EXPORTS[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'dpquant' has no attribute {name!r}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+from dpquant.audit.extras import missing
 from dpquant.audit.limits import MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, MIN_TIMEOUT
 from dpquant.audit.render import fmt, plot_report, render_report
 from dpquant.audit.result import AuditReport
@@ -33,7 +34,9 @@ def audit_all(
     executor: Executor | None = None,
     only: Sequence[str] | None = None,
 ) -> list[AuditReport]:
-    """Audit the registry and the catalogue; write ``audit.md``, ``audit.json`` and plots.
+    """Audit the registry and the catalogue; write ``audit.md``, ``audit.json`` and plots (when
+    matplotlib is installed, :data:`dpquant.audit.extras.EXTRAS`: without it, ``audit.md`` says
+    that no plot was drawn and which extra draws them).
 
     ``out``: a folder (created if missing); ``seed``, ``samples`` and ``timeout`` as for
     :func:`dpquant.audit.audit_mechanism`, checked before anything is audited; ``progress`` a callable
@@ -76,6 +79,7 @@ def audit_all(
     done = executor.map(_audit_one, jobs) if executor is not None else map(_audit_one, jobs)
     reports: list[AuditReport] = []
     sections: list[str] = []
+    no_plots = missing("matplotlib", "the plots of the audit report")
     rows = [
         "| mechanism | kind | claim | ε lower bound | exact ε (searched) | verdict | draws | seconds |",
         "|---|---|---|---|---|---|---|---|",
@@ -88,7 +92,7 @@ def audit_all(
         except Exception as exc:  # noqa: BLE001 -- re-raised naming the mechanism
             raise RuntimeError(f"the audit of {name} ({kind}) failed: {exc}") from exc
         reports.append(r)
-        png = plot_report(r, plots / f"{_slug(name)}.png")
+        png = None if no_plots else plot_report(r, plots / f"{_slug(name)}.png")
         rel = f"audit/{png.name}" if png else None
         c = r.claim
         rows.append(
@@ -107,6 +111,7 @@ def audit_all(
         "",
         f"Seed {seed}.",
         "",
+        *([] if no_plots is None else [f"No plot was drawn: {no_plots}.", ""]),
     ]
     (out / "audit.md").write_text("\n".join(header + rows + [""] + sections))
     (out / "audit.json").write_text(json.dumps([r.to_dict() for r in reports], indent=1))

@@ -1,6 +1,8 @@
 """pytest plugin: privacy audits in any project's test suite.
 
-Installed with dpquant (entry point ``pytest11: dpquant_audit``), so it loads by itself; it adds
+Installed with dpquant (entry point ``pytest11: dpquant_audit``; ``pip install 'dpquant[pytest]'``
+brings pytest), so it loads by itself, in every test run of the environment: loading it imports
+nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used). It adds
 
 * the ``audit`` marker (select the audits with ``pytest -m audit``, skip them with
   ``-m "not audit"``);

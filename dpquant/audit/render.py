@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, Protocol
 
+from dpquant.audit.extras import require
 from dpquant.reference.core import PrivacyClaim
 
 
@@ -137,23 +138,32 @@ def _order(a: float) -> str:
     return "∞" if math.isinf(a) else f"{a:g}"
 
 
-def plot_report(r: ReportView, path: str | Path) -> Path | None:
+def plot_report(r: ReportView, path: str | Path) -> Path:
     """PNG of the exact hockey-stick curve δ(ε') of the worst pair (when known) with the claim and
     the black-box bound marked; without an exact law, the evaluated events' estimated log ratios
-    and their confidence intervals. Returns None if matplotlib is missing. ``path``: a file path
-    (str or ``os.PathLike``) with an image suffix matplotlib writes; missing folders are created;
-    a path that cannot be written is a ``ValueError`` naming it."""
+    and their confidence intervals.
+
+    Args:
+        r: the report.
+        path: a file path (str or ``os.PathLike``) with an image suffix matplotlib writes;
+            missing folders are created.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: naming ``path``, when it is not a file path with such a suffix or cannot be
+            written.
+        dpquant.audit.extras.MissingExtra: when matplotlib is not installed (the extra
+            ``dpquant[plots]``).
+    """
     if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
         raise ValueError(f"path must be a file path (str or os.PathLike), got {path!r:.80}")
     if not str(path).strip() or "\x00" in str(path):
         raise ValueError(f"path must be a non-empty file path, got {str(path)!r:.80}")
-    try:
-        import matplotlib
+    require("matplotlib", "report.plot()").use("Agg")
+    import matplotlib.pyplot as plt
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - matplotlib is a dev dependency
-        return None
     path = Path(path)
     suffix = path.suffix.lower().lstrip(".")
     formats = image_formats()
@@ -212,7 +222,12 @@ def plot_report(r: ReportView, path: str | Path) -> Path | None:
 
 
 def image_formats() -> frozenset[str]:
-    """The file suffixes matplotlib's Agg backend writes (png, pdf, svg, ...)."""
+    """The file suffixes matplotlib's Agg backend writes (png, pdf, svg, ...).
+
+    Raises:
+        dpquant.audit.extras.MissingExtra: when matplotlib is not installed.
+    """
+    require("matplotlib", "plotting an audit report")
     from matplotlib.backend_bases import FigureCanvasBase
 
     return frozenset(FigureCanvasBase.get_supported_filetypes())

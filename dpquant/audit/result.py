@@ -143,11 +143,15 @@ class AuditReport(ClaimParts):
 
         return render_report(self)
 
-    def plot(self, path: str | Path) -> Path | None:
+    def plot(self, path: str | Path) -> Path:
         """Write the report's plot to ``path`` (a file path whose suffix names an image format
-        matplotlib writes, e.g. ``.png``; missing folders are created); None without
-        matplotlib. A path that cannot be written is a ``ValueError`` naming it
-        (:func:`dpquant.audit.render.plot_report`)."""
+        matplotlib writes, e.g. ``.png``; missing folders are created) and return it
+        (:func:`dpquant.audit.render.plot_report`).
+
+        Raises:
+            ValueError: naming ``path``, when it cannot be written.
+            dpquant.audit.extras.MissingExtra: without matplotlib (install ``dpquant[plots]``).
+        """
         from dpquant.audit.render import plot_report
 
         return plot_report(self, path)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dpquant.audit.extras import MissingExtra, missing, require
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.mechanisms import audited_targets
 from dpquant.cli.messages import EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_OK, stderr_progress
@@ -191,10 +192,15 @@ def _write_plot(report: Any, plot_path: Path) -> None:
         raise UsageError(
             f"--plot: cannot write {str(plot_path)!r} ({exc.strerror or exc})"
         ) from None
-    if written is None:
-        print("dpquant: warning: matplotlib is not installed; no plot", file=sys.stderr)
-    else:
-        print(f"plot written to {written}")
+    print(f"plot written to {written}")
+
+
+def _plots_installed(option: str) -> None:
+    """``--plot`` needs matplotlib: refused (exit 2, naming the extra) before any work."""
+    try:
+        require("matplotlib", option)
+    except MissingExtra as exc:
+        raise UsageError(str(exc)) from None
 
 
 def audit_one(args: argparse.Namespace) -> int:
@@ -206,6 +212,8 @@ def audit_one(args: argparse.Namespace) -> int:
     md_path = optional(args.markdown, check_output_file, "--markdown")
     plot_path = optional(args.plot, check_output_file, "--plot", PLOT_FORMATS)
     distinct_paths({"--json": json_path, "--markdown": md_path, "--plot": plot_path})
+    if plot_path is not None:
+        _plots_installed("--plot")
     if args.target.startswith("peer:"):
         obj, _ = resolve_candidate(args.target)
     else:
@@ -331,9 +339,9 @@ def audit_everything(args: argparse.Namespace) -> int:
         if not ok:
             wanted = "a violation" if kind == "known-bad" else "no violation"
             unexpected.append(f"{name} ({kind}): expected {wanted}, got {r.verdict()}")
-    print(
-        f"report written to {out / 'audit.md'} and {out / 'audit.json'}, plots in {out / 'audit'}"
-    )
+    no_plots = missing("matplotlib", "the plots of the audit report")
+    plots = f"plots in {out / 'audit'}" if no_plots is None else f"no plots ({no_plots})"
+    print(f"report written to {out / 'audit.md'} and {out / 'audit.json'}, {plots}")
     for line in unexpected:
         print(f"unexpected: {line}")
     return EXIT_FAILED if unexpected else EXIT_OK

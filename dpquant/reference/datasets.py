@@ -19,6 +19,6 @@ ADULT_COLUMNS = {"age": "adult_age.csv", "hours_per_week": "adult_hours_per_week
 def load_adult(column: str) -> np.ndarray:
     """One column of UCI Adult as a float64 array, in file order."""
     column = check_choice(column, "column", sorted(ADULT_COLUMNS))
-    path = resources.files("reference") / "data" / ADULT_COLUMNS[column]
+    path = resources.files("dpquant.reference") / "data" / ADULT_COLUMNS[column]
     with path.open() as fh:
         return np.loadtxt(fh, skiprows=1, dtype=float)
