@@ -45,7 +45,7 @@ def require(module: str, feature: str) -> ModuleType:
         MissingExtra: when it is not installed (naming the extra that installs it).
         ValueError: naming ``module``, when it is not the module of an extra.
     """
-    top = module.split(".")[0]
+    top = module.split(".")[0] if isinstance(module, str) else None
     if top not in EXTRAS:
         raise ValueError(f"module must be one of {sorted(EXTRAS)} or a submodule, got {module!r}")
     try:
