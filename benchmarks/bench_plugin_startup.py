@@ -32,8 +32,9 @@ def collect_seconds(project: Path, disable: bool) -> float:
     return time.perf_counter() - start
 
 
-def plugin_imports() -> tuple[float, list[str]]:
-    """Cumulative import time of the plugin (ms) and the top-level modules it pulls in."""
+def plugin_imports() -> tuple[float, float, list[str]]:
+    """Cumulative import times (ms) of the plugin and of ``dpquant`` itself (the plugin's own
+    cost beside pytest's), and the top-level modules the plugin pulls in."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import dpquant.audit.pytest_plugin"],
         capture_output=True,
@@ -42,8 +43,9 @@ def plugin_imports() -> tuple[float, list[str]]:
     )
     rows = [line.split("|") for line in done.stderr.splitlines() if line.startswith("import time:")]
     names = [r[2].strip() for r in rows[1:]]
-    total = next(int(r[1]) for r in rows[1:] if r[2].strip() == "dpquant.audit.pytest_plugin")
-    return total / 1000.0, sorted({n.split(".")[0] for n in names})
+    cumulative = {r[2].strip(): int(r[1]) / 1000.0 for r in rows[1:]}
+    own = cumulative.get("dpquant", 0.0) + cumulative.get("dpquant.audit", 0.0)
+    return cumulative["dpquant.audit.pytest_plugin"], own, sorted({n.split(".")[0] for n in names})
 
 
 def main() -> None:
@@ -63,9 +65,10 @@ def main() -> None:
     print(f"  plugin loaded    {m_on * 1000:7.1f} ms")
     print(f"  plugin disabled  {m_off * 1000:7.1f} ms")
     print(f"  added            {(m_on - m_off) * 1000:7.1f} ms")
-    ms, modules = plugin_imports()
+    ms, own, modules = plugin_imports()
     heavy = [m for m in modules if m in HEAVY]
-    print(f"import dpquant.audit.pytest_plugin: {ms:.1f} ms cumulative (-X importtime)")
+    print(f"import dpquant.audit.pytest_plugin: {ms:.1f} ms cumulative (-X importtime), of")
+    print(f"  which dpquant and dpquant.audit {own:.1f} ms (the rest: pytest)")
     print(f"  heavy modules imported: {', '.join(heavy) if heavy else 'none'}")
 
 
