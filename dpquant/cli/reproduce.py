@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
+from dpquant.audit.extras import MissingExtra, require
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.messages import EXIT_OK
 from dpquant.cli.paths import check_output_folder, print_out
@@ -128,6 +129,10 @@ def run(args: argparse.Namespace) -> int:
     workers = optional(args.workers, parse_int, "--workers", 1, MAX_WORKERS)
     options = command.study_options(args)
     out = check_output_folder(study.DEFAULT_OUT if args.out is None else args.out, "--out")
+    try:  # every study draws its figures: refused before any run without matplotlib
+        require("matplotlib", f"dpquant reproduce {args.paper} (its figures)")
+    except MissingExtra as exc:
+        raise UsageError(str(exc)) from None
     try:
         config = study.make_study(**options, runs=runs, seed=seed, quick=args.quick)
     except ValueError as exc:

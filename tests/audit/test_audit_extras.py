@@ -12,7 +12,6 @@ import pytest
 
 from dpquant.audit import audit_mechanism, batch
 from dpquant.audit.extras import EXTRAS, MissingExtra, missing, require
-from dpquant.cli import main
 from dpquant.reference.core import PrivacyClaim
 from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
@@ -90,23 +89,6 @@ def test_report_plot_without_matplotlib_raises_naming_the_extra(
 def test_report_plot_with_matplotlib_returns_the_path_written(tmp_path: Path) -> None:
     written = _report().plot(tmp_path / "sub" / "r.png")
     assert written == tmp_path / "sub" / "r.png" and written.stat().st_size > 1000
-
-
-def test_cli_plot_without_matplotlib_is_refused_before_the_audit(
-    no_matplotlib: None,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def never(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the audit ran although --plot cannot be written")
-
-    monkeypatch.setattr("dpquant.audit.runner.audit_mechanism", never)
-    target = "dpquant.reference.registry:REGISTRY"  # never reached: the plot check comes first
-    code = main(["audit", target, "--plot", str(tmp_path / "r.png"), "-q"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1, err
-    assert "--plot needs matplotlib" in err[0] and "dpquant[plots]" in err[0]
 
 
 def test_audit_all_without_matplotlib_writes_its_report_and_says_no_plot_was_drawn(
