@@ -7,9 +7,14 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
 * the ``audit`` marker (select the audits with ``pytest -m audit``, skip them with
   ``-m "not audit"``);
 * the options ``--audit-samples N`` (draws per data set; default: the auditor's),
-  ``--audit-seed S`` (default 0) and ``--audit-timeout T`` (seconds per draw; default: no limit),
-  read from ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_SEED`` / ``DPQUANT_AUDIT_TIMEOUT`` when
-  not given on the command line;
+  ``--audit-max-draws N`` (a total budget of draws for each audit, search included, in
+  [10⁵, 10¹²]: :func:`dpquant.audit.audit_mechanism`'s ``max_draws``, in place of the samples;
+  the one number a CI job needs to bound every audit of a suite), ``--audit-seed S`` (default 0)
+  and ``--audit-timeout T`` (seconds per draw; default: no limit), read from
+  ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_MAX_DRAWS`` / ``DPQUANT_AUDIT_SEED`` /
+  ``DPQUANT_AUDIT_TIMEOUT`` when not given on the command line (samples and a total budget are
+  two ways to size an audit: both on the command line, or both in the environment, is a usage
+  error; one on the command line replaces the other in the environment);
 * the fixture ``dp_audit``::
 
       @pytest.mark.audit
@@ -22,10 +27,11 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
 
   ``dp_audit(mech_or_fn, *, claim=None, domain=None, vectorized=False, input_values=None,
   allow_inconclusive=False, **kwargs)`` runs
-  :func:`dpquant.audit.audit_mechanism` with the samples, seed and timeout of the options (``kwargs``
-  override them and pass any other of its keywords: ``pairs``, ``samples``, ``alpha``, ``seed``,
-  ``mode``, ``executor``, ``name``, ``progress``, ``timeout``, ``tighten``, ``max_draws``, the
-  last in place of the option's samples; anything else is a ``ValueError``) and returns the
+  :func:`dpquant.audit.audit_mechanism` with the samples (or total budget), seed and timeout of
+  the options (``kwargs`` override them and pass any other of its keywords: ``pairs``,
+  ``samples``, ``alpha``, ``seed``, ``mode``, ``executor``, ``name``, ``progress``, ``timeout``,
+  ``tighten``, ``max_draws``; a test's ``max_draws`` replaces the option's samples and a test's
+  ``samples`` the option's total budget; anything else is a ``ValueError``) and returns the
   :class:`dpquant.audit.AuditReport`. A plain function
   ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`dpquant.audit.from_callable`
   (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
@@ -45,9 +51,12 @@ from typing import Any
 
 import pytest
 
+from dpquant.audit.limits import MAX_MAX_DRAWS, MIN_MAX_DRAWS
+
 MARKER = "audit"
 MARKER_LINE = f"{MARKER}: privacy audits (dpquant)"
 ENV_SAMPLES = "DPQUANT_AUDIT_SAMPLES"
+ENV_MAX_DRAWS = "DPQUANT_AUDIT_MAX_DRAWS"
 ENV_SEED = "DPQUANT_AUDIT_SEED"
 ENV_TIMEOUT = "DPQUANT_AUDIT_TIMEOUT"
 AUDIT_OPTIONS = (
@@ -75,6 +84,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"draws per data set for dp_audit (default: ${ENV_SAMPLES}, else the auditor's)",
     )
     group.addoption(
+        "--audit-max-draws",
+        type=int,
+        default=None,
+        metavar="N",
+        help=(
+            f"a total budget of draws for each dp_audit, search included, in [{MIN_MAX_DRAWS}, "
+            f"{MAX_MAX_DRAWS}] (default: ${ENV_MAX_DRAWS}; not with --audit-samples)"
+        ),
+    )
+    group.addoption(
         "--audit-seed",
         type=int,
         default=None,
@@ -98,7 +117,7 @@ def pytest_configure(config: pytest.Config) -> None:
     settings(config)  # bad values in the environment are a usage error at start-up
 
 
-def _from_env(name: str, minimum: int) -> int | None:
+def _from_env(name: str, minimum: int, maximum: int | None = None) -> int | None:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return None
@@ -106,14 +125,31 @@ def _from_env(name: str, minimum: int) -> int | None:
         value = int(raw)
     except ValueError:
         raise pytest.UsageError(f"{name} must be an integer, got {raw!r}") from None
-    if value < minimum:
-        raise pytest.UsageError(f"{name} must be >= {minimum}, got {value}")
+    _in_range(value, name, minimum, maximum)
     return value
 
 
+def _in_range(value: int, name: str, minimum: int, maximum: int | None) -> None:
+    """A usage error naming ``name`` unless ``minimum <= value <= maximum``."""
+    if value < minimum or (maximum is not None and value > maximum):
+        allowed = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise pytest.UsageError(f"{name} must be {allowed}, got {value}")
+
+
+def _max_draws(config: pytest.Config) -> int | None:
+    """``--audit-max-draws``, else ``DPQUANT_AUDIT_MAX_DRAWS``, else None."""
+    value = config.getoption("audit_max_draws", default=None)
+    if value is None:
+        return _from_env(ENV_MAX_DRAWS, MIN_MAX_DRAWS, MAX_MAX_DRAWS)
+    _in_range(value, "--audit-max-draws", MIN_MAX_DRAWS, MAX_MAX_DRAWS)
+    return int(value)
+
+
 def settings(config: pytest.Config) -> dict[str, Any]:
-    """``samples`` and ``seed`` for ``dp_audit``: the command-line options, else the environment
-    variables, else the auditor's default samples (None) and seed 0."""
+    """``samples`` (or ``max_draws``), ``seed`` and ``timeout`` for ``dp_audit``: the
+    command-line options, else the environment variables, else the auditor's default samples
+    (None), seed 0 and no time limit. Samples and a total budget from the same source are a
+    usage error; from both, the command line's wins."""
     samples = config.getoption("audit_samples", default=None)
     if samples is None:
         samples = _from_env(ENV_SAMPLES, 1)
@@ -137,13 +173,33 @@ def settings(config: pytest.Config) -> dict[str, Any]:
             ) from None
     if timeout is not None and not 0 < timeout < float("inf"):
         raise pytest.UsageError(f"{where} must be a positive number of seconds, got {timeout}")
-    return {"samples": samples, "seed": 0 if seed is None else seed, "timeout": timeout}
+    max_draws = _max_draws(config)
+    if samples is not None and max_draws is not None:
+        given = config.getoption("audit_samples", default=None) is not None
+        budget_given = config.getoption("audit_max_draws", default=None) is not None
+        if given == budget_given:  # both on the command line, or both in the environment
+            raise pytest.UsageError(
+                f"--audit-samples ({ENV_SAMPLES}) and --audit-max-draws ({ENV_MAX_DRAWS}) are "
+                "two ways to size an audit: give one (draws per data set, or a total budget)"
+            )
+        if given:  # the command line beats the environment
+            max_draws = None
+        else:
+            samples = None
+    return {
+        "samples": samples,
+        "max_draws": max_draws,
+        "seed": 0 if seed is None else seed,
+        "timeout": timeout,
+    }
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     s = settings(config)
     explicit = (
         config.getoption("audit_samples", default=None) is not None
+        or config.getoption("audit_max_draws", default=None) is not None
+        or os.environ.get(ENV_MAX_DRAWS)
         or config.getoption("audit_seed", default=None) is not None
         or config.getoption("audit_timeout", default=None) is not None
         or os.environ.get(ENV_SAMPLES)
@@ -153,8 +209,9 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if not explicit:
         return None
     samples = "auditor default" if s["samples"] is None else s["samples"]
+    size = f"samples={samples}" if s["max_draws"] is None else f"max_draws={s['max_draws']}"
     limit = "" if s["timeout"] is None else f", timeout={s['timeout']:g} s"
-    return f"dpquant audit: samples={samples}, seed={s['seed']}{limit}"
+    return f"dpquant audit: {size}, seed={s['seed']}{limit}"
 
 
 def _is_mechanism(obj: Any) -> bool:
@@ -194,6 +251,8 @@ def make_auditor(
         options = {k: v for k, v in defaults.items() if v is not None}
         if kwargs.get("max_draws") is not None:  # a total budget replaces draws per data set
             options.pop("samples", None)
+        if kwargs.get("samples") is not None:  # ... and draws per data set a total budget
+            options.pop("max_draws", None)
         options.update(kwargs)
         if _is_mechanism(mech_or_fn):
             if claim is not None:
@@ -242,8 +301,8 @@ def make_auditor(
 def dp_audit(request: pytest.FixtureRequest) -> Callable[..., Any]:
     """``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs) -> AuditReport``.
 
-    Runs :func:`dpquant.audit.audit_mechanism` with ``--audit-samples``/``--audit-seed`` (``kwargs``
-    override them). Each report's summary is added to the test's ``user_properties`` (and so to
+    Runs :func:`dpquant.audit.audit_mechanism` with ``--audit-samples`` or
+    ``--audit-max-draws``, ``--audit-seed`` and ``--audit-timeout`` (``kwargs`` override them). Each report's summary is added to the test's ``user_properties`` (and so to
     JUnit XML), e.g. ``dp_audit(my_mechanism).assert_private()``.
     """
 

@@ -9,6 +9,10 @@ import numpy.fft  # noqa: F401 -- loaded once here: pytester's in-process runs c
 import pytest
 import scipy.special  # noqa: F401 -- likewise (it loads numpy.fft's extension module)
 
+from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
+
 pytest_plugins = ["pytester"]
 
 # Entry points are what a downstream project relies on; if autoloading is off, load it by name.
@@ -96,8 +100,15 @@ def test_settings(dp_audit, seen, request):
     assert request.config.pluginmanager.has_plugin("dpquant_audit")
     dp_audit(RandomizedResponse(1.0))
     dp_audit(RandomizedResponse(1.0), samples=99, seed=5, alpha=1e-3)
-    print("SEEN", seen[0].get("samples"), seen[0]["seed"])
+    print("SEEN", seen[0].get("samples"), seen[0]["seed"], "DRAWS", seen[0].get("max_draws"))
     assert seen[1] == {"samples": 99, "seed": 5, "alpha": 1e-3}
+
+
+def test_a_tests_own_size_replaces_the_options(dp_audit, seen):
+    dp_audit(RandomizedResponse(1.0), max_draws=300_000)
+    dp_audit(RandomizedResponse(1.0), samples=77)
+    print("OWN", seen[0].get("samples"), seen[0].get("max_draws"), seen[1].get("samples"),
+          seen[1].get("max_draws"))
 
 
 def test_function_needs_a_claim(dp_audit, seen):
@@ -146,14 +157,86 @@ def test_options_and_environment(
     env: dict[str, str],
     expected: str,
 ) -> None:
-    for name in ("DPQUANT_AUDIT_SAMPLES", "DPQUANT_AUDIT_SEED"):
+    for name in ENV_NAMES:
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     pytester.makepyfile(test_spy=SPY)
     result = pytester.runpytest_inprocess(*LOAD, "-s", *args)
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines([f"*{expected}*"])
+
+
+ENV_NAMES = ("DPQUANT_AUDIT_SAMPLES", "DPQUANT_AUDIT_SEED", "DPQUANT_AUDIT_MAX_DRAWS")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        (["--audit-max-draws", "200000"], {}, "SEEN None 0 DRAWS 200000"),
+        ([], {"DPQUANT_AUDIT_MAX_DRAWS": "150000"}, "SEEN None 0 DRAWS 150000"),
+        (["--audit-max-draws", "400000"], {"DPQUANT_AUDIT_MAX_DRAWS": "150000"}, "DRAWS 400000"),
+        (["--audit-samples", "1234"], {}, "SEEN 1234 0 DRAWS None"),
+        # the command line beats the environment, either way round
+        (["--audit-max-draws", "200000"], {"DPQUANT_AUDIT_SAMPLES": "10"}, "SEEN None 0 DRAWS 200000"),
+        (["--audit-samples", "99"], {"DPQUANT_AUDIT_MAX_DRAWS": "200000"}, "SEEN 99 0 DRAWS None"),
+    ],
+)
+def test_a_total_budget_of_draws_for_every_audit_of_a_run(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    env: dict[str, str],
+    expected: str,
+) -> None:
+    """``--audit-max-draws`` (issue 35): one number bounds every audit of a CI run; a test that
+    sizes its own audit (``samples=`` or ``max_draws=``) keeps its own size."""
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pytester.makepyfile(test_spy=SPY)
+    result = pytester.runpytest_inprocess(*LOAD, "-s", *args)
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines([f"*{expected}*", "*OWN None 300000 77 None*"])
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--audit-max-draws", "99999"], {}, "--audit-max-draws must be in [100000, "),
+        (["--audit-max-draws", str(10**12 + 1)], {}, "--audit-max-draws must be in [100000, "),
+        ([], {"DPQUANT_AUDIT_MAX_DRAWS": "1e6"}, "DPQUANT_AUDIT_MAX_DRAWS must be an integer"),
+        ([], {"DPQUANT_AUDIT_MAX_DRAWS": "5"}, "DPQUANT_AUDIT_MAX_DRAWS must be in [100000, "),
+        (["--audit-max-draws", "200000", "--audit-samples", "10"], {}, "give one"),
+        ([], {"DPQUANT_AUDIT_MAX_DRAWS": "200000", "DPQUANT_AUDIT_SAMPLES": "10"}, "give one"),
+    ],
+)
+def test_a_bad_total_budget_is_a_usage_error_at_start_up(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    env: dict[str, str],
+    message: str,
+) -> None:
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pytester.makepyfile(test_spy=SPY)
+    result = pytester.runpytest_inprocess(*LOAD, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
+
+
+def test_the_report_header_names_the_total_budget(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_spy=SPY)
+    result = pytester.runpytest_inprocess(*LOAD, "--audit-max-draws", "250000")
+    result.stdout.fnmatch_lines(["dpquant audit: max_draws=250000, seed=0"])
 
 
 def test_bad_environment_value_is_a_usage_error(
@@ -182,9 +265,23 @@ def test_entry_point_autoloads_in_a_fresh_interpreter(pytester: pytest.Pytester)
     disappears with ``-p no:dpquant_audit``."""
     pytester.makepyfile(test_spy=SPY)
     result = pytester.runpytest_subprocess(*LOAD, "-s", "--audit-samples", "42")
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*SEEN 42 0*"])
     if not LOAD:
         result = pytester.runpytest_subprocess("-p", "no:dpquant_audit")
-        result.assert_outcomes(errors=2)
+        result.assert_outcomes(errors=3)
         result.stdout.fnmatch_lines(["*fixture 'dp_audit' not found*"])
+
+
+def test_the_total_budget_bounds_a_real_audit_and_still_flags_a_leak() -> None:
+    """The option's budget reaches ``audit_mechanism``: every draw counted, search included."""
+    dp_audit = make_auditor({"samples": None, "max_draws": 200_000, "seed": 0, "timeout": None})
+    report = dp_audit(RandomizedResponse(1.0))
+    assert report.samples_used <= 200_000 and not report.violation
+
+    def leaky(data, rng):
+        return float(data[0]) + 0.01 * rng.random()
+
+    claim = PrivacyClaim(1.0, adjacency="local")
+    report = dp_audit(leaky, claim=claim, domain=(0.0, 1.0))
+    assert report.samples_used <= 200_000 and report.violation
