@@ -137,6 +137,22 @@ def test_downstream_audits_pass_and_fail(pytester: pytest.Pytester) -> None:
     assert "witness:" in result.stdout.str()
 
 
+ENV_NAMES = ("DPQUANT_AUDIT_SAMPLES", "DPQUANT_AUDIT_SEED", "DPQUANT_AUDIT_MAX_DRAWS")
+
+
+def _run_spy(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], *args: str
+) -> pytest.RunResult:
+    """The spying test file run in-process with ``args``, under exactly the plugin's variables
+    of ``env``."""
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pytester.makepyfile(test_spy=SPY)
+    return pytester.runpytest_inprocess(*LOAD, *args)
+
+
 @pytest.mark.parametrize(
     ("args", "env", "expected"),
     [
@@ -157,17 +173,11 @@ def test_options_and_environment(
     env: dict[str, str],
     expected: str,
 ) -> None:
-    for name in ENV_NAMES:
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    pytester.makepyfile(test_spy=SPY)
-    result = pytester.runpytest_inprocess(*LOAD, "-s", *args)
+    result = _run_spy(pytester, monkeypatch, env, "-s", *args)
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines([f"*{expected}*"])
 
 
-ENV_NAMES = ("DPQUANT_AUDIT_SAMPLES", "DPQUANT_AUDIT_SEED", "DPQUANT_AUDIT_MAX_DRAWS")
 
 
 @pytest.mark.parametrize(
@@ -191,12 +201,7 @@ def test_a_total_budget_of_draws_for_every_audit_of_a_run(
 ) -> None:
     """``--audit-max-draws`` (issue 35): one number bounds every audit of a CI run; a test that
     sizes its own audit (``samples=`` or ``max_draws=``) keeps its own size."""
-    for name in ENV_NAMES:
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    pytester.makepyfile(test_spy=SPY)
-    result = pytester.runpytest_inprocess(*LOAD, "-s", *args)
+    result = _run_spy(pytester, monkeypatch, env, "-s", *args)
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines([f"*{expected}*", "*OWN None 300000 77 None*"])
 
@@ -219,12 +224,7 @@ def test_a_bad_total_budget_is_a_usage_error_at_start_up(
     env: dict[str, str],
     message: str,
 ) -> None:
-    for name in ENV_NAMES:
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    pytester.makepyfile(test_spy=SPY)
-    result = pytester.runpytest_inprocess(*LOAD, *args)
+    result = _run_spy(pytester, monkeypatch, env, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
 
@@ -232,10 +232,7 @@ def test_a_bad_total_budget_is_a_usage_error_at_start_up(
 def test_the_report_header_names_the_total_budget(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ENV_NAMES:
-        monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_spy=SPY)
-    result = pytester.runpytest_inprocess(*LOAD, "--audit-max-draws", "250000")
+    result = _run_spy(pytester, monkeypatch, {}, "--audit-max-draws", "250000")
     result.stdout.fnmatch_lines(["dpquant audit: max_draws=250000, seed=0"])
 
 
