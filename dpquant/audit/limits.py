@@ -24,6 +24,10 @@ MAX_TIMEOUT = 86_400.0
 MIN_TIMEOUT = 0.001
 """The smallest per-draw time limit, in seconds (handing a call to the helper thread alone takes
 tens of microseconds)."""
+MIN_TIME_BUDGET = 1.0
+"""The smallest time budget of an audit, in seconds (:mod:`dpquant.audit.time_budget`)."""
+MAX_TIME_BUDGET = 86_400.0
+"""The largest time budget of an audit, in seconds (one day)."""
 MAX_NAME = 1000
 """The longest name of an audited mechanism (``name``), in characters."""
 MODES = ("auto", "exact", "blackbox")
@@ -36,8 +40,10 @@ __all__ = [
     "MAX_SAMPLES",
     "MAX_SEED",
     "MAX_TIMEOUT",
+    "MAX_TIME_BUDGET",
     "MIN_ALPHA",
     "MIN_MAX_DRAWS",
     "MIN_TIMEOUT",
+    "MIN_TIME_BUDGET",
     "MODES",
 ]

@@ -9,12 +9,15 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
 * the options ``--audit-samples N`` (draws per data set; default: the auditor's),
   ``--audit-max-draws N`` (a total budget of draws for each audit, search included, in
   [10⁵, 10¹²]: :func:`dpquant.audit.audit_mechanism`'s ``max_draws``, in place of the samples;
-  the one number a CI job needs to bound every audit of a suite), ``--audit-seed S`` (default 0)
-  and ``--audit-timeout T`` (seconds per draw; default: no limit), read from
-  ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_MAX_DRAWS`` / ``DPQUANT_AUDIT_SEED`` /
-  ``DPQUANT_AUDIT_TIMEOUT`` when not given on the command line (samples and a total budget are
-  two ways to size an audit: both on the command line, or both in the environment, is a usage
-  error; one on the command line replaces the other in the environment);
+  the one number a CI job needs to bound every audit of a suite), ``--audit-time-budget S``
+  (about S seconds for each audit, in [1, 86400]: a pilot audit measures its rate and sizes the
+  main audit before any draw is counted, each at ``alpha / 2``; :mod:`dpquant.audit.time_budget`),
+  ``--audit-seed S`` (default 0) and ``--audit-timeout T`` (seconds per draw; default: no
+  limit), read from ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_MAX_DRAWS`` /
+  ``DPQUANT_AUDIT_TIME_BUDGET`` / ``DPQUANT_AUDIT_SEED`` / ``DPQUANT_AUDIT_TIMEOUT`` when not given
+  on the command line (samples, a total budget and a time budget are three ways to size an
+  audit: two on the command line, or two in the environment, is a usage error; one on the
+  command line replaces the others of the environment);
 * the fixture ``dp_audit``::
 
       @pytest.mark.audit
@@ -30,8 +33,8 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
   :func:`dpquant.audit.audit_mechanism` with the samples (or total budget), seed and timeout of
   the options (``kwargs`` override them and pass any other of its keywords: ``pairs``,
   ``samples``, ``alpha``, ``seed``, ``mode``, ``executor``, ``name``, ``progress``, ``timeout``,
-  ``tighten``, ``max_draws``; a test's ``max_draws`` replaces the option's samples and a test's
-  ``samples`` the option's total budget; anything else is a ``ValueError``) and returns the
+  ``tighten``, ``max_draws``; a test's own ``samples`` or ``max_draws`` replaces the options'
+  size, whichever it is; anything else is a ``ValueError``) and returns the
   :class:`dpquant.audit.AuditReport`. A plain function
   ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`dpquant.audit.from_callable`
   (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
@@ -51,12 +54,13 @@ from typing import Any
 
 import pytest
 
-from dpquant.audit.limits import MAX_MAX_DRAWS, MIN_MAX_DRAWS
+from dpquant.audit.limits import MAX_MAX_DRAWS, MAX_TIME_BUDGET, MIN_MAX_DRAWS, MIN_TIME_BUDGET
 
 MARKER = "audit"
 MARKER_LINE = f"{MARKER}: privacy audits (dpquant)"
 ENV_SAMPLES = "DPQUANT_AUDIT_SAMPLES"
 ENV_MAX_DRAWS = "DPQUANT_AUDIT_MAX_DRAWS"
+ENV_TIME_BUDGET = "DPQUANT_AUDIT_TIME_BUDGET"
 ENV_SEED = "DPQUANT_AUDIT_SEED"
 ENV_TIMEOUT = "DPQUANT_AUDIT_TIMEOUT"
 AUDIT_OPTIONS = (
@@ -91,6 +95,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=(
             f"a total budget of draws for each dp_audit, search included, in [{MIN_MAX_DRAWS}, "
             f"{MAX_MAX_DRAWS}] (default: ${ENV_MAX_DRAWS}; not with --audit-samples)"
+        ),
+    )
+    group.addoption(
+        "--audit-time-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=(
+            f"about this many seconds for each dp_audit, in [{MIN_TIME_BUDGET:g}, "
+            f"{MAX_TIME_BUDGET:g}]: a pilot audit measures the rate and sizes the audit, each at "
+            f"alpha/2 (default: ${ENV_TIME_BUDGET}; not with --audit-samples or --audit-max-draws)"
         ),
     )
     group.addoption(
@@ -145,11 +160,55 @@ def _max_draws(config: pytest.Config) -> int | None:
     return int(value)
 
 
+def _time_budget(config: pytest.Config) -> float | None:
+    """``--audit-time-budget``, else ``DPQUANT_AUDIT_TIME_BUDGET``, else None (seconds)."""
+    value = config.getoption("audit_time_budget", default=None)
+    where = "--audit-time-budget"
+    if value is None:
+        raw = os.environ.get(ENV_TIME_BUDGET, "").strip()
+        if not raw:
+            return None
+        where = ENV_TIME_BUDGET
+        try:
+            value = float(raw)
+        except ValueError:
+            raise pytest.UsageError(f"{where} must be a number of seconds, got {raw!r}") from None
+    if not MIN_TIME_BUDGET <= value <= MAX_TIME_BUDGET:  # NaN fails too
+        raise pytest.UsageError(
+            f"{where} must lie in [{MIN_TIME_BUDGET:g}, {MAX_TIME_BUDGET:g}] seconds, got {value}"
+        )
+    return float(value)
+
+
+SIZES = {
+    "samples": ("--audit-samples", ENV_SAMPLES),
+    "max_draws": ("--audit-max-draws", ENV_MAX_DRAWS),
+    "time_budget": ("--audit-time-budget", ENV_TIME_BUDGET),
+}
+"""The three ways to size an audit: draws per data set, a total budget of draws, a time budget."""
+
+
+def _one_size(config: pytest.Config, sizes: dict[str, Any]) -> dict[str, Any]:
+    """At most one of ``sizes`` (:data:`SIZES`): two on the command line, or two in the
+    environment, are a usage error; one on the command line replaces those of the
+    environment."""
+    given = [k for k, v in sizes.items() if v is not None]
+    on_line = [k for k in given if config.getoption(f"audit_{k}", default=None) is not None]
+    clash = on_line if len(on_line) > 1 else given if not on_line and len(given) > 1 else []
+    if clash:
+        names = " and ".join(f"{SIZES[k][0]} ({SIZES[k][1]})" for k in clash)
+        raise pytest.UsageError(
+            f"{names} are ways to size an audit: give one (draws per data set, a total budget "
+            "of draws, or a time budget)"
+        )
+    return {k: (v if not on_line or k in on_line else None) for k, v in sizes.items()}
+
+
 def settings(config: pytest.Config) -> dict[str, Any]:
-    """``samples`` (or ``max_draws``), ``seed`` and ``timeout`` for ``dp_audit``: the
-    command-line options, else the environment variables, else the auditor's default samples
-    (None), seed 0 and no time limit. Samples and a total budget from the same source are a
-    usage error; from both, the command line's wins."""
+    """``samples`` (or ``max_draws``, or ``time_budget``), ``seed`` and ``timeout`` for
+    ``dp_audit``: the command-line options, else the environment variables, else the auditor's
+    default samples (None), seed 0 and no time limit. Two sizes from the same source are a usage
+    error; from both, the command line's wins (:func:`_one_size`)."""
     samples = config.getoption("audit_samples", default=None)
     if samples is None:
         samples = _from_env(ENV_SAMPLES, 1)
@@ -173,25 +232,8 @@ def settings(config: pytest.Config) -> dict[str, Any]:
             ) from None
     if timeout is not None and not 0 < timeout < float("inf"):
         raise pytest.UsageError(f"{where} must be a positive number of seconds, got {timeout}")
-    max_draws = _max_draws(config)
-    if samples is not None and max_draws is not None:
-        given = config.getoption("audit_samples", default=None) is not None
-        budget_given = config.getoption("audit_max_draws", default=None) is not None
-        if given == budget_given:  # both on the command line, or both in the environment
-            raise pytest.UsageError(
-                f"--audit-samples ({ENV_SAMPLES}) and --audit-max-draws ({ENV_MAX_DRAWS}) are "
-                "two ways to size an audit: give one (draws per data set, or a total budget)"
-            )
-        if given:  # the command line beats the environment
-            max_draws = None
-        else:
-            samples = None
-    return {
-        "samples": samples,
-        "max_draws": max_draws,
-        "seed": 0 if seed is None else seed,
-        "timeout": timeout,
-    }
+    sizes = {"samples": samples, "max_draws": _max_draws(config), "time_budget": _time_budget(config)}
+    return {**_one_size(config, sizes), "seed": 0 if seed is None else seed, "timeout": timeout}
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -200,6 +242,8 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         config.getoption("audit_samples", default=None) is not None
         or config.getoption("audit_max_draws", default=None) is not None
         or os.environ.get(ENV_MAX_DRAWS)
+        or config.getoption("audit_time_budget", default=None) is not None
+        or os.environ.get(ENV_TIME_BUDGET)
         or config.getoption("audit_seed", default=None) is not None
         or config.getoption("audit_timeout", default=None) is not None
         or os.environ.get(ENV_SAMPLES)
@@ -209,7 +253,13 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if not explicit:
         return None
     samples = "auditor default" if s["samples"] is None else s["samples"]
-    size = f"samples={samples}" if s["max_draws"] is None else f"max_draws={s['max_draws']}"
+    size = (
+        f"max_draws={s['max_draws']}"
+        if s["max_draws"] is not None
+        else f"time budget {s['time_budget']:g} s"
+        if s["time_budget"] is not None
+        else f"samples={samples}"
+    )
     limit = "" if s["timeout"] is None else f", timeout={s['timeout']:g} s"
     return f"dpquant audit: {size}, seed={s['seed']}{limit}"
 
@@ -249,11 +299,11 @@ def make_auditor(
                 f"and audit_mechanism's {', '.join(AUDIT_OPTIONS)}"
             )
         options = {k: v for k, v in defaults.items() if v is not None}
-        if kwargs.get("max_draws") is not None:  # a total budget replaces draws per data set
-            options.pop("samples", None)
-        if kwargs.get("samples") is not None:  # ... and draws per data set a total budget
-            options.pop("max_draws", None)
+        if any(kwargs.get(k) is not None for k in ("samples", "max_draws")):
+            for k in SIZES:  # a test that sizes its own audit keeps its size
+                options.pop(k, None)
         options.update(kwargs)
+        time_budget = options.pop("time_budget", None)
         if _is_mechanism(mech_or_fn):
             if claim is not None:
                 raise ValueError(
@@ -287,7 +337,12 @@ def make_auditor(
                 f"fn(data, rng) -> output, got {mech_or_fn!r:.80}"
             )
         allow = check_flag(allow_inconclusive, "allow_inconclusive")
-        report = dpquant.audit.runner.audit_mechanism(mech, **options)
+        if time_budget is None:
+            report = dpquant.audit.runner.audit_mechanism(mech, **options)
+        else:
+            from dpquant.audit.time_budget import audit_within
+
+            report = audit_within(mech, time_budget, **options)
         if record is not None:
             record(report)
         if report.inconclusive is not None and not report.violation and not allow:

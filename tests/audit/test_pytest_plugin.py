@@ -137,7 +137,12 @@ def test_downstream_audits_pass_and_fail(pytester: pytest.Pytester) -> None:
     assert "witness:" in result.stdout.str()
 
 
-ENV_NAMES = ("DPQUANT_AUDIT_SAMPLES", "DPQUANT_AUDIT_SEED", "DPQUANT_AUDIT_MAX_DRAWS")
+ENV_NAMES = (
+    "DPQUANT_AUDIT_SAMPLES",
+    "DPQUANT_AUDIT_SEED",
+    "DPQUANT_AUDIT_MAX_DRAWS",
+    "DPQUANT_AUDIT_TIME_BUDGET",
+)
 
 
 def _run_spy(
@@ -190,6 +195,7 @@ def test_options_and_environment(
         # the command line beats the environment, either way round
         (["--audit-max-draws", "200000"], {"DPQUANT_AUDIT_SAMPLES": "10"}, "SEEN None 0 DRAWS 200000"),
         (["--audit-samples", "99"], {"DPQUANT_AUDIT_MAX_DRAWS": "200000"}, "SEEN 99 0 DRAWS None"),
+        (["--audit-samples", "98"], {"DPQUANT_AUDIT_TIME_BUDGET": "30"}, "SEEN 98 0 DRAWS None"),
     ],
 )
 def test_a_total_budget_of_draws_for_every_audit_of_a_run(
@@ -215,6 +221,11 @@ def test_a_total_budget_of_draws_for_every_audit_of_a_run(
         ([], {"DPQUANT_AUDIT_MAX_DRAWS": "5"}, "DPQUANT_AUDIT_MAX_DRAWS must be in [100000, "),
         (["--audit-max-draws", "200000", "--audit-samples", "10"], {}, "give one"),
         ([], {"DPQUANT_AUDIT_MAX_DRAWS": "200000", "DPQUANT_AUDIT_SAMPLES": "10"}, "give one"),
+        (["--audit-time-budget", "0.5"], {}, "--audit-time-budget must lie in [1, 86400]"),
+        (["--audit-time-budget", "nan"], {}, "--audit-time-budget must lie in [1, 86400]"),
+        ([], {"DPQUANT_AUDIT_TIME_BUDGET": "soon"}, "must be a number of seconds"),
+        (["--audit-time-budget", "30", "--audit-max-draws", "200000"], {}, "give one"),
+        ([], {"DPQUANT_AUDIT_TIME_BUDGET": "30", "DPQUANT_AUDIT_SAMPLES": "10"}, "give one"),
     ],
 )
 def test_a_bad_total_budget_is_a_usage_error_at_start_up(
@@ -234,6 +245,29 @@ def test_the_report_header_names_the_total_budget(
 ) -> None:
     result = _run_spy(pytester, monkeypatch, {}, "--audit-max-draws", "250000")
     result.stdout.fnmatch_lines(["dpquant audit: max_draws=250000, seed=0"])
+    result = _run_spy(pytester, monkeypatch, {}, "--audit-time-budget", "30", "--co")
+    result.stdout.fnmatch_lines(["dpquant audit: time budget 30 s, seed=0"])
+
+
+TIMED = """
+import pytest
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
+
+
+@pytest.mark.audit
+def test_within_the_budget(dp_audit):
+    report = dp_audit(RandomizedResponse(1.0))
+    report.assert_private()
+    print("NOTE", report.notes[-1][:40], "ALPHA", report.alpha)
+"""
+
+
+def test_a_time_budget_sizes_each_audit_of_a_run(pytester: pytest.Pytester) -> None:
+    """``--audit-time-budget`` (issue 35): a real audit, labelled, at alpha / 2."""
+    pytester.makepyfile(test_timed=TIMED)
+    result = pytester.runpytest_inprocess(*LOAD, "-s", "-m", "audit", "--audit-time-budget", "2")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*NOTE time budget 2 s: a pilot audit of * ALPHA 5e-07*"])
 
 
 def test_bad_environment_value_is_a_usage_error(

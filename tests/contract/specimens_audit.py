@@ -28,6 +28,7 @@ from dpquant.audit.power import pair_power
 from dpquant.audit.pytest_plugin import make_auditor
 from dpquant.audit.record_spaces import Box, Records
 from dpquant.audit.relations import QueryAnswers
+from dpquant.audit.time_budget import audit_within
 from dpquant.audit.wrap import CallableMechanism
 from dpquant.reference.core import PrivacyClaim
 from dpquant.reference.primitives.randomized_response import RandomizedResponse, rr_law
@@ -254,6 +255,14 @@ ENTRIES: list[Entry] = [
         _audit,
         {"mech": RR, "pairs": RR_PAIRS, "max_draws": 100_000, "mode": "exact"},
         {"max_draws": "size", "mode": "choice"},
+        check=check_report,
+    ),
+    # a time budget (mode exact: the pilot and the main audit make no draws, whatever they grant)
+    Entry(
+        "audit_within",
+        audit_within,
+        {"mech": RR, "seconds": 1.0, "pairs": RR_PAIRS, "mode": "exact", "alpha": 1e-3},
+        {"seconds": "real", "alpha": "real"},
         check=check_report,
     ),
     Entry(

@@ -1,0 +1,86 @@
+"""dpquant.audit.time_budget (issue 35): a time budget turned into a budget of draws before any
+draw is counted, by a pilot audit, each of the two audits at alpha / 2."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpquant.audit.limits import MAX_MAX_DRAWS, MIN_MAX_DRAWS
+from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.audit.time_budget import SAFETY, audit_within, check_time_budget, granted_draws
+from dpquant.audit.wrap import from_callable
+from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
+
+
+def _leaky(data, rng):
+    return float(data[0]) + 0.01 * rng.random()
+
+
+LEAKY = from_callable(_leaky, PrivacyClaim(1.0, adjacency="local"), (0.0, 1.0))
+
+
+def test_the_main_audit_is_granted_the_time_left_at_the_safety_share_of_the_pilots_rate() -> None:
+    assert granted_draws(10.0, 1.0, 100_000) == math.floor(SAFETY * 9.0 * 100_000)
+    assert granted_draws(100.0, 0.5, 100_000) == math.floor(SAFETY * 99.5 * 200_000)
+    assert granted_draws(1e9, 1e-3, 100_000) == MAX_MAX_DRAWS
+
+
+@pytest.mark.parametrize(
+    ("seconds", "pilot_seconds", "pilot_draws"),
+    [(2.0, 2.5, 100_000), (2.0, 2.0, 100_000), (2.0, 1.0, 100_000), (10.0, 1.0, 0)],
+)
+def test_no_main_audit_when_the_time_left_allows_none_larger_than_the_pilot(
+    seconds: float, pilot_seconds: float, pilot_draws: int
+) -> None:
+    assert granted_draws(seconds, pilot_seconds, pilot_draws) is None
+
+
+@pytest.mark.parametrize("bad", [0.5, 0.0, -3.0, 86_401.0, math.nan, math.inf, "10", True, None])
+def test_a_time_budget_outside_one_second_to_one_day_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match="budget"):
+        check_time_budget(bad, "budget")
+
+
+def test_a_correct_mechanism_gets_the_main_audit_at_half_alpha_and_says_so() -> None:
+    report = audit_within(RandomizedResponse(1.0), 3.0, seed=0)
+    assert not report.violation and report.alpha == pytest.approx(5e-7)
+    note = report.notes[-1]
+    assert note.startswith("time budget 3 s: a pilot audit of ")
+    assert "alpha/2 = 5e-07" in note and "holds at alpha = 1e-06" in note
+    if "granted max_draws" in note:
+        granted = int(note.split("max_draws = ")[1].split(" ")[0].replace(",", ""))
+        assert MIN_MAX_DRAWS < granted and report.samples_used <= granted
+    else:  # a slow machine: the pilot used the budget
+        assert "the time left allows no larger audit" in note
+        assert report.samples_used <= MIN_MAX_DRAWS
+
+
+def test_a_leak_found_by_the_pilot_is_its_report_at_half_alpha() -> None:
+    report = audit_within(LEAKY, 60.0, seed=0, alpha=1e-4)
+    assert report.violation and report.alpha == pytest.approx(5e-5)
+    assert report.samples_used <= MIN_MAX_DRAWS
+    assert "this is the pilot's report (it found a violation)" in report.notes[-1]
+
+
+@pytest.mark.parametrize("sized", [{"samples": 1000}, {"max_draws": 200_000}])
+def test_a_keyword_that_sizes_the_audit_is_refused_with_a_time_budget(sized: dict) -> None:
+    with pytest.raises(ValueError, match="a time budget sizes the audit itself: drop"):
+        audit_within(RandomizedResponse(1.0), 5.0, **sized)
+
+
+def test_an_alpha_whose_half_underflows_the_auditors_range_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"alpha must lie in \[2e-100, 1\) with a time budget"):
+        audit_within(RandomizedResponse(1.0), 5.0, alpha=1e-100)
+
+
+def test_the_plugins_time_budget_reaches_the_audit_and_a_tests_own_size_wins() -> None:
+    dp_audit = make_auditor(
+        {"samples": None, "max_draws": None, "time_budget": 2.0, "seed": 0, "timeout": None}
+    )
+    report = dp_audit(RandomizedResponse(1.0))
+    assert report.notes[-1].startswith("time budget 2 s") and report.alpha == pytest.approx(5e-7)
+    own = dp_audit(RandomizedResponse(1.0), samples=500)
+    assert not any("time budget" in n for n in own.notes) and own.alpha == pytest.approx(1e-6)
