@@ -7,7 +7,10 @@ draws before any draw is counted (:func:`audit_within`):
 
 1. a **pilot** audit with the smallest total budget (:data:`dpquant.audit.limits.MIN_MAX_DRAWS`
    draws) measures how many draws a second the whole audit of this mechanism makes — search,
-   selection, evaluation and the auditor's own work included;
+   selection, evaluation and the auditor's own work included. It draws with a seed of its own
+   (:func:`pilot_seed`), so that its draws, and the time they took, are independent of the main
+   audit's draws: the main audit's number of draws is then independent of its outcomes, as its
+   bound requires;
 2. the time left, times that rate and :data:`SAFETY`, is the total budget ``max_draws`` of the
    **main** audit (none when it would not exceed the pilot's).
 
@@ -28,6 +31,7 @@ from typing import Any
 
 from dpquant.audit.limits import (
     MAX_MAX_DRAWS,
+    MAX_SEED,
     MAX_TIME_BUDGET,
     MIN_ALPHA,
     MIN_MAX_DRAWS,
@@ -35,7 +39,7 @@ from dpquant.audit.limits import (
 )
 from dpquant.audit.result import AuditReport
 from dpquant.audit.runner import audit_mechanism
-from dpquant.reference.validation import check_positive, check_probability
+from dpquant.reference.validation import check_int, check_positive, check_probability
 
 SAFETY = 0.8
 """The share of the measured rate granted to the main audit (its fixed costs, and the day's
@@ -72,6 +76,12 @@ def granted_draws(seconds: float, pilot_seconds: float, pilot_draws: int) -> int
     return min(draws, MAX_MAX_DRAWS)
 
 
+def pilot_seed(seed: int) -> int:
+    """The pilot's seed: ``seed`` with its top bit (of :data:`dpquant.audit.limits.MAX_SEED`'s
+    128) flipped — distinct from ``seed``, so that the two audits draw independent streams."""
+    return seed ^ (1 << 127)
+
+
 def audit_within(mech: Any, seconds: float, **options: Any) -> AuditReport:
     """Audit ``mech`` within about ``seconds`` (module docstring): a pilot audit, then a main
     audit sized by its measured rate, each at ``alpha / 2``.
@@ -103,12 +113,15 @@ def audit_within(mech: Any, seconds: float, **options: Any) -> AuditReport:
             f"audits runs at alpha / 2), got {alpha!r}"
         )
     half = alpha / 2
+    seed = check_int(options.pop("seed", 0), "seed", minimum=0, maximum=MAX_SEED)
     start = time.perf_counter()
-    pilot = audit_mechanism(mech, max_draws=MIN_MAX_DRAWS, alpha=half, **options)
+    pilot = audit_mechanism(
+        mech, max_draws=MIN_MAX_DRAWS, alpha=half, seed=pilot_seed(seed), **options
+    )
     pilot_seconds = time.perf_counter() - start
     head = (
-        f"time budget {seconds:g} s: a pilot audit of {pilot.samples_used:,} draws took "
-        f"{pilot_seconds:.1f} s"
+        f"time budget {seconds:g} s: a pilot audit of {pilot.samples_used:,} draws (seed "
+        f"{pilot.seed}) took {pilot_seconds:.1f} s"
     )
     level = f"each audit at alpha/2 = {half:g}, so this verdict holds at alpha = {alpha:g}"
     stop = pilot.violation or pilot.inconclusive is not None or pilot.timed_out is not None
@@ -123,7 +136,7 @@ def audit_within(mech: Any, seconds: float, **options: Any) -> AuditReport:
         )
         pilot.notes.append(f"{head}; this is the pilot's report ({why}); {level}")
         return pilot
-    main = audit_mechanism(mech, max_draws=draws, alpha=half, **options)
+    main = audit_mechanism(mech, max_draws=draws, alpha=half, seed=seed, **options)
     main.notes.append(
         f"{head}; this audit was granted max_draws = {draws:,} (the time left at "
         f"{SAFETY:g} of the pilot's rate) and took {main.seconds:.1f} s; {level}"
@@ -137,4 +150,5 @@ __all__ = [
     "audit_within",
     "check_time_budget",
     "granted_draws",
+    "pilot_seed",
 ]

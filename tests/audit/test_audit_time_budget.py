@@ -7,9 +7,15 @@ import math
 
 import pytest
 
-from dpquant.audit.limits import MAX_MAX_DRAWS, MIN_MAX_DRAWS
+from dpquant.audit.limits import MAX_MAX_DRAWS, MAX_SEED, MIN_MAX_DRAWS
 from dpquant.audit.pytest_plugin import make_auditor
-from dpquant.audit.time_budget import SAFETY, audit_within, check_time_budget, granted_draws
+from dpquant.audit.time_budget import (
+    SAFETY,
+    audit_within,
+    check_time_budget,
+    granted_draws,
+    pilot_seed,
+)
 from dpquant.audit.wrap import from_callable
 from dpquant.reference.core import PrivacyClaim
 from dpquant.reference.primitives.randomized_response import RandomizedResponse
@@ -44,15 +50,25 @@ def test_a_time_budget_outside_one_second_to_one_day_is_refused(bad: object) -> 
         check_time_budget(bad, "budget")
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2**127 - 1, 2**127, MAX_SEED])
+def test_the_pilot_draws_with_a_seed_of_its_own(seed: int) -> None:
+    """Distinct seeds: the pilot's draws (and so the time they took, which sizes the main audit)
+    are independent of the main audit's draws, whose bound needs its size fixed in advance."""
+    other = pilot_seed(seed)
+    assert other != seed and 0 <= other <= MAX_SEED and pilot_seed(other) == seed
+
+
 def test_a_correct_mechanism_gets_the_main_audit_at_half_alpha_and_says_so() -> None:
-    report = audit_within(RandomizedResponse(1.0), 3.0, seed=0)
+    report = audit_within(RandomizedResponse(1.0), 3.0, seed=7)
     assert not report.violation and report.alpha == pytest.approx(5e-7)
+    assert f"(seed {pilot_seed(7)})" in report.notes[-1]
     note = report.notes[-1]
     assert note.startswith("time budget 3 s: a pilot audit of ")
     assert "alpha/2 = 5e-07" in note and "holds at alpha = 1e-06" in note
     if "granted max_draws" in note:
         granted = int(note.split("max_draws = ")[1].split(" ")[0].replace(",", ""))
         assert MIN_MAX_DRAWS < granted and report.samples_used <= granted
+        assert report.seed == 7
     else:  # a slow machine: the pilot used the budget
         assert "the time left allows no larger audit" in note
         assert report.samples_used <= MIN_MAX_DRAWS
@@ -61,7 +77,7 @@ def test_a_correct_mechanism_gets_the_main_audit_at_half_alpha_and_says_so() -> 
 def test_a_leak_found_by_the_pilot_is_its_report_at_half_alpha() -> None:
     report = audit_within(LEAKY, 60.0, seed=0, alpha=1e-4)
     assert report.violation and report.alpha == pytest.approx(5e-5)
-    assert report.samples_used <= MIN_MAX_DRAWS
+    assert report.samples_used <= MIN_MAX_DRAWS and report.seed == pilot_seed(0)
     assert "this is the pilot's report (it found a violation)" in report.notes[-1]
 
 
