@@ -101,7 +101,7 @@ def audit_within(mech: Any, seconds: float, **options: Any) -> AuditReport:
             :func:`dpquant.audit.audit_mechanism` raises.
     """
     seconds = check_time_budget(seconds, "seconds")
-    sized = sorted(set(options) & set(SIZING))
+    sized = sorted(k for k in SIZING if options.pop(k, None) is not None)  # None: the default
     if sized:
         raise ValueError(
             f"a time budget sizes the audit itself: drop {', '.join(sized)} (or the time budget)"

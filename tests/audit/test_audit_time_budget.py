@@ -87,6 +87,11 @@ def test_a_keyword_that_sizes_the_audit_is_refused_with_a_time_budget(sized: dic
         audit_within(RandomizedResponse(1.0), 5.0, **sized)
 
 
+def test_a_size_left_at_its_default_is_not_a_conflict() -> None:
+    report = audit_within(RandomizedResponse(1.0), 1.0, samples=None, max_draws=None, mode="exact")
+    assert "time budget 1 s" in report.notes[-1] and not report.violation
+
+
 def test_an_alpha_whose_half_underflows_the_auditors_range_is_refused() -> None:
     with pytest.raises(ValueError, match=r"alpha must lie in \[2e-100, 1\) with a time budget"):
         audit_within(RandomizedResponse(1.0), 5.0, alpha=1e-100)
