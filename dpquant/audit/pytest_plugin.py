@@ -356,9 +356,11 @@ def make_auditor(
 def dp_audit(request: pytest.FixtureRequest) -> Callable[..., Any]:
     """``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs) -> AuditReport``.
 
-    Runs :func:`dpquant.audit.audit_mechanism` with ``--audit-samples`` or
-    ``--audit-max-draws``, ``--audit-seed`` and ``--audit-timeout`` (``kwargs`` override them). Each report's summary is added to the test's ``user_properties`` (and so to
-    JUnit XML), e.g. ``dp_audit(my_mechanism).assert_private()``.
+    Runs :func:`dpquant.audit.audit_mechanism` with ``--audit-samples``, ``--audit-max-draws``
+    or ``--audit-time-budget`` (:func:`dpquant.audit.time_budget.audit_within`), ``--audit-seed``
+    and ``--audit-timeout`` (``kwargs`` override them). Each report's summary is added to the
+    test's ``user_properties`` (and so to JUnit XML), e.g.
+    ``dp_audit(my_mechanism).assert_private()``.
     """
 
     def record(report: Any) -> None:
