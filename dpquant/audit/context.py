@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.audit.draws import DrawJob, DrawTimedOut, chunk_size, draw, shown_data
+from dpquant.audit.draws import DrawJob, DrawTimedOut, chunk_size, draw, shown_data, width_changed
 from dpquant.audit.exact import check_exact_law
 from dpquant.audit.inconclusive import CannotConclude, OutputTally
 from dpquant.audit.neighbours import Pair, exhaustive_pairs, pattern_pairs, rank_shift_pairs
-from dpquant.audit.outputs import MalformedOutput, Outputs
+from dpquant.audit.outputs import Outputs
 from dpquant.audit.power import PairPower
 from dpquant.reference.core import PrivacyClaim
 
@@ -202,13 +202,7 @@ class AuditContext:
         key = _frozen(data)
         width = self.widths.setdefault(key, out.width)
         if width != out.width:
-            low, high = sorted((width, out.width))
-            raise MalformedOutput(
-                f"returned draws of {low} and of {high} values from one call to the next on the "
-                "same data",
-                f"mechanism {self.name!r}:",
-                f"sample(data, size, rng) on data {shown_data(data)}",
-            )
+            raise width_changed(self.name, data, {width, out.width})
 
     def check_output(self) -> None:
         """At a stage boundary: stop the audit (:class:`dpquant.audit.inconclusive.CannotConclude`) when

@@ -295,15 +295,21 @@ def _grouped(
         grouped[j].append(out)
     if getattr(mechanism, "vectorized", True) is not False:
         for job, parts in zip(jobs, grouped, strict=True):
-            widths = sorted({p.width for p in parts if p.numeric.any()})
+            widths = {p.width for p in parts if p.numeric.any()}
             if len(widths) > 1:
-                raise MalformedOutput(
-                    f"returned draws of {widths[0]} and of {widths[-1]} values from one call to "
-                    "the next on the same data",
-                    f"mechanism {mechanism_name(mechanism)!r}:",
-                    f"sample(data, size, rng) on data {shown_data(job.data)}",
-                )
+                raise width_changed(mechanism_name(mechanism), job.data, widths)
     return [Outputs.concat(parts) if parts else None for parts in grouped]
+
+
+def width_changed(name: str, data: Any, widths: set[int]) -> MalformedOutput:
+    """The refusal of a vectorised mechanism whose numeric draws on one data set changed width
+    from one call to the next (module docstring, the sampling contract)."""
+    return MalformedOutput(
+        f"returned draws of {min(widths)} and of {max(widths)} values from one call to the "
+        "next on the same data",
+        f"mechanism {name!r}:",
+        f"sample(data, size, rng) on data {shown_data(data)}",
+    )
 
 
 def shown_data(data: Any) -> Any:

@@ -194,8 +194,8 @@ def _one_size(config: pytest.Config, sizes: dict[str, Any]) -> dict[str, Any]:
     environment."""
     given = [k for k, v in sizes.items() if v is not None]
     on_line = [k for k in given if config.getoption(f"audit_{k}", default=None) is not None]
-    clash = on_line if len(on_line) > 1 else given if not on_line and len(given) > 1 else []
-    if clash:
+    clash = on_line or given  # the command line's, else the environment's
+    if len(clash) > 1:
         names = " and ".join(f"{SIZES[k][0]} ({SIZES[k][1]})" for k in clash)
         raise pytest.UsageError(
             f"{names} are ways to size an audit: give one (draws per data set, a total budget "
