@@ -5,12 +5,25 @@
 page shows exists, each paper page holds its whole claims ledger, the API pages hold the entry
 points, and the search index finds "Clopper". It runs wherever ``make test`` runs.
 
-``test_a_browser_renders_the_pages_loads_the_figures_and_searches`` opens the built site in
-headless Chromium (Debian's ``chromium`` and ``chromium-driver``, driven by selenium; no browser
-is downloaded): the pages render, every image has loaded, and Material's search (a web worker)
-lists results for "Clopper". ``make test`` installs Chromium first where it is missing (``make
-browser``, beside the Python install); where it cannot (no apt-get, neither root nor sudo, no
-network) the test skips with the reason (notes/docs.md).
+``test_every_link_of_the_built_files_opens_a_file`` follows every relative link and image of
+every built page: each opens a file (never a folder, which is what a directory URL opens from
+``file://``), and each ``#anchor`` exists on its page.
+
+The browser tests open the built site in headless Chromium (Debian's ``chromium`` and
+``chromium-driver``, driven by selenium; no browser is downloaded) at a laptop's 1366×768
+viewport:
+
+* ``test_from_file_urls_every_navigation_entry_opens_its_page`` opens ``build/docs/index.html``
+  as a ``file://`` URL, as a person who built the site does, and clicks every entry of the
+  navigation: each lands on its page (the site's navigation and the page's heading), not on a
+  folder listing;
+* ``test_a_browser_renders_the_pages_loads_the_figures_and_searches`` serves the site over HTTP
+  (Material's search runs in a web worker, which does not start from ``file://``): the pages
+  render, every image has loaded, and the search lists results for "Clopper".
+
+``make test`` installs Chromium first where it is missing (``make browser``, beside the Python
+install); where it cannot (no apt-get, neither root nor sudo, no network) the browser tests skip
+with the reason (notes/docs.md).
 """
 
 from __future__ import annotations
@@ -34,17 +47,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PAPERS = ("aamand25", "imola25", "fukuchi19", "tzamos20")
 PAGES = (
-    "",
-    "getting-started/",
-    "auditor/",
-    "auditor/worked-audits/",
-    *(f"papers/{paper}/" for paper in PAPERS),
-    "validating/",
-    "api/reference/",
-    "api/audit/",
-    "DESIGN/",
+    "index.html",
+    "getting-started.html",
+    "auditor/index.html",
+    "auditor/worked-audits.html",
+    *(f"papers/{paper}.html" for paper in PAPERS),
+    "validating.html",
+    "api/reference.html",
+    "api/audit.html",
+    "DESIGN.html",
 )
-"""Every page of the navigation (mkdocs.yml), as URLs relative to the site's root."""
+"""Every page of the navigation (mkdocs.yml), as files of the built site (no directory URLs:
+the site opens from ``file://``)."""
+VIEWPORT = (1366, 768)
+"""A laptop's screen, in CSS pixels: the browser tests lay the pages out at this size."""
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 
@@ -63,11 +79,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class _Page(HTMLParser):
-    """The images, tables rows and element ids of one HTML page."""
+    """The images, links, tables rows and element ids of one HTML page."""
 
     def __init__(self) -> None:
         super().__init__()
         self.images: list[str] = []
+        self.links: list[str] = []
         self.ids: set[str] = set()
         self.rows = 0
 
@@ -75,6 +92,9 @@ class _Page(HTMLParser):
         attributes = dict(attrs)
         if tag == "img" and attributes.get("src"):
             self.images.append(str(attributes["src"]))
+        for name in ("href", "src"):
+            if attributes.get(name):
+                self.links.append(str(attributes[name]))
         if attributes.get("id"):
             self.ids.add(str(attributes["id"]))
         if tag == "tr":
@@ -82,7 +102,7 @@ class _Page(HTMLParser):
 
 
 def _parse(site: Path, url: str) -> tuple[_Page, str]:
-    html = (site / url / "index.html").read_text(encoding="utf-8")
+    html = (site / url).read_text(encoding="utf-8")
     page = _Page()
     page.feed(html)
     return page, html
@@ -99,33 +119,69 @@ def test_the_built_site_has_its_pages_figures_tables_and_search(site: Path) -> N
         for src in page.images:
             if urlparse(src).scheme:  # none expected: the site works offline
                 pytest.fail(f"{url}: remote image {src}")
-            target = (site / url / unquote(src.split("#")[0])).resolve()
+            target = ((site / url).parent / unquote(src.split("#")[0])).resolve()
             assert target.is_file() and target.stat().st_size > 1000, (url, src)
             shown += 1
         if url.startswith("papers/"):
-            paper = url.split("/")[1]
+            paper = url.split("/")[1].removesuffix(".html")
             entries = sum(1 for c in ledger if c.paper == paper)
-            assert html.count("<strong>verified</strong>") + html.count(
-                "<strong>refuted</strong>"
-            ) + html.count("<strong>simulated</strong>") + html.count(
-                "<strong>documented</strong>"
-            ) + html.count("<strong>todo</strong>") >= entries, paper
+            assert (
+                html.count("<strong>verified</strong>")
+                + html.count("<strong>refuted</strong>")
+                + html.count("<strong>simulated</strong>")
+                + html.count("<strong>documented</strong>")
+                + html.count("<strong>todo</strong>")
+                >= entries
+            ), paper
             assert f"{entries} entries" in html, paper
     assert shown >= 20  # the papers' figures and the catalogue's plots
     for paper in PAPERS:  # every paper page shows its reproduced figures
-        assert _parse(site, f"papers/{paper}/")[0].images, paper
-    api = _parse(site, "api/audit/")[0].ids | _parse(site, "api/reference/")[0].ids
+        assert _parse(site, f"papers/{paper}.html")[0].images, paper
+    api = _parse(site, "api/audit.html")[0].ids | _parse(site, "api/reference.html")[0].ids
     assert {"dpquant.audit.runner.audit_mechanism", "dpquant.audit.wrap.from_callable"} <= api
     assert "dpquant.reference.core.PrivacyClaim" in api
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     hits = {doc["location"].split("#")[0] for doc in index["docs"] if "Clopper" in doc["text"]}
-    assert "auditor/" in hits, sorted(hits)
+    assert "auditor/index.html" in hits, sorted(hits)
     # the docstrings' Sphinx roles are shown as the code they name, not as written
     role = re.compile(r":(?:func|data|mod|class|meth|attr|exc|obj):<code>")
-    for page in ("api/audit/", "api/reference/", "papers/aamand25/", "papers/imola25/"):
-        text = (site / page / "index.html").read_text(encoding="utf-8")
+    for page in ("api/audit.html", "api/reference.html", "papers/aamand25.html",
+                 "papers/imola25.html"):  # fmt: skip
+        text = (site / page).read_text(encoding="utf-8")
         assert "<code>" in text and not role.search(text), page
     assert not any(role.search(doc["text"]) for doc in index["docs"])
+
+
+def test_every_link_of_the_built_files_opens_a_file(site: Path) -> None:
+    """From ``file://`` a link to a folder opens the folder's listing, not its ``index.html``:
+    every relative link and image of every page names a file, and every ``#anchor`` exists.
+    (``404.html`` is left out: a server shows it for any missing URL, so its links start at the
+    server's root.)"""
+    pages = {
+        path.resolve(): _parse(site, path.relative_to(site).as_posix())[0]
+        for path in sorted(site.rglob("*.html"))
+        if path.name != "404.html"
+    }
+    problems: list[str] = []
+    followed = 0
+    for path, page in pages.items():
+        for link in page.links:
+            parts = urlparse(link)
+            if parts.scheme or parts.netloc:  # the theme's credit, a paper's address
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            followed += 1
+            where = f"{path.relative_to(site.resolve())}: {link}"
+            if target.is_dir():
+                problems.append(f"{where} opens a folder")
+            elif not target.is_file():
+                problems.append(f"{where} is missing")
+            elif parts.fragment and target.suffix == ".html":
+                if unquote(parts.fragment) not in pages[target].ids:
+                    problems.append(f"{where}: no such anchor")
+    assert not problems, "\n".join(problems[:20])
+    assert {(site / url).resolve() for url in PAGES} <= set(pages)
+    assert followed > 20 * len(PAGES)  # the navigation alone links every page from every page
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -158,12 +214,18 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     for flag in (
         "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", "--window-size=1280,900",
+        "--disable-dev-shm-usage", f"--window-size={VIEWPORT[0]},{VIEWPORT[1] + 200}",
         f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
     ):  # fmt: skip
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(60)
+    # the page's own viewport, exactly a laptop's screen (the window's size includes its frame)
+    width, height = VIEWPORT
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
     try:
         yield driver
     finally:
@@ -176,23 +238,104 @@ _BROKEN_IMAGES = (
 )
 
 
-@pytest.mark.skipif(
+needs_chromium = pytest.mark.skipif(
     CHROMIUM is None or CHROMEDRIVER is None,
     reason="Chromium is not installed (make browser installs chromium and chromium-driver; see "
     "build/browser.log for why make test could not)",
 )
+
+
+def _navigation() -> list[tuple[str, str]]:
+    """Every entry of mkdocs.yml's navigation, in order: (its title, its page's source)."""
+    import yaml
+
+    def walk(items: list[dict[str, object]]) -> Iterator[tuple[str, str]]:
+        for item in items:
+            for title, value in item.items():
+                if isinstance(value, list):
+                    yield from walk(value)
+                else:
+                    yield title, str(value)
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    return list(walk(config["nav"]))
+
+
+def _heading(source: str) -> str:
+    """The page's title as the reader sees it: its first ``# `` line, without code marks."""
+    text = (ROOT / "docs" / source).read_text(encoding="utf-8")
+    return next(line[2:] for line in text.splitlines() if line.startswith("# ")).replace("`", "")
+
+
+def _loaded(driver: object) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 30).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
+
+
+@needs_chromium
+def test_from_file_urls_every_navigation_entry_opens_its_page(site: Path, browser) -> None:
+    """The built files open in a browser from ``file://`` (the README's first way): click every
+    navigation entry in turn, each from the page the previous click opened, and land on its page,
+    with the site's navigation and the page's heading; a directory URL would open a folder
+    listing, which has neither. Images load there too; the search, which needs the served site
+    (README), is not offered."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver: object = browser
+    entries = _navigation()
+    assert len(entries) == len(PAGES)
+    driver.get((site / "index.html").as_uri())  # type: ignore[attr-defined]
+    _loaded(driver)
+    for title, source in entries:
+        before = driver.current_url  # type: ignore[attr-defined]
+        links = [
+            a
+            for a in driver.find_elements(By.CSS_SELECTOR, "nav.md-nav--primary a.md-nav__link")  # type: ignore[attr-defined]
+            if a.text.strip() == title and not (a.get_attribute("href") or "").startswith("#")
+        ]
+        assert len(links) == 1, (before, title, len(links))
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", links[0])  # type: ignore[attr-defined]
+        driver.execute_script("window.__left = false;")  # type: ignore[attr-defined]
+        links[0].click()
+        WebDriverWait(driver, 30).until(
+            lambda d: d.execute_script(
+                "return window.__left === undefined && document.readyState === 'complete'"
+            )
+        )  # a new document has loaded (the marker belonged to the previous one)
+        url = driver.current_url  # type: ignore[attr-defined]
+        page = driver.execute_script(  # type: ignore[attr-defined]
+            "const nav = document.querySelector('nav.md-nav--primary');"
+            "const h1 = document.querySelector('article h1');"
+            "return {nav: nav !== null && nav.offsetWidth > 0,"
+            "        h1: h1 === null ? null : h1.textContent, title: document.title};"
+        )
+        assert page["nav"], f"{title!r} from {before} opened {url}, not a page of the site: {page}"
+        assert page["h1"] is not None and page["h1"].strip().rstrip("¶").strip() == _heading(
+            source
+        ), (title, url, page)
+        assert url == (site / source).with_suffix(".html").as_uri(), (title, url)
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script(_BROKEN_IMAGES) == [])
+        search = driver.find_element(By.CSS_SELECTOR, "input.md-search__input")  # type: ignore[attr-defined]
+        assert not search.is_displayed(), "the search shows on file://: update README and notes"
+
+
+@needs_chromium
 def test_a_browser_renders_the_pages_loads_the_figures_and_searches(served, browser) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver: object = browser
     pages = {
-        "": "dpquant",
-        "getting-started/": "Getting started",
-        "auditor/worked-audits/": "Worked audits",
-        "papers/aamand25/": "aamand25",
-        "papers/tzamos20/": "tzamos20",
-        "api/audit/": "audit",
+        "index.html": "dpquant",
+        "getting-started.html": "Getting started",
+        "auditor/worked-audits.html": "Worked audits",
+        "papers/aamand25.html": "aamand25",
+        "papers/tzamos20.html": "tzamos20",
+        "api/audit.html": "audit",
     }
     for url, heading in pages.items():
         driver.get(urljoin(served, url))  # type: ignore[attr-defined]
@@ -204,7 +347,7 @@ def test_a_browser_renders_the_pages_loads_the_figures_and_searches(served, brow
         # rendered by the theme: the navigation and the article are laid out, not raw text
         assert driver.find_element(By.CSS_SELECTOR, "nav.md-nav").is_displayed()  # type: ignore[attr-defined]
         WebDriverWait(driver, 30).until(lambda d: d.execute_script(_BROKEN_IMAGES) == [])
-        if url in ("auditor/worked-audits/", "papers/aamand25/", "papers/tzamos20/"):
+        if url in ("auditor/worked-audits.html", "papers/aamand25.html", "papers/tzamos20.html"):
             shown = driver.execute_script(  # type: ignore[attr-defined]
                 "return Array.from(document.images).filter(i => i.naturalWidth > 100).length;"
             )
@@ -224,6 +367,6 @@ def test_a_browser_renders_the_pages_loads_the_figures_and_searches(served, brow
     )
     results = driver.find_elements(By.CSS_SELECTOR, "li.md-search-result__item")  # type: ignore[attr-defined]
     links = [a.get_attribute("href") for r in results for a in r.find_elements(By.TAG_NAME, "a")]
-    assert any("auditor/" in str(link) for link in links), links
+    assert any("auditor/index.html" in str(link) for link in links), links
     meta = driver.find_element(By.CSS_SELECTOR, ".md-search-result__meta").text  # type: ignore[attr-defined]
     assert re.search(r"\d+ matching document", meta), meta
