@@ -133,7 +133,7 @@ def include_section(path: str, heading: str) -> str:
             break
         body.append("#" + line if m else line)
     text = "\n".join(body).strip("\n")
-    return f"{text}\n\n*(From `{path}`, section \"{heading}\".)*\n"
+    return f'{text}\n\n*(From `{path}`, section "{heading}".)*\n'
 
 
 def _short(data: Any) -> str:
@@ -145,8 +145,9 @@ def _short(data: Any) -> str:
         j = k
         while j < len(values) and values[j] == values[k]:
             j += 1
-        parts.append(f"[{values[k]:g}]×{j - k}" if j - k > 3 else ", ".join(
-            f"{v:g}" for v in values[k:j]))
+        parts.append(
+            f"[{values[k]:g}]×{j - k}" if j - k > 3 else ", ".join(f"{v:g}" for v in values[k:j])
+        )
         k = j
     return "(" + ", ".join(parts) + ")" if len(parts) > 1 or "×" not in parts[0] else parts[0]
 
@@ -204,28 +205,38 @@ def _catalogue_plots() -> dict[str, Path]:
 
 
 def catalogue_table() -> str:
-    """The known-bad catalogue and the controls, each with its witness and exact loss there."""
+    """The known-bad catalogue and the controls, each with its witness and exact loss there.
+
+    Three columns, so that the table fits a laptop's screen without scrolling: the entry's name
+    above its witness, the exact loss, then what is wrong above where it comes from."""
     from dpquant.audit.catalogue import CATALOGUE, CONTROLS
 
     plots = _catalogue_plots()
     out = [
-        "| entry | what is wrong | witness D vs D′ | exact ε on the witness | source |",
-        "|---|---|---|---|---|",
+        "| entry, and its witness D vs D′ | exact ε on the witness | what is wrong, and its source |",
+        "|---|---|---|",
     ]
     for entry in CATALOGUE + CONTROLS:
         eps = entry.epsilon_exact
         shown = "—" if eps is None else ("∞" if math.isinf(eps) else f"{eps:.6g}")
         witness = (
-            "—" if entry.witness is None
+            "no witness"
+            if entry.witness is None
             else f"`{_short(entry.witness[0])}` vs `{_short(entry.witness[1])}`"
         )
         out.append(
-            f"| `{entry.name}` | {_cell(entry.description)} | {witness} | {shown} | "
-            f"{_cell(entry.source)} |"
+            f"| `{entry.name}`<br>{witness} | {shown} | "
+            f"{_cell(entry.description)}<br>*Source:* {_cell(entry.source)} |"
         )
     out.append("")
     for entry in CATALOGUE + CONTROLS:
         if entry.name in plots:
-            out += [f"### `{entry.name}`", "", _cell(entry.description), "",
-                    f"![{entry.name}: exact laws on the witness](plots/{entry.name}.png)", ""]
+            out += [
+                f"### `{entry.name}`",
+                "",
+                _cell(entry.description),
+                "",
+                f"![{entry.name}: exact laws on the witness](plots/{entry.name}.png)",
+                "",
+            ]
     return "\n".join(out) + "\n"

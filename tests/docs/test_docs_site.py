@@ -19,7 +19,10 @@ viewport:
   folder listing;
 * ``test_a_browser_renders_the_pages_loads_the_figures_and_searches`` serves the site over HTTP
   (Material's search runs in a web worker, which does not start from ``file://``): the pages
-  render, every image has loaded, and the search lists results for "Clopper".
+  render, every image has loaded, and the search lists results for "Clopper";
+* ``test_no_table_breaks_a_name_mid_word`` checks every table of every page: no word of the code
+  in a cell (a name, a witness, a type) is split across two lines, and the catalogue's table fits
+  the page's width.
 
 ``make test`` installs Chromium first where it is missing (``make browser``, beside the Python
 install); where it cannot (no apt-get, neither root nor sudo, no network) the browser tests skip
@@ -370,3 +373,52 @@ def test_a_browser_renders_the_pages_loads_the_figures_and_searches(served, brow
     assert any("auditor/index.html" in str(link) for link in links), links
     meta = driver.find_element(By.CSS_SELECTOR, ".md-search-result__meta").text  # type: ignore[attr-defined]
     assert re.search(r"\d+ matching document", meta), meta
+
+
+_BROKEN_WORDS = """
+const broken = [];
+let checked = 0;
+for (const code of document.querySelectorAll("article table td code, article table th code")) {
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const lines = new Set(Array.from(range.getClientRects())
+        .filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (lines.size === 0) continue;  // not laid out (a closed details block)
+      checked += 1;
+      if (lines.size > 1) broken.push(word[0]);
+    }
+  }
+}
+return {checked: checked, broken: broken};
+"""
+"""The words (runs without a space) of the code in table cells that the layout splits across
+lines: a word's text boxes on two lines have two distinct tops."""
+
+
+@needs_chromium
+def test_no_table_breaks_a_name_mid_word(site: Path, browser) -> None:
+    """At 1366×768 no table of any page splits a word of its code (an entry's name, a test's name,
+    a parameter's type) across two lines, and the catalogue's table fits the page's width."""
+    driver: object = browser
+    checked = 0
+    for url in PAGES:
+        driver.get((site / url).as_uri())  # type: ignore[attr-defined]
+        _loaded(driver)
+        found = driver.execute_script(_BROKEN_WORDS)  # type: ignore[attr-defined]
+        assert found["broken"] == [], (url, found["broken"][:10])
+        checked += found["checked"]
+        if url == "auditor/worked-audits.html":
+            assert found["checked"] >= 20, found  # the catalogue's names and witnesses
+            widths = driver.execute_script(  # type: ignore[attr-defined]
+                "const page = document.querySelector('article').clientWidth;"
+                "return Array.from(document.querySelectorAll('article table'))"
+                ".filter(t => t.rows[0].textContent.includes('exact ε on the witness'))"
+                ".map(t => [t.getBoundingClientRect().width, page]);"
+            )
+            # the table's laid-out width within the page's text column: no sideways scrolling
+            assert len(widths) == 1 and widths[0][0] <= widths[0][1], widths
+    assert checked >= 300, checked
