@@ -4,6 +4,9 @@
   ``notes/claims.toml`` by :func:`dpquant.reference.claims.load_ledger`;
 * ``<!-- include: notes/FILE.md | HEADING -->`` becomes that section of a notes file (its body,
   down to the next heading of the same or a higher level; sub-headings shifted one level down);
+* ``<!-- constants -->`` becomes the constants of the modules rendered above it on the page
+  (``::: module`` lines), one ``::: module.NAME`` each: the API pages show the functions and
+  classes first (mkdocs.yml filters the upper-case names out of the modules' members);
 * ``<!-- catalogue -->`` becomes the known-bad catalogue (``dpquant.audit.catalogue``): each entry with
   its witness, its exact loss there and a plot of its two exact output laws (drawn here);
 * the committed figures ``notes/*_results/**/*.png`` are served under ``figures/``;
@@ -30,7 +33,11 @@ if str(ROOT) not in sys.path:
 
 from mkdocs.structure.files import File, Files  # noqa: E402
 
-_DIRECTIVE = re.compile(r"<!--\s*(claims|include|catalogue)\s*:?\s*(.*?)\s*-->")
+_DIRECTIVE = re.compile(r"<!--\s*(claims|include|catalogue|constants)\s*:?\s*(.*?)\s*-->")
+_CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]*$")
+"""A constant's name (upper case): mkdocs.yml's ``filters`` keep these out of the modules'
+renderings, and ``<!-- constants -->`` renders them at the end of the page."""
+_RENDERED = re.compile(r"^:::\s+(\S+)\s*$", re.MULTILINE)
 _PLOTS: list[Path] = []  # the folder of this build's catalogue plots, removed after the build
 
 
@@ -48,6 +55,7 @@ def on_post_build(config: Any) -> None:
         shutil.rmtree(folder, ignore_errors=True)
     _PLOTS.clear()
     _PLOT_CACHE.clear()
+    _LOADER.clear()
 
 
 _ROLE = re.compile(r":(?:py:)?(?:func|data|mod|class|meth|attr|exc|obj|const):(<code>)~?")
@@ -67,6 +75,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         if kind == "include":
             path, _, heading = (part.strip() for part in arg.partition("|"))
             return include_section(path, heading)
+        if kind == "constants":
+            return constants_section(_RENDERED.findall(markdown[: match.start()]))
         return catalogue_table()
 
     return _DIRECTIVE.sub(replace, markdown)
@@ -107,6 +117,42 @@ def claims_table(paper: str) -> str:
             f"| {_cell(c.kind)} {_cell(c.number)} | {statement} | **{c.status}** | {tests or '—'} |"
         )
     return "\n".join(rows) + "\n"
+
+
+_LOADER: list[Any] = []  # one griffe loader per build: the package is read once
+
+
+def module_constants(module: str) -> list[str]:
+    """The constants (upper-case names) that mkdocstrings would show among ``module``'s members
+    without the filter: public, documented, defined there or imported and public (the handler's
+    own rules), in the module's order."""
+    import griffe
+
+    if not _LOADER:
+        _LOADER.append(griffe.GriffeLoader(search_paths=[str(ROOT)]))
+        _LOADER[0].load("dpquant")
+    loaded = _LOADER[0].modules_collection[module]
+    names = []
+    for name, member in loaded.members.items():
+        if not _CONSTANT.match(name) or not member.has_docstrings:
+            continue
+        if member.is_alias and not member.is_public:
+            continue
+        names.append(name)
+    return names
+
+
+def constants_section(modules: list[str]) -> str:
+    """``::: MODULE.NAME`` for each constant of the modules rendered above on the page, in their
+    order: the page shows the functions and classes first and the constants at its end."""
+    blocks = [
+        f"::: {module}.{name}\n    options:\n      heading_level: 3\n"
+        for module in modules
+        for name in module_constants(module)
+    ]
+    if not blocks:
+        raise ValueError(f"constants: no constant in {modules}")
+    return "\n".join(blocks)
 
 
 def include_section(path: str, heading: str) -> str:

@@ -9,6 +9,9 @@ points, and the search index finds "Clopper". It runs wherever ``make test`` run
 every built page: each opens a file (never a folder, which is what a directory URL opens from
 ``file://``), and each ``#anchor`` exists on its page.
 
+``test_the_api_pages_show_functions_and_classes_before_constants`` reads the API pages: the first
+documented object is a function or a class, and the modules' constants come last.
+
 The browser tests open the built site in headless Chromium (Debian's ``chromium`` and
 ``chromium-driver``, driven by selenium; no browser is downloaded) at a laptop's 1366×768
 viewport:
@@ -185,6 +188,46 @@ def test_every_link_of_the_built_files_opens_a_file(site: Path) -> None:
     assert not problems, "\n".join(problems[:20])
     assert {(site / url).resolve() for url in PAGES} <= set(pages)
     assert followed > 20 * len(PAGES)  # the navigation alone links every page from every page
+
+
+_OBJECT = re.compile(
+    r'<div class="doc doc-object doc-(\w+)">\s*<h\d id="([^"]+)" class="doc doc-heading"'
+)
+API_PAGES = ("api/audit.html", "api/reference.html")
+
+
+def _documented_objects(html: str) -> list[tuple[str, str, str]]:
+    """(kind, id, its HTML up to the next object) of each object mkdocstrings rendered, in order;
+    kind is module, class, function or attribute."""
+    found = list(_OBJECT.finditer(html))
+    ends = [m.start() for m in found[1:]] + [len(html)]
+    return [
+        (m.group(1), m.group(2), html[m.end() : end]) for m, end in zip(found, ends, strict=True)
+    ]
+
+
+def test_the_api_pages_show_functions_and_classes_before_constants(site: Path) -> None:
+    """Every module constant (an upper-case name) of an API page comes after every function and
+    class of the page: the constants are at its end, none of them lost. The audit page opens
+    with a class or a function (``dpquant.audit.runner``'s), the reference page with a type
+    (``dpquant.reference.core.Adjacency``, the relations a claim may name, kept beside the
+    classes that use it)."""
+    first = {}
+    for url in API_PAGES:
+        objects = _documented_objects((site / url).read_text(encoding="utf-8"))
+        members = [(kind, name) for kind, name, _ in objects if kind != "module"]
+        constants = [
+            k
+            for k, (kind, name) in enumerate(members)
+            if kind == "attribute" and re.fullmatch(r"[A-Z][A-Z0-9_]*", name.rpartition(".")[2])
+        ]
+        callables = [k for k, (kind, _) in enumerate(members) if kind in ("class", "function")]
+        assert len(constants) >= 10 and min(constants) > max(callables), url
+        first[url] = members[0]
+    assert first["api/audit.html"][0] in ("class", "function"), first
+    assert first["api/reference.html"] == ("attribute", "dpquant.reference.core.Adjacency"), first
+    ids = {name for _, name, _ in _documented_objects((site / API_PAGES[0]).read_text("utf-8"))}
+    assert {"dpquant.audit.runner.DEFAULT_SAMPLES", "dpquant.audit.wrap.TRIAL_CALLS"} <= ids
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
