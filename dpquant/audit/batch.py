@@ -34,15 +34,31 @@ def audit_all(
     executor: Executor | None = None,
     only: Sequence[str] | None = None,
 ) -> list[AuditReport]:
-    """Audit the registry and the catalogue; write ``audit.md``, ``audit.json`` and plots (when
-    matplotlib is installed, :data:`dpquant.audit.extras.EXTRAS`: without it, ``audit.md`` says
-    that no plot was drawn and which extra draws them).
+    """Audit the registry and the catalogue; write ``audit.md``, ``audit.json`` and plots.
 
-    ``out``: a folder (created if missing); ``seed``, ``samples`` and ``timeout`` as for
-    :func:`dpquant.audit.audit_mechanism`, checked before anything is audited; ``progress`` a callable
-    or None. ``executor`` (a ``concurrent.futures.Executor``, e.g. a dask.distributed client's):
-    each audit runs there as one task, the reports the same as in this process (each audit is
-    seeded by ``seed`` alone). ``only``: audit just these names (in the usual order)."""
+    The plots are drawn when matplotlib is installed (:data:`dpquant.audit.extras.EXTRAS`);
+    without it, ``audit.md`` says that no plot was drawn and which extra draws them. Every
+    argument is checked before anything is audited.
+
+    Args:
+        out: The folder the reports are written to (created if missing).
+        seed: As for :func:`dpquant.audit.audit_mechanism`.
+        samples: As for :func:`dpquant.audit.audit_mechanism`.
+        progress: A callable that receives one line per mechanism audited, or None.
+        timeout: As for :func:`dpquant.audit.audit_mechanism`.
+        executor: A ``concurrent.futures.Executor`` (e.g. a dask.distributed client's): each
+            audit runs there as one task, the reports the same as in this process (each audit
+            is seeded by ``seed`` alone). None: audit in this process.
+        only: Audit just these names (in the usual order); None: every one.
+
+    Returns:
+        The reports, in the order audited.
+
+    Raises:
+        ValueError: An argument is refused (named in the message), ``out`` cannot be created,
+            or ``only`` names a mechanism that is not audited (the registry's, the controls,
+            the catalogue's).
+    """
     seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
     if samples is not None:
         samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)

@@ -71,14 +71,23 @@ class HungDraw(Exception):  # noqa: N818 -- control flow: a draw overran the tim
 
 @dataclass
 class Candidate:
-    """A neighbouring pair under test (``pair`` is its search form when the auditor made it)."""
+    """A neighbouring pair under test.
+
+    Attributes:
+        d0: The data set D.
+        d1: Its neighbour D'.
+        pair: Its search form, when the auditor made it (None for a caller's pair).
+        prior: The masses of its best event on D and D', from the search.
+        planned: Its best likelihood-ratio set, from the exact laws.
+        drawn: Draws on (D, D') that choose its event.
+    """
 
     d0: np.ndarray
     d1: np.ndarray
     pair: Pair | None = None
-    prior: tuple[float, float] | None = None  # masses of its best event, from the search
-    planned: PairPower | None = None  # its best likelihood-ratio set, from the exact laws
-    drawn: tuple[Outputs, Outputs] | None = None  # draws on (D, D') that choose its event
+    prior: tuple[float, float] | None = None
+    planned: PairPower | None = None
+    drawn: tuple[Outputs, Outputs] | None = None
 
     @property
     def key(self) -> tuple[Any, Any]:

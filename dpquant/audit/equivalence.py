@@ -69,14 +69,25 @@ MAX_DATASETS = 1000
 
 @dataclass(frozen=True)
 class EquivalenceCheck:
-    """One data set's equivalence test."""
+    """One data set's equivalence test.
+
+    Attributes:
+        data: The data set.
+        test: ``"dkw"``, ``"atoms"``, ``"product[...]"``, ``"two-sample"`` or ``"outputs"``.
+        passed: The candidate's draws are consistent with the reference's law.
+        statistic: The test's statistic.
+        threshold: Its bound at the test's level.
+        detectable: The smallest deviation detected with probability >= 1 − β.
+        samples: The candidate's draws.
+        detail: One sentence on the outcome.
+    """
 
     data: tuple[float, ...]
-    test: str  # "dkw", "atoms", "product[...]", "two-sample" or "outputs"
+    test: str
     passed: bool
     statistic: float
     threshold: float
-    detectable: float  # smallest deviation detected with probability >= 1 − beta
+    detectable: float
     samples: int
     detail: str = ""
 
@@ -95,7 +106,17 @@ class EquivalenceCheck:
 
 @dataclass
 class ValidationReport:
-    """The outcome of :func:`validate`."""
+    """The outcome of :func:`validate`.
+
+    Attributes:
+        reference: The reference's name.
+        candidate: The candidate's name.
+        claim: The reference's claim, which the candidate was audited against.
+        alpha: The battery's level.
+        beta: The power's miss probability.
+        checks: One test per data set.
+        audit: The candidate's :class:`dpquant.audit.AuditReport`, or None when not audited.
+    """
 
     reference: str
     candidate: str
@@ -103,7 +124,7 @@ class ValidationReport:
     alpha: float
     beta: float
     checks: list[EquivalenceCheck] = field(default_factory=list)
-    audit: Any = None  # an AuditReport, or None when not audited
+    audit: Any = None
 
     @property
     def equivalent(self) -> bool:
@@ -208,11 +229,22 @@ def battery(
     sizes: Sequence[int] = BATTERY_SIZES,
     inputs: Sequence[float] | None = None,
 ) -> list[np.ndarray]:
-    """Data sets that exercise a quantile mechanism: for local DP each probe value alone;
-    otherwise, for each size, values spread over the probe values, all tied at the middle value,
-    two clusters split at the median, and the middle value with one outlier at each end. The
-    probe values are those of :func:`dpquant.audit.neighbours.probe_values` (``inputs``: a mechanism's finite
-    input set); ``sizes`` are integers in [1, :data:`dpquant.audit.neighbours.MAX_SIZE`]."""
+    """Data sets that exercise a quantile mechanism.
+
+    For local DP each probe value alone; otherwise, for each size, values spread over the probe
+    values, all tied at the middle value, two clusters split at the median, and the middle value
+    with one outlier at each end. The probe values are those of
+    :func:`dpquant.audit.neighbours.probe_values`.
+
+    Args:
+        domain: The mechanism's domain.
+        adjacency: Its claim's relation (``"local"``: one record each).
+        sizes: The sizes, integers in [1, :data:`dpquant.audit.neighbours.MAX_SIZE`].
+        inputs: The mechanism's finite input set, or None.
+
+    Returns:
+        The data sets.
+    """
     adjacency = check_adjacency(adjacency)
     values = sorted(probe_values(domain, inputs))
     if isinstance(sizes, str | bytes) or len_or_none(sizes) is None:
@@ -243,7 +275,16 @@ def battery(
 
 
 def detectable_deviation(threshold: float, samples: int, beta: float) -> float:
-    """t + sqrt(ln(2/β)/(2N)): a true deviation this large is detected w.p. >= 1 − β."""
+    """The power of a DKW-type test (module docstring).
+
+    Args:
+        threshold: The test's band t at its level.
+        samples: The draws N.
+        beta: The miss probability β.
+
+    Returns:
+        t + sqrt(ln(2/β)/(2N)): a true deviation this large is detected w.p. >= 1 − β.
+    """
     threshold = check_finite(threshold, "threshold")
     if threshold < 0:
         raise ValueError(f"threshold must be >= 0, got {threshold!r}")
@@ -293,8 +334,21 @@ def two_sample_check(
     a: np.ndarray, b: np.ndarray, alpha: float, beta: float
 ) -> tuple[str, bool, float, float, float, str]:
     """Distribution-free two-sample test: sup|F̂_a − F̂_b| against the sum of the two DKW bands at
-    α/2 each (per coordinate, Bonferroni, for vector outputs). ``a`` and ``b``: non-empty arrays
-    of finite draws, (n,) or (n, k) with the same k."""
+    α/2 each (per coordinate, Bonferroni, for vector outputs).
+
+    Args:
+        a: A non-empty array of finite draws, (n,) or (n, k).
+        b: Another, with the same k.
+        alpha: The test's level.
+        beta: The power's miss probability.
+
+    Returns:
+        The test's name, whether it passed, the statistic, the threshold, the detectable
+            deviation and one sentence (the fields of :class:`EquivalenceCheck`).
+
+    Raises:
+        ValueError: The draws are refused, or of different widths.
+    """
     a2, b2 = _draws(a, "a"), _draws(b, "b")
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
     beta = check_probability(beta, "beta", open_left=True, open_right=True)
@@ -326,9 +380,21 @@ def _draws(x: Any, name: str) -> np.ndarray:
 
 
 def as_mechanism(candidate: Any, reference: Any, name: str | None = None) -> Any:
-    """The candidate as a mechanism: itself if it has ``sample``, else ``fn(data, rng)`` wrapped
-    with the reference's claim, domain and finite input set (``input_values``, when it has one:
-    the wrapper's trial calls the function on those values only)."""
+    """The candidate as a mechanism.
+
+    Args:
+        candidate: A mechanism (it has ``sample``), or a function ``fn(data, rng)``.
+        reference: The reference mechanism.
+        name: The candidate's name, or None.
+
+    Returns:
+        The candidate itself, or the function wrapped (:func:`dpquant.audit.from_callable`)
+            with the reference's claim, domain and finite input set (``input_values``, when it
+            has one: the wrapper's trial calls the function on those values only).
+
+    Raises:
+        ValueError: The candidate is neither, or the wrapper refuses it.
+    """
     if callable(getattr(candidate, "sample", None)) and not isinstance(candidate, type):
         return candidate
     if callable(candidate) and not isinstance(candidate, type):
@@ -360,17 +426,35 @@ def validate(
     candidate_name: str | None = None,
 ) -> ValidationReport:
     """Test that ``candidate`` draws from the same law as ``reference`` on a battery of data sets
-    (module docstring) and audit it under the reference's claim; the seed fixes every draw of
-    our own code (a candidate that ignores the generator it is given is not reproducible).
+    (module docstring) and audit it under the reference's claim.
 
-    Arguments are checked first (``ValueError`` naming them): ``reference`` a mechanism with a
-    valid claim and domain; ``datasets`` at most :data:`MAX_DATASETS` data sets of finite values
-    inside the reference's domain (and among its ``input_values`` when it has them), at most
-    :data:`dpquant.audit.neighbours.MAX_SIZE` records each; ``samples`` in [100, ``MAX_DRAWS``]; ``alpha`` in
-    [:data:`dpquant.audit.limits.MIN_ALPHA`, 1); ``beta`` in (0, 1); ``seed`` in
-    [0, :data:`dpquant.audit.limits.MAX_SEED`]; ``audit`` a bool; ``audit_samples`` None or in
-    [10, :data:`dpquant.audit.limits.MAX_SAMPLES`]; the names strings or None. A candidate whose
-    ``sample`` raises, or whose draws are not finite numbers, fails that data set's check."""
+    Arguments are checked first. A candidate whose ``sample`` raises, or whose draws are not
+    finite numbers, fails that data set's check.
+
+    Args:
+        reference: The reference: a mechanism with a valid claim and domain.
+        candidate: A mechanism, or a function ``fn(data, rng)`` (:func:`as_mechanism`).
+        datasets: At most :data:`MAX_DATASETS` data sets of finite values inside the
+            reference's domain (and among its ``input_values`` when it has them), at most
+            :data:`dpquant.audit.neighbours.MAX_SIZE` records each; None: :func:`battery`.
+        samples: Draws per data set, 100 to ``MAX_DRAWS``.
+        alpha: The battery's level, in [:data:`dpquant.audit.limits.MIN_ALPHA`, 1): a correct
+            candidate fails with probability at most α.
+        beta: The power's miss probability, in (0, 1).
+        seed: Fixes every draw of our own code (a candidate that ignores the generator it is
+            given is not reproducible), 0 to :data:`dpquant.audit.limits.MAX_SEED`.
+        audit: Audit the candidate under the reference's claim.
+        audit_samples: The audit's ``samples`` (10 to
+            :data:`dpquant.audit.limits.MAX_SAMPLES`), or None for its default.
+        reference_name: The reference's name in the report, or None for its own.
+        candidate_name: The candidate's name in the report, or None for its own.
+
+    Returns:
+        The report: one check per data set, and the audit.
+
+    Raises:
+        ValueError: An argument is refused (named in the message).
+    """
     if not callable(getattr(reference, "sample", None)) or isinstance(reference, type):
         raise ValueError("reference must be a mechanism with sample() and claim")
     claim = check_claim(read_attribute(reference, "claim", "reference"), "reference.claim")

@@ -21,8 +21,13 @@ EXTRAS = {"matplotlib": "plots", "pytest": "pytest", "dask": "distributed"}
 
 
 class MissingExtra(ImportError):
-    """An optional dependency is not installed: ``module`` (the one missing), ``extra`` (the
-    extra of dpquant that installs it) and ``feature`` (what needed it)."""
+    """An optional dependency is not installed; the message says how to install it.
+
+    Args:
+        module: The module missing.
+        extra: The extra of dpquant that installs it.
+        feature: What needed it.
+    """
 
     def __init__(self, module: str, extra: str, feature: str):
         super().__init__(
@@ -39,7 +44,14 @@ class MissingExtra(ImportError):
 
 
 def require(module: str, feature: str) -> ModuleType:
-    """Import ``module`` (a key of :data:`EXTRAS`, or a submodule of one) for ``feature``.
+    """Import an optional module for a feature.
+
+    Args:
+        module: A key of :data:`EXTRAS`, or a submodule of one.
+        feature: What needs it, for the message.
+
+    Returns:
+        The module.
 
     Raises:
         MissingExtra: when it is not installed (naming the extra that installs it).
@@ -57,8 +69,15 @@ def require(module: str, feature: str) -> ModuleType:
 
 
 def missing(module: str, feature: str) -> str | None:
-    """None when ``module`` can be imported; else the sentence of :class:`MissingExtra` (for a
-    feature that goes on without it and says so)."""
+    """Whether an optional module is missing, for a feature that goes on without it and says so.
+
+    Args:
+        module: As for :func:`require`.
+        feature: As for :func:`require`.
+
+    Returns:
+        None when the module can be imported; else the sentence of :class:`MissingExtra`.
+    """
     try:
         require(module, feature)
     except MissingExtra as exc:

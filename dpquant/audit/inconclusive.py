@@ -45,7 +45,12 @@ loss computed (``mode="exact"``)."""
 
 @dataclass(frozen=True)
 class Inconclusive:
-    """Why an audit concluded nothing: ``kind`` (one of :data:`KINDS`) and one sentence."""
+    """Why an audit concluded nothing.
+
+    Attributes:
+        kind: One of :data:`KINDS`.
+        reason: One sentence, for the report.
+    """
 
     kind: str
     reason: str
@@ -55,8 +60,12 @@ class Inconclusive:
 
 
 class CannotConclude(Exception):  # noqa: N818 -- control flow: a stage found nothing to judge
-    """Raised by a stage that can go no further (:attr:`inconclusive` says why); the runner
-    turns it into an INCONCLUSIVE report."""
+    """Raised by a stage that can go no further; the runner turns it into an INCONCLUSIVE
+    report.
+
+    Args:
+        inconclusive: Why (kept as the attribute ``inconclusive``; its reason is the message).
+    """
 
     def __init__(self, inconclusive: Inconclusive):
         super().__init__(inconclusive.reason)
@@ -64,8 +73,15 @@ class CannotConclude(Exception):  # noqa: N818 -- control flow: a stage found no
 
 
 def is_output(atom: str) -> bool:
-    """Is a draw's atom an output (``""`` for a number, a symbol, a pattern), rather than an
-    exception, an overrun, ``None`` or NaN?"""
+    """Is a draw's atom an output, rather than an exception, an overrun, ``None`` or NaN?
+
+    Args:
+        atom: A draw's atom (:class:`dpquant.audit.outputs.Outputs`): ``""`` for a number, a
+            symbol, a pattern, or ``raised:<Type>``, ``timeout``, ``None``, ``nan``.
+
+    Returns:
+        True for a number, a symbol or a pattern.
+    """
     return not (atom.startswith("raised:") or atom in (TIMEOUT, "None", "nan"))
 
 
@@ -78,7 +94,17 @@ def _described(atom: str) -> str:
 
 @dataclass
 class OutputTally:
-    """Counts of an audit's draws by what they were (module docstring)."""
+    """Counts of an audit's draws by what they were (module docstring).
+
+    Attributes:
+        draws: Every draw counted.
+        failed: The draws that were not outputs, by atom (``raised:<Type>``, ``timeout``,
+            ``None``, ``nan``).
+        evaluated: The evaluation draws (those the bound rests on).
+        evaluated_blind: The evaluation draws that were not outputs or were unreadable
+            symbols.
+        example: An unreadable symbol, for the report (``""`` when none).
+    """
 
     draws: int = 0
     failed: Counter[str] = field(default_factory=Counter)
@@ -87,7 +113,12 @@ class OutputTally:
     example: str = ""
 
     def add(self, out: Outputs, evaluation: bool = False) -> None:
-        """Count the draws of one batch (``evaluation``: draws the bound is computed on)."""
+        """Count the draws of one batch.
+
+        Args:
+            out: The batch.
+            evaluation: The batch is of evaluation draws (the bound is computed on them).
+        """
         n = len(out)
         self.draws += n
         atoms = out.atoms[~out.numeric]

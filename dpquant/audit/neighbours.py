@@ -403,9 +403,19 @@ MAX_PAIR_RECORDS = 10_000_000  # records over all the pairs given
 
 
 def check_neighbours(d0: np.ndarray, d1: np.ndarray, adjacency: str, name: str = "pairs") -> None:
-    """Raise ``ValueError`` (naming ``name``) unless (d0, d1) are neighbours under ``adjacency``
-    (as multisets; linear time). ``d0`` and ``d1`` are data sets under the data policy
-    (:func:`dpquant.reference.validation.check_data`, empty allowed)."""
+    """Check that two data sets are neighbours under ``adjacency`` (as multisets; linear time).
+
+    Args:
+        d0: A data set under the data policy (:func:`dpquant.reference.validation.check_data`,
+            empty allowed).
+        d1: The other data set, likewise.
+        adjacency: The relation: ``"add_remove"``, ``"replace_one"`` or ``"local"`` (two data
+            sets of one record each).
+        name: The argument named in the error.
+
+    Raises:
+        ValueError: The two are not neighbours (naming ``name``).
+    """
     adjacency = check_adjacency(adjacency)
     a = np.sort(check_data(d0, "d0", allow_empty=True))
     b = np.sort(check_data(d1, "d1", allow_empty=True))

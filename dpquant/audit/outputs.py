@@ -60,9 +60,15 @@ CONTRACT = (
 class MalformedOutput(ValueError):
     """What a mechanism returned breaks the sampling contract (module docstring).
 
-    ``what`` says what was returned (``"returned None"``, ``"returned 69 draws"``, ``"returned a
-    draw that is a dict"``); :meth:`naming` gives the error the auditor raises, naming the
-    mechanism, the call and the data. A ``ValueError``: misuse, never an output."""
+    :meth:`naming` gives the error the auditor raises, naming the mechanism, the call and the
+    data. A ``ValueError``: misuse, never an output.
+
+    Args:
+        what: What was returned (``"returned None"``, ``"returned 69 draws"``, ``"returned a
+            draw that is a dict"``).
+        mechanism: The mechanism's name (``""`` before it is known).
+        call: The call that returned it, with its data (``""`` before it is known).
+    """
 
     def __init__(self, what: str, mechanism: str = "", call: str = ""):
         where = f"{mechanism} {call}".strip()
@@ -73,13 +79,28 @@ class MalformedOutput(ValueError):
         return (type(self), (self.what, self.mechanism, self.call))
 
     def naming(self, mechanism: str, call: str) -> MalformedOutput:
-        """The same breach, naming ``mechanism`` and the ``call`` that made it."""
+        """The same breach, naming the mechanism and the call.
+
+        Args:
+            mechanism: The mechanism's name.
+            call: The call that made the breach, with its data.
+
+        Returns:
+            A new error with the same ``what``.
+        """
         return type(self)(self.what, mechanism, call)
 
 
 def kind_of(x: Any) -> str:
-    """What an object is, for an error message: ``None``, ``a generator``, ``a float (a
-    scalar)``, ``an array of shape (4, 2, 2)``, ``a list of 3 items``."""
+    """What an object is, for an error message.
+
+    Args:
+        x: Any object.
+
+    Returns:
+        A few words: ``None``, ``a generator``, ``a float (a scalar)``, ``an array of shape (4,
+            2, 2)``, ``a list of 3 items``.
+    """
     if x is None:
         return "None"
     if isinstance(x, np.ndarray):
@@ -95,7 +116,11 @@ def kind_of(x: Any) -> str:
 
 @dataclass(frozen=True)
 class Raised:
-    """An exception raised while drawing one output, kept as an output atom."""
+    """An exception raised while drawing one output, kept as an output atom.
+
+    Attributes:
+        type_name: The exception's class name (the atom is ``raised:<type_name>``).
+    """
 
     type_name: str
 
@@ -109,11 +134,12 @@ class Raised:
 
 @dataclass(frozen=True)
 class Outputs:
-    """``n`` draws: ``values`` (n, k) floats (NaN where the draw is an atom) and ``atoms`` (n,)
-    atom names, with ``""`` (:data:`NUMERIC`) for numeric draws."""
+    """``n`` draws, each a row of numbers or an atom."""
 
     values: np.ndarray
+    """(n, k) floats, NaN where the draw is an atom."""
     atoms: np.ndarray
+    """(n,) atom names, ``""`` (:data:`NUMERIC`) for numeric draws."""
     tokens: np.ndarray | None = None
     """Structured draws (flat sequences mixing symbols and numbers) position by position: an
     (n, L) object array of tokens (a symbol's name, ``"#"`` for a number, ``""`` past the end
@@ -130,7 +156,11 @@ class Outputs:
         return 0 if self.tokens is None else self.tokens.shape[1]
 
     def padded(self, length: int) -> tuple[np.ndarray, np.ndarray]:
-        """``tokens`` and ``numbers`` padded to ``length`` positions (``""`` and NaN)."""
+        """``tokens`` and ``numbers`` padded to ``length`` positions (``""`` and NaN).
+
+        Args:
+            length: The positions wanted, at least the longest draw's.
+        """
         tokens = np.full((len(self), length), "", dtype=object)
         numbers = np.full((len(self), length), np.nan)
         if self.tokens is not None and self.numbers is not None:
@@ -165,11 +195,20 @@ class Outputs:
         return self._rows(slice(0, h)), self._rows(slice(h, len(self)))
 
     def head(self, n: int) -> Outputs:
-        """The first ``n`` draws (all when there are fewer)."""
+        """The first ``n`` draws (all when there are fewer).
+
+        Args:
+            n: How many.
+        """
         return self._rows(slice(0, n))
 
     def rows(self, start: int, stop: int) -> Outputs:
-        """Draws ``start`` to ``stop`` − 1 (as many as there are)."""
+        """Draws ``start`` to ``stop`` − 1 (as many as there are).
+
+        Args:
+            start: The first draw's index.
+            stop: One past the last draw's index.
+        """
         return self._rows(slice(start, stop))
 
     def _rows(self, rows: slice) -> Outputs:
@@ -179,9 +218,14 @@ class Outputs:
 
     @staticmethod
     def concat(parts: list[Outputs]) -> Outputs:
-        """Draws of several calls pooled; if the numeric rows of the calls have different
-        widths, each numeric row becomes the atom ``length:<k>`` (a width that changes is an
-        output like any other, never an error)."""
+        """Draws of several calls pooled.
+
+        If the numeric rows of the calls have different widths, each numeric row becomes the
+        atom ``length:<k>`` (a width that changes is an output like any other, never an error).
+
+        Args:
+            parts: The calls' draws, in order.
+        """
         if not parts:
             raise ValueError("parts must be non-empty")
         widths = {p.width for p in parts if p.numeric.any()}
@@ -203,7 +247,11 @@ class Outputs:
 
     @staticmethod
     def empty(width: int = 1) -> Outputs:
-        """No draws."""
+        """No draws.
+
+        Args:
+            width: The numeric rows' width (k).
+        """
         return Outputs(np.empty((0, width)), np.empty(0, dtype=object))
 
 
@@ -372,8 +420,14 @@ def _drawn(raw: Any, size: int) -> None:
 
 
 def normalise(raw: Any, size: int) -> Outputs:
-    """Normalise what ``sample`` returned (an array of ``size`` draws, or a sequence of objects);
-    ``size`` is an int in [0, ``MAX_DRAWS``].
+    """Normalise what ``sample`` returned.
+
+    Args:
+        raw: What ``sample`` returned: an array of ``size`` draws, or a sequence of objects.
+        size: The draws asked for, an int in [0, ``MAX_DRAWS``].
+
+    Returns:
+        The draws, numbers and atoms apart.
 
     Raises:
         MalformedOutput: ``raw`` breaks the sampling contract (module docstring): it does not

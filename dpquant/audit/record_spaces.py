@@ -76,10 +76,23 @@ RECORD_ADJACENCIES = ("add_remove", "replace_one")
 
 
 def as_records(x: Any, name: str, dim: int, *, finite: bool = True) -> np.ndarray:
-    """A data set of records of ``dim`` numbers as a new (n, dim) float array (module docstring:
-    a flat sequence is n records only where dim = 1), real numbers under the data policy
-    (:func:`dpquant.audit.relations.real_array`); at most :data:`dpquant.audit.relations.MAX_RECORDS` numbers;
-    finite unless ``finite`` is False (then infinities pass, NaN does not)."""
+    """A data set of records of ``dim`` numbers as a new (n, dim) float array.
+
+    Args:
+        x: The records: real numbers under the data policy
+            (:func:`dpquant.audit.relations.real_array`), at most
+            :data:`dpquant.audit.relations.MAX_RECORDS` numbers; a flat sequence is n records
+            only where dim = 1 (module docstring).
+        name: The argument named in errors.
+        dim: The numbers in a record.
+        finite: Infinities are refused (NaN always is).
+
+    Returns:
+        A new (n, dim) float array.
+
+    Raises:
+        ValueError: ``x`` breaks one of these (naming ``name``).
+    """
     dim = check_int(dim, "dim", minimum=1, maximum=MAX_DIM)
     shape_hint = f"a sequence of records, each {dim} real number{'s' if dim > 1 else ''}"
     if isinstance(x, str | bytes | Mapping | bool | np.bool_):
@@ -130,8 +143,16 @@ def _bound(value: Any, name: str, dim: int) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class Box:
-    """Records in the box [low, high]^dim: ``low`` and ``high`` finite, each a number or one
-    number per coordinate, low < high in every coordinate; dim in [1, :data:`MAX_DIM`]."""
+    """Records in the box [low, high]^dim.
+
+    Args:
+        dim: The numbers in a record, 1 to :data:`MAX_DIM`.
+        low: The lower corner: a finite number, or one per coordinate.
+        high: The upper corner, likewise; low < high in every coordinate.
+
+    Raises:
+        ValueError: An argument out of range (named), or high − low overflows a float64.
+    """
 
     dim: int
     low: float | Sequence[float] = 0.0
@@ -172,7 +193,14 @@ class Box:
         return f"a box in R^{self.dim} (coordinates in [{_fmt(low.min())}, {_fmt(high.max())}])"
 
     def contains(self, records: Any) -> np.ndarray:
-        """Which records (rows of an (n, dim) array) lie in the box."""
+        """Which records lie in the box.
+
+        Args:
+            records: An (n, dim) array of records (infinities allowed, NaN refused).
+
+        Returns:
+            n booleans.
+        """
         r = as_records(records, "records", self.dim, finite=False)
         return np.all((r >= self.lows) & (r <= self.highs), axis=1)
 
@@ -194,7 +222,14 @@ class Box:
 
 @dataclass(frozen=True)
 class BitVectors:
-    """Records in {0, 1}^dim, dim in [1, :data:`MAX_DIM`]."""
+    """Records in {0, 1}^dim.
+
+    Args:
+        dim: The bits in a record, 1 to :data:`MAX_DIM`.
+
+    Raises:
+        ValueError: ``dim`` out of range.
+    """
 
     dim: int
 
@@ -206,7 +241,14 @@ class BitVectors:
         return "{0, 1}" if self.dim == 1 else f"{{0, 1}}^{self.dim}"
 
     def contains(self, records: Any) -> np.ndarray:
-        """Which records (rows of an (n, dim) array) are bit vectors."""
+        """Which records are bit vectors.
+
+        Args:
+            records: An (n, dim) array of records (infinities allowed, NaN refused).
+
+        Returns:
+            n booleans.
+        """
         r = as_records(records, "records", self.dim, finite=False)
         return np.all((r == 0) | (r == 1), axis=1)
 
@@ -222,9 +264,16 @@ class BitVectors:
 
 @dataclass(frozen=True)
 class FiniteSet:
-    """Records are the elements of a finite set: numbers, or vectors of one length (at most
-    :data:`MAX_DIM` coordinates); finite, at least one and at most :data:`MAX_ELEMENTS` of them.
-    Stored as a tuple of distinct rows (tuples of floats) in their first order."""
+    """Records are the elements of a finite set.
+
+    Args:
+        elements: Numbers, or vectors of one length (at most :data:`MAX_DIM` coordinates);
+            finite, at least one and at most :data:`MAX_ELEMENTS` of them. Stored as a tuple
+            of distinct rows (tuples of floats) in their first order.
+
+    Raises:
+        ValueError: The elements break one of these.
+    """
 
     elements: Sequence[Any]
 
@@ -250,7 +299,14 @@ class FiniteSet:
         return f"a set of {k} vector{'s' if k > 1 else ''} of length {self.dim}"
 
     def contains(self, records: Any) -> np.ndarray:
-        """Which records (rows of an (n, dim) array) are elements of the set."""
+        """Which records are elements of the set.
+
+        Args:
+            records: An (n, dim) array of records (infinities allowed, NaN refused).
+
+        Returns:
+            n booleans.
+        """
         r = as_records(records, "records", self.dim, finite=False)
         known = set(self.elements)
         return np.array([row in known for row in _rows(r)], dtype=bool)
@@ -296,9 +352,18 @@ SPACES = (Box, FiniteSet, BitVectors)
 
 @dataclass(frozen=True)
 class Records:
-    """Data sets of records from ``space`` under ``adjacency`` (``"add_remove"`` or
-    ``"replace_one"``), as multisets: a relation object (:mod:`dpquant.audit.relations`) for a claim
-    naming that adjacency (module docstring)."""
+    """Data sets of records from a space, neighbours under an adjacency as multisets: a
+    relation object (:mod:`dpquant.audit.relations`) for a claim naming that adjacency (module
+    docstring).
+
+    Args:
+        space: A :class:`Box`, :class:`FiniteSet` or :class:`BitVectors`.
+        adjacency: ``"add_remove"`` or ``"replace_one"`` (the space must then hold at least
+            two records).
+
+    Raises:
+        ValueError: An argument is refused (named).
+    """
 
     space: RecordSpace
     adjacency: str = "replace_one"
@@ -329,8 +394,19 @@ class Records:
         return f"records in {self.space.describe} ({move})"
 
     def check_data(self, data: Any, name: str, domain: tuple[float, float]) -> np.ndarray:
-        """A data set of records in the space, every coordinate inside ``domain``, as a new
-        (n, dim) float array in the order given."""
+        """Check a data set of records in the space.
+
+        Args:
+            data: The records.
+            name: The argument named in errors.
+            domain: The interval every coordinate must lie in.
+
+        Returns:
+            A new (n, dim) float array in the order given.
+
+        Raises:
+            ValueError: A record is not in the space or outside ``domain`` (naming ``name``).
+        """
         name = check_name(name)
         domain = check_domain(domain, "domain")
         arr = as_records(data, name, self.dim)
@@ -345,9 +421,21 @@ class Records:
     def check_pair(
         self, d0: Any, d1: Any, name: str, domain: tuple[float, float]
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The pair as the mechanism receives it ((n, dim) arrays, order kept), or
-        ``ValueError`` naming ``name`` when a data set is not in the space or the pair are not
-        neighbours as multisets (module docstring)."""
+        """Check a pair of data sets of records.
+
+        Args:
+            d0: A data set of records.
+            d1: Its neighbour.
+            name: The argument named in errors.
+            domain: The interval every coordinate must lie in.
+
+        Returns:
+            The pair as the mechanism receives it ((n, dim) arrays, order kept).
+
+        Raises:
+            ValueError: A data set is not in the space, or the pair are not neighbours as
+                multisets (module docstring), naming ``name``.
+        """
         name = check_name(name)
         a = self.check_data(d0, f"{name}[0]", domain)
         b = self.check_data(d1, f"{name}[1]", domain)
@@ -368,8 +456,14 @@ class Records:
         return a, b
 
     def candidates(self, domain: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """At most :data:`MAX_CANDIDATES` neighbouring pairs over the space's probes inside
-        ``domain`` (module docstring)."""
+        """The auditor's search pairs over the space's probes (module docstring).
+
+        Args:
+            domain: The interval every coordinate must lie in.
+
+        Returns:
+            At most :data:`MAX_CANDIDATES` neighbouring pairs.
+        """
         lo, hi = check_domain(domain, "domain")
         probes = self.space.probes()
         probes = probes[np.all((probes >= lo) & (probes <= hi), axis=1)]

@@ -103,10 +103,17 @@ class NeighbourRelation(Protocol):
 
 
 def describe(x: Any, width: int = 80) -> str:
-    """A short repr of ``x`` (:mod:`reprlib`'s: long or deep containers cut, never listed in
-    full; at most ``width`` characters), or the type's name when ``repr`` fails: a caller's
-    object (or an exception its code raised) in an error message, never read to decide
-    anything."""
+    """A short repr of a caller's object (or of an exception its code raised) for an error
+    message, never read to decide anything.
+
+    Args:
+        x: Any object.
+        width: The most characters shown.
+
+    Returns:
+        :mod:`reprlib`'s repr (long or deep containers cut, never listed in full), or the
+            type's name when ``repr`` fails.
+    """
     short = reprlib.Repr()
     short.maxstring = short.maxother = width
     try:
@@ -117,11 +124,17 @@ def describe(x: Any, width: int = 80) -> str:
 
 
 def count_numbers(x: Any, limit: int) -> int:
-    """The numbers in ``x`` (a number, an array, or nested lists, tuples and ranges), counted
-    until the count passes ``limit`` (then some number above it): the cost is bounded by
-    ``limit`` whatever ``x`` claims to hold (a ``range(10**12)`` is counted by its length, never
-    listed). Deep nesting counts as numbers too: more than ``4 * limit`` items in all pass
-    ``limit``."""
+    """Count the numbers in ``x`` at a cost bounded by ``limit``, whatever ``x`` claims to hold
+    (a ``range(10**12)`` is counted by its length, never listed).
+
+    Args:
+        x: A number, an array, or nested lists, tuples and ranges.
+        limit: Counting stops once the count passes it. Deep nesting counts as numbers too:
+            more than ``4 * limit`` items in all pass ``limit``.
+
+    Returns:
+        The count, or some number above ``limit``.
+    """
     count, visits, stack = 0, 0, [x]
     while stack and count <= limit:
         item = stack.pop()
@@ -144,18 +157,42 @@ def real_array(
     x: Any, name: str, *, limit: int = MAX_RECORDS, allow_inf: bool = False
 ) -> np.ndarray:
     """``x`` as a new float array of its own shape (a number gives a 0-d array), under the
-    library's data policy (:func:`dpquant.reference.validation.check_real_array`: real numbers that fit
-    a float64 -- never booleans, strings, complex numbers, ``None``, dates or other objects --
-    no NaN, and no infinity unless ``allow_inf``); more than ``limit`` numbers are refused before
-    anything is converted."""
+    library's data policy (:func:`dpquant.reference.validation.check_real_array`): real numbers
+    that fit a float64 -- never booleans, strings, complex numbers, ``None``, dates or other
+    objects -- and no NaN.
+
+    Args:
+        x: The caller's numbers.
+        name: The argument named in errors.
+        limit: The most numbers accepted; more are refused before anything is converted.
+        allow_inf: Infinities are accepted.
+
+    Returns:
+        A new float array.
+
+    Raises:
+        ValueError: ``x`` breaks the policy or holds more than ``limit`` numbers (naming
+            ``name``).
+    """
     if count_numbers(x, limit) > limit:
         raise ValueError(f"{name} must hold at most {limit} real numbers")
     return check_real_array(x, name, allow_inf=allow_inf)
 
 
 def check_name(name: Any, what: str = "name") -> str:
-    """A name for messages or reports: a non-empty string of at most
-    :data:`dpquant.audit.limits.MAX_NAME` characters."""
+    """Check a name for messages or reports.
+
+    Args:
+        name: The name: a non-empty string of at most :data:`dpquant.audit.limits.MAX_NAME`
+            characters.
+        what: The argument named in the error.
+
+    Returns:
+        The name.
+
+    Raises:
+        ValueError: It is not such a string.
+    """
     if not isinstance(name, str) or not name or len(name) > MAX_NAME:
         raise ValueError(
             f"{what} must be a non-empty string of at most {MAX_NAME} characters, got "
@@ -167,9 +204,21 @@ def check_name(name: Any, what: str = "name") -> str:
 def as_input(
     x: Any, name: str, domain: tuple[float, float], shape: tuple[int, ...] | None = None
 ) -> np.ndarray:
-    """A data set of a relation object: finite reals under the data policy (:func:`real_array`;
-    a number is a data set of one), at most :data:`MAX_RECORDS` of them, inside ``domain``, of
-    ``shape`` when given; a new float array."""
+    """Check a data set of a relation object.
+
+    Args:
+        x: Finite reals under the data policy (:func:`real_array`; a number is a data set of
+            one), at most :data:`MAX_RECORDS` of them.
+        name: The argument named in errors.
+        domain: The closed interval every number must lie in.
+        shape: The shape required, or None for any.
+
+    Returns:
+        A new float array.
+
+    Raises:
+        ValueError: ``x`` breaks one of these (naming ``name``).
+    """
     name = check_name(name)
     domain = check_domain(domain, "domain")
     arr = real_array(x, name)
@@ -181,7 +230,19 @@ def as_input(
 
 
 def check_inside(arr: np.ndarray, name: str, domain: tuple[float, float]) -> np.ndarray:
-    """``arr`` when every number of it lies in the closed ``domain``, else ``ValueError``."""
+    """Check that every number of an array lies in the closed ``domain``.
+
+    Args:
+        arr: The numbers.
+        name: The argument named in the error.
+        domain: The interval (lo, hi).
+
+    Returns:
+        ``arr``.
+
+    Raises:
+        ValueError: A number lies outside.
+    """
     lo, hi = domain
     if arr.size and (arr.min() < lo or arr.max() > hi):
         raise ValueError(
@@ -197,10 +258,22 @@ def check_inside(arr: np.ndarray, name: str, domain: tuple[float, float]) -> np.
 @dataclass(frozen=True)
 class QueryAnswers:
     """Inputs are vectors of ``k`` query answers; neighbours differ by at most ``sensitivity`` in
-    ``norm`` (``"linf"`` or ``"l1"``; module docstring). The search's patterns with one odd
-    answer have it first and, for k > 1, also last: a mechanism that reads the answers in order
-    (the sparse vector technique) leaks most when the odd answer comes after all the others
-    (SVT1 at ε = 0.1: the best event's log-ratio 0.098 with the odd answer last, 0.040 first)."""
+    ``norm`` (module docstring).
+
+    The search's patterns with one odd answer have it first and, for k > 1, also last: a
+    mechanism that reads the answers in order (the sparse vector technique) leaks most when the
+    odd answer comes after all the others (SVT1 at ε = 0.1: the best event's log-ratio 0.098
+    with the odd answer last, 0.040 first).
+
+    Args:
+        k: The number of answers, 1 to :data:`MAX_QUERIES`.
+        sensitivity: The most two neighbours' answers differ by (Δ), positive.
+        norm: ``"linf"`` (each answer moves by at most Δ) or ``"l1"`` (their total moves by at
+            most Δ).
+
+    Raises:
+        ValueError: An argument out of range (named).
+    """
 
     k: int
     sensitivity: float = 1.0
@@ -221,8 +294,15 @@ class QueryAnswers:
         return f"query answers (k = {self.k}, {norm} distance <= {self.sensitivity:g})"
 
     def distance(self, d0: Any, d1: Any) -> float:
-        """‖d1 − d0‖ in the relation's norm, for two vectors of k answers (inf when the answers
-        are too far apart for a float64)."""
+        """‖d1 − d0‖ in the relation's norm.
+
+        Args:
+            d0: A vector of k answers.
+            d1: Another.
+
+        Returns:
+            The distance (inf when the answers are too far apart for a float64).
+        """
         a, b = (as_input(d, f"d{i}", ANYWHERE, (self.k,)) for i, d in enumerate((d0, d1)))
         with np.errstate(over="ignore"):
             diff = np.abs(b - a)
@@ -244,8 +324,15 @@ class QueryAnswers:
         return a, b
 
     def candidates(self, domain: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """StatDP's patterns scaled by Δ (module docstring), those inside ``domain`` (and finite:
-        a Δ near the float range overflows some of them)."""
+        """The auditor's search pairs: StatDP's patterns scaled by Δ (module docstring).
+
+        Args:
+            domain: The interval the answers must lie in.
+
+        Returns:
+            The pairs inside ``domain`` (and finite: a Δ near the float range overflows some
+                of them).
+        """
         lo, hi = check_domain(domain, "domain")
         k, step = self.k, self.sensitivity
         base = np.full(k, step)
@@ -290,9 +377,21 @@ class QueryAnswers:
 
 @dataclass(frozen=True)
 class CustomRelation:
-    """Any neighbour relation: ``is_pair(d0, d1) -> bool`` decides a pair; ``neighbours(d)``
-    (optional) yields neighbours of ``d`` for the auditor's own search, from ``seeds`` (at most
-    :data:`MAX_SEEDS` data sets, checked now); ``label`` names it in reports."""
+    """Any neighbour relation, given by a predicate and, for the auditor's own search, a
+    generator of neighbours.
+
+    Args:
+        is_pair: ``is_pair(d0, d1) -> bool`` decides a pair.
+        neighbours: ``neighbours(d)`` yields neighbours of ``d`` for the auditor's own search;
+            None: the caller gives the pairs.
+        seeds: The data sets the search starts from (at most :data:`MAX_SEEDS`, checked now;
+            they need ``neighbours``).
+        label: The relation's name in reports.
+
+    Raises:
+        ValueError: ``is_pair`` or ``neighbours`` is not callable, a seed is refused, or seeds
+            are given without ``neighbours``.
+    """
 
     is_pair: Callable[[np.ndarray, np.ndarray], Any]
     neighbours: Callable[[np.ndarray], Iterable[Any]] | None = None
@@ -341,10 +440,19 @@ class CustomRelation:
         return a, b
 
     def candidates(self, domain: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Up to :data:`MAX_CUSTOM_PAIRS` pairs (seed, neighbour) from the generator, each checked
-        by ``is_pair``, until they hold :data:`dpquant.audit.neighbours.MAX_PAIR_RECORDS` numbers; a
-        generated input that is not a neighbour is a ``ValueError`` (the generator and the
-        predicate disagree), as is a generator that raises or returns no iterable."""
+        """The auditor's search pairs: (seed, neighbour) from the generator.
+
+        Args:
+            domain: The interval the inputs must lie in.
+
+        Returns:
+            Up to :data:`MAX_CUSTOM_PAIRS` pairs, each checked by ``is_pair``, until they hold
+                :data:`dpquant.audit.neighbours.MAX_PAIR_RECORDS` numbers.
+
+        Raises:
+            ValueError: A generated input is not a neighbour (the generator and the predicate
+                disagree), or the generator raises or returns no iterable.
+        """
         domain = check_domain(domain, "domain")
         if self.neighbours is None:
             return []
@@ -391,8 +499,21 @@ def _check_seeds(seeds: Any) -> tuple[Any, ...]:
 
 
 def listed(items: Any, name: str, cap: int = MAX_PAIRS, what: str = "pairs") -> list[Any]:
-    """The items of a caller's iterable (not a string or a mapping), at most ``cap`` of them (a
-    longer sized collection is refused before any is read)."""
+    """The items of a caller's iterable.
+
+    Args:
+        items: An iterable, not a string or a mapping.
+        name: The argument named in errors.
+        cap: The most items accepted (a longer sized collection is refused before any is
+            read).
+        what: What the items are, in errors.
+
+    Returns:
+        The items, in order.
+
+    Raises:
+        ValueError: ``items`` is not such an iterable, or holds more than ``cap``.
+    """
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
         raise ValueError(f"{name} must be an iterable of {what}, got {type(items).__name__}")
     size = len_or_none(items)
@@ -440,10 +561,22 @@ def _checked_pairs(
 def check_relation_pairs(
     relation: NeighbourRelation, pairs: Any, domain: tuple[float, float], name: str = "pairs"
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """A caller's pairs under ``relation`` (checked by :func:`as_relation`): an iterable (not a
-    string or a mapping) of at least one and at most :data:`dpquant.audit.neighbours.MAX_PAIRS` pairs
-    (D, D'), each checked by ``relation.check_pair``, at most
-    :data:`dpquant.audit.neighbours.MAX_PAIR_RECORDS` numbers in all; order kept."""
+    """Check a caller's pairs under a relation.
+
+    Args:
+        relation: The relation (checked by :func:`as_relation`).
+        pairs: An iterable (not a string or a mapping) of at least one and at most
+            :data:`dpquant.audit.neighbours.MAX_PAIRS` pairs (D, D'), at most
+            :data:`dpquant.audit.neighbours.MAX_PAIR_RECORDS` numbers in all.
+        domain: The interval the inputs must lie in.
+        name: The argument named in errors.
+
+    Returns:
+        The pairs, each checked by ``relation.check_pair``, order kept.
+
+    Raises:
+        ValueError: A pair is refused, or the pairs break one of these limits.
+    """
     name = check_name(name)
     domain = check_domain(domain, "domain")
     relation = as_relation(relation)
@@ -458,11 +591,20 @@ def check_relation_pairs(
 
 @dataclass(frozen=True)
 class CheckedRelation:
-    """A relation object of the caller's own class (``inner``), named ``owner`` in messages, whose
-    answers are checked (module docstring): ``adjacency`` and ``name`` as read once;
+    """A relation object of the caller's own class, whose answers are checked (module
+    docstring).
+
     :meth:`check_pair` hands it finite real arrays inside the domain and checks the pair it
     returns; :meth:`candidates` checks every pair it gives by :meth:`check_pair`. Anything else
-    it raises or returns is a ``ValueError`` naming ``owner`` and the method."""
+    it raises or returns is a ``ValueError`` naming ``owner`` and the method. Built by
+    :func:`as_relation`.
+
+    Attributes:
+        inner: The caller's object.
+        owner: Its name in messages.
+        adjacency: Its ``adjacency``, read once.
+        name: Its ``name``, read once.
+    """
 
     inner: Any
     owner: str
@@ -511,9 +653,20 @@ class CheckedRelation:
 
 
 def as_relation(relation: Any, name: str = "relation") -> NeighbourRelation:
-    """``relation`` as the auditor uses it: one of the library's relation objects as it is, any
-    other object with ``adjacency`` and ``name`` (strings) and ``check_pair`` and ``candidates``
-    (callable) as a :class:`CheckedRelation`; a class, or anything else, is a ``ValueError``."""
+    """A relation object as the auditor uses it.
+
+    Args:
+        relation: One of the library's relation objects, or any other object with
+            ``adjacency`` and ``name`` (strings) and ``check_pair`` and ``candidates``
+            (callable).
+        name: The argument named in errors.
+
+    Returns:
+        The library's object as it is; another object wrapped as a :class:`CheckedRelation`.
+
+    Raises:
+        ValueError: A class, or anything else.
+    """
     name = check_name(name)
     if isinstance(relation, type):
         example = vars(relation).get("example")
@@ -544,11 +697,24 @@ def as_relation(relation: Any, name: str = "relation") -> NeighbourRelation:
 
 
 def check_relation(relation: Any, adjacency: str, name: str = "relation") -> NeighbourRelation:
-    """A relation object (:func:`as_relation`) whose ``adjacency`` is the claim's
-    (``adjacency``). For a claim naming a relation between data sets of records, only a relation
-    of records (:class:`dpquant.audit.record_spaces.Records`, or any relation object whose
-    ``adjacency`` is one of :data:`dpquant.reference.core.ADJACENCIES`) is accepted: query answers and
-    custom relations are for claims naming them."""
+    """Check a relation object for a claim.
+
+    For a claim naming a relation between data sets of records, only a relation of records
+    (:class:`dpquant.audit.record_spaces.Records`, or any relation object whose ``adjacency``
+    is one of :data:`dpquant.reference.core.ADJACENCIES`) is accepted: query answers and custom
+    relations are for claims naming them.
+
+    Args:
+        relation: The object (:func:`as_relation`).
+        adjacency: The claim's relation; the object's ``adjacency`` must be it.
+        name: The argument named in errors.
+
+    Returns:
+        The relation as the auditor uses it.
+
+    Raises:
+        ValueError: The object is refused, or its relation is not the claim's.
+    """
     adjacency = check_claim_adjacency(adjacency, "adjacency")
     relation = as_relation(relation, name)
     if adjacency not in OBJECT_RELATIONS and relation.adjacency not in ADJACENCIES:

@@ -122,30 +122,65 @@ def audit_mechanism(
 ) -> AuditReport:
     """Audit ``mech`` against its ``claim``; see the module docstring and ``DESIGN.md``.
 
-    ``samples`` is the number of draws per data set for each final candidate (30 % selection, 70 %
-    evaluation; default :data:`DEFAULT_SAMPLES`, at most :data:`MAX_SAMPLES`); the search draws
-    extra screening samples, counted in ``samples_used``. ``progress`` receives one line per
-    stage. ``timeout`` (seconds, None for no limit) bounds each draw (module docstring).
-    ``float_lattice`` adds the float-lattice events (:mod:`dpquant.audit.events`): a float sampler whose
-    draws sit on different lattices of doubles on two neighbours leaks (Mironov 2012), and with
-    them the auditor finds it; most mechanisms with continuous float outputs (Laplace noise, the
-    EM's uniform draws) leak that way, so they are an option. Every argument is checked before
-    anything is drawn (module docstring, "What it refuses"). ``relation``: the neighbour
-    relation object of a claim that names ``"query_answers"`` or ``"custom"``
-    (:mod:`dpquant.audit.relations`; default: the mechanism's ``relation``), or, for a claim naming
-    ``"add_remove"`` or ``"replace_one"``, a relation of records from a record space
-    (:class:`dpquant.audit.record_spaces.Records`: vector records, data sets of shape (n, dim)); its
-    pairs are searched (or ``pairs`` checked) by the relation, in the order given.
-    ``tighten``: every finalist gets the full ``samples`` even when the search already shows a
-    clear violation (by default the budget is cut to what the violation needs, and the search
-    may stop early), in one round that evaluates its best finalist with all of α: the tightest
-    bound rather than the quickest verdict, at more draws. Memory does not grow with ``samples``
-    (the evaluation is counted block by block, :mod:`dpquant.audit.evaluation`).
-    ``max_draws``: a total budget instead of ``samples`` (not both): the audit draws at most
-    that many samples in all, half for the search (its screens sized to fit, rank shifts in place
-    of the local search) and the rest for one finalist in one round with all of α; a clear
-    violation cuts that to what it needs unless the audit is to ``tighten``
-    (:mod:`dpquant.audit.draw_budget`).
+    Every argument is checked before anything is drawn (module docstring, "What it refuses").
+    Memory does not grow with ``samples`` (the evaluation is counted block by block,
+    :mod:`dpquant.audit.evaluation`).
+
+    Args:
+        mech: The mechanism: a ``claim``, a ``domain`` and ``sample(data, size, rng)``, and
+            optionally ``exact(data)`` (:mod:`dpquant.reference.core`; a function becomes one
+            with :func:`dpquant.audit.from_callable`).
+        pairs: Neighbouring pairs ``(D, D')`` to audit instead of the auditor's own search:
+            finite data inside the domain, neighbours under the claim's relation (under a
+            relation object, pairs its ``check_pair`` accepts).
+        domain: The interval ``(lo, hi)`` the search probes, inside ``mech.domain``; default:
+            the mechanism's domain.
+        samples: Draws per data set for each final candidate (30 % selection, 70 %
+            evaluation; default :data:`DEFAULT_SAMPLES`, at most :data:`MAX_SAMPLES`); the
+            search draws extra screening samples, counted in ``samples_used``.
+        alpha: The confidence parameter: the bound ε_lb holds with probability 1 − α (at
+            least :data:`MIN_ALPHA`, below 1).
+        seed: The seed of every draw (0 to :data:`MAX_SEED`): the same seed gives the same
+            report.
+        mode: One of :data:`MODES`: ``"auto"`` (exact laws where possible, then black-box),
+            ``"exact"`` (exact laws only) or ``"blackbox"`` (samples only).
+        executor: A ``concurrent.futures.Executor`` (a process pool, a dask.distributed
+            client) that draws the samples; it is probed with one task before any draw. None:
+            draw in this process.
+        name: The name in the report (a string of at most :data:`MAX_NAME` characters);
+            default: the mechanism's own.
+        progress: A callable that receives one line per stage, or None.
+        timeout: Seconds each draw may take (:data:`MIN_TIMEOUT` to :data:`MAX_TIMEOUT`), or
+            None for no limit; a draw that overruns starts the hang test (module docstring).
+        float_lattice: Add the float-lattice events (:mod:`dpquant.audit.events`): a float
+            sampler whose draws sit on different lattices of doubles on two neighbours leaks
+            (Mironov 2012), and with them the auditor finds it; most mechanisms with continuous
+            float outputs (Laplace noise, the EM's uniform draws) leak that way, so they are an
+            option.
+        relation: The neighbour relation object of a claim that names ``"query_answers"`` or
+            ``"custom"`` (:mod:`dpquant.audit.relations`; default: the mechanism's
+            ``relation``), or, for a claim naming ``"add_remove"`` or ``"replace_one"``, a
+            relation of records from a record space (:class:`dpquant.audit.record_spaces.Records`:
+            vector records, data sets of shape (n, dim)); its pairs are searched (or ``pairs``
+            checked) by the relation, in the order given.
+        tighten: Give every finalist the full ``samples`` even when the search already shows a
+            clear violation (by default the budget is cut to what the violation needs, and the
+            search may stop early), in one round that evaluates its best finalist with all of
+            α: the tightest bound rather than the quickest verdict, at more draws.
+        max_draws: A total budget instead of ``samples`` (not both; :data:`MIN_MAX_DRAWS` to
+            :data:`MAX_MAX_DRAWS`): the audit draws at most that many samples in all, half for
+            the search (its screens sized to fit, rank shifts in place of the local search) and
+            the rest for one finalist in one round with all of α; a clear violation cuts that
+            to what it needs unless the audit is to ``tighten`` (:mod:`dpquant.audit.draw_budget`).
+
+    Returns:
+        The report: the verdict, the witness pair, the exact loss where the laws are known,
+            and the bound ε_lb at confidence 1 − α.
+
+    Raises:
+        ValueError: An argument outside its range, or pairs that are not neighbours, named in
+            the message (module docstring, "What it refuses"); an exact law that yields NaN,
+            or an ``exact()`` that returns something other than an exact law.
     """
     start = time.perf_counter()
     claim = check_claim(_read(mech, "claim"), "mech.claim")

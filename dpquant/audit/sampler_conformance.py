@@ -27,9 +27,21 @@ from dpquant.reference.validation import MAX_DRAWS, check_int, check_probability
 
 @dataclass(frozen=True)
 class ConformanceReport:
-    """Outcome of :func:`conformance`. ``p_value`` is an upper bound on the p-value: for the DKW
-    test 2·exp(−2N·D²) (Massart), for the atom test K times the smallest per-atom two-sided
-    binomial p-value (Bonferroni); ``passed`` is ``p_value > alpha`` up to the test's own rule."""
+    """Outcome of :func:`conformance`.
+
+    Attributes:
+        passed: The sampler conforms: ``p_value > alpha`` up to the test's own rule.
+        test: ``"dkw"`` (a density) or ``"atoms"`` (a discrete law, or draws outside the law).
+        statistic: The test's statistic (the DKW distance, or the worst atom's).
+        threshold: The statistic's bound at level ``alpha``.
+        p_value: An upper bound on the p-value: for the DKW test 2·exp(−2N·D²) (Massart), for
+            the atom test K times the smallest per-atom two-sided binomial p-value
+            (Bonferroni).
+        alpha: The test's level.
+        samples: The draws tested.
+        seed: Their seed.
+        detail: One sentence on the outcome.
+    """
 
     passed: bool
     test: str
@@ -57,10 +69,20 @@ def conformance(
 ) -> ConformanceReport:
     """Test ``mech.sample`` on ``data`` against ``mech.exact(data)``.
 
-    ``mech`` needs ``sample`` and ``exact``; ``data`` is checked by the mechanism (its
-    ``ValueError`` names the data); ``samples`` in [1, ``MAX_DRAWS``], ``seed`` in
-    [0, :data:`dpquant.audit.limits.MAX_SEED`], ``alpha`` in (0, 1). A law that yields NaN is a
-    ``ValueError`` naming the mechanism."""
+    Args:
+        mech: A mechanism with ``sample`` and ``exact``.
+        data: The data set, checked by the mechanism (its ``ValueError`` names the data).
+        samples: The draws, 1 to ``MAX_DRAWS``.
+        seed: Their seed, 0 to :data:`dpquant.audit.limits.MAX_SEED`.
+        alpha: The test's level, in (0, 1).
+
+    Returns:
+        The outcome; draws outside the law fail it.
+
+    Raises:
+        ValueError: An argument is refused (named), the law yields NaN (naming the
+            mechanism), or the draws break the sampling contract.
+    """
     if not has_exact(mech) or not callable(getattr(mech, "sample", None)):
         raise ValueError("mech must have sample(data, size, rng) and an exact(data) law")
     samples = check_int(samples, "samples", minimum=1, maximum=MAX_DRAWS)

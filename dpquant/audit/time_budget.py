@@ -49,7 +49,14 @@ SIZING = ("samples", "max_draws")
 
 
 def check_time_budget(seconds: Any, name: str = "time_budget") -> float:
-    """``seconds`` as a float in [:data:`MIN_TIME_BUDGET`, :data:`MAX_TIME_BUDGET`].
+    """Check a time budget.
+
+    Args:
+        seconds: The budget, in [:data:`MIN_TIME_BUDGET`, :data:`MAX_TIME_BUDGET`].
+        name: The argument named in the error.
+
+    Returns:
+        The budget as a float.
 
     Raises:
         ValueError: naming ``name`` and the allowed range.
@@ -63,9 +70,18 @@ def check_time_budget(seconds: Any, name: str = "time_budget") -> float:
 
 
 def granted_draws(seconds: float, pilot_seconds: float, pilot_draws: int) -> int | None:
-    """The total budget of the main audit: the time left after the pilot, at :data:`SAFETY`
-    times the pilot's rate, within [:data:`MIN_MAX_DRAWS`, :data:`MAX_MAX_DRAWS`]; None when it
-    would not exceed the pilot's draws (the pilot's report is then the answer)."""
+    """The total budget of draws of the main audit.
+
+    Args:
+        seconds: The whole time budget.
+        pilot_seconds: The time the pilot took.
+        pilot_draws: The draws the pilot made.
+
+    Returns:
+        The time left after the pilot, at :data:`SAFETY` times the pilot's rate, within
+            [:data:`MIN_MAX_DRAWS`, :data:`MAX_MAX_DRAWS`]; None when it would not exceed the
+            pilot's draws (the pilot's report is then the answer).
+    """
     left = seconds - pilot_seconds
     if left <= 0 or pilot_draws <= 0:
         return None
@@ -77,8 +93,15 @@ def granted_draws(seconds: float, pilot_seconds: float, pilot_draws: int) -> int
 
 
 def pilot_seed(seed: int) -> int:
-    """The pilot's seed: ``seed`` with its top bit (of :data:`dpquant.audit.limits.MAX_SEED`'s
-    128) flipped — distinct from ``seed``, so that the two audits draw independent streams."""
+    """The pilot's seed, distinct from the main audit's, so that the two draw independent
+    streams.
+
+    Args:
+        seed: The audit's seed.
+
+    Returns:
+        ``seed`` with its top bit (of :data:`dpquant.audit.limits.MAX_SEED`'s 128) flipped.
+    """
     return seed ^ (1 << 127)
 
 

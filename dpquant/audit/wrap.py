@@ -67,9 +67,20 @@ TRIAL_RELATION_SETS = 4
 class CallableMechanism(ClaimedMechanism):
     """A function ``fn(data, rng) -> output`` with the claim it is audited against.
 
-    The claim and the domain are stored as ``privacy_claim`` (:class:`dpquant.audit.claimed.ClaimedMechanism`)
-    and ``input_domain`` (the base derives ``domain`` as a property) and read as :attr:`claim` and
-    :attr:`domain`; build it with :func:`from_callable`, which checks every argument."""
+    Build it with :func:`from_callable`, which checks every argument; the fields are that
+    function's arguments as it stored them. The claim and the domain are read as :attr:`claim`
+    and :attr:`domain` (the base, :class:`dpquant.audit.claimed.ClaimedMechanism`, derives
+    ``domain`` as a property).
+
+    Attributes:
+        fn: The function.
+        privacy_claim: The claim it is audited against.
+        input_domain: The interval its data lie in.
+        name: Its name in reports.
+        vectorized: ``fn(data, size, rng)`` returns ``size`` draws.
+        input_values: Its finite input set, sorted, or None.
+        relation: The neighbour relation object of the claim, or None.
+    """
 
     fn: Callable[..., Any]
     privacy_claim: PrivacyClaim
@@ -90,10 +101,22 @@ class CallableMechanism(ClaimedMechanism):
         return None
 
     def check_input(self, data: Any) -> np.ndarray:
-        """The base's data policy, and values among :attr:`input_values` when declared; under a
-        relation of records (:class:`dpquant.audit.record_spaces.Records`), an (n, dim) array of records
-        in its space inside the domain; under another relation object (:mod:`dpquant.audit.relations`),
-        a numeric array of any shape inside the domain; order kept."""
+        """Check a data set the function is to be called on.
+
+        The base's data policy, and values among :attr:`input_values` when declared; under a
+        relation of records (:class:`dpquant.audit.record_spaces.Records`), an (n, dim) array
+        of records in its space inside the domain; under another relation object
+        (:mod:`dpquant.audit.relations`), a numeric array of any shape inside the domain.
+
+        Args:
+            data: The data set.
+
+        Returns:
+            The data as an array, order kept.
+
+        Raises:
+            ValueError: The data break the policy, naming ``data``.
+        """
         if isinstance(self.relation, Records):
             return self.relation.check_data(data, "data", self.input_domain)
         if self.relation is not None:
@@ -159,19 +182,39 @@ def from_callable(
 ) -> CallableMechanism:
     """Wrap ``fn(data, rng) -> one output`` as a mechanism claiming ``claim`` on ``domain``.
 
-    ``claim`` is a :class:`dpquant.reference.PrivacyClaim` (its fields checked now), ``domain`` a pair
-    lo < hi (infinite ends allowed; finite ends whose width fits a float64), ``name`` a string or
-    None (then the function's qualified name). ``vectorized=True``: ``fn(data, size, rng)``
-    returns ``size`` independent outputs (an array with one row per draw, or a sequence of
-    ``size`` objects). ``input_values``: the function's finite input set (finite reals inside
-    ``domain``, at most :data:`dpquant.audit.neighbours.MAX_VALUES`), which the auditor then searches
-    instead of probe values; data outside it are refused. ``relation``: the neighbour relation
-    object (:mod:`dpquant.audit.relations`) of a claim that names ``"query_answers"`` or ``"custom"``
-    (required for those claims; the function then takes numeric arrays of any shape, in the
-    order given), or, for a claim naming ``"add_remove"`` or ``"replace_one"``, a relation of
-    records from a record space (:class:`dpquant.audit.record_spaces.Records`; the function then takes
-    (n, dim) arrays of records in the space); other relations are refused for record claims,
-    and ``input_values`` with any relation."""
+    Every argument is checked now, then the function is tried on a few small data sets
+    (:func:`trial_data`), so that a function that cannot be called so, or that breaks the
+    sampling contract, is refused before an audit starts.
+
+    Args:
+        fn: The function: ``fn(data, rng)`` returns one output (``fn(data, size, rng)`` with
+            ``vectorized``).
+        claim: The privacy claim (:class:`dpquant.reference.PrivacyClaim`; its fields are
+            checked now).
+        domain: A pair lo < hi: the interval the data lie in (infinite ends allowed; finite
+            ends whose width fits a float64).
+        name: The name in reports; None: the function's qualified name.
+        vectorized: ``fn(data, size, rng)`` returns ``size`` independent outputs (an array with
+            one row per draw, or a sequence of ``size`` objects).
+        input_values: The function's finite input set (finite reals inside ``domain``, at most
+            :data:`dpquant.audit.neighbours.MAX_VALUES`), which the auditor then searches
+            instead of probe values; data outside it are refused.
+        relation: The neighbour relation object (:mod:`dpquant.audit.relations`) of a claim
+            that names ``"query_answers"`` or ``"custom"`` (required for those claims; the
+            function then takes numeric arrays of any shape, in the order given), or, for a
+            claim naming ``"add_remove"`` or ``"replace_one"``, a relation of records from a
+            record space (:class:`dpquant.audit.record_spaces.Records`; the function then takes
+            (n, dim) arrays of records in the space). Other relations are refused for record
+            claims, and ``input_values`` with any relation.
+
+    Returns:
+        The mechanism, ready for :func:`dpquant.audit.audit_mechanism`.
+
+    Raises:
+        ValueError: An argument is refused (named in the message); ``fn`` cannot be called in
+            its form (the message names the other form when it fits that one); or every trial
+            call raised, or a result breaks the sampling contract.
+    """
     if not callable(fn):
         raise ValueError(f"fn must be callable, got {type(fn).__name__}")
     claim = check_claim(claim, "claim")
@@ -251,12 +294,20 @@ def _check_signature(fn: Callable[..., Any], vectorized: bool, label: str) -> No
 
 
 def trial_data(mech: CallableMechanism) -> list[np.ndarray]:
-    """The data sets of the trial (:func:`from_callable`), in the order tried, each checked by
-    the wrapper: under a relation object, its first :data:`TRIAL_RELATION_SETS` data sets with
-    at least one record; else, over the probe values of the domain (or the declared input
-    values), three records around the middle value, twenty spanning them, then one record of
-    each value (under local DP only those), then the three lowest and the three highest: a
-    function that raises on a value, or below some size, answers on another of them."""
+    """The data sets of the trial (:func:`from_callable`), in the order tried.
+
+    Under a relation object, its first :data:`TRIAL_RELATION_SETS` data sets with at least one
+    record; else, over the probe values of the domain (or the declared input values), three
+    records around the middle value, twenty spanning them, then one record of each value (under
+    local DP only those), then the three lowest and the three highest: a function that raises on
+    a value, or below some size, answers on another of them.
+
+    Args:
+        mech: The wrapped function.
+
+    Returns:
+        The data sets, each checked by the wrapper.
+    """
     if mech.relation is not None:
         found: list[np.ndarray] = []
         for d0, d1 in mech.relation.candidates(mech.input_domain):

@@ -53,8 +53,16 @@ class MultiQuantileFullBudget(ExactMechanismBase):
     D = (0, .25, .25, .25), D' = (.25, .25, .25, 1) (replace-one, ε = 1, q = .25, .5, .75 on
     [0, 1]) it is exactly 2.15789… (the largest over all neighbouring pairs of size <= 4 on the
     grid {0, .25, .5, .75, 1}; :func:`multi_quantile_exact_epsilon`; catalogue item B8 in ``notes/auditor.md``).
-    ``quantiles`` holds 1 to :data:`MAX_QUANTILES` values; one call draws at most
-    ``max_draws // k`` vectors (k·size numbers).
+    One call draws at most ``max_draws // k`` vectors (k·size numbers).
+
+    Args:
+        epsilon: The ε of each quantile's EM, and of the claim, positive and finite.
+        quantiles: The quantiles, 1 to :data:`MAX_QUANTILES` values in [0, 1].
+        bounds: The bounds [a, b], finite, a < b
+            (:func:`dpquant.reference.primitives.exponential_mechanism.check_bounds`).
+
+    Raises:
+        ValueError: An argument out of range (named).
     """
 
     epsilon: float = 1.0
@@ -70,7 +78,14 @@ class MultiQuantileFullBudget(ExactMechanismBase):
         object.__setattr__(self, "quantiles", _check_quantiles(self.quantiles))
 
     def draw_limit(self, data: Any) -> int:
-        """``max_draws // k``: each draw is a vector of k numbers."""
+        """The most draws one call may ask for: each draw is a vector of k numbers.
+
+        Args:
+            data: The data set (the limit does not depend on it).
+
+        Returns:
+            ``max_draws // k``.
+        """
         return max(1, self.max_draws // len(self.quantiles))
 
     @property
@@ -102,8 +117,14 @@ def multi_quantile_exact_epsilon(mech: MultiQuantileFullBudget, d0: Any, d1: Any
     (the sum of the two-sided per-coordinate losses), which is only an upper bound when the
     coordinates' worst directions differ.
 
-    ``mech`` must be a :class:`MultiQuantileFullBudget`; ``d0`` and ``d1`` are data sets under the
-    data policy of :func:`dpquant.reference.validation.check_data` (possibly empty).
+    Args:
+        mech: The mechanism.
+        d0: A data set under the data policy of
+            :func:`dpquant.reference.validation.check_data` (possibly empty).
+        d1: Its neighbour, likewise.
+
+    Returns:
+        The exact ε of the joint release on the pair.
     """
     if not isinstance(mech, MultiQuantileFullBudget):
         raise ValueError(f"mech must be a MultiQuantileFullBudget, got {type(mech).__name__}")

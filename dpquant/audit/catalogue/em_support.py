@@ -40,6 +40,15 @@ class EMNoClamp(base.OneQuantileBug, ExactMechanismBase):
     anywhere between the smallest and the largest of the data and the bounds, so
     :attr:`output_range` is None (no range fixed in advance). Data whose span with the bounds
     overflows a float are refused.
+
+    Args:
+        quantile: The quantile q, in [0, 1].
+        epsilon: The ε of the claim, positive and finite.
+        bounds: The bounds [a, b], finite, a < b
+            (:func:`dpquant.reference.primitives.exponential_mechanism.check_bounds`).
+
+    Raises:
+        ValueError: An argument out of range (named).
     """
 
     clamps = False
@@ -98,6 +107,15 @@ class EMDataBounds(base.OneQuantileBug, ExactMechanismBase):
     :class:`DiscreteLaw`). The output range depends on the data, so on D = (.2, .5, .5),
     D' = (.2, .5, .9) (replace-one, ε = 1) the outputs in (.5, .9] are possible only under D': the
     exact privacy loss is ∞ (catalogue item B5 in ``notes/auditor.md``). Empty data raise ``ValueError``.
+
+    Args:
+        quantile: The quantile q, in [0, 1].
+        epsilon: The ε of the claim, positive and finite.
+        bounds: The bounds [a, b], finite, a < b
+            (:func:`dpquant.reference.primitives.exponential_mechanism.check_bounds`).
+
+    Raises:
+        ValueError: An argument out of range (named).
     """
 
     clamps = False  # the domain is ``bounds``
@@ -139,6 +157,15 @@ class EMOutputsDataValue(base.OneQuantileBug, ExactMechanismBase):
     The output set is the data, so it differs between neighbours: on D = (.25,), D' = (.5,)
     (replace-one, ε = 1) the exact privacy loss is ∞. The domain is ``bounds``; empty data raise
     ``ValueError``, and so does :meth:`exact` on more than :attr:`max_exact_points` points.
+
+    Args:
+        quantile: The quantile q, in [0, 1].
+        epsilon: The ε of the claim, positive and finite.
+        bounds: The bounds [a, b], finite, a < b
+            (:func:`dpquant.reference.primitives.exponential_mechanism.check_bounds`).
+
+    Raises:
+        ValueError: An argument out of range (named).
     """
 
     clamps = False  # the domain is ``bounds``

@@ -34,6 +34,15 @@ class EMNoHalf(base.OneQuantileBug, ExactMechanismBase):
     It is :class:`ExponentialQuantile` with the utility sensitivity set to ½. Exact privacy loss on
     D = (0, .25, .25), D' = (.25, .25, 1) at ε = 1, q = ½ on [0, 1]:
     1 + ln((3e + 1)/(e + 3)) = 1.4706149197… (catalogue item B1 in ``notes/auditor.md``); it tends to 2ε as n grows.
+
+    Args:
+        quantile: The quantile q, in [0, 1].
+        epsilon: The ε of the claim, positive and finite.
+        bounds: The bounds [a, b], finite, a < b
+            (:func:`dpquant.reference.primitives.exponential_mechanism.check_bounds`).
+
+    Raises:
+        ValueError: An argument out of range (named).
     """
 
     @property
@@ -66,6 +75,15 @@ class EMNoWidth(base.OneQuantileBug, ExactMechanismBase):
     on D = (.2, .5, .6), D' = (.2, .5, .9) (ε = 1, q = ½, [0, 1]) it is
     ln((.9 − .5)/(.6 − .5)) = ln 4 = 1.386… and on D = (.2, .5, .5 + g) it is ln(0.4/g) for small g
     (3.689 at g = 10⁻², 8.294 at 10⁻⁴, 17.50 at 10⁻⁸; catalogue item B3 in ``notes/auditor.md``).
+
+    Args:
+        quantile: The quantile q, in [0, 1].
+        epsilon: The ε of the claim, positive and finite.
+        bounds: The bounds [a, b], finite, a < b
+            (:func:`dpquant.reference.primitives.exponential_mechanism.check_bounds`).
+
+    Raises:
+        ValueError: An argument out of range (named).
     """
 
     def _law(self, data: np.ndarray) -> PiecewiseLogLinear:
@@ -121,11 +139,30 @@ class EMUnderflow(base.OneQuantileBug):
     D' = [0]·(n − 1) + [1, 1] it is one rank closer. At ε = 1 the smallest n where D raises and D'
     does not is n = 2982 (the witness): the error is an output atom possible under D only, so the
     exact privacy loss is ∞ (SmartNoise-SQL #572, diffprivlib #107).
+
+    Args:
+        quantile: The quantile q, in [0, 1].
+        epsilon: The ε of the claim, positive and finite.
+        bounds: The bounds [a, b], finite, a < b
+            (:func:`dpquant.reference.primitives.exponential_mechanism.check_bounds`).
+
+    Raises:
+        ValueError: An argument out of range (named).
     """
 
     def probabilities(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(z, p): the interval ends z_0..z_{n+1} and the float probabilities of the n + 1
-        intervals, computed the naive way; ``ValueError("no candidate")`` if all weights are 0."""
+        """The intervals and their probabilities, computed the naive way.
+
+        Args:
+            data: The data set.
+
+        Returns:
+            (z, p): the interval ends z_0..z_{n+1} and the float probabilities of the n + 1
+                intervals.
+
+        Raises:
+            ValueError: ``"no candidate"``: every weight underflows to 0.
+        """
         return self._probabilities(self.check_input(data))
 
     def _probabilities(self, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -26,14 +26,24 @@ from dpquant.reference.private_median import PrivateMedian
 
 @dataclass(frozen=True)
 class CatalogueEntry:
-    """A mechanism with a known answer: its exact privacy loss on a neighbouring pair."""
+    """A mechanism with a known answer: its exact privacy loss on a neighbouring pair.
+
+    Attributes:
+        name: The entry's name.
+        description: One line: what is wrong.
+        mechanism: The configured mechanism instance (picklable).
+        epsilon_exact: The exact privacy loss on ``witness`` (``math.inf`` where the supports
+            differ).
+        witness: A neighbouring pair achieving it.
+        source: Where the bug comes from.
+    """
 
     name: str
-    description: str  # one line: what is wrong
-    mechanism: Any  # the configured mechanism instance (picklable)
-    epsilon_exact: float | None  # exact privacy loss on `witness` (math.inf where supports differ)
-    witness: tuple[tuple[float, ...], tuple[float, ...]] | None  # a neighbouring pair achieving it
-    source: str  # where the bug comes from
+    description: str
+    mechanism: Any
+    epsilon_exact: float | None
+    witness: tuple[tuple[float, ...], tuple[float, ...]] | None
+    source: str
 
 
 # Exact values, re-derived from scratch by tests/audit/test_catalogue.py:
@@ -156,8 +166,17 @@ CONTROLS: tuple[CatalogueEntry, ...] = (
 
 
 def catalogue_entry(name: str) -> CatalogueEntry:
-    """The entry (of :data:`CATALOGUE` or :data:`CONTROLS`) called ``name`` (a ``str``);
-    ``ValueError`` listing the known names otherwise."""
+    """An entry of :data:`CATALOGUE` or :data:`CONTROLS` by its name.
+
+    Args:
+        name: The entry's name.
+
+    Returns:
+        The entry.
+
+    Raises:
+        ValueError: No entry has that name (the message lists the known names).
+    """
     if isinstance(name, str):
         for entry in CATALOGUE + CONTROLS:
             if entry.name == name:

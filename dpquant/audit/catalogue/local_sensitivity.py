@@ -47,6 +47,14 @@ class MedianLocalSensitivityLaplace(ExactMechanismBase):
     the outputs are unbounded (:attr:`output_range` is None). A noise scale LS(D)/ε that float
     draws cannot follow (below 2⁻²³·|median| or 2⁻¹⁰⁰⁰, or so large that a draw could overflow)
     is refused by ``sample`` and ``exact`` alike with a ``ValueError`` naming ε and the data.
+
+    Args:
+        epsilon: The ε of the claim, positive and finite.
+        bounds: The bounds [a, b], finite, a < b
+            (:func:`dpquant.reference.primitives.exponential_mechanism.check_bounds`).
+
+    Raises:
+        ValueError: An argument out of range (named).
     """
 
     epsilon: float = 1.0
@@ -62,7 +70,15 @@ class MedianLocalSensitivityLaplace(ExactMechanismBase):
         return None
 
     def median_and_local_sensitivity(self, data: Any) -> tuple[float, float]:
-        """(x_(m), LS(D)) with m = ⌈n/2⌉ and the neighbours beyond the data clamped to the bounds."""
+        """The released median and the local sensitivity.
+
+        Args:
+            data: The data set D.
+
+        Returns:
+            (x_(m), LS(D)) with m = ⌈n/2⌉ and the neighbours beyond the data clamped to the
+                bounds.
+        """
         return self._median_ls(self.check_input(data))
 
     def _median_ls(self, data: np.ndarray) -> tuple[float, float]:

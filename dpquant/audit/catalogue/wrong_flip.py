@@ -19,7 +19,14 @@ from dpquant.reference.validation import check_epsilon
 
 
 def wrong_keep_probability_mp(epsilon: float) -> mpmath.mpf:
-    """The buggy keep probability 1 − e^{−ε}/2, at mpmath precision."""
+    """The buggy keep probability, at mpmath precision.
+
+    Args:
+        epsilon: The ε of the claim.
+
+    Returns:
+        1 − e^{−ε}/2.
+    """
     with workdps():
         return 1 - mpmath.exp(-to_mpf(check_epsilon(epsilon))) / 2
 
@@ -31,6 +38,9 @@ class RRWrongFlip(RandomizedResponse):
 
     The likelihood ratio of a report is (1 − e^{−ε}/2)/(e^{−ε}/2) = 2e^ε − 1 > e^ε, so the exact
     privacy loss (local DP, data 0 vs 1) is ln(2e^ε − 1) = 1.4899… at ε = 1.
+
+    Args:
+        epsilon: The ε of the claim, positive and finite.
     """
 
     epsilon: float = 1.0
