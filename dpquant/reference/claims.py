@@ -79,7 +79,22 @@ def _check_text(value: Any, name: str, most: int) -> str:
 
 @dataclass(frozen=True)
 class Claim:
-    """One ledger entry: text fields (``str``) and the pytest node ids that check it."""
+    """One ledger entry: text fields (``str``, bounded, no control characters) and the pytest
+    node ids that check it.
+
+    Args:
+        id: The entry's id (``"aamand25/theorem-1.1"``).
+        paper: Its group, one of :data:`PAPERS`.
+        kind: ``"theorem"``, ``"lemma"``, ``"corollary"``, ...
+        number: Its number in the paper (``"1.1"``).
+        statement: What it states.
+        status: One of :data:`STATUSES`.
+        checks: The pytest node ids that check it, at most :data:`MAX_CHECKS`.
+        note: A remark, or ``""``.
+
+    Raises:
+        ValueError: A field that is not such a string, or too long (named).
+    """
 
     id: str
     paper: str
@@ -223,12 +238,19 @@ def source_checkout() -> bool:
 
 
 def load_ledger(path: Path | str | None = None) -> list[Claim]:
-    """Read the ledger at ``path``: a ``str`` or ``os.PathLike`` naming a TOML file of
-    ``[[claim]]`` tables; None reads the repository's ledger (:func:`default_ledger`).
+    """Read a ledger.
 
-    ``ValueError`` naming ``path`` when it is not a path, names no regular file, is not UTF-8 TOML,
-    or does not hold a ``claim`` array of tables with the fields of :class:`Claim`; with no path,
-    when the repository's ledger is not there.
+    Args:
+        path: A ``str`` or ``os.PathLike`` naming a TOML file of ``[[claim]]`` tables; None
+            reads the repository's ledger (:func:`default_ledger`).
+
+    Returns:
+        The entries, in the file's order.
+
+    Raises:
+        ValueError: Naming ``path``, when it is not a path, names no regular file, is not UTF-8
+            TOML, or does not hold a ``claim`` array of tables with the fields of
+            :class:`Claim`; with no path, when the repository's ledger is not there.
     """
     path = default_ledger() if path is None else _check_path(path, "path")
     mode = _mode(path)
@@ -329,11 +351,18 @@ def _exists(node_id: str, root: Path, bodies: dict[Path, list[ast.stmt] | None])
 
 
 def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
-    """True when the pytest node id ``path::[Class::]function[param]`` names a test in the tree.
+    """Whether a pytest node id names a test in the tree.
 
     Checked statically (the file parses and defines the function), so it is fast and does not
     import the test module. A file that cannot be read or parsed defines no test, and neither
     does a path that is absolute, leaves ``root`` (``..``) or is not a ``.py`` file.
+
+    Args:
+        node_id: ``path::[Class::]function[param]``.
+        root: The tree the path is under.
+
+    Returns:
+        True when it names a test.
     """
     if not isinstance(node_id, str):
         raise ValueError(
@@ -345,10 +374,22 @@ def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
 def ledger_problems(
     claims: list[Claim], root: Path = REPO_ROOT, *, check_ids: bool = True
 ) -> list[str]:
-    """Every inconsistency of the ledger; empty when it is in step with the tests.
+    """Every inconsistency of the ledger.
 
-    ``check_ids=False`` skips the one check that needs the tests (that each listed test id names
-    a test under ``root``): for an installed package, which does not ship them."""
+    Args:
+        claims: The entries.
+        root: The tree the checks' paths are under.
+        check_ids: Check that each listed test id names a test under ``root``; False skips
+            that one check, which needs the tests: for an installed package, which does not
+            ship them.
+
+    Returns:
+        One sentence per problem; empty when the ledger is in step with the tests.
+
+    Raises:
+        ValueError: ``claims`` is not a sequence of :class:`Claim`, ``root`` not a path, or
+            ``check_ids`` not a bool.
+    """
     claims = _check_claims(claims)
     root = _check_path(root, "root")
     if not isinstance(check_ids, bool):
@@ -373,14 +414,34 @@ def ledger_problems(
 
 
 def status_counts(claims: list[Claim]) -> dict[str, int]:
-    """How many claims have each status of :data:`STATUSES`."""
+    """How many claims have each status.
+
+    Args:
+        claims: The entries.
+
+    Returns:
+        The count for each status of :data:`STATUSES`.
+
+    Raises:
+        ValueError: ``claims`` is not a sequence of :class:`Claim`.
+    """
     counts = Counter(c.status for c in _check_claims(claims))
     return {s: counts.get(s, 0) for s in STATUSES}
 
 
 def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
-    """The ledger as a plain-text table followed by counts per status (and per paper);
-    statements longer than ``width`` (an int >= 1) characters are cut."""
+    """The ledger as ``dpquant claims`` prints it.
+
+    Args:
+        claims: The entries.
+        width: Statements longer than this many characters (an int >= 1) are cut.
+
+    Returns:
+        A plain-text table followed by counts per status (and per paper).
+
+    Raises:
+        ValueError: ``claims`` is not a sequence of :class:`Claim`, or ``width`` is refused.
+    """
     claims = _check_claims(claims)
     width = check_int(width, "width", minimum=1)
     rows = [("id", "status", "checks", "statement")]

@@ -37,7 +37,18 @@ MAX_TRIALS = 2**53
 
 @dataclass(frozen=True)
 class ConformanceResult:
-    """Outcome of one conformance test."""
+    """Outcome of one conformance test.
+
+    Attributes:
+        passed: The draws conform at level ``alpha``.
+        test: ``"dkw"``, ``"atoms"``, or ``"product[<test>]"`` for a product or grid law (its
+            worst coordinate's test).
+        statistic: The test's statistic.
+        threshold: Its bound at level ``alpha``.
+        alpha: The test's level.
+        samples: The draws tested.
+        detail: One sentence on the outcome.
+    """
 
     passed: bool
     test: str
@@ -121,16 +132,30 @@ def _cdf_values(cdf: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.nd
 
 
 def dkw_threshold(n: int, alpha: float) -> float:
-    """Half-width of the DKW–Massart band: P(sup|F̂_n − F| > t) <= 2 exp(−2 n t²) = alpha.
-    ``n`` an int >= 1, ``alpha`` in (0, 1)."""
+    """Half-width of the DKW–Massart band.
+
+    Args:
+        n: The draws, an int >= 1.
+        alpha: The level, in (0, 1).
+
+    Returns:
+        t with P(sup|F̂_n − F| > t) <= 2 exp(−2 n t²) = alpha.
+    """
     n = check_int(n, "n", minimum=1, maximum=MAX_TRIALS)
     alpha = _alpha(alpha)
     return math.sqrt(math.log(2.0 / alpha) / (2.0 * n))
 
 
 def ks_statistic(samples: Any, cdf: Callable[[np.ndarray], np.ndarray]) -> tuple[float, float]:
-    """sup_y |F̂_N(y) − F(y)| for a continuous F, and the y where it is reached. ``samples``:
-    a non-empty 1-D array of finite reals; ``cdf``: a callable returning probabilities."""
+    """The Kolmogorov–Smirnov distance of draws to a continuous CDF.
+
+    Args:
+        samples: A non-empty 1-D array of finite reals.
+        cdf: A callable returning probabilities.
+
+    Returns:
+        sup_y |F̂_N(y) − F(y)|, and the y where it is reached.
+    """
     cdf = _callable_cdf(cdf)
     x = np.sort(_numeric_samples(samples))
     if not np.all(np.isfinite(x)):
@@ -148,10 +173,17 @@ def ks_statistic(samples: Any, cdf: Callable[[np.ndarray], np.ndarray]) -> tuple
 def dkw_test(
     samples: Any, cdf: Callable[[np.ndarray], np.ndarray], alpha: float = DEFAULT_ALPHA
 ) -> ConformanceResult:
-    """DKW band test of ``samples`` against a continuous CDF (false alarm <= ``alpha``).
+    """DKW band test of draws against a continuous CDF (false alarm <= ``alpha``).
 
-    ``samples``: a non-empty 1-D array of reals (NaN or infinite draws make the test fail:
-    such a sampler does not conform); ``cdf``: a callable; ``alpha`` in (0, 1)."""
+    Args:
+        samples: A non-empty 1-D array of reals (NaN or infinite draws make the test fail: such
+            a sampler does not conform).
+        cdf: A callable returning probabilities.
+        alpha: The level, in (0, 1).
+
+    Returns:
+        The outcome.
+    """
     alpha = _alpha(alpha)
     cdf = _callable_cdf(cdf)
     samples = _numeric_samples(samples)
@@ -191,9 +223,17 @@ def clopper_pearson_lower(k: Any, n: Any, level: float) -> np.ndarray:
     trials: P_p(bound > p) <= ``level`` for every p; 0 when k = 0.
 
     The bound is the ``level`` quantile of Beta(k, n − k + 1) (``betaincinv``, accurate for any
-    n <= 2^53; where it gives NaN, at levels far below 1e-200, a bisection on log x). ``k``, ``n``: counts, arrays broadcast (real counts allowed: an expected count
-    n·p gives the bound that count would give), 0 <= k <= n, 1 <= n <= :data:`MAX_TRIALS`;
-    ``level`` in (0, 1). Returns an array of the broadcast shape (0-d for scalars)."""
+    n <= 2^53; where it gives NaN, at levels far below 1e-200, a bisection on log x).
+
+    Args:
+        k: Successes, 0 <= k <= n: counts, arrays broadcast (real counts allowed: an expected
+            count n·p gives the bound that count would give).
+        n: Trials, 1 <= n <= :data:`MAX_TRIALS`, likewise.
+        level: The level, in (0, 1).
+
+    Returns:
+        The bounds, an array of the broadcast shape (0-d for scalars).
+    """
     k, n = _counts(k, n)
     return _lower(k, n, check_probability(level, "level", open_left=True, open_right=True))
 
@@ -233,7 +273,15 @@ def clopper_pearson_upper(k: Any, n: Any, level: float) -> np.ndarray:
     The bound solves 1 − I_x(k + 1, n − k) = ``level`` directly (``betainccinv``, no 1 − x
     cancellation), so a tiny bound keeps its digits at any n <= 2^53; where scipy gives NaN (levels
     far below 1e-200, bounds within 1e-16 of 1) it is 1 − y with I_y(n − k, k + 1) = ``level``.
-    Arguments and shape as :func:`clopper_pearson_lower`."""
+
+    Args:
+        k: Successes, as for :func:`clopper_pearson_lower`.
+        n: Trials, likewise.
+        level: The level, in (0, 1).
+
+    Returns:
+        The bounds, an array of the broadcast shape (0-d for scalars).
+    """
     k, n = _counts(k, n)
     return _upper(k, n, check_probability(level, "level", open_left=True, open_right=True))
 
@@ -249,11 +297,16 @@ def _upper(k: np.ndarray, n: np.ndarray, level: float) -> np.ndarray:
 
 
 def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
-    """Two-sided Clopper–Pearson interval for a binomial proportion at level 1 − alpha: the
-    one-sided bounds :func:`clopper_pearson_lower` and :func:`clopper_pearson_upper`, each at
-    level alpha/2.
+    """Two-sided Clopper–Pearson interval for a binomial proportion at level 1 − alpha.
 
-    ``k`` and ``n`` ints with 0 <= k <= n and 1 <= n <= :data:`MAX_TRIALS`; ``alpha`` in (0, 1).
+    Args:
+        k: Successes, an int with 0 <= k <= n.
+        n: Trials, an int with 1 <= n <= :data:`MAX_TRIALS`.
+        alpha: The level, in (0, 1).
+
+    Returns:
+        The one-sided bounds :func:`clopper_pearson_lower` and :func:`clopper_pearson_upper`,
+            each at level alpha/2.
     """
     n = check_int(n, "n", minimum=1, maximum=MAX_TRIALS)
     k = check_int(k, "k", minimum=0, maximum=n)
@@ -325,9 +378,15 @@ def atom_test(
 ) -> ConformanceResult:
     """Per-atom Clopper–Pearson test with Bonferroni over the atoms and "other".
 
-    ``probabilities`` maps atoms to their exact probabilities (each in [0, 1], NaN refused, sum
-    <= 1); the rest of the mass (1 − Σ) is the category "other", which collects every sample not
-    among the listed atoms (a NaN draw included). ``samples``: a non-empty 1-D sequence of draws.
+    Args:
+        samples: A non-empty 1-D sequence of draws.
+        probabilities: Maps atoms to their exact probabilities (each in [0, 1], NaN refused,
+            sum <= 1); the rest of the mass (1 − Σ) is the category "other", which collects
+            every sample not among the listed atoms (a NaN draw included).
+        alpha: The level, in (0, 1).
+
+    Returns:
+        The outcome.
     """
     alpha = _alpha(alpha)
     atoms, probs = _check_probabilities(probabilities)
@@ -374,13 +433,22 @@ def check_sampler(
     samples: Any,
     alpha: float = DEFAULT_ALPHA,
 ) -> ConformanceResult:
-    """Conformance of ``samples`` to an exact law: DKW for densities, Clopper–Pearson for atoms;
-    for a product law or a grid law, each coordinate's marginal at level α/k (Bonferroni; the
-    joint law beyond the marginals is not tested).
+    """Conformance of draws to an exact law: DKW for densities, Clopper–Pearson for atoms; for a
+    product law or a grid law, each coordinate's marginal at level α/k (Bonferroni; the joint
+    law beyond the marginals is not tested).
 
-    ``law``: a law of :mod:`dpquant.reference.distributions`; ``samples``: the draws (shape (n,), or
-    (n, k) for a law on R^k; numbers for a law with numeric atoms or a density, NaN and infinite
-    draws failing the test); ``alpha`` in (0, 1). Anything else raises ``ValueError``."""
+    Args:
+        law: A law of :mod:`dpquant.reference.distributions`.
+        samples: The draws: shape (n,), or (n, k) for a law on R^k; numbers for a law with
+            numeric atoms or a density (NaN and infinite draws fail the test).
+        alpha: The level, in (0, 1).
+
+    Returns:
+        The outcome.
+
+    Raises:
+        ValueError: Anything else.
+    """
     alpha = _alpha(alpha)
     ctx = f" for law, a {type(law).__name__}"
     if isinstance(law, ProductLaw | GridLaw):

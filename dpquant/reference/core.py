@@ -57,14 +57,34 @@ CLAIM_ADJACENCIES: tuple[str, ...] = get_args(Adjacency)
 
 
 def check_adjacency(adjacency: Any, name: str = "adjacency") -> str:
-    """Return ``adjacency`` if it is one of :data:`ADJACENCIES` (a relation between data sets of
-    records), else raise ``ValueError`` (:func:`dpquant.reference.validation.check_choice`)."""
+    """Check a mechanism's relation between data sets of records.
+
+    Args:
+        adjacency: One of :data:`ADJACENCIES`.
+        name: The argument named in the error.
+
+    Returns:
+        ``adjacency``.
+
+    Raises:
+        ValueError: It is not one of them (:func:`dpquant.reference.validation.check_choice`).
+    """
     return check_choice(adjacency, name, ADJACENCIES)
 
 
 def check_claim_adjacency(adjacency: Any, name: str = "adjacency") -> str:
-    """Return ``adjacency`` if a claim may name it (:data:`CLAIM_ADJACENCIES`), else raise
-    ``ValueError``."""
+    """Check the relation a claim names.
+
+    Args:
+        adjacency: One of :data:`CLAIM_ADJACENCIES`.
+        name: The argument named in the error.
+
+    Returns:
+        ``adjacency``.
+
+    Raises:
+        ValueError: A claim may not name it.
+    """
     return check_choice(adjacency, name, CLAIM_ADJACENCIES)
 
 
@@ -72,7 +92,14 @@ def check_claim_adjacency(adjacency: Any, name: str = "adjacency") -> str:
 class PrivacyClaim:
     """An (epsilon, delta)-DP claim under a neighbouring relation.
 
-    ``epsilon`` is a finite float > 0 and ``delta`` lies in [0, 1); a pure claim has ``delta == 0``.
+    Args:
+        epsilon: ε, a finite float > 0.
+        delta: δ, in [0, 1); a pure claim has ``delta == 0``.
+        adjacency: The neighbouring relation, one of :data:`CLAIM_ADJACENCIES` (module
+            docstring).
+
+    Raises:
+        ValueError: A field out of range (named).
     """
 
     epsilon: float
@@ -115,14 +142,33 @@ class ExactMechanism(Mechanism, Protocol):
 
 
 def has_exact(mechanism: Any) -> bool:
-    """True when ``mechanism`` offers an ``exact(data)`` law."""
+    """Whether a mechanism offers its exact output law.
+
+    Args:
+        mechanism: Any object.
+
+    Returns:
+        True when it has a callable ``exact(data)``.
+    """
     return callable(getattr(mechanism, "exact", None))
 
 
 def check_claim(claim: Any, name: str = "claim") -> PrivacyClaim:
-    """A :class:`PrivacyClaim` whose fields are valid *now*: the dataclass is frozen, but
-    ``object.__setattr__`` can still change a field after construction, so whoever relies on a
-    claim (the auditor) checks it again at the time of use."""
+    """Check a claim at the time of use.
+
+    The dataclass is frozen, but ``object.__setattr__`` can still change a field after
+    construction, so whoever relies on a claim (the auditor) checks it again.
+
+    Args:
+        claim: A :class:`PrivacyClaim`.
+        name: The argument named in errors.
+
+    Returns:
+        A claim whose fields are valid now (a new one when a field is not a float).
+
+    Raises:
+        ValueError: It is not a claim, or a field is out of range (named).
+    """
     if not isinstance(claim, PrivacyClaim):
         raise ValueError(f"{name} must be a dpquant.reference.PrivacyClaim, got {type(claim).__name__}")
     check_epsilon(claim.epsilon, f"{name}.epsilon")
@@ -192,17 +238,50 @@ class MechanismBase(ABC):  # noqa: B024 -- a subclass gives _draw or _draw_one
     # -- checks --------------------------------------------------------------------------------
 
     def check_input(self, data: Any) -> Any:
-        """The checked data set (default: :func:`check_data` on :attr:`domain`)."""
+        """Check a data set the mechanism is to run on.
+
+        Args:
+            data: The data set.
+
+        Returns:
+            The checked data set (default: :func:`check_data` on :attr:`domain`).
+
+        Raises:
+            ValueError: The data break the data policy.
+        """
         return check_data(data, "data", domain=self.domain, allow_empty=self.allow_empty)
 
     def draw_limit(self, data: Any) -> int:
-        """The most draws one call may make on ``data`` (checked data); a mechanism whose draws
-        cost time or memory growing with the data lowers it, so a call that could not finish
-        in reasonable time and memory is refused up front."""
+        """The most draws one call may make on a data set.
+
+        A mechanism whose draws cost time or memory growing with the data lowers it, so a call
+        that could not finish in reasonable time and memory is refused up front.
+
+        Args:
+            data: The checked data set.
+
+        Returns:
+            The limit (default :attr:`max_draws`).
+        """
         return self.max_draws
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent outputs on ``data``: shape ``(size,)`` or ``(size, k)``."""
+        """Independent outputs of the mechanism on one data set.
+
+        Args:
+            data: The data set (:meth:`check_input`).
+            size: The draws, an ``int`` in [1, :attr:`max_draws`] and at most
+                :meth:`draw_limit`.
+            rng: A ``numpy.random.Generator``.
+
+        Returns:
+            ``size`` outputs: shape ``(size,)`` or ``(size, k)``.
+
+        Raises:
+            ValueError: An argument is refused (before any allocation), or a draw is not
+                finite or leaves :attr:`output_range` (the parameters are outside the range
+                where draws are representable).
+        """
         size = check_size(size, minimum=1, cap=self.max_draws)
         rng = check_rng(rng)
         x = self.check_input(data)
@@ -253,7 +332,18 @@ class ExactMechanismBase(MechanismBase):
     time and memory on that input (e.g. an enumeration over too many paths)."""
 
     def exact(self, data: Any) -> ExactDistribution:
-        """The exact output law on ``data``."""
+        """The exact output law on one data set.
+
+        Args:
+            data: The data set, checked as for ``sample``.
+
+        Returns:
+            The law.
+
+        Raises:
+            ValueError: The data are refused, or the law cannot be built in reasonable time
+                and memory on them (the message names the limit).
+        """
         return self._law(self.check_input(data))
 
     @abstractmethod

@@ -24,16 +24,26 @@ from dpquant.reference.validation import check_data, check_int
 
 @dataclass(frozen=True)
 class RegistryEntry:
-    """A configured reference mechanism: ``build()`` makes it, ``grid`` (finite values) and
-    ``max_n`` (an int >= 1) describe its neighbour family, ``pairs()`` lists explicit neighbours
-    (None: searched). Fields are checked at construction (``ValueError`` naming the field)."""
+    """A configured reference mechanism, as ``make audit`` audits it.
+
+    Args:
+        name: Its name in reports.
+        description: One line on what it is.
+        build: ``build()`` makes the mechanism.
+        grid: Finite values: with ``max_n``, they describe its neighbour family.
+        max_n: The largest data set of the family, an int >= 1.
+        pairs: ``pairs()`` lists explicit neighbours; None: the auditor searches them.
+
+    Raises:
+        ValueError: A field is refused at construction (named).
+    """
 
     name: str
     description: str
     build: Callable[[], Any]
     grid: tuple[float, ...]
     max_n: int
-    pairs: Callable[[], list[tuple[Any, Any]]] | None = None  # explicit neighbours, else searched
+    pairs: Callable[[], list[tuple[Any, Any]]] | None = None
 
     def __post_init__(self) -> None:
         for field_name in ("name", "description"):

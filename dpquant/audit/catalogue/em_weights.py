@@ -157,8 +157,8 @@ class EMUnderflow(base.OneQuantileBug):
             data: The data set.
 
         Returns:
-            (z, p): the interval ends z_0..z_{n+1} and the float probabilities of the n + 1
-                intervals.
+            The pair (z, p): the interval ends z_0..z_{n+1} and the float probabilities of the
+                n + 1 intervals.
 
         Raises:
             ValueError: ``"no candidate"``: every weight underflows to 0.

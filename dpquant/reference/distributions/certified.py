@@ -88,7 +88,14 @@ def _log_normalizer_rel(law: PiecewiseLogLinear) -> Any:
 
 
 def certified_log_normalizer(law: PiecewiseLogLinear) -> Any:
-    """Interval enclosure of log ∫ exp(a·y + b) over all pieces of ``law``."""
+    """Interval enclosure of the law's log-normaliser.
+
+    Args:
+        law: A piecewise log-linear law.
+
+    Returns:
+        An mpmath interval holding log ∫ exp(a·y + b) over all its pieces.
+    """
     _check_law(law, "law")
     with iv_precision(IV_DPS + product_digits(law.reference_log_density())):
         return to_iv(law.reference_log_density()) + _log_normalizer_rel(law)
@@ -109,7 +116,15 @@ def _log_density_form(law: PiecewiseLogLinear, left: Any, right: Any, log_z: Any
 
 
 def certified_max_log_ratio(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> Any:
-    """Interval enclosure of ess sup log(p/q); ``iv.mpf('inf')`` where q vanishes under p."""
+    """Interval enclosure of ess sup log(p/q), one direction of the privacy loss.
+
+    Args:
+        p: A piecewise log-linear law.
+        q: Another.
+
+    Returns:
+        An mpmath interval; ``iv.mpf('inf')`` where q vanishes under p.
+    """
     _check_law(p, "p")
     _check_law(q, "q")
     with iv_precision():
@@ -146,7 +161,15 @@ def _at(fp: _IvForm, fq: _IvForm, y: Any) -> Any:
 
 
 def certified_privacy_loss(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> Any:
-    """Interval enclosure of sup |log p − log q| (both directions)."""
+    """Interval enclosure of the privacy loss sup |log p − log q| (both directions).
+
+    Args:
+        p: A piecewise log-linear law.
+        q: Another.
+
+    Returns:
+        An mpmath interval.
+    """
     _check_law(p, "p")
     _check_law(q, "q")
     with iv_precision():

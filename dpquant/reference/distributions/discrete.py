@@ -93,15 +93,20 @@ def _check_paired(support: Sequence[Any], values: Sequence[Any], name: str) -> N
 class DiscreteLaw:
     """A finite discrete law: distinct atoms and their log-probabilities (mpf).
 
-    ``log_weights`` need not be normalised; atoms with weight 0 (log-weight -inf) are dropped and
-    repeated atoms are merged. Atoms are either all real numbers (then the law has a ``cdf`` and
-    a ``mass`` and its support is sorted) or hashable labels of any kind, such as the name of an
-    exception (``None``, strings, tuples, booleans, complex numbers: compared by equality).
+    Atoms with weight 0 (log-weight -inf) are dropped and repeated atoms are merged. Atoms are
+    either all real numbers (then the law has a ``cdf`` and a ``mass`` and its support is sorted)
+    or hashable labels of any kind, such as the name of an exception (``None``, strings, tuples,
+    booleans, complex numbers: compared by equality).
 
-    Refused with ``ValueError``: ``support`` and ``log_weights`` of different lengths, empty, or
-    longer than :data:`MAX_ATOMS`; an atom that is NaN (or a label containing one), an infinite or
-    too-large numeric atom, an unhashable atom, booleans mixed with numbers (``True == 1``); a
-    log-weight that is NaN, +inf or not a number; all weights 0.
+    Args:
+        support: The atoms, at most :data:`MAX_ATOMS`.
+        log_weights: Their log-weights, one per atom; they need not be normalised.
+
+    Raises:
+        ValueError: ``support`` and ``log_weights`` of different lengths, empty, or longer than
+            :data:`MAX_ATOMS`; an atom that is NaN (or a label containing one), an infinite or
+            too-large numeric atom, an unhashable atom, booleans mixed with numbers (``True ==
+            1``); a log-weight that is NaN, +inf or not a number; all weights 0.
     """
 
     def __init__(self, support: Indexed, log_weights: Indexed):
@@ -156,9 +161,18 @@ class DiscreteLaw:
     def from_probabilities(cls, support: Indexed, probabilities: Indexed) -> DiscreteLaw:
         """Build from probabilities (Fractions stay exact up to the final logarithm).
 
-        The probabilities must be finite, >= 0 and sum to 1 within
-        :data:`PROBABILITY_SUM_TOLERANCE` (the rounding of float probabilities, normalised away);
-        a sum further from 1 is refused rather than silently renormalised.
+        Args:
+            support: The atoms.
+            probabilities: One per atom: finite, >= 0 and summing to 1 within
+                :data:`PROBABILITY_SUM_TOLERANCE` (the rounding of float probabilities,
+                normalised away).
+
+        Returns:
+            The law.
+
+        Raises:
+            ValueError: As for the constructor, or a sum further from 1 (refused rather than
+                silently renormalised).
         """
         probabilities = sequence(probabilities, "probabilities", MAX_ATOMS)
         support = sequence(support, "support", MAX_ATOMS)
@@ -211,19 +225,39 @@ class DiscreteLaw:
         return key
 
     def logpmf_mp(self, atom: Hashable) -> mpmath.mpf:
-        """Exact log P(X = atom) (-inf off the support)."""
+        """Exact log P(X = atom).
+
+        Args:
+            atom: An atom or any hashable value.
+
+        Returns:
+            The log-probability, -inf off the support.
+        """
         i = self._index.get(self._query(atom, "atom"))
         return MP_NINF if i is None else self.logp[i]
 
     def pmf_mp(self, atom: Hashable) -> mpmath.mpf:
-        """Exact P(X = atom)."""
+        """Exact P(X = atom).
+
+        Args:
+            atom: An atom or any hashable value.
+
+        Returns:
+            The probability, 0 off the support.
+        """
         with workdps():
             return mpmath.exp(self.logpmf_mp(atom))
 
     def logpmf(self, atoms: Any) -> np.ndarray:
-        """Float log-probabilities of ``atoms`` (vectorised; -inf off the support). A law with
-        numeric atoms takes real numbers (NaN and strings refused); a law with labels takes a
-        sequence of labels."""
+        """Float log-probabilities, vectorised.
+
+        Args:
+            atoms: Real numbers for a law with numeric atoms (NaN and strings refused); a
+                sequence of labels for a law with labels.
+
+        Returns:
+            One log-probability per atom given, -inf off the support.
+        """
         if self.numeric:
             arr = np.atleast_1d(check_real_array(atoms, "atoms", allow_inf=True))
             support = self._numeric_support()
@@ -248,14 +282,29 @@ class DiscreteLaw:
         return out
 
     def cdf(self, y: Any) -> np.ndarray:
-        """P(X <= y), vectorised (numeric atoms only; y real, ±inf allowed, NaN refused)."""
+        """P(X <= y), vectorised (numeric atoms only).
+
+        Args:
+            y: Real numbers, ±inf allowed, NaN refused.
+
+        Returns:
+            Float probabilities, one per point.
+        """
         support = self._numeric_support()
         y = check_real_array(y, "y", allow_inf=True)
         idx = np.searchsorted(support, y, side="right")
         return np.concatenate([[0.0], self._cum])[idx]
 
     def mass(self, lo: Number, hi: Number) -> mpmath.mpf:
-        """Exact P(lo <= X <= hi) (numeric atoms only; ends real, ±inf allowed)."""
+        """Exact P(lo <= X <= hi) (numeric atoms only).
+
+        Args:
+            lo: The lower end, real, ±inf allowed.
+            hi: The upper end, likewise.
+
+        Returns:
+            The probability.
+        """
         self._numeric_support()
         lo, hi = check_point(lo, "lo"), check_point(hi, "hi")
         with workdps():
@@ -265,7 +314,14 @@ class DiscreteLaw:
             return mpmath.exp(logsumexp(terms))
 
     def probability(self, event: Callable[[Hashable], bool]) -> mpmath.mpf:
-        """Exact P(event(X)) for a predicate on atoms."""
+        """Exact P(event(X)).
+
+        Args:
+            event: A predicate on atoms.
+
+        Returns:
+            The probability of the atoms where it holds.
+        """
         if not callable(event):
             raise ValueError(f"event must be a callable predicate, got {type(event).__name__}")
         terms = []
@@ -282,8 +338,16 @@ class DiscreteLaw:
             return mpmath.exp(logsumexp(terms))
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent draws by inverse CDF (one uniform each, vectorised); size 0 gives
-        an empty array, sizes above :data:`dpquant.reference.validation.MAX_DRAWS` are refused."""
+        """Independent draws by inverse CDF (one uniform each, vectorised).
+
+        Args:
+            size: The draws, 0 (an empty array) to
+                :data:`dpquant.reference.validation.MAX_DRAWS`.
+            rng: A ``numpy.random.Generator``.
+
+        Returns:
+            ``size`` atoms.
+        """
         size, rng = check_size(size), check_rng(rng)
         idx = np.searchsorted(self._cum, rng.random(size), side="right")
         idx = np.minimum(idx, len(self.support) - 1)

@@ -83,7 +83,17 @@ def _check_alpha(alpha: Any) -> mpmath.mpf:
 def max_log_ratio(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
     """Exact ess sup log(p/q) over the support of p (one direction of the privacy loss).
 
-    +inf when p puts mass where q has none (an atomic law against a density, for instance)."""
+    Args:
+        p: An exact law (as for :func:`privacy_loss`).
+        q: Another.
+
+    Returns:
+        The supremum; +inf when p puts mass where q has none (an atomic law against a density,
+            for instance).
+
+    Raises:
+        ValueError: The laws cannot be compared (naming ``p`` or ``q``).
+    """
     kp, kq = _check_pair(p, q)
     # below, _check_pair has made q a law of the same kind as p
     with workdps():
@@ -138,9 +148,17 @@ def _piecewise_max_log_ratio(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> mp
 def privacy_loss(p: ExactDistribution, q: ExactDistribution) -> mpmath.mpf:
     """Exact ε(p, q) = ess sup |log p − log q|: the smallest ε with both directions ε-bounded.
 
-    ``p`` and ``q``: two laws of one kind (:class:`DiscreteLaw`, :class:`PiecewiseLogLinear`,
-    :class:`ProductLaw`, :class:`GridLaw`), or an atomic and a continuous law (loss +inf);
-    anything else raises ``ValueError`` naming ``p`` or ``q``."""
+    Args:
+        p: An exact law: a :class:`DiscreteLaw`, :class:`PiecewiseLogLinear`,
+            :class:`ProductLaw` or :class:`GridLaw`.
+        q: A law of the same kind, or a continuous law against an atomic one (loss +inf).
+
+    Returns:
+        ε, an mpmath number (+inf where the supports differ).
+
+    Raises:
+        ValueError: Anything else (naming ``p`` or ``q``).
+    """
     _check_pair(p, q)
     return max(max_log_ratio(p, q), max_log_ratio(q, p))
 
@@ -162,8 +180,18 @@ def _linear_sup(slope: mpmath.mpf, const: mpmath.mpf, lo: mpmath.mpf, hi: mpmath
 def hockey_stick(p: ExactDistribution, q: ExactDistribution, epsilon: Number) -> mpmath.mpf:
     """Exact δ(ε) = ∫ max(0, p − e^ε q): the smallest δ with P(S) <= e^ε Q(S) + δ for all S.
 
-    ``epsilon``: a finite real (negative allowed), kept exact (Fractions, ints); NaN, infinities
-    and non-numbers raise ``ValueError``. Between an atomic and a continuous law δ = 1."""
+    Args:
+        p: An exact law (as for :func:`privacy_loss`).
+        q: Another.
+        epsilon: A finite real (negative allowed), kept exact (Fractions, ints).
+
+    Returns:
+        δ; between an atomic and a continuous law δ = 1.
+
+    Raises:
+        ValueError: ``epsilon`` is NaN, infinite or not a number, or the laws cannot be
+            compared.
+    """
     kp, kq = _check_pair(p, q)
     eps = _check_epsilon_value(epsilon)
     with workdps():
@@ -284,9 +312,21 @@ def _product_hockey_stick(p: ProductLaw, q: ProductLaw, eps: mpmath.mpf) -> mpma
 
 
 def renyi_divergence(p: ExactDistribution, q: ExactDistribution, alpha: Number) -> mpmath.mpf:
-    """Exact Rényi divergence D_α(p‖q) = log(∫ p^α q^{1−α})/(α − 1); α = 1 is KL, α = inf is
-    :func:`max_log_ratio`. ``alpha``: a real > 0 or +inf (NaN, 0, negatives and non-numbers
-    raise ``ValueError``)."""
+    """Exact Rényi divergence D_α(p‖q) = log(∫ p^α q^{1−α})/(α − 1).
+
+    Args:
+        p: An exact law (as for :func:`privacy_loss`).
+        q: Another.
+        alpha: The order α, a real > 0 or +inf: α = 1 is KL, α = inf is
+            :func:`max_log_ratio`.
+
+    Returns:
+        The divergence, an mpmath number.
+
+    Raises:
+        ValueError: ``alpha`` is NaN, 0, negative or not a number, or the laws cannot be
+            compared.
+    """
     kp, kq = _check_pair(p, q)
     with workdps():
         a = _check_alpha(alpha)

@@ -42,17 +42,23 @@ from dpquant.reference.validation import MAX_DRAWS, check_int, check_rng, check_
 class GridLaw:
     """A density on a box in R^k that is constant on every cell of a product grid.
 
-    ``breaks[i]`` are the strictly increasing cut points of axis i (exact values: ``Fraction``,
-    ``int``, float or ``mpf``; finite, fitting a float64); ``log_density`` (shape = the number of
-    cells per axis) holds the log-density of each cell up to one additive constant (mpmath values
-    or floats, ``-inf`` for empty cells; NaN and +inf refused); the law is normalised on
-    construction, exactly (mpmath). At most :data:`MAX_AXES` axes and :data:`MAX_GRID_CELLS`
-    cells. This is the output law of a mechanism that releases k correlated real numbers, each
+    This is the output law of a mechanism that releases k correlated real numbers, each
     piecewise uniform given the mechanism's discrete choices: a finite mixture of products of
-    piecewise-constant densities, such as imola25's SliceQuantiles (``notes/imola25.md``).
+    piecewise-constant densities, such as imola25's SliceQuantiles (``notes/imola25.md``). The
+    law is normalised on construction, exactly (mpmath). Divergences against another
+    :class:`GridLaw` of the same dimension are exact sums over the merged grid (the product of
+    the axes' merged breakpoints), where both densities are constant.
 
-    Divergences against another :class:`GridLaw` of the same dimension are exact sums over the
-    merged grid (the product of the axes' merged breakpoints), where both densities are constant.
+    Args:
+        breaks: One sequence per axis (at most :data:`MAX_AXES`): ``breaks[i]`` are the
+            strictly increasing cut points of axis i (exact values: ``Fraction``, ``int``,
+            float or ``mpf``; finite, fitting a float64).
+        log_density: The log-density of each cell up to one additive constant, of shape the
+            number of cells per axis (at most :data:`MAX_GRID_CELLS` cells; mpmath values or
+            floats, ``-inf`` for empty cells; NaN and +inf refused).
+
+    Raises:
+        ValueError: An argument breaks one of these (named).
     """
 
     def __init__(self, breaks: Sequence[Indexed], log_density: Any):
@@ -141,7 +147,14 @@ class GridLaw:
             )
 
     def logpdf(self, y: Any) -> np.ndarray:
-        """Float log-density at the rows of ``y`` (n, k); -inf outside the box."""
+        """Float log-density at points.
+
+        Args:
+            y: The points, the rows of an (n, k) array.
+
+        Returns:
+            n log-densities, -inf outside the box.
+        """
         y = check_rows(y, "y", len(self))
         index, inside = [], np.ones(len(y), dtype=bool)
         for i, b in enumerate(self.breaks):
@@ -171,9 +184,19 @@ class GridLaw:
         return self._sampling_error
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` draws, shape (size, k): a cell by its mass, then uniform inside it (size 0
-        gives an empty array). A law whose cells float64 cannot resolve is refused
-        (:meth:`float_sampling_error` above :data:`FLOAT_SAMPLING_TOLERANCE`)."""
+        """Independent draws: a cell by its mass, then uniform inside it.
+
+        Args:
+            size: The draws (0 gives an empty array).
+            rng: A ``numpy.random.Generator``.
+
+        Returns:
+            Shape (size, k).
+
+        Raises:
+            ValueError: The law's cells are too small for float64 to resolve
+                (:meth:`float_sampling_error` above :data:`FLOAT_SAMPLING_TOLERANCE`).
+        """
         size, rng = check_size(size), check_rng(rng)
         if size * len(self) > 10 * MAX_DRAWS:
             raise ValueError(
@@ -202,7 +225,14 @@ class GridLaw:
         return np.column_stack(cols) if size else np.empty((0, len(self)))
 
     def marginal(self, axis: int) -> PiecewiseLogLinear:
-        """The exact marginal density of coordinate ``axis`` (piecewise constant)."""
+        """The exact marginal density of one coordinate.
+
+        Args:
+            axis: The coordinate, 0 to k − 1.
+
+        Returns:
+            Its density (piecewise constant).
+        """
         axis = check_int(axis, "axis", minimum=0, maximum=len(self) - 1)
         with workdps():
             logv = self._log_volumes(self.exact_breaks)
@@ -228,8 +258,16 @@ class GridLaw:
         )
 
     def on_grid(self, breaks: Sequence[Indexed]) -> np.ndarray:
-        """Exact log-densities (object array) on a finer grid whose axes contain this law's
-        breakpoints; cells outside this law's box get -inf."""
+        """Exact log-densities on a finer grid.
+
+        Args:
+            breaks: The finer grid's cut points, one sequence per axis, each containing this
+                law's breakpoints.
+
+        Returns:
+            An object array of log-densities, one per cell of the finer grid; cells outside
+                this law's box get -inf.
+        """
         if not hasattr(breaks, "__len__") or len(breaks) != len(self):
             raise ValueError(f"breaks must give {len(self)} axes")
         index = []
@@ -251,7 +289,15 @@ class GridLaw:
 
 
 def merged_grid_cells(p: GridLaw, q: GridLaw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(log-volume, log p, log q) per cell of the merged grid, exact (flattened object arrays)."""
+    """The two laws on their merged grid, exactly.
+
+    Args:
+        p: A grid law.
+        q: Another, of the same dimension.
+
+    Returns:
+        (log-volume, log p, log q) per cell of the merged grid (flattened object arrays).
+    """
     for name, law in (("p", p), ("q", q)):
         if not isinstance(law, GridLaw):
             raise ValueError(f"{name} must be a GridLaw, got {type(law).__name__}")
@@ -270,7 +316,15 @@ def merged_grid_cells(p: GridLaw, q: GridLaw) -> tuple[np.ndarray, np.ndarray, n
 
 
 def grid_cell_masses(p: GridLaw, q: GridLaw) -> tuple[np.ndarray, np.ndarray]:
-    """Float masses of two grid laws on their merged cells."""
+    """Float masses of two grid laws on their merged cells.
+
+    Args:
+        p: A grid law.
+        q: Another, of the same dimension.
+
+    Returns:
+        (p's masses, q's masses), one per merged cell.
+    """
     logv, lp, lq = merged_grid_cells(p, q)
     mass = np.vectorize(lambda v, a: 0.0 if a == MP_NINF else float(mpmath.exp(a + v)))
     return mass(logv, lp).astype(float), mass(logv, lq).astype(float)

@@ -35,9 +35,21 @@ def log_integral_mp(a: mpmath.mpf, b: mpmath.mpf, lo: mpmath.mpf, hi: mpmath.mpf
 
 
 def log_integral_exp_linear(a: Number, b: Number, left: Number, right: Number) -> mpmath.mpf:
-    """Exact log ∫_left^right exp(a·y + b) dy (mpmath); ends may be infinite, +inf where the
-    integral diverges, -inf when left >= right or b = -inf. ``a`` finite, ``b`` finite or -inf,
-    ends real (±inf allowed); NaN and non-numbers are refused."""
+    """Exact log ∫_left^right exp(a·y + b) dy (mpmath).
+
+    Args:
+        a: The slope, finite.
+        b: The intercept, finite or -inf.
+        left: The left end, real (±inf allowed).
+        right: The right end, likewise.
+
+    Returns:
+        The log-integral: +inf where the integral diverges, -inf when left >= right or
+            b = -inf.
+
+    Raises:
+        ValueError: NaN or a non-number.
+    """
     a = exact_real(a, "a", fit=False)
     b = exact_real(b, "b", neg_inf=True, fit=False)
     left = check_point(left, "left")

@@ -55,7 +55,14 @@ from dpquant.reference.validation import (
 
 @dataclass(frozen=True)
 class Piece:
-    """One piece: ``log f(y) = slope·y + intercept`` on [left, right] (unnormalised, exact)."""
+    """One piece: ``log f(y) = slope·y + intercept`` on [left, right] (unnormalised, exact).
+
+    Attributes:
+        left: The piece's left end.
+        right: Its right end.
+        slope: The slope of its log-density.
+        intercept: The intercept of its log-density (-inf for a piece of zero density).
+    """
 
     left: Number
     right: Number
@@ -72,26 +79,28 @@ class Piece:
 class PiecewiseLogLinear:
     """A density on [x_0, x_m] with log f(y) = a_i·y + b_i on [x_i, x_{i+1}] (normalised here).
 
-    Parameters
-    ----------
-    breaks : m + 1 strictly increasing breakpoints; x_0 may be -inf (then a_0 > 0) and x_m may be
-        +inf (then a_{m-1} < 0). At most :data:`MAX_PIECES` pieces.
-    slopes, intercepts : m numbers each (finite slopes); an intercept of -inf marks a piece of
-        zero density.
-    exact_breaks, exact_slopes, exact_intercepts : optional exact values (``Fraction``, ``int``,
-        ``mpf``, or lazy sequences of them) used by the exact path instead of the floats (they may
-        differ from the floats' law by a constant factor of the density, never otherwise).
-    sampling_hint : text appended to the message of :meth:`sample` when it refuses the law (the
-        constructor that built it can say which parameters float64 resolves).
-
-    Every entry is checked (real numbers only, no NaN, infinities only where stated, values that
-    fit a float64); a bad one raises ``ValueError`` naming the parameter and the index. Exact
-    values given as lists are checked too; lazy ones when they are used.
-
     The float path (``logpdf``, ``cdf``, ``sample``) and the exact path agree to ~1e-12 in log
     density whatever the magnitudes of the slopes, breaks and intercepts (anchored pieces:
-    :mod:`dpquant.reference.distributions.float_path`). :meth:`sample` refuses a law that float64 cannot
-    resolve (:meth:`float_sampling_error`).
+    :mod:`dpquant.reference.distributions.float_path`). :meth:`sample` refuses a law that float64
+    cannot resolve (:meth:`float_sampling_error`).
+
+    Args:
+        breaks: m + 1 strictly increasing breakpoints; x_0 may be -inf (then a_0 > 0) and x_m
+            may be +inf (then a_{m-1} < 0). At most :data:`MAX_PIECES` pieces.
+        slopes: m finite numbers a_i.
+        intercepts: m numbers b_i; an intercept of -inf marks a piece of zero density.
+        exact_breaks: Optional exact breakpoints (``Fraction``, ``int``, ``mpf``, or a lazy
+            sequence of them) used by the exact path instead of the floats.
+        exact_slopes: Optional exact slopes, likewise.
+        exact_intercepts: Optional exact intercepts, likewise. The exact values may differ from
+            the floats' law by a constant factor of the density, never otherwise.
+        sampling_hint: Text appended to the message of :meth:`sample` when it refuses the law
+            (the constructor that built it can say which parameters float64 resolves).
+
+    Raises:
+        ValueError: An entry that is not a real number, a NaN, an infinity where none is
+            allowed, or a value that does not fit a float64 (naming the parameter and the
+            index). Exact values given as lists are checked too; lazy ones when they are used.
     """
 
     def __init__(
@@ -187,8 +196,14 @@ class PiecewiseLogLinear:
         return np.clip(np.searchsorted(self.breaks, y, side="right") - 1, 0, len(self) - 1)
 
     def logpdf(self, y: Any) -> np.ndarray:
-        """Normalised log-density (float, vectorised; -inf outside the support). ``y``: real
-        numbers of any shape (±inf allowed; NaN and non-numbers refused)."""
+        """Normalised log-density, in float, vectorised.
+
+        Args:
+            y: Real numbers of any shape (±inf allowed; NaN and non-numbers refused).
+
+        Returns:
+            The log-density at each, -inf outside the support.
+        """
         y = check_real_array(y, "y", allow_inf=True)
         i = self._piece_of(y)
         a, e = self.slopes[i], self._anchor[i]
@@ -203,12 +218,25 @@ class PiecewiseLogLinear:
         return np.where(inside & np.isfinite(self._view.log_top[i]), out, -np.inf)
 
     def pdf(self, y: Any) -> np.ndarray:
-        """Normalised density (float, vectorised)."""
+        """Normalised density, in float, vectorised.
+
+        Args:
+            y: Real numbers of any shape, as for :meth:`logpdf`.
+
+        Returns:
+            The density at each.
+        """
         return np.exp(self.logpdf(y))
 
     def cdf(self, y: Any) -> np.ndarray:
-        """P(Y <= y) in float, vectorised and stable for steep and for very wide pieces. ``y``:
-        real numbers of any shape (±inf allowed; NaN and non-numbers refused)."""
+        """P(Y <= y) in float, vectorised and stable for steep and for very wide pieces.
+
+        Args:
+            y: Real numbers of any shape (±inf allowed; NaN and non-numbers refused).
+
+        Returns:
+            The probability at each.
+        """
         y = check_real_array(y, "y", allow_inf=True)
         i = self._piece_of(y)
         a = self.slopes[i]
@@ -251,13 +279,22 @@ class PiecewiseLogLinear:
         return self._sampling_error
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` draws: the piece by inverse CDF on the piece masses, then the stable
+        """Independent draws: the piece by inverse CDF on the piece masses, then the stable
         truncated-exponential inverse inside it (two uniforms a draw, fully vectorised).
 
-        ``size`` 0 gives an empty array; sizes above :data:`dpquant.reference.validation.MAX_DRAWS` are
-        refused. A law that float64 cannot resolve is refused (:meth:`float_sampling_error`
-        above :data:`FLOAT_SAMPLING_TOLERANCE`): its draws, rounded to doubles, would not follow
-        it."""
+        Args:
+            size: The draws, 0 (an empty array) to
+                :data:`dpquant.reference.validation.MAX_DRAWS`.
+            rng: A ``numpy.random.Generator``.
+
+        Returns:
+            ``size`` floats.
+
+        Raises:
+            ValueError: ``size`` out of range, or a law that float64 cannot resolve
+                (:meth:`float_sampling_error` above :data:`FLOAT_SAMPLING_TOLERANCE`): its
+                draws, rounded to doubles, would not follow it.
+        """
         size, rng = check_size(size), check_rng(rng)
         error = self.float_sampling_error()
         if not error <= FLOAT_SAMPLING_TOLERANCE:
@@ -295,14 +332,28 @@ class PiecewiseLogLinear:
         return check_int(i, "i", minimum=0, maximum=len(self) - 1)
 
     def piece(self, i: int) -> Piece:
-        """Exact parameters of piece ``i`` (unnormalised)."""
+        """Exact parameters of one piece (unnormalised).
+
+        Args:
+            i: The piece, 0 to m − 1.
+
+        Returns:
+            The piece.
+        """
         left, right, slope, intercept = self.exact_parameters(i)
         return Piece(left=left, right=right, slope=to_mpf(slope), intercept=to_mpf(intercept))
 
     def exact_parameters(self, i: int) -> tuple[Number, Number, Number, Number]:
-        """(left, right, slope, intercept) of piece ``i`` exactly as given (Fractions, ints, floats
-        or mpf, never rounded; breaks as ints, floats or Fractions): the input of the
-        interval-arithmetic certification."""
+        """One piece's parameters exactly as given: the input of the interval-arithmetic
+        certification.
+
+        Args:
+            i: The piece, 0 to m − 1.
+
+        Returns:
+            The tuple (left, right, slope, intercept): Fractions, ints, floats or mpf, never
+                rounded; breaks as ints, floats or Fractions.
+        """
         i = self._index(i)
         xb = self.exact_breaks
         return (
@@ -313,9 +364,16 @@ class PiecewiseLogLinear:
         )
 
     def anchor(self, i: int) -> tuple[Number, Number]:
-        """(e, c): piece ``i``'s anchor e (its right end when its slope is > 0 or its left end is
-        −inf, else its left end) and the exact unnormalised log-density c = a·e + b there (a
-        ``Fraction`` when the parameters are rationals, else an mpf; -inf for a zero piece)."""
+        """One piece's anchor and its exact unnormalised log-density there.
+
+        Args:
+            i: The piece, 0 to m − 1.
+
+        Returns:
+            The pair (e, c): the anchor e (the piece's right end when its slope is > 0 or its
+                left end is −inf, else its left end) and c = a·e + b (a ``Fraction`` when the
+                parameters are rationals, else an mpf; -inf for a zero piece).
+        """
         i = self._index(i)
         xb = self.exact_breaks
         return (xb[i + 1] if self._anchor_right[i] else xb[i]), self._exact_top(i)
@@ -391,8 +449,15 @@ class PiecewiseLogLinear:
             return to_mpf(ref) + self._log_z_rel
 
     def normalised_form(self, i: int) -> tuple[mpmath.mpf, Number, mpmath.mpf] | None:
-        """(a, e, c): slope, anchor and normalised log-density at the anchor of piece ``i``, exact
-        (log f(y) = a·(y − e) + c on the piece); None for a piece of zero density."""
+        """One piece's normalised log-density, exactly: log f(y) = a·(y − e) + c on the piece.
+
+        Args:
+            i: The piece, 0 to m − 1.
+
+        Returns:
+            The triple (a, e, c): the slope, the anchor and the normalised log-density at the
+                anchor; None for a piece of zero density.
+        """
         if type(i) is not int or not 0 <= i < len(self):
             i = self._index(i)
         if i not in self._forms:
@@ -406,7 +471,14 @@ class PiecewiseLogLinear:
         return self._forms[i]
 
     def logpdf_mp(self, y: Number) -> mpmath.mpf:
-        """Exact normalised log-density at ``y`` (the right-continuous version at breakpoints)."""
+        """Exact normalised log-density at a point.
+
+        Args:
+            y: A real number.
+
+        Returns:
+            The log-density (the right-continuous version at breakpoints).
+        """
         y = check_point(y, "y")
         i = self._exact_piece_index(y)
         if i is None:
@@ -419,16 +491,31 @@ class PiecewiseLogLinear:
             return c if a == 0 else a * diff(y, e) + c
 
     def cdf_mp(self, y: Number) -> mpmath.mpf:
-        """Exact P(Y <= y)."""
+        """Exact P(Y <= y).
+
+        Args:
+            y: A real number.
+
+        Returns:
+            The probability.
+        """
         y = check_point(y, "y")
         return self.mass(self.exact_breaks[0], y)
 
     def mass(self, lo: Number, hi: Number) -> mpmath.mpf:
-        """Exact P(lo <= Y <= hi) (ends real, ±inf allowed, NaN refused; 0 when lo >= hi).
+        """Exact P(lo <= Y <= hi).
 
         The (at most two) pieces cut by the ends are integrated exactly, and so is every piece
         inside whose float mass is within e^-350 of the largest term; lighter pieces change the
-        result by less than (pieces)·e^-350 relative, far below the working precision."""
+        result by less than (pieces)·e^-350 relative, far below the working precision.
+
+        Args:
+            lo: The lower end, real (±inf allowed, NaN refused).
+            hi: The upper end, likewise.
+
+        Returns:
+            The probability; 0 when lo >= hi.
+        """
         lo, hi = check_point(lo, "lo"), check_point(hi, "hi")
         with workdps():
             if not lo < hi:
@@ -487,8 +574,16 @@ class PiecewiseLogLinear:
         return min(bisect.bisect_right(xb, y) - 1, len(self) - 1)
 
     def log_density_at_cell(self, left: Number, right: Number) -> tuple[mpmath.mpf, mpmath.mpf]:
-        """(slope, normalised intercept) of the piece containing the cell (left, right), exactly;
-        the intercept is -inf where the density is zero."""
+        """The normalised log-density on a cell, exactly.
+
+        Args:
+            left: The cell's left end.
+            right: Its right end; the cell lies inside one piece.
+
+        Returns:
+            (slope, normalised intercept) of the piece containing the cell; the intercept is
+                -inf where the density is zero.
+        """
         left, right = check_point(left, "left"), check_point(right, "right")
         xb = self.exact_breaks
         if left < xb[0] or right > xb[-1]:

@@ -18,14 +18,20 @@ from dpquant.reference.validation import MAX_DRAWS, check_rng, check_size
 
 
 class ProductLaw:
-    """The law of a vector of independent coordinates, coordinate i drawn from ``components[i]``
-    (each a :class:`DiscreteLaw` with numeric atoms or a :class:`PiecewiseLogLinear`): the output
-    of a mechanism that releases k statistics with independent randomness (k quantiles, say).
+    """The law of a vector of independent coordinates: the output of a mechanism that releases k
+    statistics with independent randomness (k quantiles, say).
 
     Divergences between two product laws of the same shape are exact: the log-likelihood ratio is
     a sum of per-coordinate ratios, so its essential sup is the sum of theirs and Rényi divergences
     add up; the hockey-stick divergence is summed over the product of the coordinates' cells (atoms
     or pieces), which needs piecewise-constant or discrete coordinates.
+
+    Args:
+        components: The coordinates' laws: coordinate i is drawn from ``components[i]``, a
+            :class:`DiscreteLaw` with numeric atoms or a :class:`PiecewiseLogLinear`.
+
+    Raises:
+        ValueError: ``components`` is not a non-empty sequence of such laws.
     """
 
     def __init__(self, components: Sequence[DiscreteLaw | PiecewiseLogLinear]):
@@ -67,8 +73,16 @@ class ProductLaw:
             return mpmath.fprod(c.total_mass() for c in self.components)
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` draws, shape (size, k): the coordinates drawn one after another (size 0 gives
-        an empty array; size·k above 10·MAX_DRAWS numbers is refused)."""
+        """Independent draws, the coordinates drawn one after another.
+
+        Args:
+            size: The draws (0 gives an empty array; size·k above 10·MAX_DRAWS numbers is
+                refused).
+            rng: A ``numpy.random.Generator``.
+
+        Returns:
+            Shape (size, k).
+        """
         size, rng = check_size(size), check_rng(rng)
         if size * len(self) > 10 * MAX_DRAWS:
             raise ValueError(
@@ -79,7 +93,14 @@ class ProductLaw:
         return np.column_stack(cols) if size else np.empty((0, len(self)))
 
     def logpdf(self, y: Any) -> np.ndarray:
-        """Sum of the coordinates' float log-densities (log-probabilities for atoms), (n, k) in."""
+        """Float log-density at points.
+
+        Args:
+            y: The points, the rows of an (n, k) array.
+
+        Returns:
+            n sums of the coordinates' float log-densities (log-probabilities for atoms).
+        """
         y = check_rows(y, "y", len(self))
         total = np.zeros(len(y))
         for i, c in enumerate(self.components):

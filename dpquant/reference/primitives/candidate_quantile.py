@@ -92,8 +92,19 @@ MAX_SENSITIVITY = 2**53
 
 
 def check_candidates(candidates: Any) -> tuple[float, ...]:
-    """Distinct, finite candidates, sorted (OpenDP sorts them; duplicates and NaN are errors).
-    A non-empty sequence of real numbers (the data policy of ``check_data``), distinct as floats."""
+    """Check the candidates of a candidate-set quantile (OpenDP sorts them; duplicates and NaN
+    are errors).
+
+    Args:
+        candidates: A non-empty sequence of real numbers (the data policy of ``check_data``),
+            distinct as floats.
+
+    Returns:
+        The candidates, finite, sorted.
+
+    Raises:
+        ValueError: Anything else.
+    """
     values = check_data(candidates, "candidates")
     if len(np.unique(values)) != values.size:
         raise ValueError("candidates must be distinct (as float64 values)")
@@ -101,8 +112,15 @@ def check_candidates(candidates: Any) -> tuple[float, ...]:
 
 
 def opendp_alpha(alpha: float) -> tuple[int, int]:
-    """(a, d) with α = a/d as OpenDP 0.16 stores it for unsized data: the exact rational of the
-    double α when its denominator is below 10 000, else (round(α·10 000), 10 000)."""
+    """The quantile as OpenDP 0.16 stores it for unsized data.
+
+    Args:
+        alpha: The quantile α, in [0, 1].
+
+    Returns:
+        (a, d) with α = a/d: the exact rational of the double α when its denominator is below
+            10 000, else (round(α·10 000), 10 000).
+    """
     alpha = check_probability(alpha, "alpha")
     exact = Fraction(alpha)
     if exact.denominator < OPENDP_ALPHA_DENOMINATOR:
@@ -123,12 +141,29 @@ def _counts(x: np.ndarray, candidates: tuple[float, ...]) -> tuple[np.ndarray, .
 
 
 def below_equal_above(data: Any, candidates: Any) -> tuple[np.ndarray, ...]:
-    """(#{x < c}, #{x = c}, #{x > c}) per candidate (finite data, possibly empty)."""
+    """Count the data below, at and above each candidate.
+
+    Args:
+        data: Finite data, possibly empty.
+        candidates: The candidates.
+
+    Returns:
+        (#{x < c}, #{x = c}, #{x > c}), each an array with one count per candidate.
+    """
     return _counts(_data(data), check_candidates(candidates))
 
 
 def opendp_scores(data: Any, candidates: Any, alpha: float) -> np.ndarray:
-    """OpenDP's integer scores s(c) = |(d − a)·#{x < c} − a·#{x > c}| (lower is better)."""
+    """OpenDP's integer scores of the candidates (lower is better).
+
+    Args:
+        data: Finite data, possibly empty.
+        candidates: The candidates.
+        alpha: The quantile, read as (a, d) by :func:`opendp_alpha`.
+
+    Returns:
+        s(c) = |(d − a)·#{x < c} − a·#{x > c}| for each candidate.
+    """
     a, d = opendp_alpha(alpha)
     lt, _, gt = below_equal_above(data, candidates)
     return np.abs((d - a) * lt - a * gt)
@@ -215,6 +250,13 @@ def permute_and_flip_log_probabilities(scores: Any, b: Any) -> list[mpmath.mpf]:
     group's integrand is it divided by its own factor (1 − p_i t), and ∫₀¹ t^k dt = 1/(k + 1).
     The coefficients' absolute values sum to at most ∏(1 + p_j) <= 2^K while the integral is at
     least ∫₀¹ (1 − t)^{K−1} dt = 1/K, so K·log10(2) extra digits absorb the cancellation.
+
+    Args:
+        scores: The candidates' scores.
+        b: The scale.
+
+    Returns:
+        log P(c_i) for each candidate.
     """
     values = _exact_values(scores, "scores")
     scale = _exact_scale(b, "b")
@@ -244,8 +286,16 @@ def permute_and_flip_log_probabilities(scores: Any, b: Any) -> list[mpmath.mpf]:
 
 
 def exponential_log_probabilities(scores: Any, b: Any) -> list[mpmath.mpf]:
-    """log P(c_i) ∝ −s_i/b, given as −(s_i − s_min)/b (unnormalised, 0 at the best candidates,
-    so that the normaliser of :class:`DiscreteLaw` never adds log(K) to a huge value)."""
+    """The exponential mechanism's log-probabilities on the scores, log P(c_i) ∝ −s_i/b.
+
+    Args:
+        scores: The candidates' scores (lower is better).
+        b: The scale.
+
+    Returns:
+        −(s_i − s_min)/b for each candidate (unnormalised, 0 at the best candidates, so that
+            the normaliser of :class:`DiscreteLaw` never adds log(K) to a huge value).
+    """
     values = _exact_values(scores, "scores")
     scale = _exact_scale(b, "b")
     best = min(values)
@@ -267,6 +317,13 @@ def laplace_noisy_max_log_probabilities(utilities: Any, scale: Any) -> list[mpma
     Each term integrates in closed form: ∫ v^{n−1} dv = expm1(nΔ)/n over [1, e^Δ] (Δ when n = 0).
     Since β_h/v <= 1/2, |terms| sum to at most (3/2)^D against a value of at least (1/2)^D
     (D = degree of Q_j), so D·log10(3) extra digits absorb the cancellation.
+
+    Args:
+        utilities: The candidates' utilities u_i (higher is better).
+        scale: The Laplace noise's scale.
+
+    Returns:
+        log P(argmax = i) for each candidate.
     """
     values = _exact_values(utilities, "utilities")
     beta = _exact_scale(scale, "scale")
@@ -342,7 +399,15 @@ def laplace_noisy_max_log_probabilities(utilities: Any, scale: Any) -> list[mpma
 
 
 def check_quantile_fields(mech: Any) -> None:
-    """Validate (and normalise) the fields both candidate mechanisms share."""
+    """Validate (and normalise) the fields both candidate mechanisms share.
+
+    Args:
+        mech: A :class:`CandidateQuantile` or :class:`LaplaceNoisyMaxQuantile` being built.
+
+    Raises:
+        ValueError: ``candidates``, ``quantile``, ``epsilon`` or ``adjacency`` refused
+            (``"local"`` is not a quantile's relation).
+    """
     object.__setattr__(mech, "candidates", check_candidates(mech.candidates))
     object.__setattr__(mech, "quantile", check_probability(mech.quantile, "quantile"))
     object.__setattr__(mech, "epsilon", check_epsilon(mech.epsilon))
@@ -400,8 +465,18 @@ class _CandidateBase(ExactMechanismBase):
 
 @dataclass(frozen=True)
 class CandidateQuantile(_CandidateBase):
-    """The α-quantile chosen from ``candidates`` with OpenDP 0.16's score, ε-DP under
-    ``adjacency`` (add/remove: OpenDP's d_in = 1; replace-one: d_in = 2) by ``selection``."""
+    """The α-quantile chosen from a candidate set with OpenDP 0.16's score, ε-DP.
+
+    Args:
+        candidates: The candidates (:func:`check_candidates`).
+        quantile: α, in [0, 1].
+        epsilon: ε, positive and finite.
+        selection: One of :data:`SELECTIONS`: ``"permute_and_flip"`` or ``"exponential"``.
+        adjacency: ``"add_remove"`` (OpenDP's d_in = 1) or ``"replace_one"`` (d_in = 2).
+
+    Raises:
+        ValueError: A field out of range (named).
+    """
 
     candidates: tuple[float, ...]
     quantile: float
@@ -434,7 +509,14 @@ class CandidateQuantile(_CandidateBase):
         return opendp_alpha(self.quantile)[1] * self.scale
 
     def scores(self, data: Any) -> np.ndarray:
-        """OpenDP's score of every candidate on ``data`` (checked like ``sample``'s data)."""
+        """OpenDP's score of every candidate on a data set.
+
+        Args:
+            data: The data set, checked like ``sample``'s.
+
+        Returns:
+            The scores (:func:`opendp_scores`).
+        """
         return self._scores(self.check_input(data))
 
     def _scores(self, x: np.ndarray) -> np.ndarray:
@@ -474,11 +556,23 @@ class CandidateQuantile(_CandidateBase):
 
 @dataclass(frozen=True)
 class LaplaceNoisyMaxQuantile(_CandidateBase):
-    """eeprivacy's PrivateQuantile: argmax over ``candidates`` of −|#{x < c} − N·q| plus
-    Laplace(sensitivity/ε) noise. ``claim_rule="correct"`` (default): 2ε, the guarantee of
-    report-noisy-max with Laplace noise for a utility that is not monotone; ``"eeprivacy"``: the
-    library's ε (false: :mod:`tests.test_candidate_quantile` computes a larger exact loss).
-    ``sensitivity`` is an int in [1, 2^53]."""
+    """eeprivacy's PrivateQuantile: argmax over the candidates of −|#{x < c} − N·q| plus
+    Laplace(sensitivity/ε) noise.
+
+    Args:
+        candidates: The candidates (:func:`check_candidates`).
+        quantile: q, in [0, 1].
+        epsilon: ε, positive and finite.
+        sensitivity: The utility's sensitivity, an int in [1, 2^53].
+        adjacency: ``"add_remove"`` or ``"replace_one"``.
+        claim_rule: The claim: ``"correct"`` (default) claims 2ε, the guarantee of
+            report-noisy-max with Laplace noise for a utility that is not monotone;
+            ``"eeprivacy"`` claims the library's ε (false: :mod:`tests.test_candidate_quantile`
+            computes a larger exact loss).
+
+    Raises:
+        ValueError: A field out of range (named).
+    """
 
     candidates: tuple[float, ...]
     quantile: float
@@ -515,7 +609,14 @@ class LaplaceNoisyMaxQuantile(_CandidateBase):
         return Fraction(self.sensitivity) / Fraction(self.epsilon)
 
     def utilities(self, data: Any) -> list[Fraction]:
-        """u(c) = −|#{x < c} − N·q| exactly (q read as its binary value)."""
+        """The candidates' utilities on a data set, exactly.
+
+        Args:
+            data: The data set, checked like ``sample``'s.
+
+        Returns:
+            u(c) = −|#{x < c} − N·q| for each candidate (q read as its binary value).
+        """
         return self._utilities(self.check_input(data))
 
     def _utilities(self, x: np.ndarray) -> list[Fraction]:

@@ -81,8 +81,14 @@ class DiscreteLaplaceLaw:
     the mass, a post-processing of X) or :meth:`truncated` (conditioned on |X − loc| <= radius),
     each of at most :data:`MAX_LAW_ATOMS` atoms.
 
-    Limits: ``|loc| <= 2^53`` (:data:`MAX_LOC`: the float path and the int64 draws stay exact);
-    :meth:`sample` needs t <= :data:`MAX_DISCRETE_SCALE` (see :func:`sample_discrete_laplace`).
+    Args:
+        scale: t, a rational > 0 that fits a float64 (a float or a ``Fraction``); :meth:`sample`
+            needs t <= :data:`MAX_DISCRETE_SCALE` (see :func:`sample_discrete_laplace`).
+        loc: The centre, an int with ``|loc| <= 2^53`` (:data:`MAX_LOC`: the float path and the
+            int64 draws stay exact).
+
+    Raises:
+        ValueError: ``scale`` or ``loc`` out of range (named).
     """
 
     def __init__(self, scale: float | Fraction, loc: int = 0):
@@ -106,18 +112,39 @@ class DiscreteLaplaceLaw:
     # -- exact path -----------------------------------------------------------------------------
 
     def logpmf_mp(self, k: int) -> mpmath.mpf:
-        """Exact log P(X = k) = log((1 − q)/(1 + q)) − |k − loc|/t."""
+        """Exact log P(X = k) = log((1 − q)/(1 + q)) − |k − loc|/t.
+
+        Args:
+            k: An integer.
+
+        Returns:
+            The log-probability.
+        """
         k = check_int(k, "k")
         with workdps():
             return self._log_norm - self._rate * abs(k - self.loc)
 
     def pmf_mp(self, k: int) -> mpmath.mpf:
-        """Exact P(X = k)."""
+        """Exact P(X = k).
+
+        Args:
+            k: An integer.
+
+        Returns:
+            The probability.
+        """
         with workdps():
             return mpmath.exp(self.logpmf_mp(k))
 
     def tail_mass_mp(self, k: int) -> mpmath.mpf:
-        """Exact P(|X − loc| > k) = 2 q^{k+1}/(1 + q) for k >= 0 (and 1 for k < 0)."""
+        """Exact P(|X − loc| > k).
+
+        Args:
+            k: An integer.
+
+        Returns:
+            2 q^{k+1}/(1 + q) for k >= 0, and 1 for k < 0.
+        """
         k = check_int(k, "k")
         with workdps():
             if k < 0:
@@ -125,7 +152,14 @@ class DiscreteLaplaceLaw:
             return 2 * mpmath.exp(-self._rate * (k + 1) - self._log1pq)
 
     def cdf_mp(self, k: int) -> mpmath.mpf:
-        """Exact P(X <= k): q^{loc−k}/(1 + q) below loc, 1 − q^{k−loc+1}/(1 + q) from loc on."""
+        """Exact P(X <= k).
+
+        Args:
+            k: An integer.
+
+        Returns:
+            q^{loc−k}/(1 + q) below loc, 1 − q^{k−loc+1}/(1 + q) from loc on.
+        """
         k = check_int(k, "k") - self.loc
         with workdps():
             if k < 0:
@@ -133,7 +167,14 @@ class DiscreteLaplaceLaw:
             return 1 - self.sf_mp(k + self.loc)
 
     def sf_mp(self, k: int) -> mpmath.mpf:
-        """Exact P(X > k), computed without cancellation in the right tail."""
+        """Exact P(X > k), computed without cancellation in the right tail.
+
+        Args:
+            k: An integer.
+
+        Returns:
+            The probability.
+        """
         k = check_int(k, "k") - self.loc
         with workdps():
             if k >= 0:
@@ -141,7 +182,15 @@ class DiscreteLaplaceLaw:
             return 1 - self.cdf_mp(k + self.loc)
 
     def mass(self, lo: float, hi: float) -> mpmath.mpf:
-        """Exact P(lo <= X <= hi) for real ends (infinite ends allowed)."""
+        """Exact P(lo <= X <= hi).
+
+        Args:
+            lo: The lower end, real (infinite allowed).
+            hi: The upper end, likewise.
+
+        Returns:
+            The probability.
+        """
         lo, hi = check_real(lo, "lo"), check_real(hi, "hi")
         if not lo <= hi or hi == -math.inf or lo == math.inf:
             return mpmath.mpf(0)
@@ -163,8 +212,15 @@ class DiscreteLaplaceLaw:
         return mpmath.exp(-self._rate * start - self._log1pq) * tail
 
     def truncated(self, radius: int) -> DiscreteLaw:
-        """The law conditioned on |X − loc| <= radius (atoms loc − radius .. loc + radius);
-        ``radius`` <= :data:`MAX_LAW_RADIUS` (a law of at most :data:`MAX_LAW_ATOMS` atoms)."""
+        """The law conditioned on |X − loc| <= radius.
+
+        Args:
+            radius: At most :data:`MAX_LAW_RADIUS` (a law of at most :data:`MAX_LAW_ATOMS`
+                atoms).
+
+        Returns:
+            A law on the atoms loc − radius .. loc + radius.
+        """
         radius = _check_radius(radius)
         atoms = range(self.loc - radius, self.loc + radius + 1)
         with workdps():  # log-weights relative to the atom at loc (the law normalises them)
@@ -176,7 +232,15 @@ class DiscreteLaplaceLaw:
 
         A post-processing of X, so divergences between clamped laws never exceed the true ones,
         and they equal them once [lo, hi] contains the atoms where the true sup is reached.
-        At most :data:`MAX_LAW_ATOMS` atoms: ``hi − lo <= 2·MAX_LAW_RADIUS``."""
+
+        Args:
+            lo: The lowest atom, an integer.
+            hi: The highest, with ``hi − lo <= 2·MAX_LAW_RADIUS`` (at most
+                :data:`MAX_LAW_ATOMS` atoms).
+
+        Returns:
+            The law.
+        """
         lo, hi = check_int(lo, "lo"), check_int(hi, "hi")
         if hi < lo:
             raise ValueError(f"hi must be >= lo, got lo = {lo}, hi = {hi}")
@@ -209,8 +273,15 @@ class DiscreteLaplaceLaw:
         return mpmath.log(1 + q * -mpmath.expm1(self._rate * d)) - self._log1mq
 
     def probabilities_within(self, radius: int) -> dict[int, float]:
-        """{k: P(X = k)} for |k − loc| <= radius, as floats (for ``atom_test``; the rest of the
-        mass, :meth:`tail_mass_mp`, is its category "other"). ``radius`` <= MAX_LAW_RADIUS."""
+        """The probabilities near the centre, for ``atom_test`` (the rest of the mass,
+        :meth:`tail_mass_mp`, is its category "other").
+
+        Args:
+            radius: At most :data:`MAX_LAW_RADIUS`.
+
+        Returns:
+            {k: P(X = k)} for |k − loc| <= radius, as floats.
+        """
         radius = _check_radius(radius)
         with workdps():
             return {
@@ -221,7 +292,14 @@ class DiscreteLaplaceLaw:
     # -- float path -----------------------------------------------------------------------------
 
     def logpmf(self, k: Any) -> np.ndarray:
-        """Float log P(X = k), vectorised; -inf at non-integers (and at ±inf)."""
+        """Float log P(X = k), vectorised.
+
+        Args:
+            k: Real numbers of any shape.
+
+        Returns:
+            The log-probabilities; -inf at non-integers (and at ±inf).
+        """
         k = check_real_array(k, "k", allow_inf=True)
         d = np.abs(k - self.loc)
         log_norm = float(self._log_norm)
@@ -230,7 +308,14 @@ class DiscreteLaplaceLaw:
         return np.where(np.isfinite(k) & (k == np.floor(k)), value, -np.inf)
 
     def cdf(self, y: Any) -> np.ndarray:
-        """Float P(X <= y) for real y, vectorised (from the closed forms of :meth:`cdf_mp`)."""
+        """Float P(X <= y), vectorised (from the closed forms of :meth:`cdf_mp`).
+
+        Args:
+            y: Real numbers of any shape.
+
+        Returns:
+            The probabilities.
+        """
         k = np.floor(check_real_array(y, "y", allow_inf=True)) - self.loc
         log1pq, rate = float(self._log1pq), self._rate_float
         out = np.empty(k.shape)
@@ -241,8 +326,18 @@ class DiscreteLaplaceLaw:
         return out[()] if out.ndim == 0 else out
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` draws by :func:`sample_discrete_laplace` (int64), shifted by ``loc``; needs
-        t <= :data:`MAX_DISCRETE_SCALE`."""
+        """Independent draws by :func:`sample_discrete_laplace`, shifted by ``loc``.
+
+        Args:
+            size: The draws.
+            rng: A ``numpy.random.Generator``.
+
+        Returns:
+            ``size`` int64 draws.
+
+        Raises:
+            ValueError: t above :data:`MAX_DISCRETE_SCALE`, or ``size`` refused.
+        """
         _check_discrete_scale(self.scale_exact)
         size, rng = check_size(size), check_rng(rng)
         return self.loc + _discrete_laplace_draws(self.scale, size, rng)
@@ -327,11 +422,22 @@ def sample_discrete_laplace(scale: float, size: int, rng: np.random.Generator) -
     rounding at every accepted scale (:func:`_geometric_from_zero`: numpy's geometric for
     t <= 2^16, independent base-2^16 digits above), so no draw saturates or wraps around.
 
-    ``scale`` must be a finite number in (0, 2^50] (:data:`MAX_DISCRETE_SCALE`): above it a draw
-    no longer fits int64 with certainty (|draw| < 47t must stay below 2^63 even after the sums of
-    :mod:`dpquant.reference.primitives.continual_counting`); scales so small that 1/t overflows give the
-    point mass at 0, which is the law to float precision. For exact rational scales of any size
-    use :func:`sample_discrete_laplace_exact`."""
+    For exact rational scales of any size use :func:`sample_discrete_laplace_exact`.
+
+    Args:
+        scale: t, a finite number in (0, 2^50] (:data:`MAX_DISCRETE_SCALE`): above it a draw no
+            longer fits int64 with certainty (|draw| < 47t must stay below 2^63 even after the
+            sums of :mod:`dpquant.reference.primitives.continual_counting`); scales so small that
+            1/t overflows give the point mass at 0, which is the law to float precision.
+        size: The draws.
+        rng: A ``numpy.random.Generator``.
+
+    Returns:
+        ``size`` int64 draws.
+
+    Raises:
+        ValueError: An argument is refused (named).
+    """
     scale = _check_discrete_scale(check_positive(scale, "scale"))
     size, rng = check_size(size), check_rng(rng)
     return _discrete_laplace_draws(scale, size, rng)

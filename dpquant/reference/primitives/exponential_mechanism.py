@@ -35,7 +35,15 @@ from dpquant.reference.validation import (
 
 
 def utility_sensitivity(quantile: float, adjacency: str) -> float:
-    """Sensitivity of u_j = −|j − q·n|: max(q, 1 − q) for add/remove, 1 for replace-one."""
+    """Sensitivity of the utility u_j = −|j − q·n|.
+
+    Args:
+        quantile: q, in [0, 1].
+        adjacency: ``"add_remove"`` or ``"replace_one"``.
+
+    Returns:
+        max(q, 1 − q) for add/remove, 1 for replace-one.
+    """
     q = check_probability(quantile, "quantile")
     adjacency = check_adjacency(adjacency)
     if adjacency == "add_remove":
@@ -46,9 +54,21 @@ def utility_sensitivity(quantile: float, adjacency: str) -> float:
 
 
 def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
-    """Finite bounds (a, b), a < b, whose width fits a float and spans more than 2^12 float
-    spacings at their magnitude: uniform draws inside narrower bounds would round onto a few
-    doubles (:func:`dpquant.reference.inverse_cdf.coarse_float_grid`), not follow the EM's density."""
+    """Check the bounds of an exponential mechanism.
+
+    Args:
+        bounds: Finite (a, b), a < b, whose width fits a float and spans more than 2^12 float
+            spacings at their magnitude: uniform draws inside narrower bounds would round onto
+            a few doubles (:func:`dpquant.reference.inverse_cdf.coarse_float_grid`), not follow
+            the EM's density.
+        name: The argument named in errors.
+
+    Returns:
+        (a, b) as floats.
+
+    Raises:
+        ValueError: Bounds that break one of these.
+    """
     a, b = check_domain(bounds, name, finite=True)
     if coarse_float_grid(max(abs(a), abs(b)), b - a):
         raise ValueError(
@@ -62,8 +82,11 @@ def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
 class SmithIntervals:
     """Clamped, sorted data cut into the intervals of positive length.
 
-    ``breaks`` are the m + 1 distinct interval ends, ``ranks[k]`` is the index j of the k-th interval
-    of positive length (the number of clamped points <= its left end).
+    Attributes:
+        breaks: The m + 1 distinct interval ends.
+        ranks: ``ranks[k]`` is the index j of the k-th interval of positive length (the number
+            of clamped points <= its left end).
+        n: The number of data points.
     """
 
     breaks: np.ndarray
@@ -72,8 +95,16 @@ class SmithIntervals:
 
 
 def smith_intervals(data: np.ndarray, bounds: tuple[float, float]) -> SmithIntervals:
-    """Clamp to ``bounds``, sort, and keep the intervals [z_j, z_{j+1}] of positive length (O(n log n)).
-    ``data``: a data set (empty allowed); ``bounds``: finite (a, b), a < b."""
+    """Clamp to the bounds, sort, and keep the intervals [z_j, z_{j+1}] of positive length
+    (O(n log n)).
+
+    Args:
+        data: A data set (empty allowed).
+        bounds: Finite (a, b), a < b.
+
+    Returns:
+        The intervals.
+    """
     data = check_data(data, "data", allow_empty=True)
     a, b = check_domain(bounds, "bounds", finite=True)
     z = np.sort(np.clip(data, a, b))
@@ -87,9 +118,21 @@ def smith_intervals(data: np.ndarray, bounds: tuple[float, float]) -> SmithInter
 class ExponentialQuantile(ExactMechanismBase):
     """ε-DP release of the q-quantile by the exponential mechanism over Smith's intervals.
 
-    ``sensitivity`` overrides the utility sensitivity Δ: a value below the true one gives a
-    deliberately mis-calibrated mechanism whose real privacy loss exceeds its claim (used by the
-    tests and the auditor's known-answer catalogue).
+    Any finite value is valid input: values outside ``bounds`` are clamped; the empty data set
+    gives the uniform law on ``bounds``.
+
+    Args:
+        quantile: q, in [0, 1].
+        epsilon: ε, positive and finite.
+        bounds: The output interval (a, b) (:func:`check_bounds`).
+        adjacency: ``"add_remove"`` or ``"replace_one"``.
+        sensitivity: Overrides the utility sensitivity Δ (:func:`utility_sensitivity`): a value
+            below the true one gives a deliberately mis-calibrated mechanism whose real privacy
+            loss exceeds its claim (used by the tests and the auditor's known-answer
+            catalogue). None: the true Δ.
+
+    Raises:
+        ValueError: A field out of range (named).
     """
 
     quantile: float

@@ -47,6 +47,16 @@ def laplace_law(loc: float, scale: float) -> PiecewiseLogLinear:
     (:meth:`~dpquant.reference.distributions.PiecewiseLogLinear.float_sampling_error`): roughly
     |loc|/scale above about 2^39 (Laplace(1, 1e-16): the draws would round onto a grid coarse
     against the scale), scale below about 4e-320, or |loc| + 10·scale beyond 1.8e308.
+
+    Args:
+        loc: The centre, finite.
+        scale: The scale b, > 0.
+
+    Returns:
+        The law.
+
+    Raises:
+        ValueError: ``loc`` or ``scale`` out of range (named).
     """
     mu = check_fraction(loc, "loc")
     b = check_fraction(scale, "scale", positive=True)
@@ -81,7 +91,7 @@ def laplace_law(loc: float, scale: float) -> PiecewiseLogLinear:
 
 
 def check_laplace_sampler_parameters(loc: Any, scale: Any) -> tuple[float, float]:
-    """(loc, scale) that :func:`sample_laplace` draws correctly in float64, else ``ValueError``.
+    """Check that :func:`sample_laplace` draws Laplace(loc, scale) correctly in float64.
 
     numpy's Laplace variate is loc ± scale·E with |E| <= 36.8 (the log of a 53-bit uniform), and
     each output is a rounded float. Two limits make that the Laplace law up to rounding:
@@ -92,6 +102,16 @@ def check_laplace_sampler_parameters(loc: Any, scale: Any) -> tuple[float, float
       moves any probability P(Y <= y) by less than 2^−13 — roughly |loc| <= 2^40·scale and
       scale >= about 2e-320. Beyond it the draws fall on a grid coarse against the scale (Laplace(1,
       1e-16) in floats gives P(Y < loc) = 0.28, not 0.5).
+
+    Args:
+        loc: The centre.
+        scale: The scale.
+
+    Returns:
+        (loc, scale) as floats.
+
+    Raises:
+        ValueError: Parameters beyond those limits (named).
     """
     loc = check_finite(loc, "loc")
     scale = check_positive(scale, "scale")
@@ -114,10 +134,23 @@ def check_laplace_sampler_parameters(loc: Any, scale: Any) -> tuple[float, float
 
 
 def sample_laplace(loc: float, scale: float, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` independent Laplace(loc, scale) draws (numpy's vectorised sampler), float64,
-    finite. ``loc`` and ``scale`` must satisfy :func:`check_laplace_sampler_parameters`
-    (no overflow; |loc|/scale <= about 2^40 and scale >= about 2e-320, so that rounding the draws to
-    floats moves no probability by more than 2^−13)."""
+    """Independent Laplace(loc, scale) draws (numpy's vectorised sampler).
+
+    Args:
+        loc: The centre.
+        scale: The scale; with ``loc`` it must satisfy
+            :func:`check_laplace_sampler_parameters` (no overflow; |loc|/scale <= about 2^40
+            and scale >= about 2e-320, so that rounding the draws to floats moves no
+            probability by more than 2^−13).
+        size: The draws.
+        rng: A ``numpy.random.Generator``.
+
+    Returns:
+        ``size`` finite float64 draws.
+
+    Raises:
+        ValueError: An argument is refused (named).
+    """
     loc, scale = check_laplace_sampler_parameters(loc, scale)
     size, rng = check_size(size), check_rng(rng)
     return rng.laplace(loc, scale, size)

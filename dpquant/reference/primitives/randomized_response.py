@@ -21,25 +21,57 @@ from dpquant.reference.validation import check_data, check_epsilon, check_record
 
 
 def keep_probability(epsilon: float) -> float:
-    """P(report = true bit) = e^ε/(1 + e^ε), computed without overflow."""
+    """The probability that a report is the true bit.
+
+    Args:
+        epsilon: ε, positive and finite.
+
+    Returns:
+        e^ε/(1 + e^ε), computed without overflow.
+    """
     epsilon = check_epsilon(epsilon)
     return float(1.0 / (1.0 + np.exp(-epsilon)))
 
 
 def keep_probability_mp(epsilon: float) -> mpmath.mpf:
-    """The keep probability at mpmath precision."""
+    """The keep probability at mpmath precision.
+
+    Args:
+        epsilon: ε, positive and finite.
+
+    Returns:
+        e^ε/(1 + e^ε).
+    """
     with workdps():
         return 1 / (1 + mpmath.exp(-to_mpf(check_epsilon(epsilon))))
 
 
 def rr_channel(epsilon: float) -> list[list[mpmath.mpf]]:
-    """Exact channel matrix ``W[b][o]`` = P(report o | bit b), b, o in {0, 1}."""
+    """Exact channel matrix of randomized response.
+
+    Args:
+        epsilon: ε, positive and finite.
+
+    Returns:
+        ``W`` with ``W[b][o]`` = P(report o | bit b), b, o in {0, 1}.
+    """
     p = keep_probability_mp(epsilon)
     return [[p, 1 - p], [1 - p, p]]
 
 
 def check_bit(bit: Any, name: str = "bit") -> int:
-    """A single bit 0 or 1 (ints, floats equal to 0/1, or a 1-element array of one)."""
+    """Check a single bit.
+
+    Args:
+        bit: 0 or 1 (ints, floats equal to 0/1, or a 1-element array of one).
+        name: The argument named in the error.
+
+    Returns:
+        The bit as an int.
+
+    Raises:
+        ValueError: Anything else.
+    """
     try:
         value = check_record(bit, name)
     except ValueError:
@@ -50,7 +82,15 @@ def check_bit(bit: Any, name: str = "bit") -> int:
 
 
 def rr_law(bit: Any, epsilon: float) -> DiscreteLaw:
-    """Exact law of one user's report."""
+    """Exact law of one user's report.
+
+    Args:
+        bit: The user's bit (:func:`check_bit`).
+        epsilon: ε, positive and finite.
+
+    Returns:
+        A law on {0, 1}.
+    """
     b = check_bit(bit)
     row = rr_channel(epsilon)[b]
     return DiscreteLaw.from_probabilities([0, 1], row)
@@ -66,8 +106,17 @@ def _bits(values: Any, name: str, *, allow_empty: bool) -> np.ndarray:
 
 
 def randomize_bits(bits: Any, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-    """Each user's bit kept with probability e^ε/(1 + e^ε), flipped otherwise (vectorised); int8.
-    ``bits`` is a 1-D array of 0s and 1s (ints or floats, possibly empty)."""
+    """Randomize each user's bit: kept with probability e^ε/(1 + e^ε), flipped otherwise
+    (vectorised).
+
+    Args:
+        bits: A 1-D array of 0s and 1s (ints or floats, possibly empty).
+        epsilon: ε, positive and finite.
+        rng: A ``numpy.random.Generator``.
+
+    Returns:
+        The reports, int8.
+    """
     arr = _bits(bits, "bits", allow_empty=True)
     keep = keep_probability(epsilon)
     rng = check_rng(rng)
@@ -81,12 +130,21 @@ DEBIAS_MIN_EPSILON = 1e-300
 
 
 def debias_mean(reports: Any, epsilon: float) -> float:
-    """Unbiased estimate of the mean of the true bits from the reports (a non-empty 1-D array of
-    0s and 1s); ε >= :data:`DEBIAS_MIN_EPSILON`.
+    """Unbiased estimate of the mean of the true bits from the reports.
 
     E[report] = (1 − p) + (2p − 1)·bit, so (mean(reports) − (1 − p))/(2p − 1) is unbiased. With
     2p − 1 = tanh(ε/2) and 1 − p = ½ − tanh(ε/2)/2 it is (mean − ½)/tanh(ε/2) + ½, computed that
     way: no cancellation in 1 − p or 2p − 1 at tiny ε.
+
+    Args:
+        reports: A non-empty 1-D array of 0s and 1s.
+        epsilon: ε, at least :data:`DEBIAS_MIN_EPSILON`.
+
+    Returns:
+        The estimate (it may fall outside [0, 1]).
+
+    Raises:
+        ValueError: An argument is refused (named).
     """
     arr = _bits(reports, "reports", allow_empty=False)
     epsilon = check_epsilon(epsilon)
@@ -103,6 +161,9 @@ class RandomizedResponse(ExactMechanismBase):
     """The binary randomized-response randomizer as a :class:`dpquant.reference.core.Mechanism`.
 
     The data is one user's bit (local DP); ``sample`` returns ``size`` reports.
+
+    Args:
+        epsilon: ε, positive and finite.
     """
 
     epsilon: float
