@@ -144,9 +144,9 @@ def audit_mechanism(
             report.
         mode: One of :data:`MODES`: ``"auto"`` (exact laws where possible, then black-box),
             ``"exact"`` (exact laws only) or ``"blackbox"`` (samples only).
-        executor: A ``concurrent.futures.Executor`` (a process pool, a dask.distributed
-            client) that draws the samples; it is probed with one task before any draw. None:
-            draw in this process.
+        executor: A ``concurrent.futures.Executor`` (a thread or process pool, a
+            dask.distributed client's ``get_executor()``) that draws the samples; it is probed
+            with one task before any draw. None: draw in this process.
         name: The name in the report (a string of at most :data:`MAX_NAME` characters);
             default: the mechanism's own.
         progress: A callable that receives one line per stage, or None.

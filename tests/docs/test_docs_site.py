@@ -11,6 +11,8 @@ every built page: each opens a file (never a folder, which is what a directory U
 
 ``test_the_api_pages_show_functions_and_classes_before_constants`` reads the API pages: the first
 documented object is a function or a class, and the modules' constants come last.
+``test_the_api_pages_tabulate_every_parameter``: every documented callable's parameters are in
+its Parameters table (the docstrings parse as Google style).
 
 The browser tests open the built site in headless Chromium (Debian's ``chromium`` and
 ``chromium-driver``, driven by selenium; no browser is downloaded) at a laptop's 1366×768
@@ -228,6 +230,95 @@ def test_the_api_pages_show_functions_and_classes_before_constants(site: Path) -
     assert first["api/reference.html"] == ("attribute", "dpquant.reference.core.Adjacency"), first
     ids = {name for _, name, _ in _documented_objects((site / API_PAGES[0]).read_text("utf-8"))}
     assert {"dpquant.audit.runner.DEFAULT_SAMPLES", "dpquant.audit.wrap.TRIAL_CALLS"} <= ids
+
+
+_SECTION = r'<span class="doc-section-title">{}:</span></p>\s*<table>(.*?)</table>'
+_ROW = re.compile(r'<tr class="doc-section-item">\s*<td>(.*?)</td>', re.DOTALL)
+
+
+def _section_names(segment: str, title: str) -> list[str] | None:
+    """The first column of an object's ``title`` table (Parameters, Attributes, Returns,
+    Raises), as text; None when the object has no such table."""
+    table = re.search(_SECTION.format(title), segment, re.DOTALL)
+    if table is None:
+        return None
+    return [re.sub(r"<[^>]+>", "", cell).strip() for cell in _ROW.findall(table.group(1))]
+
+
+def _python_object(path: str) -> object:
+    """The object a documented id names (a module's path, then attributes)."""
+    import importlib
+
+    parts = path.split(".")
+    for k in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        for attribute in parts[k:]:
+            obj = getattr(obj, attribute)
+        return obj
+    raise ImportError(path)
+
+
+NOT_YET_TABULATED = {
+    "dpquant.audit.result.AuditReport",
+    "dpquant.audit.result.AuditReport.plot",
+    "dpquant.audit.adapters.PeerMechanism",
+    "dpquant.audit.adapters.PeerMechanism.check_input",
+    "dpquant.audit.adapters.diffprivlib_quantile",
+    "dpquant.audit.adapters.eeprivacy_quantile",
+    "dpquant.audit.adapters.installed_version",
+    "dpquant.audit.adapters.opendp_quantile",
+    "dpquant.audit.adapters.pydp_percentile",
+}
+"""The documented callables whose docstrings still describe their parameters in prose:
+``dpquant/audit/result.py`` and ``dpquant/audit/adapters/``, edited elsewhere when issue 35's
+docstrings were converted (notes/docs.md). The test fails when one of them gets its table, so
+that it leaves this set."""
+
+
+def test_the_api_pages_tabulate_every_parameter(site: Path) -> None:
+    """Every documented function, method and class of the API pages that takes parameters shows
+    each of them (the signature's, ``self`` aside) in its Parameters table, or, for a data
+    class, in its Attributes table or as a documented attribute: the docstrings parse as Google
+    style. No table names a parameter the signature lacks. ``audit_mechanism`` also has its
+    Returns and Raises tables."""
+    import inspect
+
+    untabulated: set[str] = set()
+    checked = 0
+    for url in API_PAGES:
+        objects = _documented_objects((site / url).read_text(encoding="utf-8"))
+        ids = {name for _, name, _ in objects}
+        for kind, name, segment in objects:
+            if kind not in ("class", "function"):
+                continue
+            obj = _python_object(name)
+            if getattr(obj, "_is_protocol", False):  # a protocol: what a caller implements
+                continue
+            try:
+                parameters = inspect.signature(obj).parameters  # type: ignore[arg-type]
+            except ValueError:  # an exception class that keeps the builtin constructor
+                continue
+            wanted = {p for p in parameters if p not in ("self", "cls")}
+            shown = {n.lstrip("*") for n in _section_names(segment, "Parameters") or []}
+            assert shown <= set(parameters), (name, shown - set(parameters))  # none stale
+            if kind == "class":
+                shown |= set(_section_names(segment, "Attributes") or [])
+                shown |= {p for p in wanted if f"{name}.{p}" in ids}
+            checked += bool(wanted)
+            if wanted - shown:
+                untabulated.add(name)
+    assert checked >= 150, checked
+    assert untabulated == NOT_YET_TABULATED, sorted(untabulated ^ NOT_YET_TABULATED)
+    audit = (site / "api/audit.html").read_text(encoding="utf-8")
+    segment = next(
+        s for _, name, s in _documented_objects(audit) if name.endswith("runner.audit_mechanism")
+    )
+    assert (_section_names(segment, "Parameters") or [])[:3] == ["mech", "pairs", "domain"]
+    assert _section_names(segment, "Returns") == ["AuditReport"]
+    assert _section_names(segment, "Raises") == ["ValueError"]
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
