@@ -48,6 +48,7 @@ import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
@@ -245,14 +246,14 @@ def _section_names(segment: str, title: str) -> list[str] | None:
     return [re.sub(r"<[^>]+>", "", cell).strip() for cell in _ROW.findall(table.group(1))]
 
 
-def _python_object(path: str) -> object:
+def _python_object(path: str) -> Any:
     """The object a documented id names (a module's path, then attributes)."""
     import importlib
 
     parts = path.split(".")
     for k in range(len(parts), 0, -1):
         try:
-            obj: object = importlib.import_module(".".join(parts[:k]))
+            obj = importlib.import_module(".".join(parts[:k]))
         except ImportError:
             continue
         for attribute in parts[k:]:
@@ -298,7 +299,7 @@ def test_the_api_pages_tabulate_every_parameter(site: Path) -> None:
             if getattr(obj, "_is_protocol", False):  # a protocol: what a caller implements
                 continue
             try:
-                parameters = inspect.signature(obj).parameters  # type: ignore[arg-type]
+                parameters = inspect.signature(obj).parameters
             except ValueError:  # an exception class that keeps the builtin constructor
                 continue
             wanted = {p for p in parameters if p not in ("self", "cls")}
