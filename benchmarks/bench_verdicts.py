@@ -92,7 +92,7 @@ def main() -> None:
     )
     print(
         f"audit, correct vectorised function, samples={args.samples}: {t:.2f} s, "
-        f"{reports[-1].samples_used} draws, {reports[-1].verdict()}"
+        f"{reports[-1].samples_used} draws, {reports[-1].verdict}"
     )
     broken = RaisesAlways(claim)
     reports.clear()
@@ -101,7 +101,7 @@ def main() -> None:
     )
     print(
         f"audit, every draw raises, samples={args.samples}: {t:.2f} s, "
-        f"{reports[-1].samples_used} draws, {reports[-1].verdict()[:60]}"
+        f"{reports[-1].samples_used} draws, {reports[-1].verdict[:60]}"
     )
     floats = [float(x) for x in np.random.default_rng(0).random(100_000)]
     t = median_seconds(lambda: normalise(floats, len(floats)), args.repeats)

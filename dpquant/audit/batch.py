@@ -18,7 +18,7 @@ from typing import Any
 from dpquant.audit.catalogue import CATALOGUE, CONTROLS
 from dpquant.audit.extras import missing
 from dpquant.audit.limits import MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, MIN_TIMEOUT
-from dpquant.audit.render import fmt, plot_report, render_report
+from dpquant.audit.render import cell, fmt, plot_report, render_report
 from dpquant.audit.result import AuditReport
 from dpquant.audit.runner import audit_mechanism
 from dpquant.reference.registry import REGISTRY
@@ -113,7 +113,7 @@ def audit_all(
         c = r.claim
         rows.append(
             f"| {name} | {kind} | ε={c.epsilon:g}, δ={c.delta:g}, {c.adjacency} | "
-            f"{fmt(r.epsilon_lower_bound)} | {fmt(r.epsilon_exact)} | {r.verdict()} | "
+            f"{fmt(r.epsilon_lower_bound)} | {cell(r.epsilon_exact)} | {r.verdict} | "
             f"{r.samples_used} | {r.seconds:.1f} |"
         )
         sections.append(render_report(r, rel))

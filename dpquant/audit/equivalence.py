@@ -27,7 +27,7 @@ two-sample test add the second sample's terms.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -45,6 +45,7 @@ from dpquant.audit.neighbours import (
     probe_values,
 )
 from dpquant.audit.outputs import MalformedOutput, Outputs, normalise
+from dpquant.audit.render import short
 from dpquant.audit.runner import audit_mechanism
 from dpquant.audit.wrap import from_callable
 from dpquant.reference.conformance import check_sampler, dkw_threshold
@@ -154,11 +155,12 @@ class ValidationReport:
         ]
         for c in failed[:5]:
             lines.append(
-                f"  differs on {_short(c.data)}: {c.test} statistic {c.statistic:.4g} > "
+                f"  differs on {short(c.data)}: {c.test} statistic {c.statistic:.4g} > "
                 f"{c.threshold:.4g} ({c.detail})"
             )
         if self.audit is not None:
-            lines.append(f"  audit: {self.audit.summary()}")
+            summary, witness = self.audit.explanation().split("\n", 1)
+            lines += [f"  audit: {summary}", f"  {witness}"]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -192,11 +194,12 @@ class ValidationReport:
         ]
         for c in self.checks:
             rows.append(
-                f"| {_short(c.data)} | {c.test} | {c.statistic:.4g} | {c.threshold:.4g} | "
+                f"| {short(c.data)} | {c.test} | {c.statistic:.4g} | {c.threshold:.4g} | "
                 f"{c.detectable:.4g} | {c.samples} | {'ok' if c.passed else 'DIFFERS'} |"
             )
         if self.audit is not None:
-            rows += ["", "## Audit", "", self.audit.summary()]
+            summary, witness = self.audit.explanation().split("\n", 1)
+            rows += ["", "## Audit", "", summary, "", witness]
         return "\n".join(rows) + "\n"
 
 
@@ -206,16 +209,6 @@ def _finite(x: float) -> float | str:
 
 def _ratio(statistic: float, threshold: float) -> float:
     return math.inf if threshold <= 0 else statistic / threshold
-
-
-def _short(data: Sequence[float]) -> str:
-    values = list(data)
-    if len(values) <= 6:
-        return "(" + ", ".join(f"{v:g}" for v in values) + ")"
-    counts: dict[float, int] = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    return "(" + ", ".join(f"{v:g}×{k}" for v, k in sorted(counts.items())) + ")"
 
 
 # --------------------------------------------------------------------------------------------
@@ -424,6 +417,7 @@ def validate(
     audit_samples: int | None = None,
     reference_name: str | None = None,
     candidate_name: str | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> ValidationReport:
     """Test that ``candidate`` draws from the same law as ``reference`` on a battery of data sets
     (module docstring) and audit it under the reference's claim.
@@ -448,6 +442,8 @@ def validate(
             :data:`dpquant.audit.limits.MAX_SAMPLES`), or None for its default.
         reference_name: The reference's name in the report, or None for its own.
         candidate_name: The candidate's name in the report, or None for its own.
+        progress: None, or a callable receiving a line as each data set's check starts, then
+            the audit's progress lines.
 
     Returns:
         The report: one check per data set, and the audit.
@@ -470,6 +466,9 @@ def validate(
     beta = check_probability(beta, "beta", open_left=True, open_right=True)
     seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
     audit = check_flag(audit, "audit")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable (one line at a time) or None, got {progress!r:.80}")
+    say = progress or (lambda line: None)
     if audit_samples is not None:
         audit_samples = check_int(audit_samples, "audit_samples", minimum=10, maximum=MAX_SAMPLES)
     for label, value in (("reference_name", reference_name), ("candidate_name", candidate_name)):
@@ -488,6 +487,7 @@ def validate(
         str(ref_name)[:MAX_NAME], str(cand_name)[:MAX_NAME], claim, alpha, beta
     )
     for i, data in enumerate(datasets):
+        say(f"validate: data set {i + 1}/{len(datasets)} {short(data)}: {samples:,} draws")
         try:
             draws = cand.sample(data, samples, rng)
         except Exception as exc:  # noqa: BLE001 -- a candidate that raises fails the check
@@ -550,8 +550,14 @@ def validate(
             )
         )
     if audit:
+        say(f"validate: auditing {str(cand_name)[:80]} under the reference's claim")
         report.audit = audit_mechanism(
-            cand, seed=seed, alpha=alpha, samples=audit_samples, name=str(cand_name)[:MAX_NAME]
+            cand,
+            seed=seed,
+            alpha=alpha,
+            samples=audit_samples,
+            name=str(cand_name)[:MAX_NAME],
+            progress=progress,
         )
     return report
 

@@ -153,7 +153,7 @@ class OutputTally:
             f"{_described(atom)}",
         )
 
-    def verdict(self) -> Inconclusive | None:
+    def inconclusive(self) -> Inconclusive | None:
         """Inconclusive at the end of an audit (the thresholds of the module docstring); None
         when enough draws were readable outputs."""
         if not self.draws:

@@ -346,7 +346,7 @@ def make_auditor(
         if record is not None:
             record(report)
         if report.inconclusive is not None and not report.violation and not allow:
-            pytest.fail(f"dp_audit: {report.summary()}", pytrace=False)
+            pytest.fail(f"dp_audit: {report.explanation()}", pytrace=False)
         return report
 
     return dp_audit

@@ -8,6 +8,7 @@ call these functions).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
@@ -39,14 +40,22 @@ class ReportView(Protocol):
     @property
     def tightness(self) -> float: ...
 
+    @property
     def verdict(self) -> str: ...
 
 
-def fmt(x: float | None) -> str:
-    """A privacy loss for people: four decimals, ``inf``, or ``n/a`` for None."""
-    if x is None:
-        return "n/a"
-    return "inf" if math.isinf(x) else f"{x:.4f}"
+def fmt(x: float) -> str:
+    """A privacy loss for people: four decimals, or ``inf``."""
+    return ("inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:.4f}"
+
+
+NOT_COMPUTED = "—"
+"""A table's cell for a value the audit did not compute (an exact ε without an exact law)."""
+
+
+def cell(x: float | None) -> str:
+    """A table's cell: :func:`fmt`, or :data:`NOT_COMPUTED` for None."""
+    return NOT_COMPUTED if x is None else fmt(x)
 
 
 MAX_SHOWN = 12  # data values shown before a data set is abbreviated
@@ -69,13 +78,20 @@ def short(data: Any) -> str:
 
 
 def witness_line(w: dict[str, Any] | None) -> str:
+    """The witness on one line, as the command line and a failing test print it: the two
+    neighbours, the event and its counts on each (a black-box or timeout witness), and where it
+    comes from in brackets (``exact``, ``blackbox``, ``timeout``); ``none`` without one."""
     if not w:
         return "none"
-    event = w.get("event", {}).get("description", "")
-    text = f"D = {short(w['data'])}, D' = {short(w['data_prime'])}"
-    if event:
-        text += f"; event: {event}; counts {w['k0']}/{w['n0']} vs {w['k1']}/{w['n1']}"
-    return text
+    try:
+        text = f"D = {short(w['data'])}, D' = {short(w['data_prime'])}"
+        event = (w.get("event") or {}).get("description", "")
+        if event:
+            text += f"; event: {event}; counts {w['k0']}/{w['n0']} vs {w['k1']}/{w['n1']}"
+    except (KeyError, TypeError, ValueError, AttributeError):  # a witness of another shape
+        text = json.dumps(w, default=str)
+    source = w.get("source")
+    return f"{text} [{source}]" if source else text
 
 
 def render_report(r: ReportView, plot: str | None = None) -> str:
@@ -83,11 +99,15 @@ def render_report(r: ReportView, plot: str | None = None) -> str:
     lines = [
         f"## {r.mechanism}",
         "",
-        f"* verdict: **{r.verdict()}**",
+        f"* verdict: **{r.verdict}**",
         f"* claim: ε = {r.claim.epsilon:g}, δ = {r.claim.delta:g}, adjacency {r.claim.adjacency}",
         f"* ε lower bound (confidence 1 − {r.alpha:g}): {fmt(r.epsilon_lower_bound)}"
         f" (tightness {r.tightness:.3f})",
-        f"* exact ε on the searched pairs: {fmt(r.epsilon_exact)}",
+        *(
+            []
+            if r.epsilon_exact is None
+            else [f"* exact ε on the searched pairs: {fmt(r.epsilon_exact)}"]
+        ),
         f"* witness: {witness_line(r.witness)}",
         f"* mode {r.mode}; {r.samples_used} draws; {r.seconds:.1f} s; seed {r.seed}",
     ]

@@ -76,8 +76,9 @@ class AuditReport(ClaimParts):
             or self.inconclusive is not None
         )
 
+    @property
     def verdict(self) -> str:
-        """VIOLATION; INCOMPLETE (a draw exceeded the time limit); SAMPLER DOES NOT MATCH ITS
+        """The verdict, the same string as the JSON's ``verdict``: VIOLATION; INCOMPLETE (a draw exceeded the time limit); SAMPLER DOES NOT MATCH ITS
         EXACT LAW; INCONCLUSIVE (the audit could not look, with the reason); or no violation
         found (which is never a proof of privacy)."""
         if self.violation:
@@ -91,23 +92,41 @@ class AuditReport(ClaimParts):
         return "no violation found"
 
     def summary(self) -> str:
-        """One line: the verdict, the claim, the bounds, the draws and the time."""
+        """One line: the verdict, the claim, the ε lower bound, the exact ε on the searched pairs
+        (when the audit computed one), the draws and the time."""
         from dpquant.audit.render import fmt
 
+        exact = (
+            ""
+            if self.epsilon_exact is None
+            else f"; exact ε on the searched pairs {fmt(self.epsilon_exact)}"
+        )
         return (
-            f"{self.mechanism}: {self.verdict()} -- claimed ε = {self.claim.epsilon:g} "
+            f"{self.mechanism}: {self.verdict} -- claimed ε = {self.claim.epsilon:g} "
             f"(δ = {self.claim.delta:g}, {self.claim.adjacency}); ε lower bound "
-            f"{fmt(self.epsilon_lower_bound)} at confidence 1 - {self.alpha:g}; exact ε on the "
-            f"searched pairs {fmt(self.epsilon_exact)}; {self.samples_used} draws, "
-            f"{self.seconds:.1f} s"
+            f"{fmt(self.epsilon_lower_bound)} at confidence 1 - {self.alpha:g}{exact}; "
+            f"{self.samples_used} draws, {self.seconds:.1f} s"
         )
 
+    def explanation(self) -> str:
+        """Two lines, as ``dpquant audit`` prints them and a failing test shows them: the
+        :meth:`summary` and ``witness: D = ..., D' = ...; event: ...; counts k0/n0 vs k1/n1``
+        (:func:`dpquant.audit.render.witness_line`)."""
+        from dpquant.audit.render import witness_line
+
+        return f"{self.summary()}\nwitness: {witness_line(self.witness)}"
+
     def assert_private(self) -> None:
-        """Raise ``AssertionError`` (with the witness) unless the audit :attr:`passed`: a
-        violation, a sampler that does not match its exact law, a draw that exceeded the time
-        limit, or an inconclusive audit (no output to judge) all fail."""
+        """Raise ``AssertionError`` with the :meth:`explanation` unless the audit :attr:`passed`:
+        a violation, a sampler that does not match its exact law, a draw that exceeded the time
+        limit, or an inconclusive audit (no output to judge) all fail.
+
+        Raises:
+            AssertionError: the audit did not pass; its message is the :meth:`explanation`.
+        """
+        __tracebackhide__ = True  # pytest shows the caller's line, not this one
         if not self.passed:
-            raise AssertionError(f"{self.summary()}\nwitness: {self.witness}")
+            raise AssertionError(self.explanation())
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(
@@ -120,7 +139,7 @@ class AuditReport(ClaimParts):
                 "epsilon_exact": self.epsilon_exact,
                 "tightness": self.tightness,
                 "violation": self.violation,
-                "verdict": self.verdict(),
+                "verdict": self.verdict,
                 "witness": self.witness,
                 "alpha": self.alpha,
                 "seed": self.seed,

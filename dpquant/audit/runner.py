@@ -320,7 +320,7 @@ def _run_stages(ctx: AuditContext, candidates: list[Candidate], mode: str) -> _F
         ctx.notes.append(f"audit stopped early: {stop.inconclusive.reason}")
         found.inconclusive = stop.inconclusive
     else:
-        found.inconclusive = ctx.tally.verdict()
+        found.inconclusive = ctx.tally.inconclusive()
     return found
 
 

@@ -44,6 +44,12 @@ from dpquant.reference.validation import check_int, check_positive, check_probab
 SAFETY = 0.8
 """The share of the measured rate granted to the main audit (its fixed costs, and the day's
 noise of a shared machine)."""
+CI_TIME_BUDGET = 30.0
+"""The CI profile's time budget per audit, in seconds (``pytest -m audit --audit-time-budget
+30``): under it every known-bad entry of :mod:`dpquant.audit.catalogue` and every incorrect
+mechanism of the classic suite at ε = 0.5 is flagged, and a per-draw Python exponential-mechanism
+median is audited within 30 s on 2 cores (``benchmarks/bench_ci_profile.py``; the figures in
+``notes/benchmarks.md``)."""
 SIZING = ("samples", "max_draws")
 """The keywords that size an audit themselves (not with a time budget)."""
 
@@ -168,6 +174,7 @@ def audit_within(mech: Any, seconds: float, **options: Any) -> AuditReport:
 
 
 __all__ = [
+    "CI_TIME_BUDGET",
     "SAFETY",
     "SIZING",
     "audit_within",

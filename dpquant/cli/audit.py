@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -26,7 +25,13 @@ from typing import Any
 from dpquant.audit.extras import MissingExtra, missing, require
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.mechanisms import audited_targets
-from dpquant.cli.messages import EXIT_FAILED, EXIT_INCONCLUSIVE, EXIT_OK, stderr_progress
+from dpquant.cli.messages import (
+    EXIT_FAILED,
+    EXIT_INCONCLUSIVE,
+    EXIT_OK,
+    on_terminal,
+    stderr_progress,
+)
 from dpquant.cli.paths import (
     check_output_file,
     check_output_folder,
@@ -127,10 +132,10 @@ def write_report_files(report: Any, json_path: Path | None, markdown_path: Path 
     if json_path:
         text = json.dumps(report.to_dict(), indent=1, default=str) + "\n"
         write_text(Path(json_path), text, "--json")
-        print(f"JSON written to {json_path}")
+        print_out(f"JSON written to {json_path}")
     if markdown_path:
         write_text(Path(markdown_path), report.to_markdown(), "--markdown")
-        print(f"Markdown written to {markdown_path}")
+        print_out(f"Markdown written to {markdown_path}")
 
 
 def passes(report: Any) -> bool:
@@ -153,17 +158,6 @@ def exit_code(report: Any) -> int:
 # --------------------------------------------------------------------------------------------
 # dpquant audit MODULE:ATTR
 # --------------------------------------------------------------------------------------------
-
-
-def _witness_text(witness: dict[str, Any] | None) -> str:
-    from dpquant.audit.render import witness_line
-
-    try:
-        text = witness_line(witness)
-    except (KeyError, TypeError, ValueError):
-        text = json.dumps(witness, default=str)
-    source = (witness or {}).get("source")
-    return f"{text} [{source}]" if source else text
 
 
 def _check_values(args: argparse.Namespace) -> None:
@@ -192,7 +186,7 @@ def _write_plot(report: Any, plot_path: Path) -> None:
         raise UsageError(
             f"--plot: cannot write {str(plot_path)!r} ({exc.strerror or exc})"
         ) from None
-    print(f"plot written to {written}")
+    print_out(f"plot written to {written}")
 
 
 def _plots_installed(option: str) -> None:
@@ -255,8 +249,7 @@ def audit_one(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UsageError(as_option(str(exc))) from None
-    print_out(report.summary())  # a reader that has gone (| head) keeps the verdict's code
-    print_out(f"witness: {_witness_text(report.witness)}")
+    print_out(report.explanation())  # a reader that has gone (| head) keeps the verdict's code
     if report.sampler_conforms is False:
         print_out("the sampler does not match its exact law (see the conformance section)")
     write_report_files(report, json_path, md_path)
@@ -273,15 +266,14 @@ def audit_one(args: argparse.Namespace) -> int:
 def all_progress(
     total: int, quiet: bool
 ) -> tuple[Callable[[str], None] | None, Callable[[], None]]:
-    """A progress callback for ``audit_all`` and a function closing it: a tqdm bar over the
-    mechanisms when tqdm is installed and stderr is a terminal, else one line per mechanism."""
-    if quiet:
+    """A progress callback for ``audit_all`` and a function closing it: on a terminal, a tqdm
+    bar over the mechanisms (one line per mechanism without tqdm); none with ``quiet`` or when
+    stderr is not a terminal (:func:`dpquant.cli.messages.on_terminal`)."""
+    if quiet or not on_terminal():
         return None, lambda: None
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dev dependency
-        return stderr_progress(False), lambda: None
-    if not sys.stderr.isatty():
         return stderr_progress(False), lambda: None
     bar = tqdm(total=total, unit="mech", file=sys.stderr, dynamic_ncols=True)
     seen: list[str] = []
@@ -300,15 +292,10 @@ def all_progress(
     return progress, close
 
 
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    return "inf" if math.isinf(x) else f"{x:.4f}"
-
-
 def audit_everything(args: argparse.Namespace) -> int:
     """``dpquant audit --all``: exit 0 when every outcome is the expected one, 1 otherwise."""
     from dpquant.audit import batch
+    from dpquant.audit.render import cell, fmt
 
     _check_values(args)
     out = check_output_folder(
@@ -325,25 +312,25 @@ def audit_everything(args: argparse.Namespace) -> int:
         close()
     by_name = {r.mechanism: r for r in reports}
     unexpected = []
-    print(f"{'mechanism':<48} {'kind':<10} {'verdict':<20} {'eps_lb':>8} {'exact eps':>9} seconds")
+    print_out(f"{'mechanism':<48} {'kind':<10} {'verdict':<20} {'eps_lb':>8} {'exact eps':>9} seconds")
     for name, kind, _ in targets:
         r = by_name.get(name)
         if r is None:
             unexpected.append(f"{name} ({kind}): not audited")
             continue
         ok = r.violation if kind == "known-bad" else passes(r)
-        print(
-            f"{name:<48} {kind:<10} {r.verdict():<20} {_fmt(r.epsilon_lower_bound):>8} "
-            f"{_fmt(r.epsilon_exact):>9} {r.seconds:7.1f}{'' if ok else '  UNEXPECTED'}"
+        print_out(
+            f"{name:<48} {kind:<10} {r.verdict:<20} {fmt(r.epsilon_lower_bound):>8} "
+            f"{cell(r.epsilon_exact):>9} {r.seconds:7.1f}{'' if ok else '  UNEXPECTED'}"
         )
         if not ok:
             wanted = "a violation" if kind == "known-bad" else "no violation"
-            unexpected.append(f"{name} ({kind}): expected {wanted}, got {r.verdict()}")
+            unexpected.append(f"{name} ({kind}): expected {wanted}, got {r.verdict}")
     no_plots = missing("matplotlib", "the plots of the audit report")
     plots = f"plots in {out / 'audit'}" if no_plots is None else f"no plots ({no_plots})"
-    print(f"report written to {out / 'audit.md'} and {out / 'audit.json'}, {plots}")
+    print_out(f"report written to {out / 'audit.md'} and {out / 'audit.json'}, {plots}")
     for line in unexpected:
-        print(f"unexpected: {line}")
+        print_out(f"unexpected: {line}")
     return EXIT_FAILED if unexpected else EXIT_OK
 
 
@@ -465,7 +452,10 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--out", default=None, help="--all: output folder (default: reports)", metavar="DIR"
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="no progress on stderr (shown only when stderr is a terminal)",
+    )  # fmt: skip
     p.set_defaults(func=run)
 
 

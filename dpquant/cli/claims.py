@@ -1,5 +1,7 @@
-"""``dpquant claims [--ledger PATH]``: print the claims ledger with counts per status; exit 1 when
-the ledger has a problem (a claim without a check, a check without a claim).
+"""``dpquant claims [--ledger PATH] [--full]``: print the claims ledger with counts per status (a
+table whose statements are cut to a line; ``--full``: every claim whole, with its note and
+checks); exit 1 when the ledger has a problem (a claim without a check, a check without a
+claim).
 
 The default ledger is the source checkout's ``notes/claims.toml``, else the copy an installed
 package ships; outside a source checkout the tests are not there, so the test ids are not checked
@@ -19,7 +21,13 @@ from typing import Any
 from dpquant.cli.messages import EXIT_FAILED, EXIT_OK
 from dpquant.cli.paths import path_text, print_out
 from dpquant.options import UsageError, show
-from dpquant.reference.claims import format_ledger, ledger_problems, load_ledger, source_checkout
+from dpquant.reference.claims import (
+    format_claims_full,
+    format_ledger,
+    ledger_problems,
+    load_ledger,
+    source_checkout,
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     check_ids = source_checkout()
     try:
         claims = load_ledger(path)
-        text = format_ledger(claims)
+        text = format_claims_full(claims) if args.full else format_ledger(claims)
         problems = ledger_problems(claims, check_ids=check_ids)
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         shown = "the ledger" if path is None else f"--ledger {show(path)}"
@@ -53,6 +61,11 @@ def add_parser(commands: Any) -> None:
         "--ledger",
         default=None,
         help="path to claims.toml (default: notes/claims.toml, else the installed package's copy)",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="every claim whole: the statement uncut, its note and its checks",
     )
     p.set_defaults(func=run)
 

@@ -61,9 +61,19 @@ def fail(message: Any) -> None:
     print(f"dpquant: error: {one_line(text)}", file=sys.stderr, flush=True)
 
 
+def on_terminal() -> bool:
+    """Whether stderr is a terminal (a person watching), not a pipe, a file or a CI log."""
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError, OSError):  # replaced, closed or detached stderr
+        return False
+
+
 def stderr_progress(quiet: bool) -> Callable[[str], None] | None:
-    """A progress callback writing ``dpquant: <line>`` on stderr (``None`` when ``quiet``)."""
-    if quiet:
+    """A progress callback writing ``dpquant: <line>`` on stderr; ``None`` (no progress) with
+    ``quiet`` (``-q``) or when stderr is not a terminal (:func:`on_terminal`): a pipe, a file or
+    a CI log gets the result only."""
+    if quiet or not on_terminal():
         return None
     return lambda line: print(f"dpquant: {one_line(line)}", file=sys.stderr, flush=True)
 
@@ -77,6 +87,7 @@ __all__ = [
     "EXIT_USAGE",
     "exception_text",
     "fail",
+    "on_terminal",
     "one_line",
     "stderr_progress",
 ]

@@ -26,7 +26,7 @@ from typing import Any
 
 from dpquant.audit.extras import MissingExtra, require
 from dpquant.cli.cluster import cluster_executor
-from dpquant.cli.messages import EXIT_OK
+from dpquant.cli.messages import EXIT_OK, on_terminal
 from dpquant.cli.paths import check_output_folder, print_out
 from dpquant.options import MAX_RUNS, UsageError, as_options, optional, parse_int
 from dpquant.studies import aamand25, fukuchi19, imola25, tzamos20
@@ -80,9 +80,10 @@ class PaperParsers(argparse._SubParsersAction):
 
 
 def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
-    """A tqdm bar per label when tqdm is installed and stderr is a terminal; else one stderr
-    line per label each time another tenth of its runs is done."""
-    if quiet:
+    """On a terminal, a tqdm bar per label (without tqdm, one stderr line per label each time
+    another tenth of its runs is done); none with ``quiet`` or when stderr is not a terminal
+    (:func:`dpquant.cli.messages.on_terminal`)."""
+    if quiet or not on_terminal():
         return None
     bars = _bars()
     if bars is not None:
@@ -102,8 +103,6 @@ def _bars() -> Callable[[str, int, int], None] | None:
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dev dependency
-        return None
-    if not sys.stderr.isatty():
         return None
     bars: dict[str, Any] = {}
 
@@ -180,7 +179,7 @@ def _common_options(
         "--quick", action="store_true", default=value(False), help="a tiny version for smoke tests"
     )
     parser.add_argument(
-        "-q", "--quiet", action="store_true", default=value(False), help="no progress on stderr"
+        "-q", "--quiet", action="store_true", default=value(False), help="no progress on stderr (shown only when stderr is a terminal)"
     )
 
 

@@ -8,8 +8,8 @@ import argparse
 from typing import Any
 
 from dpquant.cli.audit import audit_alpha, audit_seed, samples_cap, write_report_files
-from dpquant.cli.messages import EXIT_FAILED, EXIT_OK
-from dpquant.cli.paths import check_output_file, distinct_paths
+from dpquant.cli.messages import EXIT_FAILED, EXIT_OK, stderr_progress
+from dpquant.cli.paths import check_output_file, distinct_paths, print_out
 from dpquant.cli.targets import resolve_candidate, resolve_reference
 from dpquant.options import optional, parse_int, parse_int_list, parse_open_probability
 from dpquant.reference.validation import MAX_DRAWS
@@ -48,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
         audit_samples=audit_samples,
         reference_name=ref_name,
         candidate_name=cand_name,
+        progress=stderr_progress(args.quiet),
     )
-    print(report.summary())
+    print_out(report.summary())
     write_report_files(report, json_path, md_path)
     return EXIT_OK if report.passed else EXIT_FAILED
 
@@ -86,6 +87,10 @@ def add_parser(commands: Any) -> None:
     )  # fmt: skip
     p.add_argument("--no-audit", action="store_true", help="skip the audit of the candidate")
     p.add_argument("--audit-samples", default=None, help="the audit's draws per data set")
+    p.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="no progress on stderr (shown only when stderr is a terminal)",
+    )  # fmt: skip
     p.add_argument("--json", default=None, metavar="PATH", help="write the report as JSON")
     p.add_argument("--markdown", default=None, metavar="PATH", help="write the report as Markdown")
     p.set_defaults(func=run)

@@ -429,12 +429,52 @@ def status_counts(claims: list[Claim]) -> dict[str, int]:
     return {s: counts.get(s, 0) for s in STATUSES}
 
 
+def format_claims_full(claims: list[Claim]) -> str:
+    """Every claim whole, one block each: its id, status, paper and result (kind and number),
+    the statement uncut, the note, and each check's pytest node id; then the counts of
+    :func:`format_ledger`.
+
+    Args:
+        claims: The ledger (:func:`load_ledger`).
+
+    Returns:
+        The text, blocks separated by a blank line.
+
+    Raises:
+        ValueError: ``claims`` is not a list of :class:`Claim`.
+    """
+    claims = _check_claims(claims)
+    blocks = []
+    for c in claims:
+        lines = [
+            f"{c.id}  [{c.status}]  ({c.paper}, {c.kind} {c.number})",
+            f"  statement: {c.statement}",
+        ]
+        if c.note:
+            lines.append(f"  note: {c.note}")
+        lines.append(f"  checks ({len(c.checks)}):" if c.checks else "  checks: none")
+        lines += [f"    {check}" for check in c.checks]
+        blocks.append("\n".join(lines))
+    return "\n\n".join([*blocks, _counts(claims)])
+
+
+def _counts(claims: list[Claim]) -> str:
+    """The counts per status, in all and per paper."""
+    total = status_counts(claims)
+    lines = ["total: " + ", ".join(f"{s} {k}" for s, k in total.items()) + f" ({len(claims)} claims)"]
+    for paper in PAPERS:
+        sub = status_counts([c for c in claims if c.paper == paper])
+        lines.append(f"{paper}: " + ", ".join(f"{s} {k}" for s, k in sub.items() if k))
+    return "\n".join(lines)
+
+
 def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
     """The ledger as ``dpquant claims`` prints it.
 
     Args:
         claims: The entries.
-        width: Statements longer than this many characters (an int >= 1) are cut.
+        width: Statements longer than this many characters (an int >= 1) are cut, ending in
+            "…" (:func:`format_claims_full` shows every claim whole).
 
     Returns:
         A plain-text table followed by counts per status (and per paper).
@@ -451,15 +491,7 @@ def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
     widths = [max(len(r[k]) for r in rows) for k in range(3)]
     lines = ["  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3] for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths) + "  " + "-" * 9)
-    total = status_counts(claims)
-    lines.append("")
-    lines.append(
-        "total: " + ", ".join(f"{s} {k}" for s, k in total.items()) + f" ({len(claims)} claims)"
-    )
-    for paper in PAPERS:
-        sub = status_counts([c for c in claims if c.paper == paper])
-        lines.append(f"{paper}: " + ", ".join(f"{s} {k}" for s, k in sub.items() if k))
-    return "\n".join(lines)
+    return "\n".join([*lines, "", _counts(claims)])
 
 
 __all__ = [
@@ -475,6 +507,7 @@ __all__ = [
     "Claim",
     "check_exists",
     "default_ledger",
+    "format_claims_full",
     "format_ledger",
     "ledger_problems",
     "load_ledger",

@@ -286,7 +286,7 @@ def test_an_exact_that_raises_is_a_note_and_auto_falls_back_to_black_box() -> No
     assert not r.violation
     exact = audit_mechanism(NanExact(boom), pairs=RR_PAIR, samples=2000, mode="exact")
     assert exact.inconclusive is not None and exact.inconclusive.kind == "no_exact_loss"
-    assert exact.verdict().startswith("INCONCLUSIVE") and not exact.passed
+    assert exact.verdict.startswith("INCONCLUSIVE") and not exact.passed
     with pytest.raises(AssertionError, match="INCONCLUSIVE"):
         exact.assert_private()
 
@@ -439,7 +439,7 @@ def test_a_mechanism_that_hangs_everywhere_gives_an_incomplete_report_in_time() 
     r = audit_mechanism(mech, samples=4000, timeout=0.3)
     assert time.perf_counter() - start < 20
     assert not r.violation and r.timed_out is not None
-    assert r.verdict().startswith("INCOMPLETE")
+    assert r.verdict.startswith("INCOMPLETE")
     with pytest.raises(AssertionError, match="INCOMPLETE"):
         r.assert_private()
     # the spinning helper threads were interrupted: the process is idle again
@@ -451,7 +451,7 @@ def test_a_mechanism_that_hangs_everywhere_gives_an_incomplete_report_in_time() 
 
 def test_a_time_limit_does_not_change_a_correct_audit() -> None:
     r = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, timeout=5.0)
-    assert not r.violation and r.timed_out is None and r.verdict() == "no violation found"
+    assert not r.violation and r.timed_out is None and r.verdict == "no violation found"
     with ThreadPoolExecutor(2) as pool:
         s = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, timeout=5.0, executor=pool)
     assert s.epsilon_lower_bound == r.epsilon_lower_bound

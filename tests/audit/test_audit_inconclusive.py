@@ -62,7 +62,7 @@ def test_a_mechanism_that_recurses_forever_is_inconclusive_and_stops_early() -> 
     assert broken.inconclusive is not None and broken.inconclusive.kind == "no_output"
     assert "every one of its" in broken.inconclusive.reason
     assert "raised RecursionError" in broken.inconclusive.reason
-    assert broken.verdict().startswith("INCONCLUSIVE") and not broken.passed
+    assert broken.verdict.startswith("INCONCLUSIVE") and not broken.passed
     assert not broken.violation and broken.witness is None
     assert any("stopped early" in n for n in broken.notes)
     assert broken.samples_used < working.samples_used / 3  # not the whole budget
@@ -73,7 +73,7 @@ def test_every_way_of_reading_an_inconclusive_report_fails() -> None:
     report = audit_mechanism(
         from_callable(lambda d, rng: None, LOCAL, (0.0, 1.0), name="none"), samples=500
     )
-    assert "returned None" in report.verdict()
+    assert "returned None" in report.verdict
     with pytest.raises(AssertionError, match="INCONCLUSIVE"):
         report.assert_private()
     as_dict = report.to_dict()
@@ -108,7 +108,7 @@ def test_a_violation_outranks_a_mechanism_with_no_output() -> None:
         name="fails by data",
     )
     report = audit_mechanism(mech, pairs=[([0.0], [1.0])], samples=2000, seed=0)
-    assert report.violation and report.inconclusive is None and report.verdict() == "VIOLATION"
+    assert report.violation and report.inconclusive is None and report.verdict == "VIOLATION"
 
 
 def test_a_mechanism_that_fails_on_some_draws_only_is_conclusive() -> None:
@@ -187,7 +187,7 @@ def _batch(failed: int, numbers: int, atom: str = "raised:TypeError") -> Any:
 def test_the_no_output_threshold_is_a_share_of_all_draws(failed: int) -> None:
     tally = OutputTally()
     tally.add(_batch(failed, 1000 - failed))
-    verdict = tally.verdict()
+    verdict = tally.inconclusive()
     assert (verdict is not None) == (failed >= NO_OUTPUT_SHARE * 1000)
     if verdict is not None:
         assert verdict.kind == "no_output"
@@ -196,7 +196,7 @@ def test_the_no_output_threshold_is_a_share_of_all_draws(failed: int) -> None:
 def test_the_early_stop_needs_enough_draws_all_the_same_failure() -> None:
     few = OutputTally()
     few.add(_batch(EARLY_STOP_DRAWS - 1, 0))
-    assert few.stop() is None and few.verdict() is not None  # too few to stop, not to judge
+    assert few.stop() is None and few.inconclusive() is not None  # too few to stop, not to judge
     one_kind = OutputTally()
     one_kind.add(_batch(EARLY_STOP_DRAWS, 0))
     assert one_kind.stop() is not None
@@ -210,7 +210,7 @@ def test_the_early_stop_needs_enough_draws_all_the_same_failure() -> None:
 
 
 def test_an_audit_with_no_draw_is_inconclusive() -> None:
-    verdict = OutputTally().verdict()
+    verdict = OutputTally().inconclusive()
     assert verdict is not None and verdict.kind == "no_output"
 
 

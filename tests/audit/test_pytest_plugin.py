@@ -134,7 +134,17 @@ def test_downstream_audits_pass_and_fail(pytester: pytest.Pytester) -> None:
             "*ValueError: fn '*<lambda>' must be callable as fn(data, rng)*",
         ]
     )
-    assert "witness:" in result.stdout.str()
+    # a failing audit reads as the command line's two lines: ε_lb against the claim, then the
+    # witness (not the witness's raw dict, not the auditor's own frame)
+    result.stdout.fnmatch_lines(
+        [
+            "*<lambda>: VIOLATION -- claimed ε = 1 (δ = 0, local); ε lower bound * at confidence *",
+            "*witness: D = (*), D' = (*); event: *; counts */* vs */* [[]blackbox]*",
+        ]
+    )
+    out = result.stdout.str()
+    assert "'k0'" not in out and "selection_expected_bound" not in out and "n/a" not in out
+    assert "dpquant/audit/result.py" not in out
 
 
 ENV_NAMES = (

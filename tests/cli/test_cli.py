@@ -47,7 +47,7 @@ def test_audit_of_a_correct_function_in_a_file_passes_and_writes_reports(
     captured = capsys.readouterr()
     assert code == 0, captured
     assert "no violation found" in captured.out and "witness: D = " in captured.out
-    assert "dpquant: black-box stage" in captured.err  # progress goes to stderr
+    assert captured.err == ""  # stderr is not a terminal: no progress (tests/cli/test_cli_output.py)
     report = json.loads(out_json.read_text())
     assert CONTRACT_KEYS <= set(report)
     assert report["claimed_epsilon"] == 1.0 and report["violation"] is False
@@ -187,6 +187,7 @@ class _FakeReport:
         self.epsilon_lower_bound, self.epsilon_exact, self.seconds = 0.5, None, 0.1
         self.passed = not violation and conforms is not False
 
+    @property
     def verdict(self) -> str:
         if self.violation:
             return "VIOLATION"
@@ -286,7 +287,8 @@ def test_installed_console_script(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 1, proc.stderr
-    assert "VIOLATION" in proc.stdout and "dpquant: screening" in proc.stderr
+    assert "VIOLATION" in proc.stdout and "witness: D = " in proc.stdout
+    assert proc.stderr == ""  # stderr is a pipe, not a terminal: no progress
     assert json.loads(out_json.read_text())["violation"] is True
 
 
@@ -766,6 +768,9 @@ class _Report:
 
     def summary(self) -> str:
         return "fake: no violation found"
+
+    def explanation(self) -> str:
+        return f"{self.summary()}\nwitness: none"
 
 
 def test_timeout_is_passed_to_the_auditor(

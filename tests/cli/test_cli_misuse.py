@@ -147,7 +147,19 @@ class ClosedPipe:
         raise OSError("no file descriptor")
 
 
-@pytest.mark.parametrize("command", [["claims"], ["mechanisms"]])
+TARGETS = Path(__file__).with_name("cli_targets.py")
+PRINTING = [
+    ["claims"],
+    ["claims", "--full"],
+    ["mechanisms"],
+    ["audit", f"{TARGETS}:rr_fn", "--epsilon", "1", "--adjacency", "local", "--domain", "0,1",
+     "--samples", "2000"],
+    ["validate", "randomized_response[eps=1]", f"{TARGETS}:rr_fn", "--samples", "500",
+     "--no-audit"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", PRINTING, ids=lambda c: " ".join(c[:2]))
 def test_a_closed_stdout_ends_a_listing_quietly(
     command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -157,7 +169,7 @@ def test_a_closed_stdout_ends_a_listing_quietly(
     assert "Broken pipe" not in err and "error" not in err
 
 
-@pytest.mark.parametrize("command", [["claims"], ["mechanisms"]])
+@pytest.mark.parametrize("command", PRINTING, ids=lambda c: " ".join(c[:2]))
 def test_a_listing_piped_into_a_reader_that_quits_says_nothing_of_it(command: list[str]) -> None:
     """``dpquant claims | head -1``: the reader is gone before the first write."""
     proc = subprocess.Popen(

@@ -57,7 +57,7 @@ def check_report(r: Any) -> None:
     assert isinstance(r, AuditReport), type(r)
     assert math.isfinite(r.epsilon_lower_bound) and r.epsilon_lower_bound >= 0
     assert r.epsilon_exact is None or not math.isnan(r.epsilon_exact)
-    assert isinstance(r.violation, bool) and isinstance(r.verdict(), str)
+    assert isinstance(r.violation, bool) and isinstance(r.verdict, str)
     check_sane(r.to_dict())
     if r.alpha <= 1e-3:
         assert not r.violation, r.summary()

@@ -343,6 +343,7 @@ class _Report:
         self.passed = not bad  # an audit that found nothing and could look
         self.epsilon_lower_bound, self.epsilon_exact, self.seconds = 0.5, None, 0.0
 
+    @property
     def verdict(self) -> str:
         return "VIOLATION" if self.violation else "no violation found"
 
