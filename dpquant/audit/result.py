@@ -23,16 +23,36 @@ class AuditReport(ClaimParts):
 
     ``epsilon_lower_bound`` holds with confidence 1 − ``alpha`` (black-box: Clopper–Pearson on
     fresh evaluation draws, Bonferroni over the candidates carried into evaluation; in ``exact``
-    mode only, it is the exact loss of the worst pair found). ``epsilon_exact`` is the largest exact
-    ε(D, D') over the searched pairs (None without an exact law): a lower bound on the mechanism's
-    true ε, exact on that family. ``violation`` is True when either exceeds the claim (for an
-    approximate claim: when the bound with δ subtracted, or the exact δ(ε_claimed), does).
-    ``timed_out`` is set when a draw exceeded the audit's time limit (``timeout=``): the audit
-    stopped there, and holds the pair, the stage and the hang test's counts and bound; unless
-    that bound (or the exact stage) shows a violation the verdict is "INCOMPLETE".
-    ``inconclusive`` is set when the audit could not look (:mod:`dpquant.audit.inconclusive`: the
-    mechanism produced no output, outputs that never repeat, no pair was evaluated, or the exact
-    stage computed no loss) and found no violation: the verdict is then "INCONCLUSIVE".
+    mode only, it is the exact loss of the worst pair found). ``epsilon_exact`` is a lower bound
+    on the mechanism's true ε, exact on the searched family. For an approximate claim the
+    violation is judged with δ subtracted from the bound, or on the exact δ(ε_claimed).
+
+    Attributes:
+        mechanism: The audited mechanism's name.
+        claim: The privacy claim audited.
+        mode: The stages that ran: ``"exact+blackbox"``, ``"exact"`` or ``"blackbox"``.
+        epsilon_lower_bound: The ε lower bound, at confidence 1 − ``alpha``.
+        epsilon_exact: The largest exact ε(D, D') over the searched pairs; None without an
+            exact law.
+        violation: Whether the bound or the exact value exceeds the claim.
+        witness: The neighbours (``data``, ``data_prime``), and for a black-box witness the
+            event and its counts (``k0``/``n0`` on D, ``k1``/``n1`` on D'), with its ``source``;
+            None without one. :meth:`explanation` shows it on one line.
+        alpha: The confidence level's complement.
+        seed: The seed of every draw.
+        samples_used: The draws made in all, search included.
+        seconds: The audit's wall-clock time.
+        samples_by_stage: The draws of each stage.
+        exact: The exact stage's findings (pairs, worst pair, δ curve, planning), or None.
+        blackbox: The black-box stage's findings (candidates, evaluated events), or None.
+        conformance: The checks of the sampler against its exact law, one dict each.
+        notes: What the audit wants a reader to know (budgets, limits, a time budget's pilot).
+        timed_out: Set when a draw exceeded the time limit (``timeout=``): the audit stopped
+            there; the pair, the stage and the hang test's counts and bound. Unless that bound
+            (or the exact stage) shows a violation the verdict is "INCOMPLETE".
+        inconclusive: Set when the audit could not look (:mod:`dpquant.audit.inconclusive`: no
+            output, outputs that never repeat, no pair evaluated, no exact loss) and found no
+            violation: the verdict is then "INCONCLUSIVE".
     """
 
     mechanism: str
@@ -163,9 +183,14 @@ class AuditReport(ClaimParts):
         return render_report(self)
 
     def plot(self, path: str | Path) -> Path:
-        """Write the report's plot to ``path`` (a file path whose suffix names an image format
-        matplotlib writes, e.g. ``.png``; missing folders are created) and return it
-        (:func:`dpquant.audit.render.plot_report`).
+        """Write the report's plot (:func:`dpquant.audit.render.plot_report`).
+
+        Args:
+            path: A file path whose suffix names an image format matplotlib writes, e.g.
+                ``.png``; missing folders are created.
+
+        Returns:
+            The path written.
 
         Raises:
             ValueError: naming ``path``, when it cannot be written.

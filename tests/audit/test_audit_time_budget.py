@@ -10,6 +10,7 @@ import pytest
 from dpquant.audit.limits import MAX_MAX_DRAWS, MAX_SEED, MIN_MAX_DRAWS
 from dpquant.audit.pytest_plugin import make_auditor
 from dpquant.audit.time_budget import (
+    CI_TIME_BUDGET,
     SAFETY,
     audit_within,
     check_time_budget,
@@ -105,3 +106,36 @@ def test_the_plugins_time_budget_reaches_the_audit_and_a_tests_own_size_wins() -
     assert report.notes[-1].startswith("time budget 2 s") and report.alpha == pytest.approx(5e-7)
     own = dp_audit(RandomizedResponse(1.0), samples=500)
     assert not any("time budget" in n for n in own.notes) and own.alpha == pytest.approx(1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# the CI profile (CI_TIME_BUDGET): a seeded smoke version of benchmarks/bench_ci_profile.py, on
+# the mechanisms whose leak the pilot finds (its draws are fixed, so the verdict does not depend
+# on the machine's speed); the whole catalogue and suite, and the textbook median's time, are
+# the benchmark's (figures in notes/benchmarks.md)
+
+PROFILE_SMOKE_CATALOGUE = ("rr_wrong_flip", "em_underflow")
+PROFILE_SMOKE_CLASSIC = ("NoisyHist2", "ReportNoisyMax4", "SparseVectorTechnique5")
+
+
+@pytest.mark.audit
+@pytest.mark.parametrize("name", PROFILE_SMOKE_CATALOGUE + PROFILE_SMOKE_CLASSIC)
+def test_the_ci_profile_flags_known_bad_and_incorrect_mechanisms_in_its_pilot(name: str) -> None:
+    from dpquant.audit.catalogue import catalogue_entry
+    from dpquant.audit.classic import entry
+
+    if name in PROFILE_SMOKE_CATALOGUE:
+        mech = catalogue_entry(name).mechanism
+    else:
+        mech = entry(name).make(0.5)
+    report = audit_within(mech, CI_TIME_BUDGET, seed=0)
+    assert report.violation and report.alpha == 0.5e-6, report.summary()
+    assert report.samples_used <= MIN_MAX_DRAWS
+    assert any("this is the pilot's report (it found a violation)" in n for n in report.notes)
+
+
+def test_the_ci_profile_is_the_documented_one() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[2] / "docs" / "auditor" / "index.md").read_text("utf-8")
+    assert f"--audit-time-budget {CI_TIME_BUDGET:g}" in docs
