@@ -10,6 +10,7 @@ report) is what these tests check; the search is the auditor's, tested in tests/
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -297,7 +298,7 @@ def test_every_peer_takes_exactly_its_factorys_keyword_parameters() -> None:
     for name, factory in PEERS.items():
         params = peer_parameters(name)
         assert list(params) == list(factory.__code__.co_varnames[: len(params)])
-        assert all(p.default is not None for p in params.values())
+        assert all(p.default is not inspect.Parameter.empty for p in params.values())
 
 
 def test_values_are_converted_to_the_factorys_types() -> None:
