@@ -1,9 +1,10 @@
 """``dpquant audit``: audit one mechanism or function, or everything (``--all``).
 
-* ``dpquant audit MODULE:ATTR`` (or ``path/to/file.py:ATTR``, or ``peer:NAME`` for a library
-  adapter of :mod:`dpquant.audit.adapters`) audits one mechanism, or one function ``fn(data, rng) ->
-  output`` with the claim given by ``--epsilon/--delta/--adjacency``; ``--json``, ``--markdown``
-  and ``--plot`` write the report;
+* ``dpquant audit MODULE:ATTR`` (or ``path/to/file.py:ATTR``, a name of ``dpquant mechanisms``,
+  or ``peer:NAME[:KEY=VALUE]...`` for a library adapter of :mod:`dpquant.audit.adapters` at the
+  user's parameters, :mod:`dpquant.cli.peers`) audits one mechanism, or one function
+  ``fn(data, rng) -> output`` with the claim given by ``--epsilon/--delta/--adjacency``;
+  ``--json``, ``--markdown`` and ``--plot`` write the report;
 * ``dpquant audit --all`` audits the reference registry, the controls and the known-bad catalogue
   and writes ``<out>/audit.md``, ``audit.json`` and the plots (the body of ``make audit``); exit 1
   when an outcome is not the expected one (a reference flagged, a known-bad entry not flagged).
@@ -39,7 +40,7 @@ from dpquant.cli.paths import (
     print_out,
     write_text,
 )
-from dpquant.cli.targets import build_mechanism, load_target, resolve_candidate
+from dpquant.cli.targets import build_mechanism, resolve_audited
 from dpquant.options import (
     UsageError,
     optional,
@@ -208,10 +209,9 @@ def audit_one(args: argparse.Namespace) -> int:
     distinct_paths({"--json": json_path, "--markdown": md_path, "--plot": plot_path})
     if plot_path is not None:
         _plots_installed("--plot")
-    if args.target.startswith("peer:"):
-        obj, _ = resolve_candidate(args.target)
-    else:
-        obj = load_target(args.target)
+    obj, entry_name, pairs = resolve_audited(
+        args.target, epsilon=args.epsilon, adjacency=args.adjacency
+    )
     mech, name = build_mechanism(
         obj,
         args.target,
@@ -222,6 +222,7 @@ def audit_one(args: argparse.Namespace) -> int:
         vectorized=bool(args.vectorized),
         input_values=args.input_values,
     )
+    name = entry_name or name
     if args.mode == "exact" and not has_exact(mech):
         raise UsageError(
             f"--mode exact needs a mechanism with an exact(data) law; {args.target} has none"
@@ -238,6 +239,7 @@ def audit_one(args: argparse.Namespace) -> int:
     try:
         report = audit.audit_mechanism(
             mech,
+            pairs=pairs,
             domain=args.domain,
             samples=args.samples,
             alpha=args.alpha,
@@ -356,8 +358,11 @@ def run(args: argparse.Namespace) -> int:
 
 DESCRIPTION = (
     "Audit one mechanism (an object with sample() and claim) or one function "
-    "fn(data, rng) -> output named by MODULE:ATTR or path/to/file.py:ATTR; or, with "
-    "--all, the reference registry, the controls and the known-bad catalogue. Exit "
+    "fn(data, rng) -> output named by MODULE:ATTR or path/to/file.py:ATTR, a name listed by "
+    "`dpquant mechanisms`, or another library's quantile at your parameters, "
+    "peer:NAME:KEY=VALUE:... (e.g. peer:diffprivlib:epsilon=0.5:bounds=0,100:quantile=0.25; "
+    "`dpquant mechanisms` lists each peer's options; its claim is built at its epsilon); or, "
+    "with --all, the reference registry, the controls and the known-bad catalogue. Exit "
     "code 0: no violation found (--all: every outcome as expected); 1: a violation "
     "(or a sampler that does not match its exact law, or a draw that exceeded --timeout; "
     "--all: an unexpected outcome); "
@@ -377,7 +382,10 @@ def add_parser(commands: Any) -> None:
         description=DESCRIPTION,
     )
     p.add_argument(
-        "target", nargs="?", help="MODULE:ATTR, path/to/file.py:ATTR or peer:NAME (a library)"
+        "target",
+        nargs="?",
+        help="MODULE:ATTR, path/to/file.py:ATTR, a name of `dpquant mechanisms`, or "
+        "peer:NAME[:KEY=VALUE]... (another library at your parameters)",
     )
     p.add_argument("--all", action="store_true", help="audit the registry and the catalogue")
     p.add_argument(
@@ -388,7 +396,9 @@ def add_parser(commands: Any) -> None:
         "reports as on one process",
     )
     claim = p.add_argument_group(
-        "claim", "required for a plain function; for a mechanism, each one overrides its claim"
+        "claim",
+        "required for a plain function; for a mechanism, each one overrides its claim; a peer's "
+        "claim follows its own epsilon (peer:NAME:epsilon=E), which --epsilon then overrides",
     )
     claim.add_argument("--epsilon", default=None, help="claimed ε (a finite number > 0)")
     claim.add_argument("--delta", default=None, help="claimed δ in [0, 1) (default 0)")

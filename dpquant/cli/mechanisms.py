@@ -1,5 +1,8 @@
 """``dpquant mechanisms``: list what ``dpquant audit --all`` audits (the reference registry, the
-controls and the known-bad catalogue), one line each: name, kind, description."""
+controls and the known-bad catalogue), one line each: name, kind, description; then the peers
+(``peer:NAME``, other libraries' quantiles, not part of ``--all``), each with the options its
+target takes (``peer:NAME:KEY=VALUE:...``, :mod:`dpquant.cli.peers`). Every name listed is a
+target of ``dpquant audit`` and ``dpquant validate``."""
 
 from __future__ import annotations
 
@@ -23,8 +26,13 @@ def audited_targets() -> list[tuple[str, str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """One line per target; a reader that quits early ends the listing quietly."""
-    for name, kind, description in audited_targets():
+    """One line per target, then one per peer; a reader that quits early ends the listing
+    quietly."""
+    from dpquant.cli.peers import peer_lines
+
+    rows = [(name, kind, description) for name, kind, description in audited_targets()]
+    rows += [(name, "peer", description) for name, description in peer_lines()]
+    for name, kind, description in rows:
         if not print_out(f"{name:<48} {kind:<10} {description}"):
             break
     return EXIT_OK
@@ -33,7 +41,14 @@ def run(args: argparse.Namespace) -> int:
 def add_parser(commands: Any) -> None:
     """The ``mechanisms`` sub-parser."""
     p = commands.add_parser(
-        "mechanisms", help="list what `dpquant audit --all` audits (registry and catalogue)"
+        "mechanisms",
+        help="list what `dpquant audit --all` audits (registry and catalogue) and the peers "
+        "(peer:NAME) with their options",
+        description="List the names `dpquant audit` and `dpquant validate` take: the reference "
+        "registry, the controls and the known-bad catalogue (what `dpquant audit --all` "
+        "audits), then the other libraries' quantiles, peer:NAME, each with the options its "
+        "target takes as peer:NAME:KEY=VALUE:KEY=VALUE (e.g. "
+        "peer:diffprivlib:epsilon=0.5:bounds=0,100:quantile=0.25).",
     )
     p.set_defaults(func=run)
 

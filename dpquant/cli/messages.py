@@ -29,8 +29,9 @@ Every error is one line on stderr, ``dpquant: error: ...``, naming the option or
 
 from __future__ import annotations
 
+import difflib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INCONCLUSIVE = 0, 1, 2, 3, 4
@@ -50,6 +51,45 @@ def exception_text(exc: BaseException) -> str:
     except Exception:  # noqa: BLE001 -- a broken __str__ of user code
         text = "(its message cannot be shown)"
     return f"{type(exc).__name__}: {text}"
+
+
+MAX_SUGGESTIONS = 4
+"""The most names a "did you mean" hint offers."""
+
+
+def close_names(word: str, names: Mapping[str, str]) -> list[str]:
+    """The names ``word`` was probably meant to be: those whose key starts with it (when it has
+    three characters or more), then those :func:`difflib.get_close_matches` finds; case is
+    ignored.
+
+    Args:
+        word: What the user typed.
+        names: Each key to match against, and the name to offer for it (several keys may offer
+            one name: ``diffprivlib`` and ``peer:diffprivlib`` both offer the latter).
+
+    Returns:
+        At most :data:`MAX_SUGGESTIONS` distinct names, best first; empty when nothing is close.
+    """
+    typed = word.strip().lower()
+    if not typed:
+        return []
+    folded: dict[str, list[str]] = {}
+    for key, name in names.items():
+        folded.setdefault(key.lower(), []).append(name)
+    keys = [k for k in folded if len(typed) >= 3 and k.startswith(typed) and k != typed]
+    keys += difflib.get_close_matches(typed, list(folded), n=MAX_SUGGESTIONS, cutoff=0.6)
+    found = [name for key in keys for name in folded[key]]
+    return list(dict.fromkeys(found))[:MAX_SUGGESTIONS]
+
+
+def did_you_mean(word: str, names: Mapping[str, str]) -> str:
+    """``"did you mean 'a' or 'b'?"`` for the names close to ``word`` (:func:`close_names`),
+    or ``""`` when none is."""
+    close = [repr(n) for n in close_names(word, names)]
+    if not close:
+        return ""
+    listed = close[0] if len(close) == 1 else f"{', '.join(close[:-1])} or {close[-1]}"
+    return f"did you mean {listed}?"
 
 
 def fail(message: Any) -> None:
@@ -85,6 +125,9 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "MAX_SUGGESTIONS",
+    "close_names",
+    "did_you_mean",
     "exception_text",
     "fail",
     "on_terminal",

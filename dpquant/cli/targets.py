@@ -1,12 +1,15 @@
-"""What the command line audits: targets named ``MODULE:ATTR``, ``path/to/file.py:ATTR`` or
-``peer:NAME``, turned into mechanisms.
+"""What the command line audits: targets named ``MODULE:ATTR``, ``path/to/file.py:ATTR``,
+``peer:NAME[:KEY=VALUE]...`` (:mod:`dpquant.cli.peers`) or a name of ``dpquant mechanisms``,
+turned into mechanisms.
 
 A target is a configured mechanism (an object with ``sample()`` and ``claim``; ``--epsilon``,
 ``--delta`` and ``--adjacency`` override its claim through :class:`dpquant.audit.claimed.ClaimOverride`) or a plain
 function ``fn(data, rng) -> output`` (wrapped with :func:`dpquant.audit.from_callable` under the claim
 given by the options). Importing a target runs user code: whatever it raises, ``sys.exit`` and
 Ctrl-C included, is a :class:`UsageError` naming the target (a target that cannot be imported is
-never audited).
+never audited). A name that is neither (``em_no_hal``) is refused with the close names of
+``dpquant mechanisms`` and of the peers ("did you mean 'em_no_half'?"); a ``MODULE:ATTR`` that
+fails keeps its own message, with a hint only when it is close to a peer's (``peers:opendp``).
 """
 
 from __future__ import annotations
@@ -22,10 +25,22 @@ from pathlib import Path
 from typing import Any
 
 from dpquant.audit.claimed import ClaimOverride
-from dpquant.cli.messages import exception_text
+from dpquant.cli.mechanisms import audited_targets
+from dpquant.cli.messages import did_you_mean, exception_text
+from dpquant.cli.peers import (
+    PREFIX,
+    build_peer,
+    check_claim_options,
+    is_peer,
+    parse_peer,
+    peer_factories,
+)
 from dpquant.options import UsageError, as_options, show
 from dpquant.reference.core import PrivacyClaim, check_claim
 from dpquant.reference.registry import REGISTRY
+
+Pairs = list[tuple[Any, Any]]
+"""Explicit neighbouring pairs of a registry entry (``None``: the auditor searches)."""
 
 
 def attribute(obj: Any, attr: str, label: str) -> Any:
@@ -192,12 +207,81 @@ def build_mechanism(
     )
 
 
-def resolve_reference(spec: str) -> tuple[Any, str]:
-    """A registry entry by name (``dpquant mechanisms``) or a mechanism named by MODULE:ATTR."""
+def named_mechanism(name: str) -> tuple[Any, Pairs | None] | None:
+    """The mechanism ``dpquant mechanisms`` lists under ``name`` (a reference of the registry,
+    a control or a known-bad entry of the catalogue) and its explicit pairs, or None.
+
+    Args:
+        name: The name as typed.
+
+    Returns:
+        ``(mechanism, pairs)`` (pairs: a registry entry's explicit neighbours, else None), or
+        None when no entry has that name.
+    """
+    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+
     for entry in REGISTRY:
-        if entry.name == spec:
-            return entry.build(), entry.name
-    obj = load_target(spec)
+        if entry.name == name:
+            return entry.build(), entry.pairs() if entry.pairs else None
+    for known in (*CONTROLS, *CATALOGUE):
+        if known.name == name:
+            return known.mechanism, None
+    return None
+
+
+def _close_targets(with_peers: bool) -> dict[str, str]:
+    """What a mistyped name is matched against: the names of ``dpquant mechanisms`` and, where
+    a peer is a target, ``peer:NAME`` (matched with or without its prefix)."""
+    names = {name: name for name, _, _ in audited_targets()}
+    if with_peers:
+        for peer in peer_factories():
+            names[peer] = names[f"{PREFIX}{peer}"] = f"{PREFIX}{peer}"
+    return names
+
+
+def load_named(spec: str, *, with_peers: bool) -> Any:
+    """:func:`load_target`, except that a name without a colon (which cannot be MODULE:ATTR)
+    close to a name of ``dpquant mechanisms`` (or to a peer's, ``with_peers``) is refused as
+    ``unknown mechanism 'x'; did you mean 'y'?``, and a failing MODULE:ATTR close to a peer's
+    target (``peers:opendp``) gets the hint after its own message.
+
+    Args:
+        spec: The target as typed.
+        with_peers: Whether ``peer:NAME`` is a target here.
+
+    Returns:
+        The object :func:`load_target` returns.
+
+    Raises:
+        UsageError: as :func:`load_target`, with the hint when a name is close.
+    """
+    if ":" not in spec:
+        hint = did_you_mean(spec, _close_targets(with_peers))
+        if hint:
+            raise UsageError(f"unknown mechanism {spec!r}; {hint}")
+        return load_target(spec)
+    try:
+        return load_target(spec)
+    except UsageError as exc:
+        peers = {f"{PREFIX}{p}": f"{PREFIX}{p}" for p in peer_factories()} if with_peers else {}
+        hint = did_you_mean(spec.split("=", 1)[0], peers)
+        if hint:
+            raise UsageError(f"{exc}; {hint}") from None
+        raise
+
+
+def resolve_reference(spec: str) -> tuple[Any, str]:
+    """A mechanism by its name in ``dpquant mechanisms`` (a mistyped one is refused with the
+    close names) or a mechanism named by MODULE:ATTR."""
+    named = named_mechanism(spec)
+    if named is not None:
+        return named[0], spec
+    if is_peer(spec):
+        raise UsageError(
+            f"the reference must be a name of `dpquant mechanisms` or MODULE:ATTR; {spec} is "
+            "another library's implementation: pass it as the candidate"
+        )
+    obj = load_named(spec, with_peers=False)
     claim = attribute(obj, "claim", spec) if is_mechanism(obj) else None
     if not isinstance(claim, PrivacyClaim):
         raise UsageError(
@@ -213,26 +297,49 @@ def resolve_reference(spec: str) -> tuple[Any, str]:
 
 
 def resolve_candidate(spec: str) -> tuple[Any, str]:
-    """``peer:NAME`` (an adapter of :mod:`dpquant.audit.adapters` with its defaults), or MODULE:ATTR /
+    """``peer:NAME[:KEY=VALUE]...`` (an adapter of :mod:`dpquant.audit.adapters` at those
+    parameters, named by its own name), a name of ``dpquant mechanisms``, or MODULE:ATTR /
     path/to/file.py:ATTR naming a mechanism or a function fn(data, rng) -> output."""
-    if spec.startswith("peer:"):
-        from dpquant.audit.adapters import PEERS
-
-        name = spec[len("peer:") :]
-        if name not in PEERS:
-            raise UsageError(f"unknown peer {name!r}; known: {', '.join(sorted(PEERS))}")
-        make: Any = PEERS[name]
-        try:
-            mech = make()
-        except ImportError as exc:
-            raise UsageError(str(exc)) from exc
-        except Exception as exc:  # noqa: BLE001 -- a third-party library failed to set up
-            raise UsageError(f"peer {name!r} is unavailable: {exception_text(exc)}") from None
+    if is_peer(spec):
+        mech = build_peer(parse_peer(spec))
         return mech, mech.name
-    obj = load_target(spec)
+    named = named_mechanism(spec)
+    if named is not None:
+        return named[0], spec
+    obj = load_named(spec, with_peers=True)
     if isinstance(obj, type):
         raise UsageError(f"{spec} is a class; point to a mechanism instance or a function")
     return obj, spec
+
+
+def resolve_audited(
+    spec: str, *, epsilon: float | None = None, adjacency: str | None = None
+) -> tuple[Any, str | None, Pairs | None]:
+    """What ``dpquant audit TARGET`` audits, before :func:`build_mechanism` applies the claim
+    options.
+
+    Args:
+        spec: ``peer:NAME[:KEY=VALUE]...``, a name of ``dpquant mechanisms``, MODULE:ATTR or
+            path/to/file.py:ATTR.
+        epsilon: ``--epsilon`` (checked) or None.
+        adjacency: ``--adjacency`` or None.
+
+    Returns:
+        ``(object, name, pairs)``: name is the entry's for a name of ``dpquant mechanisms`` (else
+        None: the object's own, or the spec), pairs its explicit neighbours (or None).
+
+    Raises:
+        UsageError: as :func:`resolve_candidate`; also ``--epsilon``/``--adjacency`` for a peer
+            whose spec leaves that parameter out (:func:`dpquant.cli.peers.check_claim_options`).
+    """
+    if is_peer(spec):
+        peer = parse_peer(spec)
+        check_claim_options(peer, epsilon=epsilon, adjacency=adjacency)
+        return build_peer(peer), None, None
+    named = named_mechanism(spec)
+    if named is not None:
+        return named[0], spec, named[1]
+    return load_named(spec, with_peers=True), None, None
 
 
 __all__ = [
@@ -240,7 +347,10 @@ __all__ = [
     "attribute",
     "build_mechanism",
     "is_mechanism",
+    "load_named",
     "load_target",
+    "named_mechanism",
+    "resolve_audited",
     "resolve_candidate",
     "resolve_reference",
 ]

@@ -490,3 +490,37 @@ def test_adapter_variants_median_percentile_and_bad_options() -> None:
         PEERS["opendp"](measure="renyi")
     with pytest.raises(ValueError, match="candidates"):
         PEERS["eeprivacy"](candidates=(0.5, 0.5))
+
+
+def test_names_tell_every_parameterisation_apart_and_keep_the_defaults() -> None:
+    """Two adapters with different parameters never share a name (reports would be confused):
+    numbers are written exactly when ``:g`` would round them, and a candidate grid other than the
+    default is listed (a few) or digested (more); the defaults' names are unchanged."""
+    peer("diffprivlib")
+    peer("eeprivacy")
+    names = [
+        peer("diffprivlib").name,
+        peer("diffprivlib", epsilon=0.1234567).name,
+        peer("diffprivlib", epsilon=0.1234568).name,
+        peer("diffprivlib", bounds=(0.0, 1.0000001)).name,
+        peer("eeprivacy").name,
+        peer("eeprivacy", candidates=CANDIDATES).name,
+        peer("eeprivacy", candidates=tuple(i / 10 for i in range(11))).name,  # not linspace's
+        peer("eeprivacy", candidates=(0.0, 0.5, 1.0)).name,
+    ]
+    assert len(set(names)) == len(names), names
+    assert names[0] == "diffprivlib quantile[q=0.5,eps=1,bounds=(0,1),replace_one]"
+    assert names[4] == "eeprivacy PrivateQuantile[q=0.5,eps=1,21 candidates,replace_one]"
+    assert "candidates=(0,0.5,1)" in names[-1]
+
+
+def test_a_median_with_another_quantile_is_refused_not_ignored() -> None:
+    """``function="median"`` releases the ½-quantile: a quantile of ¼ given with it was ignored
+    silently; now it is a ValueError naming the parameter."""
+    peer("diffprivlib")
+    peer("python-dp")
+    with pytest.raises(ValueError, match=r"quantile must be 0.5 \(or left out\)"):
+        PEERS["diffprivlib"](0.25, function="median")
+    with pytest.raises(ValueError, match=r"percentile must be 0.5 \(or left out\)"):
+        PEERS["python-dp"](0.9)
+    assert PEERS["diffprivlib"](0.5, function="median").claim.epsilon == 1.0

@@ -68,3 +68,7 @@ def rr_vectorized(data: np.ndarray, size: int, rng: np.random.Generator) -> np.n
     """Randomized response on a bit, ε = 1, ``size`` draws at once (local, input set {0, 1})."""
     keep = rng.random(size) < np.e / (1 + np.e)
     return np.where(keep, data[0], 1 - data[0])
+
+
+em_q25_eps05_0_100 = ExponentialQuantile(0.25, 0.5, (0.0, 100.0))
+"""Smith's EM at q = ¼, ε = ½, bounds (0, 100): diffprivlib's law at those parameters."""

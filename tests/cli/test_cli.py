@@ -254,12 +254,16 @@ def test_all_progress_is_a_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) ->
     assert all_progress(3, quiet=True)[0] is None
 
 
-def test_mechanisms_lists_registry_and_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
+def test_mechanisms_lists_registry_and_catalogue_then_the_peers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from dpquant.audit.adapters import PEERS
     from dpquant.audit.catalogue import CATALOGUE, CONTROLS
 
     assert main(["mechanisms"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(REGISTRY) + len(CONTROLS) + len(CATALOGUE)
+    assert len(lines) == len(REGISTRY) + len(CONTROLS) + len(CATALOGUE) + len(PEERS)
+    assert all(" peer " in line for line in lines[-len(PEERS) :])
     for e in REGISTRY:
         assert any(line.startswith(e.name) and " reference " in line for line in lines)
     for e in CATALOGUE:

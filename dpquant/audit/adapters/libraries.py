@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import math
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -41,9 +42,64 @@ CHECKED_VERSIONS = {
 """The version of each library that its adapter was checked against."""
 
 
+MAX_LISTED_CANDIDATES = 6
+"""A label lists up to this many candidates; more are named by their count, ends and digest."""
+
+
 def _bounds(bounds: Sequence[float]) -> tuple[float, float]:
     """Finite bounds lo < hi whose width fits a float64."""
     return check_domain(bounds, "bounds", finite=True)
+
+
+def number_text(x: float) -> str:
+    """``x`` as short as it reads (``1``, ``0.25``, ``1e-07``) when that text is exactly ``x``,
+    else its shortest round-trip text (``0.1234567``): two different values never read the same.
+
+    Args:
+        x: A finite float.
+
+    Returns:
+        The text of ``x``.
+    """
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
+
+
+def candidates_text(candidates: tuple[float, ...]) -> str:
+    """The candidates of a label, distinct for distinct grids: the adapters' default grid as
+    ``21 candidates``, a few candidates listed, more by count, ends and a digest of the values.
+
+    Args:
+        candidates: Checked candidates (distinct, finite, sorted).
+
+    Returns:
+        The text, e.g. ``candidates=(0,0.5,1)``.
+    """
+    if candidates == DEFAULT_CANDIDATES:
+        return f"{len(candidates)} candidates"
+    if len(candidates) <= MAX_LISTED_CANDIDATES:
+        return "candidates=(" + ",".join(number_text(c) for c in candidates) + ")"
+    digest = hashlib.sha256(np.asarray(candidates, dtype=np.float64).tobytes()).hexdigest()
+    lo, hi = number_text(candidates[0]), number_text(candidates[-1])
+    return f"{len(candidates)} candidates in [{lo},{hi}] #{digest[:12]}"
+
+
+def _median_at_half(function: str, q: float, name: str) -> None:
+    """A median is the ½-quantile: ``function="median"`` with another ``q`` would ignore it.
+
+    Args:
+        function: The library function chosen.
+        q: The checked quantile.
+        name: The parameter's name, for the message.
+
+    Raises:
+        ValueError: naming ``name``, when ``function`` is ``"median"`` and ``q`` is not ½.
+    """
+    if function == "median" and q != 0.5:
+        raise ValueError(
+            f"{name} must be 0.5 (or left out) with function='median', got {q!r}; "
+            f"function='{'percentile' if name == 'percentile' else 'quantile'}' takes any {name}"
+        )
 
 
 def _peer(
@@ -108,33 +164,36 @@ def _diffprivlib_release(
 def diffprivlib_quantile(
     quantile: float = 0.5,
     epsilon: float = 1.0,
-    bounds: Sequence[float] = (0.0, 1.0),
+    bounds: tuple[float, float] = (0.0, 1.0),
     *,
-    function: str = "quantile",
-    adjacency: str = "replace_one",
+    function: Literal["quantile", "median", "percentile"] = "quantile",
+    adjacency: Literal["replace_one", "add_remove", "local"] = "replace_one",
 ) -> PeerMechanism:
     """IBM diffprivlib's ``tools.quantile(data, q, epsilon, bounds, random_state)`` (or ``median``,
     ``percentile``): Smith's exponential mechanism with utility −|j − q·n| and sensitivity 1, pure
     ε-DP. diffprivlib does not name its neighbouring relation; Δ = 1 holds for both, so the
     default audits replace-one (the stronger for a fixed n)."""
     version = require("diffprivlib", "diffprivlib.tools")
-    function = check_choice(function, "function", ("quantile", "median", "percentile"))
-    q = 0.5 if function == "median" else check_probability(quantile, "quantile")
+    kind = check_choice(function, "function", ("quantile", "median", "percentile"))
+    q = check_probability(quantile, "quantile")
+    _median_at_half(kind, q, "quantile")
     eps = check_epsilon(epsilon)
     lo, hi = _bounds(bounds)
+    relation = check_adjacency(adjacency)
+    qt, et, lt, ht = (number_text(v) for v in (q, eps, lo, hi))
     call = {
-        "quantile": f"diffprivlib.tools.quantile(x, {q:g}, epsilon={eps:g}, bounds=({lo:g}, {hi:g}))",
-        "median": f"diffprivlib.tools.median(x, epsilon={eps:g}, bounds=({lo:g}, {hi:g}))",
+        "quantile": f"diffprivlib.tools.quantile(x, {qt}, epsilon={et}, bounds=({lt}, {ht}))",
+        "median": f"diffprivlib.tools.median(x, epsilon={et}, bounds=({lt}, {ht}))",
         "percentile": (
-            f"diffprivlib.tools.percentile(x, {100 * q:g}, epsilon={eps:g}, bounds=({lo:g}, {hi:g}))"
+            f"diffprivlib.tools.percentile(x, {number_text(100 * q)}, epsilon={et}, "
+            f"bounds=({lt}, {ht}))"
         ),
-    }[function]
+    }[kind]
     fn = functools.partial(
-        _diffprivlib_release, function=function, quantile=q, epsilon=eps, bounds=(lo, hi)
+        _diffprivlib_release, function=kind, quantile=q, epsilon=eps, bounds=(lo, hi)
     )
-    label = f"{function}[q={q:g},eps={eps:g},bounds=({lo:g},{hi:g}),{adjacency}]"
-    adjacency = check_adjacency(adjacency)
-    return _peer("diffprivlib", version, fn, eps, adjacency, label, call, seedable=True)
+    label = f"{kind}[q={qt},eps={et},bounds=({lt},{ht}),{relation}]"
+    return _peer("diffprivlib", version, fn, eps, relation, label, call, seedable=True)
 
 
 # ---------------------------------------------------------------------------------------- OpenDP
@@ -173,8 +232,8 @@ def opendp_quantile(
     epsilon: float = 1.0,
     candidates: Sequence[float] = DEFAULT_CANDIDATES,
     *,
-    measure: str = "max_divergence",
-    adjacency: str = "add_remove",
+    measure: Literal["max_divergence", "zero_concentrated_divergence"] = "max_divergence",
+    adjacency: Literal["add_remove", "replace_one"] = "add_remove",
 ) -> PeerMechanism:
     """OpenDP's ``make_private_quantile`` over ``candidates`` with ``scale`` set so that its
     privacy map gives ε at d_in = 1 (add/remove; replace-one is d_in = 2): scale =
@@ -182,21 +241,23 @@ def opendp_quantile(
     permute-and-flip) or ``"zero_concentrated_divergence"`` (the exponential mechanism; claimed
     here as the pure ε it also satisfies). The library's own map is checked against ε."""
     version = require("opendp", "opendp.prelude")
-    measure = check_choice(measure, "measure", ("max_divergence", "zero_concentrated_divergence"))
+    divergence = check_choice(
+        measure, "measure", ("max_divergence", "zero_concentrated_divergence")
+    )
     q = check_probability(quantile, "quantile")
     eps = check_epsilon(epsilon)
     cands = check_candidates(candidates)
-    adjacency = check_adjacency(adjacency)
-    if adjacency == "local":
+    relation = check_adjacency(adjacency)
+    if relation == "local":
         raise ValueError("adjacency must be add_remove or replace_one for a quantile")
-    d_in = 1 if adjacency == "add_remove" else 2
+    d_in = 1 if relation == "add_remove" else 2
     a, d = opendp_alpha(q)
     scale = 2 * d_in * max(a, d - a) / (d * eps)
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"epsilon = {eps!r} gives a noise scale {scale!r} OpenDP cannot take")
-    if measure == "max_divergence":
+    if divergence == "max_divergence":
         try:
-            mapped = float(opendp_measurement(cands, q, scale, measure).map(d_in))
+            mapped = float(opendp_measurement(cands, q, scale, divergence).map(d_in))
         except Exception as exc:  # noqa: BLE001 -- the library refuses these parameters
             raise ValueError(
                 f"OpenDP refuses epsilon = {eps!r} with these candidates: {exc}"
@@ -205,13 +266,16 @@ def opendp_quantile(
             raise ValueError(f"epsilon = {eps!r} is beyond what OpenDP's privacy map represents")
         if mapped > eps * (1 + 1e-9):
             raise AssertionError(f"OpenDP maps d_in = {d_in} to ε = {mapped} > {eps}")
-    fn = functools.partial(_opendp_release, candidates=cands, alpha=q, scale=scale, measure=measure)
-    label = f"private_quantile[{measure},q={q:g},eps={eps:g},{len(cands)} candidates,{adjacency}]"
+    fn = functools.partial(
+        _opendp_release, candidates=cands, alpha=q, scale=scale, measure=divergence
+    )
+    qt, et = number_text(q), number_text(eps)
+    label = f"private_quantile[{divergence},q={qt},eps={et},{candidates_text(cands)},{relation}]"
     call = (
         f"dp.m.make_private_quantile(vector_domain(atom_domain(T=float, nan=False)), "
-        f"symmetric_distance(), {measure}(), candidates, {q:g}, scale={scale:g})"
+        f"symmetric_distance(), {divergence}(), candidates, {qt}, scale={number_text(scale)})"
     )
-    return _peer("opendp", version, fn, eps, adjacency, label, call, seedable=False)
+    return _peer("opendp", version, fn, eps, relation, label, call, seedable=False)
 
 
 # ------------------------------------------------------------------------------------- python-dp
@@ -249,16 +313,17 @@ limit). Measured on [0.25, 0.5, 0.75] with bounds (0, 1); ``notes/peers.md``."""
 def pydp_percentile(
     percentile: float = 0.5,
     epsilon: float = 1.0,
-    bounds: Sequence[float] = (0.0, 1.0),
+    bounds: tuple[float, float] = (0.0, 1.0),
     *,
-    function: str = "median",
+    function: Literal["median", "percentile"] = "median",
 ) -> PeerMechanism:
     """Google's python-dp ``Median``/``Percentile(epsilon, percentile, lower_bound, upper_bound,
     dtype="float").quick_result(data)``: an adaptive binary search over noisy counts (Laplace),
     pure ε-DP under add/remove of one record (l0 = linf = 1; under replace-one only 2ε)."""
     version = require("python-dp", "pydp.algorithms.laplacian")
-    function = check_choice(function, "function", ("median", "percentile"))
-    p = 0.5 if function == "median" else check_probability(percentile, "percentile")
+    kind = check_choice(function, "function", ("median", "percentile"))
+    p = check_probability(percentile, "percentile")
+    _median_at_half(kind, p, "percentile")
     eps = check_epsilon(epsilon)
     if eps < PYDP_MIN_EPSILON:
         raise ValueError(
@@ -266,14 +331,13 @@ def pydp_percentile(
             f"about 2^-43 it raises), got {eps!r}"
         )
     lo, hi = _bounds(bounds)
-    fn = functools.partial(
-        _pydp_release, function=function, percentile=p, epsilon=eps, bounds=(lo, hi)
-    )
-    name = "Median" if function == "median" else f"Percentile(percentile={p:g})"
-    label = f"{function}[p={p:g},eps={eps:g},bounds=({lo:g},{hi:g}),add_remove]"
+    fn = functools.partial(_pydp_release, function=kind, percentile=p, epsilon=eps, bounds=(lo, hi))
+    pt, et, lt, ht = (number_text(v) for v in (p, eps, lo, hi))
+    name = "Median" if kind == "median" else f"Percentile(percentile={pt})"
+    label = f"{kind}[p={pt},eps={et},bounds=({lt},{ht}),add_remove]"
     call = (
-        f"pydp.algorithms.laplacian.{name}(epsilon={eps:g}, lower_bound={lo:g}, "
-        f"upper_bound={hi:g}, dtype='float').quick_result(x)"
+        f"pydp.algorithms.laplacian.{name}(epsilon={et}, lower_bound={lt}, "
+        f"upper_bound={ht}, dtype='float').quick_result(x)"
     )
     return _peer("python-dp", version, fn, eps, "add_remove", label, call, seedable=False)
 
@@ -314,7 +378,7 @@ def eeprivacy_quantile(
     epsilon: float = 1.0,
     candidates: Sequence[float] = DEFAULT_CANDIDATES,
     *,
-    adjacency: str = "replace_one",
+    adjacency: Literal["replace_one", "add_remove", "local"] = "replace_one",
 ) -> PeerMechanism:
     """eeprivacy's ``PrivateQuantile(options=candidates).execute(values, epsilon, quantile)``:
     report-noisy-max of −|#{x < c} − N·q| with Laplace(1/ε) noise, claimed ε-DP (Dwork and Roth,
@@ -324,17 +388,18 @@ def eeprivacy_quantile(
     q = check_probability(quantile, "quantile")
     eps = check_epsilon(epsilon)
     cands = check_candidates(candidates)
+    relation = check_adjacency(adjacency)
     fn = functools.partial(_eeprivacy_release, candidates=cands, quantile=q, epsilon=eps)
-    label = f"PrivateQuantile[q={q:g},eps={eps:g},{len(cands)} candidates,{adjacency}]"
-    call = f"PrivateQuantile(options=candidates).execute(values=x, epsilon={eps:g}, quantile={q:g})"
-    adjacency = check_adjacency(adjacency)
+    qt, et = number_text(q), number_text(eps)
+    label = f"PrivateQuantile[q={qt},eps={et},{candidates_text(cands)},{relation}]"
+    call = f"PrivateQuantile(options=candidates).execute(values=x, epsilon={et}, quantile={qt})"
     return _peer(
-        "eeprivacy", version, fn, eps, adjacency, label, call,
+        "eeprivacy", version, fn, eps, relation, label, call,
         seedable=True, chunk_guard=_numpy_global_state_kept,
     )  # fmt: skip
 
 
-PEERS = {
+PEERS: dict[str, Callable[..., PeerMechanism]] = {
     "diffprivlib": diffprivlib_quantile,
     "opendp": opendp_quantile,
     "python-dp": pydp_percentile,
@@ -343,9 +408,12 @@ PEERS = {
 
 __all__ = [
     "DEFAULT_CANDIDATES",
+    "MAX_LISTED_CANDIDATES",
+    "candidates_text",
     "PEERS",
     "diffprivlib_quantile",
     "eeprivacy_quantile",
+    "number_text",
     "opendp_measurement",
     "opendp_quantile",
     "pydp_percentile",
