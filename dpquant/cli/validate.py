@@ -62,8 +62,9 @@ DESCRIPTION = (
     "test detects with probability 1 − --beta, and audit the candidate under the "
     "reference's claim. REFERENCE: a name from `dpquant mechanisms` or MODULE:ATTR of a "
     "mechanism. CANDIDATE: MODULE:ATTR or path/to/file.py:ATTR of a mechanism or of a "
-    "function fn(data, rng) -> output, or peer:NAME (diffprivlib, opendp, python-dp, "
-    "eeprivacy with their defaults). Exit code 0: passed; 1: a difference or a violation; "
+    "function fn(data, rng) -> output, or peer:NAME[:KEY=VALUE...] (diffprivlib, opendp, "
+    "python-dp, eeprivacy at your parameters: see `dpquant mechanisms`). Exit code 0: "
+    "passed; 1: a difference or a violation; "
     "2: usage error; 3: the run failed unexpectedly."
 )
 
@@ -76,7 +77,9 @@ def add_parser(commands: Any) -> None:
         description=DESCRIPTION,
     )
     p.add_argument("reference", help="registry name or MODULE:ATTR")
-    p.add_argument("candidate", help="MODULE:ATTR, path/to/file.py:ATTR or peer:NAME")
+    p.add_argument(
+        "candidate", help="MODULE:ATTR, path/to/file.py:ATTR or peer:NAME[:KEY=VALUE...]"
+    )
     p.add_argument("--samples", default=20_000, help="draws per data set (20000)")
     p.add_argument("--alpha", default=None, help="family-wise false alarm (default 1e-6)")
     p.add_argument("--beta", default=0.05, help="1 − power of the reported deviation")

@@ -19,7 +19,14 @@ class PeerUnavailable(ImportError):
 
 
 def installed_version(distribution: str) -> str | None:
-    """The installed version of a PyPI distribution, or None."""
+    """The installed version of a PyPI distribution.
+
+    Args:
+        distribution: The distribution's name on PyPI, e.g. ``"diffprivlib"``.
+
+    Returns:
+        Its version string, or None when it is not installed.
+    """
     try:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
@@ -43,15 +50,28 @@ def require(distribution: str, module: str) -> str:
 @dataclass(frozen=True)
 class PeerMechanism(CallableMechanism):
     """A library's quantile release as a mechanism: ``fn(data, rng)`` makes one library call per
-    draw (an exception is an output, as for :func:`dpquant.audit.from_callable`).
+    draw (an exception is an output, as for :func:`dpquant.audit.from_callable`). Built by the
+    adapters of :mod:`dpquant.audit.adapters.libraries`.
 
-    ``library``: the PyPI distribution; ``checked_version``: the version these adapters were
-    checked against; ``version``: the one installed when the adapter was built; ``call``: the
-    library call, as a user would write it; ``seedable``: whether the draws are a function of the
-    generator passed to ``sample`` (False: the library uses its own OS randomness; tests seed it
-    in a subprocess with the preloaded shim of :mod:`dpquant.audit.adapters.seeding`); ``chunk_guard``:
-    a context manager entered once around each chunk of draws (eeprivacy's adapter keeps numpy's
-    global generator there: saving and restoring its state per draw cost as much as the draw)."""
+    Attributes:
+        fn: The release, one library call per draw.
+        privacy_claim: The claim the library makes at the adapter's ε.
+        input_domain: The interval the data lie in.
+        name: Its name in reports, naming every parameter.
+        vectorized: Always False: one call per draw.
+        input_values: None (any value of the domain).
+        relation: None (the claim's adjacency).
+        library: The PyPI distribution.
+        checked_version: The version these adapters were checked against.
+        version: The version installed when the adapter was built.
+        call: The library call, as a user would write it.
+        seedable: Whether the draws are a function of the generator passed to ``sample``
+            (False: the library uses its own OS randomness; tests seed it in a subprocess with
+            the preloaded shim of :mod:`dpquant.audit.adapters.seeding`).
+        chunk_guard: A context manager entered once around each chunk of draws (eeprivacy's
+            adapter keeps numpy's global generator there: saving and restoring its state per
+            draw cost as much as the draw), or None.
+    """
 
     library: str = ""
     checked_version: str = ""
@@ -69,9 +89,19 @@ class PeerMechanism(CallableMechanism):
         return self.version == self.checked_version
 
     def check_input(self, data: Any) -> np.ndarray:
-        """The base's data policy, except that NaN records pass through to the library: how a
-        library treats NaN is one of the things its tests probe (OpenDP counts NaN below every
-        candidate). Infinite, non-numeric or out-of-domain records are refused as usual."""
+        """Check a data set: the base's data policy, except that NaN records pass through to
+        the library (how a library treats NaN is one of the things its tests probe: OpenDP
+        counts NaN below every candidate).
+
+        Args:
+            data: The data set.
+
+        Returns:
+            The data as a float array.
+
+        Raises:
+            ValueError: Infinite, non-numeric or out-of-domain records, as usual.
+        """
         if (
             isinstance(data, np.ndarray)
             and data.dtype.kind == "f"

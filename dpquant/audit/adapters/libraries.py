@@ -171,8 +171,23 @@ def diffprivlib_quantile(
 ) -> PeerMechanism:
     """IBM diffprivlib's ``tools.quantile(data, q, epsilon, bounds, random_state)`` (or ``median``,
     ``percentile``): Smith's exponential mechanism with utility −|j − q·n| and sensitivity 1, pure
-    ε-DP. diffprivlib does not name its neighbouring relation; Δ = 1 holds for both, so the
-    default audits replace-one (the stronger for a fixed n)."""
+    ε-DP.
+
+    Args:
+        quantile: The quantile q, in [0, 1] (0.5 with ``function="median"``).
+        epsilon: The ε passed to the library, and claimed.
+        bounds: The library's ``bounds`` (lo, hi), finite with lo < hi.
+        function: The library function called.
+        adjacency: The relation claimed: diffprivlib does not name one; Δ = 1 holds for both,
+            so the default audits replace-one (the stronger for a fixed n).
+
+    Returns:
+        The mechanism, named with every parameter.
+
+    Raises:
+        PeerUnavailable: diffprivlib is not installed.
+        ValueError: A parameter is refused (named in the message).
+    """
     version = require("diffprivlib", "diffprivlib.tools")
     kind = check_choice(function, "function", ("quantile", "median", "percentile"))
     q = check_probability(quantile, "quantile")
@@ -237,9 +252,24 @@ def opendp_quantile(
 ) -> PeerMechanism:
     """OpenDP's ``make_private_quantile`` over ``candidates`` with ``scale`` set so that its
     privacy map gives ε at d_in = 1 (add/remove; replace-one is d_in = 2): scale =
-    2·d_in·max(a, d − a)/(d·ε) for α = a/d. ``measure="max_divergence"`` (pure DP; the release is
-    permute-and-flip) or ``"zero_concentrated_divergence"`` (the exponential mechanism; claimed
-    here as the pure ε it also satisfies). The library's own map is checked against ε."""
+    2·d_in·max(a, d − a)/(d·ε) for α = a/d. The library's own map is checked against ε.
+
+    Args:
+        quantile: The quantile α, in [0, 1].
+        epsilon: The ε claimed, which sets the scale.
+        candidates: The candidate outputs, finite and distinct.
+        measure: ``"max_divergence"`` (pure DP; the release is permute-and-flip) or
+            ``"zero_concentrated_divergence"`` (the exponential mechanism; claimed here as the
+            pure ε it also satisfies).
+        adjacency: ``"add_remove"`` or ``"replace_one"``.
+
+    Returns:
+        The mechanism, named with every parameter.
+
+    Raises:
+        PeerUnavailable: OpenDP is not installed.
+        ValueError: A parameter is refused (named in the message), or OpenDP refuses it.
+    """
     version = require("opendp", "opendp.prelude")
     divergence = check_choice(
         measure, "measure", ("max_divergence", "zero_concentrated_divergence")
@@ -319,7 +349,21 @@ def pydp_percentile(
 ) -> PeerMechanism:
     """Google's python-dp ``Median``/``Percentile(epsilon, percentile, lower_bound, upper_bound,
     dtype="float").quick_result(data)``: an adaptive binary search over noisy counts (Laplace),
-    pure ε-DP under add/remove of one record (l0 = linf = 1; under replace-one only 2ε)."""
+    pure ε-DP under add/remove of one record (l0 = linf = 1; under replace-one only 2ε).
+
+    Args:
+        percentile: The quantile, in [0, 1] (0.5 with ``function="median"``).
+        epsilon: The ε passed to the library, and claimed; at least :data:`PYDP_MIN_EPSILON`.
+        bounds: The library's (lower_bound, upper_bound), finite with lo < hi.
+        function: The library class used.
+
+    Returns:
+        The mechanism, named with every parameter.
+
+    Raises:
+        PeerUnavailable: python-dp is not installed.
+        ValueError: A parameter is refused (named in the message).
+    """
     version = require("python-dp", "pydp.algorithms.laplacian")
     kind = check_choice(function, "function", ("median", "percentile"))
     p = check_probability(percentile, "percentile")
@@ -382,8 +426,22 @@ def eeprivacy_quantile(
 ) -> PeerMechanism:
     """eeprivacy's ``PrivateQuantile(options=candidates).execute(values, epsilon, quantile)``:
     report-noisy-max of −|#{x < c} − N·q| with Laplace(1/ε) noise, claimed ε-DP (Dwork and Roth,
-    Claim 3.9). Replace-one by default (N fixed); the seed drives numpy's global generator during
-    the call, which is restored afterwards."""
+    Claim 3.9). The seed drives numpy's global generator during the call, which is restored
+    afterwards.
+
+    Args:
+        quantile: The quantile q, in [0, 1].
+        epsilon: The ε passed to the library, and claimed.
+        candidates: The candidate outputs (``options``), finite and distinct.
+        adjacency: The relation claimed; replace-one by default (N fixed).
+
+    Returns:
+        The mechanism, named with every parameter.
+
+    Raises:
+        PeerUnavailable: eeprivacy is not installed.
+        ValueError: A parameter is refused (named in the message).
+    """
     version = require("eeprivacy", "eeprivacy.operations")
     q = check_probability(quantile, "quantile")
     eps = check_epsilon(epsilon)
