@@ -25,6 +25,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from dpquant.metadata import package_version
+
 if TYPE_CHECKING:
     from dpquant.audit.result import AuditReport
     from dpquant.audit.runner import audit_mechanism
@@ -64,21 +66,14 @@ __all__ = [
 ]
 
 
-def _version() -> str:
-    """The installed distribution's version (read from its metadata on first use, which
-    ``importlib.metadata`` takes tens of milliseconds to import)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("dpquant")
-    except PackageNotFoundError:  # a source tree on sys.path, never installed
-        return "0+unknown"
-
-
 def __getattr__(name: str) -> Any:
     """The names of :data:`__all__`, imported on first use (module docstring)."""
     if name in _EXPORTS or name == "__version__":
-        value = _version() if name == "__version__" else getattr(import_module(_EXPORTS[name]), name)
+        value = (
+            package_version()
+            if name == "__version__"
+            else getattr(import_module(_EXPORTS[name]), name)
+        )
         globals()[name] = value
         return value
     raise AttributeError(f"module 'dpquant' has no attribute {name!r}")

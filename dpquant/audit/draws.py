@@ -9,7 +9,7 @@ A vectorised ``sample`` that raises for a whole chunk is retried one draw at a t
 its own derived seed); the draws that raise become the atom ``raised:<ExceptionType>``.
 
 **The sampling contract** (:mod:`dpquant.audit.outputs`): a result that does not hold the draws asked for,
-or a draw that is not an output, raises :class:`dpquant.audit.outputs.MalformedOutput` naming the
+or a draw that is not an output, raises :class:`dpquant.audit.sampling_contract.MalformedOutput` naming the
 mechanism, the call and the data, in every stage; so does a vectorised mechanism whose numeric
 draws change width from one call to the next on the same data (its draws are then not
 independent: each call chose a width for all of its draws). A function called once per draw
@@ -44,7 +44,8 @@ from typing import Any
 import numpy as np
 
 from dpquant.audit.exact import mechanism_name
-from dpquant.audit.outputs import TIMEOUT, MalformedOutput, Outputs, Raised, normalise
+from dpquant.audit.outputs import TIMEOUT, Outputs, Raised, normalise
+from dpquant.audit.sampling_contract import MalformedOutput
 
 CHUNK = 1 << 16
 TIMEOUT_WINDOW = 4.0  # with a time limit, one call is given at most ~this long (or one draw's)

@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpquant.audit.neighbours import len_or_none
-from dpquant.audit.relations import check_inside, check_name, describe, listed, real_array
+from dpquant.audit.relation_inputs import check_inside, check_name, describe, listed, real_array
 from dpquant.reference.validation import check_choice, check_domain, check_int
 
 MAX_DIM = 1_000
@@ -81,7 +81,7 @@ def as_records(x: Any, name: str, dim: int, *, finite: bool = True) -> np.ndarra
     Args:
         x: The records: real numbers under the data policy
             (:func:`dpquant.audit.relations.real_array`), at most
-            :data:`dpquant.audit.relations.MAX_RECORDS` numbers; a flat sequence is n records
+            :data:`dpquant.audit.relation_inputs.MAX_RECORDS` numbers; a flat sequence is n records
             only where dim = 1 (module docstring).
         name: The argument named in errors.
         dim: The numbers in a record.

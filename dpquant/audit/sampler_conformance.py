@@ -19,7 +19,8 @@ import numpy as np
 from dpquant.audit.draws import chunk_rng
 from dpquant.audit.exact import check_exact_law, mechanism_name
 from dpquant.audit.limits import MAX_SEED
-from dpquant.audit.outputs import MalformedOutput, normalise
+from dpquant.audit.outputs import normalise
+from dpquant.audit.sampling_contract import MalformedOutput
 from dpquant.reference.conformance import DEFAULT_ALPHA, check_sampler
 from dpquant.reference.core import has_exact
 from dpquant.reference.validation import MAX_DRAWS, check_int, check_probability

@@ -46,9 +46,11 @@ from dpquant.audit.claimed import ClaimedMechanism
 from dpquant.audit.draws import call_with_deadline, shown_data
 from dpquant.audit.limits import MAX_NAME
 from dpquant.audit.neighbours import check_probe_domain, check_values, probe_values
-from dpquant.audit.outputs import MalformedOutput, Raised, kind_of, normalise
+from dpquant.audit.outputs import Raised, normalise
 from dpquant.audit.record_spaces import Records
-from dpquant.audit.relations import as_input, check_relation
+from dpquant.audit.relation_inputs import as_input
+from dpquant.audit.relations import check_relation
+from dpquant.audit.sampling_contract import MalformedOutput, kind_of
 from dpquant.reference.core import OBJECT_RELATIONS, PrivacyClaim, check_claim
 from dpquant.reference.validation import check_flag
 

@@ -16,7 +16,6 @@ import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
-from dpquant import __version__
 from dpquant.cli import audit, claims, mechanisms, reproduce, validate
 from dpquant.cli.messages import (
     EXIT_ERROR,
@@ -28,6 +27,7 @@ from dpquant.cli.messages import (
     fail,
     one_line,
 )
+from dpquant.metadata import package_version
 from dpquant.options import UsageError, show
 
 
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dpquant",
         description="Reference DP quantile mechanisms, their claims ledger and a privacy auditor.",
     )
-    parser.add_argument("--version", action="version", version=f"dpquant {__version__}")
+    parser.add_argument("--version", action="version", version=f"dpquant {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in (claims, audit, validate, mechanisms, reproduce):
         command.add_parser(commands)

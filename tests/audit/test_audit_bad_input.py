@@ -30,9 +30,10 @@ from dpquant.audit.neighbours import (
     refine_values,
     tie_family,
 )
-from dpquant.audit.outputs import TIMEOUT, MalformedOutput, normalise
+from dpquant.audit.outputs import TIMEOUT, normalise
 from dpquant.audit.pytest_plugin import make_auditor
 from dpquant.audit.runner import MAX_SAMPLES, MAX_SEED
+from dpquant.audit.sampling_contract import MalformedOutput
 from dpquant.audit.wrap import CallableMechanism
 from dpquant.reference.core import MechanismBase, PrivacyClaim
 from dpquant.reference.distributions import DiscreteLaw

@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpquant.audit.draws import DrawJob, draw
-from dpquant.audit.outputs import NUMERIC, MalformedOutput, Outputs, Raised, normalise
+from dpquant.audit.outputs import NUMERIC, Outputs, Raised, normalise
+from dpquant.audit.sampling_contract import MalformedOutput
 from dpquant.audit.wrap import from_callable
 from dpquant.reference import PrivacyClaim
 from dpquant.reference.conformance import clopper_pearson

@@ -303,7 +303,7 @@ def test_patterns_that_overflow_are_left_out() -> None:
 
 def test_arrays_of_booleans_are_refused_as_inputs_of_a_relation_object() -> None:
     """A list of booleans is not silently read as 0/1 answers (a scalar boolean never was)."""
-    from dpquant.audit.relations import as_input
+    from dpquant.audit.relation_inputs import as_input
 
     for bad in ([True] * 5, np.array([True, False]), [1, True]):
         with pytest.raises(ValueError, match="got booleans"):
@@ -703,7 +703,7 @@ def test_the_relations_methods_check_their_parameters(call, match) -> None:
 def test_data_are_counted_before_they_are_converted() -> None:
     """A range(10**12), or a list of a million rows, is refused by its size without being
     listed (it once took all the memory)."""
-    from dpquant.audit.relations import as_input, count_numbers, real_array
+    from dpquant.audit.relation_inputs import as_input, count_numbers, real_array
 
     assert count_numbers(range(10**12), 100) > 100
     assert count_numbers([[0.0] * 10] * 10, 100) == 100

@@ -23,10 +23,10 @@ from harness import Entry, Specimen, check_sane
 
 from dpquant.audit import AuditReport, audit_mechanism, from_callable
 from dpquant.audit.record_spaces import BitVectors, Box, FiniteSet, Records, as_records
+from dpquant.audit.relation_inputs import as_input
 from dpquant.audit.relations import (
     CustomRelation,
     QueryAnswers,
-    as_input,
     check_relation,
     check_relation_pairs,
 )

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.audit.relations import as_input
+from dpquant.audit.relation_inputs import as_input
 from dpquant.reference.validation import MAX_DRAWS, check_epsilon, check_int, check_rng, check_size
 
 MAX_SCALE = 1e300
