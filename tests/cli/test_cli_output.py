@@ -135,3 +135,17 @@ def test_claims_without_full_cuts_long_statements_to_a_line(
     out = capsys.readouterr().out
     longest = max(load_ledger(), key=lambda c: len(c.statement))
     assert longest.statement not in out and longest.statement[:40] in out
+
+
+def test_reproduce_shows_its_progress_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dpquant.cli.reproduce import _progress
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    progress = _progress(quiet=False)
+    assert progress is not None and _progress(quiet=True) is None
+    progress("fig1a", 1, 2)
+    progress("fig1a", 2, 2)
+    assert "fig1a" in screen.getvalue()
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert _progress(quiet=False) is None
