@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 WORKERS ?= 2
 
-.PHONY: test audit lint browser bench bench-audit claims docs docs-test clean
+.PHONY: test audit golden lint browser bench bench-audit claims docs docs-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ test:
 
 audit: $(STAMP)
 	$(VENV)/bin/dpquant audit --all --out reports
+
+# the auditor's reports at seed 0 against the golden files of tests/golden (minutes; issue 36)
+golden: $(STAMP)
+	$(PY) tests/golden/golden_reports.py --check
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check dpquant tests proofs_checks benchmarks conftest.py docs/hooks.py
