@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from cli_errors import one_error_line
 
 from dpquant.cli import main
 from dpquant.cli.audit import exit_code
@@ -22,13 +23,6 @@ FAST = ["--samples", "2000", "--quiet"]
 
 def target(attr: str) -> str:
     return f"{TARGETS}:{attr}"
-
-
-def one_error_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    assert lines[0].startswith("dpquant: error: "), err
-    return lines[0]
 
 
 @pytest.mark.parametrize(

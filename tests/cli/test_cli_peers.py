@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cli_errors import one_error_line
 
 import dpquant.audit
 from dpquant.audit.adapters import PEERS, PeerUnavailable
@@ -35,13 +36,6 @@ def installed(name: str) -> None:
         PEERS[name]()
     except PeerUnavailable as exc:
         pytest.skip(str(exc))
-
-
-def one_error_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    assert lines[0].startswith("dpquant: error: "), err
-    return lines[0]
 
 
 @pytest.fixture

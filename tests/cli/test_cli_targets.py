@@ -10,18 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_errors import one_error_line
 
 from dpquant.cli import main
 
 REFERENCE = "exponential_quantile[q=0.5,eps=1,replace_one]"
 TARGETS = Path(__file__).with_name("cli_targets.py")
-
-
-def one_error_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    assert lines[0].startswith("dpquant: error: "), err
-    return lines[0]
 
 
 @pytest.mark.parametrize(
