@@ -23,8 +23,9 @@ from __future__ import annotations
 import inspect
 import math
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 from dpquant.cli.messages import did_you_mean, exception_text, one_line
@@ -92,11 +93,11 @@ class PeerSpec:
 
     Attributes:
         name: The peer's name (a key of ``PEERS``).
-        options: The parameters given, converted, in the order given.
+        options: The parameters given, converted, in the order given (read-only).
     """
 
     name: str
-    options: dict[str, Any]
+    options: Mapping[str, Any]
 
     @property
     def label(self) -> str:
@@ -284,7 +285,7 @@ def parse_peer(spec: str) -> PeerSpec:
     missing = [k for k in missing if k not in options]
     if missing:
         raise UsageError(f"{label} needs {', '.join(f'{k}=VALUE' for k in missing)}")
-    return PeerSpec(name, options)
+    return PeerSpec(name, MappingProxyType(options))
 
 
 def build_peer(peer: PeerSpec) -> Any:
