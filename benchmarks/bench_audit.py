@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from dpquant.audit import audit_mechanism
-from dpquant.audit.catalogue import CATALOGUE, CONTROLS, catalogue_entry
+from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS, catalogue_entry
 from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 from dpquant.reference.primitives.randomized_response import RandomizedResponse
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import math
 
-from dpquant.audit.classic import SUITE, entry
-from dpquant.audit.classic.published import DPSNIPER, STATDP
-from dpquant.audit.classic.run import DRAW_LIMIT, SUITE_SAMPLES, SuiteRun, run_entry
+from dpquant.audit.suites.classic import SUITE, entry
+from dpquant.audit.suites.classic.published import DPSNIPER, STATDP
+from dpquant.audit.suites.classic.run import DRAW_LIMIT, SUITE_SAMPLES, SuiteRun, run_entry
 
 SECONDS_LIMIT = 60.0
 

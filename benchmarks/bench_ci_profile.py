@@ -1,8 +1,8 @@
 """The CI profile of the pytest plugin (issue 35, item 3): what it flags and how long it takes.
 
 The profile is a time budget per audit, ``pytest -m audit --audit-time-budget S``
-(:data:`dpquant.audit.time_budget.CI_TIME_BUDGET` seconds unless ``--seconds``), which runs each
-audit as :func:`dpquant.audit.time_budget.audit_within`. This script audits under it, one audit
+(:data:`dpquant.audit.pipeline.time_budget.CI_TIME_BUDGET` seconds unless ``--seconds``), which runs each
+audit as :func:`dpquant.audit.pipeline.time_budget.audit_within`. This script audits under it, one audit
 at a time, seed 0:
 
 * every entry of the known-bad catalogue and the two controls;
@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from dpquant import PrivacyClaim, from_callable
-from dpquant.audit.catalogue import CATALOGUE, CONTROLS
-from dpquant.audit.classic import SUITE
-from dpquant.audit.classic.run import status
-from dpquant.audit.time_budget import CI_TIME_BUDGET, audit_within
+from dpquant.audit.pipeline.time_budget import CI_TIME_BUDGET, audit_within
+from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
+from dpquant.audit.suites.classic import SUITE
+from dpquant.audit.suites.classic.run import status
 
 
 def textbook_em_median(data: np.ndarray, rng: np.random.Generator) -> float:

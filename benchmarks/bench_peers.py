@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 from _interleave import interleave, ratio, spread
 
-from dpquant.audit.adapters import PeerUnavailable
+from dpquant.audit.suites.adapters import PeerUnavailable
 from dpquant.reference.primitives.candidate_quantile import (
     CandidateQuantile,
     LaplaceNoisyMaxQuantile,
@@ -48,7 +48,7 @@ def peers(x: np.ndarray) -> dict[str, Callable[[], object] | str]:
     except ImportError as exc:
         out["diffprivlib"] = f"not installed ({exc})"
     try:
-        from dpquant.audit.adapters.libraries import opendp_measurement
+        from dpquant.audit.suites.adapters.libraries import opendp_measurement
 
         measurement = opendp_measurement(CANDIDATES, 0.5, 2.0, "max_divergence")
         out["opendp"] = lambda: measurement(x)

@@ -70,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from dpquant.audit import audit_mechanism, from_callable
-    from dpquant.audit.outputs import normalise
+    from dpquant.audit.model.outputs import normalise
     from dpquant.reference.core import PrivacyClaim
 
     claim = PrivacyClaim(1.0, adjacency="replace_one")

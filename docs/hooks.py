@@ -7,7 +7,7 @@
 * ``<!-- constants -->`` becomes the constants of the modules rendered above it on the page
   (``::: module`` lines), one ``::: module.NAME`` each: the API pages show the functions and
   classes first (mkdocs.yml filters the upper-case names out of the modules' members);
-* ``<!-- catalogue -->`` becomes the known-bad catalogue (``dpquant.audit.catalogue``): each entry with
+* ``<!-- catalogue -->`` becomes the known-bad catalogue (``dpquant.audit.suites.catalogue``): each entry with
   its witness, its exact loss there and a plot of its two exact output laws (drawn here);
 * the committed figures ``notes/*_results/**/*.png`` are served under ``figures/``;
 * the docstrings' Sphinx roles (``:func:`name``` and the like), which mkdocstrings shows as
@@ -211,7 +211,7 @@ def _catalogue_plots() -> dict[str, Path]:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
     from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear
 
     _PLOTS.append(Path(tempfile.mkdtemp(prefix="dpquant-docs-plots-")))
@@ -255,7 +255,7 @@ def catalogue_table() -> str:
 
     Three columns, so that the table fits a laptop's screen without scrolling: the entry's name
     above its witness, the exact loss, then what is wrong above where it comes from."""
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
 
     plots = _catalogue_plots()
     out = [

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from dpquant.metadata import package_version
 
 if TYPE_CHECKING:
-    from dpquant.audit.result import AuditReport
-    from dpquant.audit.runner import audit_mechanism
-    from dpquant.audit.wrap import from_callable
+    from dpquant.audit.model.wrap import from_callable
+    from dpquant.audit.pipeline.runner import audit_mechanism
+    from dpquant.audit.report.result import AuditReport
     from dpquant.reference.core import PrivacyClaim
     from dpquant.reference.distributed_quantiles import dp_bayess, shuffle_nbs
     from dpquant.reference.ldp_minimum import LDPMinimum
@@ -41,9 +41,9 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "PrivacyClaim": "dpquant.reference.core",
-    "audit_mechanism": "dpquant.audit.runner",
-    "from_callable": "dpquant.audit.wrap",
-    "AuditReport": "dpquant.audit.result",
+    "audit_mechanism": "dpquant.audit.pipeline.runner",
+    "from_callable": "dpquant.audit.model.wrap",
+    "AuditReport": "dpquant.audit.report.result",
     "dp_bayess": "dpquant.reference.distributed_quantiles",
     "shuffle_nbs": "dpquant.reference.distributed_quantiles",
     "SliceQuantiles": "dpquant.reference.slice_quantiles",

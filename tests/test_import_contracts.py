@@ -82,7 +82,7 @@ def _add_import(copy: Path, module: str, line: str) -> None:
 @pytest.mark.parametrize(
     ("module", "line"),
     [
-        ("dpquant.audit.render", "import dpquant"),
+        ("dpquant.audit.report.render", "import dpquant"),
         ("dpquant.reference.datasets", "import dpquant"),
         ("dpquant.options", "from dpquant import __version__"),
         ("dpquant.cli.app", "import dpquant as _root"),
@@ -101,14 +101,14 @@ def test_an_import_of_the_package_root_fails(copy: Path, module: str, line: str)
             "dpquant.cli.app",
             "import dpquant.reference.slice_quantiles.good_set",
         ),  # a private module
-        ("dpquant.audit.render", "import dpquant.options"),  # the auditor above the options
-        ("dpquant.audit.render", "import dpquant.studies.harness"),  # the auditor above a study
+        ("dpquant.audit.report.render", "import dpquant.options"),  # the auditor above the options
+        ("dpquant.audit.report.render", "import dpquant.studies.harness"),  # the auditor above a study
         (
             "dpquant.reference.datasets",
-            "import dpquant.audit.limits",
+            "import dpquant.audit.model.limits",
         ),  # the library above the auditor
         ("dpquant.options", "import dpquant.studies.harness"),
-        ("dpquant.studies.harness", "import dpquant.audit.limits"),  # studies and auditor apart
+        ("dpquant.studies.harness", "import dpquant.audit.model.limits"),  # studies and auditor apart
     ],
 )
 def test_an_upward_or_private_import_fails_the_contracts(

@@ -14,21 +14,21 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "DEFAULT_SAMPLES": "dpquant.audit.runner",
-    "audit_mechanism": "dpquant.audit.runner",
-    "AuditReport": "dpquant.audit.result",
-    "Inconclusive": "dpquant.audit.inconclusive",
-    "MalformedOutput": "dpquant.audit.outputs",
-    "CallableMechanism": "dpquant.audit.wrap",
-    "from_callable": "dpquant.audit.wrap",
-    "ConformanceReport": "dpquant.audit.sampler_conformance",
-    "conformance": "dpquant.audit.sampler_conformance",
-    "Records": "dpquant.audit.record_spaces",
-    "Box": "dpquant.audit.record_spaces",
-    "FiniteSet": "dpquant.audit.record_spaces",
-    "BitVectors": "dpquant.audit.record_spaces",
-    "QueryAnswers": "dpquant.audit.relations",
-    "CustomRelation": "dpquant.audit.relations",
+    "DEFAULT_SAMPLES": "dpquant.audit.pipeline.runner",
+    "audit_mechanism": "dpquant.audit.pipeline.runner",
+    "AuditReport": "dpquant.audit.report.result",
+    "Inconclusive": "dpquant.audit.report.inconclusive",
+    "MalformedOutput": "dpquant.audit.model.outputs",
+    "CallableMechanism": "dpquant.audit.model.wrap",
+    "from_callable": "dpquant.audit.model.wrap",
+    "ConformanceReport": "dpquant.audit.tools.sampler_conformance",
+    "conformance": "dpquant.audit.tools.sampler_conformance",
+    "Records": "dpquant.audit.model.record_spaces",
+    "Box": "dpquant.audit.model.record_spaces",
+    "FiniteSet": "dpquant.audit.model.record_spaces",
+    "BitVectors": "dpquant.audit.model.record_spaces",
+    "QueryAnswers": "dpquant.audit.model.relations",
+    "CustomRelation": "dpquant.audit.model.relations",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -11,7 +11,7 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
   [10⁵, 10¹²]: :func:`dpquant.audit.audit_mechanism`'s ``max_draws``, in place of the samples;
   the one number a CI job needs to bound every audit of a suite), ``--audit-time-budget S``
   (about S seconds for each audit, in [1, 86400]: a pilot audit measures its rate and sizes the
-  main audit before any draw is counted, each at ``alpha / 2``; :mod:`dpquant.audit.time_budget`),
+  main audit before any draw is counted, each at ``alpha / 2``; :mod:`dpquant.audit.pipeline.time_budget`),
   ``--audit-seed S`` (default 0) and ``--audit-timeout T`` (seconds per draw; default: no
   limit), read from ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_MAX_DRAWS`` /
   ``DPQUANT_AUDIT_TIME_BUDGET`` / ``DPQUANT_AUDIT_SEED`` / ``DPQUANT_AUDIT_TIMEOUT`` when not given
@@ -39,7 +39,7 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
   ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`dpquant.audit.from_callable`
   (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
   finite input set). An audit that could not look (the verdict INCONCLUSIVE,
-  :mod:`dpquant.audit.inconclusive`: the mechanism produced no output) fails the test at once, with its
+  :mod:`dpquant.audit.report.inconclusive`: the mechanism produced no output) fails the test at once, with its
   reason, even if the test only reads ``report.violation``; ``allow_inconclusive=True`` returns
   the report instead.
 
@@ -54,7 +54,12 @@ from typing import Any
 
 import pytest
 
-from dpquant.audit.limits import MAX_MAX_DRAWS, MAX_TIME_BUDGET, MIN_MAX_DRAWS, MIN_TIME_BUDGET
+from dpquant.audit.model.limits import (
+    MAX_MAX_DRAWS,
+    MAX_TIME_BUDGET,
+    MIN_MAX_DRAWS,
+    MIN_TIME_BUDGET,
+)
 
 MARKER = "audit"
 MARKER_LINE = f"{MARKER}: privacy audits (dpquant)"
@@ -288,8 +293,8 @@ def make_auditor(
         allow_inconclusive: bool = False,
         **kwargs: Any,
     ) -> Any:
-        import dpquant.audit.runner
-        from dpquant.audit.wrap import from_callable
+        import dpquant.audit.pipeline.runner
+        from dpquant.audit.model.wrap import from_callable
         from dpquant.reference.validation import check_flag
 
         unknown = sorted(set(kwargs) - set(AUDIT_OPTIONS))
@@ -338,9 +343,9 @@ def make_auditor(
             )
         allow = check_flag(allow_inconclusive, "allow_inconclusive")
         if time_budget is None:
-            report = dpquant.audit.runner.audit_mechanism(mech, **options)
+            report = dpquant.audit.pipeline.runner.audit_mechanism(mech, **options)
         else:
-            from dpquant.audit.time_budget import audit_within
+            from dpquant.audit.pipeline.time_budget import audit_within
 
             report = audit_within(mech, time_budget, **options)
         if record is not None:
@@ -357,7 +362,7 @@ def dp_audit(request: pytest.FixtureRequest) -> Callable[..., Any]:
     """``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs) -> AuditReport``.
 
     Runs :func:`dpquant.audit.audit_mechanism` with ``--audit-samples``, ``--audit-max-draws``
-    or ``--audit-time-budget`` (:func:`dpquant.audit.time_budget.audit_within`), ``--audit-seed``
+    or ``--audit-time-budget`` (:func:`dpquant.audit.pipeline.time_budget.audit_within`), ``--audit-seed``
     and ``--audit-timeout`` (``kwargs`` override them). Each report's summary is added to the
     test's ``user_properties`` (and so to JUnit XML), e.g.
     ``dp_audit(my_mechanism).assert_private()``.

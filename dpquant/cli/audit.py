@@ -1,7 +1,7 @@
 """``dpquant audit``: audit one mechanism or function, or everything (``--all``).
 
 * ``dpquant audit MODULE:ATTR`` (or ``path/to/file.py:ATTR``, a name of ``dpquant mechanisms``,
-  or ``peer:NAME[:KEY=VALUE]...`` for a library adapter of :mod:`dpquant.audit.adapters` at the
+  or ``peer:NAME[:KEY=VALUE]...`` for a library adapter of :mod:`dpquant.audit.suites.adapters` at the
   user's parameters, :mod:`dpquant.cli.peers`) audits one mechanism, or one function
   ``fn(data, rng) -> output`` with the claim given by ``--epsilon/--delta/--adjacency``;
   ``--json``, ``--markdown`` and ``--plot`` write the report;
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from dpquant.audit.extras import MissingExtra, missing, require
+from dpquant.audit.report.extras import MissingExtra, missing, require
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.mechanisms import audited_targets
 from dpquant.cli.messages import (
@@ -75,28 +75,28 @@ _SINGLE_ONLY = (
 
 def samples_cap() -> int:
     """The auditor's cap on ``samples`` (draws per data set)."""
-    from dpquant.audit import limits
+    from dpquant.audit.model import limits
 
     return int(limits.MAX_SAMPLES)
 
 
 def max_draws_range() -> tuple[int, int]:
     """The auditor's range of ``max_draws`` (a total budget of draws)."""
-    from dpquant.audit import limits
+    from dpquant.audit.model import limits
 
     return int(limits.MIN_MAX_DRAWS), int(limits.MAX_MAX_DRAWS)
 
 
 def audit_seed(text: Any) -> int:
     """An auditor's seed: an integer in [0, the auditor's largest seed]."""
-    from dpquant.audit import limits
+    from dpquant.audit.model import limits
 
     return parse_int(text, "--seed", 0, int(limits.MAX_SEED))
 
 
 def audit_alpha(text: Any) -> float:
     """The auditor's α: in [the auditor's smallest α, 1) (default :data:`DEFAULT_ALPHA`)."""
-    from dpquant.audit import limits
+    from dpquant.audit.model import limits
 
     if text is None:
         return DEFAULT_ALPHA
@@ -109,7 +109,7 @@ def audit_alpha(text: Any) -> float:
 
 def parse_timeout(text: Any) -> float:
     """A per-draw time limit in seconds: in (0, the auditor's largest]."""
-    from dpquant.audit import limits
+    from dpquant.audit.model import limits
 
     timeout = parse_positive(text, "--timeout")
     largest = float(limits.MAX_TIMEOUT)
@@ -296,8 +296,8 @@ def all_progress(
 
 def audit_everything(args: argparse.Namespace) -> int:
     """``dpquant audit --all``: exit 0 when every outcome is the expected one, 1 otherwise."""
-    from dpquant.audit import batch
-    from dpquant.audit.render import cell, fmt
+    from dpquant.audit.report.render import cell, fmt
+    from dpquant.cli import batch_audit as batch
 
     _check_values(args)
     out = check_output_folder(

@@ -17,7 +17,7 @@ from dpquant.reference.registry import REGISTRY
 def audited_targets() -> list[tuple[str, str, str]]:
     """(name, kind, description) of everything ``dpquant audit --all`` audits, in its order;
     kind is ``reference``, ``control`` or ``known-bad``."""
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
 
     out = [(e.name, "reference", e.description) for e in REGISTRY]
     out += [(e.name, "control", e.description) for e in CONTROLS]

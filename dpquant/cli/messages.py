@@ -17,7 +17,7 @@ Exit codes (every command):
 * ``4`` (:data:`EXIT_INCONCLUSIVE`): an audit ran but could not look, so it concluded nothing:
   the mechanism produced no output (every draw raised, returned None or NaN), outputs that never
   repeat, no pair evaluated, or no exact loss computed (the verdict INCONCLUSIVE,
-  :mod:`dpquant.audit.inconclusive`; a violation, when one is shown, is exit 1 instead);
+  :mod:`dpquant.audit.report.inconclusive`; a violation, when one is shown, is exit 1 instead);
 * ``3`` (:data:`EXIT_ERROR`): nothing was concluded because the run failed unexpectedly (an
   exception other than ``ValueError``/``OSError`` from the audited code or from dpquant, or
   ``sys.exit`` called by the audited code during the run); set ``DPQUANT_TRACEBACK=1`` to print

@@ -1,5 +1,5 @@
 """``peer:NAME[:KEY=VALUE]...``: another library's quantile (an adapter of
-:mod:`dpquant.audit.adapters`) at the user's parameters.
+:mod:`dpquant.audit.suites.adapters`) at the user's parameters.
 
 ``peer:diffprivlib:epsilon=0.5:bounds=0,100:quantile=0.25`` builds
 ``PEERS["diffprivlib"](epsilon=0.5, bounds=(0.0, 100.0), quantile=0.25)``. The keys are exactly
@@ -111,8 +111,8 @@ def is_peer(spec: str) -> bool:
 
 
 def peer_factories() -> dict[str, Callable[..., Any]]:
-    """The adapters' factories by peer name (:data:`dpquant.audit.adapters.PEERS`)."""
-    from dpquant.audit.adapters import PEERS
+    """The adapters' factories by peer name (:data:`dpquant.audit.suites.adapters.PEERS`)."""
+    from dpquant.audit.suites.adapters import PEERS
 
     return dict(PEERS)
 
@@ -295,7 +295,7 @@ def build_peer(peer: PeerSpec) -> Any:
         peer: A parsed spec.
 
     Returns:
-        The :class:`~dpquant.audit.adapters.PeerMechanism`.
+        The :class:`~dpquant.audit.suites.adapters.PeerMechanism`.
 
     Raises:
         UsageError: the library is not installed (naming the extra), the factory refused a
@@ -342,7 +342,7 @@ def check_claim_options(peer: PeerSpec, **claimed: Any) -> None:
 def peer_lines() -> list[tuple[str, str]]:
     """``(peer:NAME, description)`` of every peer: its distribution, whether it is installed
     and the options it takes (for ``dpquant mechanisms``)."""
-    from dpquant.audit.adapters import installed_version
+    from dpquant.audit.suites.adapters import installed_version
 
     out = []
     for name in sorted(peer_factories()):

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
-from dpquant.audit.extras import MissingExtra, require
+from dpquant.audit.report.extras import MissingExtra, require
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.messages import EXIT_OK, on_terminal
 from dpquant.cli.paths import check_output_folder, print_out

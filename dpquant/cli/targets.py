@@ -3,7 +3,7 @@
 turned into mechanisms.
 
 A target is a configured mechanism (an object with ``sample()`` and ``claim``; ``--epsilon``,
-``--delta`` and ``--adjacency`` override its claim through :class:`dpquant.audit.claimed.ClaimOverride`) or a plain
+``--delta`` and ``--adjacency`` override its claim through :class:`dpquant.audit.model.claimed.ClaimOverride`) or a plain
 function ``fn(data, rng) -> output`` (wrapped with :func:`dpquant.audit.from_callable` under the claim
 given by the options). Importing a target runs user code: whatever it raises, ``sys.exit`` and
 Ctrl-C included, is a :class:`UsageError` naming the target (a target that cannot be imported is
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dpquant.audit.claimed import ClaimOverride
+from dpquant.audit.model.claimed import ClaimOverride
 from dpquant.cli.mechanisms import audited_targets
 from dpquant.cli.messages import did_you_mean, exception_text
 from dpquant.cli.peers import (
@@ -218,7 +218,7 @@ def named_mechanism(name: str) -> tuple[Any, Pairs | None] | None:
         ``(mechanism, pairs)`` (pairs: a registry entry's explicit neighbours, else None), or
         None when no entry has that name.
     """
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
 
     for entry in REGISTRY:
         if entry.name == name:
@@ -297,7 +297,7 @@ def resolve_reference(spec: str) -> tuple[Any, str]:
 
 
 def resolve_candidate(spec: str) -> tuple[Any, str]:
-    """``peer:NAME[:KEY=VALUE]...`` (an adapter of :mod:`dpquant.audit.adapters` at those
+    """``peer:NAME[:KEY=VALUE]...`` (an adapter of :mod:`dpquant.audit.suites.adapters` at those
     parameters, named by its own name), a name of ``dpquant mechanisms``, or MODULE:ATTR /
     path/to/file.py:ATTR naming a mechanism or a function fn(data, rng) -> output."""
     if is_peer(spec):

@@ -20,7 +20,7 @@ MAX_BATTERY_SIZE = 10**5
 
 def run(args: argparse.Namespace) -> int:
     """Every option checked, then the comparison and the audit."""
-    from dpquant.audit import equivalence
+    from dpquant.audit.tools import equivalence
 
     samples = parse_int(args.samples, "--samples", 100, MAX_DRAWS)
     alpha = audit_alpha(args.alpha)

@@ -40,7 +40,7 @@ Between data sets of records (:data:`ADJACENCIES`, what the library's mechanisms
 * ``replace_one`` -- same size, one record replaced by another value;
 * ``local``       -- local DP: any two single-user values are neighbours.
 
-Relations the auditor is given as objects (:data:`OBJECT_RELATIONS`; ``dpquant.audit.relations``):
+Relations the auditor is given as objects (:data:`OBJECT_RELATIONS`; ``dpquant.audit.model.relations``):
 
 * ``query_answers`` -- the input is a vector of query answers, and neighbours differ by at most a
   sensitivity Δ in a norm (ℓ∞: every answer may move; ℓ1: the moves sum to at most Δ);

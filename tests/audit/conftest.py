@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpquant.audit.claimed import ClaimOverride
+from dpquant.audit.model.claimed import ClaimOverride
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import math
 import pytest
 
 from dpquant.audit import audit_mechanism
-from dpquant.audit.catalogue import CATALOGUE, CONTROLS, multi_quantile_exact_epsilon
+from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS, multi_quantile_exact_epsilon
 from dpquant.reference.core import has_exact
 from dpquant.reference.distributions import privacy_loss
 from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile

@@ -70,7 +70,7 @@ def test_function_with_a_broken_signature(dp_audit):
 
 # dp_audit with audit_mechanism replaced by a spy: checks what the options pass, instantly
 SPY = """
-import dpquant.audit.runner
+import dpquant.audit.pipeline.runner
 import pytest
 
 from dpquant.reference.primitives.randomized_response import RandomizedResponse
@@ -92,7 +92,7 @@ def seen(monkeypatch):
         calls.append(kw)
         return Stub()
 
-    monkeypatch.setattr(dpquant.audit.runner, "audit_mechanism", spy)
+    monkeypatch.setattr(dpquant.audit.pipeline.runner, "audit_mechanism", spy)
     return calls
 
 
@@ -144,7 +144,7 @@ def test_downstream_audits_pass_and_fail(pytester: pytest.Pytester) -> None:
     )
     out = result.stdout.str()
     assert "'k0'" not in out and "selection_expected_bound" not in out and "n/a" not in out
-    assert "dpquant/audit/result.py" not in out
+    assert "dpquant/audit/report/result.py" not in out
 
 
 ENV_NAMES = (

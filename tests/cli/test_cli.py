@@ -195,7 +195,7 @@ class _FakeReport:
 
 
 def _fake_audit_all(outcomes: dict[str, Any]) -> Any:
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
 
     def fake(
         out: Any, seed: int = 0, samples: Any = None, progress: Any = None, executor: Any = None
@@ -213,11 +213,11 @@ def _fake_audit_all(outcomes: dict[str, Any]) -> Any:
 def test_all_exit_code_follows_expected_outcomes(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import dpquant.audit.batch
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    import dpquant.cli.batch_audit
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
 
     fake = _fake_audit_all({})
-    monkeypatch.setattr(dpquant.audit.batch, "audit_all", fake)
+    monkeypatch.setattr(dpquant.cli.batch_audit, "audit_all", fake)
     argv = ["audit", "--all", "--out", str(tmp_path), "--seed", "4", "--samples", "500", "-q"]
     assert main(argv) == 0
     assert fake.called == {"out": tmp_path, "seed": 4, "samples": 500}
@@ -227,7 +227,7 @@ def test_all_exit_code_follows_expected_outcomes(
         assert e.name in out
     # a known-bad entry not flagged, and a reference mechanism flagged: both unexpected
     missed, flagged = CATALOGUE[0].name, REGISTRY[0].name
-    monkeypatch.setattr(dpquant.audit.batch, "audit_all", _fake_audit_all({missed: False, flagged: True}))
+    monkeypatch.setattr(dpquant.cli.batch_audit, "audit_all", _fake_audit_all({missed: False, flagged: True}))
     assert main(argv) == 1
     out = capsys.readouterr().out
     unexpected = [line for line in out.splitlines() if line.startswith("unexpected:")]
@@ -257,8 +257,8 @@ def test_all_progress_is_a_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) ->
 def test_mechanisms_lists_registry_and_catalogue_then_the_peers(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from dpquant.audit.adapters import PEERS
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.suites.adapters import PEERS
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
 
     assert main(["mechanisms"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -335,7 +335,7 @@ def _error_line(err: str, *names: str) -> str:
 @pytest.fixture
 def no_audit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any audit or study that starts fails the test: the refusal must come before any work."""
-    import dpquant.audit.batch
+    import dpquant.cli.batch_audit
     from dpquant import audit
     from dpquant.studies import aamand25, fukuchi19, imola25, tzamos20
 
@@ -343,7 +343,7 @@ def no_audit(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("work started before the options were checked")
 
     monkeypatch.setattr(audit, "audit_mechanism", forbidden)
-    monkeypatch.setattr(dpquant.audit.batch, "audit_all", forbidden)
+    monkeypatch.setattr(dpquant.cli.batch_audit, "audit_all", forbidden)
     for study in (aamand25, imola25, fukuchi19, tzamos20):
         monkeypatch.setattr(study, "run", forbidden)
 

@@ -13,8 +13,8 @@ import pytest
 
 distributed = pytest.importorskip("dask.distributed")
 
-from dpquant.audit.batch import audit_all  # noqa: E402
 from dpquant.cli import cluster, main  # noqa: E402
+from dpquant.cli.batch_audit import audit_all  # noqa: E402
 from dpquant.studies import aamand25 as A  # noqa: E402
 from dpquant.studies import harness  # noqa: E402
 

@@ -28,7 +28,7 @@ def test_cli_plot_without_matplotlib_is_refused_before_the_audit(
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the audit ran although --plot cannot be written")
 
-    monkeypatch.setattr("dpquant.audit.runner.audit_mechanism", never)
+    monkeypatch.setattr("dpquant.audit.pipeline.runner.audit_mechanism", never)
     target = "dpquant.reference.registry:REGISTRY"  # never reached: the plot check comes first
     code = main(["audit", target, "--plot", str(tmp_path / "r.png"), "-q"])
     err = capsys.readouterr().err.strip().splitlines()

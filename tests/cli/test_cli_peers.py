@@ -20,7 +20,7 @@ import pytest
 from cli_errors import one_error_line
 
 import dpquant.audit
-from dpquant.audit.adapters import PEERS, PeerUnavailable
+from dpquant.audit.suites.adapters import PEERS, PeerUnavailable
 from dpquant.cli import main
 from dpquant.cli.peers import parse_peer, peer_parameters
 from dpquant.cli.targets import resolve_candidate

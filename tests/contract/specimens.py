@@ -41,7 +41,7 @@ ALL_ENTRIES: list[Entry] = [e for area in AREAS for e in area.ENTRIES]
 def _registered() -> list[tuple[str, Any, Any, int]]:
     """(name, build, data, draws) for the registry (its first grid value, or its first pair) and
     the catalogue (each entry's witness)."""
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
     from dpquant.reference.registry import REGISTRY
 
     out = []

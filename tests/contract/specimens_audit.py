@@ -19,17 +19,18 @@ from typing import Any
 import numpy as np
 from harness import Entry, Specimen, check_sane
 
-from dpquant.audit import AuditReport, audit_mechanism, conformance, from_callable, neighbours
-from dpquant.audit.equivalence import battery, two_sample_check, validate
-from dpquant.audit.exact import analyse_pair, exact_sweep
-from dpquant.audit.grids import lattice_exponent
-from dpquant.audit.outputs import Outputs, normalise
-from dpquant.audit.power import pair_power
+from dpquant.audit import AuditReport, audit_mechanism, conformance, from_callable
+from dpquant.audit.events.grids import lattice_exponent
+from dpquant.audit.model import neighbours
+from dpquant.audit.model.outputs import Outputs, normalise
+from dpquant.audit.model.record_spaces import Box, Records
+from dpquant.audit.model.relations import QueryAnswers
+from dpquant.audit.model.wrap import CallableMechanism
+from dpquant.audit.pipeline.time_budget import audit_within
 from dpquant.audit.pytest_plugin import make_auditor
-from dpquant.audit.record_spaces import Box, Records
-from dpquant.audit.relations import QueryAnswers
-from dpquant.audit.time_budget import audit_within
-from dpquant.audit.wrap import CallableMechanism
+from dpquant.audit.statistics.exact_loss import analyse_pair, exact_sweep
+from dpquant.audit.statistics.power import pair_power
+from dpquant.audit.tools.equivalence import battery, two_sample_check, validate
 from dpquant.reference.core import PrivacyClaim
 from dpquant.reference.primitives.randomized_response import RandomizedResponse, rr_law
 
@@ -540,7 +541,7 @@ def _peer_draws(mech: Any) -> None:
 
 def _peer_entries() -> list[Entry]:
     """The peer adapters' constructors, where the library is installed (the ``peers`` extra)."""
-    from dpquant.audit.adapters import base, libraries
+    from dpquant.audit.suites.adapters import base, libraries
 
     out = []
     for name in (

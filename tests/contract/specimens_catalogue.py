@@ -1,5 +1,5 @@
 """Contract specimens and fuzz entries of the catalogue area (see :mod:`harness`): the auditor's
-known-bad mechanisms (``dpquant.audit.catalogue``), its helpers, and the claims ledger
+known-bad mechanisms (``dpquant.audit.suites.catalogue``), its helpers, and the claims ledger
 (``dpquant.reference.claims``). The bad mechanisms break privacy, not input checking: they are held to
 the same contract as every other mechanism."""
 
@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen
 
-from dpquant.audit import catalogue
+from dpquant.audit.suites import catalogue
 from dpquant.reference.claims import (
     REPO_ROOT,
     Claim,

@@ -1,4 +1,4 @@
-"""Fuzz entries of the classic benchmark (``dpquant.audit.classic``; issue 34, item 3): ``entry``, each
+"""Fuzz entries of the classic benchmark (``dpquant.audit.suites.classic``; issue 34, item 3): ``entry``, each
 entry's ``make``, ``sample`` and ``true_epsilon``, ``run_entry``, the samplers' constructors and
 calls, and the public helpers of RAPPOR and GeoSample.
 
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from harness import Entry, Specimen
 
-from dpquant.audit.classic import (
+from dpquant.audit.suites.classic import (
     SUITE,
     Concatenated,
     LaplaceParallel,
@@ -34,9 +34,14 @@ from dpquant.audit.classic import (
     entry,
     svt34_parallel,
 )
-from dpquant.audit.classic import run as run_module
-from dpquant.audit.classic.geometric import geo_exponent, geo_pmf, geo_true_epsilon
-from dpquant.audit.classic.rappor import bloom_bits, bloom_filter, flip_probability, rappor_epsilon
+from dpquant.audit.suites.classic import run as run_module
+from dpquant.audit.suites.classic.geometric import geo_exponent, geo_pmf, geo_true_epsilon
+from dpquant.audit.suites.classic.rappor import (
+    bloom_bits,
+    bloom_filter,
+    flip_probability,
+    rappor_epsilon,
+)
 
 SPECIMENS: list[Specimen] = []
 

@@ -284,13 +284,13 @@ _AUDIT_KINDS = {
 def _audit_entry_call(**kwargs: Any) -> CliResult:
     """``dpquant audit`` of the randomized response; the plot is a stand-in PNG (the fuzz would
     otherwise draw one with matplotlib per accepted call)."""
-    import dpquant.audit.render
+    import dpquant.audit.report.render
 
     def no_png(report: Any, path: Any) -> Path:
         Path(path).write_bytes(b"\x89PNG\r\n\x1a\n")
         return Path(path)
 
-    with _replaced(dpquant.audit.render, "plot_report", no_png):
+    with _replaced(dpquant.audit.report.render, "plot_report", no_png):
         return _audit(**kwargs)
 
 
@@ -349,8 +349,8 @@ class _Report:
 
 
 def _audit_all(**kwargs: Any) -> CliResult:
-    import dpquant.audit.batch
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
+    import dpquant.cli.batch_audit
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
     from dpquant.reference.registry import REGISTRY
 
     def stand_in(
@@ -360,20 +360,20 @@ def _audit_all(**kwargs: Any) -> CliResult:
         bad = {e.name for e in CATALOGUE}
         return [_Report(e.name, e.name in bad) for e in (*REGISTRY, *CONTROLS, *CATALOGUE)]
 
-    with _replaced(dpquant.audit.batch, "audit_all", stand_in):
+    with _replaced(dpquant.cli.batch_audit, "audit_all", stand_in):
         result = run_cli(["audit", "--all", "-q", *_options(kwargs)], [_option(p) for p in kwargs])
     return result
 
 
 def _audit_all_scheduler(scheduler: Any) -> CliResult:
     """``dpquant audit --all --scheduler ADDRESS`` (the batch audit a stand-in)."""
-    import dpquant.audit.batch
+    import dpquant.cli.batch_audit
 
     def stand_in(out: Any, **kw: Any) -> list:
         raise AssertionError("an address of the hostile pool was accepted")
 
     argv = ["audit", "--all", "-q", "--out", "all", f"--scheduler={_text(scheduler)}"]
-    with _replaced(dpquant.audit.batch, "audit_all", stand_in):
+    with _replaced(dpquant.cli.batch_audit, "audit_all", stand_in):
         return run_cli(argv, ["--scheduler"])
 
 
@@ -394,7 +394,7 @@ class _Validation:
 
 
 def _validate(**kwargs: Any) -> CliResult:
-    import dpquant.audit.equivalence
+    import dpquant.audit.tools.equivalence
 
     def stand_in(reference: Any, candidate: Any, **kw: Any) -> _Validation:
         assert isinstance(kw["samples"], int) and isinstance(kw["seed"], int)
@@ -402,7 +402,7 @@ def _validate(**kwargs: Any) -> CliResult:
 
     argv = ["validate", f"{TARGETS}:em_median", f"{TARGETS}:em_median", "--no-audit"]
     argv += _options(kwargs, ("sizes",))
-    with _replaced(dpquant.audit.equivalence, "validate", stand_in):
+    with _replaced(dpquant.audit.tools.equivalence, "validate", stand_in):
         return run_cli(argv, [_option(p) for p in kwargs])
 
 

@@ -3,7 +3,7 @@ laws of :mod:`dpquant.reference.distributions` (constructors and methods), the d
 helpers (:mod:`dpquant.reference.exact.mp`, :mod:`dpquant.reference.exact.interval`; the certified divergences
 of :mod:`dpquant.reference.distributions.certified`), ``laplace_law``, the
 conformance tests (:mod:`dpquant.reference.conformance`) and the auditor's statistics
-(:mod:`dpquant.audit.statistics`).
+(:mod:`dpquant.audit.statistics.bounds`).
 
 Every valid call is tiny (a few atoms or pieces, a few draws). The checks verify that an accepted
 hostile call gives a correct result: laws of total mass 1 (:func:`harness.check_law`),
@@ -20,7 +20,7 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_draws, check_law, check_sane
 
-from dpquant.audit import statistics
+from dpquant.audit.statistics import bounds as statistics
 from dpquant.reference import conformance
 from dpquant.reference.distributions import (
     FLOAT_SAMPLING_TOLERANCE,

@@ -1,6 +1,6 @@
 """Contract specimens and fuzz entries of the neighbour relations and record spaces (issue 34;
-see :mod:`harness`): ``dpquant/audit/relations.py`` (``QueryAnswers``, ``CustomRelation``, the data
-checks, ``check_relation`` and ``check_relation_pairs``) and ``dpquant/audit/record_spaces.py``
+see :mod:`harness`): ``dpquant/audit/model/relations.py`` (``QueryAnswers``, ``CustomRelation``, the data
+checks, ``check_relation`` and ``check_relation_pairs``) and ``dpquant/audit/model/record_spaces.py``
 (``Box``, ``BitVectors``, ``FiniteSet``, ``Records``, ``as_records``), each called directly and
 through ``from_callable`` and ``audit_mechanism``.
 
@@ -22,15 +22,15 @@ import numpy as np
 from harness import Entry, Specimen, check_sane
 
 from dpquant.audit import AuditReport, audit_mechanism, from_callable
-from dpquant.audit.record_spaces import BitVectors, Box, FiniteSet, Records, as_records
-from dpquant.audit.relation_inputs import as_input
-from dpquant.audit.relations import (
+from dpquant.audit.model.record_spaces import BitVectors, Box, FiniteSet, Records, as_records
+from dpquant.audit.model.relation_inputs import as_input
+from dpquant.audit.model.relations import (
     CustomRelation,
     QueryAnswers,
     check_relation,
     check_relation_pairs,
 )
-from dpquant.audit.wrap import CallableMechanism
+from dpquant.audit.model.wrap import CallableMechanism
 from dpquant.reference.core import PrivacyClaim
 
 QUERIES = PrivacyClaim(0.5, 0.0, "query_answers")

@@ -147,7 +147,7 @@ def test_the_built_site_has_its_pages_figures_tables_and_search(site: Path) -> N
     for paper in PAPERS:  # every paper page shows its reproduced figures
         assert _parse(site, f"papers/{paper}.html")[0].images, paper
     api = _parse(site, "api/audit.html")[0].ids | _parse(site, "api/reference.html")[0].ids
-    assert {"dpquant.audit.runner.audit_mechanism", "dpquant.audit.wrap.from_callable"} <= api
+    assert {"dpquant.audit.pipeline.runner.audit_mechanism", "dpquant.audit.model.wrap.from_callable"} <= api
     assert "dpquant.reference.core.PrivacyClaim" in api
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     hits = {doc["location"].split("#")[0] for doc in index["docs"] if "Clopper" in doc["text"]}
@@ -212,7 +212,7 @@ def _documented_objects(html: str) -> list[tuple[str, str, str]]:
 def test_the_api_pages_show_functions_and_classes_before_constants(site: Path) -> None:
     """Every module constant (an upper-case name) of an API page comes after every function and
     class of the page: the constants are at its end, none of them lost. The audit page opens
-    with a class or a function (``dpquant.audit.runner``'s), the reference page with a type
+    with a class or a function (``dpquant.audit.pipeline.runner``'s), the reference page with a type
     (``dpquant.reference.core.Adjacency``, the relations a claim may name, kept beside the
     classes that use it)."""
     first = {}
@@ -230,7 +230,7 @@ def test_the_api_pages_show_functions_and_classes_before_constants(site: Path) -
     assert first["api/audit.html"][0] in ("class", "function"), first
     assert first["api/reference.html"] == ("attribute", "dpquant.reference.core.Adjacency"), first
     ids = {name for _, name, _ in _documented_objects((site / API_PAGES[0]).read_text("utf-8"))}
-    assert {"dpquant.audit.runner.DEFAULT_SAMPLES", "dpquant.audit.wrap.TRIAL_CALLS"} <= ids
+    assert {"dpquant.audit.pipeline.runner.DEFAULT_SAMPLES", "dpquant.audit.model.wrap.TRIAL_CALLS"} <= ids
 
 
 _SECTION = r'<span class="doc-section-title">{}:</span></p>\s*<table>(.*?)</table>'

@@ -5,9 +5,9 @@ Two files in this folder, written by ``python tests/golden/golden_reports.py --w
 compared by ``--check`` (``make golden``; minutes):
 
 * ``audit_all.json``: every report of ``dpquant audit --all`` at seed 0
-  (:func:`dpquant.audit.batch.audit_all`), as ``AuditReport.to_dict()`` gives it;
+  (:func:`dpquant.cli.batch_audit.audit_all`), as ``AuditReport.to_dict()`` gives it;
 * ``classic_suite.json``: every run of the classic suite at ε = 0.5 and 1, seed 0
-  (:func:`dpquant.audit.classic.run.run_entry`).
+  (:func:`dpquant.audit.suites.classic.run.run_entry`).
 
 What is compared leaves out what a clock decides: every key named ``seconds`` or ending in
 ``_seconds``, at any depth, and the notes' sentences that state a time. Everything else —
@@ -50,7 +50,7 @@ def stable(x: Any) -> Any:
 
 def audit_all_reports(only: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """The reports of ``dpquant audit --all`` at seed 0 (``only``: just these names)."""
-    from dpquant.audit.batch import audit_all
+    from dpquant.cli.batch_audit import audit_all
 
     with tempfile.TemporaryDirectory() as out:
         reports = audit_all(out, seed=SEED, only=only)
@@ -59,8 +59,8 @@ def audit_all_reports(only: Sequence[str] | None = None) -> list[dict[str, Any]]
 
 def suite_runs(names: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """The classic suite's runs at seed 0, ε = 0.5 and 1 (``names``: just these entries)."""
-    from dpquant.audit.classic import SUITE
-    from dpquant.audit.classic.run import run_entry
+    from dpquant.audit.suites.classic import SUITE
+    from dpquant.audit.suites.classic.run import run_entry
 
     entries = [e for e in SUITE if names is None or e.name in names]
     runs = [run_entry(e, eps, seed=SEED) for eps in SUITE_EPSILONS for e in entries]

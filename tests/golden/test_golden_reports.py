@@ -49,8 +49,8 @@ def test_classic_suite_runs_at_seed_0_are_the_golden_ones() -> None:
 
 
 def test_the_golden_files_hold_every_audited_mechanism_and_suite_run() -> None:
-    from dpquant.audit.catalogue import CATALOGUE, CONTROLS
-    from dpquant.audit.classic import SUITE
+    from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS
+    from dpquant.audit.suites.classic import SUITE
     from dpquant.reference.registry import REGISTRY
 
     names = {e.name for e in (*REGISTRY, *CONTROLS, *CATALOGUE)}

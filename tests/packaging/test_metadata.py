@@ -57,7 +57,7 @@ def test_each_package_is_typed_and_declares_its_data() -> None:
         "dpquant/reference/data/README.md",  # the licence note of the shipped data
         "dpquant/reference/data/adult_age.csv",
         "dpquant/reference/data/adult_hours_per_week.csv",
-        "dpquant/audit/adapters/seedrand.c",
+        "dpquant/audit/suites/adapters/seedrand.c",
         "dpquant/studies/imola25/figure_1_traced.csv",
     }
     assert needed <= declared, needed - declared

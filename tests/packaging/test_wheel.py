@@ -38,7 +38,7 @@ SHIPPED_DATA = (
     "dpquant/reference/data/adult_age.csv",
     "dpquant/reference/data/adult_hours_per_week.csv",
     "dpquant/audit/py.typed",
-    "dpquant/audit/adapters/seedrand.c",
+    "dpquant/audit/suites/adapters/seedrand.c",
     "dpquant/py.typed",
     "dpquant/studies/imola25/figure_1_traced.csv",
 )

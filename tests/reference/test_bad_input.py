@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpquant.audit.exact import exact_sweep
-from dpquant.audit.neighbours import exhaustive_data_pairs
+from dpquant.audit.model.neighbours import exhaustive_data_pairs
+from dpquant.audit.statistics.exact_loss import exact_sweep
 from dpquant.reference.conformance import check_sampler
 from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from dpquant.reference.primitives.candidate_quantile import (

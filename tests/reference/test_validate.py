@@ -19,8 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpquant.audit.catalogue import EMNoHalf
-from dpquant.audit.equivalence import battery, detectable_deviation, two_sample_check, validate
+from dpquant.audit.suites.catalogue import EMNoHalf
+from dpquant.audit.tools.equivalence import (
+    battery,
+    detectable_deviation,
+    two_sample_check,
+    validate,
+)
 from dpquant.cli import main
 from dpquant.reference.conformance import dkw_threshold
 from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile

@@ -8,7 +8,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from dpquant.audit.neighbours import exhaustive_data_pairs
+from dpquant.audit.model.neighbours import exhaustive_data_pairs
 from dpquant.reference.distributions import (
     DiscreteLaw,
     certified_log_normalizer,

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpquant.audit.exact import exact_sweep
-from dpquant.audit.neighbours import exhaustive_data_pairs
+from dpquant.audit.model.neighbours import exhaustive_data_pairs
+from dpquant.audit.statistics.exact_loss import exact_sweep
 from dpquant.reference.conformance import check_sampler
 from dpquant.reference.distributions import privacy_loss
 from dpquant.reference.exact.mp import workdps

@@ -1,0 +1,387 @@
+"""Selection and evaluation: the black-box bound on ε from fresh draws.
+
+Each finalist gets *selection* draws (:data:`dpquant.audit.pipeline.context.SELECTION_FRACTION` of its budget, at
+most :data:`dpquant.audit.pipeline.context.SELECT_MAX`), on which the best event and direction are chosen
+(:func:`dpquant.audit.events.families.best_event`, or the likelihood-ratio set planned from the exact laws); the
+best :data:`dpquant.audit.pipeline.context.CARRIED` (one when tightening, ranked by its event counted on fresh
+*ranking* draws) get fresh *evaluation* draws, and
+ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
+(:func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`). First on an eighth of the planned budget, then,
+unless that already shows a violation, on all of it. The evaluation draws are counted block by
+block (:data:`EVAL_BLOCK`), so an audit's memory does not grow with its budget (DP-Sniper's
+2·10^8 final draws per input fit). Everything before the evaluation draws, however adaptive,
+only chooses what to test, so the bound holds with confidence 1 − α (the selection/evaluation
+split of DP-Sniper, Bichsel et al., S&P 2021, with Clopper–Pearson bounds as in StatDP, Ding et
+al., CCS 2018; ``notes/auditor.md``, "What a report means" and "Decisions" 8–9, 14).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dpquant.audit.events.families import Event, Families, Scored, best_event
+from dpquant.audit.events.refine import refine_interval, selection_z
+from dpquant.audit.model.outputs import Outputs
+from dpquant.audit.pipeline.context import (
+    EVAL,
+    RANK,
+    SELECT,
+    SELECTION_FRACTION,
+    AuditContext,
+    Candidate,
+    Job,
+    selection_size,
+)
+from dpquant.audit.report.inconclusive import CannotConclude, Inconclusive
+from dpquant.audit.statistics.bounds import (
+    epsilon_lower_bound,
+    event_ratio_interval,
+    expected_bound,
+    samples_needed,
+)
+from dpquant.audit.statistics.power import PairPower
+from dpquant.reference.conformance import check_sampler
+from dpquant.reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
+
+EVAL_BLOCK = 1 << 20
+"""Evaluation draws per side held at a time: a longer evaluation is drawn and counted block by
+block (:meth:`dpquant.audit.pipeline.context.AuditContext.draw_blocks`; the same draws as in one piece), and its
+first block is kept as the witness's draws (:func:`witness_conformance`)."""
+MIN_BUDGET = 4_000
+"""The fewest draws per side a finalist is given."""
+BUDGET_SAFETY = 4
+"""A clear violation gets this many times the draws its event needs to exceed the claim."""
+RANK_SHARE = 2
+"""A tightening audit ranks its finalists on fresh draws, 1/RANK_SHARE of each one's selection
+draws per side (:func:`_ranks`)."""
+
+WitnessDraws = tuple[Candidate, Outputs, Outputs]
+"""The pair that gave the bound, with its evaluation draws on D and on D'."""
+
+
+def _llr(p: Any, q: Any) -> Callable[[np.ndarray], np.ndarray] | None:
+    if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
+        return lambda y: _diff(p.logpdf(y[:, 0]), q.logpdf(y[:, 0]))
+    if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw) and p.numeric and q.numeric:
+        return lambda y: _diff(p.logpmf(y[:, 0]), q.logpmf(y[:, 0]))
+    if isinstance(p, GridLaw) and isinstance(q, GridLaw) and len(p) == len(q):
+        return lambda y: _diff(p.logpdf(y), q.logpdf(y))
+    if isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
+        parts = [_llr(a, b) for a, b in zip(p.components, q.components, strict=True)]
+        known = [f for f in parts if f is not None]
+        if len(known) == len(parts):
+            return lambda y: _sum_of_coordinates(known, y)
+    return None
+
+
+def _sum_of_coordinates(
+    parts: list[Callable[[np.ndarray], np.ndarray]], y: np.ndarray
+) -> np.ndarray:
+    """Σ_i parts[i](y[:, [i]]): the log-likelihood ratio of independent coordinates."""
+    total = np.zeros(len(y))
+    for i, f in enumerate(parts):
+        total = total + f(y[:, [i]])
+    return total
+
+
+def _law_width(law: Any) -> int:
+    return len(law) if isinstance(law, ProductLaw | GridLaw) else 1
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    return np.where(np.isneginf(a) & np.isneginf(b), 0.0, out)
+
+
+def blackbox_stage(
+    ctx: AuditContext, finalists: list[Candidate], use_exact: bool
+) -> tuple[dict[str, Any], dict[str, Any] | None, float, WitnessDraws | None]:
+    """Selection and evaluation in up to :data:`dpquant.audit.pipeline.context.ROUNDS` rounds of growing budget
+    (:func:`budget_plan`), each with fresh draws and α/ROUNDS: a clear leak is established
+    cheaply in the first round, a subtle one (or a correct mechanism) gets the full budget. The
+    reported bound is the largest of all rounds' bounds (union bound over rounds)."""
+    if not finalists:
+        raise CannotConclude(
+            Inconclusive("nothing_evaluated", "the search left no candidate pair to evaluate")
+        )
+    budgets = [budget(ctx, c) for c in finalists]
+    plan = [budgets] if ctx.tighten else budget_plan(ctx.samples, budgets)
+    results: list[dict[str, Any]] = []
+    best: Best = (-math.inf, None, None)
+    for r, round_budgets in enumerate(plan):
+        entries, round_best = _final_round(ctx, finalists, round_budgets, use_exact, r)
+        results += entries
+        if round_best[0] > best[0]:
+            best = round_best
+        if best[0] > ctx.claim.epsilon:
+            break
+    bound, witness, draws = best
+    info = {
+        "finalists": [c.describe() for c in finalists],
+        "budgets_per_side": budgets,
+        "rounds": [list(b) for b in plan[: r + 1]],
+        "selection_fraction": SELECTION_FRACTION,
+        "carried": ctx.carried,
+        "alpha_per_candidate": ctx.alpha_eval,
+        "evaluated": results,
+        "epsilon_lower_bound": max(0.0, bound),
+        "violation": bool(bound > ctx.claim.epsilon),
+    }
+    return info, {**witness, "source": "blackbox"} if witness else None, bound, draws
+
+
+def _planned_event(
+    ctx: AuditContext,
+    pw: PairPower,
+    llr: Callable[[np.ndarray], np.ndarray],
+    n_eval: int,
+    width: int = 0,
+) -> Scored:
+    """The likelihood-ratio set planned from the exact laws (no draws were used to choose it),
+    with the bound its exact masses promise at ``n_eval`` draws. The 1e-9 slack keeps the whole
+    tie group at the threshold despite float rounding of the log-densities."""
+    if pw.forward:
+        event = Event("likelihood_ratio", lo=pw.threshold - 1e-9, llr=llr, width=width)
+    else:
+        event = Event("likelihood_ratio_reverse", lo=-pw.threshold - 1e-9, llr=llr, width=width)
+    value = float(expected_bound(pw.p0, pw.p1, n_eval, ctx.claim.delta, ctx.alpha_eval))
+    return Scored(event, pw.forward, value, pw.p0, pw.p1)
+
+
+Chosen = tuple[Candidate, Scored, int]
+"""A finalist, the event chosen for it on its selection draws, and its evaluation draws."""
+Best = tuple[float, dict[str, Any] | None, WitnessDraws | None]
+"""The largest bound so far, its report entry and its evaluation draws."""
+
+
+def _final_round(
+    ctx: AuditContext, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
+) -> tuple[list[dict[str, Any]], Best]:
+    """One round: selection draws for every finalist, then evaluation of the best
+    :attr:`dpquant.audit.pipeline.context.AuditContext.carried` (:func:`_ranks`)."""
+    chosen = _select(ctx, finalists, budgets, use_exact, r)
+    ctx.check_output()  # a mechanism with no output stops before its evaluation draws
+    ranks = _ranks(ctx, chosen, budgets, r)
+    carried = sorted(range(len(chosen)), key=lambda i: -ranks[i])[: ctx.carried]
+    return _evaluate(ctx, chosen, carried, r)
+
+
+def _ranks(ctx: AuditContext, chosen: list[Chosen], budgets: list[int], r: int) -> list[float]:
+    """How each finalist ranks for evaluation: its event's selection score; or, when the audit is
+    to ``tighten`` its bound (one candidate carried), the bound its event promises at its
+    evaluation draws with masses counted on fresh *ranking* draws (1/:data:`RANK_SHARE` of its
+    selection draws per side), without the selection's Wilson penalty.
+
+    The penalty keeps a finalist's choice among thousands of events off slivers resting on a few
+    draws; between a handful of finalists it would count a rare event's selection noise once more
+    and prefer a common event of smaller log-ratio (SVT1 at ε = 0.1, 4.2 M draws a side: the odd
+    answer last promises 0.090 and the x shape 0.084, but at level 2 they score 0.064 and 0.071).
+    Without the penalty, masses counted on the draws that chose the event carry its winner's
+    curse: the rarest finalist's event, the best of thousands of joint answer patterns, looks
+    best (SVT34Parallel at ε = 0.1, 10 M draws: a rare pattern of promise 0.185 was carried over
+    the all-down pair's 0.231). Fresh draws count each chosen event without that bias. Ranking
+    only chooses what to evaluate, so the bound's confidence is unchanged."""
+    if not ctx.tighten or len(chosen) <= ctx.carried:
+        return [s.expected for _, s, _ in chosen]
+    jobs: list[Job] = []
+    for i, (c, _, _) in enumerate(chosen):
+        n = max(1, selection_size(budgets[i]) // RANK_SHARE)
+        jobs += [(c.d0, n, (RANK, r, i, 0)), (c.d1, n, (RANK, r, i, 1))]
+    hits, _ = _count_hits(ctx, jobs, [s.event for _, s, _ in chosen])
+    ranks = []
+    for i, (_, s, n_eval) in enumerate(chosen):
+        n = jobs[2 * i][1]
+        k0, k1 = (hits[2 * i], hits[2 * i + 1]) if s.forward else (hits[2 * i + 1], hits[2 * i])
+        ranks.append(float(expected_bound(k0 / n, k1 / n, n_eval, ctx.claim.delta, ctx.alpha_eval)))
+    return ranks
+
+
+def _count_hits(
+    ctx: AuditContext, jobs: list[Job], events: list[Event]
+) -> tuple[list[int], list[Outputs | None]]:
+    """How many draws of each job (two per event: D, then D') fall in its event, counted block by
+    block (:data:`EVAL_BLOCK`), and the first block of each job's draws."""
+    hits = [0] * len(jobs)
+    kept: list[Outputs | None] = [None] * len(jobs)
+    for block in ctx.draw_blocks(jobs, EVAL_BLOCK):
+        for j, out in enumerate(block):
+            hits[j] += int(np.count_nonzero(events[j // 2].indicator(out))) if len(out) else 0
+            if kept[j] is None:
+                kept[j] = out
+    return hits, kept
+
+
+def _select(
+    ctx: AuditContext, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
+) -> list[Chosen]:
+    """Each finalist's event and direction, chosen on fresh selection draws (or the event
+    planned from the exact laws, when that promises at least as much)."""
+    chosen: list[Chosen] = []
+    for i, (c, n) in enumerate(zip(finalists, budgets, strict=True)):
+        if c.drawn is not None:  # the search's last screen: its draws choose the event
+            a, b = c.drawn
+            n_sel, n_eval = len(a), n
+        else:
+            n_sel = selection_size(n)
+            a, b = ctx.draw([(c.d0, n_sel, (SELECT, r, i, 0)), (c.d1, n_sel, (SELECT, r, i, 1))])
+            n_eval = n - n_sel
+        llr = None
+        width = a.width
+        if use_exact:
+            p, q = ctx.law(c.d0), ctx.law(c.d1)
+            if p is not None and q is not None and _law_width(p) == _law_width(q) == width:
+                llr = _llr(p, q)  # on outputs of the laws' width only (a broken sampler may differ)
+        s = best_event(
+            a,
+            b,
+            n_eval,
+            ctx.claim.delta,
+            ctx.alpha_eval,
+            Families((c.d0, c.d1), llr, ctx.float_lattice),
+            selection_z(n_sel),
+        )
+        s = refine_interval(s, a, b, n_eval, ctx.claim.delta, ctx.alpha_eval)
+        if llr is not None and c.planned is not None and math.isfinite(c.planned.threshold):
+            planned = _planned_event(ctx, c.planned, llr, n_eval, width)
+            if planned.expected >= s.expected:
+                s = planned
+        chosen.append((c, s, n_eval))
+    return chosen
+
+
+def _evaluate(
+    ctx: AuditContext, chosen: list[Chosen], carried: list[int], r: int
+) -> tuple[list[dict[str, Any]], Best]:
+    """The bound of each carried candidate's event on fresh evaluation draws, counted block by
+    block (:data:`EVAL_BLOCK`); the first block of each side is kept for the witness."""
+    jobs: list[Job] = []
+    for i in carried:
+        c, _, n_eval = chosen[i]
+        jobs += [(c.d0, n_eval, (EVAL, r, i, 0)), (c.d1, n_eval, (EVAL, r, i, 1))]
+    hits, kept = _count_hits(ctx, jobs, [chosen[i][1].event for i in carried])
+    results = []
+    best: Best = (-math.inf, None, None)
+    for j, i in enumerate(carried):
+        c, s, n = chosen[i]
+        a, b = kept[2 * j] or Outputs.empty(), kept[2 * j + 1] or Outputs.empty()
+        k0, k1 = (hits[2 * j], hits[2 * j + 1]) if s.forward else (hits[2 * j + 1], hits[2 * j])
+        bound = float(epsilon_lower_bound(k0, n, k1, n, ctx.claim.delta, ctx.alpha_eval))
+        d_first, d_second = (c.d0, c.d1) if s.forward else (c.d1, c.d0)
+        lo, hi = event_ratio_interval(k0, n, k1, n, ctx.alpha_eval)
+        entry = {
+            "round": r,
+            "data": d_first.tolist(),
+            "data_prime": d_second.tolist(),
+            "event": s.event.to_dict(),
+            "k0": k0,
+            "n0": n,
+            "k1": k1,
+            "n1": n,
+            "p0_hat": k0 / n,
+            "p1_hat": k1 / n,
+            "epsilon_lower_bound": bound,
+            "event_log_ratio_ci": [lo, hi],
+            "selection_expected_bound": s.expected,
+        }
+        results.append(entry)
+        if bound > best[0]:
+            best = (bound, entry, (c, a, b))
+    return results, best
+
+
+def budget_plan(samples: int, budgets: list[int]) -> list[list[int]]:
+    """The rounds' draws per side for each finalist (at most :data:`dpquant.audit.pipeline.context.ROUNDS`).
+
+    When the search predicts a clear violation (some planned budget below ``samples``), every
+    finalist gets that smallest budget in a first round, and, if that round shows no violation,
+    the full ``samples`` in a second: a prediction that was wrong (screening misled by an event
+    that fits its own draws) costs draws, never power. Otherwise an eighth of ``samples`` first
+    (when that is at least :data:`MIN_BUDGET`), then all of it."""
+    full = [samples] * len(budgets)
+    if min(budgets) < samples:  # a clear violation: the others need not be tighter than it
+        return [[min(budgets)] * len(budgets), full]
+    if samples >= 8 * MIN_BUDGET:
+        return [[max(MIN_BUDGET, samples // 8)] * len(budgets), full]
+    return [full]
+
+
+def budget(ctx: AuditContext, c: Candidate) -> int:
+    """Draws per side for a finalist: the full ``samples``, or, when the search already shows a
+    clear violation, ``BUDGET_SAFETY`` times the draws its event needs to exceed the claim (at
+    least ``MIN_BUDGET``; :func:`cut_budget`). Chosen before any selection or evaluation draw is
+    made. With ``tighten`` (the audit's option) always the full ``samples``, in a single round
+    (:func:`blackbox_stage`): the tightest bound rather than the quickest verdict."""
+    if ctx.tighten:
+        return ctx.samples
+    return cut_budget(ctx, c)
+
+
+def cut_budget(ctx: AuditContext, c: Candidate) -> int:
+    """``BUDGET_SAFETY`` times the draws per side the event found for ``c`` by the search
+    (``prior``) needs to exceed the claim, at least ``MIN_BUDGET`` and at most ``samples``; the
+    full ``samples`` when it has none or not even ``samples`` would do."""
+    if c.prior is None:
+        return ctx.samples
+    needed = samples_needed(
+        *c.prior, ctx.claim.epsilon, ctx.claim.delta, ctx.alpha_eval, limit=ctx.samples
+    )
+    if needed is None:
+        return ctx.samples
+    return int(min(ctx.samples, max(MIN_BUDGET, BUDGET_SAFETY * needed)))
+
+
+def witness_conformance(
+    ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs
+) -> list[dict[str, Any]]:
+    """Does the sampler draw from its own exact law on both data sets of the witness ``c``
+    (evaluation draws ``a`` on D, ``b`` on D'; each test at level α)? So that the exact stage
+    audits the code, not only the formula."""
+    results = []
+    for data, out in ((c.d0, a), (c.d1, b)):
+        law = ctx.law(data)
+        if law is None:
+            continue
+        width = _law_width(law)
+        if not out.numeric.all() or out.width != width:
+            results.append(
+                {
+                    "data": data.tolist(),
+                    "test": "atoms",
+                    "passed": False,
+                    "statistic": math.inf,
+                    "threshold": 0.0,
+                    "detail": f"non-numeric outputs {out.atom_counts()}",
+                }
+            )
+            continue
+        r = check_sampler(law, out.values if width > 1 else out.values[:, 0], alpha=ctx.alpha)
+        results.append(
+            {
+                "data": data.tolist(),
+                "test": r.test,
+                "passed": r.passed,
+                "statistic": r.statistic,
+                "threshold": r.threshold,
+                "alpha": r.alpha,
+                "samples": r.samples,
+            }
+        )
+    return results
+
+
+__all__ = [
+    "BUDGET_SAFETY",
+    "EVAL_BLOCK",
+    "MIN_BUDGET",
+    "RANK_SHARE",
+    "WitnessDraws",
+    "blackbox_stage",
+    "budget",
+    "budget_plan",
+    "witness_conformance",
+]

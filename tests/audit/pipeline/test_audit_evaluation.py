@@ -1,0 +1,221 @@
+"""Selection and evaluation (dpquant/audit/pipeline/stage3_evaluation.py, dpquant/audit/events/families.py): budgets that recover from a
+wrong prediction, and fitted scores that never rate themselves on their own draws (issue 20)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dpquant.audit.pipeline.stage3_evaluation as evaluation
+from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit.events.families import candidate_events, score_events
+from dpquant.audit.model.outputs import Outputs, normalise
+from dpquant.audit.pipeline.context import ROUNDS
+from dpquant.reference.core import PrivacyClaim
+
+
+@given(
+    samples=st.integers(10, 10**6),
+    cut=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
+)
+def test_budget_plan_ends_with_the_full_budget_and_fits_the_rounds(samples, cut) -> None:
+    """Whatever the search predicted, the last round has the full budget for every finalist, and
+    there are at most ROUNDS rounds (the Bonferroni split of α is over ROUNDS)."""
+    budgets = [max(1, min(samples, int(f * samples))) for f in cut]
+    plan = evaluation.budget_plan(samples, budgets)
+    assert 1 <= len(plan) <= ROUNDS
+    assert plan[-1] == [samples] * len(budgets)
+    assert all(len(r) == len(budgets) for r in plan)
+    if min(budgets) < samples:
+        assert plan[0] == [min(budgets)] * len(budgets)
+
+
+def test_budget_plan_examples() -> None:
+    assert evaluation.budget_plan(400_000, [4_000, 400_000]) == [[4_000] * 2, [400_000] * 2]
+    assert evaluation.budget_plan(400_000, [400_000] * 3) == [[50_000] * 3, [400_000] * 3]
+    assert evaluation.budget_plan(20_000, [20_000]) == [[20_000]]
+
+
+class _LaplaceSum:
+    """Σ data + Laplace(1/0.75): 0.75-DP under replace-one on [0, 1], claimed 0.5 (vectorised)."""
+
+    claim = PrivacyClaim(0.5, 0.0, "replace_one")
+    domain = (0.0, 1.0)
+
+    def sample(self, data, size, rng):
+        return np.sum(data) + rng.laplace(scale=1 / 0.75, size=size)
+
+
+def test_a_wrong_prediction_of_a_clear_violation_costs_draws_not_power(monkeypatch) -> None:
+    """The search's prediction is forced to a clear violation (every finalist cut to 4 000
+    draws): too few to show a loss of 0.75 against the claim 0.5, so the cut round fails, and the
+    full budget then shows it. Before issue 20 the audit stopped after the cut round."""
+    monkeypatch.setattr(evaluation, "budget", lambda ctx, c: evaluation.MIN_BUDGET)
+    r = audit_mechanism(_LaplaceSum(), pairs=[([1.0], [0.0])], seed=0)
+    rounds = r.blackbox["rounds"]
+    assert rounds == [[evaluation.MIN_BUDGET], [400_000]]
+    first = [e for e in r.blackbox["evaluated"] if e["round"] == 0]
+    assert first and max(e["epsilon_lower_bound"] for e in first) <= 0.5
+    assert r.violation and 0.5 < r.epsilon_lower_bound <= 0.75, r.summary()
+
+
+def test_issue_20_minimal_case_is_flagged_with_the_default_budget() -> None:
+    """The issue's case: Σ data + Laplace(1/0.75) beside nine standard normals, claimed 0.5
+    under replace-one on (0, 1), pair ([1], [0]): a violation (true loss 0.75). It used to pass
+    ("no violation", ε_lb 0.467): the histogram score, fitted and rated on the same draws,
+    predicted a clear violation, and the cut budget was too small."""
+
+    def fn(d, r):
+        return np.r_[d.sum() + r.laplace(scale=1 / 0.75), r.normal(size=9)]
+
+    mech = from_callable(fn, PrivacyClaim(0.5, 0.0, "replace_one"), domain=(0, 1))
+    r = audit_mechanism(mech, pairs=[([1.0], [0.0])], seed=0)
+    assert r.violation and 0.5 < r.epsilon_lower_bound <= 0.75, r.summary()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fitted_scores_do_not_rate_themselves_on_the_draws_they_were_fitted_to(seed) -> None:
+    """D and D' with the same law (ten standard normal coordinates): the best event of each
+    fitted score (histogram, histogram of the increments, classifier) has a selection score near
+    0 (a score rated on its own fitting draws gave 0.14-0.18 here). 0.05 is about eight standard
+    deviations of a held-out count above the null."""
+    rng = np.random.default_rng(seed)
+    a = normalise(rng.normal(size=(12_000, 10)), 12_000)
+    b = normalise(rng.normal(size=(12_000, 10)), 12_000)
+    events, ka, kb, na, nb = candidate_events(a, b)
+    fitted_kinds = ("histogram_ratio", "increments_ratio", "classifier")
+    for kind in fitted_kinds:
+        hist = np.array([e.kind == kind for e in events])
+        assert hist.any() and np.all(na[hist] == 6_000) and np.all(nb[hist] == 6_000)
+        chosen = [e for e, h in zip(events, hist, strict=True) if h]
+        best = score_events(chosen, ka[hist], kb[hist], na[hist], nb[hist], 28_000, 0.0, 1e-6 / 6)
+        assert best[0].expected < 0.05, kind
+    fitted = np.array([e.kind in fitted_kinds for e in events])
+    assert np.all(na[~fitted] == 12_000)
+
+
+def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
+    """A histogram with scale ε instead of 1/ε (2ε-DP at ε = 0.5, true 2): by default the clear
+    violation cuts the budget; with ``tighten`` every finalist gets the full ``samples`` and the
+    best one is evaluated, so the audit draws more and its bound is at least as close to the
+    truth here."""
+    from dpquant.audit.suites.classic import entry
+
+    mech = entry("NoisyHist2").make(0.5)
+    quick = audit_mechanism(mech, samples=100_000, seed=3)
+    tight = audit_mechanism(mech, samples=100_000, seed=3, tighten=True)
+    assert quick.violation and tight.violation
+    assert tight.samples_used > 4 * quick.samples_used
+    assert tight.blackbox["carried"] == 1 and len(tight.blackbox["evaluated"]) == 1
+    assert quick.epsilon_lower_bound < tight.epsilon_lower_bound <= 2.0
+    with pytest.raises(ValueError, match="tighten"):
+        audit_mechanism(mech, tighten="yes")
+
+
+def _context(mech, samples: int, tighten: bool = False, timeout: float | None = None):
+    from dpquant.audit.pipeline.context import AuditContext
+
+    return AuditContext(
+        mech, mech.claim, (0.0, 1.0), samples, 1e-6, 0, None, False, lambda _: None,
+        timeout=timeout, tighten=tighten,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("timeout", [None, 0.01])
+def test_draw_blocks_concatenated_are_the_draws_in_one_piece(timeout) -> None:
+    """AuditContext.draw_blocks: the same draws as AuditContext.draw, for jobs of different
+    lengths, structured outputs (an SVT's symbols and numbers) and the small chunks of a time
+    limit; every block holds at most about the block size per job."""
+    from dpquant.audit.pipeline.context import EVAL
+    from dpquant.audit.pipeline.draws import chunk_size
+    from dpquant.audit.suites.classic import entry
+
+    mech = entry("SparseVectorTechnique3").make(0.5)
+    d0, d1 = np.ones(10), np.r_[np.full(5, 2.0), np.zeros(5)]
+    jobs = [(d0, 150_000, (EVAL, 0, 0, 0)), (d1, 70_000, (EVAL, 0, 0, 1))]
+    whole = _context(mech, 1, timeout=timeout).draw(jobs)
+    ctx = _context(mech, 1, timeout=timeout)
+    blocks = list(ctx.draw_blocks(jobs, 40_000))
+    step = chunk_size(mech, d0, timeout)
+    assert len(blocks) == -(-150_000 // (step * max(1, 40_000 // step)))
+    assert all(len(b[0]) <= max(step, 40_000) for b in blocks)
+    assert ctx.used == 220_000
+    for j, out in enumerate(whole):
+        joined = Outputs.concat([b[j] for b in blocks if len(b[j])])
+        assert np.array_equal(out.values, joined.values, equal_nan=True)
+        assert list(out.atoms) == list(joined.atoms)
+        assert np.array_equal(out.tokens, joined.tokens)
+        assert np.array_equal(out.numbers, joined.numbers, equal_nan=True)
+
+
+@pytest.mark.parametrize("name, pair", [
+    ("ReportNoisyMax3", ([1.0] * 5, [2.0, 0.0, 2.0, 0.0, 2.0])),
+    ("SparseVectorTechnique4", ([1.0] * 10, [2.0] * 5 + [0.0] * 5)),
+])  # fmt: skip
+def test_an_evaluation_counted_block_by_block_counts_the_same_draws(
+    monkeypatch, name, pair
+) -> None:
+    """With blocks of one chunk (65 536 draws per side instead of 2^20), the evaluation of
+    200 000 draws per side is counted in three blocks and gives the same counts and bounds; the
+    witness keeps only the first block."""
+    from dpquant.audit.pipeline.context import Candidate
+    from dpquant.audit.suites.classic import entry
+
+    mech = entry(name).make(0.5)
+    finalists = [Candidate(np.array(pair[0]), np.array(pair[1]))]
+    whole = evaluation.blackbox_stage(_context(mech, 200_000, True), finalists, False)
+    monkeypatch.setattr(evaluation, "EVAL_BLOCK", 1)
+    blocks = evaluation.blackbox_stage(_context(mech, 200_000, True), finalists, False)
+    assert whole[0]["evaluated"] == blocks[0]["evaluated"] and whole[2] == blocks[2]
+    assert whole[0]["evaluated"][0]["n0"] == 140_000
+    assert len(whole[3][1]) == 140_000 and len(blocks[3][1]) == 65_536
+
+
+def test_selection_is_capped_and_a_tightening_audit_puts_all_of_alpha_on_one_candidate() -> None:
+    """Selection draws are 30 % of a budget up to SELECT_MAX (the rest evaluates); a tightening
+    audit plans a single round and carries one candidate, which gets all of α (α/(CARRIED·2)
+    each otherwise)."""
+    from dpquant.audit.pipeline.context import CARRIED, CARRIED_TIGHTEN, SELECT_MAX, selection_size
+
+    assert selection_size(1_000) == 300 and selection_size(10**9) == SELECT_MAX
+    assert _context(_LaplaceSum(), 10**9).n_select == SELECT_MAX
+    assert _context(_LaplaceSum(), 10**9).n_eval == 10**9 - SELECT_MAX
+    assert _context(_LaplaceSum(), 1000).alpha_eval == pytest.approx(1e-6 / (CARRIED * ROUNDS))
+    assert CARRIED_TIGHTEN == 1 and _context(_LaplaceSum(), 1000, True).carried == 1
+    assert _context(_LaplaceSum(), 1000, True).alpha_eval == pytest.approx(1e-6)
+
+
+def test_a_tightening_audit_ranks_finalists_on_fresh_draws_not_on_their_selection_masses() -> None:
+    """Two finalists of Σ data + Laplace(4/3): ([1], [0]) with the event y > 1 (exact masses 1/2
+    and e^-0.75/2, log-ratio 0.75), and a pair of equal data sets whose event's selection masses
+    (2 % against 0.2 %) are the winner's curse of a search among many events: they promise far
+    more than anything true. The default audit ranks by the selection score and carries the
+    cursed finalist; a tightening audit counts each chosen event on fresh ranking draws, carries
+    the leaking pair, and ranks it by the bound its true masses promise (no Wilson penalty: within
+    0.02 of the exact promise, seven standard deviations of 600 000 ranking draws a side)."""
+    from dpquant.audit.events.families import Event, Scored
+    from dpquant.audit.pipeline.context import Candidate, selection_size
+    from dpquant.audit.statistics.bounds import expected_bound
+
+    budget, n_eval = 4_000_000, 4_000_000 - selection_size(4_000_000)
+    leak = Candidate(np.array([1.0]), np.array([0.0]))
+    same = Candidate(np.array([0.5]), np.array([0.5]))
+    p0, p1 = 0.5, 0.5 * math.exp(-0.75)
+    true_promise = float(expected_bound(p0, p1, n_eval, 0.0, 1e-6))
+    cursed = float(expected_bound(0.02, 0.002, n_eval, 0.0, 1e-6))
+    assert cursed > true_promise + 1
+    chosen = [
+        (leak, Scored(Event("interval", lo=1.0), True, true_promise, p0, p1), n_eval),
+        (same, Scored(Event("interval", lo=3.0), True, cursed, 0.02, 0.002), n_eval),
+    ]
+    default = evaluation._ranks(_context(_LaplaceSum(), budget), chosen, [budget] * 2, 0)
+    assert default == [true_promise, cursed]
+    ctx = _context(_LaplaceSum(), budget, tighten=True)
+    ranks = evaluation._ranks(ctx, chosen, [budget] * 2, 0)
+    assert ranks[0] > ranks[1] and ranks[1] < 0.05
+    assert abs(ranks[0] - true_promise) < 0.02
+    assert ctx.used_by_stage["ranking"] == 4 * (selection_size(budget) // evaluation.RANK_SHARE)
