@@ -1,17 +1,12 @@
-"""The state of one audit, shared by its stages (:mod:`dpquant.audit.pipeline.runner`): the mechanism and its
-claim, the probe values, the budget and α, the draws made so far (counted per stage, seeded per
-job: :mod:`dpquant.audit.pipeline.draws`), the exact laws met (cached), the notes; and the candidate pairs.
-
-α is shared by Bonferroni: the black-box bound of each of the :data:`CARRIED` candidates
-evaluated in each of the :data:`ROUNDS` rounds holds at level α/(CARRIED·ROUNDS), so the reported
-bound (their maximum) holds with confidence 1 − α. An audit that is to ``tighten`` its bound
-plans one round and carries one candidate (:data:`CARRIED_TIGHTEN`), which gets all of α
-(``notes/auditor.md``, "What a report means").
+"""The state of one audit, shared by its stages (:mod:`dpquant.audit.pipeline.runner`): its plan
+(:mod:`dpquant.audit.pipeline.plan`, fixed before the first draw), the ledger of its draws
+(counted per stage, seeded per job: :mod:`dpquant.audit.pipeline.draws`), the exact laws met
+(cached), the notes; and the candidate pairs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +16,7 @@ import numpy as np
 from dpquant.audit.model.calls import shown_data
 from dpquant.audit.model.neighbours import Pair, exhaustive_pairs, pattern_pairs, rank_shift_pairs
 from dpquant.audit.model.outputs import Outputs
+from dpquant.audit.pipeline.budget import DrawBudget
 from dpquant.audit.pipeline.draws import (
     DrawJob,
     DrawTimedOut,
@@ -28,26 +24,12 @@ from dpquant.audit.pipeline.draws import (
     draw,
     width_changed,
 )
+from dpquant.audit.pipeline.plan import AuditPlan
 from dpquant.audit.report.inconclusive import CannotConclude, OutputTally
 from dpquant.audit.statistics.exact_loss import check_exact_law
 from dpquant.audit.statistics.power import PairPower
 from dpquant.reference.core import PrivacyClaim
 
-SELECTION_FRACTION = 0.3
-"""The share of a finalist's draws used to choose its event (the rest evaluate it)."""
-SELECT_MAX = 1 << 22
-"""The most selection draws per side a finalist is given: a larger budget goes to evaluation
-(beyond a few million draws a better choice of event gains less than a tighter count does)."""
-CARRIED = 2
-"""Candidates carried from selection into evaluation, per round."""
-CARRIED_TIGHTEN = 1
-"""Candidates carried into evaluation by an audit that is to ``tighten`` its bound (in its one
-round): all of α and all evaluation draws on the selection's best, as DP-Sniper's final test
-(Bichsel et al., S&P 2021, Alg. 1) has."""
-ROUNDS = 2
-"""Rounds of selection and evaluation (:func:`dpquant.audit.pipeline.stage3_evaluation.budget_plan`: an eighth of the
-budget, then all of it; or, when the search predicts a clear violation, the cut budget, then all
-of it)."""
 FINALISTS = 4
 """Pairs a search stage passes on to selection and evaluation."""
 
@@ -113,62 +95,139 @@ def _frozen(d: np.ndarray) -> Any:
 
 
 @dataclass
-class AuditContext:
-    """One audit's settings and running state (see the module docstring)."""
+class DrawLedger:
+    """The draws one audit has made: in all, by stage, by what they were, and the width of the
+    numeric draws on each data set; and the counter that keys its draw jobs."""
 
-    mech: Any
-    claim: PrivacyClaim
-    values: tuple[float, ...]
-    samples: int
-    alpha: float
-    seed: int
-    executor: Executor | None
-    search: bool
-    progress: Callable[[str], None]
-    name: str = ""
-    timeout: float | None = None
-    float_lattice: bool = False
-    tighten: bool = False
-    max_draws: int | None = None  # a total budget of draws (:mod:`dpquant.audit.pipeline.budget`)
-    full_budget: bool = False  # with max_draws: spend it all even after a clear violation
     used: int = 0
-    used_by_stage: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    laws: dict[tuple[float, ...], Any] = field(default_factory=dict)
-    counter: int = 0
+    by_stage: dict[str, int] = field(default_factory=dict)
     tally: OutputTally = field(default_factory=OutputTally)
     """Every draw of the stages, by what it was (:mod:`dpquant.audit.report.inconclusive`)."""
     widths: dict[Any, int] = field(default_factory=dict)
-    """The width of the numeric draws on each data set drawn on (:meth:`_same_width`)."""
-
-    @property
-    def n_select(self) -> int:
-        return selection_size(self.samples)
-
-    @property
-    def n_eval(self) -> int:
-        """Evaluation draws per side of a finalist: what its selection leaves, or, with a total
-        budget, all its draws (its event is chosen on its last screen's, :mod:`dpquant.audit.pipeline.budget`)."""
-        if self.max_draws is not None:
-            return self.samples
-        return max(1, self.samples - self.n_select)
-
-    @property
-    def carried(self) -> int:
-        """Candidates evaluated per round: :data:`CARRIED`, or :data:`CARRIED_TIGHTEN`."""
-        return CARRIED_TIGHTEN if self.tighten else CARRIED
-
-    @property
-    def alpha_eval(self) -> float:
-        """α per evaluated candidate: Bonferroni over the carried candidates and ROUNDS rounds
-        (one round when the audit is to ``tighten`` its bound: its plan has a single round,
-        fixed before any draw, :func:`dpquant.audit.pipeline.stage3_evaluation.blackbox_stage`)."""
-        return self.alpha / (self.carried * (1 if self.tighten else ROUNDS))
+    """The width of the numeric draws on each data set drawn on
+    (:meth:`AuditContext._same_width`)."""
+    counter: int = 0
 
     def count(self, stage: str, n: int) -> None:
         """Record ``n`` draws made by ``stage``."""
         self.used += n
-        self.used_by_stage[stage] = self.used_by_stage.get(stage, 0) + n
+        self.by_stage[stage] = self.by_stage.get(stage, 0) + n
+
+    def next_key(self) -> int:
+        """A fresh key for a stage's draw jobs."""
+        self.counter += 1
+        return self.counter
+
+
+@dataclass
+class AuditContext:
+    """One audit's plan and running state (see the module docstring): the plan is replaced at
+    most once, by the budget's final fit of an audit with ``max_draws``
+    (:func:`dpquant.audit.pipeline.budget.fit_final`)."""
+
+    plan: AuditPlan
+    ledger: DrawLedger = field(default_factory=DrawLedger)
+    notes: list[str] = field(default_factory=list)
+    laws: dict[tuple[float, ...], Any] = field(default_factory=dict)
+
+    # -- the plan, as the stages read it -----------------------------------------------------
+
+    @property
+    def mech(self) -> Any:
+        return self.plan.mech
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return self.plan.claim
+
+    @property
+    def values(self) -> tuple[float, ...]:
+        return self.plan.values
+
+    @property
+    def alpha(self) -> float:
+        return self.plan.alpha
+
+    @property
+    def seed(self) -> int:
+        return self.plan.seed
+
+    @property
+    def executor(self) -> Executor | None:
+        return self.plan.executor
+
+    @property
+    def search(self) -> bool:
+        return self.plan.search
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    @property
+    def timeout(self) -> float | None:
+        return self.plan.timeout
+
+    @property
+    def float_lattice(self) -> bool:
+        return self.plan.float_lattice
+
+    def progress(self, line: str) -> None:
+        """Report one line of progress."""
+        self.plan.progress(line)
+
+    @property
+    def budget(self) -> DrawBudget:
+        return self.plan.budget
+
+    @property
+    def samples(self) -> int:
+        """Draws per data set of each finalist (:attr:`dpquant.audit.pipeline.budget.DrawBudget.samples`)."""
+        return self.plan.budget.samples
+
+    @property
+    def max_draws(self) -> int | None:
+        return self.plan.budget.max_draws
+
+    @property
+    def full_budget(self) -> bool:
+        """With ``max_draws``: spend it all even after a clear violation (``tighten``)."""
+        return self.plan.budget.full
+
+    @property
+    def tighten(self) -> bool:
+        """A single-round audit with one finalist (tightening, or with ``max_draws``)."""
+        return self.plan.budget.one_round
+
+    @property
+    def n_select(self) -> int:
+        return self.plan.budget.selection
+
+    @property
+    def n_eval(self) -> int:
+        """Evaluation draws per side of a finalist (:func:`dpquant.audit.pipeline.budget.evaluation_size`)."""
+        return self.plan.budget.evaluation
+
+    @property
+    def carried(self) -> int:
+        return self.plan.carried
+
+    @property
+    def alpha_eval(self) -> float:
+        return self.plan.alpha_eval
+
+    # -- the ledger ----------------------------------------------------------------------------
+
+    @property
+    def used(self) -> int:
+        return self.ledger.used
+
+    def count(self, stage: str, n: int) -> None:
+        """Record ``n`` draws made by ``stage``."""
+        self.ledger.count(stage, n)
+
+    def next_key(self) -> int:
+        return self.ledger.next_key()
 
     def draw(self, jobs: Sequence[Job]) -> list[Outputs]:
         """Draw the jobs, which come in pairs (D, D'); a draw that overruns the time limit
@@ -205,7 +264,7 @@ class AuditContext:
             raise HungDraw(stage, jobs[j][0], jobs[j ^ 1][0]) from None
         evaluation = jobs[0][2][0] == EVAL
         for part, out in zip(parts, outs, strict=True):
-            self.tally.add(out, evaluation)
+            self.ledger.tally.add(out, evaluation)
             self._same_width(part.data, out)
         return outs
 
@@ -216,20 +275,16 @@ class AuditContext:
         if not out.numeric.any() or getattr(self.mech, "vectorized", True) is False:
             return
         key = _frozen(data)
-        width = self.widths.setdefault(key, out.width)
+        width = self.ledger.widths.setdefault(key, out.width)
         if width != out.width:
             raise width_changed(self.name, data, {width, out.width})
 
     def check_output(self) -> None:
         """At a stage boundary: stop the audit (:class:`dpquant.audit.report.inconclusive.CannotConclude`) when
         every draw so far was the same non-output (:meth:`dpquant.audit.report.inconclusive.OutputTally.stop`)."""
-        stop = self.tally.stop()
+        stop = self.ledger.tally.stop()
         if stop is not None:
             raise CannotConclude(stop)
-
-    def next_key(self) -> int:
-        self.counter += 1
-        return self.counter
 
     def law(self, data: np.ndarray) -> Any:
         """The exact law on ``data`` (None when ``exact`` raises: a note); a law that yields NaN
@@ -267,12 +322,6 @@ def budget_family(ctx: AuditContext) -> list[Candidate]:
     return [Candidate(*p.data, pair=p) for p in dict.fromkeys(found)]
 
 
-def selection_size(budget: int) -> int:
-    """Selection draws per side out of a finalist's ``budget``: :data:`SELECTION_FRACTION` of it,
-    at most :data:`SELECT_MAX`."""
-    return min(SELECT_MAX, max(1, int(round(budget * SELECTION_FRACTION))))
-
-
 def candidate_family(ctx: AuditContext, max_n: int) -> list[Candidate]:
     """The auditor's own candidates: every neighbouring pair of data sets of at most ``max_n``
     records over the probe values, and the quantile patterns (:mod:`dpquant.audit.model.neighbours`)."""
@@ -283,18 +332,13 @@ def candidate_family(ctx: AuditContext, max_n: int) -> list[Candidate]:
 
 
 __all__ = [
-    "CARRIED",
-    "CARRIED_TIGHTEN",
     "FINALISTS",
-    "ROUNDS",
-    "SELECTION_FRACTION",
-    "SELECT_MAX",
     "STAGE_NAMES",
     "AuditContext",
+    "DrawLedger",
     "Candidate",
     "HungDraw",
     "Job",
     "budget_family",
     "candidate_family",
-    "selection_size",
 ]

@@ -55,7 +55,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -81,12 +81,13 @@ from dpquant.audit.model.neighbours import (
     probe_values,
 )
 from dpquant.audit.model.relations import NeighbourRelation, check_relation, check_relation_pairs
-from dpquant.audit.pipeline.budget import BUDGET_FINALISTS, final_samples, search_draws
+from dpquant.audit.pipeline.budget import BUDGET_FINALISTS, fit_final, plan_budget
 from dpquant.audit.pipeline.context import AuditContext, Candidate, HungDraw
 from dpquant.audit.pipeline.hang_check import HANG_TEST_DRAWS, HANG_TEST_SECONDS, hang_test
+from dpquant.audit.pipeline.plan import AuditPlan, no_progress
 from dpquant.audit.pipeline.stage1_exact import exact_stage
 from dpquant.audit.pipeline.stage2_screening import screening_stage
-from dpquant.audit.pipeline.stage3_evaluation import blackbox_stage, cut_budget, witness_conformance
+from dpquant.audit.pipeline.stage3_evaluation import blackbox_stage, witness_conformance
 from dpquant.audit.report.inconclusive import CannotConclude, Inconclusive
 from dpquant.audit.report.result import AuditReport
 from dpquant.audit.statistics.exact_loss import mechanism_name
@@ -200,10 +201,7 @@ def audit_mechanism(
                 "per data set are what the search leaves"
             )
         max_draws = check_int(max_draws, "max_draws", minimum=MIN_MAX_DRAWS, maximum=MAX_MAX_DRAWS)
-        samples = final_samples(max_draws - search_draws(max_draws))  # until the search ends
-    elif samples is None:
-        samples = DEFAULT_SAMPLES
-    else:
+    elif samples is not None:
         samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
     check_executor(executor)
     _executor_runs(executor, mech)
@@ -214,6 +212,7 @@ def audit_mechanism(
     _check_name(name)
     float_lattice = check_flag(float_lattice, "float_lattice")
     tighten = check_flag(tighten, "tighten")
+    budget = plan_budget(samples, max_draws, tighten, DEFAULT_SAMPLES)
     timeout = _check_timeout(timeout)
     dom = _audit_domain(mech, domain)
     inputs = _read(mech, "input_values", None)
@@ -243,23 +242,21 @@ def audit_mechanism(
             f"domain {dom} gives a single value to probe ({values}); a {claim.adjacency} audit "
             "needs two: widen the domain or give pairs"
         )
-    ctx = AuditContext(
-        mech,
-        claim,
-        values,
-        samples,
-        alpha,
-        seed,
-        executor,
-        pairs is None and chosen is None,
-        progress or (lambda s: None),
-        name or mechanism_name(mech),
-        timeout,
-        float_lattice,
-        tighten or max_draws is not None,  # a budgeted audit has one round and one finalist
-        max_draws,
-        tighten,
+    plan = AuditPlan(
+        mech=mech,
+        claim=claim,
+        values=values,
+        budget=budget,
+        alpha=alpha,
+        seed=seed,
+        executor=executor,
+        search=pairs is None and chosen is None,
+        progress=progress or no_progress,
+        name=name or mechanism_name(mech),
+        timeout=timeout,
+        float_lattice=float_lattice,
     )
+    ctx = AuditContext(plan)
     candidates = [Candidate(d0, d1) for d0, d1 in checked] if checked else []
     if chosen is not None:
         ctx.notes.append(f"neighbour relation: {chosen.name}, {len(candidates)} pairs")
@@ -320,21 +317,18 @@ def _run_stages(ctx: AuditContext, candidates: list[Candidate], mode: str) -> _F
         ctx.notes.append(f"audit stopped early: {stop.inconclusive.reason}")
         found.inconclusive = stop.inconclusive
     else:
-        found.inconclusive = ctx.tally.inconclusive()
+        found.inconclusive = ctx.ledger.tally.inconclusive()
     return found
 
 
 def _fit_budget(ctx: AuditContext, finalists: list[Candidate]) -> list[Candidate]:
-    """A budgeted audit's final stage: its best finalist, with the draws per data set that
-    what is left of ``max_draws`` pays for (:func:`dpquant.audit.pipeline.budget.final_samples`), or, when
-    its last screen already shows a clear violation and the audit is not to ``tighten``, what
-    that violation needs (:func:`dpquant.audit.pipeline.stage3_evaluation.cut_budget`)."""
-    assert ctx.max_draws is not None
+    """A budgeted audit's final stage: its best finalist, with the draws per data set the budget
+    gives it once the search has ended (:func:`dpquant.audit.pipeline.budget.fit_final`)."""
     finalists = finalists[:BUDGET_FINALISTS]
-    left = ctx.max_draws - ctx.used
-    ctx.samples = final_samples(left)
-    if not ctx.full_budget and finalists:
-        ctx.samples = cut_budget(ctx, finalists[0])
+    prior = finalists[0].prior if finalists else None
+    budget = fit_final(ctx.budget, ctx.used, prior, ctx.claim, ctx.alpha_eval)
+    ctx.plan = replace(ctx.plan, budget=budget)
+    left = budget.max_draws - ctx.used if budget.max_draws is not None else 0
     ctx.notes.append(
         f"budget: {ctx.used} of max_draws = {ctx.max_draws} drawn by the search, {left} left; "
         f"the finalist gets {ctx.samples} draws per data set"
@@ -380,7 +374,7 @@ def _report(ctx: AuditContext, mode: str, found: _Findings, seconds: float) -> A
         alpha=ctx.alpha,
         seed=ctx.seed,
         samples_used=ctx.used,
-        samples_by_stage=dict(ctx.used_by_stage),
+        samples_by_stage=dict(ctx.ledger.by_stage),
         seconds=seconds,
         exact=exact_info,
         blackbox=blackbox_info,

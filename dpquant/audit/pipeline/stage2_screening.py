@@ -23,6 +23,8 @@ from dpquant.audit.pipeline.budget import (
     BUDGET_FINALISTS,
     CRASH_SCREENS,
     SCREEN_TOPS,
+    cut_budget,
+    finalist_budget,
     screen_sizes,
     search_draws,
 )
@@ -37,7 +39,6 @@ from dpquant.audit.pipeline.context import (
     budget_family,
     candidate_family,
 )
-from dpquant.audit.pipeline.stage3_evaluation import budget, cut_budget
 from dpquant.audit.statistics.bounds import SELECTION_Z, wilson_bound
 
 SCREEN_SAMPLES = 250
@@ -189,7 +190,7 @@ def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candi
         if crashes and not ctx.full_budget:  # often a clear violation on their own
             screened = _crash_screens(ctx, crashes, *CRASH_SCREENS, keep=True)
             best, _ = max(screened, key=lambda t: t[1].expected)  # the first best keeps its draws
-            if cut_budget(ctx, best) <= ctx.samples // 2:
+            if cut_budget(ctx.samples, best.prior, ctx.claim, ctx.alpha_eval) <= ctx.samples // 2:
                 ctx.notes.append("search stopped early: the crash scan found a clear violation")
                 return [best]
         candidates = crashes + budget_family(ctx)
@@ -277,8 +278,11 @@ def _finalists(rescreened: dict[Any, tuple[Candidate, Scored]]) -> list[Candidat
 
 def _clear_violation(ctx: AuditContext, rescreened: dict[Any, tuple[Candidate, Scored]]) -> bool:
     """Some candidate's planned budget is at most half the full one
-    (:func:`dpquant.audit.pipeline.stage3_evaluation.budget`)."""
-    return any(budget(ctx, c) <= ctx.samples // 2 for c, _ in rescreened.values())
+    (:func:`dpquant.audit.pipeline.budget.finalist_budget`)."""
+    return any(
+        finalist_budget(ctx.budget, c.prior, ctx.claim, ctx.alpha_eval) <= ctx.samples // 2
+        for c, _ in rescreened.values()
+    )
 
 
 def _atoms_seen(out: Outputs) -> frozenset[str]:

@@ -1,9 +1,9 @@
 """Selection and evaluation: the black-box bound on ε from fresh draws.
 
-Each finalist gets *selection* draws (:data:`dpquant.audit.pipeline.context.SELECTION_FRACTION` of its budget, at
-most :data:`dpquant.audit.pipeline.context.SELECT_MAX`), on which the best event and direction are chosen
+Each finalist gets *selection* draws (:data:`dpquant.audit.pipeline.budget.SELECTION_FRACTION` of its budget, at
+most :data:`dpquant.audit.pipeline.budget.SELECT_MAX`), on which the best event and direction are chosen
 (:func:`dpquant.audit.events.families.best_event`, or the likelihood-ratio set planned from the exact laws); the
-best :data:`dpquant.audit.pipeline.context.CARRIED` (one when tightening, ranked by its event counted on fresh
+best :data:`dpquant.audit.pipeline.plan.CARRIED` (one when tightening, ranked by its event counted on fresh
 *ranking* draws) get fresh *evaluation* draws, and
 ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
 (:func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`). First on an eighth of the planned budget, then,
@@ -26,23 +26,19 @@ import numpy as np
 from dpquant.audit.events.families import Event, Families, Scored, best_event
 from dpquant.audit.events.refine import refine_interval, selection_z
 from dpquant.audit.model.outputs import Outputs
-from dpquant.audit.pipeline.context import (
-    EVAL,
-    RANK,
-    SELECT,
+from dpquant.audit.pipeline.budget import (
     SELECTION_FRACTION,
-    AuditContext,
-    Candidate,
-    Job,
+    finalist_budget,
+    round_plan,
     selection_size,
 )
+from dpquant.audit.pipeline.context import EVAL, RANK, SELECT, AuditContext, Candidate, Job
 from dpquant.audit.report.inconclusive import CannotConclude, Inconclusive
 from dpquant.audit.statistics.bounds import (
     epsilon_lower_bound,
     event_ratio_interval,
     expected_bound,
-    samples_needed,
-)
+    )
 from dpquant.audit.statistics.power import PairPower
 from dpquant.reference.conformance import check_sampler
 from dpquant.reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
@@ -51,10 +47,6 @@ EVAL_BLOCK = 1 << 20
 """Evaluation draws per side held at a time: a longer evaluation is drawn and counted block by
 block (:meth:`dpquant.audit.pipeline.context.AuditContext.draw_blocks`; the same draws as in one piece), and its
 first block is kept as the witness's draws (:func:`witness_conformance`)."""
-MIN_BUDGET = 4_000
-"""The fewest draws per side a finalist is given."""
-BUDGET_SAFETY = 4
-"""A clear violation gets this many times the draws its event needs to exceed the claim."""
 RANK_SHARE = 2
 """A tightening audit ranks its finalists on fresh draws, 1/RANK_SHARE of each one's selection
 draws per side (:func:`_ranks`)."""
@@ -101,16 +93,16 @@ def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def blackbox_stage(
     ctx: AuditContext, finalists: list[Candidate], use_exact: bool
 ) -> tuple[dict[str, Any], dict[str, Any] | None, float, WitnessDraws | None]:
-    """Selection and evaluation in up to :data:`dpquant.audit.pipeline.context.ROUNDS` rounds of growing budget
-    (:func:`budget_plan`), each with fresh draws and α/ROUNDS: a clear leak is established
+    """Selection and evaluation in up to :data:`dpquant.audit.pipeline.plan.ROUNDS` rounds of growing budget
+    (:func:`dpquant.audit.pipeline.budget.round_plan`), each with fresh draws and α/ROUNDS: a clear leak is established
     cheaply in the first round, a subtle one (or a correct mechanism) gets the full budget. The
     reported bound is the largest of all rounds' bounds (union bound over rounds)."""
     if not finalists:
         raise CannotConclude(
             Inconclusive("nothing_evaluated", "the search left no candidate pair to evaluate")
         )
-    budgets = [budget(ctx, c) for c in finalists]
-    plan = [budgets] if ctx.tighten else budget_plan(ctx.samples, budgets)
+    budgets = [finalist_budget(ctx.budget, c.prior, ctx.claim, ctx.alpha_eval) for c in finalists]
+    plan = [budgets] if ctx.tighten else round_plan(ctx.samples, budgets)
     results: list[dict[str, Any]] = []
     best: Best = (-math.inf, None, None)
     for r, round_budgets in enumerate(plan):
@@ -294,47 +286,6 @@ def _evaluate(
     return results, best
 
 
-def budget_plan(samples: int, budgets: list[int]) -> list[list[int]]:
-    """The rounds' draws per side for each finalist (at most :data:`dpquant.audit.pipeline.context.ROUNDS`).
-
-    When the search predicts a clear violation (some planned budget below ``samples``), every
-    finalist gets that smallest budget in a first round, and, if that round shows no violation,
-    the full ``samples`` in a second: a prediction that was wrong (screening misled by an event
-    that fits its own draws) costs draws, never power. Otherwise an eighth of ``samples`` first
-    (when that is at least :data:`MIN_BUDGET`), then all of it."""
-    full = [samples] * len(budgets)
-    if min(budgets) < samples:  # a clear violation: the others need not be tighter than it
-        return [[min(budgets)] * len(budgets), full]
-    if samples >= 8 * MIN_BUDGET:
-        return [[max(MIN_BUDGET, samples // 8)] * len(budgets), full]
-    return [full]
-
-
-def budget(ctx: AuditContext, c: Candidate) -> int:
-    """Draws per side for a finalist: the full ``samples``, or, when the search already shows a
-    clear violation, ``BUDGET_SAFETY`` times the draws its event needs to exceed the claim (at
-    least ``MIN_BUDGET``; :func:`cut_budget`). Chosen before any selection or evaluation draw is
-    made. With ``tighten`` (the audit's option) always the full ``samples``, in a single round
-    (:func:`blackbox_stage`): the tightest bound rather than the quickest verdict."""
-    if ctx.tighten:
-        return ctx.samples
-    return cut_budget(ctx, c)
-
-
-def cut_budget(ctx: AuditContext, c: Candidate) -> int:
-    """``BUDGET_SAFETY`` times the draws per side the event found for ``c`` by the search
-    (``prior``) needs to exceed the claim, at least ``MIN_BUDGET`` and at most ``samples``; the
-    full ``samples`` when it has none or not even ``samples`` would do."""
-    if c.prior is None:
-        return ctx.samples
-    needed = samples_needed(
-        *c.prior, ctx.claim.epsilon, ctx.claim.delta, ctx.alpha_eval, limit=ctx.samples
-    )
-    if needed is None:
-        return ctx.samples
-    return int(min(ctx.samples, max(MIN_BUDGET, BUDGET_SAFETY * needed)))
-
-
 def witness_conformance(
     ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs
 ) -> list[dict[str, Any]]:
@@ -375,13 +326,9 @@ def witness_conformance(
 
 
 __all__ = [
-    "BUDGET_SAFETY",
     "EVAL_BLOCK",
-    "MIN_BUDGET",
     "RANK_SHARE",
     "WitnessDraws",
     "blackbox_stage",
-    "budget",
-    "budget_plan",
     "witness_conformance",
 ]

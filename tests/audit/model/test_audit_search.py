@@ -375,13 +375,9 @@ def test_the_third_screen_grows_with_the_budget_only_when_tightening(
     """By default the third screen draws 10 000 per side; an audit that tightens its bound
     screens with a tenth of its budget (rare best events, as SVT1's at ε = 0.1, need it), up to
     RESCREEN_MAX draws per side."""
-    from dpquant.audit.pipeline.context import AuditContext
     from dpquant.audit.pipeline.stage2_screening import RESCREEN_SAMPLES, rescreen_size
-    from dpquant.reference.core import PrivacyClaim
 
-    ctx = AuditContext(
-        None, PrivacyClaim(1.0), (0.0, 1.0), samples, 1e-6, 0, None, True, print, tighten=tighten
-    )
+    ctx = _context(samples, tighten)
     assert rescreen_size(ctx) == expected and RESCREEN_SAMPLES == 10_000
 
 
@@ -396,16 +392,24 @@ def test_the_second_screen_is_a_quarter_of_the_third_when_tightening(
     """By default the second screen draws 2 000 per side; a tightening audit's second screen
     draws at least a quarter of its third (SVT6 at ε = 0.1: the pairs whose best events are rare
     were cut at 2 000 draws, and the bound fell from 0.252 to 0.135 at 5 M draws per input)."""
-    from dpquant.audit.pipeline.context import AuditContext
     from dpquant.audit.pipeline.stage2_screening import (
         MIDSCREEN_SAMPLES,
         midscreen_size,
         rescreen_size,
     )
-    from dpquant.reference.core import PrivacyClaim
 
-    ctx = AuditContext(
-        None, PrivacyClaim(1.0), (0.0, 1.0), samples, 1e-6, 0, None, True, print, tighten=tighten
-    )
+    ctx = _context(samples, tighten)
     assert midscreen_size(ctx) == expected and MIDSCREEN_SAMPLES == 2_000
     assert midscreen_size(ctx) <= rescreen_size(ctx)
+
+
+def _context(samples: int, tighten: bool):
+    """The context of an audit of nothing (the screens' sizes read only its budget)."""
+    from dpquant.audit.pipeline.budget import DrawBudget
+    from dpquant.audit.pipeline.context import AuditContext
+    from dpquant.audit.pipeline.plan import AuditPlan
+    from dpquant.reference.core import PrivacyClaim
+
+    budget = DrawBudget(samples, full=tighten)
+    plan = AuditPlan(None, PrivacyClaim(1.0), (0.0, 1.0), budget, alpha=1e-6, seed=0)
+    return AuditContext(plan)

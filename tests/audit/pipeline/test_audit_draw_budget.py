@@ -20,11 +20,13 @@ from dpquant.audit.pipeline.budget import (
     SCREEN_TOPS,
     SEARCH_MAX,
     SEARCH_SHARE,
+    DrawBudget,
     final_samples,
     screen_sizes,
     search_draws,
 )
 from dpquant.audit.pipeline.context import AuditContext, budget_family
+from dpquant.audit.pipeline.plan import AuditPlan
 from dpquant.audit.pytest_plugin import make_auditor
 from dpquant.audit.suites.catalogue import catalogue_entry
 from dpquant.audit.suites.classic import entry
@@ -89,7 +91,7 @@ def test_budgets_below_the_caps_are_split_as_before() -> None:
 def test_the_budget_family_holds_single_records_and_rank_shifts_but_not_off_a_finite_input_set():
     em = em_median()
     values = probe_values(em.domain)
-    ctx = AuditContext(em, em.claim, values, 10, 1e-6, 0, None, True, lambda s: None)
+    ctx = AuditContext(AuditPlan(em, em.claim, values, DrawBudget(10), 1e-6, 0))
     family = budget_family(ctx)
     sizes = {len(c.d0) for c in family}
     assert sizes == {1, 2, 10, 16}
@@ -97,7 +99,7 @@ def test_the_budget_family_holds_single_records_and_rank_shifts_but_not_off_a_fi
         lambda d, rng: d[0], PrivacyClaim(1.0, adjacency="replace_one"), (0, 1),
         input_values=[0, 1],
     )  # fmt: skip
-    ctx = AuditContext(rr, rr.claim, (0.0, 1.0), 10, 1e-6, 0, None, True, lambda s: None)
+    ctx = AuditContext(AuditPlan(rr, rr.claim, (0.0, 1.0), DrawBudget(10), 1e-6, 0))
     assert {len(c.d0) for c in budget_family(ctx)} == {1}
 
 

@@ -14,7 +14,8 @@ import dpquant.audit.pipeline.stage3_evaluation as evaluation
 from dpquant.audit import audit_mechanism, from_callable
 from dpquant.audit.events.families import candidate_events, score_events
 from dpquant.audit.model.outputs import Outputs, normalise
-from dpquant.audit.pipeline.context import ROUNDS
+from dpquant.audit.pipeline import budget as draw_budget
+from dpquant.audit.pipeline.plan import ROUNDS
 from dpquant.reference.core import PrivacyClaim
 
 
@@ -22,11 +23,11 @@ from dpquant.reference.core import PrivacyClaim
     samples=st.integers(10, 10**6),
     cut=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
 )
-def test_budget_plan_ends_with_the_full_budget_and_fits_the_rounds(samples, cut) -> None:
+def test_round_plan_ends_with_the_full_budget_and_fits_the_rounds(samples, cut) -> None:
     """Whatever the search predicted, the last round has the full budget for every finalist, and
     there are at most ROUNDS rounds (the Bonferroni split of α is over ROUNDS)."""
     budgets = [max(1, min(samples, int(f * samples))) for f in cut]
-    plan = evaluation.budget_plan(samples, budgets)
+    plan = draw_budget.round_plan(samples, budgets)
     assert 1 <= len(plan) <= ROUNDS
     assert plan[-1] == [samples] * len(budgets)
     assert all(len(r) == len(budgets) for r in plan)
@@ -34,10 +35,10 @@ def test_budget_plan_ends_with_the_full_budget_and_fits_the_rounds(samples, cut)
         assert plan[0] == [min(budgets)] * len(budgets)
 
 
-def test_budget_plan_examples() -> None:
-    assert evaluation.budget_plan(400_000, [4_000, 400_000]) == [[4_000] * 2, [400_000] * 2]
-    assert evaluation.budget_plan(400_000, [400_000] * 3) == [[50_000] * 3, [400_000] * 3]
-    assert evaluation.budget_plan(20_000, [20_000]) == [[20_000]]
+def test_round_plan_examples() -> None:
+    assert draw_budget.round_plan(400_000, [4_000, 400_000]) == [[4_000] * 2, [400_000] * 2]
+    assert draw_budget.round_plan(400_000, [400_000] * 3) == [[50_000] * 3, [400_000] * 3]
+    assert draw_budget.round_plan(20_000, [20_000]) == [[20_000]]
 
 
 class _LaplaceSum:
@@ -54,10 +55,10 @@ def test_a_wrong_prediction_of_a_clear_violation_costs_draws_not_power(monkeypat
     """The search's prediction is forced to a clear violation (every finalist cut to 4 000
     draws): too few to show a loss of 0.75 against the claim 0.5, so the cut round fails, and the
     full budget then shows it. Before issue 20 the audit stopped after the cut round."""
-    monkeypatch.setattr(evaluation, "budget", lambda ctx, c: evaluation.MIN_BUDGET)
+    monkeypatch.setattr(evaluation, "finalist_budget", lambda *_: draw_budget.MIN_BUDGET)
     r = audit_mechanism(_LaplaceSum(), pairs=[([1.0], [0.0])], seed=0)
     rounds = r.blackbox["rounds"]
-    assert rounds == [[evaluation.MIN_BUDGET], [400_000]]
+    assert rounds == [[draw_budget.MIN_BUDGET], [400_000]]
     first = [e for e in r.blackbox["evaluated"] if e["round"] == 0]
     assert first and max(e["epsilon_lower_bound"] for e in first) <= 0.5
     assert r.violation and 0.5 < r.epsilon_lower_bound <= 0.75, r.summary()
@@ -117,12 +118,15 @@ def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
 
 
 def _context(mech, samples: int, tighten: bool = False, timeout: float | None = None):
+    from dpquant.audit.pipeline.budget import DrawBudget
     from dpquant.audit.pipeline.context import AuditContext
+    from dpquant.audit.pipeline.plan import AuditPlan
 
-    return AuditContext(
-        mech, mech.claim, (0.0, 1.0), samples, 1e-6, 0, None, False, lambda _: None,
-        timeout=timeout, tighten=tighten,
-    )  # fmt: skip
+    budget = DrawBudget(samples, full=tighten)
+    plan = AuditPlan(
+        mech, mech.claim, (0.0, 1.0), budget, 1e-6, 0, search=False, timeout=timeout
+    )
+    return AuditContext(plan)
 
 
 @pytest.mark.parametrize("timeout", [None, 0.01])
@@ -179,7 +183,8 @@ def test_selection_is_capped_and_a_tightening_audit_puts_all_of_alpha_on_one_can
     """Selection draws are 30 % of a budget up to SELECT_MAX (the rest evaluates); a tightening
     audit plans a single round and carries one candidate, which gets all of α (α/(CARRIED·2)
     each otherwise)."""
-    from dpquant.audit.pipeline.context import CARRIED, CARRIED_TIGHTEN, SELECT_MAX, selection_size
+    from dpquant.audit.pipeline.budget import SELECT_MAX, selection_size
+    from dpquant.audit.pipeline.plan import CARRIED, CARRIED_TIGHTEN
 
     assert selection_size(1_000) == 300 and selection_size(10**9) == SELECT_MAX
     assert _context(_LaplaceSum(), 10**9).n_select == SELECT_MAX
@@ -198,7 +203,8 @@ def test_a_tightening_audit_ranks_finalists_on_fresh_draws_not_on_their_selectio
     the leaking pair, and ranks it by the bound its true masses promise (no Wilson penalty: within
     0.02 of the exact promise, seven standard deviations of 600 000 ranking draws a side)."""
     from dpquant.audit.events.families import Event, Scored
-    from dpquant.audit.pipeline.context import Candidate, selection_size
+    from dpquant.audit.pipeline.budget import selection_size
+    from dpquant.audit.pipeline.context import Candidate
     from dpquant.audit.statistics.bounds import expected_bound
 
     budget, n_eval = 4_000_000, 4_000_000 - selection_size(4_000_000)
@@ -218,4 +224,4 @@ def test_a_tightening_audit_ranks_finalists_on_fresh_draws_not_on_their_selectio
     ranks = evaluation._ranks(ctx, chosen, [budget] * 2, 0)
     assert ranks[0] > ranks[1] and ranks[1] < 0.05
     assert abs(ranks[0] - true_promise) < 0.02
-    assert ctx.used_by_stage["ranking"] == 4 * (selection_size(budget) // evaluation.RANK_SHARE)
+    assert ctx.ledger.by_stage["ranking"] == 4 * (selection_size(budget) // evaluation.RANK_SHARE)

@@ -10,7 +10,9 @@ import pytest
 
 from dpquant.audit import audit_mechanism, from_callable
 from dpquant.audit.model.outputs import Raised, normalise
+from dpquant.audit.pipeline.budget import DrawBudget
 from dpquant.audit.pipeline.context import AuditContext
+from dpquant.audit.pipeline.plan import AuditPlan
 from dpquant.audit.pipeline.stage3_evaluation import blackbox_stage
 from dpquant.audit.pytest_plugin import make_auditor
 from dpquant.audit.report.inconclusive import (
@@ -167,9 +169,10 @@ def test_an_exact_mode_audit_that_computed_no_loss_is_inconclusive() -> None:
 
 
 def test_a_black_box_stage_with_nothing_to_evaluate_cannot_conclude() -> None:
-    ctx = AuditContext(
-        RandomizedResponse(1.0), LOCAL, (0.0, 1.0), 100, 1e-6, 0, None, False, lambda s: None
+    plan = AuditPlan(
+        RandomizedResponse(1.0), LOCAL, (0.0, 1.0), DrawBudget(100), 1e-6, 0, search=False
     )
+    ctx = AuditContext(plan)
     with pytest.raises(CannotConclude) as stop:
         blackbox_stage(ctx, [], False)
     assert stop.value.inconclusive.kind == "nothing_evaluated"
