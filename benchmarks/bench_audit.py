@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from dpquant.audit import audit_mechanism
+from dpquant.audit import AuditOptions, audit_mechanism
 from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS, catalogue_entry
 from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 from dpquant.reference.primitives.randomized_response import RandomizedResponse
@@ -81,7 +81,7 @@ def main() -> None:
         name, mech = target[0], target[1]
         mode = target[2] if len(target) > 2 else "auto"
         start = time.perf_counter()
-        r = audit_mechanism(mech, seed=args.seed, name=name, mode=mode, **budget)
+        r = audit_mechanism(mech, seed=args.seed, mode=mode, **budget, options=AuditOptions(name=name))
         secs = time.perf_counter() - start
         exact = "n/a" if r.epsilon_exact is None else f"{r.epsilon_exact:.4f}"
         verdict = "VIOLATION" if r.violation else "ok"

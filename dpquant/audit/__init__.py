@@ -16,6 +16,7 @@ from typing import Any
 _EXPORTS = {
     "DEFAULT_SAMPLES": "dpquant.audit.pipeline.runner",
     "audit_mechanism": "dpquant.audit.pipeline.runner",
+    "AuditOptions": "dpquant.audit.pipeline.options",
     "AuditReport": "dpquant.audit.report.result",
     "Inconclusive": "dpquant.audit.report.inconclusive",
     "MalformedOutput": "dpquant.audit.model.outputs",

@@ -32,9 +32,10 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
   allow_inconclusive=False, **kwargs)`` runs
   :func:`dpquant.audit.audit_mechanism` with the samples (or total budget), seed and timeout of
   the options (``kwargs`` override them and pass any other of its keywords: ``pairs``,
-  ``samples``, ``alpha``, ``seed``, ``mode``, ``executor``, ``name``, ``progress``, ``timeout``,
-  ``tighten``, ``max_draws``; a test's own ``samples`` or ``max_draws`` replaces the options'
-  size, whichever it is; anything else is a ``ValueError``) and returns the
+  ``samples``, ``alpha``, ``seed``, ``mode``, ``executor``, ``max_draws``, and the fields of
+  its ``options`` as keywords: ``name``, ``progress``, ``timeout``, ``tighten``,
+  ``float_lattice``; a test's own ``samples`` or ``max_draws`` replaces the options' size,
+  whichever it is; anything else is a ``ValueError``) and returns the
   :class:`dpquant.audit.AuditReport`. A plain function
   ``fn(data, rng) -> output`` needs ``claim=`` and is wrapped by :func:`dpquant.audit.from_callable`
   (``vectorized=True``: ``fn(data, size, rng)`` returns ``size`` outputs; ``input_values``: its
@@ -79,8 +80,12 @@ AUDIT_OPTIONS = (
     "progress",
     "timeout",
     "tighten",
+    "float_lattice",
     "max_draws",
 )
+RUN_OPTIONS = ("name", "progress", "timeout", "tighten", "float_lattice")
+"""The keywords of ``dp_audit`` that make the audit's
+:class:`dpquant.audit.pipeline.options.AuditOptions`."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -295,6 +300,7 @@ def make_auditor(
     ) -> Any:
         import dpquant.audit.pipeline.runner
         from dpquant.audit.model.wrap import from_callable
+        from dpquant.audit.pipeline.options import AuditOptions
         from dpquant.reference.validation import check_flag
 
         unknown = sorted(set(kwargs) - set(AUDIT_OPTIONS))
@@ -342,6 +348,8 @@ def make_auditor(
                 f"fn(data, rng) -> output, got {mech_or_fn!r:.80}"
             )
         allow = check_flag(allow_inconclusive, "allow_inconclusive")
+        run = {k: options.pop(k) for k in RUN_OPTIONS if k in options}
+        options["options"] = AuditOptions(**run)
         if time_budget is None:
             report = dpquant.audit.pipeline.runner.audit_mechanism(mech, **options)
         else:

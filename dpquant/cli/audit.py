@@ -227,16 +227,15 @@ def audit_one(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--mode exact needs a mechanism with an exact(data) law; {args.target} has none"
         )
-    options: dict[str, Any] = {}
-    if args.timeout is not None:
-        options["timeout"] = args.timeout
-    if args.float_lattice:
-        options["float_lattice"] = True
-    if args.tighten:
-        options["tighten"] = True
-    if args.max_draws is not None:
-        options["max_draws"] = args.max_draws
+    budget = {} if args.max_draws is None else {"max_draws": args.max_draws}
     try:
+        options = audit.AuditOptions(
+            timeout=args.timeout,
+            tighten=bool(args.tighten),
+            float_lattice=bool(args.float_lattice),
+            name=name,
+            progress=stderr_progress(args.quiet),
+        )
         report = audit.audit_mechanism(
             mech,
             pairs=pairs,
@@ -245,9 +244,8 @@ def audit_one(args: argparse.Namespace) -> int:
             alpha=args.alpha,
             seed=args.seed,
             mode=args.mode,
-            name=name,
-            progress=stderr_progress(args.quiet),
-            **options,
+            options=options,
+            **budget,
         )
     except ValueError as exc:
         raise UsageError(as_option(str(exc))) from None

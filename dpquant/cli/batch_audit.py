@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dpquant.audit.model.limits import MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, MIN_TIMEOUT
+from dpquant.audit.pipeline.options import AuditOptions
 from dpquant.audit.pipeline.runner import audit_mechanism
 from dpquant.audit.report.extras import missing
 from dpquant.audit.report.render import cell, fmt, plot_report, render_report
@@ -137,9 +138,8 @@ def audit_all(
 def _audit_one(job: tuple[str, Any, Any, int | None, int, float | None]) -> AuditReport:
     """One audit of :func:`audit_all` (a task: it may run on another machine)."""
     name, mech, pairs, samples, seed, timeout = job
-    return audit_mechanism(
-        mech, pairs=pairs, samples=samples, seed=seed, name=name, timeout=timeout
-    )
+    options = AuditOptions(name=name, timeout=timeout)
+    return audit_mechanism(mech, pairs=pairs, samples=samples, seed=seed, options=options)
 
 
 def _slug(name: str) -> str:

@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-from dpquant.audit import audit_mechanism
+from dpquant.audit import AuditOptions, audit_mechanism
 from dpquant.audit.suites.catalogue import CATALOGUE, CONTROLS, multi_quantile_exact_epsilon
 from dpquant.reference.core import has_exact
 from dpquant.reference.distributions import privacy_loss
@@ -41,7 +41,7 @@ def _exact_loss_on(mech, witness) -> float:
 
 @pytest.fixture(scope="module")
 def catalogue_reports():
-    return {e.name: audit_mechanism(e.mechanism, name=e.name, seed=0) for e in CATALOGUE}
+    return {e.name: audit_mechanism(e.mechanism, seed=0, options=AuditOptions(name=e.name)) for e in CATALOGUE}
 
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=lambda e: e.name)
@@ -65,7 +65,7 @@ def test_blackbox_bound_never_exceeds_the_exact_loss_of_its_witness(
 
 @pytest.mark.parametrize("entry", CONTROLS, ids=lambda e: e.name)
 def test_correct_control_is_not_flagged_and_its_sampler_conforms(entry) -> None:
-    r = audit_mechanism(entry.mechanism, name=entry.name, seed=0, alpha=FP_ALPHA)
+    r = audit_mechanism(entry.mechanism, seed=0, alpha=FP_ALPHA, options=AuditOptions(name=entry.name))
     assert not r.violation, r.summary()
     assert r.sampler_conforms, r.conformance
     assert r.epsilon_lower_bound <= r.epsilon_exact <= r.claimed_epsilon + 1e-12
@@ -97,7 +97,7 @@ def test_blackbox_bound_is_tight_on_correct_mechanisms_at_epsilon_1(mech, mode) 
 @pytest.mark.parametrize("entry", REGISTRY, ids=lambda e: e.name)
 def test_every_reference_mechanism_passes_its_audit(entry) -> None:
     pairs = entry.pairs() if entry.pairs else None
-    r = audit_mechanism(entry.build(), pairs=pairs, name=entry.name, seed=0, alpha=FP_ALPHA)
+    r = audit_mechanism(entry.build(), pairs=pairs, seed=0, alpha=FP_ALPHA, options=AuditOptions(name=entry.name))
     assert not r.violation, r.summary()
     assert r.sampler_conforms, r.conformance
     assert r.epsilon_exact <= r.claimed_epsilon + 1e-12

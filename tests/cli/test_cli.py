@@ -790,10 +790,10 @@ def test_timeout_is_passed_to_the_auditor(
 
     monkeypatch.setattr(audit, "audit_mechanism", fake)
     assert main(["audit", MECH, "-q", "--timeout", "2.5"]) == 0
-    assert seen["timeout"] == 2.5
+    assert seen["options"].timeout == 2.5
     seen.clear()
     assert main(["audit", MECH, "-q"]) == 0
-    assert "timeout" not in seen  # the auditor's default
+    assert seen["options"].timeout is None  # the auditor's default
     assert main(["audit", "--all", "--timeout", "3"]) == 2
     _error_line(capsys.readouterr().err, "--timeout")
 

@@ -46,7 +46,7 @@ def on_one_pair(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     seen: dict[str, Any] = {}
 
     def audit(mech: Any, **options: Any) -> Any:
-        seen["mech"], seen["name"] = mech, options.get("name")
+        seen["mech"], seen["name"] = mech, options["options"].name
         if mech.claim.adjacency == "add_remove":
             options["pairs"] = [([12.0], [12.0, 18.0])]
         else:

@@ -125,7 +125,7 @@ def test_audit_of_a_registry_name_uses_its_explicit_pairs(monkeypatch: pytest.Mo
     assert isinstance(given, list) and len(given) == len(listed) > 0
     for (a, b), (c, d) in zip(given, listed, strict=True):
         assert np.array_equal(a, c) and np.array_equal(b, d)
-    assert seen["name"] == entry.name
+    assert seen["options"].name == entry.name  # type: ignore[attr-defined]
 
 
 def test_validate_takes_a_catalogue_name_as_the_candidate(

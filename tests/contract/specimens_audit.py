@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from harness import Entry, Specimen, check_sane
 
-from dpquant.audit import AuditReport, audit_mechanism, conformance, from_callable
+from dpquant.audit import AuditOptions, AuditReport, audit_mechanism, conformance, from_callable
 from dpquant.audit.events.grids import lattice_exponent
 from dpquant.audit.model import neighbours
 from dpquant.audit.model.outputs import Outputs, normalise
@@ -120,7 +120,7 @@ def check_outputs(out: Any) -> None:
 # -- prebuilt objects --------------------------------------------------------------------------
 
 P, Q = rr_law(0, 1.0), rr_law(1, 1.0)
-REPORT = audit_mechanism(RR, pairs=RR_PAIRS, samples=100, mode="exact", name="rr")
+REPORT = audit_mechanism(RR, pairs=RR_PAIRS, samples=100, mode="exact", options=AuditOptions(name="rr"))
 
 PAIR_EXTRAS: tuple[Any, ...] = (
     [([0.0], [1.0, 1.0])],
@@ -143,7 +143,9 @@ TIMEOUT_EXTRAS: tuple[Any, ...] = (1e-4, 86_400.0, 86_401.0, 0.001)
 
 
 def _audit(**kwargs: Any) -> AuditReport:
-    return audit_mechanism(**kwargs)
+    """``audit_mechanism``, its options fuzzed field by field (each made into the options)."""
+    run = {k: kwargs.pop(k) for k in ("name", "progress", "timeout", "tighten", "float_lattice") if k in kwargs}
+    return audit_mechanism(**kwargs, options=AuditOptions(**run))
 
 
 def _exhaustive(values: Any, max_n: Any, adjacency: Any) -> list[Any]:

@@ -27,8 +27,10 @@ outside [0, 1), whatever the object's fields were set to after construction), ``
 [10, :data:`MAX_SAMPLES`], ``max_draws`` outside [:data:`MIN_MAX_DRAWS`, :data:`MAX_MAX_DRAWS`] or
 given with ``samples``, ``alpha`` outside [:data:`MIN_ALPHA`, 1), ``seed`` outside
 [0, :data:`MAX_SEED`], a ``mode`` that is not one of :data:`MODES`, an ``executor`` that is not a
-``concurrent.futures.Executor``, a ``progress`` that is not callable, a ``name`` that is not a
-string, a ``timeout`` outside [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`], a ``domain`` that is
+``concurrent.futures.Executor``, ``options`` that are not an
+:class:`~dpquant.audit.pipeline.options.AuditOptions` (whose fields are checked again: a
+``progress`` that is not callable, a ``name`` that is not a string, a ``timeout`` outside
+[:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`]), a ``domain`` that is
 not inside ``mech.domain``, and ``pairs`` that are not neighbouring pairs of finite data inside
 the domain (:func:`dpquant.audit.model.neighbours.check_pairs`; under a relation object, pairs its
 ``check_pair`` refuses), a ``relation`` for a claim that names a relation between data sets of
@@ -52,7 +54,7 @@ way.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import Executor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
@@ -64,13 +66,10 @@ from dpquant.audit.model import limits
 from dpquant.audit.model.limits import (
     DEFAULT_SAMPLES,
     MAX_MAX_DRAWS,
-    MAX_NAME,
     MAX_SAMPLES,
     MAX_SEED,
-    MAX_TIMEOUT,
     MIN_ALPHA,
     MIN_MAX_DRAWS,
-    MIN_TIMEOUT,
     MODES,
 )
 from dpquant.audit.model.neighbours import (
@@ -84,6 +83,7 @@ from dpquant.audit.model.relations import NeighbourRelation, check_relation, che
 from dpquant.audit.pipeline.budget import BUDGET_FINALISTS, fit_final, plan_budget
 from dpquant.audit.pipeline.context import AuditContext, Candidate, HungDraw
 from dpquant.audit.pipeline.hang_check import HANG_TEST_DRAWS, HANG_TEST_SECONDS, hang_test
+from dpquant.audit.pipeline.options import AuditOptions, check_options
 from dpquant.audit.pipeline.plan import AuditPlan, no_progress
 from dpquant.audit.pipeline.stage1_exact import exact_stage
 from dpquant.audit.pipeline.stage2_screening import screening_stage
@@ -95,9 +95,7 @@ from dpquant.reference.core import OBJECT_RELATIONS, check_claim, has_exact
 from dpquant.reference.validation import (
     check_choice,
     check_executor,
-    check_flag,
     check_int,
-    check_positive,
     check_probability,
     read_attribute,
 )
@@ -113,13 +111,9 @@ def audit_mechanism(
     seed: int = 0,
     mode: str = "auto",
     executor: Executor | None = None,
-    name: str | None = None,
-    progress: Callable[[str], None] | None = None,
-    timeout: float | None = None,
-    float_lattice: bool = False,
     relation: Any = None,
-    tighten: bool = False,
     max_draws: int | None = None,
+    options: AuditOptions | None = None,
 ) -> AuditReport:
     """Audit ``mech`` against its ``claim``; see the module docstring and ``DESIGN.md``.
 
@@ -148,31 +142,20 @@ def audit_mechanism(
         executor: A ``concurrent.futures.Executor`` (a thread or process pool, a
             dask.distributed client's ``get_executor()``) that draws the samples; it is probed
             with one task before any draw. None: draw in this process.
-        name: The name in the report (a string of at most :data:`MAX_NAME` characters);
-            default: the mechanism's own.
-        progress: A callable that receives one line per stage, or None.
-        timeout: Seconds each draw may take (:data:`MIN_TIMEOUT` to :data:`MAX_TIMEOUT`), or
-            None for no limit; a draw that overruns starts the hang test (module docstring).
-        float_lattice: Add the float-lattice events (:mod:`dpquant.audit.events.families`): a float
-            sampler whose draws sit on different lattices of doubles on two neighbours leaks
-            (Mironov 2012), and with them the auditor finds it; most mechanisms with continuous
-            float outputs (Laplace noise, the EM's uniform draws) leak that way, so they are an
-            option.
         relation: The neighbour relation object of a claim that names ``"query_answers"`` or
             ``"custom"`` (:mod:`dpquant.audit.model.relations`; default: the mechanism's
             ``relation``), or, for a claim naming ``"add_remove"`` or ``"replace_one"``, a
             relation of records from a record space (:class:`dpquant.audit.model.record_spaces.Records`:
             vector records, data sets of shape (n, dim)); its pairs are searched (or ``pairs``
             checked) by the relation, in the order given.
-        tighten: Give every finalist the full ``samples`` even when the search already shows a
-            clear violation (by default the budget is cut to what the violation needs, and the
-            search may stop early), in one round that evaluates its best finalist with all of
-            α: the tightest bound rather than the quickest verdict, at more draws.
         max_draws: A total budget instead of ``samples`` (not both; :data:`MIN_MAX_DRAWS` to
             :data:`MAX_MAX_DRAWS`): the audit draws at most that many samples in all, half for
             the search (its screens sized to fit, rank shifts in place of the local search) and
             the rest for one finalist in one round with all of α; a clear violation cuts that
             to what it needs unless the audit is to ``tighten`` (:mod:`dpquant.audit.pipeline.budget`).
+        options: How the audit runs (:class:`dpquant.audit.pipeline.options.AuditOptions`: a
+            time limit per draw, ``tighten``, the float-lattice events, a name, a progress
+            callback); None: the defaults.
 
     Returns:
         The report: the verdict, the witness pair, the exact loss where the laws are known,
@@ -205,15 +188,8 @@ def audit_mechanism(
         samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
     check_executor(executor)
     _executor_runs(executor, mech)
-    if progress is not None and not callable(progress):
-        raise ValueError(
-            f"progress must be callable (one line per stage) or None, got {progress!r:.80}"
-        )
-    _check_name(name)
-    float_lattice = check_flag(float_lattice, "float_lattice")
-    tighten = check_flag(tighten, "tighten")
-    budget = plan_budget(samples, max_draws, tighten, DEFAULT_SAMPLES)
-    timeout = _check_timeout(timeout)
+    opts = check_options(options)
+    budget = plan_budget(samples, max_draws, opts.tighten, DEFAULT_SAMPLES)
     dom = _audit_domain(mech, domain)
     inputs = _read(mech, "input_values", None)
     if inputs is not None:
@@ -251,10 +227,10 @@ def audit_mechanism(
         seed=seed,
         executor=executor,
         search=pairs is None and chosen is None,
-        progress=progress or no_progress,
-        name=name or mechanism_name(mech),
-        timeout=timeout,
-        float_lattice=float_lattice,
+        progress=opts.progress or no_progress,
+        name=opts.name or mechanism_name(mech),
+        timeout=opts.timeout,
+        float_lattice=opts.float_lattice,
     )
     ctx = AuditContext(plan)
     candidates = [Candidate(d0, d1) for d0, d1 in checked] if checked else []
@@ -419,29 +395,6 @@ def _executor_runs(executor: Executor | None, mech: Any) -> None:
             "process pool needs a mechanism that pickles (a function defined at module level, "
             "not a closure or a lambda)"
         ) from None
-
-
-def _check_name(name: Any) -> None:
-    """``name``: None or a string of at most :data:`MAX_NAME` characters."""
-    if name is None:
-        return
-    if not isinstance(name, str):
-        raise ValueError(f"name must be a string or None, got {type(name).__name__}")
-    if len(name) > MAX_NAME:
-        raise ValueError(f"name must have at most {MAX_NAME} characters, got {len(name)}")
-
-
-def _check_timeout(timeout: Any) -> float | None:
-    """``timeout``: None, or seconds in [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`]."""
-    if timeout is None:
-        return None
-    timeout = check_positive(timeout, "timeout")
-    if not MIN_TIMEOUT <= timeout <= MAX_TIMEOUT:
-        raise ValueError(
-            f"timeout must lie in [{MIN_TIMEOUT:g}, {MAX_TIMEOUT:g}] seconds (or be None), "
-            f"got {timeout!r}"
-        )
-    return timeout
 
 
 def _read(mech: Any, attribute: str, *default: Any) -> Any:

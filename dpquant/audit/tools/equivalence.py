@@ -45,6 +45,7 @@ from dpquant.audit.model.neighbours import (
 from dpquant.audit.model.outputs import Outputs, normalise
 from dpquant.audit.model.sampling_contract import MalformedOutput
 from dpquant.audit.model.wrap import from_callable
+from dpquant.audit.pipeline.options import AuditOptions
 from dpquant.audit.pipeline.runner import audit_mechanism
 from dpquant.audit.report.render import short
 from dpquant.audit.statistics.exact_loss import check_exact_law
@@ -414,8 +415,7 @@ def validate(
             seed=seed,
             alpha=alpha,
             samples=audit_samples,
-            name=str(cand_name)[:MAX_NAME],
-            progress=progress,
+            options=AuditOptions(name=str(cand_name)[:MAX_NAME], progress=progress),
         )
     return report
 

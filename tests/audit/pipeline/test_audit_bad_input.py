@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpquant.audit import AuditReport, audit_mechanism, conformance, from_callable
+from dpquant.audit import AuditOptions, AuditReport, audit_mechanism, conformance, from_callable
 from dpquant.audit.model.neighbours import (
     check_pairs,
     exhaustive_pairs,
@@ -153,8 +153,26 @@ def test_samples_of_ten_to_the_twelve_are_refused_at_once() -> None:
     ],
 )
 def test_bad_arguments_are_refused_naming_them(kwargs, named) -> None:
+    """The audit's own keywords, and the fields of its options (refused when the options are
+    made, and again when an audit uses options changed after construction)."""
+    run = {k: kwargs[k] for k in ("name", "progress", "timeout") if k in kwargs}
     with pytest.raises(ValueError, match=named):
-        audit_mechanism(RR, **{"pairs": RR_PAIR, "samples": 100, **kwargs})
+        if run:
+            AuditOptions(**run)
+        else:
+            audit_mechanism(RR, pairs=RR_PAIR, samples=100, **kwargs)
+    if run:
+        changed = AuditOptions()
+        for key, value in run.items():
+            object.__setattr__(changed, key, value)
+        with pytest.raises(ValueError, match=named):
+            audit_mechanism(RR, pairs=RR_PAIR, samples=100, options=changed)
+
+
+@pytest.mark.parametrize("options", [{"timeout": 1.0}, "fast", 1, AuditReport])
+def test_options_that_are_not_audit_options_are_refused(options) -> None:
+    with pytest.raises(ValueError, match="options must be a dpquant.audit.AuditOptions"):
+        audit_mechanism(RR, pairs=RR_PAIR, samples=100, options=options)
 
 
 def test_a_domain_whose_width_overflows_is_refused() -> None:
@@ -424,7 +442,7 @@ def test_a_mechanism_that_hangs_on_one_neighbour_is_reported_as_a_violation_in_t
     test on that pair bounds ε from the event "timed out" (here ~80 of 80 against 0 of 80)."""
     mech = from_callable(hangs_above_half, LOCAL, (0.0, 1.0), name="sleepy")
     start = time.perf_counter()
-    r = audit_mechanism(mech, samples=4000, timeout=0.05)
+    r = audit_mechanism(mech, samples=4000, options=AuditOptions(timeout=0.05))
     assert time.perf_counter() - start < 20
     assert r.timed_out is not None and r.violation, r.summary()
     assert r.witness["event"]["atom"] == TIMEOUT and r.witness["source"] == "timeout"
@@ -437,7 +455,7 @@ def test_a_mechanism_that_hangs_on_one_neighbour_is_reported_as_a_violation_in_t
 def test_a_mechanism_that_hangs_everywhere_gives_an_incomplete_report_in_time() -> None:
     mech = from_callable(spins, LOCAL, (0.0, 1.0), name="spinner")
     start = time.perf_counter()
-    r = audit_mechanism(mech, samples=4000, timeout=0.3)
+    r = audit_mechanism(mech, samples=4000, options=AuditOptions(timeout=0.3))
     assert time.perf_counter() - start < 20
     assert not r.violation and r.timed_out is not None
     assert r.verdict.startswith("INCOMPLETE")
@@ -451,10 +469,10 @@ def test_a_mechanism_that_hangs_everywhere_gives_an_incomplete_report_in_time() 
 
 
 def test_a_time_limit_does_not_change_a_correct_audit() -> None:
-    r = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, timeout=5.0)
+    r = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, options=AuditOptions(timeout=5.0))
     assert not r.violation and r.timed_out is None and r.verdict == "no violation found"
     with ThreadPoolExecutor(2) as pool:
-        s = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, timeout=5.0, executor=pool)
+        s = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, executor=pool, options=AuditOptions(timeout=5.0))
     assert s.epsilon_lower_bound == r.epsilon_lower_bound
 
 
@@ -472,7 +490,7 @@ def test_system_exit_in_a_mechanism_still_propagates_under_a_time_limit() -> Non
 
     mech = from_callable(exits_on_one, LOCAL, (0.0, 1.0))
     with pytest.raises(SystemExit):
-        audit_mechanism(mech, pairs=[([0.0], [1.0])], samples=100, timeout=1.0)
+        audit_mechanism(mech, pairs=[([0.0], [1.0])], samples=100, options=AuditOptions(timeout=1.0))
 
 
 # -------------------------------------------------------------------------------------------
@@ -673,7 +691,7 @@ def test_the_hang_test_leaves_a_bounded_number_of_blocked_threads() -> None:
     each side of the hang test now stops at HANG_TEST_OVERRUNS overruns."""
     mech = from_callable(_sleeps_above_half, LOCAL, (0.0, 1.0), vectorized=True)
     before = threading.active_count()
-    r = audit_mechanism(mech, pairs=[([1.0], [0.0])], samples=2000, timeout=0.002)
+    r = audit_mechanism(mech, pairs=[([1.0], [0.0])], samples=2000, options=AuditOptions(timeout=0.002))
     h = r.timed_out["hang_test"]
     assert r.violation and h["timeouts_on_data"] == h["draws_on_data"] == HANG_TEST_OVERRUNS
     assert threading.active_count() - before <= HANG_TEST_OVERRUNS + 4

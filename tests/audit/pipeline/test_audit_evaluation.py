@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dpquant.audit.pipeline.stage3_evaluation as evaluation
-from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit import AuditOptions, audit_mechanism, from_callable
 from dpquant.audit.events.families import candidate_events, score_events
 from dpquant.audit.model.outputs import Outputs, normalise
 from dpquant.audit.pipeline import budget as draw_budget
@@ -108,13 +108,13 @@ def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
 
     mech = entry("NoisyHist2").make(0.5)
     quick = audit_mechanism(mech, samples=100_000, seed=3)
-    tight = audit_mechanism(mech, samples=100_000, seed=3, tighten=True)
+    tight = audit_mechanism(mech, samples=100_000, seed=3, options=AuditOptions(tighten=True))
     assert quick.violation and tight.violation
     assert tight.samples_used > 4 * quick.samples_used
     assert tight.blackbox["carried"] == 1 and len(tight.blackbox["evaluated"]) == 1
     assert quick.epsilon_lower_bound < tight.epsilon_lower_bound <= 2.0
     with pytest.raises(ValueError, match="tighten"):
-        audit_mechanism(mech, tighten="yes")
+        audit_mechanism(mech, options=AuditOptions(tighten="yes"))
 
 
 def _context(mech, samples: int, tighten: bool = False, timeout: float | None = None):

@@ -21,7 +21,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from dpquant.audit import audit_mechanism
+from dpquant.audit import AuditOptions, audit_mechanism
 from dpquant.reference.distributions import certified_privacy_loss
 from dpquant.reference.private_median.mechanism import PrivateMedian
 from dpquant.reference.private_median.typical_set import in_typical_set
@@ -75,7 +75,7 @@ def test_float_output_is_caught_by_the_auditor_although_its_law_is_private() -> 
     float-lattice events find it by design: the neighbours' draws sit on different lattices of
     doubles (``test_float_output_puts_neighbours_on_different_lattices_of_doubles``)."""
     mech = PrivateMedian(epsilon=1, output="continuous", **FIX)
-    r = audit_mechanism(mech, seed=0, samples=SAMPLES, float_lattice=True)
+    r = audit_mechanism(mech, seed=0, samples=SAMPLES, options=AuditOptions(float_lattice=True))
     assert r.violation, r.summary()
     assert r.epsilon_exact is not None and r.epsilon_exact <= 1
     assert r.epsilon_lower_bound > 1 and r.witness["source"] == "blackbox"
@@ -86,5 +86,5 @@ def test_grid_output_passes_the_audit_with_the_float_lattice_events() -> None:
     """The default grid output (every input has the same possible outputs, the multiples of Λ)
     stays private under the float-lattice events that catch the continuous output."""
     mech = PrivateMedian(epsilon=1, **FIX)
-    r = audit_mechanism(mech, seed=0, alpha=FP_ALPHA, samples=SAMPLES, float_lattice=True)
+    r = audit_mechanism(mech, seed=0, alpha=FP_ALPHA, samples=SAMPLES, options=AuditOptions(float_lattice=True))
     assert not r.violation, r.summary()

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpquant.audit.model.limits import MAX_SAMPLES, MAX_SEED, MIN_ALPHA
+from dpquant.audit.pipeline.options import AuditOptions
 from dpquant.audit.pipeline.runner import audit_mechanism
 from dpquant.audit.suites.classic.suite import ClassicEntry, lookup
 from dpquant.reference.validation import check_epsilon, check_flag, check_int, check_probability
@@ -80,7 +81,7 @@ def _audit_options(samples: Any, seed: Any, alpha: Any, tighten: Any) -> dict[st
         "samples": check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES),
         "seed": check_int(seed, "seed", minimum=0, maximum=MAX_SEED),
         "alpha": alpha,
-        "tighten": check_flag(tighten, "tighten"),
+        "options": AuditOptions(tighten=check_flag(tighten, "tighten")),
     }
 
 
