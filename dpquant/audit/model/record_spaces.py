@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -208,7 +208,7 @@ class Box:
             n booleans.
         """
         r = as_records(records, "records", self.dim, finite=False)
-        return np.all((r >= self.lows) & (r <= self.highs), axis=1)
+        return np.asarray(np.all((r >= self.lows) & (r <= self.highs), axis=1), dtype=bool)
 
     def probes(self) -> np.ndarray:
         """All-low, all-high, the centre, the half-high corner (first ⌈dim/2⌉ coordinates high)
@@ -256,7 +256,7 @@ class BitVectors:
             n booleans.
         """
         r = as_records(records, "records", self.dim, finite=False)
-        return np.all((r == 0) | (r == 1), axis=1)
+        return np.asarray(np.all((r == 0) | (r == 1), axis=1), dtype=bool)
 
     def probes(self) -> np.ndarray:
         """Zeros, ones, the alternating vector (1, 0, 1, ...), the half vector (ones on the first
@@ -476,7 +476,7 @@ class Records:
         p = len(probes)
         if p < (2 if self.adjacency == "replace_one" else 1):
             return []
-        bases = [
+        bases: list[Callable[[int], list[int]]] = [
             lambda m: [0] * m,
             lambda m: [1 % p] * m,
             lambda m: [(2 + k) % p for k in range(m)],

@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -497,7 +497,7 @@ def as_relation(relation: Any, name: str = "relation") -> NeighbourRelation:
             f"instance, e.g. {example}"
         )
     if vars(type(relation)).get("checks_itself") is True:  # the library's classes, not subclasses
-        return relation
+        return cast(NeighbourRelation, relation)
     parts = {
         p: read_attribute(relation, p, name, None)
         for p in ("adjacency", "name", "check_pair", "candidates")
@@ -548,7 +548,7 @@ def check_relation(relation: Any, adjacency: str, name: str = "relation") -> Nei
         raise ValueError(
             f"{name} is a {relation.adjacency!r} relation but the claim names {adjacency!r}"
         )
-    return relation
+    return cast(NeighbourRelation, relation)
 
 
 __all__ = [

@@ -38,7 +38,7 @@ import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -123,7 +123,7 @@ class CallableMechanism(ClaimedMechanism):
             return self.relation.check_data(data, "data", self.input_domain)
         if self.relation is not None:
             return as_input(data, "data", self.input_domain)
-        x = super().check_input(data)
+        x: np.ndarray = super().check_input(data)
         if self.input_values is not None and x.size:
             outside = np.setdiff1d(x, np.asarray(self.input_values))
             if outside.size:
@@ -158,7 +158,7 @@ class CallableMechanism(ClaimedMechanism):
         return obj
 
     def _checked_output(self, out: Any, size: int) -> np.ndarray:
-        return out  # a function's outputs are audited as they are, never checked or converted
+        return cast(np.ndarray, out)  # a function's outputs are audited as they are, never checked
 
 
 def _is_real(x: Any) -> bool:

@@ -109,13 +109,13 @@ def _check_timeout(timeout: Any) -> float | None:
     """``timeout``: None, or seconds in [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`]."""
     if timeout is None:
         return None
-    timeout = check_positive(timeout, "timeout")
-    if not MIN_TIMEOUT <= timeout <= MAX_TIMEOUT:
+    seconds = check_positive(timeout, "timeout")
+    if not MIN_TIMEOUT <= seconds <= MAX_TIMEOUT:
         raise ValueError(
             f"timeout must lie in [{MIN_TIMEOUT:g}, {MAX_TIMEOUT:g}] seconds (or be None), "
-            f"got {timeout!r}"
+            f"got {seconds!r}"
         )
-    return timeout
+    return seconds
 
 
 __all__ = ["AuditOptions", "check_options"]

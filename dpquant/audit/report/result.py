@@ -149,7 +149,7 @@ class AuditReport(ClaimParts):
             raise AssertionError(self.explanation())
 
     def to_dict(self) -> dict[str, Any]:
-        return _jsonable(
+        return _json_object(
             {
                 "mechanism": self.mechanism,
                 "claim": self.claim.to_dict(),
@@ -199,6 +199,12 @@ class AuditReport(ClaimParts):
         from dpquant.audit.report.render import plot_report
 
         return plot_report(self, path)
+
+
+def _json_object(x: dict[str, Any]) -> dict[str, Any]:
+    """A dict, JSON-ready (:func:`_jsonable`)."""
+    out: dict[str, Any] = _jsonable(x)
+    return out
 
 
 def _jsonable(x: Any) -> Any:
