@@ -36,6 +36,7 @@ from dpquant.reference.validation import (
 if TYPE_CHECKING:  # pragma: no cover
     from dpquant.reference.distributions import ExactDistribution
 
+
 class Adjacency(StrEnum):
     """Neighbouring relation a claim is made for: a ``str`` enum, so a string value is accepted
     wherever an ``Adjacency`` is (``PrivacyClaim(1.0, adjacency="local")``) and every member

@@ -74,7 +74,9 @@ def test_privacy_claim_takes_the_string_or_the_enum_and_stores_the_enum(given) -
 
 def test_the_json_and_repr_of_a_claim_are_those_of_the_string_relation() -> None:
     claim = PrivacyClaim(0.5, 1e-6, Adjacency.ADD_REMOVE)
-    assert json.dumps(claim.to_dict()) == '{"epsilon": 0.5, "delta": 1e-06, "adjacency": "add_remove"}'
+    assert (
+        json.dumps(claim.to_dict()) == '{"epsilon": 0.5, "delta": 1e-06, "adjacency": "add_remove"}'
+    )
     assert repr(claim) == "PrivacyClaim(epsilon=0.5, delta=1e-06, adjacency='add_remove')"
 
 
@@ -109,13 +111,17 @@ def test_privacy_claim_rejects_bad_delta(delta) -> None:
 @pytest.mark.parametrize("adjacency", ["swap", "", None, "Add_Remove"])
 def test_privacy_claim_rejects_unknown_adjacency(adjacency) -> None:
     allowed = r"\('add_remove', 'replace_one', 'local', 'query_answers', 'custom'\)"
-    with pytest.raises(ValueError, match=rf"^adjacency must be one of {allowed}, got {adjacency!r}"):
+    with pytest.raises(
+        ValueError, match=rf"^adjacency must be one of {allowed}, got {adjacency!r}"
+    ):
         PrivacyClaim(1.0, 0.0, adjacency)
 
 
 def test_check_adjacency_takes_the_relations_between_data_sets_only() -> None:
     assert check_adjacency("replace_one") is Adjacency.REPLACE_ONE
-    with pytest.raises(ValueError, match=r"^adjacency must be one of \('add_remove', 'replace_one', "):
+    with pytest.raises(
+        ValueError, match=r"^adjacency must be one of \('add_remove', 'replace_one', "
+    ):
         check_adjacency(Adjacency.CUSTOM)
 
 

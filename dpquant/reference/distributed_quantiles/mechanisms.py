@@ -69,10 +69,10 @@ class ProtocolMechanism(PerDrawMechanism, ExactMechanismBase):
     """``protocol(users, B, epsilon, rng, **options)`` on data sets of exactly ``n`` users.
 
     ``sample`` reruns the protocol once per draw (:class:`dpquant.reference.core.PerDrawMechanism`
-    loops over :meth:`_draw_one`), at most
-    :meth:`draw_limit` runs per call; ``exact`` enumerates the protocol's random choices
+    loops over :meth:`_draw_one`), at most :meth:`draw_limit` runs per call; ``exact`` enumerates
+    the protocol's random choices
     (:func:`dpquant.reference.distributed_quantiles.protocol_enumeration.protocol_law`) for n <=
-    :data:`EXACT_MAX_USERS`.
+    :data:`EXACT_MAX_USERS`. The claim is under replace-one: data sets of exactly n users.
     """
 
     name: str
