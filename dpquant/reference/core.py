@@ -4,17 +4,22 @@ These names are public API (``docs/DESIGN.md``): extend them, never rename them.
 
 :class:`MechanismBase` is the one base class of every mechanism in :mod:`dpquant.reference` and of the
 auditor's catalogue: its public :meth:`~MechanismBase.sample` checks ``size``, ``rng`` and the data
-once, then calls the subclass's ``_draw`` (the pattern of ``dp_accounting``'s
+once, then calls the subclass's abstract ``_draw`` (the pattern of ``dp_accounting``'s
 ``PrivacyAccountant.compose``, which checks and then calls the abstract ``_compose``).
-:class:`ExactMechanismBase` adds ``exact(data)`` the same way, around ``_law``.
+:class:`PerDrawMechanism` gives ``_draw`` as a loop over an abstract ``_draw_one``;
+:class:`ExactMechanismBase` adds ``exact(data)`` the same way, around the abstract ``_law``.
+Nothing in the contract is silent: a mechanism states its relation (an :class:`Adjacency`), or its
+class is refused when it is defined.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, get_args, runtime_checkable
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -31,61 +36,80 @@ from dpquant.reference.validation import (
 if TYPE_CHECKING:  # pragma: no cover
     from dpquant.reference.distributions import ExactDistribution
 
-Adjacency = Literal["add_remove", "replace_one", "local", "query_answers", "custom"]
-"""Neighbouring relation a claim is made for.
 
-Between data sets of records (:data:`ADJACENCIES`, what the library's mechanisms take):
+class Adjacency(StrEnum):
+    """Neighbouring relation a claim is made for: a ``str`` enum, so a string value is accepted
+    wherever an ``Adjacency`` is (``PrivacyClaim(1.0, adjacency="local")``) and every member
+    compares, hashes, formats and serialises (``json``) as its value.
 
-* ``add_remove``  -- data sets differ by adding or removing one record;
-* ``replace_one`` -- same size, one record replaced by another value;
-* ``local``       -- local DP: any two single-user values are neighbours.
+    Between data sets of records (:data:`ADJACENCIES`, what the library's mechanisms take):
 
-Relations the auditor is given as objects (:data:`OBJECT_RELATIONS`; ``dpquant.audit.model.relations``):
+    * ``add_remove``  -- data sets differ by adding or removing one record;
+    * ``replace_one`` -- same size, one record replaced by another value;
+    * ``local``       -- local DP: any two single-user values are neighbours.
 
-* ``query_answers`` -- the input is a vector of query answers, and neighbours differ by at most a
-  sensitivity Δ in a norm (ℓ∞: every answer may move; ℓ1: the moves sum to at most Δ);
-* ``custom``        -- any relation, given by a predicate on pairs and a neighbour generator.
-"""
+    Relations the auditor is given as objects (:data:`OBJECT_RELATIONS`;
+    ``dpquant.audit.model.relations``):
 
-ADJACENCIES: tuple[str, ...] = ("add_remove", "replace_one", "local")
+    * ``query_answers`` -- the input is a vector of query answers, and neighbours differ by at
+      most a sensitivity Δ in a norm (ℓ∞: every answer may move; ℓ1: the moves sum to at most Δ);
+    * ``custom``        -- any relation, given by a predicate on pairs and a neighbour generator.
+
+    A member's ``repr`` is its value's (``'local'``), so messages, dataclass reprs and reports
+    read the same whether a relation was given as a string or a member.
+    """
+
+    ADD_REMOVE = "add_remove"
+    REPLACE_ONE = "replace_one"
+    LOCAL = "local"
+    QUERY_ANSWERS = "query_answers"
+    CUSTOM = "custom"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+ADJACENCIES: tuple[Adjacency, ...] = (Adjacency.ADD_REMOVE, Adjacency.REPLACE_ONE, Adjacency.LOCAL)
 """The relations between data sets of records (a mechanism's ``adjacency``)."""
-OBJECT_RELATIONS: tuple[str, ...] = ("query_answers", "custom")
+OBJECT_RELATIONS: tuple[Adjacency, ...] = (Adjacency.QUERY_ANSWERS, Adjacency.CUSTOM)
 """The relations a claim may name whose details (Δ, norm, predicate) an auditor's relation object
 gives."""
-CLAIM_ADJACENCIES: tuple[str, ...] = get_args(Adjacency)
+CLAIM_ADJACENCIES: tuple[Adjacency, ...] = tuple(Adjacency)
 """Every relation a :class:`PrivacyClaim` may name."""
 
 
-def check_adjacency(adjacency: Any, name: str = "adjacency") -> str:
+def check_adjacency(adjacency: Any, name: str = "adjacency") -> Adjacency:
     """Check a mechanism's relation between data sets of records.
 
     Args:
-        adjacency: One of :data:`ADJACENCIES`.
+        adjacency: One of :data:`ADJACENCIES`, an :class:`Adjacency` or its string value.
         name: The argument named in the error.
 
     Returns:
-        ``adjacency``.
+        The :class:`Adjacency`.
 
     Raises:
-        ValueError: It is not one of them (:func:`dpquant.reference.validation.check_choice`).
+        ValueError: It is not one of them (:func:`dpquant.reference.validation.check_choice`:
+            the message names ``name`` and lists the allowed values).
     """
-    return check_choice(adjacency, name, ADJACENCIES)
+    return Adjacency(check_choice(adjacency, name, ADJACENCIES))
 
 
-def check_claim_adjacency(adjacency: Any, name: str = "adjacency") -> str:
+def check_claim_adjacency(adjacency: Any, name: str = "adjacency") -> Adjacency:
     """Check the relation a claim names.
 
     Args:
-        adjacency: One of :data:`CLAIM_ADJACENCIES`.
+        adjacency: One of :data:`CLAIM_ADJACENCIES`, an :class:`Adjacency` or its string value.
         name: The argument named in the error.
 
     Returns:
-        ``adjacency``.
+        The :class:`Adjacency`.
 
     Raises:
-        ValueError: A claim may not name it.
+        ValueError: A claim may not name it (the message names ``name`` and lists the allowed
+            values).
     """
-    return check_choice(adjacency, name, CLAIM_ADJACENCIES)
+    return Adjacency(check_choice(adjacency, name, CLAIM_ADJACENCIES))
 
 
 @dataclass(frozen=True)
@@ -95,8 +119,8 @@ class PrivacyClaim:
     Args:
         epsilon: ε, a finite float > 0.
         delta: δ, in [0, 1); a pure claim has ``delta == 0``.
-        adjacency: The neighbouring relation, one of :data:`CLAIM_ADJACENCIES` (module
-            docstring).
+        adjacency: The neighbouring relation, an :class:`Adjacency` or its string value (one
+            of :data:`CLAIM_ADJACENCIES`); stored as the :class:`Adjacency`.
 
     Raises:
         ValueError: A field out of range (named).
@@ -104,12 +128,12 @@ class PrivacyClaim:
 
     epsilon: float
     delta: float = 0.0
-    adjacency: str = "replace_one"
+    adjacency: Adjacency | str = Adjacency.REPLACE_ONE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", check_delta(self.delta))
-        check_claim_adjacency(self.adjacency)
+        object.__setattr__(self, "adjacency", check_claim_adjacency(self.adjacency))
 
     @property
     def is_pure(self) -> bool:
@@ -164,7 +188,8 @@ def check_claim(claim: Any, name: str = "claim") -> PrivacyClaim:
         name: The argument named in errors.
 
     Returns:
-        A claim whose fields are valid now (a new one when a field is not a float).
+        A claim whose fields are valid now (a new one when ε or δ is not a float or the
+        relation is not an :class:`Adjacency`).
 
     Raises:
         ValueError: It is not a claim, or a field is out of range (named).
@@ -173,22 +198,54 @@ def check_claim(claim: Any, name: str = "claim") -> PrivacyClaim:
         raise ValueError(f"{name} must be a dpquant.reference.PrivacyClaim, got {type(claim).__name__}")
     check_epsilon(claim.epsilon, f"{name}.epsilon")
     check_delta(claim.delta, f"{name}.delta")
-    check_claim_adjacency(claim.adjacency, f"{name}.adjacency")
-    if not (isinstance(claim.epsilon, float) and isinstance(claim.delta, float)):
-        return PrivacyClaim(claim.epsilon, claim.delta, claim.adjacency)
+    adjacency = check_claim_adjacency(claim.adjacency, f"{name}.adjacency")
+    if not (
+        isinstance(claim.epsilon, float)
+        and isinstance(claim.delta, float)
+        and isinstance(claim.adjacency, Adjacency)
+    ):
+        return PrivacyClaim(claim.epsilon, claim.delta, adjacency)
     return claim
 
 
-class MechanismBase(ABC):  # noqa: B024 -- a subclass gives _draw or _draw_one
+def _stated_adjacency(cls: type) -> tuple[bool, Any]:
+    """Whether a :class:`MechanismBase` subclass states ``adjacency``, and the value it states.
+
+    The nearest class of its method resolution order, :class:`MechanismBase` excepted, that has
+    ``adjacency`` in its namespace (a class attribute, a dataclass field's default, a property)
+    or its annotations (a dataclass field without default) states it.
+
+    Args:
+        cls: The class being defined.
+
+    Returns:
+        ``(stated, value)``: ``value`` is what the namespace holds (None for an annotation only).
+    """
+    for klass in cls.__mro__:
+        if klass is MechanismBase:
+            continue
+        namespace = vars(klass)
+        if "adjacency" in namespace:
+            return True, namespace["adjacency"]
+        if "adjacency" in namespace.get("__annotations__", {}):
+            return True, None
+    return False, None
+
+
+class MechanismBase(ABC):
     """The base of every mechanism: checks once, then calls the subclass.
 
     A subclass (usually a frozen dataclass) provides
 
-    * ``_draw(data, size, rng)``: ``size`` independent outputs on checked ``data``, shape
-      ``(size,)`` or ``(size, k)``, vectorised; or, for a mechanism that cannot be vectorised,
-      ``_draw_one(data, rng)``: one output (the base loops);
-    * its privacy parameters as fields: ``epsilon`` (or an override of :attr:`claimed_epsilon`),
-      optionally ``delta``, and ``adjacency`` (a field, or the class attribute below);
+    * ``_draw(data, size, rng)`` (abstract): ``size`` independent outputs on checked ``data``,
+      shape ``(size,)`` or ``(size, k)``, vectorised; a mechanism that cannot be vectorised
+      derives from :class:`PerDrawMechanism` instead and gives ``_draw_one(data, rng)``;
+    * its relation ``adjacency``, an :class:`Adjacency` or its string value: a class attribute,
+      a dataclass field or a property. The base has no default: a class that can be instantiated
+      (not :func:`inspect.isabstract`) and states none is refused when it is defined
+      (``TypeError``), and a string it states is checked then (``ValueError``);
+    * its privacy parameters as fields: ``epsilon`` (or an override of :attr:`claimed_epsilon`)
+      and optionally ``delta``;
     * optionally ``bounds`` (a field): the input domain, unless :attr:`clamps` says values outside
       are clamped (then any finite value is valid input), and the range of the outputs.
 
@@ -200,10 +257,37 @@ class MechanismBase(ABC):  # noqa: B024 -- a subclass gives _draw or _draw_one
     failure at the parameters' extremes and raises ``ValueError`` rather than being returned.
     """
 
-    adjacency: str = "replace_one"
+    adjacency: Adjacency | str  # no default: every concrete subclass states it (__init_subclass__)
     max_draws: ClassVar[int] = MAX_DRAWS
     allow_empty: ClassVar[bool] = False
     clamps: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse, when it is defined, a subclass that could be instantiated without a relation.
+
+        Raises:
+            TypeError: The class is not abstract and neither it nor a base below
+                :class:`MechanismBase` states ``adjacency``; or it gives ``_draw_one`` while its
+                ``_draw`` is still the abstract one (it does not derive from
+                :class:`PerDrawMechanism`, whose ``_draw`` calls ``_draw_one``).
+            ValueError: The ``adjacency`` string it states is not one of
+                :data:`CLAIM_ADJACENCIES`.
+        """
+        super().__init_subclass__(**kwargs)
+        stated, value = _stated_adjacency(cls)
+        if isinstance(value, str):
+            check_claim_adjacency(value, f"{cls.__qualname__}.adjacency")
+        elif not stated and not inspect.isabstract(cls):
+            raise TypeError(
+                f"{cls.__qualname__} states no adjacency: a mechanism names its neighbouring "
+                f"relation (a class attribute, a dataclass field or a property 'adjacency', one "
+                f"of {CLAIM_ADJACENCIES}); MechanismBase has no default"
+            )
+        if "_draw_one" in vars(cls) and getattr(cls._draw, "__isabstractmethod__", False):
+            raise TypeError(
+                f"{cls.__qualname__} gives _draw_one but no _draw calls it: derive from "
+                f"PerDrawMechanism (whose _draw loops over _draw_one) or give _draw"
+            )
 
     # -- the contract, derived from fields -------------------------------------------------------
 
@@ -293,13 +377,9 @@ class MechanismBase(ABC):  # noqa: B024 -- a subclass gives _draw or _draw_one
             )
         return self._checked_output(self._draw(x, size, rng), size)
 
+    @abstractmethod
     def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` draws; the default loops over :meth:`_draw_one`."""
-        rows = [self._draw_one(data, rng) for _ in range(size)]
-        return np.asarray(rows)
-
-    def _draw_one(self, data: Any, rng: np.random.Generator) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} implements neither _draw nor _draw_one")
+        """``size`` independent draws on checked ``data``, shape ``(size,)`` or ``(size, k)``."""
 
     def _checked_output(self, out: Any, size: int) -> np.ndarray:
         if not isinstance(out, np.ndarray) or out.ndim not in (1, 2) or len(out) != size:
@@ -322,6 +402,21 @@ class MechanismBase(ABC):  # noqa: B024 -- a subclass gives _draw or _draw_one
                     f"{self!r:.300}"
                 )
         return out
+
+
+class PerDrawMechanism(MechanismBase):
+    """A mechanism that cannot be vectorised: its ``_draw`` calls the subclass's abstract
+    ``_draw_one(data, rng)`` once per draw (in order, on the one ``rng``) and stacks the
+    outputs."""
+
+    def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` draws, one :meth:`_draw_one` each."""
+        rows = [self._draw_one(data, rng) for _ in range(size)]
+        return np.asarray(rows)
+
+    @abstractmethod
+    def _draw_one(self, data: Any, rng: np.random.Generator) -> Any:
+        """One output on checked ``data``."""
 
 
 class ExactMechanismBase(MechanismBase):

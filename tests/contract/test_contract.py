@@ -14,7 +14,7 @@ from harness import check_law, check_mechanism_output
 from specimens import ALL_SPECIMENS, REGISTERED
 
 from dpquant.reference.conformance import check_sampler
-from dpquant.reference.core import MechanismBase
+from dpquant.reference.core import Adjacency, MechanismBase
 
 CASES = [(s.name, s.mechanism, s.data, s.draws) for s in ALL_SPECIMENS] + REGISTERED
 IDS = [c[0] for c in CASES]
@@ -37,6 +37,12 @@ BAD_DATA = [
 @pytest.mark.parametrize("name, build, data, draws", CASES, ids=IDS)
 def test_mechanism_derives_from_the_base(name, build, data, draws) -> None:
     assert isinstance(build(), MechanismBase)
+
+
+@pytest.mark.parametrize("name, build, data, draws", CASES, ids=IDS)
+def test_mechanism_states_its_relation_as_an_adjacency(name, build, data, draws) -> None:
+    mech = build()
+    assert type(mech.adjacency) is Adjacency and mech.claim.adjacency is mech.adjacency
 
 
 @pytest.mark.parametrize("name, build, data, draws", CASES, ids=IDS)

@@ -212,8 +212,8 @@ def _documented_objects(html: str) -> list[tuple[str, str, str]]:
 def test_the_api_pages_show_functions_and_classes_before_constants(site: Path) -> None:
     """Every module constant (an upper-case name) of an API page comes after every function and
     class of the page: the constants are at its end, none of them lost. The audit page opens
-    with a class or a function (``dpquant.audit.pipeline.runner``'s), the reference page with a type
-    (``dpquant.reference.core.Adjacency``, the relations a claim may name, kept beside the
+    with a class or a function (``dpquant.audit.pipeline.runner``'s), the reference page with the
+    relations a claim may name (the enum ``dpquant.reference.core.Adjacency``, kept beside the
     classes that use it)."""
     first = {}
     for url in API_PAGES:
@@ -228,7 +228,7 @@ def test_the_api_pages_show_functions_and_classes_before_constants(site: Path) -
         assert len(constants) >= 10 and min(constants) > max(callables), url
         first[url] = members[0]
     assert first["api/audit.html"][0] in ("class", "function"), first
-    assert first["api/reference.html"] == ("attribute", "dpquant.reference.core.Adjacency"), first
+    assert first["api/reference.html"] == ("class", "dpquant.reference.core.Adjacency"), first
     ids = {name for _, name, _ in _documented_objects((site / API_PAGES[0]).read_text("utf-8"))}
     assert {"dpquant.audit.pipeline.runner.DEFAULT_SAMPLES", "dpquant.audit.model.wrap.TRIAL_CALLS"} <= ids
 

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpquant.reference import ADJACENCIES, Mechanism, PrivacyClaim
-from dpquant.reference.core import ExactMechanism
+from dpquant.reference import ADJACENCIES, CLAIM_ADJACENCIES, Adjacency, Mechanism, PrivacyClaim
+from dpquant.reference.core import (
+    ExactMechanism,
+    ExactMechanismBase,
+    MechanismBase,
+    PerDrawMechanism,
+    check_adjacency,
+    check_claim,
+)
 from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 from dpquant.reference.primitives.randomized_response import RandomizedResponse
 from dpquant.reference.validation import (
@@ -43,6 +53,39 @@ bad_delta = st.one_of(
 
 def test_adjacencies_are_the_three_of_the_design() -> None:
     assert set(ADJACENCIES) == {"add_remove", "replace_one", "local"}
+    assert set(CLAIM_ADJACENCIES) == set(Adjacency)
+    assert all(isinstance(a, Adjacency) for a in CLAIM_ADJACENCIES)
+
+
+def test_adjacency_members_compare_format_and_serialise_as_their_strings() -> None:
+    member = Adjacency.ADD_REMOVE
+    assert member == "add_remove" and hash(member) == hash("add_remove")
+    assert (str(member), f"{member}", repr(member)) == ("add_remove", "add_remove", "'add_remove'")
+    assert json.dumps({"adjacency": member}) == '{"adjacency": "add_remove"}'
+    assert Adjacency("add_remove") is member
+
+
+@pytest.mark.parametrize("given", ["local", Adjacency.LOCAL])
+def test_privacy_claim_takes_the_string_or_the_enum_and_stores_the_enum(given) -> None:
+    claim = PrivacyClaim(1.0, 0.0, given)
+    assert claim.adjacency is Adjacency.LOCAL
+    assert claim == PrivacyClaim(1.0, 0.0, "local") == PrivacyClaim(1.0, 0.0, Adjacency.LOCAL)
+
+
+def test_the_json_and_repr_of_a_claim_are_those_of_the_string_relation() -> None:
+    claim = PrivacyClaim(0.5, 1e-6, Adjacency.ADD_REMOVE)
+    assert (
+        json.dumps(claim.to_dict()) == '{"epsilon": 0.5, "delta": 1e-06, "adjacency": "add_remove"}'
+    )
+    assert repr(claim) == "PrivacyClaim(epsilon=0.5, delta=1e-06, adjacency='add_remove')"
+
+
+def test_check_claim_gives_back_the_enum_when_a_string_was_forced_in() -> None:
+    claim = PrivacyClaim(1.0)
+    object.__setattr__(claim, "adjacency", "local")
+    checked = check_claim(claim)
+    assert checked.adjacency is Adjacency.LOCAL and checked is not claim
+    assert check_claim(checked) is checked
 
 
 def test_privacy_claim_defaults_and_is_frozen() -> None:
@@ -67,8 +110,19 @@ def test_privacy_claim_rejects_bad_delta(delta) -> None:
 
 @pytest.mark.parametrize("adjacency", ["swap", "", None, "Add_Remove"])
 def test_privacy_claim_rejects_unknown_adjacency(adjacency) -> None:
-    with pytest.raises(ValueError, match="adjacency"):
+    allowed = r"\('add_remove', 'replace_one', 'local', 'query_answers', 'custom'\)"
+    with pytest.raises(
+        ValueError, match=rf"^adjacency must be one of {allowed}, got {adjacency!r}"
+    ):
         PrivacyClaim(1.0, 0.0, adjacency)
+
+
+def test_check_adjacency_takes_the_relations_between_data_sets_only() -> None:
+    assert check_adjacency("replace_one") is Adjacency.REPLACE_ONE
+    with pytest.raises(
+        ValueError, match=r"^adjacency must be one of \('add_remove', 'replace_one', "
+    ):
+        check_adjacency(Adjacency.CUSTOM)
 
 
 def test_reference_mechanisms_satisfy_the_protocol() -> None:
@@ -140,3 +194,114 @@ def test_simple_validators_name_the_parameter_and_range() -> None:
         check_probability(0.0, "q", open_left=True)
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
         check_rng(np.random.RandomState(0))
+
+
+# -- MechanismBase: nothing silent in the contract (issue 36) --------------------------------
+
+
+def test_a_mechanism_that_states_no_adjacency_is_refused_when_defined() -> None:
+    with pytest.raises(TypeError, match=r"(^|\.)Silent states no adjacency: .*no default"):
+
+        @dataclass(frozen=True)
+        class Silent(MechanismBase):
+            epsilon: float = 1.0
+
+            def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+                return rng.random(size)
+
+
+def test_an_unknown_adjacency_stated_by_a_class_is_refused_when_defined() -> None:
+    with pytest.raises(ValueError, match=r"(^|\.)Swap\.adjacency must be one of \('add_remove', "):
+
+        class Swap(MechanismBase):
+            adjacency = "swap"
+
+            def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+                return rng.random(size)
+
+
+@dataclass(frozen=True)
+class _Uniform(MechanismBase):
+    """A concrete mechanism whose relation is a dataclass field without a default."""
+
+    adjacency: Adjacency | str
+    epsilon: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "adjacency", check_adjacency(self.adjacency))
+
+    def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.random(size)
+
+
+@pytest.mark.parametrize("given", ["add_remove", Adjacency.ADD_REMOVE])
+def test_a_mechanism_field_takes_the_string_or_the_enum(given) -> None:
+    mech = _Uniform(given)
+    assert mech.adjacency is Adjacency.ADD_REMOVE and mech.claim.adjacency is Adjacency.ADD_REMOVE
+    assert repr(mech) == "_Uniform(adjacency='add_remove', epsilon=1.0)"
+    em = ExponentialQuantile(0.5, 1.0, (0.0, 1.0), adjacency=given)
+    assert em.adjacency is Adjacency.ADD_REMOVE and "adjacency='add_remove'" in repr(em)
+
+
+def test_an_abstract_base_may_leave_the_relation_to_its_subclasses() -> None:
+    class Family(MechanismBase):  # no _draw: abstract, so no relation is needed yet
+        epsilon = 1.0
+
+    class Member(Family):
+        adjacency = Adjacency.LOCAL
+
+        def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+            return rng.random(size)
+
+    with pytest.raises(TypeError, match="abstract"):
+        Family()
+    assert Member().claim == PrivacyClaim(1.0, 0.0, "local")
+    with pytest.raises(TypeError, match=r"(^|\.)Orphan states no adjacency"):
+
+        class Orphan(Family):
+            def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+                return rng.random(size)
+
+
+def test_a_mechanism_without_draw_cannot_be_instantiated() -> None:
+    class NoDraw(MechanismBase):
+        adjacency = Adjacency.REPLACE_ONE
+        epsilon = 1.0
+
+    class NoLaw(ExactMechanismBase):
+        adjacency = Adjacency.REPLACE_ONE
+        epsilon = 1.0
+
+        def _draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+            return rng.random(size)
+
+    class NoDrawOne(PerDrawMechanism):
+        adjacency = Adjacency.REPLACE_ONE
+        epsilon = 1.0
+
+    for cls, missing in ((NoDraw, "_draw"), (NoLaw, "_law"), (NoDrawOne, "_draw_one")):
+        with pytest.raises(TypeError, match=rf"abstract class {cls.__name__} .*{missing}\b"):
+            cls()
+
+
+def test_draw_one_outside_a_per_draw_mechanism_is_refused_when_defined() -> None:
+    with pytest.raises(TypeError, match=r"(^|\.)Lost gives _draw_one but no _draw calls it"):
+
+        class Lost(MechanismBase):
+            adjacency = Adjacency.REPLACE_ONE
+
+            def _draw_one(self, data: Any, rng: np.random.Generator) -> float:
+                return float(rng.random())
+
+
+def test_a_per_draw_mechanism_draws_one_output_per_call_in_order() -> None:
+    class Coin(PerDrawMechanism):
+        adjacency = Adjacency.LOCAL
+        epsilon = 1.0
+
+        def _draw_one(self, data: Any, rng: np.random.Generator) -> float:
+            return float(data[0] + rng.random())
+
+    out = Coin().sample([0.25], 5, np.random.default_rng(7))
+    expected = 0.25 + np.random.default_rng(7).random(5)
+    assert out.shape == (5,) and np.array_equal(out, expected)

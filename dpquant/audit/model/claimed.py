@@ -82,6 +82,9 @@ class ClaimOverride(ClaimedMechanism):
     def sample(self, data: Any, size: int, rng: Any) -> Any:
         return self.mechanism.sample(data, size, rng)
 
+    def _draw(self, data: Any, size: int, rng: Any) -> Any:
+        return self.mechanism.sample(data, size, rng)  # never called: sample delegates whole
+
     def __getattr__(self, attr: str) -> Any:
         # only called for attributes not found normally; never for private names or the fields
         # (unpickling looks some up before the fields exist)

@@ -51,13 +51,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpquant.audit.model.neighbours import len_or_none
-from dpquant.audit.model.relation_inputs import (
-    check_inside,
-    check_name,
-    describe,
-    listed,
-    real_array,
-)
+from dpquant.audit.model.relation_inputs import check_inside, check_name, describe, listed, real_array
+from dpquant.reference.core import Adjacency
 from dpquant.reference.validation import check_choice, check_domain, check_int
 
 MAX_DIM = 1_000
@@ -383,7 +378,7 @@ class Records:
                 "space must be a dpquant.audit.model.record_spaces.Box, FiniteSet or BitVectors, got "
                 f"{type(self.space).__name__}"
             )
-        adjacency = check_choice(self.adjacency, "adjacency", RECORD_ADJACENCIES)
+        adjacency = Adjacency(check_choice(self.adjacency, "adjacency", RECORD_ADJACENCIES))
         object.__setattr__(self, "adjacency", adjacency)
         if adjacency == "replace_one" and len(self.space.probes()) < 2:
             raise ValueError(

@@ -67,7 +67,7 @@ from dpquant.audit.model.relation_inputs import (
     listed,
     real_array,
 )
-from dpquant.reference.core import ADJACENCIES, OBJECT_RELATIONS, check_claim_adjacency
+from dpquant.reference.core import ADJACENCIES, OBJECT_RELATIONS, Adjacency, check_claim_adjacency
 from dpquant.reference.validation import (
     check_choice,
     check_domain,
@@ -130,7 +130,7 @@ class QueryAnswers:
     sensitivity: float = 1.0
     norm: str = "linf"
 
-    adjacency: ClassVar[str] = "query_answers"
+    adjacency: ClassVar[str] = Adjacency.QUERY_ANSWERS
     checks_itself: ClassVar[bool] = True
     example: ClassVar[str] = "QueryAnswers(k=5)"
 
@@ -249,7 +249,7 @@ class CustomRelation:
     seeds: Sequence[Any] = field(default=())
     label: str = "custom relation"
 
-    adjacency: ClassVar[str] = "custom"
+    adjacency: ClassVar[str] = Adjacency.CUSTOM
     checks_itself: ClassVar[bool] = True
     example: ClassVar[str] = "CustomRelation(is_pair, neighbours, seeds)"
 

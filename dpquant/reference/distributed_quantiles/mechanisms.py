@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.core import Adjacency, ExactMechanismBase, PerDrawMechanism
 from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs, rr_tanh
 from dpquant.reference.distributed_quantiles.protocol_enumeration import protocol_law
 from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery, threshold_rr
@@ -65,13 +65,14 @@ def check_options(protocol: Callable[..., Any], options: Any, name: str) -> dict
 
 
 @dataclass(frozen=True)
-class ProtocolMechanism(ExactMechanismBase):
+class ProtocolMechanism(PerDrawMechanism, ExactMechanismBase):
     """``protocol(users, B, epsilon, rng, **options)`` on data sets of exactly ``n`` users.
 
-    ``sample`` reruns the protocol once per draw (the base loops over :meth:`_draw_one`), at most
-    :meth:`draw_limit` runs per call; ``exact`` enumerates the protocol's random choices
+    ``sample`` reruns the protocol once per draw (:class:`dpquant.reference.core.PerDrawMechanism`
+    loops over :meth:`_draw_one`), at most :meth:`draw_limit` runs per call; ``exact`` enumerates
+    the protocol's random choices
     (:func:`dpquant.reference.distributed_quantiles.protocol_enumeration.protocol_law`) for n <=
-    :data:`EXACT_MAX_USERS`.
+    :data:`EXACT_MAX_USERS`. The claim is under replace-one: data sets of exactly n users.
     """
 
     name: str
@@ -80,6 +81,8 @@ class ProtocolMechanism(ExactMechanismBase):
     epsilon: float
     n: int
     options: dict[str, Any] = field(default_factory=dict)
+
+    adjacency = Adjacency.REPLACE_ONE  # data sets of exactly n users
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):

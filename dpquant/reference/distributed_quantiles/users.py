@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.validation import (
     check_data,
     check_int,
@@ -163,11 +163,12 @@ def check_user_value(data: Any, B: int, what: str = "one user value") -> int:
 class UserValueRandomizer(ExactMechanismBase):
     """The base of this package's local randomizers (the local model of Sec. 2): the input is one
     user's value in {1, ..., :attr:`value_count`} (:func:`check_user_value`, named
-    :attr:`value_name` in errors), any two values are neighbours (``adjacency = "local"``) and the
-    report is bits (``output_range`` (0, 1); a randomizer with another report overrides it).
+    :attr:`value_name` in errors), any two values are neighbours (``adjacency`` is
+    ``Adjacency.LOCAL``) and the report is bits (``output_range`` (0, 1); a randomizer with
+    another report overrides it).
     :attr:`input_values` (the values an auditor probes) are all of them by default."""
 
-    adjacency = "local"
+    adjacency = Adjacency.LOCAL
     value_name: ClassVar[str] = "one user value"
 
     @property

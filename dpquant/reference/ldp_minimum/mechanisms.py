@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import ExactMechanismBase, MechanismBase
+from dpquant.reference.core import Adjacency, ExactMechanismBase, MechanismBase
 from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from dpquant.reference.ldp_minimum.domain_map import UnitMap
 from dpquant.reference.ldp_minimum.exact_law import check_exact_tree, leaf_probabilities_exact
@@ -130,6 +130,8 @@ class LDPMinimum(ExactMechanismBase):
     sampler: str = "binomial"
     clamp: bool = False
     exp_u: Fraction | None = None
+
+    adjacency = Adjacency.REPLACE_ONE  # the users' data set, one user's value replaced
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "levels", check_levels(self.levels))
@@ -236,7 +238,7 @@ class LaplaceReport(ExactMechanismBase):
     noise: str = "grid"
     grid: float = GRID
 
-    adjacency = "local"
+    adjacency = Adjacency.LOCAL
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
@@ -310,6 +312,8 @@ class LaplaceExtreme(MechanismBase):
     clamp: bool = False
     noise: str = "grid"
     grid: float = GRID
+
+    adjacency = Adjacency.REPLACE_ONE  # the users' data set, one user's value replaced
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))

@@ -50,7 +50,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.exact_law import distinct_counts
@@ -154,7 +154,7 @@ class UserTranscript(ExactMechanismBase):
     sampler: str = "binomial"
     _sorted: np.ndarray = field(init=False, repr=False, compare=False, hash=False)
 
-    adjacency = "local"
+    adjacency = Adjacency.LOCAL
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "levels", check_levels(self.levels))

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import ExactMechanismBase, check_adjacency
+from dpquant.reference.core import Adjacency, ExactMechanismBase, check_adjacency
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.primitives.candidate_laws import (
     MAX_EXACT_CANDIDATES,
@@ -162,7 +162,8 @@ def opendp_scores(data: Any, candidates: Any, alpha: float) -> np.ndarray:
 
 
 def check_quantile_fields(mech: Any) -> None:
-    """Validate (and normalise) the fields both candidate mechanisms share.
+    """Validate (and normalise: ``adjacency`` becomes an :class:`Adjacency`) the fields both
+    candidate mechanisms share.
 
     Args:
         mech: A :class:`CandidateQuantile` or :class:`LaplaceNoisyMaxQuantile` being built.
@@ -174,8 +175,10 @@ def check_quantile_fields(mech: Any) -> None:
     object.__setattr__(mech, "candidates", check_candidates(mech.candidates))
     object.__setattr__(mech, "quantile", check_probability(mech.quantile, "quantile"))
     object.__setattr__(mech, "epsilon", check_epsilon(mech.epsilon))
-    if check_adjacency(mech.adjacency) == "local":
+    adjacency = check_adjacency(mech.adjacency)
+    if adjacency == Adjacency.LOCAL:
         raise ValueError("adjacency must be 'add_remove' or 'replace_one' for a quantile")
+    object.__setattr__(mech, "adjacency", adjacency)
 
 
 def _argmax_draws(

@@ -148,6 +148,7 @@ class ExponentialQuantile(ExactMechanismBase):
         object.__setattr__(self, "quantile", check_probability(self.quantile, "quantile"))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "bounds", check_bounds(self.bounds))
+        object.__setattr__(self, "adjacency", check_adjacency(self.adjacency))
         utility_sensitivity(self.quantile, self.adjacency)
         if self.sensitivity is not None:
             object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))

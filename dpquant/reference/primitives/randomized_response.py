@@ -14,7 +14,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.validation import check_data, check_epsilon, check_record, check_rng
@@ -167,7 +167,7 @@ class RandomizedResponse(ExactMechanismBase):
     """
 
     epsilon: float
-    adjacency = "local"
+    adjacency = Adjacency.LOCAL
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))

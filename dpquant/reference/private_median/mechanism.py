@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.distributions import PiecewiseLogLinear
 from dpquant.reference.private_median.extended_density import (
     Piece,
@@ -190,6 +190,8 @@ class PrivateMedian(ExactMechanismBase):
     cap_rule: str = "four_k"
     construction: str = "fast"
     output: str = "grid"
+
+    adjacency = Adjacency.REPLACE_ONE
 
     def __post_init__(self) -> None:
         checked = MedianParameters(1, self.L, self.r, self.R, self.C, self.median_index)

@@ -14,7 +14,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.reference.core import check_adjacency
+from dpquant.reference.core import Adjacency, check_adjacency
 from dpquant.reference.exact.mp import to_mpf
 from dpquant.reference.validation import (
     check_data,
@@ -78,8 +78,9 @@ def check_quantiles(quantiles: Any, name: str = "quantiles") -> np.ndarray:
     return q
 
 
-def check_adjacency_central(adjacency: Any, owner: str | None = None) -> str:
-    """'add_remove' or 'replace_one' (central DP only); the error names ``owner`` if given."""
+def check_adjacency_central(adjacency: Any, owner: str | None = None) -> Adjacency:
+    """'add_remove' or 'replace_one' (central DP only), as an :class:`Adjacency`; the error names
+    ``owner`` if given."""
     adjacency = check_adjacency(adjacency)
     if adjacency not in ("add_remove", "replace_one"):
         where = "" if owner is None else f" for {owner}"
@@ -91,12 +92,12 @@ def check_release_fields(mechanism: Any) -> None:
     """Check and normalise, in place, the fields the quantile-release mechanisms of this package
     share (a frozen dataclass's ``quantiles``, ``epsilon``, ``bounds`` and ``adjacency``):
     quantiles as a tuple of floats (:func:`check_quantiles`), ε > 0, finite bounds (lo, hi) and a
-    central adjacency (:func:`check_adjacency_central`)."""
+    central adjacency (:func:`check_adjacency_central`, stored as the :class:`Adjacency`)."""
     quantiles = check_quantiles(mechanism.quantiles)
     object.__setattr__(mechanism, "quantiles", tuple(quantiles.tolist()))
     object.__setattr__(mechanism, "epsilon", check_epsilon(mechanism.epsilon))
     object.__setattr__(mechanism, "bounds", check_domain(mechanism.bounds, "bounds", finite=True))
-    check_adjacency_central(mechanism.adjacency)
+    object.__setattr__(mechanism, "adjacency", check_adjacency_central(mechanism.adjacency))
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.reference.core import Adjacency
 from dpquant.reference.slice_quantiles.good_set import (
     MAX_RANK,
     check_rule,
@@ -72,7 +73,7 @@ class BudgetSplit:
         return total_epsilon(self.epsilon1, self.epsilon2, self.adjacency)
 
 
-def central_adjacency(adjacency: Any) -> str:
+def central_adjacency(adjacency: Any) -> Adjacency:
     """:func:`~dpquant.reference.slice_quantiles.inputs.check_adjacency_central` for SliceQuantiles."""
     return check_adjacency_central(adjacency, "SliceQuantiles")
 

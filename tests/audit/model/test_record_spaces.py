@@ -24,7 +24,7 @@ from dpquant.audit.model.record_spaces import (
 )
 from dpquant.audit.model.relations import QueryAnswers
 from dpquant.audit.model.wrap import CallableMechanism
-from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.core import Adjacency, PrivacyClaim
 from dpquant.reference.distributions import DiscreteLaw
 
 EPS = 0.5
@@ -493,3 +493,11 @@ def test_a_record_claim_refuses_a_relation_class_and_junk_pairs_before_any_draw(
         with pytest.raises(ValueError, match="pairs"):
             audit_mechanism(mech, pairs=pairs, samples=200)
     assert calls == []
+
+
+@pytest.mark.parametrize("given", ["add_remove", Adjacency.ADD_REMOVE])
+def test_records_and_the_relation_objects_hold_their_relation_as_an_adjacency(given) -> None:
+    records = Records(Box(2), given)
+    assert records.adjacency is Adjacency.ADD_REMOVE
+    assert repr(records).endswith("adjacency='add_remove')")
+    assert QueryAnswers(3).adjacency is Adjacency.QUERY_ANSWERS

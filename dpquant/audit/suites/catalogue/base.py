@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import MechanismBase
+from dpquant.reference.core import Adjacency, MechanismBase
 from dpquant.reference.distributions import FLOAT_SAMPLING_TOLERANCE, PiecewiseLogLinear
 from dpquant.reference.primitives.exponential_mechanism import check_bounds
 from dpquant.reference.validation import check_epsilon, check_probability
@@ -111,6 +111,7 @@ class OneQuantileBug(MechanismBase):
     epsilon: float = 1.0
     bounds: tuple[float, float] = UNIT
 
+    adjacency = Adjacency.REPLACE_ONE
     clamps = True
     allow_empty = True
 

@@ -13,7 +13,7 @@ import mpmath
 import numpy as np
 
 from dpquant.audit.suites.catalogue.base import UNIT, float_draws
-from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.distributions import ProductLaw, max_log_ratio
 from dpquant.reference.exact.mp import workdps
 from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile, check_bounds
@@ -69,6 +69,7 @@ class MultiQuantileFullBudget(ExactMechanismBase):
     quantiles: tuple[float, ...] = (0.25, 0.5, 0.75)
     bounds: tuple[float, float] = UNIT
 
+    adjacency = Adjacency.REPLACE_ONE
     clamps = True
     allow_empty = True
 

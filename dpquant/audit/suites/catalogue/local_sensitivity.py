@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from dpquant.audit.suites.catalogue.base import UNIT
-from dpquant.reference.core import ExactMechanismBase
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from dpquant.reference.primitives.exponential_mechanism import check_bounds
 from dpquant.reference.primitives.laplace import laplace_law
@@ -59,6 +59,8 @@ class MedianLocalSensitivityLaplace(ExactMechanismBase):
 
     epsilon: float = 1.0
     bounds: tuple[float, float] = UNIT
+
+    adjacency = Adjacency.REPLACE_ONE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
