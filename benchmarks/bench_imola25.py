@@ -188,7 +188,7 @@ def main() -> None:
     _row("JointExp, n = 10^4, m = 20", t, "—", "—")
     if not args.skip_jointexp_large:
         _jointexp_large_row()
-    from dpquant.reference.slice_quantiles import cc_error_bound
+    from dpquant.reference.slice_quantiles.cc_tails import cc_error_bound
 
     start = time.perf_counter()
     w = cc_error_bound(0.5, 1e-16, 1000)

@@ -105,7 +105,7 @@ def _tzamos20(mode: str) -> Callable[[], PrivateMedian]:
     """tzamos20 PRIVATEMEDIAN with the constants of ``notes/tzamos20.md``, "Regression fixtures"
     (L = 1/2, r = 1, R = 5, C = 1, so
     Ξ = [−11/2, 11/2], B = 9) at ε = 1, on the float-safe output grid. The printed Algorithm 1
-    (mode="paper") is in the known-bad catalogue (dpquant/audit/suites/catalogue.py)."""
+    (mode="paper") is in the known-bad catalogue (dpquant/audit/suites/catalogue/entries.py)."""
     return lambda: PrivateMedian(Fraction(1, 2), 1, 5, 1, 1, mode=mode)
 
 

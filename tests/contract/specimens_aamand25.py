@@ -1,6 +1,7 @@
 """Contract specimens and fuzz entries of the aamand25 area (see :mod:`harness`):
-``dpquant.reference.distributed_quantiles`` and the argument checks of ``dpquant.studies.aamand25``
-and ``aamand25_data``.
+``dpquant.reference.distributed_quantiles``, its known-bad variants of the auditor's catalogue
+(``dpquant.audit.suites.catalogue.repeated_answers``) and the argument checks of
+``dpquant.studies.aamand25`` and ``aamand25_data``.
 
 Every valid call is tiny (a handful of users, B <= 16, 60-digit mpmath), so the sweep and the
 hypothesis runs of the whole area take seconds. Checks verify what an accepted call returns: a
@@ -26,6 +27,7 @@ import mpmath
 import numpy as np
 from harness import Entry, Specimen, check_law, check_sane
 
+from dpquant.audit.suites.catalogue.repeated_answers import RepeatedThresholdQuery, two_answers_nbs
 from dpquant.reference.distributed_quantiles import (
     amplification,
     bayess,
@@ -146,13 +148,13 @@ SPECIMENS: list[Specimen] = [
     Specimen(
         "ThresholdQuery",
         ThresholdQuery,
-        {"B": 8, "coin": 4, "epsilon": 1.0, "answers": 1},
-        _kinds("B:int coin:int epsilon:real answers:int"),
+        {"B": 8, "coin": 4, "epsilon": 1.0},
+        _kinds("B:int coin:int epsilon:real"),
         3,
     ),
     Specimen(
-        "ThresholdQuery[answers=2]",
-        ThresholdQuery,
+        "RepeatedThresholdQuery[answers=2]",
+        RepeatedThresholdQuery,
         {"B": 8, "coin": 4, "epsilon": 1.0, "answers": 2},
         _kinds("answers:int"),
         [5.0],
@@ -337,7 +339,7 @@ def _protocol_entries() -> list[Entry]:
             coin_in(4),
             aliases=TOO_FEW,
         ),
-        _fn(mechanisms.two_answers_nbs, _run([1, 2, 3], 4), RUN, coin_in(4), aliases=TOO_FEW),
+        _fn(two_answers_nbs, _run([1, 2, 3], 4), RUN, coin_in(4), aliases=TOO_FEW),
         _fn(
             protocol_law,
             {

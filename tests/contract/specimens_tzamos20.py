@@ -21,36 +21,24 @@ from dpquant.reference.private_median import (
     MedianParameters,
     Piece,
     PrivateMedian,
-    cell_levels,
     distance_to_typical_set,
     envelope,
-    envelope_from_levels,
     exact_data,
-    extension_pieces,
-    fixed_envelope,
-    fixed_pieces,
-    fixed_typical_hamming,
     in_fixed_typical_set,
     in_typical_set,
     law_from_pieces,
     left_median,
-    lemma_a_4_normalizer,
-    level_extremes,
-    log_normalizer,
-    nested_level_bounds,
-    output_grid,
     restricted_law,
     restricted_pieces,
-    sample_restricted,
-    snap_to_grid,
-    sweep_envelope,
     typical_hamming,
-    typical_hamming_closed_form,
-    typical_hamming_greedy,
 )
 from dpquant.reference.private_median.extended_density import (
+    cell_levels,
     envelope_brute,
+    envelope_from_levels,
     exact_epsilon,
+    level_extremes,
+    log_normalizer,
     piece_log_mass,
 )
 from dpquant.reference.private_median.fast_envelope import (
@@ -59,23 +47,35 @@ from dpquant.reference.private_median.fast_envelope import (
     fast_envelope,
     make_lattice,
     nested_extremes,
+    nested_level_bounds,
+    sweep_envelope,
+    typical_hamming_closed_form,
 )
 from dpquant.reference.private_median.fixed_typical_set import (
     brute_force_grid,
     fixed_cap,
     fixed_cap_level,
+    fixed_envelope,
     fixed_envelope_brute,
     fixed_lemma_a_4_normalizer,
     fixed_normalizer_is_constant,
+    fixed_pieces,
     fixed_restricted_pieces,
+    fixed_typical_hamming,
     fixed_typical_hamming_brute,
     fixed_window_ranges,
     tight_cap_level,
 )
-from dpquant.reference.private_median.restricted_density import restricted_intervals
+from dpquant.reference.private_median.mechanism import extension_pieces, output_grid, snap_to_grid
+from dpquant.reference.private_median.restricted_density import (
+    lemma_a_4_normalizer,
+    restricted_intervals,
+    sample_restricted,
+)
 from dpquant.reference.private_median.typical_set import (
     anchor_points,
     typical_hamming_brute,
+    typical_hamming_greedy,
     window_counts,
 )
 

@@ -51,7 +51,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpquant.audit.model.neighbours import len_or_none
-from dpquant.audit.model.relation_inputs import check_inside, check_name, describe, listed, real_array
+from dpquant.audit.model.relation_inputs import (
+    check_inside,
+    check_name,
+    describe,
+    listed,
+    real_array,
+)
 from dpquant.reference.core import Adjacency
 from dpquant.reference.validation import check_choice, check_domain, check_int
 

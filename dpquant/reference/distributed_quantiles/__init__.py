@@ -13,103 +13,40 @@ Conventions shared by every module here:
   ``F(m) < τ + α`` and ``F(m + 1) > τ − α`` with ``F(B + 1) = 1`` (the open-interval criterion of
   Sec. 2 and Sec. 5; Sec. 1's closed variant is not used, ``notes/aamand25.md``).
 
-This module re-exports the protocols, the mechanisms and their building blocks. The exact helpers of
-the proof checks (``concentration``, ``lower_bound``, ``potential``, ``weight_tree``) are imported
-from their modules. Several protocols share their module's name (``dp_bayess``, ``shuffle_nbs``,
-``bayes_learn``, ``protocol_law``): here the name is the function; import the module itself with
-``from dpquant.reference.distributed_quantiles.private_bayess import ...``.
+This module re-exports what a user calls (:data:`__all__`, a screenful; ``notes/architecture.md``,
+"Issue 36: narrow paper APIs"): the protocols, the mechanisms the auditor checks, the exact law of
+a protocol, the users' data (their policy, the CDF and the success criterion) and the shuffle
+budget. The building blocks (BayesLearn, the channel of App. E, the amplification rules, the
+frequency oracles) and the exact helpers of the proof checks (``concentration``, ``lower_bound``,
+``potential``, ``weight_tree``) are imported from their modules. Several protocols share their
+module's name (``dp_bayess``, ``shuffle_nbs``, ``protocol_law``): here the name is the function;
+import the module itself with ``from dpquant.reference.distributed_quantiles.private_bayess import
+...``. The deliberately broken variants the auditor must catch (a user answering twice) live with
+the known-bad catalogue, :mod:`dpquant.audit.suites.catalogue.repeated_answers`.
 """
 
-from dpquant.reference.distributed_quantiles.amplification import (
-    LOCAL_EPSILON_RULES,
-    fmt_epsilon,
-    fmt_epsilon_mp,
-    fmt_precondition,
-    local_epsilon_authors,
-    local_epsilon_inverted,
-    local_epsilon_lemma_g5,
-    local_epsilon_paper,
-    notebook_min_users,
-    shuffle_local_epsilon,
-)
-from dpquant.reference.distributed_quantiles.bayes_learning import (
-    Intervals,
-    bayes_learn,
-    bayes_learn_tree,
-    learn_batch,
-    learner_target,
-)
-from dpquant.reference.distributed_quantiles.bayess import bayess_statistical, bayess_theorem_1_1
-from dpquant.reference.distributed_quantiles.channel import (
-    BayesWeights,
-    ChannelDerivation,
-    bayes_weights,
-    capacity,
-    derive_channel,
-    mutual_information,
-    optimal_query_point,
-    rr_domain_alpha,
-    rr_domain_target,
-)
+from dpquant.reference.distributed_quantiles.amplification import shuffle_local_epsilon
 from dpquant.reference.distributed_quantiles.hierarchical import (
     HierarchicalRandomizer,
-    hierarchical_cdf,
     hierarchical_median,
     hierarchical_quantile,
-    level_estimates,
-    tree_depth,
 )
-from dpquant.reference.distributed_quantiles.mechanisms import (
-    ProtocolMechanism,
-    broken_nbs_mechanism,
-    nbs_mechanism,
-    two_answers_nbs,
-)
-from dpquant.reference.distributed_quantiles.naive_nbs import (
-    batch_schedule,
-    debiased_estimate,
-    dp_naive_nbs,
-    rr_tanh,
-    search_rounds,
-)
-from dpquant.reference.distributed_quantiles.padding import pad_users, quantile_via_median
-from dpquant.reference.distributed_quantiles.population import (
-    MAX_POPULATION,
-    SAMPLERS,
-    CountStream,
-    Population,
-)
+from dpquant.reference.distributed_quantiles.mechanisms import ProtocolMechanism
+from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs
+from dpquant.reference.distributed_quantiles.padding import quantile_via_median
+from dpquant.reference.distributed_quantiles.population import Population
 from dpquant.reference.distributed_quantiles.private_bayess import (
     AUTHORS_OPTIONS,
     dp_bayess,
     dp_bayess_runs,
-    reduction_to_gamma,
-    sample_split,
-    select_quantiles,
-    update_parameter,
 )
-from dpquant.reference.distributed_quantiles.protocol_enumeration import (
-    CannotEnumerate,
-    ScriptedGenerator,
-    protocol_law,
-)
+from dpquant.reference.distributed_quantiles.protocol_enumeration import protocol_law
 from dpquant.reference.distributed_quantiles.shuffle_search import shuffle_nbs
-from dpquant.reference.distributed_quantiles.threshold_query import (
-    ThresholdQuery,
-    threshold_bits,
-    threshold_rr,
-)
-from dpquant.reference.distributed_quantiles.unary_encoding import (
-    UnaryEncoding,
-    ue_estimate,
-    ue_probabilities,
-)
+from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery
 from dpquant.reference.distributed_quantiles.users import (
     MAX_B,
-    UserStream,
     check_domain_size,
     check_integers,
-    check_user_value,
     check_users,
     empirical_cdf,
     is_approximate_quantile,
@@ -117,77 +54,28 @@ from dpquant.reference.distributed_quantiles.users import (
 )
 
 __all__ = [
+    # the protocols (Alg. 3, App. I, Thm 1.4, App. D, Lemma B.1) and the authors' options
     "AUTHORS_OPTIONS",
-    "LOCAL_EPSILON_RULES",
-    "MAX_B",
-    "MAX_POPULATION",
-    "SAMPLERS",
-    "BayesWeights",
-    "CannotEnumerate",
-    "ChannelDerivation",
-    "CountStream",
-    "HierarchicalRandomizer",
-    "Intervals",
-    "Population",
-    "ProtocolMechanism",
-    "ScriptedGenerator",
-    "ThresholdQuery",
-    "UnaryEncoding",
-    "UserStream",
-    "batch_schedule",
-    "bayes_learn",
-    "bayes_learn_tree",
-    "bayes_weights",
-    "bayess_statistical",
-    "bayess_theorem_1_1",
-    "broken_nbs_mechanism",
-    "capacity",
-    "check_domain_size",
-    "check_integers",
-    "check_user_value",
-    "check_users",
-    "debiased_estimate",
-    "derive_channel",
     "dp_bayess",
     "dp_bayess_runs",
     "dp_naive_nbs",
-    "empirical_cdf",
-    "fmt_epsilon",
-    "fmt_epsilon_mp",
-    "fmt_precondition",
-    "hierarchical_cdf",
     "hierarchical_median",
     "hierarchical_quantile",
-    "is_approximate_quantile",
-    "learn_batch",
-    "learner_target",
-    "level_estimates",
-    "local_epsilon_authors",
-    "local_epsilon_inverted",
-    "local_epsilon_lemma_g5",
-    "local_epsilon_paper",
-    "mutual_information",
-    "nbs_mechanism",
-    "notebook_min_users",
-    "optimal_query_point",
-    "pad_users",
-    "protocol_law",
-    "quantile_error",
     "quantile_via_median",
-    "reduction_to_gamma",
-    "rr_domain_alpha",
-    "rr_domain_target",
-    "rr_tanh",
-    "sample_split",
-    "search_rounds",
-    "select_quantiles",
-    "shuffle_local_epsilon",
     "shuffle_nbs",
-    "threshold_bits",
-    "threshold_rr",
-    "tree_depth",
-    "two_answers_nbs",
-    "ue_estimate",
-    "ue_probabilities",
-    "update_parameter",
+    "shuffle_local_epsilon",
+    # the mechanisms the auditor checks, and a protocol's exact law
+    "HierarchicalRandomizer",
+    "ProtocolMechanism",
+    "ThresholdQuery",
+    "protocol_law",
+    # the users: the data policy, users as counts, the CDF and the success criterion of Sec. 2
+    "MAX_B",
+    "Population",
+    "check_domain_size",
+    "check_integers",
+    "check_users",
+    "empirical_cdf",
+    "is_approximate_quantile",
+    "quantile_error",
 ]

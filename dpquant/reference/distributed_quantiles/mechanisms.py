@@ -6,9 +6,11 @@
   law of :mod:`dpquant.reference.distributed_quantiles.protocol_enumeration` when ``n`` is tiny.
 * its local randomizer, :meth:`ProtocolMechanism.local_randomizer`, is a
   :class:`ThresholdQuery` (claim ε, adjacency ``local``, exact 2×2 channel).
-* :func:`two_answers_nbs` — the deliberately broken variant the auditor must catch: DpNaiveNBS in
-  which the first user also answers the second batch's query at full ε (two ε-RR bits from one
-  user, true loss up to 2ε, claimed ε).
+* :func:`nbs_mechanism` — DpNaiveNBS as such a mechanism.
+
+The deliberately broken variant the auditor must catch (DpNaiveNBS in which the first user also
+answers the second batch's query at full ε) lives with the known-bad catalogue:
+:mod:`dpquant.audit.suites.catalogue.repeated_answers`.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from dpquant.reference.core import Adjacency, ExactMechanismBase, PerDrawMechanism
-from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs, rr_tanh
+from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs
 from dpquant.reference.distributed_quantiles.protocol_enumeration import protocol_law
-from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery, threshold_rr
-from dpquant.reference.distributed_quantiles.users import UserStream, check_domain_size, check_users
+from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery
+from dpquant.reference.distributed_quantiles.users import check_domain_size, check_users
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.validation import check_epsilon, check_int, check_rng
 
@@ -147,38 +149,18 @@ class ProtocolMechanism(PerDrawMechanism, ExactMechanismBase):
         return ThresholdQuery(self.B, self.B // 2 if coin is None else coin, self.epsilon)
 
 
-def two_answers_nbs(users: Any, B: int, epsilon: float, rng: np.random.Generator) -> int:
-    """BROKEN on purpose: DpNaiveNBS where user 1 answers the first two batches' queries.
-
-    Batches of one user each over the coins 1..B; the first user's value is asked at the first
-    midpoint and again at the second, each time with a fresh ε-RR bit — a user answering two
-    queries at full ε. Used only to show that the auditor catches it.
-    """
-    B = check_domain_size(B)
-    x = check_users(users, B)
-    epsilon = check_epsilon(epsilon)
-    t = rr_tanh(epsilon)
-    stream = UserStream(x, check_rng(rng))
-    rounds = (B - 1).bit_length()  # ceil(lg B)
-    first = stream.take(1, "the broken search")
-    lo, hi = 0, B - 1
-    for r in range(rounds):
-        if lo > hi:
-            break
-        idx = (lo + hi) // 2
-        who = first if r < 2 else stream.take(1, "the broken search")
-        y = threshold_rr(who, idx + 1, epsilon, rng).mean()
-        p_hat = 0.5 + (2.0 * y - 1.0) / (2.0 * t)  # Eq. (8), as in debiased_estimate
-        if p_hat > 0.5:
-            hi = idx - 1
-        else:
-            lo = idx + 1
-    return (lo + hi) // 2 + 1 if lo + hi >= 0 else 1
-
-
 def nbs_mechanism(B: int, epsilon: float, n: int) -> ProtocolMechanism:
+    """DpNaiveNBS (App. I, Thm G.3) on ``n`` users over [B] as a :class:`ProtocolMechanism`.
+
+    Args:
+        B: The domain size, an integer in [2, MAX_B].
+        epsilon: The local budget ε > 0 of each user's one RR bit.
+        n: The number of users, an integer in [1, :data:`MAX_USERS`].
+
+    Returns:
+        The mechanism (claim ε, ``replace_one``).
+
+    Raises:
+        ValueError: ``B``, ``epsilon`` or ``n`` out of range (named).
+    """
     return ProtocolMechanism("DpNaiveNBS", dp_naive_nbs, B, epsilon, n)
-
-
-def broken_nbs_mechanism(B: int, epsilon: float, n: int) -> ProtocolMechanism:
-    return ProtocolMechanism("DpNaiveNBS[user answers twice]", two_answers_nbs, B, epsilon, n)

@@ -53,7 +53,7 @@ MAX_SELECTED = 10**6
 """The most quantiles the "numpy" selection evaluates (⌊1/γ⌋ of them)."""
 
 
-def check_selection(selection: Any) -> str:
+def _check_selection(selection: Any) -> str:
     return check_choice(selection, "selection", SELECTIONS)
 
 
@@ -95,7 +95,7 @@ def select_quantiles(L: np.ndarray, gamma: float, selection: str = "paper") -> n
     "paper": with s = ⌈γ|L|⌉, the entries at 1-based positions s, 2s, …, ⌊|L|/s⌋·s of sorted(L);
     "numpy": round(np.quantile(L, γ·i)) for i = 1..⌊1/γ⌋ (linear interpolation; Python's round).
     """
-    selection = check_selection(selection)
+    selection = _check_selection(selection)
     L = check_integers(L, "L", minimum=1, maximum=MAX_B)
     gamma = check_positive(gamma, "gamma")
     if not gamma <= 1:
@@ -128,7 +128,7 @@ def reduction_to_gamma(
     selection: str = "paper",
 ) -> Intervals:
     """ReductionToGamma (Alg. 3): a DP BayesLearn on ``users``, then the γ-quantiles of L."""
-    check_selection(selection)
+    _check_selection(selection)
     check_positive(gamma, "gamma")
     if isinstance(users, list | tuple | np.ndarray) and len(users) == 0:
         raise ValueError("users must be non-empty (BayesLearn needs at least one step)")
@@ -202,7 +202,7 @@ def dp_bayess_runs(
     epsilon = check_epsilon(epsilon)
     rr_tanh(epsilon)  # the final search debiases with tanh(ε/2)
     c = check_positive(c, "c")
-    rounding, selection = check_rounding(rounding), check_selection(selection)
+    rounding, selection = check_rounding(rounding), _check_selection(selection)
     faithful_search = check_flag(faithful_search, "faithful_search")
     if not isinstance(rngs, list | tuple) or not rngs:
         raise ValueError("rngs must be a non-empty list of numpy Generators (one per run)")

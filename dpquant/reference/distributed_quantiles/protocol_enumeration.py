@@ -39,7 +39,7 @@ MAX_PERMUTED = 20
 _FLIP = float(np.nextafter(1.0, 0.0))
 
 
-class CannotEnumerate(NotImplementedError):
+class _CannotEnumerate(NotImplementedError):
     """A draw :class:`ScriptedGenerator` cannot enumerate (another distribution, or too many
     outcomes); :func:`protocol_law` turns it into a ``ValueError`` naming ``run``."""
 
@@ -72,7 +72,7 @@ class ScriptedGenerator(np.random.Generator):
 
     def hypergeometric(self, ngood: Any, nbad: Any, nsample: Any, size: Any = None) -> Any:
         if size is not None:
-            raise CannotEnumerate("ScriptedGenerator draws one hypergeometric at a time")
+            raise _CannotEnumerate("ScriptedGenerator draws one hypergeometric at a time")
         good, bad, k = (_count(v) for v in (ngood, nbad, nsample))
         if k > good + bad:
             raise ValueError("ngood + nbad < nsample")
@@ -86,7 +86,7 @@ class ScriptedGenerator(np.random.Generator):
         self, colors: Any, nsample: Any, size: Any = None, method: str = "marginals"
     ) -> np.ndarray:
         if size is not None:
-            raise CannotEnumerate("ScriptedGenerator draws one sample at a time")
+            raise _CannotEnumerate("ScriptedGenerator draws one sample at a time")
         cols, k = [_count(c) for c in colors], _count(nsample)
         if k > sum(cols):
             raise ValueError("nsample > sum(colors)")
@@ -102,11 +102,11 @@ class ScriptedGenerator(np.random.Generator):
 
     def binomial(self, n: Any, p: Any, size: Any = None) -> Any:
         if size is not None:
-            raise CannotEnumerate("ScriptedGenerator draws one binomial at a time")
+            raise _CannotEnumerate("ScriptedGenerator draws one binomial at a time")
         trials = _count(n)
         _check_outcomes(trials + 1, "binomial")
         if float(p) not in self.exact_p:
-            raise CannotEnumerate(f"a binomial with p = {p!r} (no exact value given)")
+            raise _CannotEnumerate(f"a binomial with p = {p!r} (no exact value given)")
         q = self.exact_p[float(p)]
         masses = [
             mpmath.binomial(trials, k) * q**k * (1 - q) ** (trials - k) for k in range(trials + 1)
@@ -115,10 +115,10 @@ class ScriptedGenerator(np.random.Generator):
 
     def permutation(self, x: Any, axis: int = 0) -> np.ndarray:
         if isinstance(x, bool | np.bool_) or not isinstance(x, int | np.integer):
-            raise CannotEnumerate("ScriptedGenerator permutes index ranges only")
+            raise _CannotEnumerate("ScriptedGenerator permutes index ranges only")
         n = int(x)
         if not 0 <= n <= MAX_PERMUTED:
-            raise CannotEnumerate(
+            raise _CannotEnumerate(
                 f"ScriptedGenerator enumerates permutations of at most {MAX_PERMUTED} items, "
                 f"got {n}"
             )
@@ -129,14 +129,14 @@ class ScriptedGenerator(np.random.Generator):
         shape = () if size is None else size
         count = int(np.prod(shape))
         if count > MAX_PATHS:
-            raise CannotEnumerate(f"ScriptedGenerator enumerates at most {MAX_PATHS} uniforms")
+            raise _CannotEnumerate(f"ScriptedGenerator enumerates at most {MAX_PATHS} uniforms")
         vals = [0.0 if self._choose(2, "rr") == 0 else _FLIP for _ in range(count)]
         arr = np.array(vals, dtype=float).reshape(shape)
         return float(arr) if size is None else arr
 
     def __getattribute__(self, name: str) -> Any:
         if name in _FORBIDDEN:
-            raise CannotEnumerate(f"ScriptedGenerator cannot enumerate rng.{name}")
+            raise _CannotEnumerate(f"ScriptedGenerator cannot enumerate rng.{name}")
         return super().__getattribute__(name)
 
 
@@ -152,12 +152,12 @@ and ``spawn`` included: both give randomness the enumeration cannot follow)."""
 
 def _check_outcomes(count: int, kind: str) -> None:
     if count > MAX_PATHS:
-        raise CannotEnumerate(f"a {kind} draw with more than {MAX_PATHS} outcomes")
+        raise _CannotEnumerate(f"a {kind} draw with more than {MAX_PATHS} outcomes")
 
 
 def _count(value: Any) -> int:
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        raise CannotEnumerate(f"ScriptedGenerator counts must be integers, got {value!r:.40}")
+        raise _CannotEnumerate(f"ScriptedGenerator counts must be integers, got {value!r:.40}")
     if value < 0:
         raise ValueError(f"counts must be >= 0, got {value}")
     return int(value)
@@ -194,7 +194,7 @@ def protocol_law(
     ``run`` is the protocol with its data and parameters bound; its RR reports (and the ``p`` of
     its binomial counts of kept answers) must all use the same ``epsilon``. An exception raised on a path becomes the atom ``raised:<Type>``, as the
     auditor treats it. Raises ``ValueError`` past ``max_paths`` (<= :data:`MAX_PATHS`) paths, and
-    when ``run`` draws randomness the enumeration cannot follow (:class:`CannotEnumerate`).
+    when ``run`` draws randomness the enumeration cannot follow (:class:`_CannotEnumerate`).
     """
     if not callable(run):
         raise ValueError(f"run must be callable as run(rng), got {type(run).__name__}")
@@ -225,7 +225,7 @@ def protocol_law(
                     out = float(out)
                 elif not isinstance(out, str):
                     out = f"returned:{type(out).__name__}"
-            except CannotEnumerate as exc:
+            except _CannotEnumerate as exc:
                 raise ValueError(f"run cannot be enumerated: {exc}") from None
             except Exception as exc:  # noqa: BLE001 -- a crash is an output
                 out = f"raised:{type(exc).__name__}"

@@ -19,12 +19,9 @@ from dpquant.reference.distributed_quantiles.users import (
     check_domain_size,
     check_users,
 )
-from dpquant.reference.distributions import DiscreteLaw, ProductLaw
+from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.primitives.randomized_response import keep_probability, rr_law
 from dpquant.reference.validation import check_epsilon, check_int, check_rng
-
-MAX_ANSWERS = 64
-"""The most coins one (deliberately broken) :class:`ThresholdQuery` user may answer."""
 
 CELL_BUDGET = 10**7
 """The most report bits one ``sample`` call of a local randomizer here draws (~200 MB)."""
@@ -58,16 +55,13 @@ class ThresholdQuery(UserValueRandomizer):
     """One user's report to the query "is your value <= coin?" as a local-DP :class:`Mechanism`.
 
     ``data`` is the user's value in {1, ..., B}; ``exact(data)`` is the law of the report on {0, 1}.
-    ``answers`` > 1 (at most :data:`MAX_ANSWERS`) gives the deliberately broken variant of the
-    auditor tests: the same user answers ``answers`` coins (``coin``, ``coin + 1``, ...) each at
-    full ε, a vector output whose true loss is ``answers``·ε between values on opposite sides of
-    all of them.
+    (A user answering several coins at full ε, the broken variant the auditor must catch, is
+    :class:`dpquant.audit.suites.catalogue.repeated_answers.RepeatedThresholdQuery`.)
     """
 
     B: int
     coin: int
     epsilon: float
-    answers: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "B", check_domain_size(self.B))
@@ -76,30 +70,20 @@ class ThresholdQuery(UserValueRandomizer):
             raise ValueError(f"coin must lie in [1, B] = [1, {self.B}], got {coin}")
         object.__setattr__(self, "coin", coin)
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(
-            self, "answers", check_int(self.answers, "answers", minimum=1, maximum=MAX_ANSWERS)
-        )
 
     @property
     def input_values(self) -> tuple[float, ...]:
         """Every user value when B is small, else the values around the coin and the ends."""
         if self.B <= 16:
             return super().input_values
-        around = {1, self.B, self.coin, self.coin + 1, self.coin + self.answers}
+        around = {1, self.B, self.coin, self.coin + 1}
         return tuple(float(v) for v in sorted(v for v in around if 1 <= v <= self.B))
 
     def draw_limit(self, data: int) -> int:
-        return CELL_BUDGET // self.answers
+        return CELL_BUDGET
 
     def _draw(self, data: int, size: int, rng: np.random.Generator) -> np.ndarray:
-        users = np.full(size, data, dtype=np.int64)
-        if self.answers == 1:
-            return threshold_rr(users, self.coin, self.epsilon, rng)
-        cols = [threshold_rr(users, self.coin + a, self.epsilon, rng) for a in range(self.answers)]
-        return np.stack(cols, axis=1)
+        return threshold_rr(np.full(size, data, dtype=np.int64), self.coin, self.epsilon, rng)
 
-    def _law(self, data: int) -> DiscreteLaw | ProductLaw:
-        laws = [rr_law(int(data <= self.coin + a), self.epsilon) for a in range(self.answers)]
-        if self.answers == 1:
-            return laws[0]
-        return ProductLaw(tuple(laws))
+    def _law(self, data: int) -> DiscreteLaw:
+        return rr_law(int(data <= self.coin), self.epsilon)

@@ -25,7 +25,7 @@ Form: TypeAlias = tuple[mpmath.mpf, Number, mpmath.mpf]
 _MAX_CELL_DPS = DPS + 800
 
 
-def merged_points(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> list[Number]:
+def _merged_points(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> list[Number]:
     """The sorted union of the exact breakpoints of ``p`` and ``q``; refused (``ValueError``
     naming p and q) beyond :data:`~dpquant.reference.distributions.MAX_MERGED_CELLS` merged cells."""
     if len(p) + len(q) > MAX_MERGED_CELLS:
@@ -38,7 +38,7 @@ def merged_points(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> list[Number]:
 
 def merged_cells(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> list[tuple[Number, Number]]:
     """The merged cells (left, right) of ``p`` and ``q``, in increasing order."""
-    points = merged_points(p, q)
+    points = _merged_points(p, q)
     return [(points[k], points[k + 1]) for k in range(len(points) - 1)]
 
 
@@ -107,10 +107,10 @@ class MergedCell:
 
 def walk_merged_cells(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> Iterator[MergedCell]:
     """The merged cells of two piecewise laws, in increasing order, each with both laws' forms."""
-    points = merged_points(p, q)
+    points = _merged_points(p, q)
     wp, wq = _Walker(p), _Walker(q)
     for left, right in zip(points[:-1], points[1:], strict=False):
         yield MergedCell(left, right, wp.form(left, right), wq.form(left, right))
 
 
-__all__ = ["Form", "MergedCell", "merged_cells", "merged_points", "walk_merged_cells"]
+__all__ = ["Form", "MergedCell", "merged_cells", "walk_merged_cells"]

@@ -326,7 +326,7 @@ def _binomial_pmf_exact(trials: int, p: Exact) -> list[Exact]:
         ]
 
 
-def exact_work(n: int, distinct_counts: int, exp_u: Fraction | None, terms: int = 0) -> int:
+def _exact_work(n: int, distinct_counts: int, exp_u: Fraction | None, terms: int = 0) -> int:
     """The cost, in the units of :data:`MAX_EXACT_WORK`, of exact laws for N = ``n`` users at
     ``distinct_counts`` counts k with ``terms`` products each (N + 1 by default, the two
     binomial laws): each product costs N·b bit-operations with rational e^u (b the bits of its
@@ -341,9 +341,9 @@ def exact_work(n: int, distinct_counts: int, exp_u: Fraction | None, terms: int 
 def check_exact_work(
     n: int, distinct_counts: int, exp_u: Fraction | None, what: str, terms: int = 0
 ) -> None:
-    """ValueError naming ``what`` (the inputs) when :func:`exact_work` exceeds
+    """ValueError naming ``what`` (the inputs) when :func:`_exact_work` exceeds
     :data:`MAX_EXACT_WORK` (the exact law would take more than about 10 s)."""
-    work = exact_work(n, distinct_counts, exp_u, terms)
+    work = _exact_work(n, distinct_counts, exp_u, terms)
     if work > MAX_EXACT_WORK:
         raise ValueError(
             f"{what}: the exact law is too large to compute here (N = {n}, {distinct_counts} "
@@ -457,7 +457,6 @@ __all__ = [
     "check_exp_u",
     "check_round_budget",
     "check_rule",
-    "exact_work",
     "epsilon_of_exp_u",
     "left_probability",
     "left_probability_exact",

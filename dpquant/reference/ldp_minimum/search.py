@@ -247,7 +247,7 @@ def sample_per_user(data: Any, rule: RoundRule, size: int, rng: np.random.Genera
     x = sorted_unit_data(data)
     check_rule(rule, x.size)
     size, rng = check_size(size), check_rng(rng)
-    check_per_user_cells(size, x.size, rule.levels)
+    _check_per_user_cells(size, x.size, rule.levels)
     out = np.empty(size)
     chunk = max(1, CHUNK_CELLS // x.size)
     for start in range(0, size, chunk):
@@ -268,7 +268,7 @@ def per_user_draw_limit(n: int, levels: int) -> int:
     return max(1, PER_USER_CELLS // max(1, n * levels))
 
 
-def check_per_user_cells(size: int, n: int, levels: int) -> None:
+def _check_per_user_cells(size: int, n: int, levels: int) -> None:
     """ValueError naming ``size`` when size·N·L exceeds :data:`PER_USER_CELLS`."""
     limit = per_user_draw_limit(n, levels)
     if size > limit:
@@ -415,7 +415,6 @@ __all__ = [
     "Transcript",
     "UnitData",
     "algorithm_1",
-    "check_per_user_cells",
     "check_round_fields",
     "check_target",
     "check_unit_data",

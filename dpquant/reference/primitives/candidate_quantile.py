@@ -161,7 +161,7 @@ def opendp_scores(data: Any, candidates: Any, alpha: float) -> np.ndarray:
     return np.abs((d - a) * lt - a * gt)
 
 
-def check_quantile_fields(mech: Any) -> None:
+def _check_quantile_fields(mech: Any) -> None:
     """Validate (and normalise: ``adjacency`` becomes an :class:`Adjacency`) the fields both
     candidate mechanisms share.
 
@@ -251,7 +251,7 @@ class CandidateQuantile(_CandidateBase):
     adjacency: str = "add_remove"
 
     def __post_init__(self) -> None:
-        check_quantile_fields(self)
+        _check_quantile_fields(self)
         check_choice(self.selection, "selection", SELECTIONS)
 
     @property
@@ -348,7 +348,7 @@ class LaplaceNoisyMaxQuantile(_CandidateBase):
     claim_rule: str = "correct"
 
     def __post_init__(self) -> None:
-        check_quantile_fields(self)
+        _check_quantile_fields(self)
         object.__setattr__(
             self,
             "sensitivity",
@@ -430,7 +430,6 @@ __all__ = [
     "LaplaceNoisyMaxQuantile",
     "below_equal_above",
     "check_candidates",
-    "check_quantile_fields",
     "exponential_log_probabilities",
     "laplace_noisy_max_log_probabilities",
     "opendp_alpha",

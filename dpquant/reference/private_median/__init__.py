@@ -29,98 +29,57 @@ Conventions: everything combinatorial is exact (data and constants are Fractions
 read as their exact binary values); n is public and the distance is the positional Hamming
 distance; the left median is x_(ℓ) with ℓ = ⌈n/2⌉ (``median_index="ceil"``; the printed Def. A.2's
 ⌊n/2⌋ is ``"floor"``, erratum E2).
+
+The package exports what a user calls (:data:`__all__`, ``notes/architecture.md``, "Issue 36:
+narrow paper APIs"): the mechanism and its parameters, the typical set and TYPICALHAMMING, the
+extension's and the restricted algorithm's exact log-densities and laws, and the rates of
+Theorem 3.6; the brute-force oracles, the fast construction's pieces and H_fix's internals are
+imported from their modules.
 """
 
-from dpquant.reference.private_median.extended_density import (
-    Piece,
-    cell_levels,
-    envelope,
-    envelope_from_levels,
-    law_from_pieces,
-    level_extremes,
-    log_normalizer,
-    normalizer_sympy,
-    tent_slope,
-)
-from dpquant.reference.private_median.fast_envelope import (
-    nested_level_bounds,
-    sweep_envelope,
-    typical_hamming_closed_form,
-)
-from dpquant.reference.private_median.fixed_typical_set import (
-    fixed_envelope,
-    fixed_pieces,
-    fixed_typical_hamming,
-    in_fixed_typical_set,
-)
-from dpquant.reference.private_median.mechanism import (
-    PrivateMedian,
-    extension_pieces,
-    output_grid,
-    snap_to_grid,
-)
+from dpquant.reference.private_median.extended_density import Piece, envelope, law_from_pieces
+from dpquant.reference.private_median.fixed_typical_set import in_fixed_typical_set
+from dpquant.reference.private_median.mechanism import PrivateMedian
 from dpquant.reference.private_median.parameters import MedianParameters
 from dpquant.reference.private_median.rates import (
     MedianLaw,
     dominant_term,
     empirical_median_miss,
-    miss_from_pieces,
     private_miss,
     rate_terms,
     theorem_3_6_bound,
 )
-from dpquant.reference.private_median.restricted_density import (
-    lemma_a_4_normalizer,
-    restricted_law,
-    restricted_pieces,
-    sample_restricted,
-)
+from dpquant.reference.private_median.restricted_density import restricted_law, restricted_pieces
 from dpquant.reference.private_median.typical_set import (
     distance_to_typical_set,
     exact_data,
     in_typical_set,
     left_median,
     typical_hamming,
-    typical_hamming_greedy,
 )
 
 __all__ = [
-    "MedianLaw",
+    # the mechanism (Algorithm 1 / 7) and its constants
     "MedianParameters",
-    "Piece",
     "PrivateMedian",
-    "cell_levels",
+    # the data: exact values, the left median, the typical sets and TYPICALHAMMING (Lemma E.2)
     "distance_to_typical_set",
-    "dominant_term",
-    "empirical_median_miss",
-    "envelope",
-    "envelope_from_levels",
     "exact_data",
-    "extension_pieces",
-    "fixed_envelope",
-    "fixed_pieces",
-    "fixed_typical_hamming",
     "in_fixed_typical_set",
     "in_typical_set",
-    "law_from_pieces",
     "left_median",
-    "lemma_a_4_normalizer",
-    "level_extremes",
-    "log_normalizer",
-    "miss_from_pieces",
-    "nested_level_bounds",
-    "normalizer_sympy",
-    "output_grid",
-    "private_miss",
-    "rate_terms",
+    "typical_hamming",
+    # the exact log-densities and laws: the extension Ψ_X (A.6) and the restricted Â (A.2)
+    "Piece",
+    "envelope",
+    "law_from_pieces",
     "restricted_law",
     "restricted_pieces",
-    "sample_restricted",
-    "snap_to_grid",
-    "sweep_envelope",
-    "tent_slope",
+    # the rates of Theorem 3.6 and the exact miss probabilities
+    "MedianLaw",
+    "dominant_term",
+    "empirical_median_miss",
+    "private_miss",
+    "rate_terms",
     "theorem_3_6_bound",
-    "typical_hamming",
-    "typical_hamming_closed_form",
-    "typical_hamming_greedy",
 ]

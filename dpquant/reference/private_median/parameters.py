@@ -15,7 +15,7 @@ MAX_N = 10**7
 """The largest public n (a data set of n exact rationals)."""
 
 
-def exact_positive(x: Any, name: str) -> Fraction:
+def _exact_positive(x: Any, name: str) -> Fraction:
     """A rational > 0 (int, Fraction or finite float read exactly)."""
     return check_fraction(x, name, positive=True)
 
@@ -51,7 +51,7 @@ class MedianParameters:
             raise ValueError(f"n must be an integer in [1, {MAX_N}], got {got}")
         object.__setattr__(self, "n", n)
         for name in ("L", "r", "R", "C"):
-            object.__setattr__(self, name, exact_positive(getattr(self, name), name))
+            object.__setattr__(self, name, _exact_positive(getattr(self, name), name))
         if self.L * self.r > Fraction(1, 2):
             raise ValueError(
                 f"L·r must be at most 1/2 (a density >= L on an interval of width 2r), got "
@@ -119,6 +119,5 @@ __all__ = [
     "MedianParameters",
     "check_params",
     "check_work",
-    "exact_positive",
     "in_xi_range",
 ]

@@ -91,7 +91,7 @@ def left_median(sorted_data: Any, params: MedianParameters) -> Fraction:
     return left_median_presorted(exact_data(sorted_data, params.n, "sorted_data"), params)
 
 
-def check_anchors(params: MedianParameters, what: str = "data, params") -> None:
+def _check_anchors(params: MedianParameters, what: str = "data, params") -> None:
     """ValueError when the n·(2K + 1) anchors exceed :data:`MAX_ANCHORS`."""
     check_work(params.n * (2 * params.windows + 1), MAX_ANCHORS, what, params)
 
@@ -99,7 +99,7 @@ def check_anchors(params: MedianParameters, what: str = "data, params") -> None:
 def check_direct(params: MedianParameters, what: str = "data, params") -> None:
     """ValueError when a direct construction (one TH per anchor cell) exceeds
     :data:`MAX_DIRECT_WORK`."""
-    check_anchors(params, what)
+    _check_anchors(params, what)
     check_work(params.n**2 * (params.windows + 1), MAX_DIRECT_WORK, what, params)
 
 
@@ -247,7 +247,7 @@ def anchor_points(data: Any, params: MedianParameters) -> list[Fraction]:
     At most :data:`MAX_ANCHORS` anchors."""
     params = check_params(params)
     x = exact_data(data, params.n)
-    check_anchors(params)
+    _check_anchors(params)
     lo, hi = params.xi_range
     anchors = {lo, hi}
     for v in x:
@@ -279,7 +279,6 @@ __all__ = [
     "MAX_BRUTE_N",
     "MAX_DIRECT_WORK",
     "MAX_GREEDY_N",
-    "check_anchors",
     "check_direct",
     "anchor_points",
     "distance_to_typical_set",

@@ -12,22 +12,23 @@ Conventions used by every module of this package:
 * the rank error of outputs z is max_i |rank_X(z_i) − r_i| (Err_X(Q, Z), Sec. 2);
 * adjacency "add_remove" or "replace_one" (the paper's "substitute").
 
-The names below are the package's public API; the modules hold the rest (see notes/imola25.md,
-"Modules").
+The names below are the package's public API, a screenful (``notes/architecture.md``, "Issue 36:
+narrow paper APIs"): the mechanisms and their release functions, the exact laws, and the
+parameter choices of Sec. 4 that ``plan_slice_quantiles`` makes; the modules hold the rest (the
+good set, the rank maps, the slices' EM, the zCDP conversions, the CC tails: see
+notes/imola25.md, "Modules").
 """
 
 from dpquant.reference.slice_quantiles.aq_mechanism import (
     ApproximateQuantilesMechanism,
     approximate_quantiles,
 )
-from dpquant.reference.slice_quantiles.cc_tails import cc_error_bound, cc_max_error_tail
 from dpquant.reference.slice_quantiles.exact_law import (
     failure_probability,
     output_law,
     privacy_profile,
     theorem_4_2_delta,
 )
-from dpquant.reference.slice_quantiles.good_set import good_set_members, in_good_set, slices
 from dpquant.reference.slice_quantiles.inputs import SortedData, check_int_array, sorted_data
 from dpquant.reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism, joint_exp
 from dpquant.reference.slice_quantiles.mechanism import SliceQuantiles, with_options
@@ -40,51 +41,40 @@ from dpquant.reference.slice_quantiles.parameters import (
     required_spacing,
     target_ranks,
 )
-from dpquant.reference.slice_quantiles.rank_maps import add_map, remove_map
-from dpquant.reference.slice_quantiles.single_quantile import sample_slices_em, slice_em_log_density
 from dpquant.reference.slice_quantiles.slice_release import (
     SliceQuantilesPlan,
     cc_error,
     plan_slice_quantiles,
     slice_quantiles,
 )
-from dpquant.reference.slice_quantiles.zcdp import em_zcdp_rho, epsilon_from_rho, rho_from_epsilon
 
 __all__ = [
+    # SliceQuantiles (Algorithm 1) and the baselines, as mechanisms and as release functions
     "ApproximateQuantilesMechanism",
-    "BudgetSplit",
     "JointExpMechanism",
     "SliceQuantiles",
-    "SortedData",
     "SliceQuantilesPlan",
-    "add_map",
     "approximate_quantiles",
+    "joint_exp",
+    "plan_slice_quantiles",
+    "slice_quantiles",
+    "with_options",
+    # data prepared once, and the integer-array policy of ranks
+    "SortedData",
+    "check_int_array",
+    "sorted_data",
+    # the exact laws (Thm 4.2)
+    "failure_probability",
+    "output_law",
+    "privacy_profile",
+    "theorem_4_2_delta",
+    # the parameter choices of Sec. 4 (what plan_slice_quantiles chooses)
+    "BudgetSplit",
     "budget_split",
     "cc_error",
-    "cc_error_bound",
-    "cc_max_error_tail",
     "check_feasible",
-    "check_int_array",
     "delta_multiplier",
-    "em_zcdp_rho",
-    "epsilon_from_rho",
-    "failure_probability",
-    "good_set_members",
     "half_width",
-    "in_good_set",
-    "joint_exp",
-    "output_law",
-    "plan_slice_quantiles",
-    "privacy_profile",
-    "remove_map",
     "required_spacing",
-    "rho_from_epsilon",
-    "sample_slices_em",
-    "sorted_data",
-    "slice_em_log_density",
-    "slice_quantiles",
-    "slices",
     "target_ranks",
-    "theorem_4_2_delta",
-    "with_options",
 ]

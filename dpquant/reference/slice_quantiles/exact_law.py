@@ -140,7 +140,7 @@ def theorem_4_2_delta(mech: SliceQuantiles, n: int) -> mpmath.mpf:
         )
 
 
-def exact_cost(mech: SliceQuantiles, n: int, cells: int) -> int:
+def _exact_cost(mech: SliceQuantiles, n: int, cells: int) -> int:
     """The mpmath operations :func:`output_law` needs (see :data:`EXACT_COST_LIMIT`)."""
     mech = _check_mech(mech)
     n = check_int(n, "n", minimum=0, maximum=MAX_RANK)
@@ -169,7 +169,7 @@ def sorted_data_law(mech: SliceQuantiles, x: Any) -> GridLaw:
     a, b = mech.bounds
     axis = sorted({a, b, *(float(v) for v in x)})
     cells = len(axis) - 1
-    cost = exact_cost(mech, n, cells)
+    cost = _exact_cost(mech, n, cells)
     good = good_set_size(mech.m, n, h, mech.good_rule)
     if good > MAX_GOOD or good * mech.m > 10 * MAX_GOOD:
         raise ValueError(

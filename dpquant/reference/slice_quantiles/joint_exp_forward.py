@@ -279,7 +279,7 @@ class JointExpForward:
         return float(-self.scale * self.targets[lo - 1 : hi].sum())
 
 
-def choose_method(method: str, positive_intervals: int, m: int) -> str:
+def _choose_method(method: str, positive_intervals: int, m: int) -> str:
     """'exact' or 'rejection' (``auto``: exact when P·m(m−1)/2 <= :data:`EXACT_BUDGET`)."""
     method = check_choice(method, "method", METHODS)
     positive_intervals = check_int(positive_intervals, "positive_intervals", minimum=0)
@@ -354,7 +354,7 @@ def _forward(
         log_len = np.log(np.diff(breaks))
     t = _target_gaps(quantiles, n)
     pos = np.flatnonzero(np.isfinite(log_len))
-    method = choose_method(method, pos.size, m)
+    method = _choose_method(method, pos.size, m)
     if method == "exact" and pos.size * m * (m - 1) // 2 > 10 * EXACT_BUDGET:
         raise ValueError(
             f"method='exact' needs P·m(m − 1)/2 <= {10 * EXACT_BUDGET} block-sum cells, got "

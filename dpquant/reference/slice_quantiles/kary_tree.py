@@ -90,7 +90,7 @@ def authors_height(m: int, k: int) -> int:
     return math.ceil(math.log(m, k))
 
 
-def authors_max_terms(m: int, k: int) -> int:
+def _authors_max_terms(m: int, k: int) -> int:
     """The repo's count of noise terms per prefix: 2 + Σ_{level=1..H} (min(k, ⌈m/k^{H−level}⌉) − 1)."""
     m, k = _check_mk(m, k)
     h = authors_height(m, k)
@@ -193,7 +193,7 @@ def authors_chernoff_bound(
             f"epsilon must keep the node ratio e^(-2·epsilon/(H+1)) strictly inside (0, 1) in "
             f"floating point, got {epsilon!r}"
         )
-    terms = authors_max_terms(m, kk)
+    terms = _authors_max_terms(m, kk)
     log_term = math.log((2 if two_sided else 1) * m) - float(resolve_log_delta(delta, log_delta))
     if not math.isfinite(log_term):
         raise ValueError("delta (or log_delta) must keep log(m/delta) a finite float")
@@ -276,7 +276,7 @@ class ShiftReport:
         )
 
 
-def shift_report(
+def _shift_report(
     a: np.ndarray,
     tree: str,
     m: int,
@@ -354,7 +354,7 @@ def kary_shift_report(m: int, k: int, *, costs: bool = True) -> ShiftReport:
     if m > MAX_REPORT_M:
         raise ValueError(f"m must be at most {MAX_REPORT_M} for a shift report, got {m}")
     a, _ = authors_kary_noise_matrix(m, k)
-    return shift_report(
+    return _shift_report(
         a,
         "authors_kary",
         m,
@@ -371,7 +371,7 @@ def fenwick_shift_report(m: int, *, costs: bool = True) -> ShiftReport:
     m = check_int(m, "m", minimum=1, maximum=MAX_REPORT_M)
     w, _ = fenwick_noise_matrix(m)
     t = tree_height(m)
-    return shift_report(w, "fenwick", m, None, t, Fraction(t), costs=costs)
+    return _shift_report(w, "fenwick", m, None, t, Fraction(t), costs=costs)
 
 
 def fenwick_shift_losses(m: int, epsilon: Any) -> dict[int, Fraction]:

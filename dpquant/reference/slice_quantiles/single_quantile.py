@@ -52,7 +52,7 @@ MAX_EXACT_POINTS = 10**5
 """Most points of one slice whose exact law :func:`slice_em_log_density` builds (mpmath)."""
 
 
-def slice_target(length: int, target: str = "paper") -> float:
+def _slice_target(length: int, target: str = "paper") -> float:
     """t = ⌊L/2⌋ (paper, Algorithm 1 line 16) or L/2 (authors' code)."""
     length = check_int(length, "length", minimum=0, maximum=2**53)
     target = check_choice(target, "target", TARGETS)
@@ -124,7 +124,7 @@ def _sample_slices_inverse_cdf(
     and the rows whose target interval has length 0 or whose total W is not in
     [:data:`TINY_TOTAL`, inf) (there the shifted penalty or log space keeps full precision)."""
     L = slices.shape[1]
-    dist = np.abs(np.arange(L + 1) - slice_target(L, target))
+    dist = np.abs(np.arange(L + 1) - _slice_target(L, target))
     with np.errstate(over="ignore", under="ignore"):  # a huge ε: g underflows, log space below
         g = np.exp(-(epsilon / 2.0) * (dist - dist.min()))
     if g.min() < 1e-300:
@@ -161,7 +161,7 @@ def _sample_slices_em(
     to its minimum over the intervals of positive length (the law is unchanged), so the best
     interval keeps a finite log-weight even when ε·|j − t| overflows a float."""
     edges, lengths = _intervals(slices, lo, hi)
-    t = slice_target(slices.shape[1], target)
+    t = _slice_target(slices.shape[1], target)
     j = np.arange(lengths.shape[1])
     with np.errstate(divide="ignore"):
         log_len = np.log(lengths)
@@ -214,7 +214,7 @@ def slice_em_log_density(
             raise ValueError(f"epsilon must be a finite number > 0, got {epsilon}")
     target = check_choice(target, "target", TARGETS)
     pts = sorted(pts_in, key=to_mpf)
-    t = slice_target(len(pts), target)
+    t = _slice_target(len(pts), target)
     with workdps():
         lo_m, hi_m = to_mpf(lo), to_mpf(hi)
         if not lo_m < hi_m:
@@ -240,4 +240,4 @@ def slice_em_log_density(
         return breaks, [w - log_z for w in logw]
 
 
-__all__ = ["TARGETS", "sample_slices_em", "slice_em_log_density", "slice_target"]
+__all__ = ["TARGETS", "sample_slices_em", "slice_em_log_density"]

@@ -36,7 +36,7 @@ _BISECTION_STEPS = 400  # interval width ε·2^-400: far below a double's resolu
 _NUDGES = 64  # most one-ulp steps when rounding the root to a double
 
 
-def check_form(form: Any) -> str:
+def _check_form(form: Any) -> str:
     """The conversion name: one of :data:`FORMS`."""
     return check_choice(form, "form", FORMS)
 
@@ -62,7 +62,7 @@ def check_zcdp_delta(delta: Any, name: str = "delta") -> float:
 def epsilon_from_rho_mp(rho: Any, delta: Any, form: str = "cks") -> mpmath.mpf:
     """ε(ρ, δ) in mpmath (values: notes/imola25.md, "Reference values"): ρ + 2·sqrt(ρ·max(0, ln(sqrt(πρ)/δ))) ("cks") or
     ρ + 2·sqrt(ρ·ln(1/δ)) ("bs16")."""
-    form = check_form(form)
+    form = _check_form(form)
     with workdps():
         r = _positive_mp(rho, "rho")
         d = _positive_mp(delta, "delta")
@@ -103,7 +103,7 @@ def _rho_root_mp(epsilon: float, delta: float, form: str) -> mpmath.mpf:
 def rho_from_epsilon(epsilon: Any, delta: Any, form: str = "cks") -> float:
     """The largest double ρ with ε(ρ, δ) <= ε (checked in mpmath); ε = 1, δ = 1e-16 gives
     ρ ≈ 0.0070552 ("cks") and ≈ 0.0066953 ("bs16")."""
-    return _rho_from_epsilon(check_epsilon(epsilon), check_zcdp_delta(delta), check_form(form))
+    return _rho_from_epsilon(check_epsilon(epsilon), check_zcdp_delta(delta), _check_form(form))
 
 
 @functools.lru_cache(maxsize=256)

@@ -7,10 +7,13 @@ import numpy as np
 import pytest
 
 from dpquant.audit import audit_mechanism
+from dpquant.audit.suites.catalogue.repeated_answers import (
+    RepeatedThresholdQuery,
+    broken_nbs_mechanism,
+)
 from dpquant.reference.distributed_quantiles.bayess import bayess_theorem_1_1
 from dpquant.reference.distributed_quantiles.mechanisms import (
     ProtocolMechanism,
-    broken_nbs_mechanism,
     nbs_mechanism,
 )
 from dpquant.reference.distributed_quantiles.private_bayess import AUTHORS_OPTIONS, dp_bayess
@@ -27,7 +30,7 @@ def test_threshold_query_randomizer_is_exactly_eps_ldp(eps) -> None:
 
 
 def test_user_answering_two_queries_at_full_eps_is_caught_locally() -> None:
-    report = audit_mechanism(ThresholdQuery(8, 4, 1.0, answers=2), mode="exact")
+    report = audit_mechanism(RepeatedThresholdQuery(8, 4, 1.0, answers=2), mode="exact")
     assert report.violation
     assert report.epsilon_exact == pytest.approx(2.0, abs=1e-12)
 

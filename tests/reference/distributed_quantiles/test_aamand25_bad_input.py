@@ -13,6 +13,11 @@ import mpmath
 import numpy as np
 import pytest
 
+from dpquant.audit.suites.catalogue.repeated_answers import (
+    RepeatedThresholdQuery,
+    broken_nbs_mechanism,
+    two_answers_nbs,
+)
 from dpquant.reference.core import ExactMechanismBase
 from dpquant.reference.distributed_quantiles import (
     amplification,
@@ -30,9 +35,7 @@ from dpquant.reference.distributed_quantiles.hierarchical import (
 from dpquant.reference.distributed_quantiles.mechanisms import (
     DRAW_BUDGET,
     ProtocolMechanism,
-    broken_nbs_mechanism,
     nbs_mechanism,
-    two_answers_nbs,
 )
 from dpquant.reference.distributed_quantiles.naive_nbs import debiased_estimate, dp_naive_nbs
 from dpquant.reference.distributed_quantiles.private_bayess import dp_bayess, select_quantiles
@@ -58,7 +61,7 @@ RNG = np.random.default_rng(0)
 
 MECHANISMS = [
     ThresholdQuery(8, 4, 1.0),
-    ThresholdQuery(8, 4, 1.0, answers=3),
+    RepeatedThresholdQuery(8, 4, 1.0, answers=3),
     UnaryEncoding(4, 1.0),
     HierarchicalRandomizer(4, 1.0, branching=2),
     nbs_mechanism(4, 1.0, 2),
@@ -168,9 +171,9 @@ def test_scripted_generator_unranks_permutations_without_a_table() -> None:
     assert gen.permutation(12).tolist() == list(range(11, -1, -1))
 
 
-def test_threshold_query_answers_are_capped() -> None:
+def test_repeated_threshold_query_answers_are_capped() -> None:
     with pytest.raises(ValueError, match="answers"):
-        ThresholdQuery(8, 4, 1.0, answers=10**9)
+        RepeatedThresholdQuery(8, 4, 1.0, answers=10**9)
 
 
 def test_unary_encoding_domain_is_capped_and_its_draws_bounded() -> None:

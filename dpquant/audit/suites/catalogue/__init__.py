@@ -25,6 +25,9 @@ Modules, one per family of bad mechanisms:
 * :mod:`.local_sensitivity` -- the median with Laplace noise scaled to the local sensitivity (B7);
 * :mod:`.wrong_flip` -- randomized response with a mis-derived keep probability;
 * :mod:`.composition` -- several quantiles, each with the full budget (B8);
+* :mod:`.repeated_answers` -- aamand25's user answering more than one query at full ε (its local
+  randomizer and DpNaiveNBS); imported from the module, audited by the aamand25 tests, not (yet)
+  an entry of :data:`CATALOGUE`;
 * :mod:`.base` -- the fields and exponential-mechanism arithmetic they share;
 * :mod:`.entries` -- the entries (:data:`CATALOGUE`, :data:`CONTROLS`) and their exact values.
 
