@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.core import check_adjacency
 from dpquant.reference.validation import (
     MAX_FLOAT,
@@ -66,9 +67,10 @@ def check_probe_domain(domain: Any, name: str = "domain") -> tuple[float, float]
     both ends are finite their width hi − lo fits a float64 (the probes are lo + f·(hi − lo))."""
     lo, hi = check_domain(domain, name)
     if math.isfinite(lo) and math.isfinite(hi) and not math.isfinite(hi - lo):
-        raise ValueError(
-            f"{name} must have a width hi - lo that fits a float64 (<= {MAX_FLOAT:.4g}), "
-            f"got ({lo!r}, {hi!r})"
+        raise ParameterError(
+            name,
+            f"must have a width hi - lo that fits a float64 (<= {MAX_FLOAT:.4g})",
+            f"({lo!r}, {hi!r})",
         )
     return lo, hi
 
