@@ -143,10 +143,11 @@ class MissingAttributeError(ParameterError):
 
 
 def recorded_name(exc: BaseException) -> str:
-    """The name a raised exception is recorded under as an output (the auditor's atom
-    ``raised:<name>``, the exact laws that enumerate a protocol's paths): its class's name, except
-    that dpquant's own refusals are ``ValueError``, the class they refine, so an output does not
-    depend on which check refused.
+    """The name a raised exception is recorded and shown under (the auditor's atom
+    ``raised:<name>``, the exact laws that enumerate a protocol's paths, the command line's
+    ``raised <name>: ...``): its class's name, except that dpquant's own refusals are
+    ``ValueError``, the class they refine, so an output or a message does not depend on which
+    check refused.
 
     Args:
         exc: The exception raised.

@@ -53,11 +53,11 @@ def check_values(
     set or any finite iterable; at most ``cap`` values), as a tuple of floats in the given
     order."""
     if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
-        raise ValueError(f"{name} must be a non-empty sequence of finite real numbers")
+        raise ParameterError(name, "must be a non-empty sequence of finite real numbers")
     if not isinstance(values, list | tuple | range | np.ndarray):
         values = list(islice(values, cap + 1))
     if len(values) > cap:
-        raise ValueError(f"{name} must hold at most {cap} values, got more")
+        raise ParameterError(name, f"must hold at most {cap} values", "more")
     arr = check_data(values, name, allow_empty=allow_empty)
     return tuple(float(v) for v in arr)
 

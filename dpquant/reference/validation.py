@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.errors import MissingAttributeError, ParameterError
+from dpquant.errors import MissingAttributeError, ParameterError, recorded_name
 
 MAX_DRAWS = 10**7
 """The most draws one ``sample(..., size, ...)`` call makes (80 MB of float64 at one output per
@@ -450,5 +450,5 @@ def read_attribute(obj: Any, attribute: str, owner: str, default: Any = _MISSING
         raise MissingAttributeError(f"{owner}.{attribute}") from None
     except Exception as exc:  # noqa: BLE001 -- any failure to read it is a refusal
         raise ParameterError(
-            f"{owner}.{attribute}", f"cannot be read ({type(exc).__name__}: {exc})"
+            f"{owner}.{attribute}", f"cannot be read ({recorded_name(exc)}: {exc})"
         ) from None
