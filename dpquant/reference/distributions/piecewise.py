@@ -17,7 +17,6 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.errors import ParameterError
 from dpquant.reference.distributions.arithmetic import (
     Indexed,
     Number,
@@ -132,7 +131,7 @@ class PiecewiseLogLinear:
         self._forms: dict[int, tuple[mpmath.mpf, Number, mpmath.mpf] | None] = {}
         self._sampling_error: float | None = None
         if not isinstance(sampling_hint, str):
-            raise ParameterError("sampling_hint", "must be a string", type(sampling_hint).__name__)
+            raise ValueError(f"sampling_hint must be a string, got {type(sampling_hint).__name__}")
         self._sampling_hint = sampling_hint
         if isinstance(self._xb, list | tuple | np.ndarray):
             self._check_exact_breaks()  # given in full: checked now (lazy ones when used)
@@ -151,15 +150,14 @@ class PiecewiseLogLinear:
         x, a, b = self.breaks, self.slopes, self.intercepts
         m = len(a)
         if len(x) != m + 1 or len(b) != m or m == 0:
-            raise ParameterError(
-                "breaks",
-                "must have one more entry than slopes and intercepts (>= 1 piece)",
-                f"{len(x)}, {len(a)}, {len(b)}",
+            raise ValueError(
+                f"breaks must have one more entry than slopes and intercepts (>= 1 piece), got "
+                f"{len(x)}, {len(a)}, {len(b)}"
             )
         with np.errstate(over="ignore", invalid="ignore"):
             increasing = bool(np.all(x[1:] > x[:-1]))
         if not increasing:
-            raise ParameterError("breaks", "must be strictly increasing")
+            raise ValueError("breaks must be strictly increasing")
         if np.isinf(x[1:-1]).any() or np.isposinf(x[0]) or np.isneginf(x[-1]):
             raise ValueError("breaks: only the first may be -inf and only the last may be +inf")
         if np.isneginf(x[0]) and np.isfinite(b[0]) and not a[0] > 0:
@@ -565,7 +563,7 @@ class PiecewiseLogLinear:
                 v = checked_exact(v, "exact_breaks", i, True, pos_inf=True)
                 out.append(rational(v))
             if any(not x < y for x, y in zip(out[:-1], out[1:], strict=True)):
-                raise ParameterError("exact_breaks", "must be strictly increasing")
+                raise ValueError("exact_breaks must be strictly increasing")
             self._breaks_exact = tuple(out)
         return self._breaks_exact
 
