@@ -106,11 +106,12 @@ class CombinationError(ParameterError):
         allowed: Why they are refused, or what they must satisfy together.
         got: The values received as the message shows them (as for :class:`ParameterError`), or
             None.
+
+    Raises:
+        TypeError: No name is given (a programming error, not a refused value).
     """
 
-    def __init__(
-        self, parameters: Sequence[str], allowed: str, got: object = None
-    ) -> None:
+    def __init__(self, parameters: Sequence[str], allowed: str, got: object = None) -> None:
         names = (parameters,) if isinstance(parameters, str) else tuple(parameters)
         if not names:
             raise TypeError("CombinationError needs at least one parameter's name")
@@ -125,7 +126,8 @@ class CombinationError(ParameterError):
 
     def renamed(self, names: Mapping[str, str]) -> CombinationError:
         """As :meth:`ParameterError.renamed`, for each of the parameters."""
-        return type(self)(tuple(names.get(n, n) for n in self._parameters), self._allowed, self._got)
+        renamed = tuple(names.get(n, n) for n in self._parameters)
+        return type(self)(renamed, self._allowed, self._got)
 
 
 class MissingAttributeError(ParameterError):

@@ -57,16 +57,16 @@ class _Taint:
             if (
                 isinstance(node.func, ast.Name)
                 and node.func.id in TEXT_FUNCTIONS
-                and any(self._is_exception(a) for a in node.args)
+                and any(self.is_exception(a) for a in node.args)
             ):
                 return True
             if isinstance(node.func, ast.Attribute) and node.func.attr == "__str__":
-                return self._is_exception(node.func.value) or self.is_text(node.func.value)
-        if isinstance(node, ast.FormattedValue) and self._is_exception(node.value):
+                return self.is_exception(node.func.value) or self.is_text(node.func.value)
+        if isinstance(node, ast.FormattedValue) and self.is_exception(node.value):
             return True
         return any(self.is_text(child) for child in ast.iter_child_nodes(node))
 
-    def _is_exception(self, node: ast.AST) -> bool:
+    def is_exception(self, node: ast.AST) -> bool:
         return isinstance(node, ast.Name) and node.id == self.exception
 
 
@@ -79,7 +79,11 @@ def _handler_findings(handler: ast.ExceptHandler) -> Iterator[tuple[int, str]]:
         if isinstance(node, ast.Assign) and taint.is_text(node.value):
             taint.texts.update(t.id for t in node.targets if isinstance(t, ast.Name))
     for node in nodes:
-        if isinstance(node, ast.Attribute) and node.attr == "args" and taint._is_exception(node.value):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "args"
+            and taint.is_exception(node.value)
+        ):
             yield node.lineno, f"{handler.name}.args read"
         elif isinstance(node, ast.Compare) and any(
             taint.is_text(side) for side in (node.left, *node.comparators)
@@ -95,7 +99,9 @@ def _handler_findings(handler: ast.ExceptHandler) -> Iterator[tuple[int, str]]:
                 yield node.lineno, f"the exception's text given to a pattern (.{attr})"
 
 
-def _message_findings(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[int, str]]:
+def _message_findings(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> Iterator[tuple[int, str]]:
     """A function that takes a ``message`` and searches it or gives it to a pattern."""
     names = {a.arg for a in (*function.args.args, *function.args.kwonlyargs)} & MESSAGE_PARAMETERS
     if not names:
