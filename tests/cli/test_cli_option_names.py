@@ -51,3 +51,17 @@ def test_reproduce_names_both_options_of_a_refused_pair(
         "<= 30, got 12 and 11\n"
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_the_auditors_refusal_of_the_domain_names_the_domain_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One input value leaves a single value to probe: the auditor refuses ``domain``, which the
+    command line writes ``--domain``."""
+    target = f"{Path(__file__).with_name('cli_targets.py')}:rr_vectorized"
+    argv = ["audit", target, "--epsilon", "1", "--adjacency", "local", "--domain", "0,1"]
+    assert main([*argv, "--vectorized", "--input-values", "1", "--samples", "100", "-q"]) == 2
+    assert capsys.readouterr().err == (
+        "dpquant: error: --domain must give two values to probe for a local audit (widen it, or "
+        "give pairs), got (0.0, 1.0), which gives one: (1.0,)\n"
+    )
