@@ -16,10 +16,11 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import (
     check_delta,
     check_epsilon,
@@ -205,18 +206,27 @@ def optional(text: Any, parse: Callable[..., Any], *args: Any) -> Any:
     return None if text is None else parse(text, *args)
 
 
-def as_options(message: str, keywords: dict[str, str]) -> str:
-    """A library's message with its keywords (``min_log2n``) written as the options the user
-    typed (``--min-log2n``); ``keywords`` maps each keyword to its option."""
-    for word in sorted(keywords, key=len, reverse=True):
-        message = re.sub(rf"(?<![\w-]){word}(?![\w-])", keywords[word], message)
-    return message
+def option_message(exc: ValueError, options: Mapping[str, str]) -> str:
+    """A library's refusal as the command line says it: a :class:`dpquant.errors.ParameterError`
+    names its parameters as the options the user typed (``min_log2n`` → ``--min-log2n``), read
+    from its attributes, never from its text; another ``ValueError`` keeps its message.
+
+    Args:
+        exc: The library's error.
+        options: Each keyword of the library that an option sets → that option.
+
+    Returns:
+        The message, one parameter's keyword replaced by its option where ``options`` has it.
+    """
+    if isinstance(exc, ParameterError):
+        return str(exc.renamed(options))
+    return str(exc)
 
 
 __all__ = [
     "MAX_RUNS",
     "UsageError",
-    "as_options",
+    "option_message",
     "checked",
     "optional",
     "parse_delta",

@@ -109,6 +109,7 @@ def test_an_import_of_the_package_root_fails(copy: Path, module: str, line: str)
         ),  # the library above the auditor
         ("dpquant.options", "import dpquant.studies.harness"),
         ("dpquant.studies.harness", "import dpquant.audit.model.limits"),  # studies and auditor apart
+        ("dpquant.errors", "import dpquant.reference.validation"),  # the errors at the bottom
     ],
 )
 def test_an_upward_or_private_import_fails_the_contracts(

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from dpquant.cli.paths import (
 from dpquant.cli.targets import build_mechanism, resolve_audited
 from dpquant.options import (
     UsageError,
+    option_message,
     optional,
     parse_delta,
     parse_domain,
@@ -61,7 +61,12 @@ DEFAULT_OUT = "reports"
 PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
 """File suffixes ``--plot`` accepts (formats matplotlib writes without extra software)."""
 
-_AUDITOR_KEYWORDS = ("domain", "samples", "alpha", "seed", "mode", "timeout")
+AUDITOR_OPTIONS = {
+    k: "--" + k.replace("_", "-")
+    for k in ("domain", "samples", "alpha", "seed", "mode", "timeout", "max_draws")
+}
+"""Each keyword of ``audit_mechanism`` that an option of ``dpquant audit`` sets → that option,
+to name the option in the auditor's refusals (:func:`dpquant.options.option_message`)."""
 _SINGLE_ONLY = (
     "epsilon", "delta", "adjacency", "domain", "alpha", "json", "markdown", "plot", "timeout",
     "float_lattice", "vectorized", "input_values", "tighten", "max_draws",
@@ -116,15 +121,6 @@ def parse_timeout(text: Any) -> float:
     if timeout > largest:
         raise UsageError(f"--timeout must be at most {largest:g} seconds, got {show(text)}")
     return timeout
-
-
-def as_option(message: str, keywords: Sequence[str] = _AUDITOR_KEYWORDS) -> str:
-    """A library's message that starts with one of its keywords (``domain must ...``) as the
-    command line's option (``--domain must ...``)."""
-    for word in keywords:
-        if re.match(rf"{word}\b(?!-)", message):
-            return "--" + word.replace("_", "-") + message[len(word) :]
-    return message
 
 
 def write_report_files(report: Any, json_path: Path | None, markdown_path: Path | None) -> None:
@@ -248,7 +244,7 @@ def audit_one(args: argparse.Namespace) -> int:
             **budget,
         )
     except ValueError as exc:
-        raise UsageError(as_option(str(exc))) from None
+        raise UsageError(option_message(exc, AUDITOR_OPTIONS)) from None
     print_out(report.explanation())  # a reader that has gone (| head) keeps the verdict's code
     if report.sampler_conforms is False:
         print_out("the sampler does not match its exact law (see the conformance section)")
@@ -468,12 +464,12 @@ def add_parser(commands: Any) -> None:
 
 
 __all__ = [
+    "AUDITOR_OPTIONS",
     "DEFAULT_ALPHA",
     "MODES",
     "PLOT_FORMATS",
     "add_parser",
     "all_progress",
-    "as_option",
     "audit_alpha",
     "audit_everything",
     "audit_one",

@@ -34,6 +34,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from dpquant.errors import recorded_name
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INCONCLUSIVE = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
 
@@ -45,12 +47,13 @@ def one_line(text: Any, limit: int = 1000) -> str:
 
 
 def exception_text(exc: BaseException) -> str:
-    """``Type: message`` of an exception, even when its ``__str__`` raises."""
+    """``Type: message`` of an exception, even when its ``__str__`` raises; the type as
+    :func:`dpquant.errors.recorded_name` names it (``ValueError`` for dpquant's refusals)."""
     try:
         text = str(exc)
     except Exception:  # noqa: BLE001 -- a broken __str__ of user code
         text = "(its message cannot be shown)"
-    return f"{type(exc).__name__}: {text}"
+    return f"{recorded_name(exc)}: {text}"
 
 
 MAX_SUGGESTIONS = 4

@@ -28,7 +28,7 @@ from dpquant.audit.report.extras import MissingExtra, require
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.messages import EXIT_OK, on_terminal
 from dpquant.cli.paths import check_output_folder, print_out
-from dpquant.options import MAX_RUNS, UsageError, as_options, optional, parse_int
+from dpquant.options import MAX_RUNS, UsageError, option_message, optional, parse_int
 from dpquant.studies import aamand25, fukuchi19, imola25, tzamos20
 from dpquant.studies.aamand25 import arguments as aamand25_arguments
 from dpquant.studies.command import StudyCommand
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = study.make_study(**options, runs=runs, seed=seed, quick=args.quick)
     except ValueError as exc:
-        message = as_options(str(exc), {**COMMON, **command.options})
+        message = option_message(exc, {**COMMON, **command.options})
         raise UsageError(f"reproduce {args.paper}: {message}") from None
     with cluster_executor(args.scheduler) as (executor, threads):
         paths = study.run(

@@ -35,7 +35,7 @@ from dpquant.cli.peers import (
     parse_peer,
     peer_factories,
 )
-from dpquant.options import UsageError, as_options, show
+from dpquant.options import UsageError, option_message, show
 from dpquant.reference.core import PrivacyClaim, check_claim
 from dpquant.reference.registry import REGISTRY
 
@@ -199,7 +199,7 @@ def build_mechanism(
                 obj, claim, domain, name=label, vectorized=vectorized, input_values=input_values
             )
         except ValueError as exc:  # input_values outside the domain
-            raise UsageError(as_options(str(exc), {"input_values": "--input-values"})) from None
+            raise UsageError(option_message(exc, {"input_values": "--input-values"})) from None
         return wrapped, label
     raise UsageError(
         f"{label} is neither a mechanism (with sample() and claim) nor a function "

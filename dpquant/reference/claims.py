@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_int
 
 STATUSES = ("verified", "refuted", "simulated", "documented", "todo")
@@ -68,12 +69,12 @@ MAX_CHECKS = 1000
 def _check_text(value: Any, name: str, most: int) -> str:
     """A claim's text field: a string of at most ``most`` characters, no control characters."""
     if not isinstance(value, str):
-        raise ValueError(f"{name} must be a string, got {type(value).__name__}")
+        raise ParameterError(name, "must be a string", type(value).__name__)
     if len(value) > most:
-        raise ValueError(f"{name} must have at most {most} characters, got {len(value)}")
+        raise ParameterError(name, f"must have at most {most} characters", len(value))
     bad = next((c for c in value if unicodedata.category(c) == "Cc"), None)
     if bad is not None:
-        raise ValueError(f"{name} must not hold a control character, got {bad!r}")
+        raise ParameterError(name, "must not hold a control character", repr(bad))
     return value
 
 
@@ -110,11 +111,11 @@ class Claim:
             _check_text(getattr(self, name), name, MAX_SHORT if name in _SHORT_FIELDS else MAX_TEXT)
         checks = self.checks
         if isinstance(checks, str | bytes) or not isinstance(checks, list | tuple):
-            raise ValueError(f"checks must be a sequence of strings, got {type(checks).__name__}")
+            raise ParameterError("checks", "must be a sequence of strings", type(checks).__name__)
         if not all(isinstance(c, str) for c in checks):
-            raise ValueError("checks must be a sequence of strings (pytest node ids)")
+            raise ParameterError("checks", "must be a sequence of strings (pytest node ids)")
         if len(checks) > MAX_CHECKS:
-            raise ValueError(f"checks must hold at most {MAX_CHECKS} checks, got {len(checks)}")
+            raise ParameterError("checks", f"must hold at most {MAX_CHECKS} checks", len(checks))
         for check in checks:
             _check_text(check, "checks", MAX_TEXT)
         object.__setattr__(self, "checks", tuple(checks))
@@ -127,7 +128,7 @@ def _check_path(path: Any, name: str) -> Path:
     if isinstance(path, str):
         path = Path(path)
     if not isinstance(path, Path):
-        raise ValueError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
+        raise ParameterError(name, "must be a path (str or os.PathLike)", type(path).__name__)
     return path
 
 
@@ -287,14 +288,17 @@ def load_ledger(path: Path | str | None = None) -> list[Claim]:
 
 def _check_claims(claims: Any, name: str = "claims") -> list[Claim]:
     if isinstance(claims, str | bytes) or not isinstance(claims, Sequence):
-        raise ValueError(
-            f"{name} must be a list of Claim (see load_ledger), got {type(claims).__name__}"
+        raise ParameterError(
+            name,
+            "must be a list of Claim (see load_ledger)",
+            type(claims).__name__,
         )
     bad = [c for c in claims if not isinstance(c, Claim)][:1]
     if bad:
-        raise ValueError(
-            f"{name} must be a list of Claim (see load_ledger), got an element of "
-            f"type {type(bad[0]).__name__}"
+        raise ParameterError(
+            name,
+            "must be a list of Claim (see load_ledger)",
+            f"an element of type {type(bad[0]).__name__}",
         )
     return list(claims)
 
@@ -365,8 +369,10 @@ def check_exists(node_id: str, root: Path = REPO_ROOT) -> bool:
         True when it names a test.
     """
     if not isinstance(node_id, str):
-        raise ValueError(
-            f"node_id must be a string (a pytest node id), got {type(node_id).__name__}"
+        raise ParameterError(
+            "node_id",
+            "must be a string (a pytest node id)",
+            type(node_id).__name__,
         )
     return _exists(node_id, _check_path(root, "root"), {})
 
@@ -393,7 +399,7 @@ def ledger_problems(
     claims = _check_claims(claims)
     root = _check_path(root, "root")
     if not isinstance(check_ids, bool):
-        raise ValueError(f"check_ids must be a bool, got {type(check_ids).__name__}")
+        raise ParameterError("check_ids", "must be a bool", type(check_ids).__name__)
     problems = []
     bodies: dict[Path, list[ast.stmt] | None] = {}
     seen: Counter[str] = Counter(c.id for c in claims)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
 from dpquant.reference.validation import check_int, check_probability, check_real_array
 
@@ -84,38 +85,38 @@ def _numeric_samples(
         try:
             raw = np.array(samples, dtype=object)
         except ValueError:
-            raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
+            raise ParameterError(name, f"must be {what}", "ragged nested sequences") from None
     else:
-        raise ValueError(f"{name} must be {what}, got {type(samples).__name__}")
+        raise ParameterError(name, f"must be {what}", type(samples).__name__)
     kind = raw.dtype.kind
     if kind == "O":
         for t in {type(v) for v in raw.ravel().tolist()}:
             if issubclass(t, bool | np.bool_) or not issubclass(
                 t, numbers.Real | np.integer | np.floating
             ):
-                raise ValueError(f"{name} must be {what}, got values of type {t.__name__}")
+                raise ParameterError(name, f"must be {what}", f"values of type {t.__name__}")
     elif kind not in "iuf":
-        raise ValueError(f"{name} must be {what}, got dtype {raw.dtype}")
+        raise ParameterError(name, f"must be {what}", f"dtype {raw.dtype}")
     try:
         with np.errstate(over="ignore"):
             arr = np.asarray(raw, dtype=np.float64)  # no copy for a float64 array
     except (OverflowError, TypeError, ValueError):
-        raise ValueError(f"{name} must hold real numbers that fit a float64") from None
+        raise ParameterError(name, "must hold real numbers that fit a float64") from None
     if ndim == 1 and arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != ndim:
         shape = "(n,)" if ndim == 1 else f"(n, {width or 'k'})"
-        raise ValueError(f"{name} must have shape {shape}{ctx}, got shape {arr.shape}")
+        raise ParameterError(name, f"must have shape {shape}{ctx}", f"shape {arr.shape}")
     if width is not None and arr.shape[1] != width:
-        raise ValueError(f"{name} must have shape (n, {width}){ctx}, got shape {arr.shape}")
+        raise ParameterError(name, f"must have shape (n, {width}){ctx}", f"shape {arr.shape}")
     if arr.shape[0] == 0:
-        raise ValueError(f"{name} must be non-empty")
+        raise ParameterError(name, "must be non-empty")
     return arr
 
 
 def _callable_cdf(cdf: Any) -> Callable[[np.ndarray], np.ndarray]:
     if not callable(cdf):
-        raise ValueError(f"cdf must be a callable cdf(y), got {type(cdf).__name__}")
+        raise ParameterError("cdf", "must be a callable cdf(y)", type(cdf).__name__)
     return cdf
 
 
@@ -123,11 +124,11 @@ def _cdf_values(cdf: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.nd
     try:
         f = np.asarray(cdf(x), dtype=float)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"cdf must map an array of reals to probabilities: {exc}") from None
+        raise ParameterError("cdf", f"must map an array of reals to probabilities: {exc}") from None
     if f.shape != x.shape:
-        raise ValueError(f"cdf must return one value per point: shape {x.shape}, got {f.shape}")
+        raise ParameterError("cdf", f"must return one value per point: shape {x.shape}", f.shape)
     if np.isnan(f).any() or f.min() < 0 or f.max() > 1:
-        raise ValueError("cdf must return probabilities in [0, 1] (no NaN)")
+        raise ParameterError("cdf", "must return probabilities in [0, 1] (no NaN)")
     return f
 
 
@@ -159,7 +160,7 @@ def ks_statistic(samples: Any, cdf: Callable[[np.ndarray], np.ndarray]) -> tuple
     cdf = _callable_cdf(cdf)
     x = np.sort(_numeric_samples(samples))
     if not np.all(np.isfinite(x)):
-        raise ValueError("samples must be finite (no NaN or inf)")
+        raise ParameterError("samples", "must be finite (no NaN or inf)")
     n = len(x)
     f = _cdf_values(cdf, x)
     upper = np.arange(1, n + 1) / n - f
@@ -204,17 +205,19 @@ def _counts(k: Any, n: Any) -> tuple[np.ndarray, np.ndarray]:
     k = check_real_array(k, "k")
     n = check_real_array(n, "n")
     if n.size and (n.min() < 1 or n.max() > MAX_TRIALS):
-        raise ValueError(
-            f"n must lie in [1, 2^53] (a number of trials), got values in [{n.min()!r}, {n.max()!r}]"
+        raise ParameterError(
+            "n",
+            "must lie in [1, 2^53] (a number of trials)",
+            f"values in [{n.min()!r}, {n.max()!r}]",
         )
     if k.size and k.min() < 0:
-        raise ValueError(f"k must be >= 0 (a count of trials), got {k.min()!r}")
+        raise ParameterError("k", "must be >= 0 (a count of trials)", repr(k.min()))
     try:
         kb, nb = np.broadcast_arrays(k, n)
     except ValueError:
         raise ValueError(f"k and n must broadcast to one shape, got {k.shape} and {n.shape}") from None
     if kb.size and np.any(kb > nb):
-        raise ValueError("k must be <= n (a count among n trials)")
+        raise ParameterError("k", "must be <= n (a count among n trials)")
     return kb, nb
 
 
@@ -322,23 +325,24 @@ def _label_samples(samples: Any, ctx: str = "") -> list[Hashable]:
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         if arr.ndim != 1:
-            raise ValueError(f"samples must have shape (n,){ctx}, got shape {samples.shape}")
+            raise ParameterError("samples", f"must have shape (n,){ctx}", f"shape {samples.shape}")
         values = arr.tolist()
     elif isinstance(samples, list | tuple | range):
         values = list(samples)
     else:
-        raise ValueError(f"samples must be a sequence of draws, got {type(samples).__name__}")
+        raise ParameterError("samples", "must be a sequence of draws", type(samples).__name__)
     if not values:
-        raise ValueError("samples must be non-empty")
+        raise ParameterError("samples", "must be non-empty")
     keys = []
     for v in values:
         key = v.item() if isinstance(v, np.generic) else v
         try:
             hash(key)
         except TypeError:
-            raise ValueError(
-                f"samples must hold atoms (numbers or hashable labels){ctx}, got a "
-                f"{type(v).__name__}"
+            raise ParameterError(
+                "samples",
+                f"must hold atoms (numbers or hashable labels){ctx}",
+                f"a {type(v).__name__}",
             ) from None
         keys.append(key)
     return keys
@@ -346,15 +350,16 @@ def _label_samples(samples: Any, ctx: str = "") -> list[Hashable]:
 
 def _check_probabilities(probabilities: Any) -> tuple[list[Hashable], np.ndarray]:
     if not isinstance(probabilities, Mapping):
-        raise ValueError(
-            f"probabilities must be a mapping atom -> probability, got "
-            f"{type(probabilities).__name__}"
+        raise ParameterError(
+            "probabilities",
+            "must be a mapping atom -> probability",
+            type(probabilities).__name__,
         )
     atoms, probs = [], []
     for atom, p in probabilities.items():
         key = atom.item() if isinstance(atom, np.generic) else atom
         if isinstance(key, float) and math.isnan(key):
-            raise ValueError("probabilities must not have NaN as an atom")
+            raise ParameterError("probabilities", "must not have NaN as an atom")
         if isinstance(p, bool | np.bool_) or not isinstance(
             p, numbers.Real | np.integer | np.floating
         ):
@@ -369,7 +374,7 @@ def _check_probabilities(probabilities: Any) -> tuple[list[Hashable], np.ndarray
         probs.append(value)
     arr = np.array(probs, dtype=float)
     if arr.sum() > 1 + 1e-12:
-        raise ValueError(f"probabilities must sum to at most 1, got {arr.sum()!r}")
+        raise ParameterError("probabilities", "must sum to at most 1", repr(arr.sum()))
     return atoms, arr
 
 
@@ -394,9 +399,9 @@ def atom_test(
     if isinstance(samples, np.ndarray) and samples.dtype.kind in "iuf":
         flat = samples[:, 0] if samples.ndim == 2 and samples.shape[1] == 1 else samples
         if flat.ndim != 1:
-            raise ValueError(f"samples must have shape (n,), got shape {samples.shape}")
+            raise ParameterError("samples", "must have shape (n,)", f"shape {samples.shape}")
         if flat.size == 0:
-            raise ValueError("samples must be non-empty")
+            raise ParameterError("samples", "must be non-empty")
         n = flat.size
         values, freq = np.unique(flat, return_counts=True)  # vectorised count of numbers
         counts = {v: int(c) for v, c in zip(values.tolist(), freq.tolist(), strict=True)}
@@ -481,9 +486,10 @@ def check_sampler(
         for atom, p in zip(law.float_support.tolist(), law.probabilities.tolist(), strict=True):
             probs[atom] = probs.get(atom, 0.0) + p
         return atom_test(samples, probs, alpha)
-    raise ValueError(
-        f"law must be a DiscreteLaw, PiecewiseLogLinear, ProductLaw or GridLaw, got "
-        f"{type(law).__name__}"
+    raise ParameterError(
+        "law",
+        "must be a DiscreteLaw, PiecewiseLogLinear, ProductLaw or GridLaw",
+        type(law).__name__,
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_positive, check_real, check_real_array
 
 _TINY_RATE = 1e-12  # |a·w| below this: the truncated exponential is uniform to double precision
@@ -43,7 +44,10 @@ def _floats(x: Any, name: str, *, allow_inf: bool = False) -> np.ndarray:
         bad = np.isnan(x) if allow_inf else ~np.isfinite(x)
         if bad.any():
             kind = "real" if allow_inf else "finite real"
-            raise ValueError(f"{name} must hold {kind} numbers (no NaN{'' if allow_inf else ' or inf'})")
+            raise ParameterError(
+                name,
+                f"must hold {kind} numbers (no NaN{'' if allow_inf else ' or inf'})",
+            )
         return x
     return check_real_array(x, name, allow_inf=allow_inf)
 
@@ -53,12 +57,12 @@ def _broadcast(arrays: list[np.ndarray], names: str) -> list[np.ndarray]:
         return list(np.broadcast_arrays(*arrays))
     except ValueError:
         shapes = ", ".join(str(a.shape) for a in arrays)
-        raise ValueError(f"{names} must broadcast to one shape, got shapes {shapes}") from None
+        raise ParameterError(names, "must broadcast to one shape", f"shapes {shapes}") from None
 
 
 def _check_uniforms(u: np.ndarray) -> None:
     if u.size and (u.min() < 0.0 or u.max() > 1.0):
-        raise ValueError("u must hold uniforms in [0, 1]")
+        raise ParameterError("u", "must hold uniforms in [0, 1]")
 
 
 def exponential_offset_inverse(u: Any, a: Any, width: Any) -> np.ndarray:
@@ -79,7 +83,7 @@ def exponential_offset_inverse(u: Any, a: Any, width: Any) -> np.ndarray:
     u, a, width = _broadcast([u, a, width], "u, a and width")
     _check_uniforms(u)
     if width.size and width.min() < 0:
-        raise ValueError("width must be >= 0")
+        raise ParameterError("width", "must be >= 0")
     infinite = np.isinf(width)
     if infinite.any():
         if not (a[infinite] < 0).all():
@@ -129,7 +133,7 @@ def truncated_exponential_inverse(u: Any, a: Any, left: Any, right: Any) -> np.n
     u, a, left, right = _broadcast([u, a, left, right], "u, a, left and right")
     _check_uniforms(u)
     if not (left < right).all():
-        raise ValueError("left must be < right")
+        raise ParameterError("left", "must be < right")
     left_inf = np.isneginf(left)
     right_inf = np.isposinf(right)
     if (left_inf & right_inf).any() or np.isposinf(left).any() or np.isneginf(right).any():

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles import HierarchicalRandomizer, ThresholdQuery
 from dpquant.reference.ldp_minimum import LaplaceReport, LDPMinimum, UserTranscript
 from dpquant.reference.primitives import ExponentialQuantile, RandomizedResponse
@@ -48,14 +49,14 @@ class RegistryEntry:
     def __post_init__(self) -> None:
         for field_name in ("name", "description"):
             if not isinstance(getattr(self, field_name), str):
-                raise ValueError(f"{field_name} must be a string")
+                raise ParameterError(field_name, "must be a string")
         if not callable(self.build):
-            raise ValueError("build must be a callable returning the mechanism")
+            raise ParameterError("build", "must be a callable returning the mechanism")
         grid = check_data(self.grid, "grid")
         object.__setattr__(self, "grid", tuple(float(v) for v in grid))
         object.__setattr__(self, "max_n", check_int(self.max_n, "max_n", minimum=1))
         if self.pairs is not None and not callable(self.pairs):
-            raise ValueError("pairs must be None or a callable returning neighbouring pairs")
+            raise ParameterError("pairs", "must be None or a callable returning neighbouring pairs")
 
 
 UNIT_GRID = (-1000.0, -1.0, 0.0, 0.25, 0.5, 0.75, 1.0, 2.0, 1000.0)

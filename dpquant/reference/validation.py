@@ -1,8 +1,8 @@
 """Input validation shared by every constructor, sampler, law and auditor entry point.
 
-Each helper returns the cleaned value or raises ``ValueError`` naming the parameter and the allowed
-range; no other exception type escapes (an ``int`` too large for a float is a ``ValueError``, not
-an ``OverflowError``). The data policy (``notes/foundation.md``, "Data policy"):
+Each helper returns the cleaned value or raises :class:`dpquant.errors.ParameterError` (a
+``ValueError``) carrying the parameter's name and its allowed range; no other exception type
+escapes (an ``int`` too large for a float is a ``ValueError``, not an ``OverflowError``). The data policy (``notes/foundation.md``, "Data policy"):
 
 * **numbers only**: real ints, floats and ``Fraction``s (and numpy's integer and float scalars);
   never ``str``/``bytes``, ``bool``, ``complex``, ``datetime64``/``timedelta64``, ``Decimal``,
@@ -25,6 +25,8 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
+from dpquant.errors import MissingAttributeError, ParameterError, recorded_name
 
 MAX_DRAWS = 10**7
 """The most draws one ``sample(..., size, ...)`` call makes (80 MB of float64 at one output per
@@ -52,23 +54,21 @@ def _as_float(x: Any, name: str) -> float:
     try:
         value = float(x)
     except OverflowError:
-        raise ValueError(
-            f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g}), got a number too large"
-        ) from None
+        raise ParameterError(name, _fits(name), "a number too large") from None
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {_describe(x)}") from None
+        raise ParameterError(name, "must be a real number", _describe(x)) from None
     if math.isinf(value) and isinstance(x, np.floating) and np.isfinite(x):
-        raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g}), got {x!r}")
+        raise ParameterError(name, _fits(name), repr(x))
     return value
 
 
 def check_real(x: Any, name: str) -> float:
     """A real scalar (not bool); returned as float (may be +-inf, never NaN)."""
     if not _is_real_scalar(x):
-        raise ValueError(f"{name} must be a real number, got {_describe(x)}")
+        raise ParameterError(name, "must be a real number", _describe(x))
     value = _as_float(x, name)
     if math.isnan(value):
-        raise ValueError(f"{name} must be a real number, got nan")
+        raise ParameterError(name, "must be a real number", "nan")
     return value
 
 
@@ -76,7 +76,7 @@ def check_finite(x: Any, name: str) -> float:
     """A finite real scalar, returned as float."""
     value = check_real(x, name)
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+        raise ParameterError(name, "must be a finite real number", repr(value))
     return value
 
 
@@ -84,7 +84,7 @@ def check_positive(x: Any, name: str) -> float:
     """A finite real scalar > 0 (a positive value that underflows to 0.0 as a float is refused)."""
     value = check_finite(x, name)
     if value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {_describe(x)}")
+        raise ParameterError(name, "must be a finite number > 0", _describe(x))
     return value
 
 
@@ -97,7 +97,7 @@ def check_delta(delta: Any, name: str = "delta") -> float:
     """Privacy parameter delta in [0, 1)."""
     value = check_finite(delta, name)
     if not 0.0 <= value < 1.0:
-        raise ValueError(f"{name} must lie in [0, 1), got {value!r}")
+        raise ParameterError(name, "must lie in [0, 1)", repr(value))
     return value
 
 
@@ -110,7 +110,7 @@ def check_probability(
     hi_ok = value < 1 if open_right else value <= 1
     if not (lo_ok and hi_ok):
         interval = ("(" if open_left else "[") + "0, 1" + (")" if open_right else "]")
-        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+        raise ParameterError(name, f"must lie in {interval}", repr(value))
     return value
 
 
@@ -119,13 +119,13 @@ def check_int(x: Any, name: str, *, minimum: int | None = None, maximum: int | N
     _check_limit(minimum, "minimum")
     _check_limit(maximum, "maximum")
     if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Integral | np.integer):
-        raise ValueError(f"{name} must be an integer, got {_describe(x)}")
+        raise ParameterError(name, "must be an integer", _describe(x))
     value = int(x)
     if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {_describe(x)}")
+        raise ParameterError(name, f"must be an integer >= {minimum}", _describe(x))
     if maximum is not None and value > maximum:
         lo = "" if minimum is None else f"{minimum} <= "
-        raise ValueError(f"{name} must be an integer {lo}{name} <= {maximum}, got {_describe(x)}")
+        raise ParameterError(name, f"must be an integer {lo}{name} <= {maximum}", _describe(x))
     return value
 
 
@@ -134,7 +134,7 @@ def _check_limit(limit: Any, name: str) -> None:
     if limit is not None and (
         isinstance(limit, bool | np.bool_) or not isinstance(limit, numbers.Integral | np.integer)
     ):
-        raise ValueError(f"{name} must be an integer or None, got {_describe(limit)}")
+        raise ParameterError(name, "must be an integer or None", _describe(limit))
 
 
 def check_size(
@@ -144,15 +144,16 @@ def check_size(
     checked before anything is allocated."""
     for limit, label in ((minimum, "minimum"), (cap, "cap")):
         if limit is None:
-            raise ValueError(f"{label} must be an integer, got None")
+            raise ParameterError(label, "must be an integer", "None")
         _check_limit(limit, label)
     if isinstance(size, bool | np.bool_) or not isinstance(size, numbers.Integral | np.integer):
-        raise ValueError(f"{name} must be an integer in [{minimum}, {cap}], got {_describe(size)}")
+        raise ParameterError(name, f"must be an integer in [{minimum}, {cap}]", _describe(size))
     value = int(size)
     if not minimum <= value <= cap:
-        raise ValueError(
-            f"{name} must be an integer in [{minimum}, {cap}], got {_describe(size)}"
-            + (" (draw in several calls)" if value > cap else "")
+        raise ParameterError(
+            name,
+            f"must be an integer in [{minimum}, {cap}]",
+            _describe(size) + (" (draw in several calls)" if value > cap else ""),
         )
     return value
 
@@ -160,26 +161,26 @@ def check_size(
 def check_flag(x: Any, name: str) -> bool:
     """A flag: ``True`` or ``False`` (a ``bool`` or ``numpy.bool_``), nothing else."""
     if not isinstance(x, bool | np.bool_):
-        raise ValueError(f"{name} must be True or False, got {_describe(x)}")
+        raise ParameterError(name, "must be True or False", _describe(x))
     return bool(x)
 
 
 def check_choice(x: Any, name: str, choices: Iterable[str]) -> str:
     """One of the strings ``choices`` (compared exactly: no case folding, no other types)."""
     if isinstance(choices, str | bytes) or not hasattr(choices, "__iter__"):
-        raise ValueError(f"choices must be a sequence of strings, got {_describe(choices)}")
+        raise ParameterError("choices", "must be a sequence of strings", _describe(choices))
     options = tuple(choices)
     if not all(isinstance(c, str) for c in options):
-        raise ValueError(f"choices must be a sequence of strings, got {_describe(choices)}")
+        raise ParameterError("choices", "must be a sequence of strings", _describe(choices))
     if not isinstance(x, str) or x not in options:
-        raise ValueError(f"{name} must be one of {options}, got {_describe(x)}")
+        raise ParameterError(name, f"must be one of {options}", _describe(x))
     return x
 
 
 def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     """A ``numpy.random.Generator`` (seed it yourself: ``numpy.random.default_rng(seed)``)."""
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"{name} must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise ParameterError(name, "must be a numpy.random.Generator", type(rng).__name__)
     return rng
 
 
@@ -187,9 +188,11 @@ def check_executor(executor: Any, name: str = "executor") -> Any:
     """None, or a ``concurrent.futures.Executor`` (a thread or process pool, a dask.distributed
     client's ``get_executor()``)."""
     if executor is not None and not isinstance(executor, Executor):
-        raise ValueError(
-            f"{name} must be a concurrent.futures.Executor (a thread or process pool, a dask "
-            f"client's get_executor()) or None, got {type(executor).__name__}"
+        raise ParameterError(
+            name,
+            "must be a concurrent.futures.Executor (a thread or process pool, a dask "
+            "client's get_executor()) or None",
+            type(executor).__name__,
         )
     return executor
 
@@ -197,22 +200,22 @@ def check_executor(executor: Any, name: str = "executor") -> Any:
 def check_domain(domain: Any, name: str = "domain", *, finite: bool = False) -> tuple[float, float]:
     """A pair (lo, hi) of reals with lo < hi; infinite ends allowed unless ``finite``, in which
     case the width hi − lo must also be a finite float (no overflow)."""
+    pair = "must be a pair (lo, hi) with lo < hi"
     if isinstance(domain, str | bytes | dict) or not hasattr(domain, "__len__"):
-        raise ValueError(f"{name} must be a pair (lo, hi) with lo < hi, got {_describe(domain)}")
+        raise ParameterError(name, pair, _describe(domain))
     try:
         lo, hi = domain
     except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be a pair (lo, hi) with lo < hi, got {_describe(domain)}"
-        ) from None
+        raise ParameterError(name, pair, _describe(domain)) from None
     check = check_finite if check_flag(finite, "finite") else check_real
     lo, hi = check(lo, f"{name}[0]"), check(hi, f"{name}[1]")
     if not lo < hi:
-        raise ValueError(f"{name} must be a pair (lo, hi) with lo < hi, got ({lo!r}, {hi!r})")
+        raise ParameterError(name, pair, f"({lo!r}, {hi!r})")
     if finite and not math.isfinite(hi - lo):
-        raise ValueError(
-            f"{name} must have a width hi - lo that fits a float64 (<= {MAX_FLOAT:.4g}), "
-            f"got ({lo!r}, {hi!r})"
+        raise ParameterError(
+            name,
+            f"must have a width hi - lo that fits a float64 (<= {MAX_FLOAT:.4g})",
+            f"({lo!r}, {hi!r})",
         )
     return lo, hi
 
@@ -227,33 +230,38 @@ _DATA = "a 1-D sequence of finite real numbers"
 def _refuse_kind(arr: np.ndarray, name: str, what: str) -> None:
     kind = arr.dtype.kind
     if kind == "b":
-        raise ValueError(f"{name} must be {what}, got booleans")
+        raise ParameterError(name, f"must be {what}", "booleans")
     if kind == "c":
-        raise ValueError(f"{name} must be {what}, got complex numbers")
+        raise ParameterError(name, f"must be {what}", "complex numbers")
     if kind in "mM":
-        raise ValueError(f"{name} must be {what}, got dates or times ({arr.dtype})")
+        raise ParameterError(name, f"must be {what}", f"dates or times ({arr.dtype})")
     if kind in "USa":
-        raise ValueError(f"{name} must be {what}, got strings")
+        raise ParameterError(name, f"must be {what}", "strings")
     if kind not in _NUMERIC_KINDS and kind != "O":
-        raise ValueError(f"{name} must be {what}, got dtype {arr.dtype}")
+        raise ParameterError(name, f"must be {what}", f"dtype {arr.dtype}")
 
 
 def _check_element_types(values: Iterable[Any], name: str, what: str) -> None:
     """Every element a real scalar; one ``isinstance`` per distinct type, not per element."""
     for t in set(map(type, values)):
         if issubclass(t, bool | np.bool_):
-            raise ValueError(f"{name} must be {what}, got booleans")
+            raise ParameterError(name, f"must be {what}", "booleans")
         if issubclass(t, str | bytes):
-            raise ValueError(f"{name} must be {what}, got strings")
+            raise ParameterError(name, f"must be {what}", "strings")
         if issubclass(t, list | tuple | np.ndarray):
-            raise ValueError(f"{name} must be {what}, got nested sequences")
+            raise ParameterError(name, f"must be {what}", "nested sequences")
         if not issubclass(t, numbers.Real | np.floating | np.integer):
-            raise ValueError(f"{name} must be {what}, got values of type {t.__name__}")
+            raise ParameterError(name, f"must be {what}", f"values of type {t.__name__}")
 
 
-def _does_not_fit(name: str) -> ValueError:
+def _does_not_fit(name: str) -> ParameterError:
     """The error for an array ``name`` holding a finite value beyond float64's range."""
-    return ValueError(f"{name} must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})")
+    return ParameterError(name, f"must hold values that fit a float64 (|x| <= {MAX_FLOAT:.4g})")
+
+
+def _fits(name: str) -> str:
+    """What a scalar ``name`` beyond float64's range is told."""
+    return f"must fit a float64 (|{name}| <= {MAX_FLOAT:.4g})"
 
 
 def _as_array(data: Any, name: str, what: str, depth: int | None) -> np.ndarray:
@@ -262,19 +270,19 @@ def _as_array(data: Any, name: str, what: str, depth: int | None) -> np.ndarray:
     number of dimensions a sequence must have (1: numbers; 2: records of numbers), or None for
     any shape (nested lists of numbers, or one number)."""
     if isinstance(data, str | bytes):
-        raise ValueError(f"{name} must be {what}, got a string")
+        raise ParameterError(name, f"must be {what}", "a string")
     if isinstance(data, np.ndarray):
         return data
     if not isinstance(data, list | tuple | range):
         try:
             return np.asarray(data)
         except Exception:  # noqa: BLE001 -- any failure to read the data is a refusal
-            raise ValueError(f"{name} must be {what}, got {_describe(data)}") from None
+            raise ParameterError(name, f"must be {what}", _describe(data)) from None
     if depth is None:
         try:
             raw = np.array(data, dtype=object)
         except ValueError:
-            raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
+            raise ParameterError(name, f"must be {what}", "ragged nested sequences") from None
         _check_element_types(raw.ravel().tolist(), name, what)  # ragged rows stay lists: refused
         return raw
     rows: Any = data
@@ -282,7 +290,7 @@ def _as_array(data: Any, name: str, what: str, depth: int | None) -> np.ndarray:
         if any(
             isinstance(r, str | bytes) or not isinstance(r, list | tuple | np.ndarray) for r in rows
         ):
-            raise ValueError(f"{name} must be {what}, got a record that is not a sequence")
+            raise ParameterError(name, f"must be {what}", "a record that is not a sequence")
         rows = [v for r in rows for v in (r.tolist() if isinstance(r, np.ndarray) else r)]
     _check_element_types(rows, name, what)
     if not data:
@@ -293,7 +301,7 @@ def _as_array(data: Any, name: str, what: str, depth: int | None) -> np.ndarray:
     except OverflowError:
         raise _does_not_fit(name) from None
     except ValueError:
-        raise ValueError(f"{name} must be {what}, got ragged nested sequences") from None
+        raise ParameterError(name, f"must be {what}", "ragged nested sequences") from None
 
 
 def _to_float_array(data: Any, name: str, what: str, depth: int | None = 1) -> np.ndarray:
@@ -309,7 +317,7 @@ def _to_float_array(data: Any, name: str, what: str, depth: int | None = 1) -> n
     except OverflowError:
         raise _does_not_fit(name) from None
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be {what}, got {_describe(data)}") from None
+        raise ParameterError(name, f"must be {what}", _describe(data)) from None
     inf = np.isinf(arr)
     if inf.any() and (raw.dtype.kind == "O" or raw.dtype.itemsize > 8 or raw is not data):
         source = raw if raw is data or raw.dtype.kind == "O" else np.array(data, dtype=object)
@@ -342,21 +350,22 @@ def check_data(
     arr = _to_float_array(data, name, what, 1 if record_dim is None else 2)
     if record_dim is None:
         if arr.ndim != 1:
-            raise ValueError(f"{name} must be {what}, got shape {arr.shape}")
+            raise ParameterError(name, f"must be {what}", f"shape {arr.shape}")
     elif arr.ndim != 2 or arr.shape[1] != record_dim:
         if not (arr.ndim == 1 and arr.size == 0):
-            raise ValueError(f"{name} must be {what}, got shape {arr.shape}")
+            raise ParameterError(name, f"must be {what}", f"shape {arr.shape}")
         arr = arr.reshape(0, record_dim)
     if arr.size == 0 and not allow_empty:
-        raise ValueError(f"{name} must be non-empty")
+        raise ParameterError(name, "must be non-empty")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
+        raise ParameterError(name, "must contain finite numbers only (no NaN or inf)")
     if domain is not None and arr.size:
         lo, hi = domain
         if arr.min() < lo or arr.max() > hi:
-            raise ValueError(
-                f"{name} must lie inside the domain [{lo}, {hi}], got values in "
-                f"[{arr.min()}, {arr.max()}]"
+            raise ParameterError(
+                name,
+                f"must lie inside the domain [{lo}, {hi}]",
+                f"values in [{arr.min()}, {arr.max()}]",
             )
     return arr
 
@@ -366,21 +375,21 @@ def check_fraction(
 ) -> Fraction:
     """An exact rational (int or Fraction; finite floats are converted exactly)."""
     if isinstance(x, bool | np.bool_):
-        raise ValueError(f"{name} must be a rational number, got {x!r}")
+        raise ParameterError(name, "must be a rational number", repr(x))
     if isinstance(x, Fraction | numbers.Integral | np.integer):
         value = Fraction(int(x)) if isinstance(x, np.integer) else Fraction(x)
     elif isinstance(x, float | np.floating) and math.isfinite(float(x)):
         value = Fraction(float(x))
     else:
-        raise ValueError(
-            f"{name} must be a rational number (int, Fraction or finite float), got {_describe(x)}"
+        raise ParameterError(
+            name, "must be a rational number (int, Fraction or finite float)", _describe(x)
         )
     if abs(value) > MAX_FLOAT:
-        raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g})")
+        raise ParameterError(name, _fits(name))
     if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value}")
+        raise ParameterError(name, "must be > 0", str(value))
     if nonnegative and value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
+        raise ParameterError(name, "must be >= 0", str(value))
     return value
 
 
@@ -390,7 +399,7 @@ def check_record(data: Any, name: str = "data") -> float:
     if isinstance(data, list | tuple | np.ndarray):
         arr = check_data(data, name)
         if arr.size != 1:
-            raise ValueError(f"{name} must be one user's value (a single number), got {arr.size}")
+            raise ParameterError(name, "must be one user's value (a single number)", str(arr.size))
         return float(arr[0])
     return check_finite(data, name)
 
@@ -405,16 +414,16 @@ def check_real_array(x: Any, name: str, *, allow_inf: bool = False) -> np.ndarra
     if _is_real_scalar(x):
         value = _as_float(x, name)
         if math.isinf(value) and not _is_infinite(x):
-            raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g}), got {x!r}")
+            raise ParameterError(name, _fits(name), repr(x))
         arr = np.array(value)
     elif isinstance(x, np.ndarray | list | tuple | range):
         arr = _to_float_array(x, name, what, None)
     else:
-        raise ValueError(f"{name} must be {what} (a number or an array), got {_describe(x)}")
+        raise ParameterError(name, f"must be {what} (a number or an array)", _describe(x))
     if np.isnan(arr).any():
-        raise ValueError(f"{name} must be {what}, got nan")
+        raise ParameterError(name, f"must be {what}", "nan")
     if not allow_inf and np.isinf(arr).any():
-        raise ValueError(f"{name} must be {what}, got an infinity")
+        raise ParameterError(name, f"must be {what}", "an infinity")
     return arr
 
 
@@ -438,8 +447,8 @@ def read_attribute(obj: Any, attribute: str, owner: str, default: Any = _MISSING
     except AttributeError:
         if default is not _MISSING:
             return default
-        raise ValueError(f"{owner}.{attribute} is missing") from None
+        raise MissingAttributeError(f"{owner}.{attribute}") from None
     except Exception as exc:  # noqa: BLE001 -- any failure to read it is a refusal
-        raise ValueError(
-            f"{owner}.{attribute} cannot be read ({type(exc).__name__}: {exc})"
+        raise ParameterError(
+            f"{owner}.{attribute}", f"cannot be read ({recorded_name(exc)}: {exc})"
         ) from None

@@ -36,6 +36,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_executor, check_flag, check_int
 
 MAX_SEED = 2**32 - 1
@@ -62,7 +63,7 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     """A seed for numpy's legacy ``RandomState``: an integer in [0, 2^32 − 1]."""
     value = check_int(seed, name, minimum=0)
     if value > MAX_SEED:
-        raise ValueError(f"{name} must be an integer in [0, 2^32 - 1], got {value}")
+        raise ParameterError(name, "must be an integer in [0, 2^32 - 1]", value)
     return value
 
 
@@ -77,9 +78,10 @@ def check_workers(workers: Any, default: int | None = None) -> int:
 def check_progress(progress: Any) -> None:
     """``progress`` is ``None`` or a callable ``progress(label, done, total)``."""
     if progress is not None and not callable(progress):
-        raise ValueError(
-            f"progress must be None or callable as progress(label, done, total), got "
-            f"{type(progress).__name__}"
+        raise ParameterError(
+            "progress",
+            "must be None or callable as progress(label, done, total)",
+            type(progress).__name__,
         )
 
 
@@ -87,18 +89,20 @@ def check_out(out: Any, name: str = "out") -> Path:
     """An output folder: a non-empty path (str or os.PathLike) without NUL characters, not an
     existing file (missing folders are created when the files are written)."""
     if isinstance(out, bytes) or not isinstance(out, str | os.PathLike):
-        raise ValueError(
-            f"{name} must be a directory path (str or os.PathLike), got {type(out).__name__}"
+        raise ParameterError(
+            name,
+            "must be a directory path (str or os.PathLike)",
+            type(out).__name__,
         )
     try:
         path = Path(out)
     except TypeError:
-        raise ValueError(f"{name} must be a directory path, got {out!r:.60}") from None
+        raise ParameterError(name, "must be a directory path", f"{out!r:.60}") from None
     text = str(out) if isinstance(out, str) else str(path)
     if not text.strip() or "\x00" in text:
-        raise ValueError(f"{name} must be a non-empty directory path without NUL characters")
+        raise ParameterError(name, "must be a non-empty directory path without NUL characters")
     if path.exists() and not path.is_dir():
-        raise ValueError(f"{name} must be a directory, got the existing file {str(path)!r:.80}")
+        raise ParameterError(name, "must be a directory", f"the existing file {str(path)!r:.80}")
     return path
 
 
@@ -117,8 +121,10 @@ def check_run(
     flag), ``progress`` (:func:`check_progress`) and ``out`` (:func:`check_out`); returns
     (study, workers, out, plot)."""
     if not isinstance(study, kind):
-        raise ValueError(
-            f"study must be a {kind.__name__} (make_study(...)), got {type(study).__name__}"
+        raise ParameterError(
+            "study",
+            f"must be a {kind.__name__} (make_study(...))",
+            type(study).__name__,
         )
     workers = check_workers(workers, default_workers)
     plot = check_flag(plot, "plot")
@@ -212,7 +218,7 @@ def study_runner(
 def check_sequence(values: Any, name: str) -> Sequence[Any]:
     """A list, tuple or range (not a string, a set or a scalar)."""
     if not isinstance(values, list | tuple | range):
-        raise ValueError(f"{name} must be a list or tuple, got {values!r:.80}")
+        raise ParameterError(name, "must be a list or tuple", f"{values!r:.80}")
     return values
 
 
@@ -223,14 +229,16 @@ def name_choices(values: Any, allowed: Sequence[str], name: str) -> tuple[str, .
     if not isinstance(values, str) and not (
         isinstance(values, list | tuple) and all(isinstance(v, str) for v in values)
     ):
-        raise ValueError(
-            f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r:.80}"
+        raise ParameterError(
+            name,
+            f"must be a non-empty list among {tuple(allowed)}",
+            f"{values!r:.80}",
         )
     if isinstance(values, str):
         values = [v.strip() for v in values.split(",") if v.strip()]
     out = tuple(dict.fromkeys(values))
     if not out or any(v not in allowed for v in out):
-        raise ValueError(f"{name} must be a non-empty list among {tuple(allowed)}, got {values!r}")
+        raise ParameterError(name, f"must be a non-empty list among {tuple(allowed)}", repr(values))
     return out
 
 
@@ -332,10 +340,10 @@ def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[s
     """Rows as CSV (floats by ``repr``, so values round-trip; ``None``/NaN as empty cells);
     missing folders are created."""
     if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
-        raise ValueError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
+        raise ParameterError("path", "must be a path (str or os.PathLike)", type(path).__name__)
     path = Path(path)
     if isinstance(columns, str | bytes) or not all(isinstance(c, str) for c in columns):
-        raise ValueError("columns must be a sequence of column names (strings)")
+        raise ParameterError("columns", "must be a sequence of column names (strings)")
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, lineterminator="\n")

@@ -21,6 +21,7 @@ import pytest
 from dpquant.cli import build_parser, main
 from dpquant.cli.app import join_domain
 from dpquant.cli.targets import ClaimOverride
+from dpquant.errors import ParameterError
 from dpquant.options import parse_domain
 from dpquant.reference.core import MechanismBase, PrivacyClaim, has_exact
 from dpquant.reference.primitives.randomized_response import RandomizedResponse
@@ -838,7 +839,7 @@ def test_warnings_are_one_line_each_after_a_completed_command_and_none_after_an_
 
     def noisy_refusal(*args: Any, **kwargs: Any) -> Any:
         warnings.warn("noise", RuntimeWarning, stacklevel=1)
-        raise ValueError("samples must be refused here")
+        raise ParameterError("samples", "must be refused here")
 
     monkeypatch.setattr(audit, "audit_mechanism", noisy_refusal)
     assert main(["audit", MECH, *QUICK_EXACT]) == 2

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.core import check_adjacency
 from dpquant.reference.validation import (
     MAX_FLOAT,
@@ -52,11 +53,11 @@ def check_values(
     set or any finite iterable; at most ``cap`` values), as a tuple of floats in the given
     order."""
     if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
-        raise ValueError(f"{name} must be a non-empty sequence of finite real numbers")
+        raise ParameterError(name, "must be a non-empty sequence of finite real numbers")
     if not isinstance(values, list | tuple | range | np.ndarray):
         values = list(islice(values, cap + 1))
     if len(values) > cap:
-        raise ValueError(f"{name} must hold at most {cap} values, got more")
+        raise ParameterError(name, f"must hold at most {cap} values", "more")
     arr = check_data(values, name, allow_empty=allow_empty)
     return tuple(float(v) for v in arr)
 
@@ -66,9 +67,10 @@ def check_probe_domain(domain: Any, name: str = "domain") -> tuple[float, float]
     both ends are finite their width hi − lo fits a float64 (the probes are lo + f·(hi − lo))."""
     lo, hi = check_domain(domain, name)
     if math.isfinite(lo) and math.isfinite(hi) and not math.isfinite(hi - lo):
-        raise ValueError(
-            f"{name} must have a width hi - lo that fits a float64 (<= {MAX_FLOAT:.4g}), "
-            f"got ({lo!r}, {hi!r})"
+        raise ParameterError(
+            name,
+            f"must have a width hi - lo that fits a float64 (<= {MAX_FLOAT:.4g})",
+            f"({lo!r}, {hi!r})",
         )
     return lo, hi
 

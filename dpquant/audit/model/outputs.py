@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from dpquant.audit.model.sampling_contract import MalformedOutput, kind_of
+from dpquant.errors import recorded_name
 from dpquant.reference.validation import check_size
 
 NUMERIC = ""  # the atom name of a numeric draw
@@ -55,14 +56,16 @@ class Raised:
     """An exception raised while drawing one output, kept as an output atom.
 
     Attributes:
-        type_name: The exception's class name (the atom is ``raised:<type_name>``).
+        type_name: The exception's class name (the atom is ``raised:<type_name>``), as
+            :func:`dpquant.errors.recorded_name` gives it (``ValueError`` for dpquant's own
+            refusals).
     """
 
     type_name: str
 
     @classmethod
     def of(cls, exc: BaseException) -> Raised:
-        return cls(type(exc).__name__)
+        return cls(recorded_name(exc))
 
     def __str__(self) -> str:
         return f"raised:{self.type_name}"

@@ -51,6 +51,7 @@ from dpquant.audit.model.record_spaces import Records
 from dpquant.audit.model.relation_inputs import as_input
 from dpquant.audit.model.relations import check_relation
 from dpquant.audit.model.sampling_contract import MalformedOutput, kind_of
+from dpquant.errors import ParameterError
 from dpquant.reference.core import OBJECT_RELATIONS, PrivacyClaim, check_claim
 from dpquant.reference.validation import check_flag
 
@@ -231,9 +232,10 @@ def from_callable(
         values = tuple(sorted(set(check_values(input_values, "input_values"))))
         lo, hi = domain
         if values[0] < lo or values[-1] > hi:
-            raise ValueError(
-                f"input_values must lie inside domain [{lo}, {hi}], got values in "
-                f"[{values[0]}, {values[-1]}]"
+            raise ParameterError(
+                "input_values",
+                f"must lie inside domain [{lo}, {hi}]",
+                f"values in [{values[0]}, {values[-1]}]",
             )
     if claim.adjacency in OBJECT_RELATIONS or relation is not None:
         if relation is None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from dpquant.audit.statistics.bounds import samples_needed
+from dpquant.errors import ParameterError
 from dpquant.reference.core import PrivacyClaim
 
 SELECTION_FRACTION = 0.3
@@ -155,7 +156,7 @@ def fit_final(
         ValueError: ``max_draws`` leaves fewer than 20 draws for the final stage.
     """
     if budget.max_draws is None:
-        raise ValueError("budget must have max_draws to be fitted after the search")
+        raise ParameterError("budget", "must have max_draws to be fitted after the search")
     fitted = replace(budget, samples=final_samples(budget.max_draws - used))
     if not budget.full and prior is not None:
         fitted = replace(fitted, samples=cut_budget(fitted.samples, prior, claim, alpha_eval))
@@ -225,9 +226,8 @@ def final_samples(draws: int) -> int:
     ``ValueError`` when that is fewer than 10."""
     samples = draws // 2
     if samples < 10:
-        raise ValueError(
-            f"max_draws leaves {draws} draws for the final stage, fewer than the 20 it needs: "
-            "raise max_draws"
+        raise ParameterError(
+            "max_draws", f"leaves {draws} draws for the final stage, fewer than the 20 it needs: raise max_draws"
         )
     return samples
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpquant.audit.model.limits import MAX_NAME, MAX_TIMEOUT, MIN_TIMEOUT
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_flag, check_positive
 
 
@@ -60,8 +61,8 @@ def _checked_fields(options: AuditOptions) -> tuple[Any, ...]:
     """The fields of ``options``, checked (a float timeout, bool flags)."""
     _check_name(options.name)
     if options.progress is not None and not callable(options.progress):
-        raise ValueError(
-            f"progress must be callable (one line per stage) or None, got {options.progress!r:.80}"
+        raise ParameterError(
+            "progress", "must be callable (one line per stage) or None", f"{options.progress!r:.80}"
         )
     return (
         _check_timeout(options.timeout),
@@ -89,8 +90,8 @@ def check_options(options: Any) -> AuditOptions:
     if options is None:
         return AuditOptions()
     if not isinstance(options, AuditOptions):
-        raise ValueError(
-            f"options must be a dpquant.audit.AuditOptions or None, got {type(options).__name__}"
+        raise ParameterError(
+            "options", "must be a dpquant.audit.AuditOptions or None", type(options).__name__
         )
     return AuditOptions(*_checked_fields(options))
 
@@ -100,9 +101,9 @@ def _check_name(name: Any) -> None:
     if name is None:
         return
     if not isinstance(name, str):
-        raise ValueError(f"name must be a string or None, got {type(name).__name__}")
+        raise ParameterError("name", "must be a string or None", type(name).__name__)
     if len(name) > MAX_NAME:
-        raise ValueError(f"name must have at most {MAX_NAME} characters, got {len(name)}")
+        raise ParameterError("name", f"must have at most {MAX_NAME} characters", len(name))
 
 
 def _check_timeout(timeout: Any) -> float | None:
@@ -111,9 +112,10 @@ def _check_timeout(timeout: Any) -> float | None:
         return None
     seconds = check_positive(timeout, "timeout")
     if not MIN_TIMEOUT <= seconds <= MAX_TIMEOUT:
-        raise ValueError(
-            f"timeout must lie in [{MIN_TIMEOUT:g}, {MAX_TIMEOUT:g}] seconds (or be None), "
-            f"got {seconds!r}"
+        raise ParameterError(
+            "timeout",
+            f"must lie in [{MIN_TIMEOUT:g}, {MAX_TIMEOUT:g}] seconds (or be None)",
+            repr(seconds),
         )
     return seconds
 

@@ -91,6 +91,7 @@ from dpquant.audit.pipeline.stage3_evaluation import blackbox_stage, witness_con
 from dpquant.audit.report.inconclusive import CannotConclude, Inconclusive
 from dpquant.audit.report.result import AuditReport
 from dpquant.audit.statistics.exact_loss import mechanism_name
+from dpquant.errors import MissingAttributeError, ParameterError
 from dpquant.reference.core import OBJECT_RELATIONS, check_claim, has_exact
 from dpquant.reference.validation import (
     check_choice,
@@ -175,7 +176,7 @@ def audit_mechanism(
         raise ValueError("mode='exact' needs a mechanism with an exact(data) law")
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
     if alpha < MIN_ALPHA:
-        raise ValueError(f"alpha must lie in [{MIN_ALPHA:g}, 1), got {alpha!r}")
+        raise ParameterError("alpha", f"must lie in [{MIN_ALPHA:g}, 1)", repr(alpha))
     seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
     if max_draws is not None:
         if samples is not None:
@@ -214,9 +215,11 @@ def audit_mechanism(
     else:
         checked = None if pairs is None else check_pairs(pairs, claim.adjacency, dom, inputs)
     if checked is None and len(values) < 2 and claim.adjacency != "add_remove":
-        raise ValueError(
-            f"domain {dom} gives a single value to probe ({values}); a {claim.adjacency} audit "
-            "needs two: widen the domain or give pairs"
+        raise ParameterError(
+            "domain",
+            f"must give two values to probe for a {claim.adjacency} audit (widen it, or give "
+            "pairs)",
+            f"{dom}, which gives one: {values}",
         )
     plan = AuditPlan(
         mech=mech,
@@ -402,12 +405,11 @@ def _read(mech: Any, attribute: str, *default: Any) -> Any:
     what a mechanism must have."""
     try:
         return read_attribute(mech, attribute, "mech", *default)
-    except ValueError as exc:
-        if "is missing" not in str(exc):
-            raise
-        raise ValueError(
-            f"mech.{attribute} is missing: mech must be a mechanism (a dpquant.reference.PrivacyClaim "
-            "as claim, sample(data, size, rng), domain)"
+    except MissingAttributeError:
+        raise MissingAttributeError(
+            f"mech.{attribute}",
+            "is missing: mech must be a mechanism (a dpquant.reference.PrivacyClaim "
+            "as claim, sample(data, size, rng), domain)",
         ) from None
 
 
@@ -437,15 +439,16 @@ def _audit_domain(mech: Any, domain: Any) -> tuple[float, float]:
     own = _read(mech, "domain", None)
     if domain is None:
         if own is None:
-            raise ValueError("mech.domain is missing: give domain=(lo, hi)")
+            raise MissingAttributeError("mech.domain", "is missing: give domain=(lo, hi)")
         return check_probe_domain(own, "mech.domain")
     dom = check_probe_domain(domain, "domain")
     if own is not None:
         lo, hi = check_probe_domain(own, "mech.domain")
         if not (lo <= dom[0] and dom[1] <= hi):
-            raise ValueError(
-                f"domain must lie inside mech.domain ({lo!r}, {hi!r}), got {dom}: data outside "
-                "it are refused by the mechanism, which is not a leak"
+            raise ParameterError(
+                "domain",
+                f"must lie inside mech.domain ({lo!r}, {hi!r})",
+                f"{dom}: data outside it are refused by the mechanism, which is not a leak",
             )
     return dom
 

@@ -29,6 +29,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.users import MAX_B, check_domain_size
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.validation import check_choice, check_epsilon, check_int, check_probability
@@ -58,7 +59,7 @@ def _mp_or_float(x: Any, check: Any, name: str) -> mpmath.mpf:
     ``check`` (a validation helper), converted exactly."""
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
-            raise ValueError(f"{name} must be a finite number, got {x}")
+            raise ParameterError(name, "must be a finite number", x)
         return x
     return to_mpf(check(x, name))
 
@@ -139,9 +140,9 @@ def fmt_epsilon_mp(eps_local: Any, n: int, delta: Any) -> mpmath.mpf:
         e = _mp_or_float(eps_local, check_epsilon, "eps_local")
         d = _mp_or_float(delta, lambda v, _name: _check_delta(v), "delta")
         if not e > 0:
-            raise ValueError(f"eps_local must be > 0, got {eps_local!r}")
+            raise ParameterError("eps_local", "must be > 0", repr(eps_local))
         if not 0 < d < 1:
-            raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+            raise ParameterError("delta", "must lie in (0, 1)", repr(delta))
         a = mpmath.log(4 / d)
         term = mpmath.sqrt(mpmath.exp(e) * a / n) + mpmath.exp(e) / n
         return mpmath.log(1 + 8 * mpmath.tanh(e / 2) * term)
@@ -428,8 +429,10 @@ def notebook_min_users(epsilon: float, B: int, delta: float) -> float:
     B = check_domain_size(B)
     log_value = math.log(80.0 * _log_ratio(4.0, delta) * rounds(B)) - 2.0 * math.log(epsilon)
     if log_value > 709.0:
-        raise ValueError(
-            f"epsilon must be large enough for the threshold 80 ln(4/delta) ceil(lg B)/epsilon^2 "
-            f"to fit a float64, got epsilon = {epsilon!r}"
+        raise ParameterError(
+            "epsilon",
+            "must be large enough for the threshold 80 ln(4/delta) ceil(lg B)/epsilon^2 to fit a "
+            "float64",
+            f"epsilon = {epsilon!r}",
         )
     return 80.0 * _log_ratio(4.0, delta) * rounds(B) / (epsilon * epsilon)

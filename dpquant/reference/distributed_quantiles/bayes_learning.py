@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.bayes_kernel import learn_runs
 from dpquant.reference.distributed_quantiles.channel import bayes_weights, rr_domain_target
 from dpquant.reference.distributed_quantiles.users import MAX_B, check_domain_size, check_integers
@@ -73,7 +74,7 @@ class Intervals:
                     f"{lo.size} and {hi.size}"
                 )
             if np.any(hi < lo) or np.any(np.diff(lo) < 0):
-                raise ValueError("intervals must be sorted with left <= right")
+                raise ParameterError("intervals", "must be sorted with left <= right")
             object.__setattr__(self, "lefts", lo)
             object.__setattr__(self, "rights", hi)
 
@@ -189,7 +190,7 @@ def learn_batch(
     if not isinstance(users, list | tuple) or not isinstance(intervals, list | tuple):
         raise ValueError("users and intervals must be lists (one entry per run)")
     if not isinstance(rngs, list | tuple):
-        raise ValueError("rngs must be a list of numpy Generators (one per run)")
+        raise ParameterError("rngs", "must be a list of numpy Generators (one per run)")
     if not len(users) == len(intervals) == len(rngs) or not users:
         raise ValueError(
             f"users, intervals and rngs must hold one entry per run (at least one), got "
@@ -197,10 +198,10 @@ def learn_batch(
         )
     for iv in intervals:
         if not isinstance(iv, Intervals):
-            raise ValueError(f"intervals must be Intervals, got {type(iv).__name__}")
+            raise ParameterError("intervals", "must be Intervals", type(iv).__name__)
     gens = [check_rng(g) for g in rngs]
     if len({id(g) for g in gens}) < len(gens):
-        raise ValueError("rngs must be distinct Generators: a run shares no randomness")
+        raise ParameterError("rngs", "must be distinct Generators: a run shares no randomness")
     values = [_user_values(u) for u in users]
     steps = values[0].size
     if any(v.size != steps for v in values):
@@ -235,7 +236,7 @@ def bayes_learn_tree(
     epsilon, q, d0, d1, paper = _learner_setup(tau, epsilon, alpha, rounding)
     rng = check_rng(rng)
     if not isinstance(intervals, Intervals):
-        raise ValueError(f"intervals must be an Intervals, got {type(intervals).__name__}")
+        raise ParameterError("intervals", "must be an Intervals", type(intervals).__name__)
     values = _user_values(users).tolist()
     log_d0 = (math.log(d0[0]), math.log(d0[1]))
     log_d1 = (math.log(d1[0]), math.log(d1[1]))

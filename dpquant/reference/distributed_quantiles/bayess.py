@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.bayes_learning import (
     Intervals,
     bayes_learn,
@@ -55,7 +56,7 @@ def _check_update(alpha_update: float, formula: str, alpha: float, epsilon: floa
 def _check_alpha(alpha: Any) -> float:
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
     if not alpha < 0.25:
-        raise ValueError(f"alpha must lie in (0, 1/4), got {alpha!r}")
+        raise ParameterError("alpha", "must lie in (0, 1/4)", repr(alpha))
     return alpha
 
 
@@ -72,9 +73,9 @@ def select_by_test_coins(
     answers one coin). Returns the winning interval's left coin.
     """
     if not isinstance(stream, UserStream):
-        raise ValueError(f"stream must be a UserStream, got {type(stream).__name__}")
+        raise ParameterError("stream", "must be a UserStream", type(stream).__name__)
     if not isinstance(candidates, Intervals):
-        raise ValueError(f"candidates must be an Intervals, got {type(candidates).__name__}")
+        raise ParameterError("candidates", "must be an Intervals", type(candidates).__name__)
     count = check_int(count, "count", minimum=0, maximum=stream.remaining)
     rr_tanh(epsilon)
     rng = check_rng(rng)
@@ -134,7 +135,7 @@ def _protocol(variant: _Variant) -> Callable[..., int]:
         stream = UserStream(x, rng)
         T = learn if steps is None else check_int(steps, "steps", minimum=1)
         if T > learn:
-            raise ValueError(f"steps must be at most {learn} (the learning users), got {T}")
+            raise ParameterError("steps", f"must be at most {learn} (the learning users)", T)
         if T < 1:
             raise ValueError("n too small for BayesLearn: no learning users")
         L = bayes_learn(

@@ -45,6 +45,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import DPS, to_mpf
 from dpquant.reference.validation import (
     check_choice,
@@ -90,12 +91,14 @@ def _channel_parameters(
     prints the bound min(τ, 1 − τ) in the error."""
     t = convert(tau, "tau")
     if not 0 < t < 1:
-        raise ValueError(f"tau must lie in (0, 1), got {tau!r}")
+        raise ParameterError("tau", "must lie in (0, 1)", repr(tau))
     a = convert(alpha, "alpha")
     bound = min(t, 1 - t)
     if not 0 < a < bound:
-        raise ValueError(
-            f"alpha must lie in (0, min(tau, 1 - tau)) = (0, {show(bound)}), got {alpha!r}"
+        raise ParameterError(
+            "alpha",
+            f"must lie in (0, min(tau, 1 - tau)) = (0, {show(bound)})",
+            repr(alpha),
         )
     return t, a
 
@@ -103,14 +106,14 @@ def _channel_parameters(
 def _check_unit(value: Any, name: str) -> float:
     v = check_finite(value, name)
     if not 0.0 <= v <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+        raise ParameterError(name, "must lie in [0, 1]", repr(value))
     return v
 
 
 def mp_real(x: Any, name: str) -> mpmath.mpf:
     """An exact finite real (int, float, Fraction, mpf) as mpf; ValueError otherwise."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real | mpmath.mpf):
-        raise ValueError(f"{name} must be a real number, got {x!r}")
+        raise ParameterError(name, "must be a real number", repr(x))
     if isinstance(x, np.integer):
         x = int(x)
     elif isinstance(x, np.floating):
@@ -120,7 +123,7 @@ def mp_real(x: Any, name: str) -> mpmath.mpf:
     else:
         value = mpmath.mpf(x)
     if not mpmath.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {x!r}")
+        raise ParameterError(name, "must be a finite real number", repr(x))
     return value
 
 
@@ -128,7 +131,7 @@ def mp_unit(x: Any, name: str) -> mpmath.mpf:
     """:func:`mp_real` of a number in [0, 1]."""
     value = mp_real(x, name)
     if not 0 <= value <= 1:
-        raise ValueError(f"{name} must lie in [0, 1], got {x!r}")
+        raise ParameterError(name, "must lie in [0, 1]", repr(x))
     return value
 
 
@@ -576,7 +579,7 @@ def rr_domain_target(tau: float, epsilon: float) -> float:
     """
     tau = check_finite(tau, "tau")
     if not 0.0 < tau < 1.0:
-        raise ValueError(f"tau must lie in (0, 1), got {tau!r}")
+        raise ParameterError("tau", "must lie in (0, 1)", repr(tau))
     epsilon = check_epsilon(epsilon)
     flip = math.exp(-epsilon) / (1.0 + math.exp(-epsilon))  # 1/(e^ε + 1) without overflow
     return flip + tau * math.tanh(epsilon / 2.0)
@@ -586,6 +589,6 @@ def rr_domain_alpha(alpha: float, epsilon: float) -> float:
     """α' = α·tanh(ε/2): a gap α in the CDF is a gap α' in RR heads probability (Thm C.1, Eq. 8)."""
     alpha = check_finite(alpha, "alpha")
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+        raise ParameterError("alpha", "must lie in (0, 1)", repr(alpha))
     epsilon = check_epsilon(epsilon)
     return alpha * math.tanh(epsilon / 2.0)

@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 from scipy import stats
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.validation import (
     check_epsilon,
@@ -73,16 +74,14 @@ def _check_urn(total: Any, zeros: Any, cap: int = MAX_URN) -> tuple[int, int]:
     total = check_int(total, "total", minimum=1, maximum=cap)
     zeros = check_int(zeros, "zeros", minimum=0)
     if zeros > total:
-        raise ValueError(f"zeros must lie in [0, {total}], got {zeros}")
+        raise ParameterError("zeros", f"must lie in [0, {total}]", zeros)
     return total, zeros
 
 
 def _check_steps(steps: Any, total: int, name: str = "steps") -> int:
     steps = check_int(steps, name, minimum=0)
     if steps > total - 1:
-        raise ValueError(
-            f"{name} must lie in [0, {total - 1}] (X_i needs total − i > 0), got {steps}"
-        )
+        raise ParameterError(name, f"must lie in [0, {total - 1}] (X_i needs total − i > 0)", steps)
     return steps
 
 
@@ -97,7 +96,7 @@ def remaining_zeros_law(total: int, zeros: int, t: int) -> dict[int, Fraction]:
     total, zeros = _check_urn(total, zeros)
     t = check_int(t, "t", minimum=0)
     if t > total:
-        raise ValueError(f"t must lie in [0, {total}], got {t}")
+        raise ParameterError("t", f"must lie in [0, {total}]", t)
     left = total - t
     denom = math.comb(total, left)
     law = {}
@@ -184,7 +183,7 @@ def lemma_4_1_x(n: int, k: int, i: int, y: int) -> Fraction:
     i = _check_steps(i, 2 * n, "i")
     y = check_int(y, "y", minimum=0)
     if y > min(k, 2 * n - i):
-        raise ValueError(f"y must lie in [0, {min(k, 2 * n - i)}], got {y}")
+        raise ParameterError("y", f"must lie in [0, {min(k, 2 * n - i)}]", y)
     return Fraction(y, 2 * n - i) - Fraction(k, 2 * n)
 
 
@@ -197,7 +196,7 @@ def lemma_4_1_next_values(n: int, k: int, i: int, y: int) -> list[tuple[Fraction
     lemma_4_1_x(n, k, i, y)
     n, k, i, y = int(n), int(k), int(i), int(y)  # checked: Python ints from here on
     if i > 2 * n - 2:
-        raise ValueError(f"i must lie in [0, {2 * n - 2}] for X_(i+1) to exist, got {i}")
+        raise ParameterError("i", f"must lie in [0, {2 * n - 2}] for X_(i+1) to exist", i)
     rem = 2 * n - i
     out = []
     for y_new, count in ((y - 1, y), (y, rem - y)):
@@ -228,7 +227,7 @@ def lemma_3_1_exact_tail(n: int, ones: int, alpha: Any) -> Fraction:
     n = check_int(n, "n", minimum=1, maximum=MAX_URN)
     ones = check_int(ones, "ones", minimum=0)
     if ones > n:
-        raise ValueError(f"ones must lie in [0, {n}], got {ones}")
+        raise ParameterError("ones", f"must lie in [0, {n}]", ones)
     return max_deviation_tail(n, n - ones, n // 2, alpha)
 
 
@@ -336,7 +335,7 @@ def binomial_mean_deviation_tail(n: int, p: Any, alpha: Any, *, strict: bool = T
     strict = check_flag(strict, "strict")
     pp = check_fraction(p, "p", nonnegative=True)
     if pp > 1:
-        raise ValueError(f"p must lie in [0, 1], got {p!r}")
+        raise ParameterError("p", "must lie in [0, 1]", repr(p))
     a = check_fraction(alpha, "alpha", nonnegative=True)
     out = Fraction(0)
     for s in range(n + 1):
@@ -405,9 +404,9 @@ def bernstein_bracket(sigma2: Any, t: Any) -> mpmath.mpf:
         s2 = _exact_real(sigma2, "sigma2")
         tt = _exact_real(t, "t")
         if s2 < 0:
-            raise ValueError(f"sigma2 must be >= 0, got {sigma2!r}")
+            raise ParameterError("sigma2", "must be >= 0", repr(sigma2))
         if not tt > 0:
-            raise ValueError(f"t must be > 0, got {t!r}")
+            raise ParameterError("t", "must be > 0", repr(t))
         return 2 * s2 / tt**2 + 2 / (3 * tt)
 
 
@@ -415,7 +414,7 @@ def _exact_real(x: Any, name: str) -> mpmath.mpf:
     """A finite mpf as it is, any other value through :func:`check_fraction` (exactly)."""
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
-            raise ValueError(f"{name} must be a finite real number, got {x}")
+            raise ParameterError(name, "must be a finite real number", x)
         return x
     return to_mpf(check_fraction(x, name))
 
@@ -486,7 +485,7 @@ def lemma_g2_exact_tail(n: int, ones: int, alpha: float, epsilon: float) -> floa
     n = check_int(n, "n", minimum=1, maximum=MAX_CONVOLVED)
     ones = check_int(ones, "ones", minimum=0)
     if ones > n:
-        raise ValueError(f"ones must lie in [0, {n}], got {ones}")
+        raise ParameterError("ones", f"must lie in [0, {n}]", ones)
     a = check_probability(alpha, "alpha", open_left=True)
     eps = check_epsilon(epsilon)
     keep = 1.0 / (1.0 + math.exp(-eps))

@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.population import SAMPLERS, Population
 from dpquant.reference.distributed_quantiles.threshold_query import CELL_BUDGET
 from dpquant.reference.distributed_quantiles.unary_encoding import (
@@ -112,7 +113,7 @@ def node_index(values: Any, level: int, k: int, branching: int) -> np.ndarray:
         scalar = values.ndim == 0
         x = values.reshape(-1).astype(np.int64, copy=False)
         if x.size and (values.min() < 1 or values.max() > MAX_B):
-            raise ValueError(f"values must lie in [1, {MAX_B}]")
+            raise ParameterError("values", f"must lie in [1, {MAX_B}]")
     else:
         x = check_integers([values] if scalar else values, "values", minimum=1, maximum=MAX_B)
     block = b ** (k - level)
@@ -138,7 +139,7 @@ def prefix_nodes(x: int, B: int, branching: int = 4) -> list[tuple[int, int]]:
     B, b = check_domain_size(B), check_branching(branching)
     x = check_int(x, "x", minimum=1)
     if x > B:
-        raise ValueError(f"x must lie in [1, {B}], got {x}")
+        raise ParameterError("x", f"must lie in [1, {B}]", x)
     k = tree_depth(B, b)
     out: list[tuple[int, int]] = []
     for level in range(1, k + 1):
@@ -158,19 +159,25 @@ def prefix_cdf(level_values: list[Any], B: int, branching: int = 4) -> np.ndarra
     B, b = check_domain_size(B), check_branching(branching)
     k = _allocated_depth(B, b)
     if not isinstance(level_values, list | tuple):
-        raise ValueError(
-            f"level_values must be a list of k = {k} arrays, got {type(level_values).__name__}"
+        raise ParameterError(
+            "level_values",
+            f"must be a list of k = {k} arrays",
+            type(level_values).__name__,
         )
     if len(level_values) != k:
-        raise ValueError(
-            f"level_values must hold k = {k} arrays (levels 1..k), got {len(level_values)}"
+        raise ParameterError(
+            "level_values",
+            f"must hold k = {k} arrays (levels 1..k)",
+            len(level_values),
         )
     acc = np.zeros(1)
     for level, values in enumerate(level_values, start=1):
         v = _level_array(values, f"level_values[{level - 1}]")
         if v.shape != (b**level,):
-            raise ValueError(
-                f"level_values[{level - 1}] must have shape ({b**level},), got {v.shape}"
+            raise ParameterError(
+                f"level_values[{level - 1}]",
+                f"must have shape ({b ** level},)",
+                v.shape,
             )
         groups = v.reshape(-1, b)
         left = np.zeros_like(groups)  # the sum of the siblings left of each node
@@ -195,7 +202,7 @@ def _level_array(values: Any, name: str) -> np.ndarray:
             and any(isinstance(v, Fraction) for v in flat)
         ):
             if any(abs(v) > MAX_FLOAT for v in flat):
-                raise ValueError(f"{name} must hold values that fit a float64")
+                raise ParameterError(name, "must hold values that fit a float64")
             return np.array(flat, dtype=object)
     return check_data(values, name)
 
@@ -233,7 +240,7 @@ def _level_node_counts(
 def _check_levels(levels: Any, n: int, k: int) -> np.ndarray:
     out = check_integers(levels, "levels", minimum=1, maximum=k)
     if out.shape != (n,):
-        raise ValueError(f"levels must hold one level per user (n = {n}), got {out.size}")
+        raise ParameterError("levels", f"must hold one level per user (n = {n})", out.size)
     return out
 
 
@@ -262,7 +269,7 @@ def level_estimates(
     epsilon, oracle, rng = check_epsilon(epsilon), _check_oracle(oracle), check_rng(rng)
     sampler = check_choice(sampler, "sampler", SAMPLERS)
     if isinstance(users, Population) and users.B != B:
-        raise ValueError(f"users is a Population over [1, {users.B}], not [1, {B}]")
+        raise ParameterError("users", f"is a Population over [1, {users.B}], not [1, {B}]")
     k = _allocated_depth(B, b)
     counts = _level_node_counts(users, B, k, b, rng, levels, sampler)
     estimates, level_sizes = [], np.zeros(k, dtype=np.int64)
@@ -393,7 +400,7 @@ class HierarchicalRandomizer(UserValueRandomizer):
         offsets = self.offsets
         code = check_int(code, "code", minimum=0)
         if code >= offsets[-1]:
-            raise ValueError(f"code must lie in [0, {offsets[-1] - 1}], got {code}")
+            raise ParameterError("code", f"must lie in [0, {offsets[-1] - 1}]", code)
         level = int(np.searchsorted(offsets, code, side="right"))
         width = self.branching**level
         local = code - offsets[level - 1]

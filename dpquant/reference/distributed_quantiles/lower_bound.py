@@ -12,6 +12,7 @@ from typing import Any
 
 import mpmath
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import workdps
 from dpquant.reference.validation import check_choice, check_fraction, check_int
 
@@ -32,12 +33,12 @@ def lower_bound_family(
     a = check_fraction(alpha, "alpha", positive=True)
     qq = check_fraction(q, "q")
     if not 2 * a < qq < 1 - 2 * a:
-        raise ValueError(f"q must lie in (2α, 1 − 2α) = ({2 * a}, {1 - 2 * a}), got {q!r}")
+        raise ParameterError("q", f"must lie in (2α, 1 − 2α) = ({2 * a}, {1 - 2 * a})", repr(q))
     base = check_int(base, "base", minimum=0, maximum=1)
     beta = check_int(beta, "beta")
     lo_b, hi_b = (1, B - 1) if base == 0 else (2, B - 2)
     if not lo_b <= beta <= hi_b:
-        raise ValueError(f"beta must lie in [{lo_b}, {hi_b}], got {beta}")
+        raise ParameterError("beta", f"must lie in [{lo_b}, {hi_b}]", beta)
     bottom, top = (0, B - 1) if base == 0 else (1, B)
     pmf: dict[int, Fraction] = {}
     for atom, mass in ((bottom, qq - 2 * a), (beta, 4 * a), (top, 1 - qq - 2 * a)):
@@ -48,9 +49,9 @@ def lower_bound_family(
 def _check_pmf(pmf: Any, name: str) -> dict[Any, Fraction]:
     """A finite pmf: a dict from integer atoms to non-negative rationals (floats exactly)."""
     if not isinstance(pmf, dict):
-        raise ValueError(f"{name} must be a dict from atoms to probabilities, got {pmf!r:.60}")
+        raise ParameterError(name, "must be a dict from atoms to probabilities", f"{pmf!r:.60}")
     if len(pmf) > MAX_QUANTILE_SET:
-        raise ValueError(f"{name} must have at most {MAX_QUANTILE_SET} atoms, got {len(pmf)}")
+        raise ParameterError(name, f"must have at most {MAX_QUANTILE_SET} atoms", len(pmf))
     out = {}
     for atom, mass in pmf.items():
         key = check_int(atom, f"{name} atoms", minimum=-(2**62), maximum=2**62)
@@ -74,7 +75,7 @@ def approximate_quantile_set(
     """
     pmf = _check_pmf(pmf, "pmf")
     if not isinstance(domain, range) or len(domain) == 0:
-        raise ValueError(f"domain must be a non-empty range of integers, got {domain!r:.60}")
+        raise ParameterError("domain", "must be a non-empty range of integers", f"{domain!r:.60}")
     if len(domain) * max(len(pmf), 1) > MAX_QUANTILE_SET:
         raise ValueError(
             f"domain and pmf need |domain|·|pmf| = {len(domain) * len(pmf)} CDF terms; at most "

@@ -24,6 +24,7 @@ import numpy as np
 
 from dpquant.reference.core import Adjacency, ExactMechanismBase, PerDrawMechanism
 from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.protocol_enumeration import protocol_law
 from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery
 from dpquant.reference.distributed_quantiles.users import check_domain_size, check_users
@@ -49,8 +50,10 @@ def check_options(protocol: Callable[..., Any], options: Any, name: str) -> dict
     **options)`` accepts (checked against its signature, so a wrong keyword is a ``ValueError``
     naming ``options`` rather than a ``TypeError`` inside a run)."""
     if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
-        raise ValueError(
-            f"options must be a dict of keyword arguments, got {type(options).__name__}"
+        raise ParameterError(
+            "options",
+            "must be a dict of keyword arguments",
+            type(options).__name__,
         )
     try:
         signature = inspect.signature(protocol)
@@ -59,9 +62,10 @@ def check_options(protocol: Callable[..., Any], options: Any, name: str) -> dict
     try:
         signature.bind(None, None, None, None, **options)
     except TypeError as exc:
-        raise ValueError(
-            f"options must be keyword arguments that {name} accepts as "
-            f"{name}(users, B, epsilon, rng, **options): {exc}"
+        raise ParameterError(
+            "options",
+            f"must be keyword arguments that {name} accepts as {name}(users, B, epsilon, rng, "
+            f"**options): {exc}",
         ) from None
     return options
 
@@ -88,11 +92,12 @@ class ProtocolMechanism(PerDrawMechanism, ExactMechanismBase):
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
-            raise ValueError(f"name must be a string, got {type(self.name).__name__}")
+            raise ParameterError("name", "must be a string", type(self.name).__name__)
         if not callable(self.protocol):
-            raise ValueError(
-                "protocol must be callable as protocol(users, B, epsilon, rng, **options), got "
-                f"{type(self.protocol).__name__}"
+            raise ParameterError(
+                "protocol",
+                "must be callable as protocol(users, B, epsilon, rng, **options)",
+                type(self.protocol).__name__,
             )
         object.__setattr__(self, "B", check_domain_size(self.B))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
@@ -116,7 +121,7 @@ class ProtocolMechanism(PerDrawMechanism, ExactMechanismBase):
     def check_input(self, data: Any) -> np.ndarray:
         x = check_users(data, self.B, "data")
         if x.size != self.n:
-            raise ValueError(f"data must hold exactly n = {self.n} users, got {x.size}")
+            raise ParameterError("data", f"must hold exactly n = {self.n} users", x.size)
         return x
 
     def draw_limit(self, data: np.ndarray) -> int:

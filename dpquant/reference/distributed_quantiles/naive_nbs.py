@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.population import SAMPLERS, CountStream, Population
 from dpquant.reference.distributed_quantiles.threshold_query import threshold_rr
 from dpquant.reference.distributed_quantiles.users import (
@@ -59,7 +60,7 @@ def batch_schedule(n: int, K: int, stage: str = STAGE) -> list[int]:
     n = check_int(n, "n", minimum=0, maximum=MAX_B)
     r = search_rounds(K)
     if not isinstance(stage, str):
-        raise ValueError(f"stage must be a string (a label), got {type(stage).__name__}")
+        raise ParameterError("stage", "must be a string (a label)", type(stage).__name__)
     if r == 0:
         return []
     b, extra = divmod(n, r)
@@ -81,8 +82,10 @@ def rr_tanh(epsilon: float, name: str = "epsilon") -> float:
     epsilon = check_epsilon(epsilon, name)
     t = math.tanh(epsilon / 2.0)
     if not t > 0.0:
-        raise ValueError(
-            f"{name} must be >= 1e-323 (tanh({name}/2) underflows to 0 below), got {epsilon!r}"
+        raise ParameterError(
+            name,
+            f"must be >= 1e-323 (tanh({name}/2) underflows to 0 below)",
+            repr(epsilon),
         )
     return t
 
@@ -109,7 +112,7 @@ class CandidateCoins:
             return
         arr = check_users(coins, B, "coins")
         if arr.size > 1 and not np.all(np.diff(arr) > 0):
-            raise ValueError("coins must be strictly increasing")
+            raise ParameterError("coins", "must be strictly increasing")
         self.values = arr
         self.K = int(arr.size)
 
@@ -189,7 +192,7 @@ def open_stream(
         return CountStream(Population.of(users, B), rng)
     if isinstance(users, Population):
         if users.B != B:
-            raise ValueError(f"users is a Population over [1, {users.B}], not [1, {B}]")
+            raise ParameterError("users", f"is a Population over [1, {users.B}], not [1, {B}]")
         return UserStream(np.array(users.values), rng)
     return UserStream(check_users(users, B), rng)
 
@@ -208,8 +211,10 @@ def _stream_for(
             raise ValueError(f"stream users must lie in [1, {B}]")
         return stream
     if not isinstance(stream, UserStream):
-        raise ValueError(
-            f"stream must be a UserStream or a CountStream, got {type(stream).__name__}"
+        raise ParameterError(
+            "stream",
+            "must be a UserStream or a CountStream",
+            type(stream).__name__,
         )
     rest = stream.order[stream.used :]
     if rest.size and (rest.min() < 1 or rest.max() > B):

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.mechanisms import check_options
 from dpquant.reference.distributed_quantiles.users import MAX_B, check_domain_size, check_users
 from dpquant.reference.validation import (
@@ -48,7 +49,7 @@ def check_tau(tau: Any, name: str = "tau") -> Fraction:
     """A quantile τ in the open interval (0, 1), returned as an exact ``Fraction``."""
     value = check_fraction(tau, name)
     if not 0 < value < 1:
-        raise ValueError(f"{name} must lie in (0, 1), got {tau!r}")
+        raise ParameterError(name, "must lie in (0, 1)", repr(tau))
     return value
 
 
@@ -56,7 +57,7 @@ def check_alpha(alpha: Any, name: str = "alpha") -> Fraction:
     """An accuracy α in (0, 1/2) (the range of Lemma B.1), returned as an exact ``Fraction``."""
     value = check_fraction(alpha, name)
     if not 0 < value < Fraction(1, 2):
-        raise ValueError(f"{name} must lie in (0, 1/2), got {alpha!r}")
+        raise ParameterError(name, "must lie in (0, 1/2)", repr(alpha))
     return value
 
 
@@ -155,9 +156,10 @@ def quantile_via_median(
     coin in ``[1, B]``.
     """
     if not callable(median_protocol):
-        raise ValueError(
-            f"median_protocol must be callable as median_protocol(users, B, epsilon, rng, "
-            f"**kwargs), got {type(median_protocol).__name__}"
+        raise ParameterError(
+            "median_protocol",
+            "must be callable as median_protocol(users, B, epsilon, rng, **kwargs)",
+            type(median_protocol).__name__,
         )
     B = check_domain_size(B)
     check_tau(tau)
@@ -167,7 +169,11 @@ def quantile_via_median(
     padded = pad_users(users, B, tau)
     coin = median_protocol(padded, B, epsilon, rng, **kwargs)
     if isinstance(coin, bool | np.bool_) or not isinstance(coin, int | np.integer):
-        raise ValueError(f"median_protocol must return an integer coin in [1, {B}], got {coin!r}")
+        raise ParameterError(
+            "median_protocol",
+            f"must return an integer coin in [1, {B}]",
+            repr(coin),
+        )
     if not 1 <= int(coin) <= B:
-        raise ValueError(f"median_protocol must return a coin in [1, {B}], got {coin!r}")
+        raise ParameterError("median_protocol", f"must return a coin in [1, {B}]", repr(coin))
     return int(coin)

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.users import check_domain_size, check_users
 from dpquant.reference.primitives.randomized_response import keep_probability
 from dpquant.reference.validation import check_epsilon, check_int, check_rng
@@ -66,13 +67,15 @@ class Population:
         B = check_domain_size(B)
         if isinstance(users, Population):
             if users.B != B:
-                raise ValueError(f"{name} is a Population over [1, {users.B}], not [1, {B}]")
+                raise ParameterError(name, f"is a Population over [1, {users.B}], not [1, {B}]")
             return users
         values = np.sort(check_users(users, B, name))
         if values.size > MAX_POPULATION:
-            raise ValueError(
-                f"{name} must hold at most {MAX_POPULATION} users for the counts sampler "
-                f"(numpy's hypergeometric), got {values.size}"
+            raise ParameterError(
+                name,
+                f"must hold at most {MAX_POPULATION} users for the counts sampler (numpy's "
+                "hypergeometric)",
+                values.size,
             )
         values.setflags(write=False)
         return cls(values, B)
@@ -105,7 +108,7 @@ class CountStream:
 
     def __init__(self, population: Population, rng: np.random.Generator):
         if not isinstance(population, Population):
-            raise ValueError(f"population must be a Population, got {type(population).__name__}")
+            raise ParameterError("population", "must be a Population", type(population).__name__)
         self.population = population
         self.rng = check_rng(rng)
         self.used = 0

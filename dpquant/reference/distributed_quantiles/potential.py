@@ -41,6 +41,7 @@ from typing import Any, Literal
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.channel import (
     MAX_DPS,
     BayesWeights,
@@ -79,14 +80,19 @@ MAX_COINS = 10**4
 
 def _mp_vector(values: Any, name: str) -> list[mpmath.mpf]:
     if not isinstance(values, list | tuple | np.ndarray):
-        raise ValueError(
-            f"{name} must be a sequence (list, tuple or 1-D array) of real numbers, got "
-            f"{type(values).__name__}"
+        raise ParameterError(
+            name,
+            "must be a sequence (list, tuple or 1-D array) of real numbers",
+            type(values).__name__,
         )
     if isinstance(values, np.ndarray) and values.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D sequence of real numbers, got shape {values.shape}")
+        raise ParameterError(
+            name,
+            "must be a 1-D sequence of real numbers",
+            f"shape {values.shape}",
+        )
     if len(values) > MAX_COINS + 1:
-        raise ValueError(f"{name} must hold at most {MAX_COINS + 1} numbers, got {len(values)}")
+        raise ParameterError(name, f"must hold at most {MAX_COINS + 1} numbers", len(values))
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
     return [mp_real(v, f"{name}[{i}]") for i, v in enumerate(items)]
 
@@ -95,9 +101,9 @@ def _positive(w: Any) -> list[mpmath.mpf]:
     """Positive weights over intervals 1..B−1 (as given)."""
     vals = _mp_vector(w, "w")
     if not vals:
-        raise ValueError("w must hold one weight per interval 1..B-1 (B >= 2), got none")
+        raise ParameterError("w", "must hold one weight per interval 1..B-1 (B >= 2)", "none")
     if any(v <= 0 for v in vals):
-        raise ValueError("w must be positive (every weight in (0, inf))")
+        raise ParameterError("w", "must be positive (every weight in (0, inf))")
     return vals
 
 
@@ -112,30 +118,30 @@ def _probabilities(p: Any, name: str, B: int | None = None) -> list[mpmath.mpf]:
     """p_0..p_B in [0, 1], non-decreasing."""
     vals = _mp_vector(p, name)
     if len(vals) < 3:
-        raise ValueError(f"{name} must hold p_0..p_B for B >= 2 (length >= 3), got {len(vals)}")
+        raise ParameterError(name, "must hold p_0..p_B for B >= 2 (length >= 3)", len(vals))
     if B is not None and len(vals) != B + 1:
-        raise ValueError(f"{name} must have length B + 1 = {B + 1} (p_0..p_B), got {len(vals)}")
+        raise ParameterError(name, f"must have length B + 1 = {B + 1} (p_0..p_B)", len(vals))
     if any(not 0 <= v <= 1 for v in vals):
-        raise ValueError(f"{name} must lie in [0, 1]")
+        raise ParameterError(name, "must lie in [0, 1]")
     if any(vals[i] > vals[i + 1] for i in range(len(vals) - 1)):
-        raise ValueError(f"{name} must be non-decreasing (coins are ordered, Def. E.1)")
+        raise ParameterError(name, "must be non-decreasing (coins are ordered, Def. E.1)")
     return vals
 
 
 def _initial_probabilities(p1: Any) -> list[mpmath.mpf]:
     vals = _probabilities(p1, "p1")
     if vals[0] != 0 or vals[-1] != 1:
-        raise ValueError("p1 must have the sentinels p1[0] = 0 and p1[B] = 1 (Def. E.1)")
+        raise ParameterError("p1", "must have the sentinels p1[0] = 0 and p1[B] = 1 (Def. E.1)")
     return vals
 
 
 def _slack(c: Any, gamma: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
     cv = mp_real(c, "c")
     if not 0 <= cv <= 1:
-        raise ValueError(f"c must lie in [0, 1] (Lemma E.3 assumes c <= 1), got {c!r}")
+        raise ParameterError("c", "must lie in [0, 1] (Lemma E.3 assumes c <= 1)", repr(c))
     gv = mp_real(gamma, "gamma")
     if not 0 <= gv <= 1:
-        raise ValueError(f"gamma must lie in [0, 1], got {gamma!r}")
+        raise ParameterError("gamma", "must lie in [0, 1]", repr(gamma))
     return cv, gv
 
 
@@ -154,7 +160,7 @@ def _check_count(value: Any, name: str) -> int:
 def _tau(tau: Any) -> mpmath.mpf:
     value = mp_real(tau, "tau")
     if not 0 < value < 1:
-        raise ValueError(f"tau must lie in (0, 1), got {tau!r}")
+        raise ParameterError("tau", "must lie in (0, 1)", repr(tau))
     return value
 
 
@@ -205,7 +211,7 @@ def bayes_update(
     j, d_{ỹ,1} right of j, and w(j) ← d_{ỹ,0}·(q − W(j−1)) + d_{ỹ,1}·(W(j) − q)."""
     w, q, j = _step_args(w, q, j)
     if not isinstance(d, BayesWeights):
-        raise ValueError(f"d must be a BayesWeights, got {type(d).__name__}")
+        raise ParameterError("d", "must be a BayesWeights", type(d).__name__)
     left, right = d.d(flip, 0), d.d(flip, 1)
     before = mpmath.fsum(w[: j - 1])
     out = [wi * left for wi in w[: j - 1]]
@@ -224,9 +230,10 @@ def target_interval(p1: Any, tau: Any) -> int:
     t = _tau(tau)
     candidates = [i for i in range(1, len(p) - 1) if p[i] <= t]
     if not candidates:
-        raise ValueError(
-            "p1[1] must be <= tau: Lemma E.3's interval a = max{i in [B-1] : p1_i <= tau} "
-            "does not exist otherwise"
+        raise ParameterError(
+            "p1[1]",
+            "must be <= tau: Lemma E.3's interval a = max{i in [B-1] : p1_i <= tau} does not "
+            "exist otherwise",
         )
     return max(candidates)
 
@@ -238,7 +245,7 @@ def good_intervals(p1: Any, tau: Any, alpha_good: Any) -> tuple[int, int]:
     p = _initial_probabilities(p1)
     t, ag = _tau(tau), mp_real(alpha_good, "alpha_good")
     if ag <= 0:
-        raise ValueError(f"alpha_good must be > 0, got {alpha_good!r}")
+        raise ParameterError("alpha_good", "must be > 0", repr(alpha_good))
     a = target_interval(p, t)
     good = [i for i in range(1, len(p) - 1) if p[i] < t + ag and p[i + 1] > t - ag]
     if a not in good or good != list(range(good[0], good[-1] + 1)):  # pragma: no cover
@@ -251,7 +258,7 @@ def adversarial_probabilities(p1: Any, alpha: Any, c: Any, direction: int) -> li
     cα the same way, so the order is kept; direction is +1 or −1."""
     direction = check_int(direction, "direction", minimum=-1, maximum=1)
     if direction == 0:
-        raise ValueError("direction must be +1 or -1, got 0")
+        raise ParameterError("direction", "must be +1 or -1", "0")
     p = _initial_probabilities(p1)
     shift = mp_real(alpha, "alpha") * mp_real(c, "c") * direction
     return [min(max(v + shift, mpmath.mpf(0)), mpmath.mpf(1)) for v in p]
@@ -273,11 +280,11 @@ def potential(
     is |{x ∈ L : x ∈ [ℓ, r]}| and ``size`` is |L|; ``w`` is normalised first."""
     good_count, size = _check_count(good_count, "good_count"), _check_count(size, "size")
     if good_count > size:
-        raise ValueError(f"good_count must be <= size = {size}, got {good_count}")
+        raise ParameterError("good_count", f"must be <= size = {size}", good_count)
     weights = _weights(w)
     p = _initial_probabilities(p1)
     if len(p) != len(weights) + 2:
-        raise ValueError(f"p1 must have length B + 1 = {len(weights) + 2}, got {len(p)}")
+        raise ParameterError("p1", f"must have length B + 1 = {len(weights) + 2}", len(p))
     a = target_interval(p, tau)
     C, g = mp_real(capacity, "capacity"), mp_real(gamma, "gamma")
     return mpmath.log(weights[a - 1], 2) + 12 * C * (good_count - g * size)
@@ -340,7 +347,7 @@ def expected_potential_drift(
     _check_rounding(rounding)
     good_count, size = _check_count(good_count, "good_count"), _check_count(size, "size")
     if good_count > size:
-        raise ValueError(f"good_count must be <= size = {size}, got {good_count}")
+        raise ParameterError("good_count", f"must be <= size = {size}", good_count)
     with mpmath.workdps(dps):
         t, a_ = mp_real(tau, "tau"), mp_real(alpha, "alpha")
         C = capacity_mp(t, a_, dps=dps)  # validates tau in (0, 1), alpha in (0, min(tau, 1-tau))
@@ -349,11 +356,14 @@ def expected_potential_drift(
         B = len(weights) + 1
         p = _initial_probabilities(p1)
         if len(p) != B + 1:
-            raise ValueError(f"p1 must have length B + 1 = {B + 1} (p_0..p_B), got {len(p)}")
+            raise ParameterError("p1", f"must have length B + 1 = {B + 1} (p_0..p_B)", len(p))
         now = _probabilities(pt, "pt", B)
         tol = mpmath.mpf(10) ** -40
         if any(abs(x - y) > cv * a_ + tol for x, y in zip(now, p, strict=True)):
-            raise ValueError("pt must satisfy |pt_i - p1_i| <= c*alpha for every coin (Def. E.1)")
+            raise ParameterError(
+                "pt",
+                "must satisfy |pt_i - p1_i| <= c*alpha for every coin (Def. E.1)",
+            )
 
         d = bayes_weights_mp(t, a_, dps=dps)
         q = d.q
@@ -395,7 +405,7 @@ def worst_case_drift(w: Any, p1: Any, tau: Any, alpha: Any, c: Any, **options: A
     ``good_count``, ``size``, ``rounding``, ``dps``), checked there."""
     unknown = sorted(set(options) - set(DRIFT_OPTIONS))
     if unknown:
-        raise ValueError(f"{unknown[0]} is not an option of the drift; options: {DRIFT_OPTIONS}")
+        raise ParameterError(unknown[0], f"is not an option of the drift; options: {DRIFT_OPTIONS}")
     with mpmath.workdps(_check_dps(options.get("dps", DEFAULT_DPS))):
         results = [
             expected_potential_drift(

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.bayes_learning import (
     Intervals,
     bayes_learn,
@@ -60,8 +61,10 @@ def _check_selection(selection: Any) -> str:
 def _check_split_domain(B: Any) -> int:
     B = check_domain_size(B)
     if B < 3:
-        raise ValueError(
-            f"B must be an integer >= 3 for DpBayeSS (the split uses ln ln B), got {B}"
+        raise ParameterError(
+            "B",
+            "must be an integer >= 3 for DpBayeSS (the split uses ln ln B)",
+            B,
         )
     return B
 
@@ -85,7 +88,11 @@ def update_parameter(n: int, B: int, c: float = 0.6) -> float:
     c = check_positive(c, "c")
     value = c * math.sqrt(math.log(B) / n)
     if not math.isfinite(value) or value == 0.0:
-        raise ValueError(f"c must keep c·sqrt(ln B / n) a positive finite float, got c = {c!r}")
+        raise ParameterError(
+            "c",
+            "must keep c·sqrt(ln B / n) a positive finite float",
+            f"c = {c!r}",
+        )
     return value
 
 
@@ -99,11 +106,13 @@ def select_quantiles(L: np.ndarray, gamma: float, selection: str = "paper") -> n
     L = check_integers(L, "L", minimum=1, maximum=MAX_B)
     gamma = check_positive(gamma, "gamma")
     if not gamma <= 1:
-        raise ValueError(f"gamma must lie in (0, 1], got {gamma!r}")
+        raise ParameterError("gamma", "must lie in (0, 1]", repr(gamma))
     if selection == "numpy" and 1 / gamma > MAX_SELECTED:
-        raise ValueError(
-            f"gamma must be >= 1/{MAX_SELECTED} for the numpy selection (it evaluates floor(1/gamma) "
-            f"quantiles), got {gamma!r}"
+        raise ParameterError(
+            "gamma",
+            f"must be >= 1/{MAX_SELECTED} for the numpy selection (it evaluates floor(1/gamma) "
+            "quantiles)",
+            repr(gamma),
         )
     if selection == "paper":
         ordered = np.sort(L)
@@ -131,7 +140,7 @@ def reduction_to_gamma(
     _check_selection(selection)
     check_positive(gamma, "gamma")
     if isinstance(users, list | tuple | np.ndarray) and len(users) == 0:
-        raise ValueError("users must be non-empty (BayesLearn needs at least one step)")
+        raise ParameterError("users", "must be non-empty (BayesLearn needs at least one step)")
     L = bayes_learn(users, intervals, alpha, rng, epsilon=epsilon, rounding=rounding)
     return _reduce(L, intervals, gamma, selection)
 
@@ -139,11 +148,13 @@ def reduction_to_gamma(
 def endpoint_coins(intervals: Intervals) -> np.ndarray:
     """The sorted unique endpoint coins of a list of intervals (the final search's coins)."""
     if not isinstance(intervals, Intervals):
-        raise ValueError(f"intervals must be an Intervals, got {type(intervals).__name__}")
+        raise ParameterError("intervals", "must be an Intervals", type(intervals).__name__)
     if intervals.lefts is None or intervals.rights is None:  # the full domain: coins 1..count+1
         if intervals.count + 1 > MAX_DRAWS:
-            raise ValueError(
-                f"intervals must list at most {MAX_DRAWS} coins, got {intervals.count + 1}"
+            raise ParameterError(
+                "intervals",
+                f"must list at most {MAX_DRAWS} coins",
+                intervals.count + 1,
             )
         return np.arange(1, intervals.count + 2, dtype=np.int64)
     return np.unique(np.concatenate([intervals.lefts, intervals.rights]))
@@ -205,10 +216,10 @@ def dp_bayess_runs(
     rounding, selection = check_rounding(rounding), _check_selection(selection)
     faithful_search = check_flag(faithful_search, "faithful_search")
     if not isinstance(rngs, list | tuple) or not rngs:
-        raise ValueError("rngs must be a non-empty list of numpy Generators (one per run)")
+        raise ParameterError("rngs", "must be a non-empty list of numpy Generators (one per run)")
     gens = [check_rng(g) for g in rngs]
     if len({id(g) for g in gens}) < len(gens):
-        raise ValueError("rngs must be distinct Generators: a run shares no randomness")
+        raise ParameterError("rngs", "must be distinct Generators: a run shares no randomness")
     n = x.size
     alpha = update_parameter(n, B, c)
     if not alpha < 0.25:

@@ -24,6 +24,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError, recorded_name
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import workdps
 from dpquant.reference.primitives.randomized_response import keep_probability, keep_probability_mp
@@ -159,7 +160,7 @@ def _count(value: Any) -> int:
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
         raise _CannotEnumerate(f"ScriptedGenerator counts must be integers, got {value!r:.40}")
     if value < 0:
-        raise ValueError(f"counts must be >= 0, got {value}")
+        raise ParameterError("counts", "must be >= 0", value)
     return int(value)
 
 
@@ -197,7 +198,7 @@ def protocol_law(
     when ``run`` draws randomness the enumeration cannot follow (:class:`_CannotEnumerate`).
     """
     if not callable(run):
-        raise ValueError(f"run must be callable as run(rng), got {type(run).__name__}")
+        raise ParameterError("run", "must be callable as run(rng)", type(run).__name__)
     max_paths = check_int(max_paths, "max_paths", minimum=1, maximum=MAX_PATHS)
     keep_probability_mp(epsilon)  # checks epsilon
     with workdps():
@@ -226,9 +227,9 @@ def protocol_law(
                 elif not isinstance(out, str):
                     out = f"returned:{type(out).__name__}"
             except _CannotEnumerate as exc:
-                raise ValueError(f"run cannot be enumerated: {exc}") from None
+                raise ParameterError("run", f"cannot be enumerated: {exc}") from None
             except Exception as exc:  # noqa: BLE001 -- a crash is an output
-                out = f"raised:{type(exc).__name__}"
+                out = f"raised:{recorded_name(exc)}"
             arities, kinds = gen.arities, gen.kinds
             taken = script + [0] * (len(arities) - len(script))
             weight = mpmath.mpf(1)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.users import (
     MAX_B,
     UserValueRandomizer,
@@ -67,7 +68,7 @@ class ThresholdQuery(UserValueRandomizer):
         object.__setattr__(self, "B", check_domain_size(self.B))
         coin = check_int(self.coin, "coin", minimum=1)
         if coin > self.B:
-            raise ValueError(f"coin must lie in [1, B] = [1, {self.B}], got {coin}")
+            raise ParameterError("coin", f"must lie in [1, B] = [1, {self.B}]", coin)
         object.__setattr__(self, "coin", coin)
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 

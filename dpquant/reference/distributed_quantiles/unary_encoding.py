@@ -30,6 +30,7 @@ import mpmath
 import numpy as np
 from scipy import special
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.users import MAX_B, UserValueRandomizer, check_integers
 from dpquant.reference.distributions import DiscreteLaw, ProductLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
@@ -91,9 +92,11 @@ def _signal(epsilon: float, variant: str) -> float:
     it is too small for the estimate (count − n·q)/((p − q)·n) to be finite."""
     gap = math.tanh(epsilon / 2.0) / 2.0 if variant == "oue" else math.tanh(epsilon / 4.0)
     if not gap > 1e-300:
-        raise ValueError(
-            f"epsilon must be >= 1e-299 for the unary-encoding estimate (p - q = {gap:.3g} "
-            f"makes it overflow), got {epsilon!r}"
+        raise ParameterError(
+            "epsilon",
+            f"must be >= 1e-299 for the unary-encoding estimate (p - q = {gap:.3g} makes it "
+            "overflow)",
+            repr(epsilon),
         )
     return gap
 
@@ -118,7 +121,7 @@ def _check_counts(counts: Any, name: str = "item_counts") -> np.ndarray:
     int64 (the data policy of :func:`check_integers`)."""
     arr = check_integers(counts, name, minimum=0, maximum=MAX_B)
     if float(arr.sum(dtype=np.float64)) > MAX_B:
-        raise ValueError(f"{name} must sum to at most {MAX_B}")
+        raise ParameterError(name, f"must sum to at most {MAX_B}")
     return arr
 
 
@@ -155,7 +158,7 @@ def ue_counts(
     """
     c = _check_counts(item_counts)
     if c.size > MAX_DRAWS:
-        raise ValueError(f"item_counts must hold at most {MAX_DRAWS} items, got {c.size}")
+        raise ParameterError("item_counts", f"must hold at most {MAX_DRAWS} items", c.size)
     p, q = ue_probabilities(epsilon, variant)
     rng = check_rng(rng)
     n = int(c.sum())
@@ -206,7 +209,7 @@ def ue_estimate(report_counts: Any, n: int, epsilon: float, variant: str = "oue"
     counts = _check_counts(report_counts, "report_counts")
     n = check_int(n, "n", minimum=1, maximum=MAX_B)
     if counts.max() > n:
-        raise ValueError(f"report_counts must lie in [0, n = {n}], got {int(counts.max())}")
+        raise ParameterError("report_counts", f"must lie in [0, n = {n}]", int(counts.max()))
     p, q = ue_probabilities(epsilon, variant)
     gap = _signal(float(epsilon), variant)
     return (counts - n * q) / (gap * n)
@@ -228,7 +231,7 @@ def ue_count_law(item_count: int, n: int, epsilon: float, variant: str = "oue") 
     n = check_int(n, "n", minimum=0, maximum=MAX_COUNT_LAW_USERS)
     c = check_int(item_count, "item_count", minimum=0)
     if c > n:
-        raise ValueError(f"item_count must lie in [0, n = {n}], got {c}")
+        raise ParameterError("item_count", f"must lie in [0, n = {n}]", c)
     p, q = ue_probabilities_mp(epsilon, variant)
     with workdps():
         ones, zeros = _binomial_pmf_mp(c, p), _binomial_pmf_mp(n - c, q)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpquant.reference.core import Adjacency, ExactMechanismBase
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import (
     check_data,
     check_int,
@@ -59,24 +60,25 @@ def _from_sequence(values: Any, lo: int, hi: int, name: str, what: str) -> np.nd
     types = set(map(type, values))
     for t in types:
         if issubclass(t, bool | np.bool_):
-            raise ValueError(f"{name} must be {what}, got booleans")
+            raise ParameterError(name, f"must be {what}", "booleans")
         if issubclass(t, str | bytes):
-            raise ValueError(f"{name} must be {what}, got strings")
+            raise ParameterError(name, f"must be {what}", "strings")
         if issubclass(t, list | tuple | np.ndarray | range):
-            raise ValueError(f"{name} must be {what}, got nested sequences")
+            raise ParameterError(name, f"must be {what}", "nested sequences")
         if not issubclass(t, numbers.Real | np.floating | np.integer):
-            raise ValueError(f"{name} must be {what}, got values of type {t.__name__}")
+            raise ParameterError(name, f"must be {what}", f"values of type {t.__name__}")
     if types <= {int}:
         ints = values if isinstance(values, list) else list(values)
     else:
         bad = next((v for v in values if not _integral(v)), None)
         if bad is not None:
-            raise ValueError(f"{name} must be {what}, got {bad!r:.60}")
+            raise ParameterError(name, f"must be {what}", f"{bad!r:.60}")
         ints = [int(v) for v in values]
     if ints and (min(ints) < lo or max(ints) > hi):
-        raise ValueError(
-            f"{name} must lie in [{lo}, {hi}], got values in "
-            f"[{_short(min(ints))}, {_short(max(ints))}]"
+        raise ParameterError(
+            name,
+            f"must lie in [{lo}, {hi}]",
+            f"values in [{_short(min(ints))}, {_short(max(ints))}]",
         )
     return np.array(ints, dtype=np.int64)
 
@@ -84,23 +86,23 @@ def _from_sequence(values: Any, lo: int, hi: int, name: str, what: str) -> np.nd
 def _from_array(raw: np.ndarray, lo: int, hi: int, name: str, what: str) -> np.ndarray:
     kind = raw.dtype.kind
     if kind == "b":
-        raise ValueError(f"{name} must be {what}, got booleans")
+        raise ParameterError(name, f"must be {what}", "booleans")
     if kind not in "iufO":
-        raise ValueError(f"{name} must be {what}, got dtype {raw.dtype}")
+        raise ParameterError(name, f"must be {what}", f"dtype {raw.dtype}")
     if raw.ndim != 1:
-        raise ValueError(f"{name} must be {what}, got shape {raw.shape}")
+        raise ParameterError(name, f"must be {what}", f"shape {raw.shape}")
     if kind == "O":
         return _from_sequence(raw.tolist(), lo, hi, name, what)
     if raw.size == 0:
         return np.zeros(0, dtype=np.int64)
     if kind == "f":
         if not np.all(np.isfinite(raw)):
-            raise ValueError(f"{name} must be {what}, got NaN or inf")
+            raise ParameterError(name, f"must be {what}", "NaN or inf")
         if not np.all(raw == np.floor(raw)):
-            raise ValueError(f"{name} must hold integer values in [{lo}, {hi}]")
+            raise ParameterError(name, f"must hold integer values in [{lo}, {hi}]")
     low, high = raw.min(), raw.max()
     if low < lo or high > hi:
-        raise ValueError(f"{name} must lie in [{lo}, {hi}], got values in [{low}, {high}]")
+        raise ParameterError(name, f"must lie in [{lo}, {hi}]", f"values in [{low}, {high}]")
     return raw.astype(np.int64)
 
 
@@ -117,20 +119,22 @@ def check_integers(
     minimum = check_int(minimum, "minimum", minimum=-(2**63), maximum=2**63 - 1)
     maximum = check_int(maximum, "maximum", minimum=-(2**63), maximum=2**63 - 1)
     if maximum < minimum:
-        raise ValueError(
-            f"minimum must be <= maximum, got minimum = {minimum}, maximum = {maximum}"
+        raise ParameterError(
+            "minimum",
+            "must be <= maximum",
+            f"minimum = {minimum}, maximum = {maximum}",
         )
     what = f"a 1-D sequence of integers in [{minimum}, {maximum}]"
     if isinstance(values, str | bytes):
-        raise ValueError(f"{name} must be {what}, got a string")
+        raise ParameterError(name, f"must be {what}", "a string")
     if isinstance(values, np.ndarray):
         out = _from_array(values, minimum, maximum, name, what)
     elif isinstance(values, list | tuple | range):
         out = _from_sequence(values, minimum, maximum, name, what)
     else:
-        raise ValueError(f"{name} must be {what}, got {type(values).__name__}")
+        raise ParameterError(name, f"must be {what}", type(values).__name__)
     if out.size == 0 and not allow_empty:
-        raise ValueError(f"{name} must be non-empty")
+        raise ParameterError(name, "must be non-empty")
     return out
 
 
@@ -197,7 +201,7 @@ def _values(users: Any, name: str = "users") -> np.ndarray:
     :func:`dpquant.reference.validation.check_data` (the data policy)."""
     if isinstance(users, np.ndarray) and users.dtype.kind in "iu" and users.ndim == 1:
         if users.size == 0:
-            raise ValueError(f"{name} must be non-empty")
+            raise ParameterError(name, "must be non-empty")
         return users
     return check_data(users, name)
 
@@ -256,9 +260,10 @@ class UserStream:
         check_rng(self.rng)
         u = self.users
         if not (isinstance(u, np.ndarray) and u.dtype.kind in "iu" and u.ndim == 1):
-            raise ValueError(
-                "users must be a 1-D numpy array of integers (see check_users), got "
-                f"{type(u).__name__}"
+            raise ParameterError(
+                "users",
+                "must be a 1-D numpy array of integers (see check_users)",
+                type(u).__name__,
             )
         self.order = u[self.rng.permutation(u.size)]
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_finite, check_flag, check_fraction, check_int
 
 _exp, _log, _log1p = math.exp, math.log, math.log1p
@@ -39,7 +40,7 @@ def _check_q(q: Any) -> Any:
     """A quantile point in [0, 1]: a float, or an exact rational (``Fraction``) kept exact."""
     value = check_fraction(q, "q")
     if not 0 <= value <= 1:
-        raise ValueError(f"q must lie in [0, 1], got {q!r}")
+        raise ParameterError("q", "must lie in [0, 1]", repr(q))
     return q if isinstance(q, Fraction) else float(q)
 
 
@@ -174,7 +175,7 @@ class LogWeightTree:
         """log w(i) for one interval i in 1..N (O(log N); for tests and diagnostics)."""
         i = check_int(i, "i", minimum=1)
         if i > self.N:
-            raise ValueError(f"i must lie in [1, {self.N}], got {i}")
+            raise ParameterError("i", f"must lie in [1, {self.N}]", i)
         v, off = 0, 0.0
         while self._L[v] >= 0:
             off += self._T[v]
@@ -224,7 +225,7 @@ class ArrayWeights:
         """Multiplicative factors (not logs): w(i)·left, w(j)·cell, w(i)·right."""
         for value, name in ((left, "left"), (right, "right"), (cell, "cell")):
             if not check_fraction(value, name) > 0:
-                raise ValueError(f"{name} must be a factor > 0, got {value!r}")
+                raise ParameterError(name, "must be a factor > 0", repr(value))
         if self._located is None:
             raise ValueError("update needs a preceding locate(q)")
         j = self._located.j - 1

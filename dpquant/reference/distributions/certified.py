@@ -25,6 +25,7 @@ from typing import Any
 import mpmath
 from mpmath import iv
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions.cells import merged_cells
 from dpquant.reference.distributions.piecewise import PiecewiseLogLinear
 from dpquant.reference.exact.interval import (
@@ -41,7 +42,7 @@ _IvForm = tuple[Any, Any, Any]  # (A, e, C): slope interval, exact anchor, log-d
 
 def _check_law(law: Any, name: str) -> PiecewiseLogLinear:
     if not isinstance(law, PiecewiseLogLinear):
-        raise ValueError(f"{name} must be a PiecewiseLogLinear, got {type(law).__name__}")
+        raise ParameterError(name, "must be a PiecewiseLogLinear", type(law).__name__)
     return law
 
 

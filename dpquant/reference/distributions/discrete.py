@@ -17,6 +17,7 @@ from typing import Any, SupportsFloat, cast
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions.arithmetic import (
     Indexed,
     Number,
@@ -59,8 +60,10 @@ def _check_atom(atom: Any, k: int) -> Hashable:
     kind = type(atom)
     if kind is float:
         if math.isnan(atom) or math.isinf(atom):
-            raise ValueError(
-                f"support[{k}] must be a finite number (or a label) and not NaN, got {atom!r}"
+            raise ParameterError(
+                f"support[{k}]",
+                "must be a finite number (or a label) and not NaN",
+                repr(atom),
             )
         return atom
     if kind is int and -MAX_FLOAT <= atom <= MAX_FLOAT:
@@ -69,16 +72,22 @@ def _check_atom(atom: Any, k: int) -> Hashable:
     try:
         hash(key)
     except TypeError:
-        raise ValueError(
-            f"support[{k}] must be a number or a hashable label, got {type(atom).__name__}"
+        raise ParameterError(
+            f"support[{k}]",
+            "must be a number or a hashable label",
+            type(atom).__name__,
         ) from None
     if _is_number(key):
         value = exact_real(key, f"support[{k}]", neg_inf=True, pos_inf=True)
         if is_inf(value):
-            raise ValueError(f"support[{k}] must be a finite number (or a label), got {value!r}")
+            raise ParameterError(
+                f"support[{k}]",
+                "must be a finite number (or a label)",
+                repr(value),
+            )
         return value
     if _has_nan_label(key):
-        raise ValueError(f"support[{k}] must not be NaN, got {atom!r}")
+        raise ParameterError(f"support[{k}]", "must not be NaN", repr(atom))
     return key
 
 
@@ -119,9 +128,10 @@ class DiscreteLaw:
         if isinstance(support, np.ndarray) and support.dtype.kind in "iuf":
             bad = np.flatnonzero(~np.isfinite(support)) if support.dtype.kind == "f" else []
             if len(bad):
-                raise ValueError(
-                    f"support[{bad[0]}] must be a finite number (or a label) and not NaN, got "
-                    f"{support[bad[0]]!r}"
+                raise ParameterError(
+                    f"support[{bad[0]}]",
+                    "must be a finite number (or a label) and not NaN",
+                    repr(support[bad[0]]),
                 )
             if support.dtype.kind == "f" and support.dtype.itemsize > 8:
                 support = [_check_atom(support[k], k) for k in range(len(support))]
@@ -138,9 +148,12 @@ class DiscreteLaw:
             if weights[k] != MP_NINF:
                 merged.setdefault(atom, []).append(weights[k])
         if has_bool and has_number:
-            raise ValueError("support must not mix booleans with numbers (True == 1 in Python)")
+            raise ParameterError(
+                "support",
+                "must not mix booleans with numbers (True == 1 in Python)",
+            )
         if not merged:
-            raise ValueError("log_weights must give positive weight to at least one atom")
+            raise ParameterError("log_weights", "must give positive weight to at least one atom")
         with workdps():
             atoms = list(merged)
             self.numeric = all(_is_number(a) for a in atoms)
@@ -181,19 +194,24 @@ class DiscreteLaw:
         for k in range(len(probabilities)):
             p = probabilities[k]
             if not is_real(p):
-                raise ValueError(f"probabilities[{k}] must be a real number, got {describe(p)}")
+                raise ParameterError(f"probabilities[{k}]", "must be a real number", describe(p))
             value = to_mpf(p, f"probabilities[{k}]")
             if mpmath.isnan(value) or mpmath.isinf(value) or value < 0:
-                raise ValueError(f"probabilities must be >= 0 and finite, got {p!r} at index {k}")
+                raise ParameterError(
+                    "probabilities",
+                    "must be >= 0 and finite",
+                    f"{p!r} at index {k}",
+                )
             values.append(value)
         with workdps():
             total = mpmath.fsum(values)
             if values and total == 0:
-                raise ValueError("probabilities must not all be 0")
+                raise ParameterError("probabilities", "must not all be 0")
             if values and abs(total - 1) > PROBABILITY_SUM_TOLERANCE:
-                raise ValueError(
-                    f"probabilities must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g}), got a "
-                    f"sum of {mpmath.nstr(total, 17)}"
+                raise ParameterError(
+                    "probabilities",
+                    f"must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g})",
+                    f"a sum of {mpmath.nstr(total, 17)}",
                 )
             logs = [MP_NINF if v == 0 else mpmath.log(v) for v in values]
         return cls(support, logs)
@@ -219,9 +237,9 @@ class DiscreteLaw:
         try:
             hash(key)
         except TypeError:
-            raise ValueError(f"{name} must be hashable, got {type(atom).__name__}") from None
+            raise ParameterError(name, "must be hashable", type(atom).__name__) from None
         if _has_nan_label(key) or (isinstance(key, mpmath.mpf) and mpmath.isnan(key)):
-            raise ValueError(f"{name} must not be NaN")
+            raise ParameterError(name, "must not be NaN")
         return key
 
     def logpmf_mp(self, atom: Hashable) -> mpmath.mpf:
@@ -323,14 +341,15 @@ class DiscreteLaw:
             The probability of the atoms where it holds.
         """
         if not callable(event):
-            raise ValueError(f"event must be a callable predicate, got {type(event).__name__}")
+            raise ParameterError("event", "must be a callable predicate", type(event).__name__)
         terms = []
         for a, lp in zip(self.support, self.logp, strict=True):
             try:
                 inside = bool(event(a))
             except Exception as exc:  # noqa: BLE001 -- the caller's predicate failed on an atom
-                raise ValueError(
-                    f"event must accept every atom: it raised {type(exc).__name__} on {a!r}: {exc}"
+                raise ParameterError(
+                    "event",
+                    f"must accept every atom: it raised {type(exc).__name__} on {a!r}: {exc}",
                 ) from exc
             if inside:
                 terms.append(lp)

@@ -21,6 +21,7 @@ from typing import Any, cast
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions.arithmetic import (
     Number,
     extra_digits,
@@ -50,7 +51,7 @@ def _law_kind(law: Any, name: str) -> type:
     hint = ""
     if hasattr(law, "truncated") or hasattr(law, "clamped"):
         hint = " (take a finite image of an infinite law first: .clamped(lo, hi) or .truncated(r))"
-    raise ValueError(f"{name} must be {_LAW_KINDS}, got {type(law).__name__}{hint}")
+    raise ParameterError(name, f"must be {_LAW_KINDS}", f"{type(law).__name__}{hint}")
 
 
 def _check_pair(p: Any, q: Any) -> tuple[type, type]:
@@ -73,7 +74,7 @@ def _check_epsilon_value(epsilon: Any) -> mpmath.mpf:
 def _check_alpha(alpha: Any) -> mpmath.mpf:
     value = exact_real(alpha, "alpha", pos_inf=True, neg_inf=True)
     if not value > 0:
-        raise ValueError(f"alpha must be > 0 (inf allowed), got {value!r}")
+        raise ParameterError("alpha", "must be > 0 (inf allowed)", repr(value))
     return to_mpf(value)
 
 

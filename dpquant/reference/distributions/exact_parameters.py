@@ -17,6 +17,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions.arithmetic import Indexed, Number, is_inf
 from dpquant.reference.distributions.inputs import describe, exact_real, sequence
 from dpquant.reference.distributions.limits import MAX_PIECES
@@ -33,7 +34,7 @@ def checked_exact(v: Any, name: str, i: int, neg_inf: bool, *, pos_inf: bool = F
     """An exact parameter read from a (possibly lazy) sequence: a real number, not NaN."""
     if type(v) is float or type(v) is Fraction or type(v) is int:
         if type(v) is float and math.isnan(v):
-            raise ValueError(f"{name}[{i}] must be a real number, got nan")
+            raise ParameterError(f"{name}[{i}]", "must be a real number", "nan")
         return v
     return exact_real(v, f"{name}[{i}]", neg_inf=neg_inf, pos_inf=pos_inf, fit=False)
 
@@ -63,9 +64,10 @@ def exact_or_none(
     if exact is not None:
         exact = sequence(exact, name, MAX_PIECES + 1)
         if len(exact) != len(floats):
-            raise ValueError(
-                f"{name} must have the same length as the float values ({len(floats)}), got "
-                f"{len(exact)}"
+            raise ParameterError(
+                name,
+                f"must have the same length as the float values ({len(floats)})",
+                len(exact),
             )
         if isinstance(exact, list | tuple | np.ndarray):
             for k in range(len(exact)):
@@ -73,14 +75,16 @@ def exact_or_none(
                     exact[k], f"{name}[{k}]", neg_inf=neg_inf, pos_inf=pos_inf, fit=False
                 )
                 if is_inf(v) != bool(np.isinf(floats[k])):
-                    raise ValueError(
-                        f"{name}[{k}] must be infinite exactly where the float value is, got "
-                        f"{describe(v)} for {floats[k]!r}"
+                    raise ParameterError(
+                        f"{name}[{k}]",
+                        "must be infinite exactly where the float value is",
+                        f"{describe(v)} for {floats[k]!r}",
                     )
                 if name != "exact_intercepts" and not is_inf(v) and not _rounds_to(v, floats[k]):
-                    raise ValueError(
-                        f"{name}[{k}] must round to the float value {floats[k]!r}, got "
-                        f"{describe(v)}"
+                    raise ParameterError(
+                        f"{name}[{k}]",
+                        f"must round to the float value {floats[k]!r}",
+                        describe(v),
                     )
         return exact
     if isinstance(values, np.ndarray) and values.dtype != object:

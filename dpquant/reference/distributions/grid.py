@@ -12,6 +12,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions.arithmetic import (
     Indexed,
     Number,
@@ -65,17 +66,20 @@ class GridLaw:
         if isinstance(breaks, str | bytes | dict | set | frozenset) or not (
             hasattr(breaks, "__len__") and hasattr(breaks, "__getitem__")
         ):
-            raise ValueError(f"breaks must be a sequence of axes, got {describe(breaks)}")
+            raise ParameterError("breaks", "must be a sequence of axes", describe(breaks))
         if len(breaks) == 0:
-            raise ValueError("breaks must give at least one axis")
+            raise ParameterError("breaks", "must give at least one axis")
         if len(breaks) > MAX_AXES:
-            raise ValueError(f"breaks must give at most {MAX_AXES} axes, got {len(breaks)}")
+            raise ParameterError("breaks", f"must give at most {MAX_AXES} axes", len(breaks))
         axes = []
         for i in range(len(breaks)):
             b = sequence(breaks[i], f"breaks[{i}]", MAX_GRID_CELLS + 1)
             vals = [rational(exact_real(b[j], f"breaks[{i}][{j}]")) for j in range(len(b))]
             if len(vals) < 2 or any(not x < y for x, y in zip(vals[:-1], vals[1:], strict=True)):
-                raise ValueError(f"breaks[{i}] must be >= 2 strictly increasing finite values")
+                raise ParameterError(
+                    f"breaks[{i}]",
+                    "must be >= 2 strictly increasing finite values",
+                )
             axes.append(vals)
         shape = tuple(len(b) - 1 for b in axes)
         cells = math.prod(shape)
@@ -84,15 +88,16 @@ class GridLaw:
                 f"breaks make {cells} cells, more than MAX_GRID_CELLS = {MAX_GRID_CELLS}"
             )
         if isinstance(log_density, str | bytes | dict | set | frozenset):
-            raise ValueError(f"log_density must be an array of shape {shape}")
+            raise ParameterError("log_density", f"must be an array of shape {shape}")
         try:
             dens = np.asarray(log_density, dtype=object)
         except ValueError:
-            raise ValueError(f"log_density must be an array of shape {shape}") from None
+            raise ParameterError("log_density", f"must be an array of shape {shape}") from None
         if dens.shape != shape:
-            raise ValueError(
-                f"log_density must have shape {shape} (one value per cell of breaks), got "
-                f"{dens.shape}"
+            raise ParameterError(
+                "log_density",
+                f"must have shape {shape} (one value per cell of breaks)",
+                dens.shape,
             )
         flat = relative_log_weights(
             [check_log_weight(v, "log_density") for v in dens.ravel().tolist()]
@@ -103,7 +108,7 @@ class GridLaw:
             logv = self._log_volumes(axes)
             log_total = logsumexp([a + v for a, v in zip(flat, logv.ravel(), strict=True)])
             if log_total == MP_NINF or not mpmath.isfinite(log_total):
-                raise ValueError("log_density must give a positive, finite total mass")
+                raise ParameterError("log_density", "must give a positive, finite total mass")
             self.logp = np.array([x - log_total for x in flat], dtype=object).reshape(shape)
         self._logmass = np.array(
             [float_of_log(a + v) for a, v in zip(self.logp.ravel(), logv.ravel(), strict=True)]
@@ -199,9 +204,10 @@ class GridLaw:
         """
         size, rng = check_size(size), check_rng(rng)
         if size * len(self) > 10 * MAX_DRAWS:
-            raise ValueError(
-                f"size must be at most {10 * MAX_DRAWS // len(self)} for a grid law of "
-                f"{len(self)} axes, got {size}"
+            raise ParameterError(
+                "size",
+                f"must be at most {10 * MAX_DRAWS // len(self)} for a grid law of {len(self)} axes",
+                size,
             )
         error = self.float_sampling_error()
         if not error <= FLOAT_SAMPLING_TOLERANCE:
@@ -269,7 +275,7 @@ class GridLaw:
                 this law's box get -inf.
         """
         if not hasattr(breaks, "__len__") or len(breaks) != len(self):
-            raise ValueError(f"breaks must give {len(self)} axes")
+            raise ParameterError("breaks", f"must give {len(self)} axes")
         index = []
         for i, (mine, theirs) in enumerate(zip(self.exact_breaks, breaks, strict=True)):
             theirs = [
@@ -300,7 +306,7 @@ def merged_grid_cells(p: GridLaw, q: GridLaw) -> tuple[np.ndarray, np.ndarray, n
     """
     for name, law in (("p", p), ("q", q)):
         if not isinstance(law, GridLaw):
-            raise ValueError(f"{name} must be a GridLaw, got {type(law).__name__}")
+            raise ParameterError(name, "must be a GridLaw", type(law).__name__)
     if len(p) != len(q):
         raise ValueError(f"p and q: grid laws of different dimensions: {len(p)} and {len(q)}")
     merged = [sorted(set(a) | set(b)) for a, b in zip(p.exact_breaks, q.exact_breaks, strict=True)]

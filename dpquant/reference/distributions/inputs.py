@@ -16,6 +16,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions.arithmetic import Number, rational
 from dpquant.reference.validation import MAX_FLOAT, check_real_array
 
@@ -40,13 +41,13 @@ def exact_real(
     NaN refused, infinities refused unless allowed, finite values that do not fit a float64
     refused when ``fit``."""
     if not is_real(x):
-        raise ValueError(f"{name} must be a real number, got {describe(x)}")
+        raise ParameterError(name, "must be a real number", describe(x))
     if isinstance(x, np.integer):
         x = int(x)
     elif isinstance(x, np.floating):
         value = float(x)
         if math.isinf(value) and np.isfinite(x):
-            raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g}), got {x!r}")
+            raise ParameterError(name, f"must fit a float64 (|{name}| <= {MAX_FLOAT:.4g})", repr(x))
         x = value
     if isinstance(x, float):
         nan, inf = math.isnan(x), math.isinf(x)
@@ -55,16 +56,16 @@ def exact_real(
     else:
         nan, inf = False, False
     if nan:
-        raise ValueError(f"{name} must be a real number, got nan")
+        raise ParameterError(name, "must be a real number", "nan")
     if inf:
         if (x > 0 and not pos_inf) or (x < 0 and not neg_inf):
             allowed = "finite"
             if neg_inf or pos_inf:
                 allowed = "finite or -inf" if neg_inf else "finite or +inf"
-            raise ValueError(f"{name} must be {allowed}, got {x!r}")
+            raise ParameterError(name, f"must be {allowed}", repr(x))
         return x
     if fit and not isinstance(x, float) and abs(x) > MAX_FLOAT:
-        raise ValueError(f"{name} must fit a float64 (|{name}| <= {MAX_FLOAT:.4g})")
+        raise ParameterError(name, f"must fit a float64 (|{name}| <= {MAX_FLOAT:.4g})")
     return x
 
 
@@ -80,12 +81,12 @@ def sequence(values: Any, name: str, cap: int) -> Sequence[Any]:
     if isinstance(values, str | bytes | dict | set | frozenset) or not (
         hasattr(values, "__len__") and hasattr(values, "__getitem__")
     ):
-        raise ValueError(f"{name} must be a sequence, got {describe(values)}")
+        raise ParameterError(name, "must be a sequence", describe(values))
     if isinstance(values, np.ndarray) and values.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
+        raise ParameterError(name, "must be one-dimensional", f"shape {values.shape}")
     n = len(values)
     if n > cap:
-        raise ValueError(f"{name} must have at most {cap} items, got {n}")
+        raise ParameterError(name, f"must have at most {cap} items", n)
     return values
 
 
@@ -100,9 +101,9 @@ def float_vector(
             arr = values.astype(np.float64)
         if values.dtype.kind == "f" and values.dtype.itemsize > 8:
             if np.any(np.isinf(arr) & np.isfinite(values)):
-                raise ValueError(f"{name} must hold values that fit a float64")
+                raise ParameterError(name, "must hold values that fit a float64")
     elif isinstance(values, np.ndarray) and values.dtype.kind != "O":
-        raise ValueError(f"{name} must hold real numbers, got dtype {values.dtype}")
+        raise ParameterError(name, "must hold real numbers", f"dtype {values.dtype}")
     else:
         arr = np.empty(len(values))
         for k in range(len(values)):
@@ -113,11 +114,11 @@ def float_vector(
             arr[k] = float(exact_real(v, f"{name}[{k}]", neg_inf=True, pos_inf=True))
     bad = np.flatnonzero(np.isnan(arr))
     if bad.size:
-        raise ValueError(f"{name} must not contain NaN (at index {bad[0]})")
+        raise ParameterError(name, f"must not contain NaN (at index {bad[0]})")
     bad = np.flatnonzero((np.isposinf(arr) & (not pos_inf)) | (np.isneginf(arr) & (not neg_inf)))
     if bad.size:
         allowed = "finite" + (" or -inf" if neg_inf else "") + (" or +inf" if pos_inf else "")
-        raise ValueError(f"{name} must be {allowed}, got {arr[bad[0]]} at index {bad[0]}")
+        raise ParameterError(name, f"must be {allowed}", f"{arr[bad[0]]} at index {bad[0]}")
     return arr
 
 
@@ -130,13 +131,13 @@ def check_rows(y: Any, name: str, k: int) -> np.ndarray:
         return arr.reshape(1, k)
     if k == 1 and arr.ndim <= 1:
         return arr.reshape(-1, 1)
-    raise ValueError(f"{name} must be points of R^{k}: shape (n, {k}), got shape {arr.shape}")
+    raise ParameterError(name, f"must be points of R^{k}: shape (n, {k})", f"shape {arr.shape}")
 
 
 def check_log_weight(x: Any, name: str) -> Number:
     """A log-weight kept exact: a real number or -inf (a weight of 0); NaN and +inf refused."""
     if not is_real(x):
-        raise ValueError(f"{name} must be a real number or -inf, got {describe(x)}")
+        raise ParameterError(name, "must be a real number or -inf", describe(x))
     return exact_real(x, name, neg_inf=True, fit=False)
 
 
@@ -147,7 +148,7 @@ def check_log_weights(values: Sequence[Any], name: str) -> list[Number]:
     if isinstance(values, np.ndarray) and values.dtype.kind == "f" and values.dtype.itemsize <= 8:
         bad = np.flatnonzero(np.isnan(values) | np.isposinf(values))
         if bad.size:
-            raise ValueError(f"{name}[{bad[0]}] must be finite or -inf, got {values[bad[0]]}")
+            raise ParameterError(f"{name}[{bad[0]}]", "must be finite or -inf", values[bad[0]])
         return values.astype(np.float64).tolist()
     return [check_log_weight(values[k], f"{name}[{k}]") for k in range(len(values))]
 

@@ -9,6 +9,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions.discrete import DiscreteLaw
 from dpquant.reference.distributions.inputs import check_rows, describe
 from dpquant.reference.distributions.limits import MAX_COMPONENTS
@@ -36,28 +37,33 @@ class ProductLaw:
 
     def __init__(self, components: Sequence[DiscreteLaw | PiecewiseLogLinear]):
         if isinstance(components, str | bytes | dict | set | frozenset):
-            raise ValueError(
-                f"components must be a non-empty sequence of laws, got {describe(components)}"
+            raise ParameterError(
+                "components",
+                "must be a non-empty sequence of laws",
+                describe(components),
             )
         try:
             items = iter(components)
         except TypeError:
-            raise ValueError(
-                f"components must be a non-empty sequence of laws, got {describe(components)}"
+            raise ParameterError(
+                "components",
+                "must be a non-empty sequence of laws",
+                describe(components),
             ) from None
         comps = []
         for c in items:
             comps.append(c)
             if len(comps) > MAX_COMPONENTS:
-                raise ValueError(f"components must hold at most {MAX_COMPONENTS} laws")
+                raise ParameterError("components", f"must hold at most {MAX_COMPONENTS} laws")
         if not comps:
-            raise ValueError("components must be a non-empty sequence of laws")
+            raise ParameterError("components", "must be a non-empty sequence of laws")
         for i, c in enumerate(comps):
             numeric = isinstance(c, DiscreteLaw) and c.numeric
             if not (numeric or isinstance(c, PiecewiseLogLinear)):
-                raise ValueError(
-                    f"components[{i}] must be a numeric DiscreteLaw or a PiecewiseLogLinear, "
-                    f"got {describe(c)}"
+                raise ParameterError(
+                    f"components[{i}]",
+                    "must be a numeric DiscreteLaw or a PiecewiseLogLinear",
+                    describe(c),
                 )
         self.components = tuple(comps)
 
@@ -85,9 +91,11 @@ class ProductLaw:
         """
         size, rng = check_size(size), check_rng(rng)
         if size * len(self) > 10 * MAX_DRAWS:
-            raise ValueError(
-                f"size must be at most {10 * MAX_DRAWS // len(self)} for a product law of "
-                f"{len(self)} coordinates (size·k <= {10 * MAX_DRAWS} numbers), got {size}"
+            raise ParameterError(
+                "size",
+                f"must be at most {10 * MAX_DRAWS // len(self)} for a product law of {len(self)} "
+                f"coordinates (size·k <= {10 * MAX_DRAWS} numbers)",
+                size,
             )
         cols = [np.asarray(c.sample(size, rng), dtype=float) for c in self.components]
         return np.column_stack(cols) if size else np.empty((0, len(self)))

@@ -20,6 +20,7 @@ import mpmath
 import numpy as np
 from mpmath import iv
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf
 from dpquant.reference.validation import check_int
 
@@ -46,21 +47,21 @@ def iv_precision(dps: int = IV_DPS) -> Iterator[None]:
 def to_iv(x: Any) -> Any:
     """An interval that contains ``x`` exactly (a point for floats and ints; ±inf allowed)."""
     if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Real | np.integer | np.floating):
-        raise ValueError(f"x must be a real number, got {x!r:.80}")
+        raise ParameterError("x", "must be a real number", f"{x!r:.80}")
     if isinstance(x, Fraction):
         return iv.mpf(x.numerator) / x.denominator
     if isinstance(x, mpmath.mpf):
         if mpmath.isnan(x):
-            raise ValueError("x must be a real number, got nan")
+            raise ParameterError("x", "must be a real number", "nan")
         return iv.mpf(x)
     if isinstance(x, numbers.Integral | np.integer):
         return iv.mpf(int(x))
     value = float(x)
     if math.isnan(value):
-        raise ValueError("x must be a real number, got nan")
+        raise ParameterError("x", "must be a real number", "nan")
     infinite = isinstance(x, float) or (isinstance(x, np.floating) and not np.isfinite(x))
     if math.isinf(value) and not infinite:  # a finite value beyond the float range
-        raise ValueError(f"x must fit a float64, got {x!r}")
+        raise ParameterError("x", "must fit a float64", repr(x))
     return iv.mpf(value)
 
 

@@ -18,6 +18,8 @@ import mpmath
 import numpy as np
 from mpmath import mp
 
+from dpquant.errors import ParameterError
+
 DPS = 60
 mp.dps = max(mp.dps, DPS)
 
@@ -45,13 +47,13 @@ def to_mpf(x: Any, name: str = "x") -> mpmath.mpf:
     if isinstance(x, Fraction):
         return mpmath.mpf(x.numerator) / x.denominator
     if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Real | np.integer | np.floating):
-        raise ValueError(f"{name} must be a real number, got {x!r:.80}")
+        raise ParameterError(name, "must be a real number", f"{x!r:.80}")
     if isinstance(x, numbers.Integral | np.integer):
         return mpmath.mpf(int(x))
     if isinstance(x, np.floating) and not isinstance(x, float):
         value = float(x)
         if math.isinf(value) and np.isfinite(x):
-            raise ValueError(f"{name} must fit a float64, got {x!r}")
+            raise ParameterError(name, "must fit a float64", repr(x))
         return mpmath.mpf(value)
     return mpmath.mpf(x)
 
@@ -62,12 +64,12 @@ def logsumexp(values: Iterable[mpmath.mpf]) -> mpmath.mpf:
     ``values``: an iterable of real numbers (``ValueError`` for anything else, NaN included);
     +inf gives +inf."""
     if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
-        raise ValueError(f"values must be an iterable of real numbers, got {values!r:.80}")
+        raise ParameterError("values", "must be an iterable of real numbers", f"{values!r:.80}")
     vals = [v for v in (to_mpf(x, "values") for x in values) if v != MP_NINF]
     if not vals:
         return MP_NINF
     if any(mpmath.isnan(v) for v in vals):
-        raise ValueError("values must not contain NaN")
+        raise ParameterError("values", "must not contain NaN")
     top = max(vals)
     if top == MP_INF:
         return MP_INF
@@ -87,11 +89,11 @@ class LazySequence:
         if isinstance(length, bool | np.bool_) or not isinstance(
             length, numbers.Integral | np.integer
         ):
-            raise ValueError(f"length must be an integer >= 0, got {length!r:.80}")
+            raise ParameterError("length", "must be an integer >= 0", f"{length!r:.80}")
         if not 0 <= length <= sys.maxsize:
-            raise ValueError(f"length must be an integer in [0, {sys.maxsize}], got {length}")
+            raise ParameterError("length", f"must be an integer in [0, {sys.maxsize}]", length)
         if not callable(item):
-            raise ValueError(f"item must be a callable item(i), got {type(item).__name__}")
+            raise ParameterError("item", "must be a callable item(i)", type(item).__name__)
         self._length = int(length)
         self._item = item
         self._cache: dict[int, Any] = {}

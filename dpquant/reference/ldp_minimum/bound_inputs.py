@@ -15,6 +15,7 @@ from typing import Any
 
 import mpmath
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.round_statistic import Exact, check_exp_u
 from dpquant.reference.ldp_minimum.schedules import check_levels
@@ -38,7 +39,7 @@ def exact_real(x: Any, name: str) -> Fraction | mpmath.mpf:
     """An exact real: an mpf is kept, anything else is read exactly as a Fraction."""
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
-            raise ValueError(f"{name} must be a finite real number, got {x}")
+            raise ParameterError(name, "must be a finite real number", x)
         return x
     return check_fraction(x, name)
 
@@ -50,9 +51,9 @@ def positive_mp(x: Any, name: str) -> mpmath.mpf:
     with workdps():
         value = to_mpf(value)
     if not value > 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {x!r:.80}")
+        raise ParameterError(name, "must be a finite number > 0", f"{x!r:.80}")
     if value < _TINY:
-        raise ValueError(f"{name} must be at least 5e-324 (the smallest positive float)")
+        raise ParameterError(name, "must be at least 5e-324 (the smallest positive float)")
     return value
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.bound_inputs import exact_real, per_round_factor
 from dpquant.reference.ldp_minimum.round_statistic import Exact, ceil_crossing, check_exact_work
@@ -48,7 +49,7 @@ def _check_float_arrays(**arrays: Any) -> tuple[np.ndarray, ...]:
     try:
         np.broadcast_shapes(*(a.shape for a in out))
     except ValueError:
-        raise ValueError(f"{', '.join(arrays)} must broadcast to one shape") from None
+        raise ParameterError(', '.join(arrays), "must broadcast to one shape") from None
     return tuple(out)
 
 
@@ -91,9 +92,9 @@ def hoeffding_bound(
 def _float_bound_inputs(n: Any, f_tilde: Any, gamma: Any, u: Any) -> tuple[np.ndarray, ...]:
     n, f, g, u = _check_float_arrays(n=n, f_tilde=f_tilde, gamma=gamma, u=u)
     if np.any(u <= 0):
-        raise ValueError("u must be > 0")
+        raise ParameterError("u", "must be > 0")
     if np.any(n < 1):
-        raise ValueError("n must be >= 1")
+        raise ParameterError("n", "must be >= 1")
     return n, f, g, u
 
 
@@ -176,7 +177,7 @@ def phi_tail_exact(
     n = check_count(n, "n")
     k = check_int(k, "k", minimum=0)
     if k > n:
-        raise ValueError(f"k must lie in [0, {n}], got {k}")
+        raise ParameterError("k", f"must lie in [0, {n}]", k)
     check_choice(event, "event", EVENTS)
     g = check_fraction(gamma, "gamma")
     a = per_round_factor(u, exp_u)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_data, check_domain, check_flag, check_real_array
 
 
@@ -80,9 +81,10 @@ class UnitMap:
         inside = np.abs(y) <= 1.0
         out = np.where(inside, np.clip(out, self.lo, self.hi), out)
         if not np.all(np.isfinite(out)):
-            raise ValueError(
-                f"y must map into the float range: a + (y + 1)(b − a)/2 overflows for "
-                f"bounds ({self.lo!r}, {self.hi!r})"
+            raise ParameterError(
+                "y",
+                "must map into the float range: a + (y + 1)(b − a)/2 overflows for bounds ("
+                f"{self.lo!r}, {self.hi!r})",
             )
         return out
 

@@ -26,6 +26,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.round_statistic import (
@@ -75,9 +76,11 @@ def check_exact_tree(x: np.ndarray, rule: RoundRule, what: str = "data, rule") -
     """ValueError naming the inputs when the exact tree law on ``x`` would exceed the exact-law
     budget (:data:`.round_statistic.MAX_EXACT_WORK`) or :data:`MAX_EXACT_LEVELS`."""
     if rule.levels > MAX_EXACT_LEVELS:
-        raise ValueError(
-            f"levels must be at most {MAX_EXACT_LEVELS} for the exact law (2^L leaves); use "
-            f"leaf_probabilities for the pruned float law, got {rule.levels}"
+        raise ParameterError(
+            "levels",
+            f"must be at most {MAX_EXACT_LEVELS} for the exact law (2^L leaves); use "
+            "leaf_probabilities for the pruned float law",
+            rule.levels,
         )
     check_exact_work(x.size, distinct_counts(x, rule.levels), rule.exp_u, what)
 
@@ -133,10 +136,13 @@ class SparseLeafLaw:
     def expectation(self, fn: Callable[[np.ndarray], np.ndarray]) -> float:
         """Σ_j P(leaf j)·fn(x̃_j) over the kept leaves (``fn`` vectorised, finite values)."""
         if not callable(fn):
-            raise ValueError(f"fn must be a callable, got {type(fn).__name__}")
+            raise ParameterError("fn", "must be a callable", type(fn).__name__)
         values = check_real_array(fn(self.values), "fn(values)")
         if values.shape != self.values.shape:
-            raise ValueError("fn must map the array of outputs to an array of the same shape")
+            raise ParameterError(
+                "fn",
+                "must map the array of outputs to an array of the same shape",
+            )
         return float(np.sum(self.probabilities * values))
 
     def mean_absolute_error(self, target: float) -> float:
@@ -169,17 +175,19 @@ def leaf_probabilities(data: Any, rule: RoundRule, prune: float = 1e-15) -> Spar
     pruned = 0.0
     for depth in range(1, rule.levels + 1):
         if nodes.size > MAX_FLOAT_NODES:
-            raise ValueError(
-                f"prune must be larger for these data and levels: the pruned tree keeps more "
-                f"than {MAX_FLOAT_NODES} nodes at depth {depth} (prune = {prune!r})"
+            raise ParameterError(
+                "prune",
+                "must be larger for these data and levels: the pruned tree keeps more than "
+                f"{MAX_FLOAT_NODES} nodes at depth {depth} (prune = {prune!r})",
             )
         ks = sorted_counts(x, node_midpoints(depth, nodes))
         unique, inverse = np.unique(ks, return_inverse=True)
         new = [k for k in unique.tolist() if k not in cache]
         if len(cache) + len(new) > MAX_FLOAT_COUNTS:
-            raise ValueError(
-                f"prune must be larger for these data and levels: the pruned tree needs the "
-                f"decision law at more than {MAX_FLOAT_COUNTS} distinct counts (prune = {prune!r})"
+            raise ParameterError(
+                "prune",
+                "must be larger for these data and levels: the pruned tree needs the decision law "
+                f"at more than {MAX_FLOAT_COUNTS} distinct counts (prune = {prune!r})",
             )
         for k in new:
             cache[k] = left_probability(rule, k)
@@ -217,7 +225,7 @@ def iid_leaf_probabilities_exact(cdf: Callable[[Fraction], Any], rule: RoundRule
     sampler's states (A, B) = (#{x <= ℓ}, #{ℓ < x <= r}): O(2^L·N^3) operations, for tiny N.
     """
     if not callable(cdf):
-        raise ValueError(f"cdf must be a callable (an exact CDF), got {type(cdf).__name__}")
+        raise ParameterError("cdf", "must be a callable (an exact CDF)", type(cdf).__name__)
     rule = check_rule(rule)
     n = rule.n
     if rule.levels > 12 or n > 40 or 2**rule.levels * n**3 > MAX_IID_WORK:
@@ -232,18 +240,18 @@ def iid_leaf_probabilities_exact(cdf: Callable[[Fraction], Any], rule: RoundRule
         if isinstance(value, bool | np.bool_) or not isinstance(
             value, int | float | Fraction | mpmath.mpf | np.integer | np.floating
         ):
-            raise ValueError(f"cdf must return real numbers in [0, 1], got {value!r:.80}")
+            raise ParameterError("cdf", "must return real numbers in [0, 1]", f"{value!r:.80}")
         if exact and isinstance(value, int | Fraction | np.integer):
             value = Fraction(int(value)) if isinstance(value, np.integer) else Fraction(value)
         elif not isinstance(value, mpmath.mpf):
             with workdps():
                 value = to_mpf(value, "cdf(x)")
         if not 0 <= value <= 1:
-            raise ValueError(f"cdf must return values in [0, 1], got {value} at {point}")
+            raise ParameterError("cdf", "must return values in [0, 1]", f"{value} at {point}")
         return value
 
     if F(Fraction(1)) != 1:
-        raise ValueError("cdf must reach 1 at x = 1 (data lie in [−1, 1])")
+        raise ParameterError("cdf", "must reach 1 at x = 1 (data lie in [−1, 1])")
     cache: dict[int, Exact] = {}
 
     def left(k: int) -> Exact:
@@ -285,22 +293,23 @@ def mean_absolute_error_exact(probabilities: Sequence[Exact], levels: int, targe
     probabilities of the leaves (L <= :data:`MAX_EXACT_LEVELS`)."""
     levels = check_levels(levels)
     if levels > MAX_EXACT_LEVELS:
-        raise ValueError(f"levels must be at most {MAX_EXACT_LEVELS} here, got {levels}")
+        raise ParameterError("levels", f"must be at most {MAX_EXACT_LEVELS} here", levels)
     if isinstance(probabilities, str | bytes) or not hasattr(probabilities, "__len__"):
-        raise ValueError("probabilities must be a sequence of 2^levels probabilities")
+        raise ParameterError("probabilities", "must be a sequence of 2^levels probabilities")
     if len(probabilities) != 2**levels:
-        raise ValueError(
-            f"probabilities must hold the 2^levels = {2**levels} leaf probabilities, got "
-            f"{len(probabilities)}"
+        raise ParameterError(
+            "probabilities",
+            f"must hold the 2^levels = {2 ** levels} leaf probabilities",
+            len(probabilities),
         )
     for p in probabilities:
         if isinstance(p, bool | np.bool_) or not isinstance(p, Fraction | int | mpmath.mpf):
-            raise ValueError(f"probabilities must be Fractions or mpf, got {p!r:.80}")
+            raise ParameterError("probabilities", "must be Fractions or mpf", f"{p!r:.80}")
         if not 0 <= p <= 1:
-            raise ValueError(f"probabilities must lie in [0, 1], got {p}")
+            raise ParameterError("probabilities", "must lie in [0, 1]", p)
     if isinstance(target, mpmath.mpf):
         if not mpmath.isfinite(target):
-            raise ValueError(f"target must be a finite real number, got {target}")
+            raise ParameterError("target", "must be a finite real number", target)
         t = target
     else:
         t = check_fraction(target, "target")

@@ -18,6 +18,7 @@ from typing import Any
 
 import mpmath
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.bound_inputs import exact_real, finite_mp
 from dpquant.reference.validation import (
@@ -64,7 +65,7 @@ def beta_cdf_exact(y: Any, alpha: Any, beta: Any) -> mpmath.mpf:
     with workdps():
         yy = to_mpf(exact_real(y, "y"))
         if not 0 <= yy <= 1:
-            raise ValueError(f"y must lie in [0, 1], got {y}")
+            raise ParameterError("y", "must lie in [0, 1]", y)
         try:
             value = mpmath.betainc(to_mpf(alpha), to_mpf(beta), 0, yy, regularized=True)
         except (mpmath.libmp.NoConvergence, ValueError, ZeroDivisionError):
@@ -97,7 +98,7 @@ def _mp_real(x: Any, name: str) -> mpmath.mpf:
     """A real number (±inf allowed, no NaN) as an mpf: mpf kept, others checked."""
     if isinstance(x, mpmath.mpf):
         if mpmath.isnan(x):
-            raise ValueError(f"{name} must be a real number, got nan")
+            raise ParameterError(name, "must be a real number", "nan")
         return x
     if isinstance(x, Fraction):
         return to_mpf(check_fraction(x, name))
@@ -125,7 +126,7 @@ def truncated_normal_fatness_constant(mu: Any, sigma: Any, x_min: Any, x_max: An
     mu, sigma = check_finite(mu, "mu"), check_positive(sigma, "sigma")
     lo, hi = check_finite(x_min, "x_min"), check_finite(x_max, "x_max")
     if not lo < hi:
-        raise ValueError(f"x_min must be < x_max, got ({lo}, {hi})")
+        raise ParameterError("x_min", "must be < x_max", f"({lo}, {hi})")
     with workdps():
         a = (to_mpf(lo) - to_mpf(mu)) / to_mpf(sigma)
         b = (to_mpf(hi) - to_mpf(mu)) / to_mpf(sigma)

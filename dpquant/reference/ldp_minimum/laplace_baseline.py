@@ -40,6 +40,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.ldp_minimum.search import TARGETS, check_target, sorted_unit_data
 from dpquant.reference.primitives import (
@@ -82,9 +83,11 @@ def laplace_scale(epsilon: float) -> float:
     """b = 2/ε: sensitivity 2 on [−1, 1] (at most :data:`MAX_SCALE`)."""
     b = 2.0 / check_epsilon(epsilon)
     if not b <= MAX_SCALE:
-        raise ValueError(
-            f"epsilon must be at least {2 / MAX_SCALE:.3g} (the noise scale 2/ε must fit a float "
-            f"with room for the draws), got {epsilon!r}"
+        raise ParameterError(
+            "epsilon",
+            f"must be at least {2 / MAX_SCALE:.3g} (the noise scale 2/ε must fit a float with "
+            "room for the draws)",
+            repr(epsilon),
         )
     return b
 
@@ -104,8 +107,10 @@ def check_grid(grid: Any) -> float:
         or not 2.0**-MAX_GRID_BITS <= value <= 1
         or math.frexp(value)[0] != 0.5
     ):
-        raise ValueError(
-            f"grid must be a power of two 2^-g with 0 <= g <= {MAX_GRID_BITS}, got {grid!r:.80}"
+        raise ParameterError(
+            "grid",
+            f"must be a power of two 2^-g with 0 <= g <= {MAX_GRID_BITS}",
+            f"{grid!r:.80}",
         )
     return value
 
@@ -147,7 +152,7 @@ def grid_clamp(epsilon: float, grid: float) -> int:
 def _check_unit_value(value: Any, name: str = "value") -> float:
     x = check_finite(value, name)
     if not -1.0 <= x <= 1.0:
-        raise ValueError(f"{name} must lie in [-1, 1], got {x!r}")
+        raise ParameterError(name, "must lie in [-1, 1]", repr(x))
     return x
 
 
@@ -165,9 +170,10 @@ def sample_grid_reports(
     size = check_size(size)
     limit = report_draw_limit(epsilon, grid, "grid")
     if size > limit:
-        raise ValueError(
-            f"size must be at most {limit} grid reports per call for this epsilon and grid "
-            f"(about 10 s), got {size}: draw in several calls"
+        raise ParameterError(
+            "size",
+            f"must be at most {limit} grid reports per call for this epsilon and grid (about 10 s)",
+            f"{size}: draw in several calls",
         )
     d = sample_discrete_laplace_exact(grid_noise_scale(epsilon, grid), size, rng)
     return np.clip(i + d.astype(np.int64), -m, m) * grid
@@ -222,9 +228,11 @@ def sample_laplace_extreme(
         t = grid_noise_scale(epsilon, grid)
     limit = max(1, report_draw_limit(epsilon, grid, noise) // x.size)
     if size > limit:
-        raise ValueError(
-            f"size must be at most {limit} for N = {x.size} users ({noise} noise: size·N reports "
-            f"per call, about 10 s), got {size}: draw in several calls"
+        raise ParameterError(
+            "size",
+            f"must be at most {limit} for N = {x.size} users ({noise} noise: size·N reports per "
+            "call, about 10 s)",
+            f"{size}: draw in several calls",
         )
     out = np.empty(size)
     chunk = max(1, CHUNK_CELLS // x.size)

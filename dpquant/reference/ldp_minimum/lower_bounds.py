@@ -21,6 +21,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.bound_inputs import MAX_POINTS, exact_real, positive_mp
 from dpquant.reference.ldp_minimum.schedules import check_count
@@ -60,7 +61,7 @@ def theorem_1_neighbours(n: int) -> tuple[np.ndarray, np.ndarray]:
 def _theorem_3_inputs(epsilon: Any, n: int, alpha: Any) -> tuple[Fraction, int, mpmath.mpf]:
     eps = check_fraction(epsilon, "epsilon", positive=True)
     if eps > THEOREM_3_MAX_EPSILON:
-        raise ValueError(f"epsilon must lie in (0, 22/35] for Theorem 3, got {float(eps)}")
+        raise ParameterError("epsilon", "must lie in (0, 22/35] for Theorem 3", float(eps))
     n = check_count(n, "n")
     if 16 * eps**2 * n < 1:
         value = float(16 * eps**2 * n)
@@ -94,9 +95,9 @@ def theorem_7_bound(delta: Any, n: int, epsilon: Any, tv: Any) -> mpmath.mpf:
             for v, name in ((delta, "delta"), (epsilon, "epsilon"), (tv, "tv"))
         )
         if not e > 0:
-            raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
+            raise ParameterError("epsilon", "must be > 0", repr(epsilon))
         if not 0 <= t <= 1:
-            raise ValueError(f"tv must lie in [0, 1] (a total variation distance), got {tv!r}")
+            raise ParameterError("tv", "must lie in [0, 1] (a total variation distance)", repr(tv))
         return abs(d) * (mpmath.mpf(1) / 2 - mpmath.sqrt(n * e**2 * t**2))
 
 
@@ -104,7 +105,7 @@ def _check_construction(alpha: Any, delta: Any) -> tuple[float, float]:
     alpha = check_positive(alpha, "alpha")
     delta = check_positive(delta, "delta")
     if delta >= 0.5:
-        raise ValueError(f"delta must lie in (0, 1/2) (so that −1 + 2δ < 0), got {delta}")
+        raise ParameterError("delta", "must lie in (0, 1/2) (so that −1 + 2δ < 0)", delta)
     return alpha, delta
 
 
@@ -146,7 +147,7 @@ def lower_bound_minima(delta: Any) -> tuple[float, float]:
     """x_min of F and of F′ in Theorem 3's construction: −1 and −1 + 2δ, δ ∈ (0, 1/2)."""
     delta = check_positive(delta, "delta")
     if delta >= 0.5:
-        raise ValueError(f"delta must lie in (0, 1/2) (so that −1 + 2δ < 0), got {delta}")
+        raise ParameterError("delta", "must lie in (0, 1/2) (so that −1 + 2δ < 0)", delta)
     return -1.0, -1.0 + 2.0 * delta
 
 
@@ -154,7 +155,7 @@ def lower_bound_tv(alpha: Any, delta: Any) -> mpmath.mpf:
     """TV(F, F′) = (2δ)^α (Eqs. 75, 80); δ may be an mpf (e.g. :func:`theorem_3_delta`)."""
     al, d = positive_mp(alpha, "alpha"), positive_mp(delta, "delta")
     if not d < mpmath.mpf(1) / 2:
-        raise ValueError(f"delta must lie in (0, 1/2) (so that −1 + 2δ < 0), got {delta}")
+        raise ParameterError("delta", "must lie in (0, 1/2) (so that −1 + 2δ < 0)", delta)
     with workdps():
         return (2 * d) ** al
 
@@ -172,9 +173,11 @@ def lower_bound_tv_quadrature(alpha: Any, delta: Any) -> mpmath.mpf:
     alpha, delta = _check_construction(alpha, delta)
     lo_a, hi_a = QUADRATURE_ALPHA
     if not lo_a <= alpha <= hi_a:
-        raise ValueError(
-            f"alpha must lie in [{lo_a}, {hi_a}] for the quadrature (use lower_bound_tv for the "
-            f"closed form), got {alpha!r}"
+        raise ParameterError(
+            "alpha",
+            f"must lie in [{lo_a}, {hi_a}] for the quadrature (use lower_bound_tv for the closed "
+            "form)",
+            repr(alpha),
         )
     with workdps():
         al, d2 = to_mpf(alpha), 2 * to_mpf(delta)

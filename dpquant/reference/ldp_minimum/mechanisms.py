@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from dpquant.reference.core import Adjacency, ExactMechanismBase, MechanismBase
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from dpquant.reference.ldp_minimum.domain_map import UnitMap
 from dpquant.reference.ldp_minimum.exact_law import check_exact_tree, leaf_probabilities_exact
@@ -84,7 +85,7 @@ def _rule(n: int, levels: int, gamma: float, epsilon: float, exp_u: Fraction | N
 def _check_options(options: dict, allowed: tuple[str, ...]) -> None:
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"options must be among {allowed}, got {unknown}")
+        raise ParameterError("options", f"must be among {allowed}", unknown)
 
 
 def _unit_map(bounds: Any, clamp: bool = False) -> UnitMap:
@@ -159,9 +160,10 @@ class LDPMinimum(ExactMechanismBase):
         if not isinstance(schedule_options, dict) or not set(schedule_options) <= set(
             SCHEDULE_OPTIONS
         ):
-            raise ValueError(
-                f"schedule_options must be a dict with keys among {SCHEDULE_OPTIONS}, got "
-                f"{schedule_options!r:.80}"
+            raise ParameterError(
+                "schedule_options",
+                f"must be a dict with keys among {SCHEDULE_OPTIONS}",
+                f"{schedule_options!r:.80}",
             )
         _check_options(options, ("bounds", "target", "sampler", "clamp"))
         s = schedule(name, n, epsilon, **schedule_options)
@@ -270,7 +272,7 @@ class LaplaceReport(ExactMechanismBase):
         x = check_record(data, "data")
         lo, hi = self.bounds
         if not lo <= x <= hi:
-            raise ValueError(f"data must lie inside the domain [{lo}, {hi}], got {x!r}")
+            raise ParameterError("data", f"must lie inside the domain [{lo}, {hi}]", repr(x))
         return x
 
     def draw_limit(self, data: float) -> int:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.ldp_minimum.laplace_baseline import laplace_scale
 from dpquant.reference.ldp_minimum.schedules import SCHEDULES
 from dpquant.reference.validation import (
@@ -77,7 +78,7 @@ def laplace_law_fixed(x: Any, x_min: float, epsilon: float) -> LaplaceMinimumLaw
     b = laplace_scale(epsilon)
     x = check_real_array(x, "x")
     if x.ndim != 1 or x.size == 0 or np.min(x) < x_min:
-        raise ValueError("x must be a non-empty 1-D array with every value >= x_min")
+        raise ParameterError("x", "must be a non-empty 1-D array with every value >= x_min")
     w = np.exp(-(x - x_min) / b)
     moments = np.empty(LAPLACE_SERIES_TERMS)
     wk = np.ones_like(w)
@@ -116,7 +117,7 @@ def laplace_mae_exact(law: LaplaceMinimumLaw) -> tuple[float, float]:
     from scipy import integrate
 
     if not isinstance(law, LaplaceMinimumLaw):
-        raise ValueError(f"law must be a LaplaceMinimumLaw, got {type(law).__name__}")
+        raise ParameterError("law", "must be a LaplaceMinimumLaw", type(law).__name__)
     b = law.scale
     t_lo = -(math.log(law.n) + 40.0)
     value, err = integrate.quad(
@@ -143,7 +144,7 @@ def laplace_error_quantile(law: LaplaceMinimumLaw, q: float) -> float:
     from scipy import optimize
 
     if not isinstance(law, LaplaceMinimumLaw):
-        raise ValueError(f"law must be a LaplaceMinimumLaw, got {type(law).__name__}")
+        raise ParameterError("law", "must be a LaplaceMinimumLaw", type(law).__name__)
     q = check_probability(q, "q", open_left=True, open_right=True)
     hi = law.scale * (math.log(law.n) + 50.0)
     return float(
@@ -155,12 +156,12 @@ def guideline(n: Any, epsilon: Any, alpha: float, schedule_name: str) -> np.ndar
     """(ln^k N/(ε²N))^{1/(2α)}, without the constant: k = 3 for Lower α (Corollary 1, Eq. (4)),
     6 for Unknown α (Corollary 2, Eq. (5))."""
     if schedule_name not in GUIDELINE_LOG_POWER:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule_name!r}")
+        raise ParameterError("schedule", f"must be one of {SCHEDULES}", repr(schedule_name))
     alpha = check_positive(alpha, "alpha")
     n = np.asarray(n, dtype=float)
     eps = np.asarray(epsilon, dtype=float)
     if np.any(n < 2) or np.any(eps <= 0):
-        raise ValueError("n must be >= 2 and epsilon > 0")
+        raise ParameterError("n", "must be >= 2 and epsilon > 0")
     k = GUIDELINE_LOG_POWER[schedule_name]
     return (np.log(n) ** k / (eps**2 * n)) ** (1.0 / (2.0 * alpha))
 

@@ -33,6 +33,7 @@ import mpmath
 import numpy as np
 from scipy import stats
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.schedules import check_epsilon_or_inf, check_levels, check_users
 from dpquant.reference.validation import check_fraction, check_int, check_positive
@@ -65,23 +66,29 @@ def check_exp_u(exp_u: Any, name: str = "exp_u") -> Fraction:
     if isinstance(exp_u, bool | np.bool_) or not isinstance(
         exp_u, Fraction | numbers.Integral | np.integer
     ):
-        raise ValueError(
-            f"{name} must be an int or Fraction > 1 (the exact e^(ε/L)), got {exp_u!r:.80}"
+        raise ParameterError(
+            name,
+            "must be an int or Fraction > 1 (the exact e^(ε/L))",
+            f"{exp_u!r:.80}",
         )
     value = Fraction(int(exp_u)) if isinstance(exp_u, np.integer) else Fraction(exp_u)
     if value <= 1:
-        raise ValueError(
-            f"{name} must be an int or Fraction > 1 (the exact e^(ε/L)), got {value!s:.80}"
+        raise ParameterError(
+            name,
+            "must be an int or Fraction > 1 (the exact e^(ε/L))",
+            f"{value!s:.80}",
         )
     if max(value.numerator.bit_length(), value.denominator.bit_length()) > MAX_EXACT_BITS:
-        raise ValueError(
-            f"{name} must have a numerator and denominator of at most {MAX_EXACT_BITS} bits"
+        raise ParameterError(
+            name,
+            f"must have a numerator and denominator of at most {MAX_EXACT_BITS} bits",
         )
     if value > _MAX_EXP_U:
-        raise ValueError(
-            f"{name} must be at most e^{MAX_ROUND_EPSILON:g} (a per-round budget u <= "
-            f"{MAX_ROUND_EPSILON:g}, where the samplers' flip probability is representable), "
-            f"got {float(value):.4g}"
+        raise ParameterError(
+            name,
+            f"must be at most e^{MAX_ROUND_EPSILON:g} (a per-round budget u <= "
+            f"{MAX_ROUND_EPSILON:g}, where the samplers' flip probability is representable)",
+            f"{float(value):.4g}",
         )
     return value
 
@@ -98,10 +105,12 @@ def check_round_budget(epsilon: float, levels: int, name: str = "epsilon") -> fl
     """ε with :data:`MIN_ROUND_EPSILON` <= ε/L <= :data:`MAX_ROUND_EPSILON` (or ε = inf, the
     noiseless mode)."""
     if math.isfinite(epsilon) and not MIN_ROUND_EPSILON <= epsilon / levels <= MAX_ROUND_EPSILON:
-        raise ValueError(
-            f"{name} must satisfy 2^-1000 <= {name}/levels <= {MAX_ROUND_EPSILON:g} (per-round "
-            f"budgets where the samplers' flip probability 1/(1 + e^u) and the estimate Φ′ are "
-            f"representable), got {name} = {epsilon!r} with levels = {levels}"
+        raise ParameterError(
+            name,
+            f"must satisfy 2^-1000 <= {name}/levels <= {MAX_ROUND_EPSILON:g} (per-round budgets "
+            "where the samplers' flip probability 1/(1 + e^u) and the estimate Φ′ are "
+            "representable)",
+            f"{name} = {epsilon!r} with levels = {levels}",
         )
     return epsilon
 
@@ -129,16 +138,20 @@ class RoundRule:
             exp_u = check_exp_u(self.exp_u)
             epsilon = epsilon_of_exp_u(exp_u, levels)
             if self.epsilon != epsilon:
-                raise ValueError(
-                    "epsilon must equal L·ln(exp_u) rounded up when exp_u is given; build the "
-                    "rule with round_rule"
+                raise ParameterError(
+                    "epsilon",
+                    "must equal L·ln(exp_u) rounded up when exp_u is given; build the rule with "
+                    "round_rule",
                 )
         else:
             exp_u = None
             epsilon = check_round_budget(check_epsilon_or_inf(self.epsilon), levels)
         threshold = check_int(self.threshold, "threshold")
         if threshold != left_threshold(n, levels, gamma, epsilon, exp_u):
-            raise ValueError("threshold must be m* of left_threshold; build the rule with round_rule")
+            raise ParameterError(
+                "threshold",
+                "must be m* of left_threshold; build the rule with round_rule",
+            )
         for name, value in (("n", n), ("levels", levels), ("gamma", gamma)):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "epsilon", epsilon)
@@ -293,8 +306,9 @@ def check_epsilon_matches_exp_u(epsilon: float, exp_u: Any, levels: int, builder
     e.g. ``LDPMinimum.with_exp_u``, sets it)."""
     exp_u = check_exp_u(exp_u)
     if epsilon != epsilon_of_exp_u(exp_u, levels):
-        raise ValueError(
-            f"epsilon must equal L·ln(exp_u) rounded up when exp_u is given; build it with {builder}"
+        raise ParameterError(
+            "epsilon",
+            f"must equal L·ln(exp_u) rounded up when exp_u is given; build it with {builder}",
         )
     return exp_u
 
@@ -355,7 +369,7 @@ def check_exact_work(
 def check_rule(rule: Any, n: int | None = None) -> RoundRule:
     """A :class:`RoundRule` (built for N = ``n`` users when given)."""
     if not isinstance(rule, RoundRule):
-        raise ValueError(f"rule must be a RoundRule (see round_rule), got {type(rule).__name__}")
+        raise ParameterError("rule", "must be a RoundRule (see round_rule)", type(rule).__name__)
     if n is not None and rule.n != n:
         raise ValueError(f"rule was built for N = {rule.n} users, but the data has {n} values")
     return rule
@@ -364,7 +378,7 @@ def check_rule(rule: Any, n: int | None = None) -> RoundRule:
 def _check_k(rule: RoundRule, k: Any) -> int:
     k = check_int(k, "k", minimum=0)
     if k > rule.n:
-        raise ValueError(f"k must lie in [0, {rule.n}], got {k}")
+        raise ParameterError("k", f"must lie in [0, {rule.n}]", k)
     return k
 
 

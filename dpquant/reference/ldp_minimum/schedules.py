@@ -31,6 +31,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.validation import (
     MAX_FLOAT,
@@ -54,7 +55,7 @@ def check_users(n: Any, name: str = "n", *, minimum: int = 1, maximum: int = MAX
     value = check_int(n, name, minimum=minimum)
     if value > maximum:
         got = str(value) if value < 10**20 else f"an integer of {len(str(value))} digits"
-        raise ValueError(f"{name} must be an integer in [{minimum}, {maximum:.4g}], got {got}")
+        raise ParameterError(name, f"must be an integer in [{minimum}, {maximum:.4g}]", got)
     return value
 
 
@@ -67,7 +68,7 @@ def check_levels(levels: Any, name: str = "levels") -> int:
     """L, the number of rounds: an integer in [1, 52] (τ and the outputs stay exact floats)."""
     value = check_int(levels, name, minimum=1)
     if value > MAX_LEVELS:
-        raise ValueError(f"{name} must be an integer in [1, {MAX_LEVELS}], got {value}")
+        raise ParameterError(name, f"must be an integer in [1, {MAX_LEVELS}]", value)
     return value
 
 
@@ -75,7 +76,7 @@ def check_epsilon_or_inf(epsilon: Any, name: str = "epsilon") -> float:
     """ε > 0, or +inf for the noiseless test mode (p = c = 1)."""
     value = check_real(epsilon, name)
     if not value > 0:
-        raise ValueError(f"{name} must be a number > 0 (inf allowed), got {value!r}")
+        raise ParameterError(name, "must be a number > 0 (inf allowed)", repr(value))
     return value
 
 
@@ -205,7 +206,11 @@ def schedule(
         levels = lower_alpha_levels(n, alpha0)
         h_n = math.log(n) / (2.0 * check_positive(alpha0, "alpha0"))
         if not h_n > 0:
-            raise ValueError(f"alpha0 is too large: h_N = ln(N)/(2α₀) underflows to 0, got {alpha0!r}")
+            raise ParameterError(
+                "alpha0",
+                "is too large: h_N = ln(N)/(2α₀) underflows to 0",
+                repr(alpha0),
+            )
     else:
         levels = unknown_alpha_levels(n, scale)
         h_n = math.log(n) ** 2 / (2.0 * math.log(check_count(scale, "scale", minimum=2)))

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.ldp_minimum.round_statistic import (
     RoundRule,
     check_epsilon_matches_exp_u,
@@ -75,7 +76,7 @@ class UnitData:
     def __post_init__(self) -> None:
         x = check_unit_data(self.sorted, "sorted")
         if x.size > 1 and not np.all(x[1:] >= x[:-1]):
-            raise ValueError("sorted must be sorted in increasing order (use prepare)")
+            raise ParameterError("sorted", "must be sorted in increasing order (use prepare)")
         x.setflags(write=False)
         object.__setattr__(self, "sorted", x)
 
@@ -125,7 +126,7 @@ def midpoints(levels: int, depth: int, node: Any) -> np.ndarray:
     top = 2 ** (depth - 1) - 1
     if isinstance(node, np.ndarray):
         if node.dtype.kind not in "iu" or (node.size and (node.min() < 0 or node.max() > top)):
-            raise ValueError(f"node must be integers in [0, 2^(depth - 1)), got {node!r:.80}")
+            raise ParameterError("node", "must be integers in [0, 2^(depth - 1))", f"{node!r:.80}")
         return node_midpoints(depth, node)
     try:
         if isinstance(node, list | tuple):
@@ -133,9 +134,10 @@ def midpoints(levels: int, depth: int, node: Any) -> np.ndarray:
         else:
             nodes = check_int(node, "node", minimum=0, maximum=top)
     except ValueError:
-        raise ValueError(
-            f"node must be integers in [0, 2^(depth - 1)) = [0, {top}] at depth {depth}, got "
-            f"{node!r:.80}"
+        raise ParameterError(
+            "node",
+            f"must be integers in [0, 2^(depth - 1)) = [0, {top}] at depth {depth}",
+            f"{node!r:.80}",
         ) from None
     return node_midpoints(depth, np.asarray(nodes, dtype=np.int64))
 
@@ -145,8 +147,10 @@ def leaf_values(levels: int) -> np.ndarray:
     L <= :data:`MAX_LEAF_LEVELS`)."""
     levels = check_levels(levels)
     if levels > MAX_LEAF_LEVELS:
-        raise ValueError(
-            f"levels must be at most {MAX_LEAF_LEVELS} to list the 2^L outputs, got {levels}"
+        raise ParameterError(
+            "levels",
+            f"must be at most {MAX_LEAF_LEVELS} to list the 2^L outputs",
+            levels,
         )
     return node_midpoints(levels + 1, np.arange(2**levels, dtype=np.int64))
 
@@ -165,7 +169,7 @@ def counts_at_or_below(sorted_data: Any, tau: Any) -> np.ndarray:
     else:
         x = check_data(sorted_data, "sorted_data", allow_empty=True)
         if x.size > 1 and not np.all(x[1:] >= x[:-1]):
-            raise ValueError("sorted_data must be sorted in increasing order")
+            raise ParameterError("sorted_data", "must be sorted in increasing order")
     return sorted_counts(x, check_real_array(tau, "tau", allow_inf=True))
 
 
@@ -272,10 +276,11 @@ def _check_per_user_cells(size: int, n: int, levels: int) -> None:
     """ValueError naming ``size`` when size·N·L exceeds :data:`PER_USER_CELLS`."""
     limit = per_user_draw_limit(n, levels)
     if size > limit:
-        raise ValueError(
-            f"size must be at most {limit} for the per-user sampler with N = {n} users and "
-            f"L = {levels} (size·N·L <= {PER_USER_CELLS:.3g} per call), got {size}: draw in "
-            f"several calls"
+        raise ParameterError(
+            "size",
+            f"must be at most {limit} for the per-user sampler with N = {n} users and L = {levels}"
+            f" (size·N·L <= {PER_USER_CELLS:.3g} per call)",
+            f"{size}: draw in several calls",
         )
 
 
@@ -322,9 +327,12 @@ def _cdf_values(cdf: Callable[[np.ndarray], Any], points: np.ndarray) -> np.ndar
     try:
         values = check_real_array(raw, "cdf(points)")
     except ValueError as exc:
-        raise ValueError(f"cdf must map points to real numbers in [0, 1]: {exc}") from None
+        raise ParameterError("cdf", f"must map points to real numbers in [0, 1]: {exc}") from None
     if values.shape != points.shape or not np.all((values >= 0) & (values <= 1)):
-        raise ValueError("cdf must map an array of points to values in [0, 1] of the same shape")
+        raise ParameterError(
+            "cdf",
+            "must map an array of points to values in [0, 1] of the same shape",
+        )
     return values
 
 
@@ -342,12 +350,16 @@ def sample_iid(
     counts of an i.i.d. sample given the coarser counts.
     """
     if not callable(cdf):
-        raise ValueError(f"cdf must be a callable (a vectorised CDF), got {type(cdf).__name__}")
+        raise ParameterError("cdf", "must be a callable (a vectorised CDF)", type(cdf).__name__)
     rule = check_rule(rule)
     size, rng = check_size(size), check_rng(rng)
     ends = _cdf_values(cdf, np.array([-1.0, 1.0]))
     if ends[1] != 1.0:
-        raise ValueError(f"cdf must reach 1 at x = 1 (data lie in [−1, 1]), got F(1) = {ends[1]}")
+        raise ParameterError(
+            "cdf",
+            "must reach 1 at x = 1 (data lie in [−1, 1])",
+            f"F(1) = {ends[1]}",
+        )
     n = rule.n
     a = rng.binomial(n, ends[0], size)
     b = n - a
@@ -358,7 +370,7 @@ def sample_iid(
         tau = lo + width / 2.0
         f_lo, f_tau, f_hi = (_cdf_values(cdf, v) for v in (lo, tau, lo + width))
         if np.any(f_tau < f_lo) or np.any(f_hi < f_tau):
-            raise ValueError("cdf must be non-decreasing")
+            raise ParameterError("cdf", "must be non-decreasing")
         span = f_hi - f_lo
         share = np.divide(f_tau - f_lo, span, out=np.zeros_like(span), where=span > 0)
         b_left = rng.binomial(b, np.clip(share, 0.0, 1.0))

@@ -39,6 +39,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.bound_inputs import exact_real
 from dpquant.reference.ldp_minimum.exact_law import distinct_counts
@@ -72,7 +73,7 @@ def far_mistake_term(e: Any, levels: int) -> mpmath.mpf:
     with workdps():
         e = to_mpf(e)
         if not 0 <= e <= 1:
-            raise ValueError(f"e must lie in [0, 1], got {e}")
+            raise ParameterError("e", "must lie in [0, 1]", e)
         return 2 * (1 - (1 - e) ** levels)
 
 
@@ -112,7 +113,7 @@ def empirical_quantile(data: Any, gamma: Any) -> Fraction:
     x = np.sort(check_unit_data(data))
     g = check_fraction(gamma, "gamma", positive=True)
     if g > 1:
-        raise ValueError(f"gamma must lie in (0, 1] for F̃*(γ) to be a data point, got {gamma}")
+        raise ParameterError("gamma", "must lie in (0, 1] for F̃*(γ) to be a data point", gamma)
     return Fraction(float(x[math.ceil(g * x.size) - 1]))
 
 
@@ -120,10 +121,10 @@ def _paths(data: Any, rule: RoundRule, q: Fraction) -> list[_Path]:
     """Every root-to-leaf path of Algorithm 2's tree with its exact probability."""
     x = np.sort(check_unit_data(data))
     if not isinstance(rule, RoundRule) or rule.n != x.size:
-        raise ValueError("rule must be a RoundRule built for N = len(data) users")
+        raise ParameterError("rule", "must be a RoundRule built for N = len(data) users")
     levels = rule.levels
     if levels > MAX_TREE_LEVELS:
-        raise ValueError(f"levels must be at most {MAX_TREE_LEVELS} here, got {levels}")
+        raise ParameterError("levels", f"must be at most {MAX_TREE_LEVELS} here", levels)
     check_exact_work(x.size, distinct_counts(x, levels), rule.exp_u, "data, rule")
     cache: dict[int, Exact] = {}
 
@@ -175,7 +176,7 @@ def _mistake_values(paths: list[_Path], reading: str) -> list[tuple[Exact, ...]]
     if reading == "conditional":
         return [p.mistakes for p in paths]
     if reading != "marginal":
-        raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+        raise ParameterError("reading", f"must be one of {READINGS}", repr(reading))
     levels = len(paths[0].erred)
     marginal = tuple(
         sum((p.mass for p in paths if p.erred[t]), 0 * paths[0].mass) for t in range(levels)

@@ -17,6 +17,7 @@ import mpmath
 import numpy as np
 from scipy import stats
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.bound_inputs import MAX_POINTS, exact_real
 from dpquant.reference.validation import check_finite, check_int, check_positive, check_real_array
@@ -60,7 +61,7 @@ def section_6_1_f(u: Any) -> mpmath.mpf:
     with workdps():
         uu = to_mpf(exact_real(u, "u"))
         if not uu > 0:
-            raise ValueError(f"u must be > 0, got {u}")
+            raise ParameterError("u", "must be > 0", u)
         return mpmath.exp(uu) * (1 + mpmath.exp(uu)) / mpmath.expm1(uu) ** 2
 
 
@@ -68,11 +69,11 @@ def section_6_1_f_float(u: Any) -> np.ndarray:
     """Vectorised f(u) = (1 + e^{−u})/expm1(−u)² (the same function, stable for large u)."""
     u = check_real_array(u, "u")
     if np.any(~(u > 0)):
-        raise ValueError("u must be > 0")
+        raise ParameterError("u", "must be > 0")
     with np.errstate(over="ignore", divide="ignore", under="ignore"):
         out = (1.0 + np.exp(-u)) / np.expm1(-u) ** 2
     if not np.all(np.isfinite(out)):
-        raise ValueError("u must be at least about 2e-154 (f(u) ≈ 2/u² must fit a float)")
+        raise ParameterError("u", "must be at least about 2e-154 (f(u) ≈ 2/u² must fit a float)")
     return out
 
 

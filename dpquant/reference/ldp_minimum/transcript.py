@@ -51,6 +51,7 @@ import mpmath
 import numpy as np
 
 from dpquant.reference.core import Adjacency, ExactMechanismBase
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.exact_law import distinct_counts
@@ -102,7 +103,7 @@ def check_user_value(data: Any, name: str = "data") -> float:
     :func:`dpquant.reference.validation.check_record`)."""
     x = check_record(data, name)
     if not -1.0 <= x <= 1.0:
-        raise ValueError(f"{name} must be one user's value in [-1, 1], got {x!r}")
+        raise ParameterError(name, "must be one user's value in [-1, 1]", repr(x))
     return x
 
 
@@ -113,11 +114,11 @@ def others_plus_pmf(keep: Exact, k: int, m: int) -> list[Exact]:
     m = check_int(m, "m", minimum=0, maximum=10_000)
     k = check_int(k, "k", minimum=0)
     if not 0 <= k <= m:
-        raise ValueError(f"k must lie in [0, {m}], got {k}")
+        raise ParameterError("k", f"must lie in [0, {m}]", k)
     if isinstance(keep, bool) or not isinstance(keep, Fraction | mpmath.mpf | int):
-        raise ValueError(f"keep must be a Fraction or an mpf in (0, 1], got {keep!r:.80}")
+        raise ParameterError("keep", "must be a Fraction or an mpf in (0, 1]", f"{keep!r:.80}")
     if not 0 < keep <= 1:
-        raise ValueError(f"keep must lie in (0, 1], got {keep}")
+        raise ParameterError("keep", "must lie in (0, 1]", keep)
     if isinstance(keep, Fraction | int):
         keep = Fraction(keep)
         exact = keep / (1 - keep) if keep < 1 else Fraction(2)
@@ -160,10 +161,14 @@ class UserTranscript(ExactMechanismBase):
         object.__setattr__(self, "levels", check_levels(self.levels))
         object.__setattr__(self, "gamma", check_positive(self.gamma, "gamma"))
         if self.others is None or isinstance(self.others, str | bytes):
-            raise ValueError(f"others must be a sequence of values in [-1, 1], got {self.others!r}")
+            raise ParameterError(
+                "others",
+                "must be a sequence of values in [-1, 1]",
+                repr(self.others),
+            )
         others = check_data(self.others, "others", domain=UNIT, allow_empty=True)
         if others.size + 1 > MAX_USERS:
-            raise ValueError(f"others must hold at most {MAX_USERS - 1} values")
+            raise ParameterError("others", f"must hold at most {MAX_USERS - 1} values")
         object.__setattr__(self, "others", tuple(float(v) for v in others))
         object.__setattr__(self, "_sorted", np.sort(others))
         check_round_fields(self, "UserTranscript.with_exp_u")
@@ -181,7 +186,7 @@ class UserTranscript(ExactMechanismBase):
         exp_u = check_exp_u(exp_u)
         levels = check_levels(levels)
         if set(options) - {"sampler"}:
-            raise ValueError(f"options must be among ('sampler',), got {sorted(options)}")
+            raise ParameterError("options", "must be among ('sampler',)", sorted(options))
         return cls(epsilon_of_exp_u(exp_u, levels), levels, gamma, others, exp_u=exp_u, **options)
 
     # -- the Mechanism protocol (claim: Theorem 6, ε-LDP for the user's value) -------------------
@@ -243,9 +248,9 @@ class UserTranscript(ExactMechanismBase):
         if z.shape != (self.levels,) or s.shape != (self.levels,):
             raise ValueError(f"reports and others_plus must have shape ({self.levels},)")
         if not np.all(np.isin(z, (-1, 1))):
-            raise ValueError("reports must be -1 or +1")
+            raise ParameterError("reports", "must be -1 or +1")
         if np.any(s < 0) or np.any(s > self.n - 1) or not np.all(s == np.round(s)):
-            raise ValueError(f"others_plus must be integers in [0, {self.n - 1}]")
+            raise ParameterError("others_plus", f"must be integers in [0, {self.n - 1}]")
         digits = 2 * s.astype(np.int64) + (z == 1)
         return int(sum(int(d) * self.radix**t for t, d in enumerate(digits.tolist())))
 
@@ -253,7 +258,7 @@ class UserTranscript(ExactMechanismBase):
         """The transcript of ``code``: reports, others' counts, and the replayed τ path."""
         code = check_int(code, "code", minimum=0)
         if code >= self.n_codes:
-            raise ValueError(f"code must lie in [0, {self.n_codes - 1}], got {code}")
+            raise ParameterError("code", f"must lie in [0, {self.n_codes - 1}]", code)
         z = np.empty(self.levels, dtype=np.int8)
         s = np.empty(self.levels, dtype=np.int64)
         rest = code
@@ -355,9 +360,11 @@ class UserTranscript(ExactMechanismBase):
 
     def _check_loss_levels(self) -> None:
         if self.levels > MAX_LOSS_LEVELS:
-            raise ValueError(
-                f"levels must be at most {MAX_LOSS_LEVELS} for the recursion over the 2^L nodes "
-                f"of the search tree, got {self.levels}"
+            raise ParameterError(
+                "levels",
+                f"must be at most {MAX_LOSS_LEVELS} for the recursion over the 2^L nodes of the "
+                "search tree",
+                self.levels,
             )
 
     def max_differing_rounds(self, x: Any, x_prime: Any) -> int:

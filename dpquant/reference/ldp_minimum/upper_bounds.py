@@ -30,6 +30,7 @@ from typing import Any
 
 import mpmath
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import DPS, to_mpf, workdps
 from dpquant.reference.ldp_minimum.bound_inputs import (
     exact_real,
@@ -106,7 +107,7 @@ def theorem_4_bound_corrected(
     """
     g, c, alpha, n = _theorem_inputs(gamma, c, alpha, n)
     if n < 2:
-        raise ValueError(f"n must be an integer >= 2 (fixed data need N >= 2), got {n}")
+        raise ParameterError("n", "must be an integer >= 2 (fixed data need N >= 2)", n)
     a = rounds_factor(levels, epsilon, exp_u)
     with workdps():
         e = _e_gamma(n, g, a)
@@ -135,7 +136,7 @@ def beta_order_statistic_moment(k: int, n: int, alpha: Any) -> mpmath.mpf:
     n = check_count(n, "n")
     k = check_int(k, "k", minimum=1)
     if k > n:
-        raise ValueError(f"k must lie in [1, {n}], got {k}")
+        raise ParameterError("k", f"must lie in [1, {n}]", k)
     alpha = positive_mp(alpha, "alpha")
     with mpmath.workdps(400):
         s = 1 / to_mpf(alpha)
@@ -150,7 +151,7 @@ def _theorem_5_terms(
     g, c, alpha, n = _theorem_inputs(gamma, c, alpha, n)
     j = _order_index(g, n, 2)
     if j > n:
-        raise ValueError(f"gamma must satisfy ⌈2γN⌉ <= N (2γ <= 1), got ⌈2γN⌉ = {j} > N = {n}")
+        raise ParameterError("gamma", "must satisfy ⌈2γN⌉ <= N (2γ <= 1)", f"⌈2γN⌉ = {j} > N = {n}")
     a = rounds_factor(levels, epsilon, exp_u)
     with workdps():
         e = _e_gamma(n, g, a)
@@ -196,7 +197,7 @@ def eq_11_ratio(gamma: Any, n: int, alpha: Any) -> mpmath.mpf:
     with workdps():
         g = to_mpf(exact_real(gamma, "gamma"))
         if not g > 0:
-            raise ValueError(f"gamma must be > 0, got {gamma}")
+            raise ParameterError("gamma", "must be > 0", gamma)
         j = int(mpmath.ceil(2 * g * n))
     with mpmath.workdps(400):
         s = 1 / to_mpf(alpha)

@@ -17,6 +17,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import DPS, to_mpf, workdps
 from dpquant.reference.validation import check_real_array
 
@@ -48,19 +49,23 @@ def _exact_values(values: Any, name: str) -> list[Fraction]:
     """A non-empty sequence of exact real scores (ints and Fractions kept exact, floats read as
     their binary value), each of magnitude below 2^1000."""
     if isinstance(values, str | bytes) or not hasattr(values, "__len__"):
-        raise ValueError(f"{name} must be a non-empty sequence of real numbers, got {values!r:.80}")
+        raise ParameterError(
+            name,
+            "must be a non-empty sequence of real numbers",
+            f"{values!r:.80}",
+        )
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
     if not items:
-        raise ValueError(f"{name} must be a non-empty sequence of real numbers")
+        raise ParameterError(name, "must be a non-empty sequence of real numbers")
     out = []
     for v in items:
         if isinstance(v, bool | np.bool_) or not isinstance(
             v, Fraction | int | float | np.integer | np.floating
         ):
-            raise ValueError(f"{name} must hold real numbers, got {v!r:.80}")
+            raise ParameterError(name, "must hold real numbers", f"{v!r:.80}")
         f = _exact(v, name)
         if abs(f) > 2**1000:
-            raise ValueError(f"{name} must hold numbers of magnitude below 2^1000")
+            raise ParameterError(name, "must hold numbers of magnitude below 2^1000")
         out.append(f)
     return out
 
@@ -70,10 +75,10 @@ def _exact_scale(b: Any, name: str) -> Fraction:
     if isinstance(b, bool | np.bool_) or not isinstance(
         b, Fraction | int | float | np.integer | np.floating
     ):
-        raise ValueError(f"{name} must be a positive real number, got {b!r:.80}")
+        raise ParameterError(name, "must be a positive real number", f"{b!r:.80}")
     value = _exact(b, name)
     if not Fraction(1, 2**4000) <= value <= 2**4000:
-        raise ValueError(f"{name} must be a positive number in [2^-4000, 2^4000], got {b!r:.80}")
+        raise ParameterError(name, "must be a positive number in [2^-4000, 2^4000]", f"{b!r:.80}")
     return value
 
 
@@ -127,9 +132,10 @@ def permute_and_flip_log_probabilities(scores: Any, b: Any) -> list[mpmath.mpf]:
     values = _exact_values(scores, "scores")
     scale = _exact_scale(b, "b")
     if len(values) > MAX_EXACT_CANDIDATES:
-        raise ValueError(
-            f"scores must have at most {MAX_EXACT_CANDIDATES} entries for an exact "
-            f"permute-and-flip law, got {len(values)}"
+        raise ParameterError(
+            "scores",
+            f"must have at most {MAX_EXACT_CANDIDATES} entries for an exact permute-and-flip law",
+            len(values),
         )
     distinct, counts, groups = _group(values)
     k_total = len(values)
@@ -204,10 +210,11 @@ def laplace_noisy_max_log_probabilities(utilities: Any, scale: Any) -> list[mpma
         )
     k_total, n_groups = len(values), len(distinct)
     if k_total > MAX_EXACT_CANDIDATES or n_groups**2 * k_total > MAX_LAPLACE_NOISY_MAX_WORK:
-        raise ValueError(
-            f"utilities must have at most {MAX_EXACT_CANDIDATES} entries and (distinct values)² × "
-            f"entries <= {MAX_LAPLACE_NOISY_MAX_WORK} for an exact Laplace noisy-max law, got "
-            f"{k_total} entries with {n_groups} distinct values"
+        raise ParameterError(
+            "utilities",
+            f"must have at most {MAX_EXACT_CANDIDATES} entries and (distinct values)² × entries "
+            f"<= {MAX_LAPLACE_NOISY_MAX_WORK} for an exact Laplace noisy-max law",
+            f"{k_total} entries with {n_groups} distinct values",
         )
     # exp(x) of an x rounded at d digits is off by a factor e^{|x|·10^−d}: carry the digits of the
     # largest exponent, |a_G − a_1|, on top of the cancellation guard.

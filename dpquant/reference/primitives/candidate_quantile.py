@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from dpquant.reference.core import Adjacency, ExactMechanismBase, check_adjacency
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.primitives.candidate_laws import (
     MAX_EXACT_CANDIDATES,
@@ -99,7 +100,7 @@ def check_candidates(candidates: Any) -> tuple[float, ...]:
     """
     values = check_data(candidates, "candidates")
     if len(np.unique(values)) != values.size:
-        raise ValueError("candidates must be distinct (as float64 values)")
+        raise ParameterError("candidates", "must be distinct (as float64 values)")
     return tuple(float(v) for v in np.sort(values))
 
 
@@ -177,7 +178,7 @@ def _check_quantile_fields(mech: Any) -> None:
     object.__setattr__(mech, "epsilon", check_epsilon(mech.epsilon))
     adjacency = check_adjacency(mech.adjacency)
     if adjacency == Adjacency.LOCAL:
-        raise ValueError("adjacency must be 'add_remove' or 'replace_one' for a quantile")
+        raise ParameterError("adjacency", "must be 'add_remove' or 'replace_one' for a quantile")
     object.__setattr__(mech, "adjacency", adjacency)
 
 
@@ -356,9 +357,11 @@ class LaplaceNoisyMaxQuantile(_CandidateBase):
         )
         check_choice(self.claim_rule, "claim_rule", CLAIMS)
         if not math.isfinite(self.claimed_epsilon):
-            raise ValueError(
-                f"epsilon must be at most {sys.float_info.max / 2:.4g} with claim_rule='correct' "
-                f"(the claim is 2·epsilon), got {self.epsilon!r}"
+            raise ParameterError(
+                "epsilon",
+                f"must be at most {sys.float_info.max / 2:.4g} with claim_rule='correct' (the "
+                "claim is 2·epsilon)",
+                repr(self.epsilon),
             )
 
     @property
@@ -395,10 +398,11 @@ class LaplaceNoisyMaxQuantile(_CandidateBase):
         spread = max(u) - min(u)
         if spread / self.noise_scale > MAX_LAPLACE_NOISY_MAX_SPREAD:
             top = MAX_LAPLACE_NOISY_MAX_SPREAD * self.sensitivity / spread
-            raise ValueError(
-                f"epsilon must be at most {float(top):.4g} for the exact law on this data "
-                f"((max − min utility)·epsilon/sensitivity <= {MAX_LAPLACE_NOISY_MAX_SPREAD:g}), "
-                f"got {self.epsilon!r}"
+            raise ParameterError(
+                "epsilon",
+                f"must be at most {float(top):.4g} for the exact law on this data ((max − min "
+                f"utility)·epsilon/sensitivity <= {MAX_LAPLACE_NOISY_MAX_SPREAD:g})",
+                repr(self.epsilon),
             )
         if len(self.candidates) > MAX_EXACT_CANDIDATES:
             raise ValueError(

@@ -45,6 +45,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.primitives.discrete_laplace import (
     MAX_DISCRETE_SCALE,
@@ -91,7 +92,11 @@ def lowbit(i: Any) -> Any:
     """i & −i: the size of the leaf range of Fenwick node i (works on ints and int arrays)."""
     if isinstance(i, np.ndarray):
         if i.dtype.kind not in "iu":
-            raise ValueError(f"i must be an integer or an array of integers, got dtype {i.dtype}")
+            raise ParameterError(
+                "i",
+                "must be an integer or an array of integers",
+                f"dtype {i.dtype}",
+            )
         return i & -i
     i = check_int(i, "i")
     return i & -i
@@ -131,7 +136,7 @@ def shift_nodes(m: int, s: int) -> np.ndarray:
     m = check_int(m, "m", minimum=1, maximum=MAX_TREE_M)
     s = check_int(s, "s", minimum=1)
     if s > m:
-        raise ValueError(f"s must be in [1, m] = [1, {m}], got {s}")
+        raise ParameterError("s", f"must be in [1, m] = [1, {m}]", s)
     nodes = []
     i = s
     while i <= m:
@@ -160,25 +165,25 @@ def _numeric_array(x: Any, name: str, *, integers: bool = False) -> np.ndarray:
     if isinstance(x, np.ndarray):
         arr = x
         if arr.dtype.kind not in "iuf":
-            raise ValueError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+            raise ParameterError(name, "must be an array of real numbers", f"dtype {arr.dtype}")
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            raise ValueError(f"{name} must hold finite numbers (no NaN or inf)")
+            raise ParameterError(name, "must hold finite numbers (no NaN or inf)")
     else:
         check_real_array(x, name)  # numbers only, no NaN or inf, nothing beyond a float64
         try:
             arr = np.asarray(x)
         except OverflowError:
-            raise ValueError(f"{name} must hold integers of magnitude <= 2^56") from None
+            raise ParameterError(name, "must hold integers of magnitude <= 2^56") from None
         if arr.dtype.kind == "O":  # Python ints beyond int64
-            raise ValueError(f"{name} must hold integers of magnitude <= 2^56")
+            raise ParameterError(name, "must hold integers of magnitude <= 2^56")
     if integers and arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integers (an integer array), got dtype {arr.dtype}")
+        raise ParameterError(name, "must hold integers (an integer array)", f"dtype {arr.dtype}")
     if arr.dtype.kind in "iu":
         if arr.size and (arr.max() > _MAX_NOISE_VALUE or arr.min() < -_MAX_NOISE_VALUE):
-            raise ValueError(f"{name} must hold integers of magnitude <= 2^56")
+            raise ParameterError(name, "must hold integers of magnitude <= 2^56")
         arr = arr.astype(np.int64)
     if arr.ndim == 0:
-        raise ValueError(f"{name} must be an array whose last axis has the m counters")
+        raise ParameterError(name, "must be an array whose last axis has the m counters")
     return arr
 
 
@@ -204,7 +209,7 @@ def round_half_up(x: Any) -> np.ndarray:
     x − ⌊x⌋ is exact in floating point. |x| must be below 2^62."""
     x = check_real_array(x, "x")
     if x.size and np.abs(x).max() >= 2.0**62:
-        raise ValueError("x must hold values of magnitude below 2^62 (the result is int64)")
+        raise ParameterError("x", "must hold values of magnitude below 2^62 (the result is int64)")
     k = np.floor(x)
     return (k + (x - k >= 0.5)).astype(np.int64)
 
@@ -262,10 +267,11 @@ class ContinualCounting:
     def _check_size(self, size: Any) -> int:
         size = check_size(size)
         if size * self.m > MAX_NOISE_CELLS:
-            raise ValueError(
-                f"size must be at most {MAX_NOISE_CELLS // self.m} for m = {self.m} counters "
-                f"(size·m <= {MAX_NOISE_CELLS} noise values a call), got {size}: draw in several "
-                "calls"
+            raise ParameterError(
+                "size",
+                f"must be at most {MAX_NOISE_CELLS // self.m} for m = {self.m} counters (size·m "
+                f"<= {MAX_NOISE_CELLS} noise values a call)",
+                f"{size}: draw in several calls",
             )
         return size
 
@@ -287,7 +293,7 @@ class ContinualCounting:
         |r| <= 2^56), int64 (size, m)."""
         r = _numeric_array(ranks, "ranks", integers=True)
         if r.shape != (self.m,):
-            raise ValueError(f"ranks must be an integer vector of length m = {self.m}")
+            raise ParameterError("ranks", f"must be an integer vector of length m = {self.m}")
         size, rng = self._check_size(size), check_rng(rng)
         noise = self._noise(size, rng)
         if self.noise == "discrete":
@@ -298,8 +304,10 @@ class ContinualCounting:
     def _vectors(self, v: Any, name: str, *, integers: bool = True) -> np.ndarray:
         arr = _numeric_array(v, name, integers=integers)
         if arr.shape[-1] != self.m:
-            raise ValueError(
-                f"{name} must have m = {self.m} entries on its last axis, got shape {arr.shape}"
+            raise ParameterError(
+                name,
+                f"must have m = {self.m} entries on its last axis",
+                f"shape {arr.shape}",
             )
         return arr
 
@@ -323,7 +331,7 @@ class ContinualCounting:
             )
         v = self._vectors(v, "v")
         if v.ndim != 1:
-            raise ValueError(f"v must be one integer vector of length m = {self.m}")
+            raise ParameterError("v", f"must be one integer vector of length m = {self.m}")
         d = [int(x) for x in self.node_differences(v)]
         with workdps():
             rate = 1 / self._exact_scale()
@@ -355,13 +363,15 @@ class ContinualCounting:
         if self.noise != "laplace":
             raise ValueError("noise_cell_probability_mp needs noise='laplace'")
         if self.m > MAX_CELL_QUADRATURE_M:
-            raise ValueError(
-                f"m must be at most {MAX_CELL_QUADRATURE_M} for noise_cell_probability_mp "
-                f"(nested quadrature takes minutes at m = 3), got m = {self.m}"
+            raise ParameterError(
+                "m",
+                f"must be at most {MAX_CELL_QUADRATURE_M} for noise_cell_probability_mp (nested "
+                "quadrature takes minutes at m = 3)",
+                f"m = {self.m}",
             )
         v = self._vectors(v, "v")
         if v.ndim != 1:
-            raise ValueError(f"v must be one integer vector of length m = {self.m}")
+            raise ParameterError("v", f"must be one integer vector of length m = {self.m}")
         v = [int(x) for x in v]
         parents = _fenwick_parents(self.m)
         with workdps():

@@ -29,6 +29,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.validation import (
@@ -243,7 +244,7 @@ class DiscreteLaplaceLaw:
         """
         lo, hi = check_int(lo, "lo"), check_int(hi, "hi")
         if hi < lo:
-            raise ValueError(f"hi must be >= lo, got lo = {lo}, hi = {hi}")
+            raise ParameterError("hi", "must be >= lo", f"lo = {lo}, hi = {hi}")
         if hi - lo > 2 * MAX_LAW_RADIUS:
             raise ValueError(
                 f"hi - lo must be at most {2 * MAX_LAW_RADIUS} (a law of at most {MAX_LAW_ATOMS} "
@@ -360,10 +361,11 @@ def _check_radius(radius: Any) -> int:
 def _check_discrete_scale(scale: Any) -> float:
     """A scale t with 0 < t <= :data:`MAX_DISCRETE_SCALE` (the int64 samplers' range)."""
     if scale > MAX_DISCRETE_SCALE:
-        raise ValueError(
-            f"scale must be at most 2^50 = {float(MAX_DISCRETE_SCALE):.6g} for the int64 discrete "
-            f"Laplace sampler (larger draws are not representable exactly in int64), got "
-            f"{float(scale):.6g}; use sample_discrete_laplace_exact for larger rational scales"
+        raise ParameterError(
+            "scale",
+            f"must be at most 2^50 = {float(MAX_DISCRETE_SCALE):.6g} for the int64 discrete "
+            "Laplace sampler (larger draws are not representable exactly in int64)",
+            f"{float(scale):.6g}; use sample_discrete_laplace_exact for larger rational scales",
         )
     return float(scale)
 

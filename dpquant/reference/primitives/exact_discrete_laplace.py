@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_rng, check_size
 
 # numpy's bounded integer generator is exact (unbiased) for bounds below 2**63; larger bounds use
@@ -49,10 +50,10 @@ def _check_rational(x: Any, name: str, *, positive: bool) -> Fraction:
         if isinstance(x, float | np.floating):
             hint = " (floats are refused: pass Fraction(numerator, denominator), or Fraction(x) "
             hint += "for the exact binary value of a float)"
-        raise ValueError(f"{name} must be an int or a Fraction {bound}, got {x!r}{hint}")
+        raise ParameterError(name, f"must be an int or a Fraction {bound}", f"{x!r}{hint}")
     value = Fraction(int(x)) if isinstance(x, np.integer) else Fraction(x)
     if value < 0 or (positive and value == 0):
-        raise ValueError(f"{name} must be an int or a Fraction {bound}, got {value}")
+        raise ParameterError(name, f"must be an int or a Fraction {bound}", value)
     return value
 
 
@@ -96,8 +97,9 @@ def bernoulli_exp_neg(gamma: Fraction | int, rng: np.random.Generator) -> bool:
     """
     gamma = _check_rational(gamma, "gamma", positive=False)
     if max(gamma.numerator.bit_length(), gamma.denominator.bit_length()) > _MAX_RATIONAL_BITS:
-        raise ValueError(
-            f"gamma must have a numerator and a denominator below 2^{_MAX_RATIONAL_BITS}"
+        raise ParameterError(
+            "gamma",
+            f"must have a numerator and a denominator below 2^{_MAX_RATIONAL_BITS}",
         )
     rng = check_rng(rng)
     return _bernoulli_exp_neg(gamma, rng)
@@ -209,18 +211,21 @@ def sample_discrete_laplace_exact(
     t = _check_rational(scale, "scale", positive=True)
     bits = max(t.numerator.bit_length(), t.denominator.bit_length())
     if bits > _MAX_RATIONAL_BITS:
-        raise ValueError(
-            f"scale must have a numerator and a denominator below 2^{_MAX_RATIONAL_BITS}, got "
-            f"one of {bits} bits"
+        raise ParameterError(
+            "scale",
+            f"must have a numerator and a denominator below 2^{_MAX_RATIONAL_BITS}",
+            f"one of {bits} bits",
         )
     size, rng = check_size(size), check_rng(rng)
     if t.numerator <= _VECTOR_BOUND and t.denominator <= _VECTOR_BOUND:
         return _discrete_laplace_vectorised(t.numerator, t.denominator, size, rng)
     cap = MAX_SCALAR_EXACT_DRAWS if bits <= 64 else MAX_SCALAR_EXACT_DRAWS // 10
     if size > cap:
-        raise ValueError(
-            f"size must be at most {cap} when the scale's numerator or denominator exceeds "
-            f"2^31 (one exact draw at a time), got {size}: draw in several calls"
+        raise ParameterError(
+            "size",
+            f"must be at most {cap} when the scale's numerator or denominator exceeds 2^31 (one "
+            "exact draw at a time)",
+            f"{size}: draw in several calls",
         )
     draws = [_discrete_laplace_once(t.numerator, t.denominator, rng) for _ in range(size)]
     try:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.core import ExactMechanismBase, check_adjacency
 from dpquant.reference.distributions import PiecewiseLogLinear
 from dpquant.reference.exact.mp import LazySequence
@@ -50,7 +51,10 @@ def utility_sensitivity(quantile: float, adjacency: str) -> float:
         return max(q, 1.0 - q)
     if adjacency == "replace_one":
         return 1.0
-    raise ValueError("adjacency must be 'add_remove' or 'replace_one' for a central quantile")
+    raise ParameterError(
+        "adjacency",
+        "must be 'add_remove' or 'replace_one' for a central quantile",
+    )
 
 
 def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
@@ -71,9 +75,11 @@ def check_bounds(bounds: Any, name: str = "bounds") -> tuple[float, float]:
     """
     a, b = check_domain(bounds, name, finite=True)
     if coarse_float_grid(max(abs(a), abs(b)), b - a):
-        raise ValueError(
-            f"{name} must be wider than 2^12 float spacings at their magnitude (uniform draws "
-            f"inside them must not round onto a few doubles), got ({a!r}, {b!r})"
+        raise ParameterError(
+            name,
+            "must be wider than 2^12 float spacings at their magnitude (uniform draws inside them "
+            "must not round onto a few doubles)",
+            f"({a!r}, {b!r})",
         )
     return a, b
 

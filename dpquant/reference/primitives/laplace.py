@@ -20,6 +20,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import FLOAT_SAMPLING_TOLERANCE, PiecewiseLogLinear
 from dpquant.reference.exact.mp import DPS, to_mpf, workdps
 from dpquant.reference.inverse_cdf import FLOAT_GRID_FRACTION, coarse_float_grid
@@ -61,9 +62,11 @@ def laplace_law(loc: float, scale: float) -> PiecewiseLogLinear:
     mu = check_fraction(loc, "loc")
     b = check_fraction(scale, "scale", positive=True)
     if b * Fraction(MAX_FLOAT) < max(Fraction(1), abs(mu)):  # 1/b and loc/b must fit a float64
-        raise ValueError(
-            f"scale must be >= max(1, |loc|)/{MAX_FLOAT:.4g} (the slope 1/scale and loc/scale "
-            f"must fit a float64), got loc = {float(mu)!r}, scale = {float(b)!r}"
+        raise ParameterError(
+            "scale",
+            f"must be >= max(1, |loc|)/{MAX_FLOAT:.4g} (the slope 1/scale and loc/scale must fit "
+            "a float64)",
+            f"loc = {float(mu)!r}, scale = {float(b)!r}",
         )
     with workdps():
         digits = max(0, int(mpmath.mag(to_mpf(mu / b)) * 0.30103)) if mu else 0
@@ -117,18 +120,20 @@ def check_laplace_sampler_parameters(loc: Any, scale: Any) -> tuple[float, float
     scale = check_positive(scale, "scale")
     reach = abs(loc) + 40.0 * scale
     if not reach <= MAX_FLOAT:
-        raise ValueError(
-            f"scale must keep |loc| + 40*scale <= {MAX_FLOAT:.4g} (no Laplace draw may overflow), "
-            f"got loc = {loc!r}, scale = {scale!r}"
+        raise ParameterError(
+            "scale",
+            f"must keep |loc| + 40*scale <= {MAX_FLOAT:.4g} (no Laplace draw may overflow)",
+            f"loc = {loc!r}, scale = {scale!r}",
         )
     if coarse_float_grid(reach, scale):
         with np.errstate(over="ignore"):
             spacing = float(np.spacing(reach))
-        raise ValueError(
-            f"scale must be at least 2^12 times the float spacing near loc: scale >= "
-            f"{spacing / FLOAT_GRID_FRACTION:.4g} for loc = {loc!r} (|loc|/scale <= about "
-            f"2^40), got scale = {scale!r}; the float draws would fall on a grid coarse against "
-            f"the scale. Shift the data so that loc is near 0, or use a larger scale"
+        raise ParameterError(
+            "scale",
+            "must be at least 2^12 times the float spacing near loc: scale >= "
+            f"{spacing / FLOAT_GRID_FRACTION:.4g} for loc = {loc!r} (|loc|/scale <= about 2^40)",
+            f"scale = {scale!r}; the float draws would fall on a grid coarse against the scale. "
+            "Shift the data so that loc is near 0, or use a larger scale",
         )
     return loc, scale
 

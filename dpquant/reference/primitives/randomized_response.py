@@ -15,6 +15,7 @@ import mpmath
 import numpy as np
 
 from dpquant.reference.core import Adjacency, ExactMechanismBase
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.validation import check_data, check_epsilon, check_record, check_rng
@@ -75,9 +76,9 @@ def check_bit(bit: Any, name: str = "bit") -> int:
     try:
         value = check_record(bit, name)
     except ValueError:
-        raise ValueError(f"{name} must be a single value in {{0, 1}}, got {bit!r:.80}") from None
+        raise ParameterError(name, "must be a single value in {0, 1}", f"{bit!r:.80}") from None
     if value not in (0.0, 1.0):
-        raise ValueError(f"{name} must be a single value in {{0, 1}}, got {bit!r:.80}")
+        raise ParameterError(name, "must be a single value in {0, 1}", f"{bit!r:.80}")
     return int(value)
 
 
@@ -101,7 +102,7 @@ def _bits(values: Any, name: str, *, allow_empty: bool) -> np.ndarray:
     booleans, strings and other non-numbers are refused)."""
     arr = check_data(values, name, allow_empty=allow_empty)
     if not np.isin(arr, (0.0, 1.0)).all():
-        raise ValueError(f"{name} must be a 1-D array of values in {{0, 1}}, got other values")
+        raise ParameterError(name, "must be a 1-D array of values in {0, 1}", "other values")
     return arr
 
 
@@ -149,9 +150,11 @@ def debias_mean(reports: Any, epsilon: float) -> float:
     arr = _bits(reports, "reports", allow_empty=False)
     epsilon = check_epsilon(epsilon)
     if epsilon < DEBIAS_MIN_EPSILON:
-        raise ValueError(
-            f"epsilon must be >= {DEBIAS_MIN_EPSILON} for debias_mean (the estimate divides by "
-            f"tanh(epsilon/2)), got {epsilon!r}"
+        raise ParameterError(
+            "epsilon",
+            f"must be >= {DEBIAS_MIN_EPSILON} for debias_mean (the estimate divides by "
+            "tanh(epsilon/2))",
+            repr(epsilon),
         )
     return float((arr.mean() - 0.5) / math.tanh(epsilon / 2) + 0.5)
 

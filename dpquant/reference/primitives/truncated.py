@@ -71,6 +71,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import PiecewiseLogLinear
 from dpquant.reference.inverse_cdf import (
     FLOAT_GRID_FRACTION,
@@ -104,9 +105,10 @@ def _check_interval(
     lo_name, hi_name = names
     lo, hi = check_finite(left, lo_name), check_finite(right, hi_name)
     if not lo < hi:
-        raise ValueError(
-            f"{lo_name} must be < {hi_name} (a non-empty interval [{lo_name}, {hi_name}]), got "
-            f"{lo_name}={lo!r}, {hi_name}={hi!r}"
+        raise ParameterError(
+            lo_name,
+            f"must be < {hi_name} (a non-empty interval [{lo_name}, {hi_name}])",
+            f"{lo_name}={lo!r}, {hi_name}={hi!r}",
         )
     if not math.isfinite(hi - lo):
         raise ValueError(
@@ -120,9 +122,10 @@ def _check_sigma(sigma: Any) -> float:
     """σ > 0, finite, with a finite rate 1/σ."""
     value = check_positive(sigma, "sigma")
     if not math.isfinite(1.0 / value):
-        raise ValueError(
-            "sigma must be a finite number > 0 with 1/sigma finite (sigma >= 5.6e-309), "
-            f"got {value!r}"
+        raise ParameterError(
+            "sigma",
+            "must be a finite number > 0 with 1/sigma finite (sigma >= 5.6e-309)",
+            repr(value),
         )
     return value
 
@@ -130,7 +133,7 @@ def _check_sigma(sigma: Any) -> float:
 def _check_variant(variant: Any) -> str:
     if not isinstance(variant, str) or variant not in VARIANTS:
         allowed = ", ".join(repr(v) for v in VARIANTS)
-        raise ValueError(f"variant must be one of {allowed}, got {variant!r}")
+        raise ParameterError("variant", f"must be one of {allowed}", repr(variant))
     return variant
 
 
@@ -173,8 +176,10 @@ def _check_uniforms(u: Any, name: str = "u") -> np.ndarray:
     """Uniforms: real numbers in [0, 1] (an array of any shape)."""
     arr = check_real_array(u, name)
     if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
-        raise ValueError(
-            f"{name} must hold uniforms in [0, 1], got values in [{arr.min()}, {arr.max()}]"
+        raise ParameterError(
+            name,
+            "must hold uniforms in [0, 1]",
+            f"values in [{arr.min()}, {arr.max()}]",
         )
     return arr
 
@@ -183,15 +188,17 @@ def _check_naive(out: np.ndarray, variant: str, params: dict[str, float]) -> np.
     """The draws of a naive variant, unless its formula broke down (see the module docstring)."""
     shown = ", ".join(f"{k} = {v!r}" for k, v in params.items())
     if not np.isfinite(out).all():
-        raise ValueError(
-            f"variant {variant!r} overflows at these parameters ({shown}): its naive formula gives "
-            "NaN or inf draws; use variant='stable'"
+        raise ParameterError(
+            "variant",
+            f"{variant!r} overflows at these parameters ({shown}): its naive formula gives "
+            "NaN or inf draws; use variant='stable'",
         )
     left, right = params["left"], params["right"]
     if variant == "corrected" and out.size and (out.min() < left or out.max() > right):
-        raise ValueError(
-            f"variant {variant!r} loses precision at these parameters ({shown}): a draw left "
-            "[left, right]; use variant='stable'"
+        raise ParameterError(
+            "variant",
+            f"{variant!r} loses precision at these parameters ({shown}): a draw left "
+            "[left, right]; use variant='stable'",
         )
     return out
 
@@ -200,9 +207,10 @@ def _check_anchor(rate: float, anchor: float, what: str) -> float:
     """rate·anchor as a float, which the law's float path needs finite."""
     value = rate * anchor
     if not math.isfinite(value):
-        raise ValueError(
-            f"{what} must be a finite float for the exact law, got "
-            f"{rate!r} * {anchor!r} = {value!r}"
+        raise ParameterError(
+            what,
+            "must be a finite float for the exact law",
+            f"{rate!r} * {anchor!r} = {value!r}",
         )
     return value
 

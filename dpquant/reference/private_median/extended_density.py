@@ -26,6 +26,7 @@ from typing import Any
 
 import mpmath
 
+from dpquant.errors import CombinationError, ParameterError
 from dpquant.reference.distributions import PiecewiseLogLinear
 from dpquant.reference.exact.mp import logsumexp, to_mpf, workdps
 from dpquant.reference.private_median.parameters import MedianParameters, check_params
@@ -65,7 +66,7 @@ class Piece:
             if not isinstance(value, Fraction):
                 object.__setattr__(self, name, check_fraction(value, name))
         if not self.lo < self.hi:
-            raise ValueError(f"lo must be < hi, got [{self.lo}, {self.hi}]")
+            raise ParameterError("lo", "must be < hi", f"[{self.lo}, {self.hi}]")
 
     def __call__(self, y: Fraction) -> Fraction:
         return self.slope * _rational(y, "y") + self.intercept
@@ -74,15 +75,18 @@ class Piece:
 def check_pieces(pieces: Any, limit: int = MAX_PIECES) -> list[Piece]:
     """A non-empty list of contiguous :class:`Piece` (each ``hi`` the next ``lo``)."""
     if isinstance(pieces, str | bytes) or not isinstance(pieces, list | tuple):
-        raise ValueError(f"pieces must be a list of Piece, got {type(pieces).__name__}")
+        raise ParameterError("pieces", "must be a list of Piece", type(pieces).__name__)
     if not pieces:
-        raise ValueError("pieces must be non-empty")
+        raise ParameterError("pieces", "must be non-empty")
     if len(pieces) > limit:
-        raise ValueError(f"pieces must hold at most {limit} pieces, got {len(pieces)}")
+        raise ParameterError("pieces", f"must hold at most {limit} pieces", len(pieces))
     if not all(isinstance(p, Piece) for p in pieces):
-        raise ValueError("pieces must be a list of Piece")
+        raise ParameterError("pieces", "must be a list of Piece")
     if any(a.hi != b.lo for a, b in itertools.pairwise(pieces)):
-        raise ValueError("pieces must be contiguous (each piece's hi is the next piece's lo)")
+        raise ParameterError(
+            "pieces",
+            "must be contiguous (each piece's hi is the next piece's lo)",
+        )
     return list(pieces)
 
 
@@ -98,9 +102,10 @@ def cell_levels(data: Any, params: MedianParameters) -> list[tuple[Fraction, Fra
     params = check_params(params)
     x = exact_data(data, params.n)
     if params.windows + 1 > params.n:
-        raise ValueError(
-            f"C must be greater than L·r/2 = {params.L * params.r / 2} (got C = {params.C}): for "
-            f"n = {params.n} the typical set H is empty"
+        raise ParameterError(
+            "C",
+            f"must be greater than L·r/2 = {params.L * params.r / 2} (got C = {params.C}): for n "
+            f"= {params.n} the typical set H is empty",
         )
     check_direct(params)
     pts = anchor_points(x, params)
@@ -148,7 +153,7 @@ def envelope_from_levels(
     s, bound = tent_slope(params), params.output_bound
     cap = 3 * params.C * params.r if cap is None else _rational(cap, "cap")
     if cap < 0:
-        raise ValueError(f"cap must be >= 0, got {cap}")
+        raise ParameterError("cap", "must be >= 0", cap)
     cuts = {-bound, bound}
     for inf, sup in levels.values():
         for c in ((inf + sup) / 2, sup - cap, inf + cap):
@@ -177,17 +182,17 @@ def envelope_from_levels(
 def check_levels_map(levels: Any, limit: int = MAX_LEVELS_DIRECT) -> dict:
     """{k: (lo, hi)}: integer levels k >= 0 with exact rational extremes lo <= hi."""
     if not isinstance(levels, dict) or not levels:
-        raise ValueError("levels must be a non-empty dict {k: (xi_inf, xi_sup)}")
+        raise ParameterError("levels", "must be a non-empty dict {k: (xi_inf, xi_sup)}")
     if len(levels) > limit:
-        raise ValueError(f"levels must hold at most {limit} levels, got {len(levels)}")
+        raise ParameterError("levels", f"must hold at most {limit} levels", len(levels))
     out = {}
     for k, pair in levels.items():
         k = check_int(k, "levels (a level k)", minimum=0)
         if not isinstance(pair, tuple | list) or len(pair) != 2:
-            raise ValueError("levels must map each k to a pair (xi_inf, xi_sup)")
+            raise ParameterError("levels", "must map each k to a pair (xi_inf, xi_sup)")
         lo, hi = _rational(pair[0], "levels (xi_inf)"), _rational(pair[1], "levels (xi_sup)")
         if lo > hi:
-            raise ValueError(f"levels must have xi_inf <= xi_sup, got ({lo}, {hi}) at k = {k}")
+            raise ParameterError("levels", "must have xi_inf <= xi_sup", f"({lo}, {hi}) at k = {k}")
         out[k] = (lo, hi)
     return dict(sorted(out.items()))
 
@@ -206,7 +211,7 @@ def envelope_brute(data: Any, params: MedianParameters, y: Fraction) -> Fraction
 def piece_log_mass(piece: Piece, epsilon: Any) -> mpmath.mpf:
     """log ∫_lo^hi exp((ε/2)(slope·y + intercept)) dy at the working precision."""
     if not isinstance(piece, Piece):
-        raise ValueError(f"piece must be a Piece, got {type(piece).__name__}")
+        raise ParameterError("piece", "must be a Piece", type(piece).__name__)
     epsilon = exact_epsilon(epsilon)
     with workdps():
         e = to_mpf(epsilon) / 2
@@ -242,14 +247,16 @@ def law_from_pieces(pieces: list[Piece], epsilon: Any) -> PiecewiseLogLinear:
     slopes = [half * p.slope for p in pieces]
     intercepts = [half * p.intercept for p in pieces]
     if any(abs(v) > MAX_FLOAT / 4 for v in (*breaks[:1], *breaks[-1:], *slopes, *intercepts)):
-        raise ValueError(
-            "pieces, epsilon: a breakpoint, slope (ε/2)·a or intercept (ε/2)·b does not fit a float"
+        raise CombinationError(
+            ("pieces", "epsilon"),
+            "a breakpoint, slope (ε/2)·a or intercept (ε/2)·b does not fit a float",
         )
     fb = [float(b) for b in breaks]
     if any(not lo < hi for lo, hi in itertools.pairwise(fb)):
-        raise ValueError(
-            "pieces: two breakpoints of the density are closer than the float resolution "
-            "(the data or the constants are too close together to be represented)"
+        raise CombinationError(
+            ("pieces",),
+            "two breakpoints of the density are closer than the float resolution "
+            "(the data or the constants are too close together to be represented)",
         )
     return PiecewiseLogLinear(
         fb,

@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.private_median.extended_density import Piece, check_levels_map, tent_slope
 from dpquant.reference.private_median.fixed_typical_set import fixed_window_ranges
 from dpquant.reference.private_median.parameters import MedianParameters, check_params, check_work
@@ -82,10 +83,11 @@ def check_typical_set_nonempty(params: MedianParameters) -> None:
     K = ⌊Lrn/(2C)⌋ <= n − 1 for every n iff C > Lr/2 (C > 1/4 always suffices)."""
     params = check_params(params)
     if params.windows + 1 > params.n:
-        raise ValueError(
-            f"C must be greater than L·r/2 = {params.L * params.r / 2} (got C = {params.C}): "
-            f"for n = {params.n} the typical set H is empty (its κ = K window needs "
-            f"K + 1 = {params.windows + 1} > n points, K = ⌊Lrn/(2C)⌋)"
+        raise ParameterError(
+            "C",
+            f"must be greater than L·r/2 = {params.L * params.r / 2} (got C = {params.C}): for n "
+            f"= {params.n} the typical set H is empty (its κ = K window needs K + 1 = "
+            f"{params.windows + 1} > n points, K = ⌊Lrn/(2C)⌋)",
         )
 
 
@@ -422,25 +424,28 @@ def _first(values: list[Fraction], test) -> int:
 def _cap(cap: Any) -> Fraction:
     value = cap if isinstance(cap, Fraction) else check_fraction(cap, "cap")
     if value < 0:
-        raise ValueError(f"cap must be >= 0, got {value}")
+        raise ParameterError("cap", "must be >= 0", value)
     return value
 
 
 def _check_nested(nested: Any) -> list[tuple[int, Fraction, Fraction]]:
     """(k, lo_k, hi_k) triples with k increasing and [lo_k, hi_k] growing (nested)."""
     if isinstance(nested, str | bytes) or not isinstance(nested, list | tuple) or not nested:
-        raise ValueError("nested must be a non-empty list of (k, lo_k, hi_k)")
+        raise ParameterError("nested", "must be a non-empty list of (k, lo_k, hi_k)")
     if len(nested) > MAX_NESTED:
-        raise ValueError(f"nested must hold at most {MAX_NESTED} levels, got {len(nested)}")
+        raise ParameterError("nested", f"must hold at most {MAX_NESTED} levels", len(nested))
     out: list[tuple[int, Fraction, Fraction]] = []
     for item in nested:
         if not isinstance(item, tuple | list) or len(item) != 3:
-            raise ValueError("nested must be a list of triples (k, lo_k, hi_k)")
+            raise ParameterError("nested", "must be a list of triples (k, lo_k, hi_k)")
         k = check_int(item[0], "nested (a level k)", minimum=0)
         lo = item[1] if isinstance(item[1], Fraction) else check_fraction(item[1], "nested")
         hi = item[2] if isinstance(item[2], Fraction) else check_fraction(item[2], "nested")
         if lo > hi or (out and (k <= out[-1][0] or lo > out[-1][1] or hi < out[-1][2])):
-            raise ValueError("nested must have increasing k and growing intervals lo_k <= hi_k")
+            raise ParameterError(
+                "nested",
+                "must have increasing k and growing intervals lo_k <= hi_k",
+            )
         out.append((k, lo, hi))
     return out
 

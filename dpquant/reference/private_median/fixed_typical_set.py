@@ -41,6 +41,7 @@ from typing import Any
 
 import mpmath
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.private_median.extended_density import (
     Piece,
@@ -141,7 +142,7 @@ def fixed_typical_hamming_brute(
     oracle for the closed form and for the "set changed points to ξ" dominance."""
     p = check_params(params)
     if p.n > MAX_FIXED_BRUTE_N:
-        raise ValueError(f"n must be at most {MAX_FIXED_BRUTE_N} for the brute-force oracle")
+        raise ParameterError("n", f"must be at most {MAX_FIXED_BRUTE_N} for the brute-force oracle")
     x = exact_data(data, p.n)
     xi = check_fraction(xi, "xi")
     if not in_xi_range(xi, p):

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from dpquant.reference.core import Adjacency, ExactMechanismBase
+from dpquant.errors import CombinationError, ParameterError
 from dpquant.reference.distributions import PiecewiseLogLinear
 from dpquant.reference.private_median.extended_density import (
     Piece,
@@ -67,6 +68,8 @@ MODES = ("extension", "paper", "fixed")
 CONSTRUCTIONS = ("fast", "direct")
 OUTPUTS = ("grid", "continuous")
 GRID_BITS = 32
+_INPUTS = ("data", "epsilon", "L", "r", "R", "C")
+"""What a user gives the mechanism: an error naming none of them is named as all of them."""
 MIN_CONSTANT = Fraction(1, 2**64)
 MAX_CONSTANT = Fraction(2**64)
 """The representable range of the constants L, r, R, C and of ε: each in [2^-64, 2^64]. Within
@@ -76,9 +79,11 @@ sampler stay far from float overflow and underflow; outside it the mechanism is 
 
 def _check_constant(value: Fraction, name: str) -> Fraction:
     if not MIN_CONSTANT <= value <= MAX_CONSTANT:
-        raise ValueError(
-            f"{name} must lie in [2^-64, 2^64] (the range where the mechanism's outputs and "
-            f"float sampler are representable), got {float(value) if abs(value) < 1e300 else value}"
+        raise ParameterError(
+            name,
+            "must lie in [2^-64, 2^64] (the range where the mechanism's outputs and float sampler "
+            "are representable)",
+            float(value) if abs(value) < 1e+300 else value,
         )
     return value
 
@@ -106,7 +111,7 @@ def snap_to_grid(values: np.ndarray, spacing: float) -> np.ndarray:
     y = check_real_array(values, "values")
     spacing = check_positive(spacing, "spacing")
     if math.frexp(spacing)[0] != 0.5:
-        raise ValueError(f"spacing must be a power of two > 0, got {spacing!r}")
+        raise ParameterError("spacing", "must be a power of two > 0", repr(spacing))
     with np.errstate(over="ignore", invalid="ignore"):
         out = np.round(y / spacing) * spacing
     if not np.all(np.isfinite(out)):
@@ -275,9 +280,9 @@ class PrivateMedian(ExactMechanismBase):
         cannot represent them: named as the data and the constants)."""
         try:
             return law_from_pieces(self._pieces(values), self.epsilon)
-        except ValueError as exc:
-            if str(exc).startswith("pieces"):
-                raise ValueError(f"data, epsilon, L, r, R, C: {exc}") from None
+        except ParameterError as exc:
+            if "pieces" in exc.parameters:
+                raise CombinationError(_INPUTS, str(exc)) from None
             raise
 
     def _draw(self, values: list[Fraction], size: int, rng: np.random.Generator) -> np.ndarray:
@@ -293,10 +298,9 @@ class PrivateMedian(ExactMechanismBase):
             else:
                 draws = self._law(values).sample(size, rng)
         except ValueError as exc:
-            text = str(exc)
-            if any(text.startswith(p) for p in ("data", "epsilon", "L", "r", "R", "C")):
-                raise
-            raise ValueError(f"data, epsilon, L, r, R, C: {text}") from None
+            if isinstance(exc, ParameterError) and set(exc.parameters) & set(_INPUTS):
+                raise  # it names the mechanism's own inputs already
+            raise CombinationError(_INPUTS, str(exc)) from None
         if self.output == "grid":
             return snap_to_grid(draws, output_grid(params))
         return draws

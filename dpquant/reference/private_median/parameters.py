@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_choice, check_fraction, check_int
 
 MEDIAN_INDICES = ("ceil", "floor")
@@ -48,7 +49,7 @@ class MedianParameters:
         n = check_int(self.n, "n", minimum=1)
         if n > MAX_N:
             got = str(n) if n < 10**20 else f"an integer of {len(str(n))} digits"
-            raise ValueError(f"n must be an integer in [1, {MAX_N}], got {got}")
+            raise ParameterError("n", f"must be an integer in [1, {MAX_N}]", got)
         object.__setattr__(self, "n", n)
         for name in ("L", "r", "R", "C"):
             object.__setattr__(self, name, _exact_positive(getattr(self, name), name))
@@ -97,7 +98,7 @@ def in_xi_range(xi: Fraction, params: MedianParameters) -> bool:
 def check_params(params: Any) -> MedianParameters:
     """``params`` must be a :class:`MedianParameters` (the constants of display (3.3))."""
     if not isinstance(params, MedianParameters):
-        raise ValueError(f"params must be a MedianParameters, got {type(params).__name__}")
+        raise ParameterError("params", "must be a MedianParameters", type(params).__name__)
     return params
 
 

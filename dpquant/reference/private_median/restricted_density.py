@@ -15,6 +15,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import CombinationError, ParameterError
 from dpquant.reference.distributions import PiecewiseLogLinear
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.primitives.truncated import sample_truncated_laplace, sample_uniform
@@ -113,10 +114,11 @@ def sample_restricted(
     if not (
         Fraction(2) ** -1000 <= sigma <= MAX_FLOAT / 4 and params.output_bound <= MAX_FLOAT / 4
     ):
-        raise ValueError(
-            "epsilon, params: the Laplace scale σ = 12C/(εLn) or the bound B = R + 4Cr is "
+        raise CombinationError(
+            ("epsilon", "params"),
+            "the Laplace scale σ = 12C/(εLn) or the bound B = R + 4Cr is "
             "outside the range the float sampler represents (σ in [2^-1000, 4.5e307], "
-            "B <= 4.5e307)"
+            "B <= 4.5e307)",
         )
     parts = restricted_intervals(m, params, cap)
     with workdps():
@@ -140,9 +142,9 @@ def sample_restricted(
             else:
                 out[hit] = sample_uniform(float(a), float(b), count, rng)
         except ValueError as exc:
-            if str(exc).startswith("variant"):
+            if isinstance(exc, ParameterError) and exc.parameter == "variant":
                 raise
-            raise ValueError(f"epsilon, params, median: {exc}") from None
+            raise CombinationError(("epsilon", "params", "median"), str(exc)) from None
     return out
 
 

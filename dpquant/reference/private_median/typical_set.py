@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.private_median.parameters import (
     MedianParameters,
     check_params,
@@ -71,7 +72,7 @@ def exact_data(data: Any, n: int | None = None, name: str = "data") -> list[Frac
     else:
         out = [Fraction(v) for v in values.tolist()]
     if n is not None and len(out) != n:
-        raise ValueError(f"{name} must have n = {n} values, got {len(out)}")
+        raise ParameterError(name, f"must have n = {n} values", len(out))
     return sorted(out)
 
 
@@ -190,7 +191,7 @@ def typical_hamming_greedy(data: Any, xi: Any, params: MedianParameters) -> int 
     x = exact_data(data, params.n)
     xi = _xi(xi)
     if params.n > MAX_GREEDY_N:
-        raise ValueError(f"n must be at most {MAX_GREEDY_N} for the greedy, got {params.n}")
+        raise ParameterError("n", f"must be at most {MAX_GREEDY_N} for the greedy", params.n)
     if not in_xi_range(xi, params) or params.windows + 1 > params.n:
         return math.inf
     original = list(x)
@@ -227,7 +228,7 @@ def typical_hamming_brute(data: Any, xi: Any, params: MedianParameters) -> int |
     ξ), checked with :func:`in_typical_set`; +inf when ξ ∉ Ξ or nothing works. n <= 12."""
     params = check_params(params)
     if params.n > MAX_BRUTE_N:
-        raise ValueError(f"n must be at most {MAX_BRUTE_N} for the brute-force oracle")
+        raise ParameterError("n", f"must be at most {MAX_BRUTE_N} for the brute-force oracle")
     x = exact_data(data, params.n)
     xi = _xi(xi)
     if not in_xi_range(xi, params):
@@ -265,8 +266,9 @@ def distance_to_typical_set(data: Any, params: MedianParameters) -> int:
     params = check_params(params)
     x = exact_data(data, params.n)
     if params.windows + 1 > params.n:
-        raise ValueError(
-            f"C must be greater than L·r/2 for n = {params.n}: the typical set H is empty"
+        raise ParameterError(
+            "C",
+            f"must be greater than L·r/2 for n = {params.n}: the typical set H is empty",
         )
     check_direct(params)
     pts = anchor_points(x, params)

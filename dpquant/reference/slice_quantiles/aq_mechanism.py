@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.core import MechanismBase
 from dpquant.reference.slice_quantiles.aq_recursion import (
     LAYER_RULES,
@@ -98,14 +99,14 @@ def sample_aq(
     Each sample's subset at a node is a contiguous range x[start:stop] (splitting by value keeps
     sorted order); X_l = X_s[X_s <= v] and X_u = X_s[X_s >= v] as in the fork (module docstring)."""
     if not isinstance(plan, Plan):
-        raise ValueError(f"plan must be an aq_plan(quantiles), got {type(plan).__name__}")
+        raise ParameterError("plan", "must be an aq_plan(quantiles)", type(plan).__name__)
     bounds = check_domain(bounds, "bounds", finite=True)
     x = check_sorted_inside(x, bounds)
     eps_prime = check_epsilon(eps_prime, "eps_prime")
     size, rng = check_size(size, minimum=1), check_rng(rng)
     limit = _aq_draw_limit(len(plan.order), x.size)
     if size > limit:
-        raise ValueError(f"size must be at most {limit} for AQ on this data, got {size}")
+        raise ParameterError("size", f"must be at most {limit} for AQ on this data", size)
     return _release(x, plan, eps_prime, _root(x.size, bounds, size), rng)
 
 

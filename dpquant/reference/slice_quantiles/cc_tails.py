@@ -25,6 +25,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.primitives.continual_counting import (
     NOISES,
@@ -74,7 +75,7 @@ def _check_log_base(log_base: Any) -> Any:
         and log_base == 2
     )
     if not ok:
-        raise ValueError(f"log_base must be one of {LOG_BASES}, got {log_base!r:.80}")
+        raise ParameterError("log_base", f"must be one of {LOG_BASES}", f"{log_base!r:.80}")
     return "e" if isinstance(log_base, str) else 2
 
 
@@ -94,18 +95,18 @@ def resolve_log_delta(delta: Any, log_delta: Any = None, name: str = "delta") ->
             if isinstance(log_delta, bool) or not isinstance(
                 log_delta, int | float | Fraction | mpmath.mpf | np.floating | np.integer
             ):
-                raise ValueError(f"log_{name} must be a finite real < 0, got {log_delta!r}")
+                raise ParameterError(f"log_{name}", "must be a finite real < 0", repr(log_delta))
             value = to_mpf(_plain(log_delta))
             if not mpmath.isfinite(value) or value >= 0:
-                raise ValueError(f"log_{name} must be a finite real < 0, got {log_delta!r}")
+                raise ParameterError(f"log_{name}", "must be a finite real < 0", repr(log_delta))
             return value
         if isinstance(delta, bool) or not isinstance(
             delta, int | float | Fraction | mpmath.mpf | np.floating | np.integer
         ):
-            raise ValueError(f"{name} must be a number in (0, 1), got {delta!r}")
+            raise ParameterError(name, "must be a number in (0, 1)", repr(delta))
         value = to_mpf(_plain(delta))
         if not (mpmath.isfinite(value) and 0 < value < 1):
-            raise ValueError(f"{name} must lie in (0, 1), got {delta!r}")
+            raise ParameterError(name, "must lie in (0, 1)", repr(delta))
         return mpmath.log(value)
 
 
@@ -178,7 +179,7 @@ def cc_max_error_tail(
     with workdps():
         tt = real_mpf(t, "t")
         if abs(tt) > MAX_M:
-            raise ValueError(f"t must be a finite real of magnitude <= {MAX_M}, got {t!r}")
+            raise ParameterError("t", f"must be a finite real of magnitude <= {MAX_M}", repr(t))
         # integer error X: X > t ⟺ X > ⌊t⌋;  X >= t ⟺ X > ⌈t⌉ − 1
         ti = int(mpmath.ceil(tt)) - 1 if inclusive else int(mpmath.floor(tt))
         if ti < 0:
@@ -302,9 +303,9 @@ def corollary_a1_threshold(scales: Sequence[Any], delta: Any) -> mpmath.mpf:
     """Corollary A.1 (Chan–Shi–Song Cor. 2.9): ν·sqrt(8 ln(2/δ)) with
     ν = max{sqrt(Σ b_i²), b_M sqrt(ln(2/δ))}; claimed P(|Σγ_i| > it) <= δ for γ_i ~ Lap(b_i)."""
     if isinstance(scales, str | bytes) or not isinstance(scales, list | tuple | np.ndarray):
-        raise ValueError("scales must be a non-empty sequence of numbers > 0")
+        raise ParameterError("scales", "must be a non-empty sequence of numbers > 0")
     if len(scales) == 0 or len(scales) > 10**5:
-        raise ValueError("scales must hold between 1 and 100000 numbers > 0")
+        raise ParameterError("scales", "must hold between 1 and 100000 numbers > 0")
     with workdps():
         bs = [positive_mpf(b, f"scales[{i}]") for i, b in enumerate(scales)]
         log2d = mpmath.log(2) - resolve_log_delta(delta)

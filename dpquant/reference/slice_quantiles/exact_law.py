@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import GridLaw, hockey_stick, privacy_loss
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.slice_quantiles.good_set import MAX_RANK, good_set_members, good_set_size
@@ -67,7 +68,7 @@ class _SliceQuantilesFields(Protocol):
 
 def _check_mech(mech: Any) -> SliceQuantiles:
     if not isinstance(mech, _SliceQuantilesFields):
-        raise ValueError(f"mech must be a SliceQuantiles, got {type(mech).__name__}")
+        raise ParameterError("mech", "must be a SliceQuantiles", type(mech).__name__)
     return cast("SliceQuantiles", mech)
 
 
@@ -163,7 +164,10 @@ def sorted_data_law(mech: SliceQuantiles, x: Any) -> GridLaw:
     mech = _check_mech(mech)
     x = check_data(x, "x")
     if np.any(x[1:] < x[:-1]) or x[0] < mech.bounds[0] or x[-1] > mech.bounds[1]:
-        raise ValueError(f"x must be sorted and inside bounds {mech.bounds} (mech.exact does it)")
+        raise ParameterError(
+            "x",
+            f"must be sorted and inside bounds {mech.bounds} (mech.exact does it)",
+        )
     _check_exact_supported(mech)
     n, h = len(x), mech.half_width
     a, b = mech.bounds
@@ -230,14 +234,14 @@ def privacy_profile(
     """ε at δ = 0 and δ(ε) in both directions for one pair of data sets (exact)."""
     mech = _check_mech(mech)
     if isinstance(epsilons, str | bytes) or not isinstance(epsilons, list | tuple | np.ndarray):
-        raise ValueError("epsilons must be a sequence of finite real numbers")
+        raise ParameterError("epsilons", "must be a sequence of finite real numbers")
     if len(epsilons) > MAX_EPSILONS:
-        raise ValueError(f"epsilons must hold at most {MAX_EPSILONS} values")
+        raise ParameterError("epsilons", f"must hold at most {MAX_EPSILONS} values")
     eps = []
     for i, e in enumerate(epsilons):
         value = check_real(e, f"epsilons[{i}]")
         if not np.isfinite(value):
-            raise ValueError(f"epsilons[{i}] must be a finite real number, got {value!r}")
+            raise ParameterError(f"epsilons[{i}]", "must be a finite real number", repr(value))
         eps.append(value)
     p = mech.exact(data)
     try:

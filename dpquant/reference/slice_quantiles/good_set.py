@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles.inputs import check_int_array
 from dpquant.reference.validation import check_choice, check_data, check_int
 
@@ -56,7 +57,7 @@ def in_good_set(r_tilde: Any, n: int, h: int, rule: str = "corrected") -> np.nda
     """r̃ ∈ Good_{m,n,h} (last axis = the m ranks; vectorised over leading axes)."""
     r = check_int_array(r_tilde, "r_tilde")
     if r.ndim == 0 or r.shape[-1] == 0:
-        raise ValueError("r_tilde must have a last axis of length m >= 1")
+        raise ParameterError("r_tilde", "must have a last axis of length m >= 1")
     n = check_int(n, "n", minimum=0, maximum=MAX_RANK)
     h = _check_h(h)
     gap = min_gap(h, rule)
@@ -85,7 +86,7 @@ def slices(
     ``data_name`` and ``name`` are the parameter names the errors use."""
     x = check_data(sorted_data, data_name)
     if np.any(x[1:] < x[:-1]):
-        raise ValueError(f"{data_name} must be sorted in non-decreasing order")
+        raise ParameterError(data_name, "must be sorted in non-decreasing order")
     h = _check_h(h)
     lo, hi = slice_index_ranges(check_int_array(r_tilde, name), h)
     n = len(x)

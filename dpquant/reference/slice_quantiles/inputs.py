@@ -15,6 +15,7 @@ import mpmath
 import numpy as np
 
 from dpquant.reference.core import Adjacency, check_adjacency
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf
 from dpquant.reference.validation import (
     check_data,
@@ -48,19 +49,19 @@ def check_int_array(values: Any, name: str, *, max_abs: int = _ABS_INT) -> np.nd
         try:
             arr = np.array(values, dtype=object)
         except ValueError:
-            raise ValueError(f"{name} must be {what}, got a ragged sequence") from None
+            raise ParameterError(name, f"must be {what}", "a ragged sequence") from None
         items = arr.ravel().tolist()
     else:
-        raise ValueError(f"{name} must be {what}, got {type(values).__name__}")
+        raise ParameterError(name, f"must be {what}", type(values).__name__)
     if items is not None:
         for t in set(map(type, items)):
             if issubclass(t, bool | np.bool_) or not issubclass(t, numbers.Integral | np.integer):
                 raise ValueError(f"{name} {hold}, got values of type {t.__name__}")
         if items and (min(items) < -max_abs or max(items) > max_abs):
-            raise ValueError(f"{name} must hold integers of magnitude <= {max_abs}")
+            raise ParameterError(name, f"must hold integers of magnitude <= {max_abs}")
         return np.array(items, dtype=np.int64).reshape(arr.shape)
     if arr.size and (int(arr.min()) < -max_abs or int(arr.max()) > max_abs):
-        raise ValueError(f"{name} must hold integers of magnitude <= {max_abs}")
+        raise ParameterError(name, f"must hold integers of magnitude <= {max_abs}")
     return arr.astype(np.int64)
 
 
@@ -69,12 +70,12 @@ def check_quantiles(quantiles: Any, name: str = "quantiles") -> np.ndarray:
     the open interval (0, 1) (numbers only, under the data policy of
     :func:`dpquant.reference.validation.check_data`)."""
     if isinstance(quantiles, list | tuple | np.ndarray) and len(quantiles) > MAX_QUANTILES:
-        raise ValueError(f"{name} must hold at most {MAX_QUANTILES} values, got {len(quantiles)}")
+        raise ParameterError(name, f"must hold at most {MAX_QUANTILES} values", len(quantiles))
     q = check_data(quantiles, name)
     if np.any(q <= 0) or np.any(q >= 1):
-        raise ValueError(f"{name} must lie in the open interval (0, 1), got {q.tolist()[:10]}")
+        raise ParameterError(name, "must lie in the open interval (0, 1)", q.tolist()[:10])
     if np.any(np.diff(q) <= 0):
-        raise ValueError(f"{name} must be strictly increasing (sorted, no duplicates)")
+        raise ParameterError(name, "must be strictly increasing (sorted, no duplicates)")
     return q
 
 
@@ -84,7 +85,7 @@ def check_adjacency_central(adjacency: Any, owner: str | None = None) -> Adjacen
     adjacency = check_adjacency(adjacency)
     if adjacency not in ("add_remove", "replace_one"):
         where = "" if owner is None else f" for {owner}"
-        raise ValueError(f"adjacency must be 'add_remove' or 'replace_one'{where}")
+        raise ParameterError("adjacency", f"must be 'add_remove' or 'replace_one'{where}")
     return adjacency
 
 
@@ -141,7 +142,7 @@ def clamp_sort(x: np.ndarray, bounds: tuple[float, float]) -> np.ndarray:
     :meth:`dpquant.reference.core.MechanismBase.check_input`) clamped into ``bounds`` and sorted in
     place; returned. Sorted input skips the sort (one O(n) check)."""
     if not isinstance(x, np.ndarray) or x.ndim != 1 or x.dtype != np.float64:
-        raise ValueError("x must be a 1-D float64 numpy array (checked data)")
+        raise ParameterError("x", "must be a 1-D float64 numpy array (checked data)")
     if x.size and (x.min() < bounds[0] or x.max() > bounds[1]):
         np.clip(x, bounds[0], bounds[1], out=x)
     if x.size > 1 and not np.all(x[1:] >= x[:-1]):
@@ -153,10 +154,12 @@ def check_sorted_inside(x: Any, bounds: tuple[float, float]) -> np.ndarray:
     """Sorted data ``x`` inside ``bounds`` (low-level entry points take clamped, sorted data)."""
     x = check_data(x, "x", allow_empty=True)
     if np.any(x[1:] < x[:-1]):
-        raise ValueError("x must be sorted in non-decreasing order")
+        raise ParameterError("x", "must be sorted in non-decreasing order")
     if x.size and (x[0] < bounds[0] or x[-1] > bounds[1]):
-        raise ValueError(
-            f"x must lie inside bounds {bounds} (clamp it first), got [{x[0]}, {x[-1]}]"
+        raise ParameterError(
+            "x",
+            f"must lie inside bounds {bounds} (clamp it first)",
+            f"[{x[0]}, {x[-1]}]",
         )
     return x
 
@@ -166,7 +169,7 @@ def real_mpf(x: Any, name: str) -> mpmath.mpf:
     """A finite real as an exact mpf (floats, ints, Fractions, numpy scalars and mpfs)."""
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
-            raise ValueError(f"{name} must be a finite real number, got {x}")
+            raise ParameterError(name, "must be a finite real number", x)
         return x
     if isinstance(x, Fraction | int) and not isinstance(x, bool):
         return to_mpf(x)
@@ -183,9 +186,9 @@ def probability_mpf(p: Any, name: str = "p") -> mpmath.mpf:
     else:
         value = to_mpf(check_probability(p, name, open_left=True, open_right=True))
     if not 0 < value < 1:
-        raise ValueError(f"{name} must lie in (0, 1), got {p!r}")
+        raise ParameterError(name, "must lie in (0, 1)", repr(p))
     if 1 - value < mpmath.mpf(10) ** -20:
-        raise ValueError(f"{name} must be at most 1 − 1e-20 (working precision), got {p!r}")
+        raise ParameterError(name, "must be at most 1 − 1e-20 (working precision)", repr(p))
     return value
 
 
@@ -197,5 +200,5 @@ def positive_mpf(x: Any, name: str) -> mpmath.mpf:
         check_positive(x, name)
         value = to_mpf(x if isinstance(x, Fraction | int) else float(x))
     if not (mpmath.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {x!r}")
+        raise ParameterError(name, "must be a finite number > 0", repr(x))
     return value

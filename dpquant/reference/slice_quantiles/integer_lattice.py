@@ -20,6 +20,7 @@ import mpmath
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import MP_NINF, logsumexp, to_mpf, workdps
 from dpquant.reference.slice_quantiles.inputs import check_int_array, positive_mpf
 from dpquant.reference.validation import check_flag
@@ -33,10 +34,12 @@ def check_matrix(a: Any, name: str = "a") -> np.ndarray:
     """A 2-D integer matrix (entries |v| <= 2^31, at most MAX_MATRIX_SIDE rows and columns)."""
     arr = check_int_array(a, name, max_abs=2**31)
     if arr.ndim != 2 or 0 in arr.shape:
-        raise ValueError(f"{name} must be a non-empty 2-D integer matrix, got shape {arr.shape}")
+        raise ParameterError(name, "must be a non-empty 2-D integer matrix", f"shape {arr.shape}")
     if max(arr.shape) > MAX_MATRIX_SIDE:
-        raise ValueError(
-            f"{name} must have at most {MAX_MATRIX_SIDE} rows and columns, got {arr.shape}"
+        raise ParameterError(
+            name,
+            f"must have at most {MAX_MATRIX_SIDE} rows and columns",
+            arr.shape,
         )
     return arr
 
@@ -162,10 +165,10 @@ def span_membership(ech: ColumnEchelon, x: Any) -> tuple[bool, list[int] | None]
 
 def _check_target(ech: Any, x: Any, name: str = "x") -> list[int]:
     if not isinstance(ech, ColumnEchelon):
-        raise ValueError(f"ech must be a ColumnEchelon, got {type(ech).__name__}")
+        raise ParameterError("ech", "must be a ColumnEchelon", type(ech).__name__)
     v = check_int_array(x, name)
     if v.shape != (len(ech.echelon),):
-        raise ValueError(f"{name} must be an integer vector of length {len(ech.echelon)}")
+        raise ParameterError(name, f"must be an integer vector of length {len(ech.echelon)}")
     return [int(t) for t in v.tolist()]
 
 
@@ -173,7 +176,7 @@ def unique_real_cost(ech: ColumnEchelon, x: Any) -> Fraction:
     """‖c‖₁ of the unique real solution of A c = x (A with a trivial kernel, x in its span)."""
     y = _solve_echelon(ech, _check_target(ech, x))
     if y is None:
-        raise ValueError("x is not in the column space")
+        raise ParameterError("x", "is not in the column space")
     return sum((abs(Fraction(v)) for v in _apply_transform(ech, y)), Fraction(0))
 
 
@@ -191,7 +194,7 @@ def min_l1_cost(a: Any, e: Any, *, integer: bool = False) -> float | None:
     arr = check_matrix(a).astype(float)
     vec = check_int_array(e, "e", max_abs=2**31)
     if vec.shape != (arr.shape[0],):
-        raise ValueError(f"e must be an integer vector of length {arr.shape[0]}")
+        raise ParameterError("e", f"must be an integer vector of length {arr.shape[0]}")
     if integer and arr.shape[1] > 256:
         raise ValueError("a must have at most 256 columns for the integer program")
     vec = vec.astype(float)

@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles.inputs import check_quantiles, check_sorted_inside
 from dpquant.reference.slice_quantiles.joint_exp_kernel import (
     kernel_terms,
@@ -112,9 +113,12 @@ def _check_log_vector(v: Any, name: str) -> np.ndarray:
     if isinstance(v, np.ndarray) and v.dtype.kind in "iuf" and v.ndim == 1:
         arr = v.astype(float)
     else:
-        raise ValueError(f"{name} must be a 1-D numpy array of log-weights (floats, -inf allowed)")
+        raise ParameterError(
+            name,
+            "must be a 1-D numpy array of log-weights (floats, -inf allowed)",
+        )
     if np.isnan(arr).any() or (arr == np.inf).any():
-        raise ValueError(f"{name} must hold real numbers or -inf (no NaN, no +inf)")
+        raise ParameterError(name, "must hold real numbers or -inf (no NaN, no +inf)")
     return arr
 
 
@@ -122,9 +126,9 @@ def _check_decay(c: Any, span: int = 1, name: str = "c") -> float:
     """The decay c >= 0; c·span (the largest offset formed) must stay a finite float."""
     c = check_finite(c, name)
     if c < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {c!r}")
+        raise ParameterError(name, "must be a finite number >= 0", repr(c))
     if not math.isfinite(2.0 * c * max(span, 1)):
-        raise ValueError(f"{name} is too large: {name}·{span} overflows a float64, got {c!r}")
+        raise ParameterError(name, f"is too large: {name}·{span} overflows a float64", repr(c))
     return c
 
 
@@ -217,7 +221,7 @@ def kernel_convolution(a: np.ndarray, t: float, c: float) -> np.ndarray:
     a = _check_log_vector(a, "a")
     t = check_finite(t, "t")
     if t < 0:
-        raise ValueError(f"t must be a finite number >= 0, got {t!r}")
+        raise ParameterError("t", "must be a finite number >= 0", repr(t))
     return _kernel_convolution(a, t, _check_decay(c, a.size + 2 + int(min(t, a.size))))
 
 
@@ -412,10 +416,10 @@ def recompute_rows(fw: JointExpForward, lo: int, hi: int, limit: int) -> np.ndar
     :mod:`~dpquant.reference.slice_quantiles.joint_exp_kernel` on truncated rows equal those on whole
     rows, and A_j(i) depends on A_{j−1}(i') for i' <= i only)."""
     if not isinstance(fw, JointExpForward) or fw.method != "rejection":
-        raise ValueError("fw must be a JointExpForward of method 'rejection'")
+        raise ParameterError("fw", "must be a JointExpForward of method 'rejection'")
     lo = check_int(lo, "lo", minimum=1, maximum=fw.m)
     if (lo - 1) % fw.stride:
-        raise ValueError(f"lo must be a kept row 1 + k·{fw.stride}, got {lo}")
+        raise ParameterError("lo", f"must be a kept row 1 + k·{fw.stride}", lo)
     hi = check_int(hi, "hi", minimum=lo, maximum=fw.m)
     n = fw.n
     limit = check_int(limit, "limit", minimum=1, maximum=n + 1)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles.inputs import check_int_array
 from dpquant.reference.slice_quantiles.joint_exp_forward import JointExpForward, recompute_rows
 from dpquant.reference.validation import (
@@ -43,7 +44,7 @@ _UNDERFLOW = -746.0  # exp(x) is exactly 0 for x below this
 
 def _check_fw(fw: Any) -> JointExpForward:
     if not isinstance(fw, JointExpForward):
-        raise ValueError(f"fw must be a JointExpForward (forward(...)), got {type(fw).__name__}")
+        raise ParameterError("fw", "must be a JointExpForward (forward(...))", type(fw).__name__)
     return fw
 
 
@@ -54,7 +55,7 @@ def _check_j(fw: JointExpForward, j: Any) -> int:
 def _check_intervals(fw: JointExpForward, i: Any, name: str) -> np.ndarray:
     arr = check_int_array(i, name)
     if arr.size and (arr.min() < 0 or arr.max() > fw.n):
-        raise ValueError(f"{name} must hold interval indices in [0, n] = [0, {fw.n}]")
+        raise ParameterError(name, f"must hold interval indices in [0, n] = [0, {fw.n}]")
     return arr
 
 
@@ -114,7 +115,7 @@ def block_logweights(fw: JointExpForward, j: int, i: int) -> np.ndarray:
     β_{j−k+1}(i) + (k−1)·log L_i + Σ_{j'=j−k+2..j} log φ_{j'}(0) − log k!."""
     fw = _check_fw(fw)
     if fw.method != "exact":
-        raise ValueError("fw must come from method 'exact' for block_logweights")
+        raise ParameterError("fw", "must come from method 'exact' for block_logweights")
     j = _check_j(fw, j)
     i = check_int(i, "i", minimum=0, maximum=fw.n)
     return _block_logweights(fw, j, i)
@@ -136,7 +137,7 @@ def repeat_logprob(fw: JointExpForward, j: int, i: np.ndarray) -> np.ndarray:
     R_j(i) − A_j(i), R_j = log L + log φ_j(0) − log 2 + A_{j−1} (−inf for j = 1)."""
     fw = _check_fw(fw)
     if fw.method != "rejection":
-        raise ValueError("fw must come from method 'rejection' for repeat_logprob")
+        raise ParameterError("fw", "must come from method 'rejection' for repeat_logprob")
     j = _check_j(fw, j)
     return _repeat_logprob(fw, _Rows(fw), j, _check_intervals(fw, i, "i"), fw.n + 1)
 
@@ -170,7 +171,7 @@ def path_log_probability(fw: JointExpForward, path: tuple[int, ...]) -> float:
     m = fw.m
     arr = _check_intervals(fw, path, "path")
     if arr.shape != (m,) or np.any(np.diff(arr) < 0):
-        raise ValueError("path must be a non-decreasing sequence of m interval indices")
+        raise ParameterError("path", "must be a non-decreasing sequence of m interval indices")
     path = tuple(int(v) for v in arr)
     logp = 0.0
     rows = _Rows(fw)
@@ -207,7 +208,7 @@ def acceptance_log_probability(path: Any) -> np.ndarray:
     """log Π_blocks 2^{k−1}/k! for rows of interval sequences (the rejection step)."""
     p = np.atleast_2d(check_int_array(path, "path"))
     if p.ndim != 2:
-        raise ValueError("path must be one interval sequence or a 2-D array of them")
+        raise ParameterError("path", "must be one interval sequence or a 2-D array of them")
     run = np.zeros(p.shape[0])
     out = np.zeros(p.shape[0])
     for col in range(1, p.shape[1]):
@@ -287,7 +288,7 @@ def _check_sampling(fw: Any, size: Any, rng: Any) -> tuple[JointExpForward, int,
     size, rng = check_size(size), check_rng(rng)
     limit = sampling_limit(fw.m, fw.n)
     if size > limit:
-        raise ValueError(f"size must be at most {limit} for JointExp on this data, got {size}")
+        raise ParameterError("size", f"must be at most {limit} for JointExp on this data", size)
     return fw, size, rng
 
 
@@ -349,9 +350,9 @@ def intervals_to_outputs(
     fw = _check_fw(fw)
     paths = _check_intervals(fw, paths, "paths")
     if paths.ndim != 2 or paths.shape[1] != fw.m or np.any(np.diff(paths, axis=1) < 0):
-        raise ValueError(f"paths must be rows of m = {fw.m} non-decreasing interval indices")
+        raise ParameterError("paths", f"must be rows of m = {fw.m} non-decreasing interval indices")
     if paths.shape[0] > MAX_DRAWS:
-        raise ValueError(f"paths must have at most {MAX_DRAWS} rows")
+        raise ParameterError("paths", f"must have at most {MAX_DRAWS} rows")
     return _intervals_to_outputs(fw, paths, check_rng(rng))
 
 

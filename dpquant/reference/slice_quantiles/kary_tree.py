@@ -42,6 +42,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import MP_INF, MP_NINF, to_mpf, workdps
 from dpquant.reference.primitives.continual_counting import (
     prefix_sums,
@@ -80,7 +81,7 @@ def _check_mk(m: Any, k: Any) -> tuple[int, int]:
     m = check_int(m, "m", minimum=2, maximum=MAX_TREE_M)  # the repo rejects max_time <= 1
     k = check_int(k, "k", minimum=2)
     if k > m:
-        raise ValueError(f"k must be in [2, m] = [2, {m}], got {k}")
+        raise ParameterError("k", f"must be in [2, m] = [2, {m}]", k)
     return m, k
 
 
@@ -108,9 +109,11 @@ def authors_auto_k(m: int, epsilon: float) -> int:
     m = check_int(m, "m", minimum=2, maximum=MAX_TREE_M)
     epsilon = check_epsilon(epsilon)
     if math.exp(-2.0 * epsilon / (math.ceil(math.log(m, 2)) + 1)) >= 1.0:
-        raise ValueError(
-            f"epsilon is too small for the repo's variance proxy (its node ratio "
-            f"e^(-2·epsilon/(H+1)) rounds to 1), got {epsilon!r}"
+        raise ParameterError(
+            "epsilon",
+            "is too small for the repo's variance proxy (its node ratio e^(-2·epsilon/(H+1)) "
+            "rounds to 1)",
+            repr(epsilon),
         )
     best_k, best_var = 2, math.inf
     for cand in range(2, m + 1):
@@ -133,7 +136,7 @@ def authors_prefix_terms(m: int, k: int, t: int) -> list[tuple[Variable, int]]:
     m, k = _check_mk(m, k)
     t = check_int(t, "t", minimum=1)
     if t > m:
-        raise ValueError(f"t must be in [1, m] = [1, {m}], got {t}")
+        raise ParameterError("t", f"must be in [1, m] = [1, {m}]", t)
     h = authors_height(m, k)
     out: list[tuple[Variable, int]] = [((0, 0), 1)]
     rem = t - 1
@@ -189,9 +192,11 @@ def authors_chernoff_bound(
     h = authors_height(m, kk)
     p = math.exp(-1.0 / (((h + 1) / 2) / epsilon))
     if not 0.0 < p < 1.0:
-        raise ValueError(
-            f"epsilon must keep the node ratio e^(-2·epsilon/(H+1)) strictly inside (0, 1) in "
-            f"floating point, got {epsilon!r}"
+        raise ParameterError(
+            "epsilon",
+            "must keep the node ratio e^(-2·epsilon/(H+1)) strictly inside (0, 1) in floating "
+            "point",
+            repr(epsilon),
         )
     terms = _authors_max_terms(m, kk)
     log_term = math.log((2 if two_sided else 1) * m) - float(resolve_log_delta(delta, log_delta))
@@ -235,7 +240,11 @@ def contiguous_shift(m: int, s: int, d: int = 1) -> np.ndarray:
     s = check_int(s, "s", minimum=1)
     d = check_int(d, "d", minimum=-1, maximum=1)
     if s > m or d == 0:
-        raise ValueError(f"s must be in [1, m] = [1, {m}] and d in {{-1, 1}}, got s={s}, d={d}")
+        raise ParameterError(
+            "s",
+            f"must be in [1, m] = [1, {m}] and d in {{-1, 1}}",
+            f"s={s}, d={d}",
+        )
     return d * (np.arange(1, m + 1) >= s).astype(np.int64)
 
 
@@ -291,9 +300,9 @@ def _shift_report(
     a = check_matrix(a)
     m = check_int(m, "m", minimum=1)
     if a.shape[0] != m:
-        raise ValueError(f"m must be the number of rows of a ({a.shape[0]}), got {m}")
+        raise ParameterError("m", f"must be the number of rows of a ({a.shape[0]})", m)
     if not isinstance(tree, str):
-        raise ValueError(f"tree must be a name (str), got {tree!r:.80}")
+        raise ParameterError("tree", "must be a name (str)", f"{tree!r:.80}")
     if k is not None:
         k = check_int(k, "k", minimum=2)
     height = check_int(height, "height", minimum=0)
@@ -352,7 +361,7 @@ def kary_shift_report(m: int, k: int, *, costs: bool = True) -> ShiftReport:
     10 variables, rank 9; m = 200, k = 15: rank 29; k = 2, m = 4: cost 3 vs 1.5)."""
     m, k = _check_mk(m, k)
     if m > MAX_REPORT_M:
-        raise ValueError(f"m must be at most {MAX_REPORT_M} for a shift report, got {m}")
+        raise ParameterError("m", f"must be at most {MAX_REPORT_M} for a shift report", m)
     a, _ = authors_kary_noise_matrix(m, k)
     return _shift_report(
         a,
@@ -390,13 +399,14 @@ def shift_loss_over_box(
     radius = check_int(radius, "radius", minimum=0, maximum=MAX_BOX_POINTS)
     arr = check_matrix(a)
     if (2 * radius + 1) ** arr.shape[0] > MAX_BOX_POINTS:
-        raise ValueError(
-            f"radius must keep the box at most {MAX_BOX_POINTS} points: (2·radius + 1)^rows "
-            f"with {arr.shape[0]} rows"
+        raise ParameterError(
+            "radius",
+            f"must keep the box at most {MAX_BOX_POINTS} points: (2·radius + 1)^rows with "
+            f"{arr.shape[0]} rows",
         )
     ev = check_int_array(e, "e", max_abs=2**31)
     if ev.shape != (arr.shape[0],):
-        raise ValueError(f"e must be an integer vector of length {arr.shape[0]}")
+        raise ParameterError("e", f"must be an integer vector of length {arr.shape[0]}")
     with workdps():
         positive_mpf(node_scale, "node_scale")
     ech = integer_column_echelon(arr)

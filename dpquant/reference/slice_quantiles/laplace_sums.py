@@ -28,6 +28,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.primitives.continual_counting import NOISES
 from dpquant.reference.slice_quantiles.inputs import positive_mpf, probability_mpf, real_mpf
@@ -66,9 +67,11 @@ def discrete_laplace_ratio(scale: Any) -> mpmath.mpf:
 
 def _discrete_laplace_ratio(b: mpmath.mpf) -> mpmath.mpf:
     if b > MAX_DISCRETE_SCALE:
-        raise ValueError(
-            "epsilon is too small (or scale too large) for the exact discrete tails: the node "
-            f"scale T/epsilon must be at most 1e20 (working precision), got {mpmath.nstr(b, 5)}"
+        raise ParameterError(
+            "epsilon",
+            "is too small (or scale too large) for the exact discrete tails: the node scale "
+            "T/epsilon must be at most 1e20 (working precision)",
+            mpmath.nstr(b, 5),
         )
     return mpmath.exp(-1 / b)
 
@@ -216,7 +219,7 @@ def laplace_sum_cdf_np(x: Any, k: int, scale: float = 1.0) -> np.ndarray:
     else:
         values = np.asarray(check_real(x, "x"))
     if np.isnan(values).any():
-        raise ValueError("x must hold real numbers (no NaN)")
+        raise ParameterError("x", "must hold real numbers (no NaN)")
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         y = np.abs(values) / scale
         log_y = np.log(y)
@@ -246,15 +249,15 @@ def laplace_mixture_partial_fractions(
     function of a sum of r iid Lap(b), so tails are the same linear combination (Corollary A.1
     test with unequal b_i)."""
     if isinstance(scales, str | bytes) or not isinstance(scales, list | tuple | np.ndarray):
-        raise ValueError("scales must be a non-empty sequence of numbers > 0")
+        raise ParameterError("scales", "must be a non-empty sequence of numbers > 0")
     if len(scales) > MAX_SCALES:
-        raise ValueError(f"scales must hold at most {MAX_SCALES} values, got {len(scales)}")
+        raise ParameterError("scales", f"must hold at most {MAX_SCALES} values", len(scales))
     groups: dict[Fraction, int] = {}
     for i, b in enumerate(scales):
         fb = check_fraction(b, f"scales[{i}]", positive=True)
         groups[fb] = groups.get(fb, 0) + 1
     if not groups:
-        raise ValueError("scales must be non-empty")
+        raise ParameterError("scales", "must be non-empty")
     terms: list[tuple[Fraction, int, Fraction]] = []
     for bg, ng in groups.items():
         ag = bg * bg

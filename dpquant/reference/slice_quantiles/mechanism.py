@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.core import ExactMechanismBase
 from dpquant.reference.distributions import GridLaw
 from dpquant.reference.primitives.continual_counting import NOISES, ContinualCounting, tree_height
@@ -144,13 +145,14 @@ class SliceQuantiles(ExactMechanismBase):
         if self.cc_scale is not None:
             scale = check_positive(self.cc_scale, "cc_scale")
             if scale > MAX_CC_SCALE:
-                raise ValueError(f"cc_scale must be at most {MAX_CC_SCALE:g}, got {scale!r}")
+                raise ParameterError("cc_scale", f"must be at most {MAX_CC_SCALE:g}", repr(scale))
             put("cc_scale", scale)
         elif height / self.epsilon1 > MAX_CC_SCALE:
-            raise ValueError(
-                f"epsilon1 must be at least T/{MAX_CC_SCALE:g} = {height / MAX_CC_SCALE:.4g} "
-                f"(T = {height} tree levels for m = {len(ranks)} ranks) so that the CC noise "
-                f"is representable, got {self.epsilon1!r}"
+            raise ParameterError(
+                "epsilon1",
+                f"must be at least T/{MAX_CC_SCALE:g} = {height / MAX_CC_SCALE:.4g} (T = {height} "
+                f"tree levels for m = {len(ranks)} ranks) so that the CC noise is representable",
+                repr(self.epsilon1),
             )
         try:
             _ = self.cc  # built (and cached) here: the CC's limits fail at construction
@@ -196,9 +198,10 @@ class SliceQuantiles(ExactMechanismBase):
         x = check_data(data, "data")
         a, b = self.bounds
         if not self.clamp and (x.min() < a or x.max() > b):
-            raise ValueError(
-                f"data must lie within bounds [{a}, {b}] (or pass clamp=True to clamp them), "
-                f"got values in [{x.min()}, {x.max()}]"
+            raise ParameterError(
+                "data",
+                f"must lie within bounds [{a}, {b}] (or pass clamp=True to clamp them)",
+                f"values in [{x.min()}, {x.max()}]",
             )
         return x
 
@@ -311,7 +314,7 @@ class SliceQuantiles(ExactMechanismBase):
 def with_options(mech: SliceQuantiles, **changes: Any) -> SliceQuantiles:
     """A copy of ``mech`` with some fields changed (e.g. the faithful options)."""
     if not isinstance(mech, SliceQuantiles):
-        raise ValueError(f"mech must be a SliceQuantiles, got {type(mech).__name__}")
+        raise ParameterError("mech", "must be a SliceQuantiles", type(mech).__name__)
     names = {f.name for f in dataclasses.fields(SliceQuantiles)}
     unknown = sorted(set(changes) - names)
     if unknown:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from dpquant.reference.core import Adjacency
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles.good_set import (
     MAX_RANK,
     check_rule,
@@ -101,7 +102,11 @@ def budget_split(epsilon: float, adjacency: str) -> BudgetSplit:
     else:
         e1, e2 = eps / 4, eps / 6
     if e2 == 0:
-        raise ValueError(f"epsilon is too small to split (epsilon/6 underflows to 0), got {eps!r}")
+        raise ParameterError(
+            "epsilon",
+            "is too small to split (epsilon/6 underflows to 0)",
+            repr(eps),
+        )
     return BudgetSplit(e1, e2, adjacency)
 
 
@@ -169,14 +174,14 @@ def check_ranks(ranks: Any, n: int, name: str = "ranks") -> np.ndarray:
     increasing integers (ints, not floats or bools) in [1, n]."""
     n = check_int(n, "n", minimum=1, maximum=MAX_RANK)
     if isinstance(ranks, list | tuple | range | np.ndarray) and len(ranks) > MAX_QUANTILES:
-        raise ValueError(f"{name} must hold at most {MAX_QUANTILES} ranks, got {len(ranks)}")
+        raise ParameterError(name, f"must hold at most {MAX_QUANTILES} ranks", len(ranks))
     r = check_int_array(ranks, name)
     if r.ndim != 1 or r.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D sequence of integers")
+        raise ParameterError(name, "must be a non-empty 1-D sequence of integers")
     if np.any(r < 1) or np.any(r > n):
-        raise ValueError(f"{name} must lie in [1, n] = [1, {n}]")
+        raise ParameterError(name, f"must lie in [1, n] = [1, {n}]")
     if np.any(np.diff(r) <= 0):
-        raise ValueError(f"{name} must be strictly increasing (sorted, no duplicates)")
+        raise ParameterError(name, "must be strictly increasing (sorted, no duplicates)")
     return r
 
 
@@ -212,7 +217,7 @@ def log_expm1(x: float) -> float:
     """log(e^x − 1) for x > 0 (inf allowed) without overflow."""
     x = check_real(x, "x")
     if not x > 0:
-        raise ValueError(f"x must be > 0 (log(e^x - 1) is real only there), got {x!r}")
+        raise ParameterError("x", "must be > 0 (log(e^x - 1) is real only there)", repr(x))
     return x + math.log(-math.expm1(-x)) if x > 1.0 else math.log(math.expm1(x))
 
 
@@ -241,7 +246,7 @@ def paper_pure_w(
     b = check_positive(b, "b")
     base = check_positive(base, "base")
     if base == 1.0:
-        raise ValueError("base must be a positive number other than 1")
+        raise ParameterError("base", "must be a positive number other than 1")
     log_base = 1.0 if base == math.e else math.log(base)
 
     def lg(log_x: float) -> float:
@@ -259,9 +264,9 @@ def paper_pure_w(
     with np.errstate(over="ignore", invalid="ignore"):
         value = float(np.float64(3.0) * lg(math.log(m)) / e1 * inner)
     if not math.isfinite(value):
-        raise ValueError(
-            "paper_pure_w is not a finite float for these parameters (m, epsilon1, epsilon2, "
-            "gamma, b, base)"
+        raise ParameterError(
+            "paper_pure_w",
+            "is not a finite float for these parameters (m, epsilon1, epsilon2, gamma, b, base)",
         )
     return value
 
@@ -272,12 +277,14 @@ def grid_count(bounds: tuple[float, float], step: float, name: str = "grid_step"
     a, b = check_domain(bounds, "bounds", finite=True)
     step = check_positive(step, name)
     if step > b - a:
-        raise ValueError(f"{name} must not exceed the width of bounds ({b - a!r}), got {step!r}")
+        raise ParameterError(name, f"must not exceed the width of bounds ({b - a!r})", repr(step))
     ratio = (b - a) / step
     if not ratio < MAX_GRID:
-        raise ValueError(
-            f"{name} must be at least (b − a)/{MAX_GRID} = {(b - a) / MAX_GRID:.4g} for bounds "
-            f"({a!r}, {b!r}) (at most {MAX_GRID} grid points), got {step!r}"
+        raise ParameterError(
+            name,
+            f"must be at least (b − a)/{MAX_GRID} = {(b - a) / MAX_GRID:.4g} for bounds ({a!r}, "
+            f"{b!r}) (at most {MAX_GRID} grid points)",
+            repr(step),
         )
     k = int(math.floor(ratio))
     for _ in range(4):

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles.good_set import MAX_RANK, slices
 from dpquant.reference.slice_quantiles.inputs import check_int_array
 from dpquant.reference.validation import check_data, check_finite, check_int
@@ -54,7 +55,7 @@ def _check_ranks(r_tilde: Any, name: str = "r_tilde") -> np.ndarray:
     """An integer array whose last axis holds the m >= 1 noisy ranks (Algorithm 1's r̃)."""
     r = check_int_array(r_tilde, name)
     if r.ndim == 0 or r.shape[-1] == 0:
-        raise ValueError(f"{name} must have a last axis of length m >= 1")
+        raise ParameterError(name, "must have a last axis of length m >= 1")
     return r
 
 
@@ -124,7 +125,7 @@ def is_contiguous(e: Any) -> bool:
     d ∈ {−1, +1} (the zero vector is contiguous with t = m)."""
     v = _check_ranks(e, "e")
     if v.ndim != 1:
-        raise ValueError(f"e must be a 1-D vector, got shape {v.shape}")
+        raise ParameterError("e", "must be a 1-D vector", f"shape {v.shape}")
     nonzero = np.flatnonzero(v)
     if len(nonzero) == 0:
         return True
@@ -152,12 +153,12 @@ def _check_slice(values: Any, name: str) -> np.ndarray:
     if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
         arr = values.ravel()
         if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must hold finite real numbers")
+            raise ParameterError(name, "must hold finite real numbers")
         arr = arr.astype(float)
     else:
         arr = check_data(values, name, allow_empty=True)
     if arr.size > MAX_SLICE:
-        raise ValueError(f"{name} must hold at most {MAX_SLICE} points")
+        raise ParameterError(name, f"must hold at most {MAX_SLICE} points")
     return arr
 
 
@@ -186,7 +187,7 @@ def added_point_rank(X: Any, x: float) -> int:
     xs = check_data(X, "X", allow_empty=True)
     x = check_finite(x, "x")
     if np.any(xs == x):
-        raise ValueError("x must differ from every point of X (distinct points)")
+        raise ParameterError("x", "must differ from every point of X (distinct points)")
     return 1 + int(np.sum(xs < x))
 
 
@@ -195,5 +196,5 @@ def removed_point_rank(X: Any, x: float) -> int:
     xs = check_data(X, "X")
     x = check_finite(x, "x")
     if not np.any(xs == x):
-        raise ValueError("x must be a point of X")
+        raise ParameterError("x", "must be a point of X")
     return 1 + int(np.sum(xs < x))

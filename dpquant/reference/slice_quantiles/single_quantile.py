@@ -27,6 +27,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import logsumexp, to_mpf, workdps
 from dpquant.reference.validation import (
     MAX_DRAWS,
@@ -77,13 +78,16 @@ def sample_slices_em(
     as ``scipy.linalg``'s ``check_finite=False`` does, for callers whose arrays already satisfy
     them (Algorithm 1's release loop); shapes, ε, rng and target are checked either way."""
     if not isinstance(slices, np.ndarray) or slices.ndim != 2 or slices.shape[1] == 0:
-        raise ValueError("slices must be a 2-D numpy array with one slice (L >= 1 points) per row")
+        raise ParameterError(
+            "slices",
+            "must be a 2-D numpy array with one slice (L >= 1 points) per row",
+        )
     if slices.size > MAX_SLICE_CELLS or slices.shape[0] > MAX_DRAWS:
-        raise ValueError(f"slices must have at most {MAX_SLICE_CELLS} entries")
+        raise ParameterError("slices", f"must have at most {MAX_SLICE_CELLS} entries")
     if check_flag(check_values, "check_values"):
         s = check_data(slices, "slices", record_dim=slices.shape[1], allow_empty=True)
         if np.any(np.diff(s, axis=1) < 0):
-            raise ValueError("slices must have sorted rows")
+            raise ParameterError("slices", "must have sorted rows")
         lo = check_data(lo, "lo", allow_empty=True)
         hi = check_data(hi, "hi", allow_empty=True)
         if lo.shape != (len(s),) or hi.shape != (len(s),) or np.any(hi < lo):
@@ -92,7 +96,7 @@ def sample_slices_em(
         s = slices
         for arr, name in ((lo, "lo"), (hi, "hi")):
             if not isinstance(arr, np.ndarray) or arr.shape != (len(s),):
-                raise ValueError(f"{name} must be a numpy array with one value per row of slices")
+                raise ParameterError(name, "must be a numpy array with one value per row of slices")
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     target = check_choice(target, "target", TARGETS)
@@ -182,7 +186,7 @@ def _exact_value(x: Any, name: str) -> Any:
     """A finite real kept exact (a Fraction or an int stays one; floats as they are)."""
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
-            raise ValueError(f"{name} must be a finite real number, got {x}")
+            raise ParameterError(name, "must be a finite real number", x)
         return x
     check_finite(x, name)
     if isinstance(x, Fraction | numbers.Integral) and not isinstance(x, np.integer):
@@ -196,22 +200,22 @@ def slice_em_log_density(
     """Exact law of one slice EM: the breakpoints (lo, clipped points, hi, zero-length intervals
     dropped) and the log-density on each interval, mpmath; exact values (Fractions) pass through."""
     if isinstance(points, str | bytes) or not isinstance(points, list | tuple | np.ndarray):
-        raise ValueError("points must be a non-empty sequence of finite real numbers")
+        raise ParameterError("points", "must be a non-empty sequence of finite real numbers")
     if len(points) > MAX_EXACT_POINTS:
-        raise ValueError(f"points must hold at most {MAX_EXACT_POINTS} values")
+        raise ParameterError("points", f"must hold at most {MAX_EXACT_POINTS} values")
     if isinstance(points, np.ndarray):
         points = check_data(points, "points").tolist()
     pts_in = [_exact_value(p, f"points[{i}]") for i, p in enumerate(points)]
     if not pts_in:
-        raise ValueError("points must be a non-empty sequence of finite real numbers")
+        raise ParameterError("points", "must be a non-empty sequence of finite real numbers")
     lo, hi = _exact_value(lo, "lo"), _exact_value(hi, "hi")
     if isinstance(epsilon, mpmath.mpf):
         if not (mpmath.isfinite(epsilon) and epsilon > 0):
-            raise ValueError(f"epsilon must be a finite number > 0, got {epsilon}")
+            raise ParameterError("epsilon", "must be a finite number > 0", epsilon)
     else:
         epsilon = epsilon if isinstance(epsilon, Fraction) else check_epsilon(epsilon)
         if isinstance(epsilon, Fraction) and epsilon <= 0:
-            raise ValueError(f"epsilon must be a finite number > 0, got {epsilon}")
+            raise ParameterError("epsilon", "must be a finite number > 0", epsilon)
     target = check_choice(target, "target", TARGETS)
     pts = sorted(pts_in, key=to_mpf)
     t = _slice_target(len(pts), target)

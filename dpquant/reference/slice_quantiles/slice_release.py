@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.core import PrivacyClaim
 from dpquant.reference.primitives.continual_counting import NOISES, tree_height
 from dpquant.reference.slice_quantiles.cc_tails import cc_error_bound, resolve_log_delta
@@ -77,15 +78,17 @@ class SliceQuantilesPlan:
 
     def __post_init__(self) -> None:
         if not isinstance(self.mechanism, SliceQuantiles):
-            raise ValueError(
-                f"mechanism must be a SliceQuantiles, got {type(self.mechanism).__name__}"
+            raise ParameterError(
+                "mechanism",
+                "must be a SliceQuantiles",
+                type(self.mechanism).__name__,
             )
         check_int(self.n, "n", minimum=1, maximum=MAX_RANK)
         check_int(self.w, "w", minimum=0)
         check_choice(self.variant, "variant", VARIANTS)
         check_probability(self.cc_delta, "cc_delta")
         if check_finite(self.cc_log_delta, "cc_log_delta") > 0:
-            raise ValueError(f"cc_log_delta must be <= 0, got {self.cc_log_delta!r}")
+            raise ParameterError("cc_log_delta", "must be <= 0", repr(self.cc_log_delta))
         check_choice(self.error_bound, "error_bound", ERROR_BOUNDS)
 
     @property
@@ -202,8 +205,10 @@ class _HalfWidthRule:
             )
         psi = (bounds[1] - bounds[0]) / self.min_gap
         if not math.isfinite(psi):
-            raise ValueError(
-                f"min_gap is too small: (b − a)/min_gap overflows, got {self.min_gap!r}"
+            raise ParameterError(
+                "min_gap",
+                "is too small: (b − a)/min_gap overflows",
+                repr(self.min_gap),
             )
         beta = 0.05 if self.beta is None else self.beta
         return choose_half_width(m, epsilon2, psi, beta, self.rule or "slice")
@@ -312,17 +317,19 @@ def plan_slice_quantiles(
         e1, e2 = split.epsilon1, split.epsilon2
     else:
         if not isinstance(epsilon_split, list | tuple) or len(epsilon_split) != 2:
-            raise ValueError(
-                f"epsilon_split must be a pair (epsilon1, epsilon2), got {epsilon_split!r:.80}"
+            raise ParameterError(
+                "epsilon_split",
+                "must be a pair (epsilon1, epsilon2)",
+                f"{epsilon_split!r:.80}",
             )
         e1 = check_epsilon(epsilon_split[0], "epsilon_split[0]")
         e2 = check_epsilon(epsilon_split[1], "epsilon_split[1]")
         try:
             total = total_epsilon(e1, e2, adjacency)
         except ValueError:
-            raise ValueError("epsilon_split must compose to epsilon (Thm 4.2)") from None
+            raise ParameterError("epsilon_split", "must compose to epsilon (Thm 4.2)") from None
         if not math.isclose(total, epsilon, rel_tol=1e-12):
-            raise ValueError("epsilon_split must compose to epsilon (Thm 4.2)")
+            raise ParameterError("epsilon_split", "must compose to epsilon (Thm 4.2)")
     derive = _HalfWidthRule(min_gap, beta, half_width_rule)
     h = _resolve_half_width(m, e2, bounds, half_width, derive)
     log_factor = log_delta_multiplier(e1, e2, adjacency)
@@ -330,13 +337,16 @@ def plan_slice_quantiles(
     if variant == "approximate":
         delta = check_delta(delta)
         if delta == 0:
-            raise ValueError("delta must be in (0, 1) for variant='approximate' (use 'pure')")
+            raise ParameterError(
+                "delta",
+                "must be in (0, 1) for variant='approximate' (use 'pure')",
+            )
         log_cc = math.log(delta) - log_factor
         cc_delta = math.exp(log_cc)
         g, step = 0.0, None
     else:
         if check_delta(delta) != 0:
-            raise ValueError("delta must be 0 for variant='pure'")
+            raise ParameterError("delta", "must be 0 for variant='pure'")
         g = 0.05 if gamma is None else gamma
         step = grid_step if grid_step is not None else min_gap
         if step is None:
@@ -344,14 +354,15 @@ def plan_slice_quantiles(
         step = check_positive(step, "grid_step")
         size_y = grid_count(bounds, step)
         if size_y < 2:
-            raise ValueError("grid_step must leave at least two grid points in bounds")
+            raise ParameterError("grid_step", "must leave at least two grid points in bounds")
         # δ_CC >= 1 (a huge ε): any CC error is allowed, δ_CC is capped at 1 and w = 0
         log_cc = min(0.0, pure_log_delta(g, eps_total, size_y, m) - log_factor)
         cc_delta = math.exp(log_cc)
     if tree_height(m) / e1 > MAX_CC_SCALE:
-        raise ValueError(
-            f"epsilon is too small: epsilon1 = {e1!r} gives a CC noise scale above "
-            f"{MAX_CC_SCALE:g} (epsilon1 must be at least {tree_height(m) / MAX_CC_SCALE:.4g})"
+        raise ParameterError(
+            "epsilon",
+            f"is too small: epsilon1 = {e1!r} gives a CC noise scale above {MAX_CC_SCALE:g} "
+            f"(epsilon1 must be at least {tree_height(m) / MAX_CC_SCALE:.4g})",
         )
     if log_cc == 0:
         w = 0

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles.inputs import check_int_array
 from dpquant.reference.validation import (
     MAX_DRAWS,
@@ -84,10 +85,10 @@ def subset_em_sample(
     """
     x = check_data(x, "x", allow_empty=True)
     if np.any(x[1:] < x[:-1]):
-        raise ValueError("x must be sorted in non-decreasing order")
+        raise ParameterError("x", "must be sorted in non-decreasing order")
     gaps = check_data(gaps, "gaps", allow_empty=True)
     if gaps.shape != (max(x.size - 1, 0),) or not np.array_equal(gaps, np.diff(x)):
-        raise ValueError("gaps must be numpy.diff(x)")
+        raise ParameterError("gaps", "must be numpy.diff(x)")
     start = _index_vector(start, "start", x.size)
     stop = _index_vector(stop, "stop", x.size)
     if stop.shape != start.shape or np.any(stop < start):
@@ -114,10 +115,10 @@ def subset_em_sample(
 
 def _index_vector(values: Any, name: str, n: int) -> np.ndarray:
     if isinstance(values, list | tuple | np.ndarray) and len(values) > MAX_DRAWS:
-        raise ValueError(f"{name} must hold at most {MAX_DRAWS} entries")
+        raise ParameterError(name, f"must hold at most {MAX_DRAWS} entries")
     v = check_int_array(values, name)
     if v.ndim != 1 or np.any(v < 0) or np.any(v > n):
-        raise ValueError(f"{name} must be a 1-D array of indices in [0, len(x)] = [0, {n}]")
+        raise ParameterError(name, f"must be a 1-D array of indices in [0, len(x)] = [0, {n}]")
     return v
 
 

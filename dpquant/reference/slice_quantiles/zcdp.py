@@ -28,6 +28,7 @@ from typing import Any
 
 import mpmath
 
+from dpquant.errors import ParameterError
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.validation import check_choice, check_epsilon, check_finite, check_positive
 
@@ -45,7 +46,7 @@ def _positive_mp(x: Any, name: str) -> mpmath.mpf:
     """A finite number > 0 as an mpf (an ``mpf`` or a real number under the data policy)."""
     if isinstance(x, mpmath.mpf):
         if not (mpmath.isfinite(x) and x > 0):
-            raise ValueError(f"{name} must be a finite number > 0, got {x}")
+            raise ParameterError(name, "must be a finite number > 0", x)
         return x
     value = check_positive(x, name)
     return to_mpf(x if isinstance(x, int) else value)
@@ -55,7 +56,7 @@ def check_zcdp_delta(delta: Any, name: str = "delta") -> float:
     """δ of a zCDP → (ε, δ) conversion: a number in (0, 1) (δ = 0 has no finite ε)."""
     value = check_finite(delta, name)
     if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must lie in (0, 1) for a zCDP conversion, got {value!r}")
+        raise ParameterError(name, "must lie in (0, 1) for a zCDP conversion", repr(value))
     return value
 
 
@@ -67,7 +68,7 @@ def epsilon_from_rho_mp(rho: Any, delta: Any, form: str = "cks") -> mpmath.mpf:
         r = _positive_mp(rho, "rho")
         d = _positive_mp(delta, "delta")
         if d >= 1:
-            raise ValueError(f"delta must lie in (0, 1) for a zCDP conversion, got {delta!r}")
+            raise ParameterError("delta", "must lie in (0, 1) for a zCDP conversion", repr(delta))
         if form == "cks":
             log_term = mpmath.log(mpmath.sqrt(mpmath.pi * r) / d)
             log_term = max(log_term, mpmath.mpf(0))
@@ -82,7 +83,11 @@ def epsilon_from_rho(rho: Any, delta: Any, form: str = "cks") -> float:
     delta = check_zcdp_delta(delta)
     value = float(epsilon_from_rho_mp(rho, delta, form))
     if not math.isfinite(value):
-        raise ValueError(f"rho is too large: epsilon(rho, delta) overflows a float64, got {rho!r}")
+        raise ParameterError(
+            "rho",
+            "is too large: epsilon(rho, delta) overflows a float64",
+            repr(rho),
+        )
     return value
 
 
@@ -119,9 +124,10 @@ def _rho_from_epsilon(epsilon: float, delta: float, form: str) -> float:
             break
         rho = math.nextafter(rho, 0.0)
     if not ok(rho):
-        raise ValueError(
-            f"epsilon is too small for delta: the largest rho with epsilon(rho, delta) <= epsilon "
-            f"is below the smallest positive float (epsilon = {epsilon!r}, delta = {delta!r})"
+        raise ParameterError(
+            "epsilon",
+            "is too small for delta: the largest rho with epsilon(rho, delta) <= epsilon is below "
+            f"the smallest positive float (epsilon = {epsilon!r}, delta = {delta!r})",
         )
     for _ in range(_NUDGES):
         up = math.nextafter(rho, math.inf)
@@ -136,8 +142,9 @@ def em_zcdp_rho(epsilon: Any) -> float:
     epsilon = check_epsilon(epsilon)
     rho = epsilon * epsilon / 8.0
     if not (math.isfinite(rho) and rho > 0):
-        raise ValueError(
-            f"epsilon must lie in [1e-153, 1e153] so that epsilon²/8 is a positive float, got "
-            f"{epsilon!r}"
+        raise ParameterError(
+            "epsilon",
+            "must lie in [1e-153, 1e153] so that epsilon²/8 is a positive float",
+            repr(epsilon),
         )
     return rho

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles import (
     AUTHORS_OPTIONS,
     dp_bayess,
@@ -298,7 +299,7 @@ def make_study(
     ``runs`` per configuration (default 200, or 4 with ``quick``), ``seed`` >= 0 of every run,
     ``quick`` for the tiny grids of smoke tests."""
     if figures is not None and (isinstance(figures, str) or not isinstance(figures, list | tuple)):
-        raise ValueError(f"names must be None or a list of figure names, got {figures!r:.60}")
+        raise ParameterError("names", "must be None or a list of figure names", f"{figures!r:.60}")
     names = tuple(FIGURES if figures is None else figures)
     for name in names:
         check_choice(name, "figure", FIGURES)

@@ -27,6 +27,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles import (
     MAX_B,
     check_domain_size,
@@ -142,7 +143,7 @@ def _exact(x: Any, name: str) -> mpmath.mpf:
     """An mpf as it is (not NaN), any other real through :func:`check_real`, exactly."""
     if isinstance(x, mpmath.mpf):
         if mpmath.isnan(x):
-            raise ValueError(f"{name} must be a real number, got nan")
+            raise ParameterError(name, "must be a real number", "nan")
         return x
     return to_mpf(check_real(x, name))
 
@@ -163,7 +164,7 @@ def lomax_quantile(u: Any, shape: Any = LOMAX_SHAPE, scale: Any = LOMAX_SCALE) -
     with workdps():
         u = _exact(u, "u")
         if not 0 <= u < 1:
-            raise ValueError(f"u must lie in [0, 1), got {u}")
+            raise ParameterError("u", "must lie in [0, 1)", u)
         return to_mpf(scale) * ((1 - u) ** (-1 / to_mpf(shape)) - 1)
 
 
@@ -210,7 +211,7 @@ def uniform_data_cdf(v: Any, left: int, right: int) -> float:
     left = check_int(left, "left", minimum=-MAX_B, maximum=MAX_B)
     right = check_int(right, "right", minimum=-MAX_B, maximum=MAX_B)
     if right < left:
-        raise ValueError(f"right must be >= left, got l = {left}, r = {right}")
+        raise ParameterError("right", "must be >= left", f"l = {left}, r = {right}")
     v = check_real(v, "v")
     if v < left:
         return 0.0

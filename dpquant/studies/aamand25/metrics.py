@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles import MAX_B, check_integers
 from dpquant.reference.validation import check_choice, check_data, check_int, check_probability
 from dpquant.studies.aamand25.config import ALPHA_TESTS, TAU
@@ -33,7 +34,7 @@ class SortedUsers:
         if isinstance(users, np.ndarray) and users.dtype.kind in "iu" and users.ndim == 1:
             values = users  # integer users as they are (exact beyond 2^53)
             if values.size == 0:
-                raise ValueError("users must be non-empty")
+                raise ParameterError("users", "must be non-empty")
         else:
             values = check_data(users, "users")
         self.sorted = np.sort(values)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles import Population
 from dpquant.reference.validation import check_choice, check_int
 from dpquant.studies import harness
@@ -43,9 +44,10 @@ def check_estimators(estimators: Any, name: str = "estimators") -> None:
     if estimators is None:
         return
     if not isinstance(estimators, Mapping):
-        raise ValueError(
-            f"{name} must be None or a mapping from series names to functions, got "
-            f"{type(estimators).__name__}"
+        raise ParameterError(
+            name,
+            "must be None or a mapping from series names to functions",
+            type(estimators).__name__,
         )
     for key, fn in estimators.items():
         if not isinstance(key, str) or key not in SERIES:
@@ -60,7 +62,7 @@ def resolve_series(
     """The estimator of series ``name`` and its keyword options; ``overrides`` maps series names
     to stand-in functions (tests), which get the same options."""
     if not isinstance(name, str) or name not in SERIES:
-        raise ValueError(f"mechanism must be one of {sorted(SERIES)}, got {name!r:.80}")
+        raise ParameterError("mechanism", f"must be one of {sorted(SERIES)}", f"{name!r:.80}")
     check_estimators(overrides, "overrides")
     spec = SERIES[name]
     fn = overrides[name] if overrides and name in overrides else spec.target
@@ -71,7 +73,7 @@ def run_seed(seed: int, cell: Cell, run: int) -> np.random.SeedSequence:
     """The SeedSequence of one run: entropy ``seed``, spawn key (figure, configuration,
     mechanism, ε, run), the names hashed with CRC-32 (stable across processes and versions)."""
     if not isinstance(cell, Cell):
-        raise ValueError(f"cell must be a Cell, got {type(cell).__name__}")
+        raise ParameterError("cell", "must be a Cell", type(cell).__name__)
     run = check_int(run, "run", minimum=0, maximum=2**32 - 1)
     names = (cell.figure, cell.configuration, cell.mechanism, repr(cell.epsilon))
     return harness.spawn_seed(seed, *names, run)
@@ -142,12 +144,12 @@ def run_cells(
 ) -> list[list[RunResult]]:
     """Every run of every cell (in cell order, runs in order); parallel when ``executor``."""
     if not isinstance(cells, list | tuple) or not all(isinstance(c, Cell) for c in cells):
-        raise ValueError("cells must be a sequence of Cell")
+        raise ParameterError("cells", "must be a sequence of Cell")
     runs, seed = check_runs(runs, False), harness.check_seed(seed)
     workers = harness.check_workers(workers)
     harness.check_progress(progress)
     if not isinstance(label, str):
-        raise ValueError(f"label must be a string, got {type(label).__name__}")
+        raise ParameterError("label", "must be a string", type(label).__name__)
     resolved = {m: resolve_series(m, estimators) for m in dict.fromkeys(c.mechanism for c in cells)}
     tasks, owner = [], []
     for i, cell in enumerate(cells):

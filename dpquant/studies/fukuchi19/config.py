@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dpquant.errors import CombinationError, ParameterError
 from dpquant.reference.ldp_minimum import SCHEDULES
 from dpquant.reference.validation import check_choice, check_flag, check_int
 from dpquant.studies.fukuchi19.data import MAIN_SETTING, Setting, all_settings, x_min_grid
@@ -79,7 +80,7 @@ class Cell:
 def check_data_model(data_model: Any) -> str:
     """``"fixed"`` or ``"iid"``."""
     if data_model not in DATA_MODELS:
-        raise ValueError(f"data_model must be one of {DATA_MODELS}, got {data_model!r}")
+        raise ParameterError("data_model", f"must be one of {DATA_MODELS}", repr(data_model))
     return data_model
 
 
@@ -150,7 +151,9 @@ def make_study(
     hi = (max(QUICK_LOG2N) if quick else 20) if max_log2n is None else max_log2n
     hi = check_int(hi, "max_log2n", minimum=1)
     if hi > MAX_LOG2N or lo > hi:
-        raise ValueError(f"need 1 <= min_log2n <= max_log2n <= 30, got {lo} and {hi}")
+        raise CombinationError(
+            ("min_log2n", "max_log2n"), f"need 1 <= min <= max <= {MAX_LOG2N}", f"{lo} and {hi}"
+        )
     log2ns = tuple(range(lo, hi + 1))
     if quick:
         log2ns = tuple(n for n in QUICK_LOG2N if lo <= n <= hi) or log2ns

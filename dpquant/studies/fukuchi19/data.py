@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import (
     MAX_DRAWS,
     check_finite,
@@ -70,7 +71,7 @@ def check_setting(alpha: Any, beta: Any, delta: Any) -> tuple[float, float, floa
     beta = check_positive(beta, "beta")
     delta = check_positive(delta, "delta")
     if delta > 2.0:
-        raise ValueError(f"delta must lie in (0, 2], got {delta!r}")
+        raise ParameterError("delta", "must lie in (0, 2]", repr(delta))
     return alpha, beta, delta
 
 
@@ -79,7 +80,7 @@ MAIN_SETTING = Setting(1.0, 1.0, 0.3)
 
 def _check_setting_object(setting: Any) -> Setting:
     if not isinstance(setting, Setting):
-        raise ValueError(f"setting must be a Setting, got {type(setting).__name__}")
+        raise ParameterError("setting", "must be a Setting", type(setting).__name__)
     return setting
 
 
@@ -122,7 +123,7 @@ def fixed_data(grid: np.ndarray, delta: float, x_min: float) -> np.ndarray:
     delta = check_positive(delta, "delta")
     x_min = check_finite(x_min, "x_min")
     if not -1.0 <= x_min <= 1.0:
-        raise ValueError(f"x_min must lie in [-1, 1], got {x_min!r}")
+        raise ParameterError("x_min", "must lie in [-1, 1]", repr(x_min))
     grid = check_real_array(grid, "grid")
     with np.errstate(over="ignore", invalid="ignore"):
         out = x_min + delta * grid
@@ -137,7 +138,7 @@ def beta_cdf(setting: Setting, x_min: float) -> Callable[[np.ndarray], np.ndarra
     setting = _check_setting_object(setting)
     x_min = check_finite(x_min, "x_min")
     if not -1.0 <= x_min <= 1.0:
-        raise ValueError(f"x_min must lie in [-1, 1], got {x_min!r}")
+        raise ParameterError("x_min", "must lie in [-1, 1]", repr(x_min))
     a, b, d = setting.alpha, setting.beta, setting.delta
 
     def cdf(y: np.ndarray) -> np.ndarray:
@@ -159,10 +160,10 @@ def iid_data(
         (shape,) if isinstance(shape, int | np.integer) and not isinstance(shape, bool) else shape
     )
     if not isinstance(dims, tuple | list):
-        raise ValueError(f"shape must be an int or a tuple of ints, got {shape!r:.80}")
+        raise ParameterError("shape", "must be an int or a tuple of ints", f"{shape!r:.80}")
     dims = tuple(check_int(v, "shape", minimum=0, maximum=MAX_DRAWS) for v in dims)
     if math.prod(dims) > MAX_DRAWS:
-        raise ValueError(f"shape must hold at most {MAX_DRAWS} values, got {dims}")
+        raise ParameterError("shape", f"must hold at most {MAX_DRAWS} values", dims)
     shape = dims
     x = rng.beta(setting.alpha, setting.beta, shape)
     return fixed_data(x, setting.delta, x_min)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.ldp_minimum import (
     LaplaceMinimumLaw,
     RoundRule,
@@ -120,7 +121,7 @@ def laplace_errors(
             grid = beta_quantile_grid(n, setting.alpha, setting.beta)
         x = fixed_data(grid, setting.delta, x_min)
         if x.size != n:
-            raise ValueError(f"grid must have n = {n} points, got {x.size}")
+            raise ParameterError("grid", f"must have n = {n} points", x.size)
     out = np.empty(runs)
     chunk = max(1, LAPLACE_CHUNK_CELLS // n)
     for start in range(0, runs, chunk):
@@ -168,7 +169,7 @@ def summarize_errors(x_min: float, errors: np.ndarray) -> XminResult:
     ``inverted_cdf``, the same rule as :meth:`SparseLeafLaw.error_quantile`)."""
     e = np.asarray(errors, dtype=float)
     if e.ndim != 1 or e.size < 2:
-        raise ValueError(f"errors must be a 1-D array of at least 2 runs, got shape {e.shape}")
+        raise ParameterError("errors", "must be a 1-D array of at least 2 runs", f"shape {e.shape}")
     q05, q95 = np.quantile(e, [0.05, 0.95], method="inverted_cdf")
     # identical errors: exactly 0 (the float mean need not equal the common value)
     se = 0.0 if np.all(e == e[0]) else float(e.std(ddof=1) / math.sqrt(e.size))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import (
     check_choice,
     check_delta,
@@ -98,7 +99,7 @@ class Cell:
 def check_cell(cell: Any, name: str = "cell") -> Cell:
     """``cell`` is a :class:`Cell`."""
     if not isinstance(cell, Cell):
-        raise ValueError(f"{name} must be a Cell, got {type(cell).__name__}")
+        raise ParameterError(name, "must be a Cell", type(cell).__name__)
     return cell
 
 
@@ -121,14 +122,14 @@ class Study:
 def check_study(study: Any) -> Study:
     """``study`` is a :class:`Study`."""
     if not isinstance(study, Study):
-        raise ValueError(f"study must be a Study (make_study(...)), got {type(study).__name__}")
+        raise ParameterError("study", "must be a Study (make_study(...))", type(study).__name__)
     return study
 
 
 def _check_list(values: Iterable[Any], check: Callable[[Any, str], Any], name: str) -> tuple:
     out = tuple(dict.fromkeys(check(v, name) for v in values))
     if not out:
-        raise ValueError(f"{name} must not be empty")
+        raise ParameterError(name, "must not be empty")
     return out
 
 
@@ -186,7 +187,7 @@ def build_cells(study: Study, duplications: dict[str, int]) -> list[Cell]:
     if not isinstance(duplications, dict) or any(
         PANELS[p][1] not in duplications for p in study.panels
     ):
-        raise ValueError("duplications must map every adjacency of the study to a factor")
+        raise ParameterError("duplications", "must map every adjacency of the study to a factor")
     cells = []
     for panel in study.panels:
         dataset, adj = PANELS[panel]

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.datasets import load_adult
 from dpquant.reference.validation import check_choice, check_data, check_int, check_rng
 
@@ -45,9 +46,10 @@ def make_distinct(values: Any, duplication: int) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         distinct = n < 2 or bool(np.all(np.diff(out) > 0))
     if not distinct:
-        raise ValueError(
-            "values are too large for the i/n spacing (the shifted values are not distinct in "
-            "float64): use values of magnitude well below 2^52/n"
+        raise ParameterError(
+            "values",
+            "are too large for the i/n spacing (the shifted values are not distinct in float64): "
+            "use values of magnitude well below 2^52/n",
         )
     return out
 
@@ -64,7 +66,7 @@ def check_m(m: Any, name: str = "m") -> int:
     """A number of quantiles drawable from the 250-grid: an integer in [1, 250]."""
     m = check_int(m, name, minimum=1)
     if m > GRID - 1:
-        raise ValueError(f"{name} must be an integer in [1, {GRID - 1}], got {m}")
+        raise ParameterError(name, f"must be an integer in [1, {GRID - 1}]", m)
     return m
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles import (
     budget_split,
     cc_error,
@@ -113,7 +114,7 @@ def slice_feasibility(
     ok = True
     ms = sorted({check_m(v, "ms") for v in check_sequence(ms, "ms")})
     if not ms:
-        raise ValueError("ms must not be empty")
+        raise ParameterError("ms", "must not be empty")
     for m in ms:
         h, w, cc_delta = slice_parameters(n, m, adjacency, epsilon, delta)
         ok = ok and _grid_ok(ranks, n, h, w)

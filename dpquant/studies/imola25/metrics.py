@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles import check_int_array
 from dpquant.reference.validation import check_data, check_int, check_probability, check_rng
 
@@ -24,7 +25,7 @@ def rank_errors(x_sorted: np.ndarray, z: Any, ranks: Any) -> tuple[float, float]
     max; the mean is the authors' second metric)."""
     x_sorted = check_data(x_sorted, "x_sorted", allow_empty=True)
     if np.any(x_sorted[1:] < x_sorted[:-1]):
-        raise ValueError("x_sorted must be sorted in non-decreasing order")
+        raise ParameterError("x_sorted", "must be sorted in non-decreasing order")
     z = check_data(z, "z")
     r = check_int_array(ranks, "ranks")
     if z.shape != r.shape or z.ndim != 1 or z.size == 0:
@@ -52,7 +53,7 @@ def bootstrap_mean_ci(
     with np.errstate(over="ignore", invalid="ignore"):
         means = v[rng.integers(0, v.size, size=(resamples, v.size))].mean(axis=1)
     if not np.isfinite(means).all():
-        raise ValueError("values are too large: their mean overflows a float64")
+        raise ParameterError("values", "are too large: their mean overflows a float64")
     lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 

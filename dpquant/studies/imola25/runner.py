@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.slice_quantiles import (
     approximate_quantiles,
     joint_exp,
@@ -82,7 +83,7 @@ def release(cell: Cell, x: np.ndarray, q: np.ndarray, rng: np.random.Generator) 
     cell = check_cell(cell)
     x = check_data(x, "x")
     if np.any(x[1:] < x[:-1]):
-        raise ValueError("x must be sorted in non-decreasing order")
+        raise ParameterError("x", "must be sorted in non-decreasing order")
     rng = check_rng(rng)
     adj, eps = cell.adjacency, cell.epsilon
     if cell.mechanism == "SliceQuantiles":
@@ -111,7 +112,7 @@ def release(cell: Cell, x: np.ndarray, q: np.ndarray, rng: np.random.Generator) 
         )
     if cell.mechanism == "JointExp":
         return joint_exp(x, q, BOUNDS, eps, rng, adjacency=adj)
-    raise ValueError(f"mechanism must be one of {MECHANISMS}, got {cell.mechanism!r}")
+    raise ParameterError("mechanism", f"must be one of {MECHANISMS}", repr(cell.mechanism))
 
 
 @dataclass(frozen=True)

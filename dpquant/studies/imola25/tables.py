@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_flag
 from dpquant.studies.harness import attributes, check_sequence, spawn_seed
 from dpquant.studies.imola25.config import Cell, Study, check_cell, check_study
@@ -81,9 +82,10 @@ def _check_results(results: Any) -> Sequence[RunResult]:
             and isinstance(r[4], str)
             and all(isinstance(v, int | float) and not isinstance(v, bool) for v in r[:4])
         ):
-            raise ValueError(
-                "results must hold (run, max error, mean error, seconds, note) tuples, got "
-                f"{r!r:.80}"
+            raise ParameterError(
+                "results",
+                "must hold (run, max error, mean error, seconds, note) tuples",
+                f"{r!r:.80}",
             )
     return results
 

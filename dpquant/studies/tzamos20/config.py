@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from dpquant.errors import ParameterError
 from dpquant.reference.private_median import PrivateMedian
 from dpquant.reference.validation import check_choice, check_flag, check_fraction, check_int
 from dpquant.studies.harness import check_seed, name_choices
@@ -55,7 +56,7 @@ class Regime:
         for k in ("epsilon", "alpha", "R", "beta"):
             object.__setattr__(self, k, check_fraction(getattr(self, k), k, positive=True))
         if not self.beta < Fraction(1, 2):
-            raise ValueError(f"beta must lie in (0, 1/2), got {self.beta}")
+            raise ParameterError("beta", "must lie in (0, 1/2)", self.beta)
 
 
 # (ε, α, R) chosen so that T₁, T₂, T₃ dominate in turn for L = 2/5, r = 1, β = 1/10:
@@ -76,7 +77,7 @@ def c_for(n: int, c: Fraction, c_rule: str) -> Fraction:
     if c_rule == "log":
         value = float(c) * math.log(max(n, 2))
         return max(Fraction(round(value * C_LOG_DENOMINATOR), C_LOG_DENOMINATOR), Fraction(1, 64))
-    raise ValueError(f"c_rule must be one of {C_RULES}, got {c_rule!r}")
+    raise ParameterError("c_rule", f"must be one of {C_RULES}", repr(c_rule))
 
 
 @dataclass(frozen=True)
@@ -167,11 +168,11 @@ def make_study(
         DISTRIBUTIONS if distributions is None else distributions, DISTRIBUTIONS, "distributions"
     )
     if ns is not None and not isinstance(ns, list | tuple | range):
-        raise ValueError(f"ns must be a non-empty list of integers >= 2, got {ns!r:.80}")
+        raise ParameterError("ns", "must be a non-empty list of integers >= 2", f"{ns!r:.80}")
     ns = (QUICK_NS if quick else DEFAULT_NS) if ns is None else tuple(ns)
     ns = tuple(sorted({check_int(n, "n", minimum=2, maximum=MAX_STUDY_N) for n in ns}))
     if not ns:
-        raise ValueError("ns must be a non-empty list of integers >= 2")
+        raise ParameterError("ns", "must be a non-empty list of integers >= 2")
     runs = (QUICK_RUNS if quick else DEFAULT_RUNS) if runs is None else runs
     runs = check_int(runs, "runs", minimum=2, maximum=MAX_RUNS)
     L = check_fraction(L, "L", positive=True)
@@ -182,7 +183,10 @@ def make_study(
     chosen = tuple(pool[k] for k in names)
     for g in chosen:
         if not g.alpha < min(r, g.R):
-            raise ValueError(f"alpha must lie in (0, min(r, R)); regime {g.name} has {g.alpha}")
+            raise ParameterError(
+                "alpha",
+                f"must lie in (0, min(r, R)); regime {g.name} has {g.alpha}",
+            )
         for d in dists:
             make_distribution(d, L, r, median).check_admissible(L, r, g.R)
     return Study(

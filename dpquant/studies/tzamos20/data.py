@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_int, check_rng
 
 DISTRIBUTIONS = ("uniform", "pareto")
@@ -145,7 +146,7 @@ def make_distribution(name: str, L: Any, r: Any, median: Any = 0) -> Distributio
         return UniformData(L, median)
     if name == "pareto":
         return ParetoTailedData(L, r, median)
-    raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {name!r}")
+    raise ParameterError("distribution", f"must be one of {DISTRIBUTIONS}", repr(name))
 
 
 def fixed_design(dist: Distribution, n: int) -> np.ndarray:
