@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import dpquant
-from dpquant.audit import catalogue
+from dpquant.audit.suites import catalogue
 from dpquant.reference.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,5 +169,5 @@ def test_no_library_function_is_marked_broken_on_purpose() -> None:
                 if doc.startswith("BROKEN"):
                     marked.append(f"{path.relative_to(ROOT)}:{node.name}")
     assert not marked
-    catalogue_docs = (ROOT / "dpquant" / "audit" / "catalogue" / "repeated_answers.py").read_text()
+    catalogue_docs = (ROOT / "dpquant" / "audit" / "suites" / "catalogue" / "repeated_answers.py").read_text()
     assert "BROKEN on purpose" in catalogue_docs

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.core import Adjacency, ExactMechanismBase, PerDrawMechanism
 from dpquant.reference.distributed_quantiles.naive_nbs import dp_naive_nbs
-from dpquant.errors import ParameterError
 from dpquant.reference.distributed_quantiles.protocol_enumeration import protocol_law
 from dpquant.reference.distributed_quantiles.threshold_query import ThresholdQuery
 from dpquant.reference.distributed_quantiles.users import check_domain_size, check_users

@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.errors import ParameterError
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.validation import (
     check_data,
     check_int,

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import Adjacency, ExactMechanismBase, MechanismBase
 from dpquant.errors import ParameterError
+from dpquant.reference.core import Adjacency, ExactMechanismBase, MechanismBase
 from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear
 from dpquant.reference.ldp_minimum.domain_map import UnitMap
 from dpquant.reference.ldp_minimum.exact_law import check_exact_tree, leaf_probabilities_exact

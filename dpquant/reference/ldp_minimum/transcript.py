@@ -50,8 +50,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.errors import ParameterError
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.ldp_minimum.exact_law import distinct_counts

@@ -51,8 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import Adjacency, ExactMechanismBase, check_adjacency
 from dpquant.errors import ParameterError
+from dpquant.reference.core import Adjacency, ExactMechanismBase, check_adjacency
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.primitives.candidate_laws import (
     MAX_EXACT_CANDIDATES,

@@ -14,8 +14,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.errors import ParameterError
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.distributions import DiscreteLaw
 from dpquant.reference.exact.mp import to_mpf, workdps
 from dpquant.reference.validation import check_data, check_epsilon, check_record, check_rng

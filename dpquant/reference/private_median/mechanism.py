@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.errors import CombinationError, ParameterError
+from dpquant.reference.core import Adjacency, ExactMechanismBase
 from dpquant.reference.distributions import PiecewiseLogLinear
 from dpquant.reference.private_median.extended_density import (
     Piece,

@@ -14,8 +14,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.reference.core import Adjacency, check_adjacency
 from dpquant.errors import ParameterError
+from dpquant.reference.core import Adjacency, check_adjacency
 from dpquant.reference.exact.mp import to_mpf
 from dpquant.reference.validation import (
     check_data,

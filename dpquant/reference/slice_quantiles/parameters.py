@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.reference.core import Adjacency
 from dpquant.errors import ParameterError
+from dpquant.reference.core import Adjacency
 from dpquant.reference.slice_quantiles.good_set import (
     MAX_RANK,
     check_rule,

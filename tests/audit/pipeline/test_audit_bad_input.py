@@ -160,7 +160,7 @@ def test_bad_arguments_are_refused_naming_them(kwargs, named) -> None:
         if run:
             AuditOptions(**run)
         else:
-            audit_mechanism(RR, pairs=RR_PAIR, samples=100, **kwargs)
+            audit_mechanism(RR, **{"pairs": RR_PAIR, "samples": 100, **kwargs})
     if run:
         changed = AuditOptions()
         for key, value in run.items():
