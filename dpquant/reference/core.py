@@ -265,6 +265,9 @@ class MechanismBase(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Refuse, when it is defined, a subclass that could be instantiated without a relation.
 
+        Args:
+            **kwargs: Passed on to ``object.__init_subclass__``.
+
         Raises:
             TypeError: The class is not abstract and neither it nor a base below
                 :class:`MechanismBase` states ``adjacency``; or it gives ``_draw_one`` while its
