@@ -125,7 +125,14 @@ class CombinationError(ParameterError):
         return f"{', '.join(names)}: {self._allowed}{got}"
 
     def renamed(self, names: Mapping[str, str]) -> CombinationError:
-        """As :meth:`ParameterError.renamed`, for each of the parameters."""
+        """The same error with each of its parameters written as ``names`` gives it.
+
+        Args:
+            names: Each parameter's name → the name to write instead (a name it lacks stays).
+
+        Returns:
+            A new :class:`CombinationError`; ``self`` is unchanged.
+        """
         renamed = tuple(names.get(n, n) for n in self._parameters)
         return type(self)(renamed, self._allowed, self._got)
 

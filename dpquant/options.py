@@ -216,7 +216,7 @@ def option_message(exc: ValueError, options: Mapping[str, str]) -> str:
         options: Each keyword of the library that an option sets → that option.
 
     Returns:
-        The message, one parameter's keyword replaced by its option where ``options`` has it.
+        The message, each parameter's keyword replaced by its option where ``options`` has it.
     """
     if isinstance(exc, ParameterError):
         return str(exc.renamed(options))
