@@ -447,7 +447,7 @@ class Witness:
             (v is None) == wanted_selected for v in selected
         ):
             raise ValueError(
-                f"a {self.source} witness has "
+                f"{'an' if self.source == 'exact' else 'a'} {self.source} witness has "
                 + (
                     "its event, counts and bound"
                     if wanted_counted
