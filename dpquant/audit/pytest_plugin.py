@@ -50,8 +50,8 @@ With ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` set, load it with ``-p dpquant_audit``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypedDict
 
 import pytest
 
@@ -214,7 +214,18 @@ def _one_size(config: pytest.Config, sizes: dict[str, Any]) -> dict[str, Any]:
     return {k: (v if not on_line or k in on_line else None) for k, v in sizes.items()}
 
 
-def settings(config: pytest.Config) -> dict[str, Any]:
+class AuditSettings(TypedDict):
+    """``dp_audit``'s defaults for :func:`dpquant.audit.audit_mechanism` (:func:`settings`): at
+    most one of the three sizes (:data:`SIZES`) is not None."""
+
+    samples: int | None
+    max_draws: int | None
+    time_budget: float | None
+    seed: int
+    timeout: float | None
+
+
+def settings(config: pytest.Config) -> AuditSettings:
     """``samples`` (or ``max_draws``, or ``time_budget``), ``seed`` and ``timeout`` for
     ``dp_audit``: the command-line options, else the environment variables, else the auditor's
     default samples (None), seed 0 and no time limit. Two sizes from the same source are a usage
@@ -243,7 +254,14 @@ def settings(config: pytest.Config) -> dict[str, Any]:
     if timeout is not None and not 0 < timeout < float("inf"):
         raise pytest.UsageError(f"{where} must be a positive number of seconds, got {timeout}")
     sizes = {"samples": samples, "max_draws": _max_draws(config), "time_budget": _time_budget(config)}
-    return {**_one_size(config, sizes), "seed": 0 if seed is None else seed, "timeout": timeout}
+    size = _one_size(config, sizes)
+    return AuditSettings(
+        samples=size["samples"],
+        max_draws=size["max_draws"],
+        time_budget=size["time_budget"],
+        seed=0 if seed is None else seed,
+        timeout=timeout,
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -284,9 +302,19 @@ def _is_mechanism(obj: Any) -> bool:
 
 
 def make_auditor(
-    defaults: dict[str, Any], record: Callable[[Any], None] | None = None
+    defaults: Mapping[str, Any], record: Callable[[Any], None] | None = None
 ) -> Callable[..., Any]:
-    """The ``dp_audit`` callable, with ``defaults`` (samples, seed) for ``audit_mechanism``."""
+    """The ``dp_audit`` callable, with ``defaults`` (samples, seed) for ``audit_mechanism``.
+
+    Args:
+        defaults: Keyword arguments of :func:`dpquant.audit.audit_mechanism` (or
+            ``time_budget``), read, not kept: :func:`settings`, or any mapping of them; None
+            values are left out.
+        record: Called with each report, or None.
+
+    Returns:
+        ``dp_audit(mech_or_fn, *, claim=None, domain=None, **kwargs)``.
+    """
 
     def dp_audit(
         mech_or_fn: Any,

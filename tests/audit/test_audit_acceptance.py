@@ -31,7 +31,7 @@ FP_ALPHA = 1e-9
 
 
 def _exact_loss_on(mech, witness) -> float:
-    d0, d1 = witness["data"], witness["data_prime"]
+    d0, d1 = witness.data, witness.data_prime
     if has_exact(mech):
         return float(privacy_loss(mech.exact(d0), mech.exact(d1)))
     if hasattr(mech, "components"):

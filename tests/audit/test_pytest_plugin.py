@@ -45,7 +45,7 @@ def test_correct_mechanism(dp_audit, request):
     report = dp_audit(RandomizedResponse(1.0), alpha=1e-9)
     report.assert_private()
     assert report.seed == 3  # --audit-seed
-    assert max(report.blackbox["budgets_per_side"]) <= 20_000  # --audit-samples
+    assert max(report.blackbox.budgets_per_side) <= 20_000  # --audit-samples
     assert request.node.user_properties[0][0] == "dp_audit"
 
 

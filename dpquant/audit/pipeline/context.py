@@ -47,6 +47,26 @@ STAGE_NAMES = {
 
 Job = tuple[np.ndarray, int, tuple[int, ...]]
 """A draw job: (data, number of draws, key)."""
+JobPair = tuple[Job, Job]
+"""The draw jobs of one pair: on D, then on D' (:func:`pair_jobs`)."""
+OutputPair = tuple[Outputs, Outputs]
+"""The draws of a :data:`JobPair`: on D, then on D'."""
+
+
+def pair_jobs(d0: np.ndarray, d1: np.ndarray, size: int, key: tuple[int, ...]) -> JobPair:
+    """``size`` draws on D and on D', keyed ``(*key, 0)`` and ``(*key, 1)`` (the keys seed the
+    draws, :mod:`dpquant.audit.pipeline.draws`).
+
+    Args:
+        d0: D.
+        d1: D'.
+        size: The draws on each.
+        key: The pair's key: its stage first, then what tells it from the stage's other pairs.
+
+    Returns:
+        The two jobs.
+    """
+    return (d0, size, (*key, 0)), (d1, size, (*key, 1))
 
 
 class HungDraw(Exception):  # noqa: N818 -- control flow: a draw overran the time limit
@@ -82,9 +102,6 @@ class Candidate:
     def key(self) -> tuple[Any, Any]:
         """The pair as a hashable value (data of any shape: shape and values)."""
         return _frozen(self.d0), _frozen(self.d1)
-
-    def describe(self) -> dict[str, Any]:
-        return {"data": self.d0.tolist(), "data_prime": self.d1.tolist()}
 
 
 def _frozen(d: np.ndarray) -> Any:
@@ -229,17 +246,19 @@ class AuditContext:
     def next_key(self) -> int:
         return self.ledger.next_key()
 
-    def draw(self, jobs: Sequence[Job]) -> list[Outputs]:
-        """Draw the jobs, which come in pairs (D, D'); a draw that overruns the time limit
-        raises :class:`HungDraw` with its pair."""
+    def draw(self, pairs: Sequence[JobPair]) -> list[OutputPair]:
+        """Draw the pairs' jobs (all of one stage), the draws of each pair together; a draw that
+        overruns the time limit raises :class:`HungDraw` with its pair."""
+        jobs = [job for pair in pairs for job in pair]
         self._count(jobs)
-        return self._draw([DrawJob(d, n, k) for d, n, k in jobs], jobs)
+        return _paired(self._draw([DrawJob(d, n, k) for d, n, k in jobs], pairs))
 
-    def draw_blocks(self, jobs: Sequence[Job], block: int) -> Iterator[list[Outputs]]:
-        """The draws of ``jobs`` (pairs, as in :meth:`draw`) in consecutive blocks of about
+    def draw_blocks(self, pairs: Sequence[JobPair], block: int) -> Iterator[list[OutputPair]]:
+        """The draws of the pairs' jobs (as in :meth:`draw`) in consecutive blocks of about
         ``block`` draws per job (whole chunks, :class:`dpquant.audit.pipeline.draws.DrawJob`): concatenated, the
         blocks are exactly what :meth:`draw` returns, but only one block is held at a time. A
         job that has run out yields no draws."""
+        jobs = [job for pair in pairs for job in pair]
         self._count(jobs)
         steps = [chunk_size(self.mech, d, self.timeout) for d, _, _ in jobs]
         per = [s * max(1, block // s) for s in steps]
@@ -249,22 +268,22 @@ class AuditContext:
                 DrawJob(d, max(0, min(p, n - b * p)), k, first_chunk=b * p // s)
                 for (d, n, k), p, s in zip(jobs, per, steps, strict=True)
             ]
-            yield self._draw(parts, jobs)
+            yield _paired(self._draw(parts, pairs))
 
     def _count(self, jobs: Sequence[Job]) -> None:
         if jobs:
             self.count(STAGE_NAMES[jobs[0][2][0]], sum(n for _, n, _ in jobs))
 
-    def _draw(self, parts: list[DrawJob], jobs: Sequence[Job]) -> list[Outputs]:
+    def _draw(self, parts: list[DrawJob], pairs: Sequence[JobPair]) -> list[Outputs]:
+        """The draws of ``parts`` (the pairs' jobs in order, or blocks of them)."""
+        stage = pairs[0][0][2][0] if pairs else 0
         try:
             outs = draw(self.mech, parts, self.seed, self.executor, timeout=self.timeout)
         except DrawTimedOut as exc:
-            j = exc.job
-            stage = STAGE_NAMES[jobs[0][2][0]]
-            raise HungDraw(stage, jobs[j][0], jobs[j ^ 1][0]) from None
-        evaluation = jobs[0][2][0] == EVAL
+            partners = [(on[0], other[0]) for a, b in pairs for on, other in ((a, b), (b, a))]
+            raise HungDraw(STAGE_NAMES[stage], *partners[exc.job]) from None
         for part, out in zip(parts, outs, strict=True):
-            self.ledger.tally.add(out, evaluation)
+            self.ledger.tally.add(out, stage == EVAL)
             self._same_width(part.data, out)
         return outs
 
@@ -307,6 +326,11 @@ class AuditContext:
         return self.laws[key]
 
 
+def _paired(outs: list[Outputs]) -> list[OutputPair]:
+    """The draws of the jobs of pairs, in order, as the draws of each pair."""
+    return list(zip(outs[0::2], outs[1::2], strict=True))
+
+
 def budget_family(ctx: AuditContext) -> list[Candidate]:
     """The candidates of a search with a total budget of draws (:mod:`dpquant.audit.pipeline.budget`): the
     pairs of single records over the probe values and the rank shifts
@@ -339,6 +363,9 @@ __all__ = [
     "Candidate",
     "HungDraw",
     "Job",
+    "JobPair",
+    "OutputPair",
     "budget_family",
     "candidate_family",
+    "pair_jobs",
 ]

@@ -19,6 +19,7 @@ from dpquant.audit.events.families import Event
 from dpquant.audit.model.outputs import TIMEOUT, Outputs
 from dpquant.audit.pipeline.context import HANG, STAGE_NAMES, AuditContext, HungDraw
 from dpquant.audit.pipeline.draws import DrawJob, draw_chunk
+from dpquant.audit.report.findings import DataPair, HangTest, TimeoutFinding, Witness
 from dpquant.audit.statistics.bounds import epsilon_lower_bound
 
 HANG_TEST_DRAWS = 200
@@ -35,14 +36,21 @@ the binomial upper bound on that of D' conservative. With 64, a hang on D alone 
 64 draws, none in 80 on D') still bounds ε above 1.5 at α = 10⁻⁶."""
 
 
-def hang_test(
-    ctx: AuditContext, hung: HungDraw
-) -> tuple[dict[str, Any], float, dict[str, Any] | None]:
+def hang_test(ctx: AuditContext, hung: HungDraw) -> tuple[TimeoutFinding, float, Witness | None]:
     """Fresh single draws on the pair where a draw overran (:mod:`dpquant.audit.pipeline.runner`, "Time limit"):
     the bound of the event "timed out", D (where it happened) against D', at level α. The two
     data sets are drawn side by side (two threads, unless the audit has an executor), each draw
     with the time limit, so the test waits at most about :data:`HANG_TEST_SECONDS`; when that
-    allows too few draws for any bound above the claim, it is skipped (no draws)."""
+    allows too few draws for any bound above the claim, it is skipped (no draws).
+
+    Args:
+        ctx: The audit.
+        hung: The draw that overran, with its pair.
+
+    Returns:
+        The finding (the pair, the stage, the hang test), the bound (at least 0) and the
+        ``"timeout"`` witness, or None when the test was skipped.
+    """
     t = float(ctx.timeout or 0.0)
     m = max(1, min(HANG_TEST_DRAWS, int(HANG_TEST_SECONDS / t)))
     best = float(epsilon_lower_bound(m, m, 0, m, ctx.claim.delta, ctx.alpha))
@@ -60,22 +68,9 @@ def hang_test(
     else:
         m = n0 = n1 = 0
         bound = -math.inf
-    info = {
-        "limit_seconds": t,
-        "stage": hung.stage,
-        "data": hung.data.tolist(),
-        "data_prime": hung.partner.tolist(),
-        "hang_test": {
-            "draws_per_side": m,
-            "draws_on_data": n0,
-            "draws_on_data_prime": n1,
-            "timeouts_on_data": k0,
-            "timeouts_on_data_prime": k1,
-            "epsilon_lower_bound": max(0.0, bound),
-            "alpha": ctx.alpha,
-            "skipped": m == 0,
-        },
-    }
+    pair = DataPair.of(hung.data, hung.partner)
+    test = HangTest(m, n0, n1, k0, k1, max(0.0, bound), ctx.alpha)
+    finding = TimeoutFinding(t, hung.stage, pair, test)
     ctx.notes.append(
         f"audit stopped early: a draw of the {hung.stage} stage took longer than the time limit "
         f"of {t:g} s; "
@@ -86,19 +81,11 @@ def hang_test(
             "to bound ε above the claim"
         )
     )
+    if test.skipped:
+        return finding, max(0.0, bound), None
     event = Event("atom", atom=TIMEOUT)
-    witness = {
-        "data": hung.data.tolist(),
-        "data_prime": hung.partner.tolist(),
-        "event": event.to_dict(),
-        "k0": k0,
-        "n0": n0,
-        "k1": k1,
-        "n1": n1,
-        "epsilon_lower_bound": max(0.0, bound),
-        "source": "timeout",
-    }
-    return info, max(0.0, bound), witness if m else None
+    witness = Witness.from_hang_test(pair, event, (k0, n0, k1, n1), max(0.0, bound))
+    return finding, max(0.0, bound), witness
 
 
 def _single_draws(ctx: AuditContext, jobs: list[DrawJob], seconds: float) -> list[Outputs]:

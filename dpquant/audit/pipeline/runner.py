@@ -88,6 +88,13 @@ from dpquant.audit.pipeline.plan import AuditPlan, no_progress
 from dpquant.audit.pipeline.stage1_exact import exact_stage
 from dpquant.audit.pipeline.stage2_screening import screening_stage
 from dpquant.audit.pipeline.stage3_evaluation import blackbox_stage, witness_conformance
+from dpquant.audit.report.findings import (
+    BlackboxFindings,
+    ConformanceCheck,
+    ExactFindings,
+    TimeoutFinding,
+    Witness,
+)
 from dpquant.audit.report.inconclusive import CannotConclude, Inconclusive
 from dpquant.audit.report.result import AuditReport
 from dpquant.audit.statistics.exact_loss import mechanism_name
@@ -247,11 +254,11 @@ def audit_mechanism(
 class _Findings:
     """What the stages found (the parts of the report they fill)."""
 
-    exact: dict[str, Any] | None = None
-    blackbox: dict[str, Any] | None = None
-    conformance: list[dict[str, Any]] = field(default_factory=list)
-    witness: dict[str, Any] | None = None
-    timed_out: dict[str, Any] | None = None
+    exact: ExactFindings | None = None
+    blackbox: BlackboxFindings | None = None
+    conformance: list[ConformanceCheck] = field(default_factory=list)
+    witness: Witness | None = None
+    timed_out: TimeoutFinding | None = None
     lower: float = 0.0
     inconclusive: Inconclusive | None = None
 
@@ -324,24 +331,25 @@ def _report(ctx: AuditContext, mode: str, found: _Findings, seconds: float) -> A
     claim = ctx.claim
     exact_eps = None
     violation = False
+    exact_witness = None if exact_info is None else Witness.from_exact(exact_info.worst_pair)
     if exact_info is not None:
-        exact_eps = exact_info["epsilon_exact"]
-        violation = exact_info["violation"]
+        exact_eps = exact_info.epsilon_exact
+        violation = exact_info.violation
         if mode == "exact":
             lower = exact_eps
-            witness = {**exact_info["worst_pair"], "source": "exact"}
+            witness = exact_witness
     if found.timed_out is not None:
         violation = violation or lower > claim.epsilon
         if exact_info is not None and (witness is None or not lower > claim.epsilon):
-            witness = {**exact_info["worst_pair"], "source": "exact"}
+            witness = exact_witness
     if blackbox_info is not None:
         if exact_info is not None and (
-            witness is None or (exact_info["violation"] and not blackbox_info["violation"])
+            witness is None or (exact_info.violation and not blackbox_info.violation)
         ):  # the exact worst pair is the better witness (the black-box one stays in `blackbox`)
-            witness = {**exact_info["worst_pair"], "source": "exact"}
-        violation = violation or blackbox_info["violation"]
+            witness = exact_witness
+        violation = violation or blackbox_info.violation
     if found.inconclusive is not None and not violation:  # no black-box witness to show
-        witness = None if exact_info is None else {**exact_info["worst_pair"], "source": "exact"}
+        witness = exact_witness
     return AuditReport(
         mechanism=ctx.name,
         claim=claim,

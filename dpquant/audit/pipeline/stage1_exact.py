@@ -17,6 +17,7 @@ import mpmath
 
 from dpquant.audit.model.neighbours import Pair, hill_climb, refine_values
 from dpquant.audit.pipeline.context import FINALISTS, AuditContext, Candidate, candidate_family
+from dpquant.audit.report.findings import DataPair, ExactFindings, ExactPlanning
 from dpquant.audit.statistics.exact_loss import analyse_pair, exact_sweep
 from dpquant.audit.statistics.power import PairPower, pair_power
 
@@ -41,14 +42,25 @@ def _power(ctx: AuditContext, c: Candidate) -> PairPower | None:
         ) from None
 
 
-_EXACT_MEMO: dict[Any, tuple[dict[str, Any] | None, list[Candidate], list[str]]] = {}
+_EXACT_MEMO: dict[Any, tuple[ExactFindings | None, list[Candidate], list[str]]] = {}
 
 
 def exact_stage(
     ctx: AuditContext, given: list[Candidate]
-) -> tuple[dict[str, Any] | None, list[Candidate]]:
-    """The exact stage depends on no seed: it is memoised per (mechanism, search setting), so
-    re-auditing the same hashable mechanism with other seeds only redraws the samples."""
+) -> tuple[ExactFindings | None, list[Candidate]]:
+    """The exact stage's findings (None when no candidate has exact laws) and its finalists.
+
+    It depends on no seed: it is memoised per (mechanism, search setting), so re-auditing the
+    same hashable mechanism with other seeds only redraws the samples (the findings are frozen,
+    so reports share them safely).
+
+    Args:
+        ctx: The audit.
+        given: The caller's pairs, or none for the auditor's own family.
+
+    Returns:
+        The findings and the finalists, each with its planned event.
+    """
     try:
         key = (
             ctx.mech,
@@ -63,21 +75,21 @@ def exact_stage(
         return _uncached_exact_stage(ctx, given)
     if key not in _EXACT_MEMO:
         notes_before = len(ctx.notes)
-        info, finalists = _uncached_exact_stage(ctx, given)
+        findings, finalists = _uncached_exact_stage(ctx, given)
         if len(_EXACT_MEMO) > 64:
             _EXACT_MEMO.clear()
-        _EXACT_MEMO[key] = (info, finalists, ctx.notes[notes_before:])
-        return info, finalists
-    info, finalists, notes = _EXACT_MEMO[key]
+        _EXACT_MEMO[key] = (findings, finalists, ctx.notes[notes_before:])
+        return findings, finalists
+    findings, finalists, notes = _EXACT_MEMO[key]
     ctx.notes.extend(notes)
     for c in finalists:  # the black-box stage asks for these laws again
         ctx.law(c.d0), ctx.law(c.d1)
-    return info, finalists
+    return findings, finalists
 
 
 def _uncached_exact_stage(
     ctx: AuditContext, given: list[Candidate]
-) -> tuple[dict[str, Any] | None, list[Candidate]]:
+) -> tuple[ExactFindings | None, list[Candidate]]:
     candidates = given or candidate_family(ctx, EXACT_MAX_N)
     screened = [(c, pw) for c in candidates if (pw := _power(ctx, c)) is not None]
     if not screened:
@@ -104,26 +116,25 @@ def _uncached_exact_stage(
             f"{worst_d1.tolist()} cannot be judged: {exc}"
         ) from None
     best_power = max(screened, key=lambda t: t[1].expected)[1]
-    info = {
-        "pairs_screened": len(screened),
-        "pairs_exact": sweep.pairs,
-        "max_n": EXACT_MAX_N if not given else None,
-        "epsilon_exact": float(sweep.max_loss),
-        "epsilon_exact_digits": mpmath.nstr(sweep.max_loss, 30),
-        "delta_at_claimed_epsilon": float(sweep.max_delta_at_claim),
-        "violation": sweep.violation,
-        "worst_pair": {"data": worst_d0.tolist(), "data_prime": worst_d1.tolist()},
-        "worst_pair_analysis": analysis.to_dict(),
-        "planning": {
-            "best_expected_bound": best_power.expected,
-            "event_masses": [best_power.p0, best_power.p1],
-            "samples_needed_to_exceed_claim": best_power.samples_needed(
+    findings = ExactFindings(
+        pairs_screened=len(screened),
+        pairs_exact=sweep.pairs,
+        max_n=EXACT_MAX_N if not given else None,
+        epsilon_exact=float(sweep.max_loss),
+        epsilon_exact_digits=mpmath.nstr(sweep.max_loss, 30),
+        delta_at_claimed_epsilon=float(sweep.max_delta_at_claim),
+        violation=sweep.violation,
+        worst_pair=DataPair.of(worst_d0, worst_d1),
+        worst_pair_analysis=analysis,
+        planning=ExactPlanning(
+            best_expected_bound=best_power.expected,
+            event_masses=(best_power.p0, best_power.p1),
+            samples_needed_to_exceed_claim=best_power.samples_needed(
                 ctx.claim.epsilon, ctx.claim.delta, ctx.alpha_eval
             ),
-        },
-        "note": "proof by computation on the searched family only, not for all data sets",
-    }
-    return info, _finalists(screened)
+        ),
+    )
+    return findings, _finalists(screened)
 
 
 def _climb(ctx: AuditContext, screened: list[tuple[Candidate, PairPower]]) -> int:

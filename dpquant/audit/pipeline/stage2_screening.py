@@ -35,9 +35,9 @@ from dpquant.audit.pipeline.context import (
     SCREEN,
     AuditContext,
     Candidate,
-    Job,
     budget_family,
     candidate_family,
+    pair_jobs,
 )
 from dpquant.audit.statistics.bounds import SELECTION_Z, wilson_bound
 
@@ -92,14 +92,11 @@ def _screen(
     top = -math.inf
     for start in range(0, len(keyed), group):
         part = keyed[start : start + group]
-        jobs: list[Job] = []
-        for c, key in part:
-            jobs += [(c.d0, size, (stage, key, 0)), (c.d1, size, (stage, key, 1))]
-        outs = ctx.draw(jobs)
-        for i, (c, _) in enumerate(part):
+        outs = ctx.draw([pair_jobs(c.d0, c.d1, size, (stage, key)) for c, key in part])
+        for (c, _), (a, b) in zip(part, outs, strict=True):
             sc = best_event(
-                outs[2 * i],
-                outs[2 * i + 1],
+                a,
+                b,
                 ctx.n_eval,
                 ctx.claim.delta,
                 ctx.alpha_eval,
@@ -107,7 +104,7 @@ def _screen(
                 z,
             )
             if keep and (not scored or sc.expected > top):
-                c.drawn = (outs[2 * i], outs[2 * i + 1])
+                c.drawn = (a, b)
             top = max(top, sc.expected)
             scored.append(sc)
     return scored
@@ -298,10 +295,7 @@ def _crash_scan(ctx: AuditContext) -> list[Candidate]:
     ends = sorted({values[0], values[len(values) // 2], values[-1]})
 
     def status(p: Pair) -> tuple[frozenset[str], frozenset[str]]:
-        key = ctx.next_key()
-        a, b = ctx.draw(
-            [(p.data[0], CRASH_DRAWS, (CRASH, key, 0)), (p.data[1], CRASH_DRAWS, (CRASH, key, 1))]
-        )
+        ((a, b),) = ctx.draw([pair_jobs(*p.data, CRASH_DRAWS, (CRASH, ctx.next_key()))])
         return _atoms_seen(a), _atoms_seen(b)
 
     for v in ends:

@@ -32,7 +32,23 @@ from dpquant.audit.pipeline.budget import (
     round_plan,
     selection_size,
 )
-from dpquant.audit.pipeline.context import EVAL, RANK, SELECT, AuditContext, Candidate, Job
+from dpquant.audit.pipeline.context import (
+    EVAL,
+    RANK,
+    SELECT,
+    AuditContext,
+    Candidate,
+    JobPair,
+    pair_jobs,
+)
+from dpquant.audit.report.findings import (
+    BlackboxFindings,
+    ConformanceCheck,
+    DataPair,
+    EvaluatedCandidate,
+    Witness,
+    as_data,
+)
 from dpquant.audit.report.inconclusive import CannotConclude, Inconclusive
 from dpquant.audit.statistics.bounds import (
     epsilon_lower_bound,
@@ -92,39 +108,54 @@ def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def blackbox_stage(
     ctx: AuditContext, finalists: list[Candidate], use_exact: bool
-) -> tuple[dict[str, Any], dict[str, Any] | None, float, WitnessDraws | None]:
+) -> tuple[BlackboxFindings, Witness | None, float, WitnessDraws | None]:
     """Selection and evaluation in up to :data:`dpquant.audit.pipeline.plan.ROUNDS` rounds of growing budget
     (:func:`dpquant.audit.pipeline.budget.round_plan`), each with fresh draws and α/ROUNDS: a clear leak is established
     cheaply in the first round, a subtle one (or a correct mechanism) gets the full budget. The
-    reported bound is the largest of all rounds' bounds (union bound over rounds)."""
+    reported bound is the largest of all rounds' bounds (union bound over rounds).
+
+    Args:
+        ctx: The audit.
+        finalists: The pairs to select events for and evaluate.
+        use_exact: Whether the exact laws may plan the events (likelihood-ratio sets).
+
+    Returns:
+        The stage's findings; the witness (the evaluated candidate of the largest bound), or None
+        when no candidate was evaluated; that bound (``-inf`` without one); and the witness's
+        pair with its first block of evaluation draws on D and on D'.
+
+    Raises:
+        dpquant.audit.report.inconclusive.CannotConclude: no finalist, or a mechanism that
+            produced no output.
+    """
     if not finalists:
         raise CannotConclude(
             Inconclusive("nothing_evaluated", "the search left no candidate pair to evaluate")
         )
     budgets = [finalist_budget(ctx.budget, c.prior, ctx.claim, ctx.alpha_eval) for c in finalists]
     plan = [budgets] if ctx.tighten else round_plan(ctx.samples, budgets)
-    results: list[dict[str, Any]] = []
+    evaluated: list[EvaluatedCandidate] = []
     best: Best = (-math.inf, None, None)
     for r, round_budgets in enumerate(plan):
         entries, round_best = _final_round(ctx, finalists, round_budgets, use_exact, r)
-        results += entries
+        evaluated += entries
         if round_best[0] > best[0]:
             best = round_best
         if best[0] > ctx.claim.epsilon:
             break
-    bound, witness, draws = best
-    info = {
-        "finalists": [c.describe() for c in finalists],
-        "budgets_per_side": budgets,
-        "rounds": [list(b) for b in plan[: r + 1]],
-        "selection_fraction": SELECTION_FRACTION,
-        "carried": ctx.carried,
-        "alpha_per_candidate": ctx.alpha_eval,
-        "evaluated": results,
-        "epsilon_lower_bound": max(0.0, bound),
-        "violation": bool(bound > ctx.claim.epsilon),
-    }
-    return info, {**witness, "source": "blackbox"} if witness else None, bound, draws
+    bound, entry, draws = best
+    findings = BlackboxFindings(
+        finalists=tuple(DataPair.of(c.d0, c.d1) for c in finalists),
+        budgets_per_side=tuple(budgets),
+        rounds=tuple(tuple(b) for b in plan[: r + 1]),
+        selection_fraction=SELECTION_FRACTION,
+        carried=ctx.carried,
+        alpha_per_candidate=ctx.alpha_eval,
+        evaluated=tuple(evaluated),
+        epsilon_lower_bound=max(0.0, bound),
+        violation=bool(bound > ctx.claim.epsilon),
+    )
+    return findings, None if entry is None else Witness.from_evaluated(entry), bound, draws
 
 
 def _planned_event(
@@ -147,13 +178,13 @@ def _planned_event(
 
 Chosen = tuple[Candidate, Scored, int]
 """A finalist, the event chosen for it on its selection draws, and its evaluation draws."""
-Best = tuple[float, dict[str, Any] | None, WitnessDraws | None]
-"""The largest bound so far, its report entry and its evaluation draws."""
+Best = tuple[float, EvaluatedCandidate | None, WitnessDraws | None]
+"""The largest bound so far, its evaluated candidate and its evaluation draws."""
 
 
 def _final_round(
     ctx: AuditContext, finalists: list[Candidate], budgets: list[int], use_exact: bool, r: int
-) -> tuple[list[dict[str, Any]], Best]:
+) -> tuple[list[EvaluatedCandidate], Best]:
     """One round: selection draws for every finalist, then evaluation of the best
     :attr:`dpquant.audit.pipeline.context.AuditContext.carried` (:func:`_ranks`)."""
     chosen = _select(ctx, finalists, budgets, use_exact, r)
@@ -180,32 +211,39 @@ def _ranks(ctx: AuditContext, chosen: list[Chosen], budgets: list[int], r: int) 
     only chooses what to evaluate, so the bound's confidence is unchanged."""
     if not ctx.tighten or len(chosen) <= ctx.carried:
         return [s.expected for _, s, _ in chosen]
-    jobs: list[Job] = []
-    for i, (c, _, _) in enumerate(chosen):
-        n = max(1, selection_size(budgets[i]) // RANK_SHARE)
-        jobs += [(c.d0, n, (RANK, r, i, 0)), (c.d1, n, (RANK, r, i, 1))]
-    hits, _ = _count_hits(ctx, jobs, [s.event for _, s, _ in chosen])
+    sizes = [max(1, selection_size(b) // RANK_SHARE) for b in budgets]
+    pairs = [
+        pair_jobs(c.d0, c.d1, n, (RANK, r, i))
+        for i, ((c, _, _), n) in enumerate(zip(chosen, sizes, strict=True))
+    ]
+    counted = _count_hits(ctx, pairs, [s.event for _, s, _ in chosen])
     ranks = []
-    for i, (_, s, n_eval) in enumerate(chosen):
-        n = jobs[2 * i][1]
-        k0, k1 = (hits[2 * i], hits[2 * i + 1]) if s.forward else (hits[2 * i + 1], hits[2 * i])
+    for (_, s, n_eval), n, ((h0, h1), _) in zip(chosen, sizes, counted, strict=True):
+        k0, k1 = (h0, h1) if s.forward else (h1, h0)
         ranks.append(float(expected_bound(k0 / n, k1 / n, n_eval, ctx.claim.delta, ctx.alpha_eval)))
     return ranks
 
 
-def _count_hits(
-    ctx: AuditContext, jobs: list[Job], events: list[Event]
-) -> tuple[list[int], list[Outputs | None]]:
-    """How many draws of each job (two per event: D, then D') fall in its event, counted block by
-    block (:data:`EVAL_BLOCK`), and the first block of each job's draws."""
-    hits = [0] * len(jobs)
-    kept: list[Outputs | None] = [None] * len(jobs)
-    for block in ctx.draw_blocks(jobs, EVAL_BLOCK):
-        for j, out in enumerate(block):
-            hits[j] += int(np.count_nonzero(events[j // 2].indicator(out))) if len(out) else 0
-            if kept[j] is None:
-                kept[j] = out
-    return hits, kept
+PairCount = tuple[tuple[int, int], tuple[Outputs, Outputs]]
+"""The draws of a pair's two jobs in its event (on D, on D'), and the first block of each
+side's draws."""
+
+
+def _count_hits(ctx: AuditContext, pairs: list[JobPair], events: list[Event]) -> list[PairCount]:
+    """How many draws of each pair's jobs (on D, on D') fall in its event (``events``, one per
+    pair), counted block by block (:data:`EVAL_BLOCK`), and the first block of each side."""
+    hits = [[0, 0] for _ in pairs]
+    kept: list[list[Outputs | None]] = [[None, None] for _ in pairs]
+    for block in ctx.draw_blocks(pairs, EVAL_BLOCK):
+        for counts, first, event, outs in zip(hits, kept, events, block, strict=True):
+            for side, out in enumerate(outs):
+                counts[side] += int(np.count_nonzero(event.indicator(out))) if len(out) else 0
+                if first[side] is None:
+                    first[side] = out
+    return [
+        ((h0, h1), (a or Outputs.empty(), b or Outputs.empty()))
+        for (h0, h1), (a, b) in zip(hits, kept, strict=True)
+    ]
 
 
 def _select(
@@ -220,7 +258,7 @@ def _select(
             n_sel, n_eval = len(a), n
         else:
             n_sel = selection_size(n)
-            a, b = ctx.draw([(c.d0, n_sel, (SELECT, r, i, 0)), (c.d1, n_sel, (SELECT, r, i, 1))])
+            ((a, b),) = ctx.draw([pair_jobs(c.d0, c.d1, n_sel, (SELECT, r, i))])
             n_eval = n - n_sel
         llr = None
         width = a.width
@@ -248,38 +286,33 @@ def _select(
 
 def _evaluate(
     ctx: AuditContext, chosen: list[Chosen], carried: list[int], r: int
-) -> tuple[list[dict[str, Any]], Best]:
+) -> tuple[list[EvaluatedCandidate], Best]:
     """The bound of each carried candidate's event on fresh evaluation draws, counted block by
     block (:data:`EVAL_BLOCK`); the first block of each side is kept for the witness."""
-    jobs: list[Job] = []
-    for i in carried:
-        c, _, n_eval = chosen[i]
-        jobs += [(c.d0, n_eval, (EVAL, r, i, 0)), (c.d1, n_eval, (EVAL, r, i, 1))]
-    hits, kept = _count_hits(ctx, jobs, [chosen[i][1].event for i in carried])
+    taken = [chosen[i] for i in carried]
+    pairs = [
+        pair_jobs(c.d0, c.d1, n, (EVAL, r, i)) for i, (c, _, n) in zip(carried, taken, strict=True)
+    ]
+    counted = _count_hits(ctx, pairs, [s.event for _, s, _ in taken])
     results = []
     best: Best = (-math.inf, None, None)
-    for j, i in enumerate(carried):
-        c, s, n = chosen[i]
-        a, b = kept[2 * j] or Outputs.empty(), kept[2 * j + 1] or Outputs.empty()
-        k0, k1 = (hits[2 * j], hits[2 * j + 1]) if s.forward else (hits[2 * j + 1], hits[2 * j])
+    for (c, s, n), ((h0, h1), (a, b)) in zip(taken, counted, strict=True):
+        k0, k1 = (h0, h1) if s.forward else (h1, h0)
         bound = float(epsilon_lower_bound(k0, n, k1, n, ctx.claim.delta, ctx.alpha_eval))
-        d_first, d_second = (c.d0, c.d1) if s.forward else (c.d1, c.d0)
+        pair = DataPair.of(c.d0, c.d1) if s.forward else DataPair.of(c.d1, c.d0)
         lo, hi = event_ratio_interval(k0, n, k1, n, ctx.alpha_eval)
-        entry = {
-            "round": r,
-            "data": d_first.tolist(),
-            "data_prime": d_second.tolist(),
-            "event": s.event.to_dict(),
-            "k0": k0,
-            "n0": n,
-            "k1": k1,
-            "n1": n,
-            "p0_hat": k0 / n,
-            "p1_hat": k1 / n,
-            "epsilon_lower_bound": bound,
-            "event_log_ratio_ci": [lo, hi],
-            "selection_expected_bound": s.expected,
-        }
+        entry = EvaluatedCandidate(
+            round=r,
+            pair=pair,
+            event=s.event,
+            k0=k0,
+            n0=n,
+            k1=k1,
+            n1=n,
+            epsilon_lower_bound=bound,
+            event_log_ratio_ci=(lo, hi),
+            selection_expected_bound=s.expected,
+        )
         results.append(entry)
         if bound > best[0]:
             best = (bound, entry, (c, a, b))
@@ -288,10 +321,20 @@ def _evaluate(
 
 def witness_conformance(
     ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs
-) -> list[dict[str, Any]]:
+) -> list[ConformanceCheck]:
     """Does the sampler draw from its own exact law on both data sets of the witness ``c``
     (evaluation draws ``a`` on D, ``b`` on D'; each test at level α)? So that the exact stage
-    audits the code, not only the formula."""
+    audits the code, not only the formula.
+
+    Args:
+        ctx: The audit.
+        c: The witness's pair.
+        a: Its evaluation draws on D (their first block).
+        b: Its evaluation draws on D'.
+
+    Returns:
+        One check per data set with an exact law: D's, then D''s.
+    """
     results = []
     for data, out in ((c.d0, a), (c.d1, b)):
         law = ctx.law(data)
@@ -300,27 +343,27 @@ def witness_conformance(
         width = _law_width(law)
         if not out.numeric.all() or out.width != width:
             results.append(
-                {
-                    "data": data.tolist(),
-                    "test": "atoms",
-                    "passed": False,
-                    "statistic": math.inf,
-                    "threshold": 0.0,
-                    "detail": f"non-numeric outputs {out.atom_counts()}",
-                }
+                ConformanceCheck(
+                    data=as_data(data),
+                    test="atoms",
+                    passed=False,
+                    statistic=math.inf,
+                    threshold=0.0,
+                    detail=f"non-numeric outputs {out.atom_counts()}",
+                )
             )
             continue
         r = check_sampler(law, out.values if width > 1 else out.values[:, 0], alpha=ctx.alpha)
         results.append(
-            {
-                "data": data.tolist(),
-                "test": r.test,
-                "passed": r.passed,
-                "statistic": r.statistic,
-                "threshold": r.threshold,
-                "alpha": r.alpha,
-                "samples": r.samples,
-            }
+            ConformanceCheck(
+                data=as_data(data),
+                test=r.test,
+                passed=r.passed,
+                statistic=r.statistic,
+                threshold=r.threshold,
+                alpha=r.alpha,
+                samples=r.samples,
+            )
         )
     return results
 

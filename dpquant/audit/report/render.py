@@ -1,21 +1,30 @@
 """Rendering an audit report for people: Markdown and a plot.
 
 The functions take any object with the fields of :class:`dpquant.audit.report.result.AuditReport`
-(:class:`ReportView`); this module imports nothing of the auditor, so the report, a plain value,
-stays independent of how it is shown (``AuditReport.to_markdown()`` and ``AuditReport.plot()``
-call these functions).
+(:class:`ReportView`); this module imports nothing of the auditor at run time (the types of the
+findings, :mod:`dpquant.audit.report.findings`, only for type checking), so the report, a plain
+value, stays independent of how it is shown (``AuditReport.to_markdown()`` and
+``AuditReport.plot()`` call these functions).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dpquant.audit.report.extras import require
 from dpquant.reference.core import PrivacyClaim
+
+if TYPE_CHECKING:
+    from dpquant.audit.report.findings import (
+        BlackboxFindings,
+        ConformanceCheck,
+        ExactFindings,
+        TimeoutFinding,
+        Witness,
+    )
 
 
 class ReportView(Protocol):
@@ -26,16 +35,16 @@ class ReportView(Protocol):
     mode: str
     epsilon_lower_bound: float
     epsilon_exact: float | None
-    witness: dict[str, Any] | None
+    witness: Witness | None
     alpha: float
     seed: int
     samples_used: int
     seconds: float
-    exact: dict[str, Any] | None
-    blackbox: dict[str, Any] | None
-    conformance: list[dict[str, Any]]
+    exact: ExactFindings | None
+    blackbox: BlackboxFindings | None
+    conformance: list[ConformanceCheck]
     notes: list[str]
-    timed_out: dict[str, Any] | None
+    timed_out: TimeoutFinding | None
 
     @property
     def tightness(self) -> float: ...
@@ -62,14 +71,15 @@ MAX_SHOWN = 12  # data values shown before a data set is abbreviated
 
 
 def short(data: Any) -> str:
-    """A data set for humans: all values if few, else the size, the distinct values and counts."""
-    values = list(data)
+    """A data set for humans: all values if few, else the size, the distinct values and counts;
+    a vector record in parentheses, ``(0, 1, 0.5)``."""
+    values = [_record(v) for v in data]
     if len(values) <= MAX_SHOWN:
-        return "(" + ", ".join(f"{float(v):g}" for v in values) + ")"
-    counts: dict[float, int] = {}
+        return "(" + ", ".join(_shown(v) for v in values) + ")"
+    counts: dict[Any, int] = {}
     for v in values:
-        counts[float(v)] = counts.get(float(v), 0) + 1
-    parts = [f"{v:g}×{c}" if c > 1 else f"{v:g}" for v, c in sorted(counts.items())]
+        counts[v] = counts.get(v, 0) + 1
+    parts = [f"{_shown(v)}×{c}" if c > 1 else _shown(v) for v, c in sorted(counts.items())]
     return (
         f"n={len(values)}: "
         + ", ".join(parts[:MAX_SHOWN])
@@ -77,21 +87,36 @@ def short(data: Any) -> str:
     )
 
 
-def witness_line(w: dict[str, Any] | None) -> str:
+def _record(v: Any) -> Any:
+    """A record as a float, or a vector record as a tuple of floats (hashable, ordered)."""
+    if hasattr(v, "tolist"):
+        v = v.tolist()
+    if isinstance(v, list | tuple):
+        return tuple(_record(x) for x in v)
+    return float(v)
+
+
+def _shown(v: Any) -> str:
+    return "(" + ", ".join(_shown(x) for x in v) + ")" if isinstance(v, tuple) else f"{v:g}"
+
+
+def witness_line(w: Witness | None) -> str:
     """The witness on one line, as the command line and a failing test print it: the two
     neighbours, the event and its counts on each (a black-box or timeout witness), and where it
-    comes from in brackets (``exact``, ``blackbox``, ``timeout``); ``none`` without one."""
-    if not w:
+    comes from in brackets (``exact``, ``blackbox``, ``timeout``); ``none`` without one.
+
+    Args:
+        w: The witness (:class:`dpquant.audit.report.findings.Witness`), or None.
+
+    Returns:
+        The line.
+    """
+    if w is None:
         return "none"
-    try:
-        text = f"D = {short(w['data'])}, D' = {short(w['data_prime'])}"
-        event = (w.get("event") or {}).get("description", "")
-        if event:
-            text += f"; event: {event}; counts {w['k0']}/{w['n0']} vs {w['k1']}/{w['n1']}"
-    except (KeyError, TypeError, ValueError, AttributeError):  # a witness of another shape
-        text = json.dumps(w, default=str)
-    source = w.get("source")
-    return f"{text} [{source}]" if source else text
+    text = f"D = {short(w.data)}, D' = {short(w.data_prime)}"
+    if w.event is not None:
+        text += f"; event: {w.event.describe()}; counts {w.k0}/{w.n0} vs {w.k1}/{w.n1}"
+    return f"{text} [{w.source}]"
 
 
 def render_report(r: ReportView, plot: str | None = None) -> str:
@@ -111,41 +136,39 @@ def render_report(r: ReportView, plot: str | None = None) -> str:
         f"* witness: {witness_line(r.witness)}",
         f"* mode {r.mode}; {r.samples_used} draws; {r.seconds:.1f} s; seed {r.seed}",
     ]
-    if r.exact:
+    if r.exact is not None:
         x = r.exact
-        plan = x.get("planning", {})
         lines.append(
-            f"* exact stage: {x['pairs_screened']} pairs screened, {x['pairs_exact']} in mpmath; "
-            f"δ(ε_claimed) = {x['delta_at_claimed_epsilon']:.3g}; draws needed to exceed the claim "
-            f"on the most detectable pair: {plan.get('samples_needed_to_exceed_claim')}"
+            f"* exact stage: {x.pairs_screened} pairs screened, {x.pairs_exact} in mpmath; "
+            f"δ(ε_claimed) = {x.delta_at_claimed_epsilon:.3g}; draws needed to exceed the claim "
+            f"on the most detectable pair: {x.planning.samples_needed_to_exceed_claim}"
         )
-        renyi = x["worst_pair_analysis"]["renyi"]
         lines.append(
             "* Rényi divergences on the worst pair: "
-            + ", ".join(f"D_{_order(a)} = {fmt(d)}" for a, d in renyi)
+            + ", ".join(f"D_{_order(a)} = {fmt(d)}" for a, d in x.worst_pair_analysis.renyi)
         )
-    if r.blackbox:
-        for e in r.blackbox["evaluated"]:
-            lo, hi = e["event_log_ratio_ci"]
+    if r.blackbox is not None:
+        for e in r.blackbox.evaluated:
+            lo, hi = e.event_log_ratio_ci
             lines.append(
-                f"* evaluated: {e['event']['description']} on D = {short(e['data'])}, "
-                f"D' = {short(e['data_prime'])}: {e['k0']}/{e['n0']} vs {e['k1']}/{e['n1']}, "
-                f"ε_lb = {fmt(e['epsilon_lower_bound'])}, ln(p0/p1) ∈ [{fmt(lo)}, {fmt(hi)}]"
+                f"* evaluated: {e.event.describe()} on D = {short(e.pair.data)}, "
+                f"D' = {short(e.pair.data_prime)}: {e.k0}/{e.n0} vs {e.k1}/{e.n1}, "
+                f"ε_lb = {fmt(e.epsilon_lower_bound)}, ln(p0/p1) ∈ [{fmt(lo)}, {fmt(hi)}]"
             )
     for c in r.conformance:
         lines.append(
-            f"* sampler conformance on {short(c['data'])}: {c['test']} "
-            f"{'passed' if c['passed'] else 'FAILED'} (statistic {c['statistic']:.3g}, "
-            f"threshold {c['threshold']:.3g})"
+            f"* sampler conformance on {short(c.data)}: {c.test} "
+            f"{'passed' if c.passed else 'FAILED'} (statistic {c.statistic:.3g}, "
+            f"threshold {c.threshold:.3g})"
         )
-    if r.timed_out:
+    if r.timed_out is not None:
         t = r.timed_out
-        h = t["hang_test"]
+        h = t.hang_test
         lines.append(
-            f"* stopped: a {t['stage']} draw on D = {short(t['data'])} took longer than "
-            f"{t['limit_seconds']:g} s; hang test: {h['timeouts_on_data']}/{h['draws_on_data']} "
-            f"timed out on D, {h['timeouts_on_data_prime']}/{h['draws_on_data_prime']} on "
-            f"D' = {short(t['data_prime'])} (ε_lb = {fmt(h['epsilon_lower_bound'])})"
+            f"* stopped: a {t.stage} draw on D = {short(t.pair.data)} took longer than "
+            f"{t.limit_seconds:g} s; hang test: {h.timeouts_on_data}/{h.draws_on_data} "
+            f"timed out on D, {h.timeouts_on_data_prime}/{h.draws_on_data_prime} on "
+            f"D' = {short(t.pair.data_prime)} (ε_lb = {fmt(h.epsilon_lower_bound)})"
         )
     for n in r.notes[:5]:
         lines.append(f"* note: {n}")
@@ -201,18 +224,15 @@ def plot_report(r: ReportView, path: str | Path) -> Path:
             f"path {str(path)!r:.120}: cannot create its folder ({exc.strerror or exc})"
         ) from None
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    if r.exact:
-        curve = r.exact["worst_pair_analysis"]["delta_curve"]
+    if r.exact is not None:
+        curve = r.exact.worst_pair_analysis.delta_curve
         ax.plot([e for e, _ in curve], [d for _, d in curve], label="exact δ(ε) on the worst pair")
         ax.set_xlabel("ε")
         ax.set_ylabel("δ")
-    elif r.blackbox:
-        ev = r.blackbox["evaluated"]
-        for i, e in enumerate(ev):
-            lo, hi = e["event_log_ratio_ci"]
-            hat = (
-                math.log(max(e["p0_hat"], 1e-300) / max(e["p1_hat"], 1e-300)) if e["p1_hat"] else lo
-            )
+    elif r.blackbox is not None:
+        for i, e in enumerate(r.blackbox.evaluated):
+            lo, hi = e.event_log_ratio_ci
+            hat = math.log(max(e.p0_hat, 1e-300) / max(e.p1_hat, 1e-300)) if e.p1_hat else lo
             top = hi if math.isfinite(hi) else max(lo, hat) + 1.0
             ax.errorbar(
                 [i],

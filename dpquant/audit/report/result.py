@@ -13,6 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from dpquant.audit.model.claimed import ClaimParts
+from dpquant.audit.report.findings import (
+    BlackboxFindings,
+    ConformanceCheck,
+    ExactFindings,
+    TimeoutFinding,
+    Witness,
+)
 from dpquant.audit.report.inconclusive import Inconclusive
 from dpquant.reference.core import PrivacyClaim
 
@@ -35,21 +42,26 @@ class AuditReport(ClaimParts):
         epsilon_exact: The largest exact ε(D, D') over the searched pairs; None without an
             exact law.
         violation: Whether the bound or the exact value exceeds the claim.
-        witness: The neighbours (``data``, ``data_prime``), and for a black-box witness the
-            event and its counts (``k0``/``n0`` on D, ``k1``/``n1`` on D'), with its ``source``;
-            None without one. :meth:`explanation` shows it on one line.
+        witness: The neighbours (``witness.data``, ``witness.data_prime``) and its ``source``;
+            for a black-box or timeout witness also the event and its counts (``k0``/``n0`` on
+            D, ``k1``/``n1`` on D'): a :class:`~dpquant.audit.report.findings.Witness`, or None
+            without one. :meth:`explanation` shows it on one line.
         alpha: The confidence level's complement.
         seed: The seed of every draw.
         samples_used: The draws made in all, search included.
         seconds: The audit's wall-clock time.
         samples_by_stage: The draws of each stage.
-        exact: The exact stage's findings (pairs, worst pair, δ curve, planning), or None.
-        blackbox: The black-box stage's findings (candidates, evaluated events), or None.
-        conformance: The checks of the sampler against its exact law, one dict each.
+        exact: The exact stage's findings (pairs, worst pair, δ curve, planning:
+            :class:`~dpquant.audit.report.findings.ExactFindings`), or None.
+        blackbox: The black-box stage's findings (candidates, evaluated events:
+            :class:`~dpquant.audit.report.findings.BlackboxFindings`), or None.
+        conformance: The checks of the sampler against its exact law
+            (:class:`~dpquant.audit.report.findings.ConformanceCheck` each).
         notes: What the audit wants a reader to know (budgets, limits, a time budget's pilot).
         timed_out: Set when a draw exceeded the time limit (``timeout=``): the audit stopped
-            there; the pair, the stage and the hang test's counts and bound. Unless that bound
-            (or the exact stage) shows a violation the verdict is "INCOMPLETE".
+            there; the pair, the stage and the hang test's counts and bound
+            (:class:`~dpquant.audit.report.findings.TimeoutFinding`). Unless that bound (or the
+            exact stage) shows a violation the verdict is "INCOMPLETE".
         inconclusive: Set when the audit could not look (:mod:`dpquant.audit.report.inconclusive`: no
             output, outputs that never repeat, no pair evaluated, no exact loss) and found no
             violation: the verdict is then "INCONCLUSIVE".
@@ -61,17 +73,17 @@ class AuditReport(ClaimParts):
     epsilon_lower_bound: float
     epsilon_exact: float | None
     violation: bool
-    witness: dict[str, Any] | None
+    witness: Witness | None
     alpha: float
     seed: int
     samples_used: int
     seconds: float
     samples_by_stage: dict[str, int] = field(default_factory=dict)
-    exact: dict[str, Any] | None = None
-    blackbox: dict[str, Any] | None = None
-    conformance: list[dict[str, Any]] = field(default_factory=list)
+    exact: ExactFindings | None = None
+    blackbox: BlackboxFindings | None = None
+    conformance: list[ConformanceCheck] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    timed_out: dict[str, Any] | None = None
+    timed_out: TimeoutFinding | None = None
     inconclusive: Inconclusive | None = None
 
     @property
@@ -81,9 +93,11 @@ class AuditReport(ClaimParts):
 
     @property
     def sampler_conforms(self) -> bool | None:
+        """Whether every check of the sampler against its exact law passed (None without
+        checks)."""
         if not self.conformance:
             return None
-        return all(c["passed"] for c in self.conformance)
+        return all(c.passed for c in self.conformance)
 
     @property
     def passed(self) -> bool:
@@ -160,17 +174,17 @@ class AuditReport(ClaimParts):
                 "tightness": self.tightness,
                 "violation": self.violation,
                 "verdict": self.verdict,
-                "witness": self.witness,
+                "witness": _dict_of(self.witness),
                 "alpha": self.alpha,
                 "seed": self.seed,
                 "samples_used": self.samples_used,
                 "samples_by_stage": self.samples_by_stage,
                 "seconds": round(self.seconds, 3),
-                "exact": self.exact,
-                "blackbox": self.blackbox,
-                "conformance": self.conformance,
+                "exact": _dict_of(self.exact),
+                "blackbox": _dict_of(self.blackbox),
+                "conformance": [c.to_dict() for c in self.conformance],
                 "notes": self.notes,
-                "timed_out": self.timed_out,
+                "timed_out": _dict_of(self.timed_out),
                 "inconclusive": None if self.inconclusive is None else self.inconclusive.to_dict(),
                 "passed": self.passed,
             }
@@ -205,6 +219,12 @@ def _json_object(x: dict[str, Any]) -> dict[str, Any]:
     """A dict, JSON-ready (:func:`_jsonable`)."""
     out: dict[str, Any] = _jsonable(x)
     return out
+
+
+def _dict_of(
+    value: Witness | ExactFindings | BlackboxFindings | TimeoutFinding | None,
+) -> dict[str, Any] | None:
+    return None if value is None else value.to_dict()
 
 
 def _jsonable(x: Any) -> Any:

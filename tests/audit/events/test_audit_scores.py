@@ -155,7 +155,7 @@ def test_the_classifier_finds_a_leak_spread_over_positions(monkeypatch) -> None:
     )
     found = audit_mechanism(mech, seed=2)
     assert found.violation and 0.5 < found.epsilon_lower_bound <= 12 * np.log(0.55 / 0.5)
-    assert found.witness is not None and found.witness["event"]["kind"] == "classifier"
+    assert found.witness is not None and found.witness.event.kind == "classifier"
     _without_classifier(monkeypatch)
     assert not audit_mechanism(mech, seed=2).violation
 

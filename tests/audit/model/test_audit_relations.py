@@ -254,7 +254,7 @@ def test_sparse_vector_outputs_are_patterns_and_the_incorrect_variants_are_flagg
     svt5 = from_callable(sparse_vector(4.0, 0.0, 0, 1.0), QUERIES, vectorized=True, relation=rel)
     r = audit_mechanism(svt5, seed=0)
     assert r.violation and r.epsilon_lower_bound > 2.0, r.summary()
-    assert r.witness["event"]["kind"] == "atom" and "⊤" in r.witness["event"]["atom"]
+    assert r.witness.event.kind == "atom" and "⊤" in r.witness.event.atom
 
 
 def sparse_vector_values(threshold_scale, query_scale, threshold):
@@ -366,7 +366,7 @@ def test_the_exact_mode_computes_the_loss_of_a_query_answer_relation(norm, k, ep
     assert r.epsilon_exact is not None and math.isclose(r.epsilon_exact, exact, rel_tol=1e-9)
     assert r.violation == (exact > 0.5 + 1e-9), r.summary()
     assert r.epsilon_lower_bound <= exact
-    d0, d1 = (np.asarray(r.exact["worst_pair"][key]) for key in ("data", "data_prime"))
+    d0, d1 = np.asarray(r.exact.worst_pair.data), np.asarray(r.exact.worst_pair.data_prime)
     moved = np.abs(d0 - d1)
     assert moved.max() <= 1.0 and (norm == "linf" or moved.sum() <= 1.0)
 

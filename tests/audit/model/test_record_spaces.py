@@ -299,7 +299,7 @@ def test_a_vector_sum_with_the_l1_scale_passes_and_the_per_coordinate_scale_is_f
     bad = from_callable(vector_sum(1 / EPS), REPLACE, vectorized=True, relation=rel)
     r = audit_mechanism(bad, seed=0)
     assert r.violation and EPS < r.epsilon_lower_bound <= 3 * EPS, r.summary()
-    assert np.shape(r.witness["data"])[1] == 3  # the witness is a data set of vector records
+    assert np.shape(r.witness.data)[1] == 3  # the witness is a data set of vector records
 
 
 def first_coordinate_sum(scale):

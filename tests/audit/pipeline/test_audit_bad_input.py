@@ -445,10 +445,10 @@ def test_a_mechanism_that_hangs_on_one_neighbour_is_reported_as_a_violation_in_t
     r = audit_mechanism(mech, samples=4000, options=AuditOptions(timeout=0.05))
     assert time.perf_counter() - start < 20
     assert r.timed_out is not None and r.violation, r.summary()
-    assert r.witness["event"]["atom"] == TIMEOUT and r.witness["source"] == "timeout"
-    h = r.timed_out["hang_test"]
-    assert h["timeouts_on_data"] == h["draws_on_data"] == HANG_TEST_OVERRUNS
-    assert h["timeouts_on_data_prime"] == 0 and h["draws_on_data_prime"] == h["draws_per_side"]
+    assert r.witness.event.atom == TIMEOUT and r.witness.source == "timeout"
+    h = r.timed_out.hang_test
+    assert h.timeouts_on_data == h.draws_on_data == HANG_TEST_OVERRUNS
+    assert h.timeouts_on_data_prime == 0 and h.draws_on_data_prime == h.draws_per_side
     assert "took longer" in r.to_markdown() and r.to_dict()["timed_out"]["limit_seconds"] == 0.05
 
 
@@ -692,8 +692,8 @@ def test_the_hang_test_leaves_a_bounded_number_of_blocked_threads() -> None:
     mech = from_callable(_sleeps_above_half, LOCAL, (0.0, 1.0), vectorized=True)
     before = threading.active_count()
     r = audit_mechanism(mech, pairs=[([1.0], [0.0])], samples=2000, options=AuditOptions(timeout=0.002))
-    h = r.timed_out["hang_test"]
-    assert r.violation and h["timeouts_on_data"] == h["draws_on_data"] == HANG_TEST_OVERRUNS
+    h = r.timed_out.hang_test
+    assert r.violation and h.timeouts_on_data == h.draws_on_data == HANG_TEST_OVERRUNS
     assert threading.active_count() - before <= HANG_TEST_OVERRUNS + 4
 
 

@@ -213,6 +213,6 @@ def test_the_finalist_is_evaluated_on_every_draw_the_search_left() -> None:
         - stages["crash scan"]
         - (MILLION - stages["screening"] - stages["crash scan"]) % 2
     )
-    (evaluated,) = r.blackbox["evaluated"]
-    assert evaluated["n0"] == evaluated["n1"] == stages["evaluation"] // 2
-    assert np.isfinite(evaluated["epsilon_lower_bound"])
+    (evaluated,) = r.blackbox.evaluated
+    assert evaluated.n0 == evaluated.n1 == stages["evaluation"] // 2
+    assert np.isfinite(evaluated.epsilon_lower_bound)

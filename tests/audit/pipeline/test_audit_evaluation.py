@@ -57,10 +57,10 @@ def test_a_wrong_prediction_of_a_clear_violation_costs_draws_not_power(monkeypat
     full budget then shows it. Before issue 20 the audit stopped after the cut round."""
     monkeypatch.setattr(evaluation, "finalist_budget", lambda *_: draw_budget.MIN_BUDGET)
     r = audit_mechanism(_LaplaceSum(), pairs=[([1.0], [0.0])], seed=0)
-    rounds = r.blackbox["rounds"]
-    assert rounds == [[draw_budget.MIN_BUDGET], [400_000]]
-    first = [e for e in r.blackbox["evaluated"] if e["round"] == 0]
-    assert first and max(e["epsilon_lower_bound"] for e in first) <= 0.5
+    rounds = r.blackbox.rounds
+    assert rounds == ((draw_budget.MIN_BUDGET,), (400_000,))
+    first = [e for e in r.blackbox.evaluated if e.round == 0]
+    assert first and max(e.epsilon_lower_bound for e in first) <= 0.5
     assert r.violation and 0.5 < r.epsilon_lower_bound <= 0.75, r.summary()
 
 
@@ -111,7 +111,7 @@ def test_tighten_spends_the_full_budget_on_a_clear_violation() -> None:
     tight = audit_mechanism(mech, samples=100_000, seed=3, options=AuditOptions(tighten=True))
     assert quick.violation and tight.violation
     assert tight.samples_used > 4 * quick.samples_used
-    assert tight.blackbox["carried"] == 1 and len(tight.blackbox["evaluated"]) == 1
+    assert tight.blackbox.carried == 1 and len(tight.blackbox.evaluated) == 1
     assert quick.epsilon_lower_bound < tight.epsilon_lower_bound <= 2.0
     with pytest.raises(ValueError, match="tighten"):
         audit_mechanism(mech, options=AuditOptions(tighten="yes"))
@@ -131,23 +131,24 @@ def _context(mech, samples: int, tighten: bool = False, timeout: float | None = 
 
 @pytest.mark.parametrize("timeout", [None, 0.01])
 def test_draw_blocks_concatenated_are_the_draws_in_one_piece(timeout) -> None:
-    """AuditContext.draw_blocks: the same draws as AuditContext.draw, for jobs of different
-    lengths, structured outputs (an SVT's symbols and numbers) and the small chunks of a time
-    limit; every block holds at most about the block size per job."""
+    """AuditContext.draw_blocks: the same draws as AuditContext.draw, for the jobs of a pair of
+    different lengths, structured outputs (an SVT's symbols and numbers) and the small chunks of
+    a time limit; every block holds at most about the block size per job."""
     from dpquant.audit.pipeline.context import EVAL
     from dpquant.audit.pipeline.draws import chunk_size
     from dpquant.audit.suites.classic import entry
 
     mech = entry("SparseVectorTechnique3").make(0.5)
     d0, d1 = np.ones(10), np.r_[np.full(5, 2.0), np.zeros(5)]
-    jobs = [(d0, 150_000, (EVAL, 0, 0, 0)), (d1, 70_000, (EVAL, 0, 0, 1))]
-    whole = _context(mech, 1, timeout=timeout).draw(jobs)
+    pair = ((d0, 150_000, (EVAL, 0, 0, 0)), (d1, 70_000, (EVAL, 0, 0, 1)))
+    (whole,) = _context(mech, 1, timeout=timeout).draw([pair])
     ctx = _context(mech, 1, timeout=timeout)
-    blocks = list(ctx.draw_blocks(jobs, 40_000))
+    blocks = [block for (block,) in ctx.draw_blocks([pair], 40_000)]
     step = chunk_size(mech, d0, timeout)
     assert len(blocks) == -(-150_000 // (step * max(1, 40_000 // step)))
     assert all(len(b[0]) <= max(step, 40_000) for b in blocks)
     assert ctx.used == 220_000
+    assert [len(out) for out in whole] == [150_000, 70_000]
     for j, out in enumerate(whole):
         joined = Outputs.concat([b[j] for b in blocks if len(b[j])])
         assert np.array_equal(out.values, joined.values, equal_nan=True)
@@ -174,8 +175,8 @@ def test_an_evaluation_counted_block_by_block_counts_the_same_draws(
     whole = evaluation.blackbox_stage(_context(mech, 200_000, True), finalists, False)
     monkeypatch.setattr(evaluation, "EVAL_BLOCK", 1)
     blocks = evaluation.blackbox_stage(_context(mech, 200_000, True), finalists, False)
-    assert whole[0]["evaluated"] == blocks[0]["evaluated"] and whole[2] == blocks[2]
-    assert whole[0]["evaluated"][0]["n0"] == 140_000
+    assert whole[0].evaluated == blocks[0].evaluated and whole[2] == blocks[2]
+    assert whole[0].evaluated[0].n0 == 140_000
     assert len(whole[3][1]) == 140_000 and len(blocks[3][1]) == 65_536
 
 

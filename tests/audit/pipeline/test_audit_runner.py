@@ -37,7 +37,7 @@ def test_report_fields_follow_the_contract() -> None:
     assert isinstance(r.epsilon_lower_bound, float) and r.epsilon_lower_bound >= 0.0
     assert r.epsilon_exact == pytest.approx(0.7461540879301449, abs=1e-12)
     assert r.violation is False
-    assert r.witness["data"] in ([0.0, 0.25, 0.25], [0.25, 0.25, 1.0])
+    assert r.witness.data in ((0.0, 0.25, 0.25), (0.25, 0.25, 1.0))
     d = r.to_dict()
     json.dumps(d)  # JSON-ready
     for key in ("claimed_epsilon", "epsilon_lower_bound", "epsilon_exact", "violation", "witness"):
@@ -50,7 +50,7 @@ def test_exception_on_one_neighbour_only_is_found_as_a_leak() -> None:
     r = audit_mechanism(mech, samples=20_000, seed=0)
     assert r.violation and r.epsilon_lower_bound > 3.0
     # the witness separates the data set holding 0.5 (always raises) from the one without it
-    with_half = [0.5 in r.witness[k] for k in ("data", "data_prime")]
+    with_half = [0.5 in r.witness.data, 0.5 in r.witness.data_prime]
     assert sorted(with_half) == [False, True]
 
 
@@ -78,16 +78,16 @@ def test_approximate_claim_is_checked_by_the_exact_hockey_stick(reclaimed) -> No
     ok = audit_mechanism(reclaimed(rr, PrivacyClaim(0.5, delta + 1e-9, "local")), mode="exact")
     bad = audit_mechanism(reclaimed(rr, PrivacyClaim(0.5, delta - 1e-9, "local")), mode="exact")
     assert not ok.violation and bad.violation
-    assert bad.exact["delta_at_claimed_epsilon"] == pytest.approx(delta, abs=1e-12)
+    assert bad.exact.delta_at_claimed_epsilon == pytest.approx(delta, abs=1e-12)
 
 
 def test_blackbox_bound_subtracts_delta(reclaimed) -> None:
     rr = RandomizedResponse(1.0)
     claim = PrivacyClaim(0.5, 0.2, "local")
     r = audit_mechanism(reclaimed(rr, claim), mode="blackbox", samples=100_000)
-    best = max(r.blackbox["evaluated"], key=lambda e: e["epsilon_lower_bound"])
+    best = max(r.blackbox.evaluated, key=lambda e: e.epsilon_lower_bound)
     # with δ = 0.2 subtracted the bound is ln((0.731 − 0.2)/0.269) < 0.69 < 1
-    assert best["epsilon_lower_bound"] < np.log((p_keep() - 0.2) / (1 - p_keep())) + 0.05
+    assert best.epsilon_lower_bound < np.log((p_keep() - 0.2) / (1 - p_keep())) + 0.05
     assert r.violation  # δ(0.5) = 0.2875 > 0.2: the claim is false and the bound shows it
 
 

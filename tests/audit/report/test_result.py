@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from dpquant.audit import audit_mechanism, from_callable
+from dpquant.audit.events.families import Event
+from dpquant.audit.model.outputs import TIMEOUT
+from dpquant.audit.report.findings import DataPair, Witness
 from dpquant.audit.report.render import NOT_COMPUTED, cell, fmt, render_report, witness_line
 from dpquant.audit.report.result import AuditReport
 from dpquant.reference.core import PrivacyClaim
@@ -79,7 +83,7 @@ def test_a_failure_reads_as_the_command_lines_witness_line(
     assert witness.startswith("witness: D = (") and witness.endswith(" [blackbox]")
     w = blackbox_violation.witness
     assert w is not None
-    assert f"counts {w['k0']}/{w['n0']} vs {w['k1']}/{w['n1']}" in witness
+    assert f"counts {w.k0}/{w.n0} vs {w.k1}/{w.n1}" in witness
     assert "'k0'" not in message and "{" not in message
 
 
@@ -91,11 +95,16 @@ def test_a_passing_audit_does_not_raise(exact_pass: AuditReport) -> None:
     assert witness.startswith("witness: D = (") and "{" not in witness
 
 
-def test_a_witness_of_another_shape_is_still_shown_on_one_line() -> None:
+def test_a_witness_line_shows_the_pair_the_event_and_counts_and_vector_records() -> None:
     assert witness_line(None) == "none"
-    odd = {"data": [0.5], "source": "exact", "pairs": 3}  # no data_prime
-    line = witness_line(odd)
-    assert "\n" not in line and '"pairs": 3' in line and line.endswith("[exact]")
+    exact = Witness.from_exact(DataPair.of([0.5], [0.25, 0.5]))
+    assert witness_line(exact) == "D = (0.5), D' = (0.25, 0.5) [exact]"
+    records = DataPair.of(np.array([[1.0, 0.0, 0.5]]), np.array([[0.0, 1.0, 0.5]]))
+    timeout = Witness.from_hang_test(records, Event("atom", atom=TIMEOUT), (64, 64, 0, 80), 1.5)
+    assert witness_line(timeout) == (
+        f"D = ((1, 0, 0.5)), D' = ((0, 1, 0.5)); event: output is atom {TIMEOUT!r}; "
+        "counts 64/64 vs 0/80 [timeout]"
+    )
 
 
 def test_a_table_cell_marks_a_value_not_computed_without_n_a() -> None:

@@ -126,8 +126,8 @@ def test_diffprivlib_audit_finds_the_issue_107_crash_by_itself() -> None:
     mech = peer("diffprivlib")
     r = audit_mechanism(mech, seed=0, max_draws=100_000)
     assert r.violation and r.epsilon_lower_bound > 5, brief(r)
-    assert r.witness["event"]["kind"] == "atom" and "RuntimeError" in r.witness["event"]["atom"]
-    sizes = {len(r.witness["data"]), len(r.witness["data_prime"])}
+    assert r.witness.event.kind == "atom" and "RuntimeError" in r.witness.event.atom
+    sizes = {len(r.witness.data), len(r.witness.data_prime)}
     assert 2900 <= min(sizes) <= max(sizes) <= 3100  # at the boundary (outliers clip to 0)
 
 
@@ -165,7 +165,7 @@ from dpquant.audit.suites.adapters import opendp_quantile
 grid = tuple(float(v) for v in np.linspace(0.0, 1.0, 11))
 r = audit_mechanism(opendp_quantile(candidates=grid), seed=0, max_draws={draws}, alpha=1e-7)
 print(json.dumps({{"violation": r.violation, "eps_lb": r.epsilon_lower_bound,
-                  "draws": r.samples_used, "witness": json.dumps(r.witness, default=repr),
+                  "draws": r.samples_used, "witness": r.to_dict()["witness"],
                   "summary": r.summary()}}))
 """
 

@@ -41,7 +41,7 @@ def test_auditor_finds_the_paper_modes_violation_without_a_given_pair() -> None:
     assert r.violation, r.summary()
     assert r.epsilon_exact is not None and r.epsilon_exact > 1
     assert r.epsilon_lower_bound > 1  # the black-box bound alone certifies it (1 − 1e-6)
-    d0, d1 = r.witness["data"], r.witness["data_prime"]
+    d0, d1 = r.witness.data, r.witness.data_prime
     params = mech.parameters(len(d0))
     assert in_typical_set(d0, params) and in_typical_set(d1, params)
     loss = certified_privacy_loss(mech.exact(d0), mech.exact(d1))
@@ -78,8 +78,8 @@ def test_float_output_is_caught_by_the_auditor_although_its_law_is_private() -> 
     r = audit_mechanism(mech, seed=0, samples=SAMPLES, options=AuditOptions(float_lattice=True))
     assert r.violation, r.summary()
     assert r.epsilon_exact is not None and r.epsilon_exact <= 1
-    assert r.epsilon_lower_bound > 1 and r.witness["source"] == "blackbox"
-    assert "lattice" in r.witness["event"]  # found by the float-lattice events, by design
+    assert r.epsilon_lower_bound > 1 and r.witness.source == "blackbox"
+    assert r.witness.event.lattice is not None  # found by the float-lattice events, by design
 
 
 def test_grid_output_passes_the_audit_with_the_float_lattice_events() -> None:

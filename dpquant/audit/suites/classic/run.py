@@ -105,7 +105,7 @@ def run_entry(
     start = time.perf_counter()
     report = audit_mechanism(mech, **options)
     seconds = time.perf_counter() - start
-    event = (report.witness or {}).get("event") or {}
+    event = None if report.witness is None else report.witness.event
     return SuiteRun(
         chosen.name,
         eps,
@@ -115,8 +115,8 @@ def run_entry(
         report.epsilon_lower_bound,
         report.samples_used,
         seconds,
-        str(event.get("kind", "")),
-        str(event.get("description", "")),
+        "" if event is None else event.kind,
+        "" if event is None else event.describe(),
     )
 
 
