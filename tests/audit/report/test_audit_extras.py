@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpquant.audit import audit_mechanism, batch
+from dpquant.audit import audit_mechanism
 from dpquant.audit.report.extras import EXTRAS, MissingExtra, missing, require
+from dpquant.cli import batch_audit as batch
 from dpquant.reference.core import PrivacyClaim
 from dpquant.reference.primitives.randomized_response import RandomizedResponse
 
