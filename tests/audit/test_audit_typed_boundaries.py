@@ -63,7 +63,7 @@ def test_no_public_function_method_or_field_of_the_auditor_is_a_dict_of_anything
 
 
 def test_the_check_finds_each_kind_of_breach_and_allows_the_exceptions() -> None:
-    text = '''
+    text = """
 from typing import Any
 from collections.abc import Mapping
 
@@ -81,7 +81,7 @@ class Report:
 
 class _Findings:
     exact: dict[str, Any] | None
-'''
+"""
     assert untyped_boundaries(text) == [
         "stage (line 5): -> tuple[dict[str, Any] | None, list[int]]",
         "takes (line 6): dict[str, Any]",

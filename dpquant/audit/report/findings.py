@@ -448,11 +448,7 @@ class Witness:
         ):
             raise ValueError(
                 f"{'an' if self.source == 'exact' else 'a'} {self.source} witness has "
-                + (
-                    "its event, counts and bound"
-                    if wanted_counted
-                    else "no event, counts or bound"
-                )
+                + ("its event, counts and bound" if wanted_counted else "no event, counts or bound")
                 + (" and its round, interval and selection bound" if wanted_selected else "")
                 + f", got {self!r:.300}"
             )

@@ -107,7 +107,9 @@ def test_an_exact_and_black_box_audits_values_give_the_golden_json(golden_report
     assert list(report.blackbox.to_dict()) == BLACKBOX_KEYS
     assert list(report.witness.to_dict()) == WITNESS_KEYS["blackbox"]
     assert all(list(c.to_dict()) == CONFORMANCE_KEYS for c in report.conformance)
-    assert all(list(e.to_dict()) == WITNESS_KEYS["blackbox"][:-1] for e in report.blackbox.evaluated)
+    assert all(
+        list(e.to_dict()) == WITNESS_KEYS["blackbox"][:-1] for e in report.blackbox.evaluated
+    )
 
 
 @pytest.mark.audit

@@ -117,3 +117,24 @@ def test_the_markdown_of_each_report_has_its_verdict(
 ) -> None:
     for report in (blackbox_violation, exact_pass):
         assert f"* verdict: **{report.verdict}**" in render_report(report)
+
+
+def test_the_markdown_of_a_report_on_vector_records_shows_each_record() -> None:
+    """Before the findings were typed, a report whose evaluated pair held vector records could
+    not be rendered (``short`` read each record as a number: a TypeError)."""
+    from dpquant.audit.report.findings import BlackboxFindings, EvaluatedCandidate
+
+    pair = DataPair.of(np.zeros((2, 3)), np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]))
+    e = EvaluatedCandidate(
+        0, pair, Event("point", lo=1.0), 754, 3500, 183, 3500, 0.89, (0.88, 2.0), 0.6
+    )
+    blackbox = BlackboxFindings((pair,), (5000,), ((5000,),), 0.3, 2, 2.5e-7, (e,), 0.89, True)
+    report = AuditReport(
+        "vector sum", PrivacyClaim(0.5, 0.0, "replace_one"), "blackbox", 0.89, None, True,
+        Witness.from_evaluated(e), 1e-6, 0, 10_000, 1.0, blackbox=blackbox,
+    )  # fmt: skip
+    shown = "D = ((0, 0, 0), (0, 0, 0)), D' = ((0, 0, 0), (1, 1, 1))"
+    assert f"* evaluated: y == 1.0 on {shown}: 754/3500 vs 183/3500" in report.to_markdown()
+    assert report.explanation().endswith(
+        f"witness: {shown}; event: y == 1.0; counts 754/3500 vs 183/3500 [blackbox]"
+    )
