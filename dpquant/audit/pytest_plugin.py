@@ -377,7 +377,8 @@ def make_auditor(
             )
         allow = check_flag(allow_inconclusive, "allow_inconclusive")
         run = {k: options.pop(k) for k in RUN_OPTIONS if k in options}
-        options["options"] = AuditOptions(**run)
+        if run:
+            options["options"] = AuditOptions(**run)
         if time_budget is None:
             report = dpquant.audit.pipeline.runner.audit_mechanism(mech, **options)
         else:
