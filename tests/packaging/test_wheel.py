@@ -119,7 +119,7 @@ print(reference.__file__, audit.__file__, dpquant.__file__, sep="\\n")
 assert claims.default_ledger() == claims.PACKAGED_LEDGER, claims.default_ledger()
 assert not claims.source_checkout()
 assert len(load_adult("age")) == 48842
-assert resources.files("dpquant.audit").joinpath("adapters", "seedrand.c").is_file()
+assert resources.files("dpquant.audit").joinpath("suites", "adapters", "seedrand.c").is_file()
 print("SYS.PATH", *sys.path, sep="\\n")
 """
 
