@@ -22,6 +22,7 @@ Rényi bound it implies at an order, or None). :func:`check_any_claim` checks an
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
@@ -470,8 +471,8 @@ def check_any_claim(claim: Any, name: str = "claim") -> AnyClaim:
         kinds = ", ".join(k.__name__ for k in CLAIM_KINDS)
         raise ParameterError(name, f"must be a privacy claim ({kinds})", type(claim).__name__)
     try:
-        fields = {k: getattr(claim, k) for k in claim.__dataclass_fields__}
-        return type(claim)(**fields)
+        values = {f.name: getattr(claim, f.name) for f in dataclasses.fields(claim)}
+        return type(claim)(**values)
     except ParameterError as exc:
         raise ParameterError(f"{name}.{exc.parameter}", exc.allowed, exc.got) from None
 

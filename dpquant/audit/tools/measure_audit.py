@@ -1,0 +1,451 @@
+"""``audit_claim``: audit a mechanism against a claim of any kind (issue 37, first step).
+
+A claim may be pure or approximate (ε, δ)-DP, (ξ, ρ)-zCDP, Rényi DP at listed orders, μ-GDP or a
+privacy profile (:mod:`dpquant.reference.measures`). The audit has two parts:
+
+* **Exact, in the claim's own measure** (a mechanism with ``exact(data)``): on every searched
+  neighbouring pair the measure of the two exact laws is computed and its supremum located
+  (:mod:`dpquant.reference.measures.pair_measures`): ρ as the supremum over orders of D_α/α by
+  branch and bound, D_α at each claimed order, the least μ of the pair (exact from the trade-off
+  vertices between discrete laws), the δ excess at each point of a profile. A pair whose measure
+  attains a value above the claim is a witnessed violation; otherwise the report gives the
+  interval the search proved.
+* **Black-box, through the profile the claim implies** (the idea of Delta-Siege: Lokna et al.,
+  "Group and Attack: Auditing Differential Privacy", CCS 2023, which searches the (ε, δ) curve
+  for the weakest point). Every claim implies (ε*, δ_c(ε*))-DP at each ε*
+  (:meth:`~dpquant.reference.measures.MeasureClaim.delta_at`), so a sound (ε, δ) audit at such a
+  point that finds a violation refutes the claim. The audit runs
+  :func:`~dpquant.audit.audit_mechanism` at up to :data:`PROXY_DELTAS` points (the ε* where the
+  claimed δ is 10⁻¹, 10⁻² and 10⁻³; for a table, the points nearest those δ), each at α/k, so
+  the verdict holds at confidence 1 − α over all of them (Bonferroni).
+
+What is left for the measure-native black-box pipeline (event selection scored in the claim's
+measure; Rényi and GDP bounds from the evaluation counts) is listed in ``notes/measures.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from dpquant.audit.model.claimed import ClaimOverride
+from dpquant.audit.model.neighbours import check_pairs, exhaustive_pairs, probe_values
+from dpquant.audit.model.relations import check_relation, check_relation_pairs
+from dpquant.audit.pipeline.options import AuditOptions
+from dpquant.audit.pipeline.runner import audit_mechanism
+from dpquant.audit.report.result import AuditReport
+from dpquant.audit.statistics.exact_loss import check_exact_law, mechanism_name
+from dpquant.errors import ParameterError
+from dpquant.reference.core import PrivacyClaim, has_exact
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.measures import (
+    AnyClaim,
+    GDPClaim,
+    ProfileClaim,
+    RenyiClaim,
+    ZCDPClaim,
+    check_any_claim,
+    claim_delta_at,
+    claim_measure,
+)
+from dpquant.reference.measures.pair_measures import (
+    Located,
+    gdp_of_pair,
+    profile_excess,
+    renyi_of_pair,
+    zcdp_of_pair,
+)
+from dpquant.reference.validation import check_choice, check_int, check_probability, read_attribute
+
+PROXY_DELTAS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
+"""The claimed δ at which the black-box part audits the implied (ε*, δ) points."""
+EXHAUSTIVE_SIZE = 2
+"""The largest data sets of the exact part's own pairs (every neighbouring pair of data sets of
+up to this many probe values)."""
+MODES = ("auto", "exact", "blackbox")
+
+
+@dataclass(frozen=True)
+class ExactMeasureFinding:
+    """The exact part of :func:`audit_claim`, in the claim's measure.
+
+    Attributes:
+        measure: The claim's measure (``"zcdp"``, ``"renyi"``, ``"gdp"``, ``"profile"``,
+            ``"pure"``, ``"approximate"``).
+        claimed: The claimed value in that measure (ρ, the worst order's ε_α, μ; 0 for a
+            profile, whose value is an excess of δ).
+        value: The largest value attained over the pairs (a witness when above ``claimed``).
+        upper: The least upper bound proven over the pairs (+inf when a search could not
+            bound a pair).
+        argument: Where the worst value is attained: the order α (zCDP, Rényi), the type I
+            error or ε (GDP), the ε (profile).
+        witness: The worst pair of data sets.
+        pairs: Pairs searched.
+        undecided: Pairs whose search ended with the claim inside its proven interval.
+    """
+
+    measure: str
+    claimed: float
+    value: float
+    upper: float
+    argument: float
+    witness: tuple[list[Any], list[Any]] | None
+    pairs: int
+    undecided: int
+
+    @property
+    def violation(self) -> bool:
+        """A value above the claim was attained on some pair."""
+        return self.value > self.claimed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "measure": self.measure,
+            "claimed": self.claimed,
+            "value": self.value,
+            "upper": self.upper,
+            "argument": self.argument,
+            "witness": None if self.witness is None else [list(d) for d in self.witness],
+            "pairs": self.pairs,
+            "undecided": self.undecided,
+            "violation": self.violation,
+        }
+
+
+@dataclass(frozen=True)
+class ProxyAudit:
+    """One black-box (ε*, δ*) audit the claim implies.
+
+    Attributes:
+        epsilon: ε*.
+        delta: δ* = the claim's δ at ε*.
+        report: The :class:`~dpquant.audit.report.result.AuditReport` at α/k.
+    """
+
+    epsilon: float
+    delta: float
+    report: AuditReport
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "delta": self.delta, "report": self.report.to_dict()}
+
+
+@dataclass(frozen=True)
+class ClaimAuditReport:
+    """What :func:`audit_claim` found.
+
+    Attributes:
+        mechanism: The mechanism's name.
+        claim: The claim audited.
+        alpha: The confidence parameter of the black-box part (over all its points).
+        exact: The exact part, or None (no exact law, or ``mode="blackbox"``).
+        proxies: The black-box audits at implied (ε*, δ*) points.
+        notes: What a reader needs to know (points skipped, searches that ended undecided).
+    """
+
+    mechanism: str
+    claim: AnyClaim
+    alpha: float
+    exact: ExactMeasureFinding | None
+    proxies: tuple[ProxyAudit, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def violation(self) -> bool:
+        """The exact part witnessed a value above the claim, or a black-box point was violated."""
+        exact = self.exact is not None and self.exact.violation
+        return exact or any(p.report.violation for p in self.proxies)
+
+    @property
+    def looked(self) -> bool:
+        """Whether anything was evaluated: an exact pair, or a black-box point that could
+        conclude."""
+        exact = self.exact is not None and self.exact.pairs > 0
+        return exact or any(p.report.inconclusive is None for p in self.proxies)
+
+    @property
+    def verdict(self) -> str:
+        """VIOLATION; INCONCLUSIVE (nothing could be evaluated); or no violation found (never
+        a proof of privacy)."""
+        if self.violation:
+            return "VIOLATION"
+        if not self.looked:
+            return "INCONCLUSIVE: nothing was evaluated"
+        return "no violation found"
+
+    @property
+    def passed(self) -> bool:
+        """No violation, and every part could look (a black-box point that timed out, whose
+        sampler does not match its law or that was inconclusive fails the audit)."""
+        return self.looked and not self.violation and all(p.report.passed for p in self.proxies)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mechanism": self.mechanism,
+            "claim": self.claim.to_dict(),
+            "measure": claim_measure(self.claim),
+            "alpha": self.alpha,
+            "verdict": self.verdict,
+            "exact": None if self.exact is None else self.exact.to_dict(),
+            "proxies": [p.to_dict() for p in self.proxies],
+            "notes": list(self.notes),
+        }
+
+    def summary(self) -> str:
+        """One line: the verdict, the measure, the exact value against the claim, the points."""
+        parts = [f"{self.verdict}: {self.mechanism} against {claim_measure(self.claim)}"]
+        if self.exact is not None:
+            e = self.exact
+            parts.append(f"exact {e.value:.6g} (claimed {e.claimed:.6g}, proven <= {e.upper:.6g})")
+        for p in self.proxies:
+            parts.append(f"(ε*={p.epsilon:.4g}, δ*={p.delta:.3g}): {p.report.verdict}")
+        return "; ".join(parts)
+
+
+# -- the exact part ---------------------------------------------------------------------------------
+
+
+def _pair_measure(claim: AnyClaim, p: Any, q: Any) -> tuple[float, float, float, float, bool]:
+    """(value, upper, argument, claimed, undecided) of one pair in the claim's measure."""
+    if isinstance(claim, ZCDPClaim):
+        found = zcdp_of_pair(p, q, claim.xi, threshold=claim.rho)
+        return _from_located(found, claim.rho)
+    if isinstance(claim, GDPClaim):
+        found = gdp_of_pair(p, q, threshold=claim.mu)
+        return _from_located(found, claim.mu)
+    if isinstance(claim, RenyiClaim):
+        worst: tuple[float, float, float, float, bool] | None = None
+        for order, eps in claim.orders:
+            d = float(renyi_of_pair(p, q, order))
+            row = (d, d, order, eps, False)
+            if worst is None or d - eps > worst[0] - worst[3]:
+                worst = row
+        assert worst is not None
+        return worst
+    if isinstance(claim, ProfileClaim):
+        found = profile_excess(p, q, claim.delta_at, points=tuple(e for e, _ in claim.points))
+        return _from_located(found, 0.0)
+    assert isinstance(claim, PrivacyClaim)
+    found = profile_excess(
+        p, q, lambda e: claim_delta_at(claim, e), points=(claim.epsilon,)
+    )
+    return _from_located(found, 0.0)
+
+
+def _from_located(found: Located, claimed: float) -> tuple[float, float, float, float, bool]:
+    value, upper = float(found.value), float(found.upper)
+    undecided = not found.value > claimed and not found.upper <= claimed
+    return value, upper, float(found.argument), claimed, undecided
+
+
+def _exact_pairs(mech: Any, claim: AnyClaim, pairs: Any, relation: Any) -> list[Any]:
+    domain = read_attribute(mech, "domain", "mech")
+    chosen = relation if relation is not None else read_attribute(mech, "relation", "mech", None)
+    if chosen is not None:
+        chosen = check_relation(chosen, claim.adjacency, "relation")
+        if pairs is None:
+            return list(chosen.candidates(domain))
+        return check_relation_pairs(chosen, pairs, domain)
+    if pairs is not None:
+        return check_pairs(pairs, claim.adjacency, domain)
+    inputs = read_attribute(mech, "input_values", "mech", None)
+    values = probe_values(domain, inputs)
+    return [p.data for p in exhaustive_pairs(values, EXHAUSTIVE_SIZE, claim.adjacency)]
+
+
+def exact_measure(
+    mech: Any, claim: AnyClaim, pairs: Iterable[tuple[Any, Any]] | None = None, relation: Any = None
+) -> ExactMeasureFinding:
+    """The claim's measure on every pair, from the mechanism's exact laws.
+
+    Args:
+        mech: A mechanism with ``exact(data)``.
+        claim: A checked claim.
+        pairs: Neighbouring pairs to use, or None for the auditor's (every pair of data sets of
+            up to :data:`EXHAUSTIVE_SIZE` probe values, or the relation's candidates).
+        relation: A relation object (as for :func:`~dpquant.audit.audit_mechanism`), or None.
+
+    Returns:
+        The :class:`ExactMeasureFinding`.
+
+    Raises:
+        ValueError: The mechanism has no exact law, the pairs are not neighbours, or a law
+            cannot be judged (named).
+    """
+    if not has_exact(mech):
+        raise ParameterError("mech", "must provide exact(data) for the exact part", "no exact")
+    name = mechanism_name(mech)
+    checked = _exact_pairs(mech, claim, pairs, relation)
+    cache: dict[Any, Any] = {}
+
+    def law(d: np.ndarray) -> Any:
+        key = (d.shape, tuple(np.asarray(d).ravel().tolist()))
+        if key not in cache:
+            cache[key] = check_exact_law(mech.exact(np.array(d, copy=True)),
+                                         f"the exact law of {name} on {np.asarray(d).tolist()}")
+        return cache[key]
+
+    best: tuple[float, float, float, float, bool] | None = None
+    witness = None
+    upper, undecided = -math.inf, 0
+    with workdps():
+        for d0, d1 in checked:
+            row = _pair_measure(claim, law(d0), law(d1))
+            undecided += row[4]
+            upper = max(upper, row[1])
+            if best is None or row[0] - row[3] > best[0] - best[3]:
+                best, witness = row, (np.asarray(d0).tolist(), np.asarray(d1).tolist())
+    if best is None:
+        return ExactMeasureFinding(claim_measure(claim), 0.0, -math.inf, math.inf, math.nan,
+                                   None, 0, 0)
+    return ExactMeasureFinding(claim_measure(claim), best[3], best[0], upper, best[2], witness,
+                               len(checked), undecided)
+
+
+# -- the black-box part ------------------------------------------------------------------------------
+
+
+def _epsilon_where(claim: AnyClaim, delta: float) -> float | None:
+    """The least ε with δ_c(ε) <= δ (bisection on the nonincreasing profile), or None when
+    δ_c(0) <= δ already (no ε > 0 is needed) or δ_c never comes down to δ below ε = 2^20."""
+    if claim_delta_at(claim, 0.0) <= delta:
+        return None
+    lo, hi = 0.0, 1.0
+    while claim_delta_at(claim, hi) > delta:
+        lo, hi = hi, hi * 2
+        if hi > 2**20:
+            return None
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if claim_delta_at(claim, mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def proxy_points(claim: AnyClaim) -> list[tuple[float, float]]:
+    """The (ε*, δ*) points the black-box part audits: for a :class:`PrivacyClaim`, the claim
+    itself; for a table, the points with δ in (0, 1) nearest (in log δ) each of
+    :data:`PROXY_DELTAS`; otherwise the least ε* with δ_c(ε*) <= each δ of :data:`PROXY_DELTAS`,
+    with δ* = δ_c(ε*) rounded up to a float.
+
+    Args:
+        claim: A checked claim.
+
+    Returns:
+        Distinct (ε*, δ*) points with ε* > 0 and δ* in [0, 1).
+    """
+    if isinstance(claim, PrivacyClaim):
+        return [(claim.epsilon, claim.delta)]
+    points: list[tuple[float, float]] = []
+    if isinstance(claim, ProfileClaim):
+        usable = [(e, d) for e, d in claim.points if e > 0 and 0 < d < 1]
+        for target in PROXY_DELTAS:
+            if usable:
+                best = min(usable, key=lambda p: abs(math.log(p[1]) - math.log(target)))
+                if best not in points:
+                    points.append(best)
+        return points
+    for target in PROXY_DELTAS:
+        eps = _epsilon_where(claim, target)
+        if eps is None or eps <= 0:
+            continue
+        with workdps():
+            delta = float(mpmath.nstr(claim_delta_at(claim, eps), 20))
+        delta = math.nextafter(delta, 1.0)  # rounded up: the point is implied
+        if delta < 1.0 and (eps, delta) not in points:
+            points.append((eps, delta))
+    return points
+
+
+def audit_claim(
+    mech: Any,
+    claim: Any = None,
+    *,
+    pairs: Iterable[tuple[Any, Any]] | None = None,
+    samples: int | None = None,
+    alpha: float = 1e-6,
+    seed: int = 0,
+    mode: str = "auto",
+    relation: Any = None,
+    options: AuditOptions | None = None,
+) -> ClaimAuditReport:
+    """Audit ``mech`` against a claim of any kind (module docstring).
+
+    Args:
+        mech: The mechanism (as for :func:`~dpquant.audit.audit_mechanism`); its ``claim`` may
+            be of any kind.
+        claim: The claim to audit (:class:`~dpquant.reference.PrivacyClaim`,
+            :class:`~dpquant.reference.measures.ZCDPClaim`, ``RenyiClaim``, ``GDPClaim`` or
+            ``ProfileClaim``), or None for ``mech.claim``.
+        pairs: Neighbouring pairs for both parts, or None for the auditor's search.
+        samples: Draws per data set of each black-box point (as for ``audit_mechanism``).
+        alpha: The confidence parameter of the black-box part, shared by its points.
+        seed: The seed (point k uses seed + k).
+        mode: ``"auto"`` (the exact part where the law is known, and the black-box part),
+            ``"exact"`` or ``"blackbox"``.
+        relation: A relation object (as for ``audit_mechanism``), or None.
+        options: :class:`~dpquant.audit.pipeline.options.AuditOptions` for the black-box points.
+
+    Returns:
+        The :class:`ClaimAuditReport`.
+
+    Raises:
+        ValueError: An argument out of range or a claim of no known kind (named), or as
+            ``audit_mechanism`` raises.
+    """
+    chosen = check_any_claim(read_attribute(mech, "claim", "mech") if claim is None else claim,
+                             "mech.claim" if claim is None else "claim")
+    mode = check_choice(mode, "mode", MODES)
+    alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
+    seed = check_int(seed, "seed", minimum=0, maximum=2**32 - 1 - len(PROXY_DELTAS))
+    if mode == "exact" and not has_exact(mech):
+        raise ParameterError("mode", "may be 'exact' only for a mechanism with exact(data)",
+                             repr(mode))
+    notes: list[str] = []
+    exact = None
+    if mode != "blackbox" and has_exact(mech):
+        exact = exact_measure(mech, chosen, pairs, relation)
+        if exact.undecided:
+            notes.append(
+                f"exact: {exact.undecided} of {exact.pairs} pairs ended with the claim inside "
+                "the interval their search proved (a measure flat at the claim)"
+            )
+    proxies: list[ProxyAudit] = []
+    if mode != "exact":
+        points = proxy_points(chosen)
+        if not points:
+            notes.append("black-box: the claim implies no (ε, δ) point with ε > 0 and δ < 1")
+        for k, (eps, delta) in enumerate(points):
+            proxy = PrivacyClaim(eps, delta, chosen.adjacency)
+            report = audit_mechanism(
+                ClaimOverride(mech, proxy),
+                pairs=pairs,
+                samples=samples,
+                alpha=alpha / len(points),
+                seed=seed + k,
+                mode="blackbox",
+                relation=relation,
+                options=options,
+            )
+            proxies.append(ProxyAudit(eps, delta, report))
+    return ClaimAuditReport(mechanism_name(mech), chosen, alpha, exact, tuple(proxies),
+                            tuple(notes))
+
+
+__all__ = [
+    "EXHAUSTIVE_SIZE",
+    "PROXY_DELTAS",
+    "ClaimAuditReport",
+    "ExactMeasureFinding",
+    "ProxyAudit",
+    "audit_claim",
+    "exact_measure",
+    "proxy_points",
+]
