@@ -467,12 +467,13 @@ def check_any_claim(claim: Any, name: str = "claim") -> AnyClaim:
     """
     if isinstance(claim, PrivacyClaim):
         return check_claim(claim, name)
-    if not isinstance(claim, MeasureClaim):
+    if not isinstance(claim, ZCDPClaim | RenyiClaim | GDPClaim | ProfileClaim):
         kinds = ", ".join(k.__name__ for k in CLAIM_KINDS)
         raise ParameterError(name, f"must be a privacy claim ({kinds})", type(claim).__name__)
     try:
         values = {f.name: getattr(claim, f.name) for f in dataclasses.fields(claim)}
-        return type(claim)(**values)
+        rebuilt: AnyClaim = type(claim)(**values)
+        return rebuilt
     except ParameterError as exc:
         raise ParameterError(f"{name}.{exc.parameter}", exc.allowed, exc.got) from None
 

@@ -246,8 +246,13 @@ def gdp_tradeoff(mu: Any, type_one: Any) -> mpmath.mpf:
 
 
 def _probit(p: mpmath.mpf) -> mpmath.mpf:
-    """Φ^{-1}(p) for p in (0, 1), by mpmath's root finder on the normal CDF."""
-    return -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * p) if p > 0 else -MP_INF
+    """Φ^{-1}(p) for p in (0, 1), at enough digits that 1 − 2p keeps p's own."""
+    if p <= 0:
+        return -MP_INF
+    extra = max(0, int(-mpmath.log10(min(p, 1 - p)))) + 10
+    with mpmath.workdps(mpmath.mp.dps + extra):
+        value = -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * p)
+    return +value
 
 
 def zcdp_of_gdp(mu: Any) -> mpmath.mpf:

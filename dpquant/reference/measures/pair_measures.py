@@ -345,38 +345,44 @@ def profile_excess(
 
 
 def _probit(x: mpmath.mpf) -> mpmath.mpf:
+    """Φ^{-1}(x), at enough digits that 1 − 2x keeps x's own (x as small as 1e-300)."""
     if x <= 0:
         return -MP_INF
     if x >= 1:
         return MP_INF
-    return -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * x)
+    extra = max(0, int(-mpmath.log10(min(x, 1 - x)))) + 10
+    with mpmath.workdps(mpmath.mp.dps + extra):
+        value = -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * x)
+    return +value
 
 
 def _discrete_gdp(p: DiscreteLaw, q: DiscreteLaw) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """max over the vertices of T(p, q) of Φ^{-1}(1 − a) − Φ^{-1}(b), the vertex's least μ."""
+    """max over the inner vertices of T(p, q) of Φ^{-1}(Q(S)) − Φ^{-1}(P(S)), the vertex's
+    least μ, with S the Neyman–Pearson sets (the atoms by decreasing q/p, ties together). Each
+    quantile is taken from the smaller of a set's mass and its complement's (both summed
+    directly), so no mass rounds to 1."""
     atoms = list(dict.fromkeys([*p.support, *q.support]))
-    lp = {a: p.logpmf_mp(a) for a in atoms}
-    lq = {a: q.logpmf_mp(a) for a in atoms}
-    # reject where q/p is largest first: the Neyman–Pearson tests are nested sets by the ratio
-    keyed = sorted(atoms, key=lambda a: (lq[a] - lp[a]) if lp[a] != -MP_INF else MP_INF,
-                   reverse=True)
+
+    def ratio(a: Any) -> mpmath.mpf:
+        lpa, lqa = p.logpmf_mp(a), q.logpmf_mp(a)
+        return MP_INF if lpa == -MP_INF else lqa - lpa
+
+    groups: dict[Any, list[Any]] = {}
+    for a in atoms:
+        groups.setdefault(ratio(a), []).append(a)
+    order = sorted(groups, reverse=True)
+    mass_p = [mpmath.fsum(mpmath.exp(p.logpmf_mp(a)) for a in groups[k]) for k in order]
+    mass_q = [mpmath.fsum(mpmath.exp(q.logpmf_mp(a)) for a in groups[k]) for k in order]
+
+    def quantile(inside: list[mpmath.mpf], outside: list[mpmath.mpf]) -> mpmath.mpf:
+        m_in, m_out = mpmath.fsum(inside), mpmath.fsum(outside)
+        return _probit(m_in) if m_in <= m_out else -_probit(m_out)
+
     best, where = mpmath.mpf(0), mpmath.mpf(0)
-    size, power = mpmath.mpf(0), mpmath.mpf(0)  # P(S), Q(S)
-    i = 0
-    while i < len(keyed):
-        j = i
-        key = (lq[keyed[i]] - lp[keyed[i]]) if lp[keyed[i]] != -MP_INF else MP_INF
-        while j < len(keyed) and (
-            ((lq[keyed[j]] - lp[keyed[j]]) if lp[keyed[j]] != -MP_INF else MP_INF) == key
-        ):
-            size += mpmath.exp(lp[keyed[j]])
-            power += mpmath.exp(lq[keyed[j]])
-            j += 1
-        i = j
-        # vertex (a, b) = (P(S), 1 − Q(S)); μ >= Φ^{-1}(1 − a) − Φ^{-1}(b) = Φ^{-1}(Q(S)) − Φ^{-1}(P(S))
-        mu = _probit(min(power, mpmath.mpf(1))) - _probit(min(size, mpmath.mpf(1)))
+    for k in range(1, len(order)):  # S = the first k groups: neither empty nor everything
+        mu = quantile(mass_q[:k], mass_q[k:]) - quantile(mass_p[:k], mass_p[k:])
         if mu > best:
-            best, where = mu, size
+            best, where = mu, mpmath.fsum(mass_p[:k])
     return best, where
 
 

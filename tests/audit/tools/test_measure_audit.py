@@ -1,0 +1,107 @@
+"""audit_claim: every kind of claim, exact in its measure and black-box through the (ε, δ) points
+it implies (dpquant.audit.tools.measure_audit)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpquant.audit.model.relations import QueryAnswers
+from dpquant.audit.model.wrap import from_callable
+from dpquant.audit.tools.measure_audit import audit_claim, exact_measure, proxy_points
+from dpquant.errors import ParameterError
+from dpquant.reference import PrivacyClaim
+from dpquant.reference.measures import GDPClaim, ProfileClaim, RenyiClaim, ZCDPClaim
+from dpquant.reference.measures.conversions import gdp_delta, zcdp_delta
+from dpquant.reference.primitives.randomized_response import RandomizedResponse
+
+ALPHA = 1e-7
+SAMPLES = 400_000
+
+
+def _gaussian(sigma: float):
+    def fn(data, size, rng):
+        return np.asarray(data, dtype=float)[0] + sigma * rng.standard_normal(size)
+
+    return from_callable(
+        fn,
+        PrivacyClaim(1.0, adjacency="query_answers"),
+        domain=(-10.0, 10.0),
+        name=f"gaussian(sigma={sigma})",
+        vectorized=True,
+        relation=QueryAnswers(1),
+    )
+
+
+CLAIMS = {
+    "zcdp": ZCDPClaim(0.5, adjacency="query_answers"),
+    "gdp": GDPClaim(1.0, adjacency="query_answers"),
+    "profile": ProfileClaim(
+        tuple((e, float(gdp_delta(1.0, e))) for e in (0.5, 1.0, 2.0, 3.0)),
+        adjacency="query_answers",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CLAIMS))
+def test_gaussian_at_its_claim_passes_and_a_smaller_scale_is_flagged(kind: str) -> None:
+    """The Gaussian of σ = 1 is 1-GDP, 0.5-zCDP and meets its own GDP profile; at σ = 0.8 every
+    claim is violated (μ = 1.25) and the black-box points find it (seeded). zCDP's implied
+    profile is looser than the Gaussian's own, so through its (ε, δ) points the black-box part
+    finds σ = 0.8 only some of the time at the default budget (notes/measures.md, "Left"); it is
+    tested at σ = 0.7 until the measure-native bounds drive the search."""
+    claim = CLAIMS[kind]
+    broken = 0.7 if kind == "zcdp" else 0.8
+    good = audit_claim(_gaussian(1.0), claim, samples=SAMPLES, alpha=ALPHA, seed=3)
+    assert good.passed and good.verdict == "no violation found"
+    bad = audit_claim(_gaussian(broken), claim, samples=SAMPLES, alpha=ALPHA, seed=3)
+    assert bad.violation and bad.verdict == "VIOLATION"
+    assert not bad.passed
+
+
+def test_proxy_points_are_implied_by_the_claim() -> None:
+    claim = ZCDPClaim(0.5)
+    points = proxy_points(claim)
+    assert len(points) == 3
+    for eps, delta in points:
+        assert eps > 0
+        assert float(zcdp_delta(0.5, eps)) <= delta < 1
+    assert proxy_points(PrivacyClaim(1.0, 1e-5)) == [(1.0, 1e-5)]
+    table = ProfileClaim(((0.0, 0.5), (1.0, 0.09), (2.0, 0.011), (3.0, 0.0)))
+    assert proxy_points(table) == [(1.0, 0.09), (2.0, 0.011)]
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0])
+def test_exact_part_of_randomised_response_in_each_measure(eps: float) -> None:
+    """Randomised response at ε: exact in every measure; the least μ is
+    2Φ^{-1}(e^ε/(1 + e^ε)), D_∞ = ε, and a claim a little below its values is a witnessed
+    violation while one a little above is not."""
+    from scipy.special import ndtri
+
+    mech = RandomizedResponse(eps)
+    mu = 2 * ndtri(math.exp(eps) / (1 + math.exp(eps)))
+    ok = exact_measure(mech, GDPClaim(mu * 1.0001, adjacency="local"))
+    assert ok.pairs >= 1 and not ok.violation and abs(ok.value - mu) < 1e-12
+    assert exact_measure(mech, GDPClaim(mu * 0.9999, adjacency="local")).violation
+    renyi = exact_measure(mech, RenyiClaim({math.inf: eps * 1.0001}, adjacency="local"))
+    assert not renyi.violation and abs(renyi.value - eps) < 1e-12
+    assert exact_measure(mech, RenyiClaim({math.inf: eps * 0.9999}, adjacency="local")).violation
+    rho = exact_measure(mech, ZCDPClaim(eps**2 / 2, adjacency="local"))
+    assert not rho.violation and rho.upper <= eps**2 / 2  # pure ε implies ε²/2-zCDP
+    assert exact_measure(mech, ZCDPClaim(rho.value * 0.999, adjacency="local")).violation
+
+
+def test_audit_claim_reads_the_mechanisms_claim_and_refuses_bad_input() -> None:
+    mech = RandomizedResponse(1.0)
+    report = audit_claim(mech, mode="exact")
+    assert report.exact is not None and report.proxies == ()
+    assert report.to_dict()["measure"] == "pure"
+    with pytest.raises(ParameterError) as info:
+        audit_claim(mech, claim=0.5)
+    assert info.value.parameter == "claim"
+    with pytest.raises(ValueError):
+        audit_claim(mech, mode="exhaustive")
+    with pytest.raises(ValueError):
+        audit_claim(_gaussian(1.0), CLAIMS["gdp"], mode="exact")
