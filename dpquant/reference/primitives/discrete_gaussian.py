@@ -324,7 +324,7 @@ class DiscreteGaussianLaw:
         k = check_real_array(k, "k", allow_inf=True)
         d = k - self.loc
         with np.errstate(invalid="ignore", over="ignore"):
-            value = float(self._log_z) - d * d * self._half_rate_float
+            value = -float(self._log_z) - d * d * self._half_rate_float
         return np.where(np.isfinite(k) & (k == np.floor(k)), value, -np.inf)
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
