@@ -130,7 +130,7 @@ class DiscreteGaussianLaw:
 
     def _log_weight(self, k: int) -> mpmath.mpf:
         """−(k − loc)²/(2σ²): the log-weight relative to the atom at loc."""
-        return -mpmath.mpf(k - self.loc) ** 2 / (2 * self._s2)
+        return -(mpmath.mpf(k - self.loc) ** 2) / (2 * self._s2)
 
     def _log_tail_weight(self, d: int) -> mpmath.mpf:
         """log S(d), S(d) = Σ_{j>=d} e^{−j²/(2σ²)} = θ(0)·P(X − loc >= d) (any integer d)."""

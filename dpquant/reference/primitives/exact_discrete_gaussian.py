@@ -46,9 +46,7 @@ _PROPOSAL_BATCH = 10_000  # proposals drawn at once (the exact Laplace sampler's
 
 def _check_sigma2(sigma2: Any) -> Fraction:
     """σ² as an int or ``Fraction`` > 0 (never a float, never a bool), of bounded size."""
-    if isinstance(sigma2, bool | np.bool_) or not isinstance(
-        sigma2, Fraction | int | np.integer
-    ):
+    if isinstance(sigma2, bool | np.bool_) or not isinstance(sigma2, Fraction | int | np.integer):
         hint = ""
         if isinstance(sigma2, float | np.floating):
             hint = " (floats are refused: pass Fraction(numerator, denominator), or Fraction(x) "

@@ -179,7 +179,7 @@ def _tail_direct(d: int, s2: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Σ_{k>=d} g(k) term by term, g(k + 1) = g(k)·e^{−(2k+1)/(2σ²)} (the ratio itself updated
     by the factor e^{−1/σ²}); after the terms d .. k − 1 the rest is at most
     g(k)/(1 − e^{−k/σ²}) (module docstring), compared with the partial sum (a lower bound)."""
-    g = mpmath.exp(-mpmath.mpf(d) ** 2 / (2 * s2))
+    g = mpmath.exp(-(mpmath.mpf(d) ** 2) / (2 * s2))
     ratio = mpmath.exp(-(2 * d + 1) / (2 * s2))
     step = mpmath.exp(-1 / s2)
     total = mpmath.mpf(0)

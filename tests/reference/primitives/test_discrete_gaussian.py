@@ -21,7 +21,7 @@ SIGMAS = [0.05, 0.4, 1.0, Fraction(7, 3), 6.5, 40.0]
 
 
 def _g(x, s2):
-    return mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2))
+    return mpmath.exp(-(mpmath.mpf(x) ** 2) / (2 * s2))
 
 
 def _s2(law: DiscreteGaussianLaw):
@@ -56,7 +56,9 @@ def test_pmf_matches_direct_summation(sigma) -> None:
         z = mpmath.fsum(_g(j, s2) for j in range(-w, w + 1))
     with mpmath.workdps(60):
         for k in (5, 6, 2, 5 + int(3 * law.sigma) + 1):
-            assert abs(law.logpmf_mp(k) - (-mpmath.mpf(k - 5) ** 2 / (2 * s2) - mpmath.log(z))) < TOL
+            assert (
+                abs(law.logpmf_mp(k) - (-(mpmath.mpf(k - 5) ** 2) / (2 * s2) - mpmath.log(z))) < TOL
+            )
         floats = law.logpmf(np.array([5.0, 6.0, 7.5, np.inf]))
         assert floats[0] == pytest.approx(float(law.logpmf_mp(5)), rel=1e-12)
         assert floats[1] == pytest.approx(float(law.logpmf_mp(6)), rel=1e-12)
@@ -75,7 +77,9 @@ def test_cdf_sf_and_tail_mass_agree_with_the_pmf(sigma) -> None:
             assert abs(law.sf_mp(k) - above) < TOL
             assert abs(law.cdf_mp(k) + law.sf_mp(k) - 1) < TOL
         for r in (-1, 0, 1, int(law.sigma)):
-            inside = mpmath.fsum(law.pmf_mp(j) for j in range(2 - max(r, -1), 3 + r)) if r >= 0 else 0
+            inside = (
+                mpmath.fsum(law.pmf_mp(j) for j in range(2 - max(r, -1), 3 + r)) if r >= 0 else 0
+            )
             assert abs(law.tail_mass_mp(r) - (1 - inside)) < TOL
 
 
@@ -205,7 +209,9 @@ def test_bad_sigma_is_refused_naming_sigma(sigma) -> None:
         discrete_gaussian_renyi(sigma, 1, 2)
 
 
-@pytest.mark.parametrize("sigma2", [0, -2, math.nan, True, "2", Fraction(1, 2**1001), 2**1001], ids=repr)
+@pytest.mark.parametrize(
+    "sigma2", [0, -2, math.nan, True, "2", Fraction(1, 2**1001), 2**1001], ids=repr
+)
 def test_bad_sigma2_is_refused_naming_sigma2(sigma2) -> None:
     with pytest.raises(ParameterError, match="sigma2"):
         DiscreteGaussianLaw(sigma2=sigma2)
@@ -226,7 +232,9 @@ def test_non_integer_or_huge_loc_is_refused_naming_loc(loc) -> None:
 
 
 @pytest.mark.parametrize(
-    "alpha", [0, -1, math.nan, "2", True, None, Fraction(1) + Fraction(1, 10**30), -math.inf], ids=repr
+    "alpha",
+    [0, -1, math.nan, "2", True, None, Fraction(1) + Fraction(1, 10**30), -math.inf],
+    ids=repr,
 )
 def test_bad_alpha_is_refused_naming_alpha(alpha) -> None:
     with pytest.raises(ParameterError, match="alpha"):

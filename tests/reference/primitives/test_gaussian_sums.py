@@ -23,7 +23,7 @@ ROUNDING = mpmath.mpf(10) ** -55  # the comparisons' slack for rounding at 60 di
 
 
 def _g(x, s2):
-    return mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2))
+    return mpmath.exp(-(mpmath.mpf(x) ** 2) / (2 * s2))
 
 
 def _brute(fn, lo: int, hi: int):
@@ -47,7 +47,9 @@ SIGMA2S = [
 
 
 @pytest.mark.parametrize("s2", SIGMA2S, ids=str)
-@pytest.mark.parametrize("m", [Fraction(0), Fraction(3, 10), Fraction(1, 2), Fraction(-27, 4)], ids=str)
+@pytest.mark.parametrize(
+    "m", [Fraction(0), Fraction(3, 10), Fraction(1, 2), Fraction(-27, 4)], ids=str
+)
 def test_theta_matches_brute_force_summation_within_its_bound(s2, m) -> None:
     """θ(m) = Σ_k e^{-(k-m)²/(2σ²)}: direct below σ² = 1, Poisson above; both against a brute
     sum at 90 digits over a window whose left-out mass is below 10^-100."""
@@ -122,7 +124,9 @@ def test_variance_matches_brute_force_summation_and_is_below_sigma2(s2) -> None:
         s2m = mpmath.mpf(s2.numerator) / s2.denominator
         if s2 <= 1000:
             w = _window(s2m) + 10
-            brute = _brute(lambda k: k * k * _g(k, s2m), -w, w) / _brute(lambda k: _g(k, s2m), -w, w)
+            brute = _brute(lambda k: k * k * _g(k, s2m), -w, w) / _brute(
+                lambda k: _g(k, s2m), -w, w
+            )
             assert abs(value / brute - 1) <= bound + ROUNDING
         assert 0 < value < s2m if s2 < 6 else 0 < value <= s2m
 
