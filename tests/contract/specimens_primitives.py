@@ -28,7 +28,10 @@ from dpquant.reference.inverse_cdf import (
 from dpquant.reference.primitives import (
     candidate_quantile,
     continual_counting,
+    discrete_gaussian,
+    discrete_gaussian_sampler,
     discrete_laplace,
+    exact_discrete_gaussian,
     exact_discrete_laplace,
     exponential_mechanism,
     laplace,
@@ -185,6 +188,30 @@ def _law_images(scale: Any) -> tuple[Any, ...]:
     images hung in exact arithmetic, at t = 1e308 the mass lost every digit to cancellation)."""
     law = discrete_laplace.DiscreteLaplaceLaw(scale, 2)
     return law, law.truncated(3), law.clamped(-1, 5), law.mass(-1, 5)
+
+
+def _gauss_images(sigma: Any, loc: Any) -> tuple[Any, ...]:
+    """DiscreteGaussianLaw(sigma, loc), its two finite images and its variance."""
+    law = discrete_gaussian.DiscreteGaussianLaw(sigma, loc)
+    return law, law.truncated(3), law.clamped(law.loc - 1, law.loc + 5), law.variance_mp()
+
+
+def check_gauss_images(out: tuple[Any, ...]) -> None:
+    """The images of :func:`_gauss_images` are laws and the variance lies in (0, σ²]."""
+    law, truncated_law, clamped_law, variance = out
+    check_law(truncated_law)
+    check_law(clamped_law)
+    assert 0 <= variance <= mpmath.mpf(law.sigma2.numerator) / law.sigma2.denominator, variance
+
+
+def check_integer_draws(draws: Any) -> None:
+    check_draws(draws)
+    assert draws.dtype.kind in "iO", f"integer draws expected, got {draws.dtype}"
+
+
+def check_divergence(value: Any) -> None:
+    check_sane(value)
+    assert value >= 0, f"a negative divergence {value}"
 
 
 def _use_cc(m: Any, epsilon: Any, noise: Any, scale: Any):
@@ -422,6 +449,39 @@ ENTRIES: list[Entry] = [
         {"scale": "real"},
         check=check_law_images,
         extra={"scale": (*HUGE_RATIONALS, 3 * 5e-324, 1e-8, 2.0**-60)},
+    ),
+    # the discrete Gaussian
+    Entry(
+        "DiscreteGaussianLaw(sigma, loc) images",
+        _gauss_images,
+        {"sigma": 1.5, "loc": 2},
+        {"sigma": "real", "loc": "int"},
+        check=check_gauss_images,
+        extra={"sigma": (*HUGE_RATIONALS, 2.0**-500, 2.0**500, 1e-8, Fraction(1, 3))},
+    ),
+    Entry(
+        "sample_discrete_gaussian",
+        discrete_gaussian_sampler.sample_discrete_gaussian,
+        {"sigma": 1.5, "loc": 0, **DRAWS},
+        {"sigma": "real", "loc": "int", **DRAW_KINDS},
+        check=check_integer_draws,
+        extra={"sigma": (*HUGE_RATIONALS, 2.0**47, 2.0**-500)},
+    ),
+    Entry(
+        "sample_discrete_gaussian_exact",
+        exact_discrete_gaussian.sample_discrete_gaussian_exact,
+        {"sigma2": Fraction(9, 4), "loc": 0, **DRAWS},
+        {"sigma2": "real", "loc": "int", **DRAW_KINDS},
+        check=check_integer_draws,
+        extra={"sigma2": HUGE_RATIONALS},
+    ),
+    Entry(
+        "discrete_gaussian_renyi",
+        discrete_gaussian.discrete_gaussian_renyi,
+        {"sigma": 1.5, "shift": 2, "alpha": 2.5},
+        {"sigma": "real", "shift": "int", "alpha": "real"},
+        check=check_divergence,
+        extra={"alpha": (1, math.inf, 1 + 1e-12, Fraction(1, 10**6))},
     ),
     # continual counting
     Entry(

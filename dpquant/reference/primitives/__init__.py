@@ -1,6 +1,6 @@
 """Shared DP primitives: randomized response, the exponential mechanism over Smith's intervals,
-candidate-set quantiles, Laplace and discrete Laplace noise, binary-tree continual counting and the
-truncated samplers of tzamos20 App. E.3; each beside its exact law.
+candidate-set quantiles, Laplace, discrete Laplace and discrete Gaussian noise, binary-tree
+continual counting and the truncated samplers of tzamos20 App. E.3; each beside its exact law.
 
 One module per primitive; this package re-exports their main names, so that
 ``from dpquant.reference.primitives import ExponentialQuantile`` works. Limits and helpers stay in their
@@ -29,10 +29,16 @@ from dpquant.reference.primitives.continual_counting import (
     shift_privacy_loss,
     tree_height,
 )
+from dpquant.reference.primitives.discrete_gaussian import (
+    DiscreteGaussianLaw,
+    discrete_gaussian_renyi,
+)
+from dpquant.reference.primitives.discrete_gaussian_sampler import sample_discrete_gaussian
 from dpquant.reference.primitives.discrete_laplace import (
     DiscreteLaplaceLaw,
     sample_discrete_laplace,
 )
+from dpquant.reference.primitives.exact_discrete_gaussian import sample_discrete_gaussian_exact
 from dpquant.reference.primitives.exact_discrete_laplace import (
     bernoulli_exp_neg,
     sample_discrete_laplace_exact,
@@ -69,6 +75,7 @@ from dpquant.reference.primitives.truncated import (
 __all__ = [
     "CandidateQuantile",
     "ContinualCounting",
+    "DiscreteGaussianLaw",
     "DiscreteLaplaceLaw",
     "ExponentialQuantile",
     "LaplaceNoisyMaxQuantile",
@@ -79,6 +86,7 @@ __all__ = [
     "check_candidates",
     "check_laplace_sampler_parameters",
     "debias_mean",
+    "discrete_gaussian_renyi",
     "exponential_log_probabilities",
     "fenwick_parents",
     "keep_probability",
@@ -94,6 +102,8 @@ __all__ = [
     "round_half_up",
     "rr_channel",
     "rr_law",
+    "sample_discrete_gaussian",
+    "sample_discrete_gaussian_exact",
     "sample_discrete_laplace",
     "sample_discrete_laplace_exact",
     "sample_laplace",
