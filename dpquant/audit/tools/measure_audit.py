@@ -231,9 +231,7 @@ def _pair_measure(claim: AnyClaim, p: Any, q: Any) -> tuple[float, float, float,
         found = profile_excess(p, q, claim.delta_at, points=tuple(e for e, _ in claim.points))
         return _from_located(found, 0.0)
     assert isinstance(claim, PrivacyClaim)
-    found = profile_excess(
-        p, q, lambda e: claim_delta_at(claim, e), points=(claim.epsilon,)
-    )
+    found = profile_excess(p, q, lambda e: claim_delta_at(claim, e), points=(claim.epsilon,))
     return _from_located(found, 0.0)
 
 
@@ -286,8 +284,10 @@ def exact_measure(
     def law(d: np.ndarray) -> Any:
         key = (d.shape, tuple(np.asarray(d).ravel().tolist()))
         if key not in cache:
-            cache[key] = check_exact_law(mech.exact(np.array(d, copy=True)),
-                                         f"the exact law of {name} on {np.asarray(d).tolist()}")
+            cache[key] = check_exact_law(
+                mech.exact(np.array(d, copy=True)),
+                f"the exact law of {name} on {np.asarray(d).tolist()}",
+            )
         return cache[key]
 
     best: tuple[float, float, float, float, bool] | None = None
@@ -301,10 +301,12 @@ def exact_measure(
             if best is None or row[0] - row[3] > best[0] - best[3]:
                 best, witness = row, (np.asarray(d0).tolist(), np.asarray(d1).tolist())
     if best is None:
-        return ExactMeasureFinding(claim_measure(claim), 0.0, -math.inf, math.inf, math.nan,
-                                   None, 0, 0)
-    return ExactMeasureFinding(claim_measure(claim), best[3], best[0], upper, best[2], witness,
-                               len(checked), undecided)
+        return ExactMeasureFinding(
+            claim_measure(claim), 0.0, -math.inf, math.inf, math.nan, None, 0, 0
+        )
+    return ExactMeasureFinding(
+        claim_measure(claim), best[3], best[0], upper, best[2], witness, len(checked), undecided
+    )
 
 
 # -- the black-box part ------------------------------------------------------------------------------
@@ -400,14 +402,17 @@ def audit_claim(
         ValueError: An argument out of range or a claim of no known kind (named), or as
             ``audit_mechanism`` raises.
     """
-    chosen = check_any_claim(read_attribute(mech, "claim", "mech") if claim is None else claim,
-                             "mech.claim" if claim is None else "claim")
+    chosen = check_any_claim(
+        read_attribute(mech, "claim", "mech") if claim is None else claim,
+        "mech.claim" if claim is None else "claim",
+    )
     mode = check_choice(mode, "mode", MODES)
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
     seed = check_int(seed, "seed", minimum=0, maximum=2**32 - 1 - len(PROXY_DELTAS))
     if mode == "exact" and not has_exact(mech):
-        raise ParameterError("mode", "may be 'exact' only for a mechanism with exact(data)",
-                             repr(mode))
+        raise ParameterError(
+            "mode", "may be 'exact' only for a mechanism with exact(data)", repr(mode)
+        )
     notes: list[str] = []
     exact = None
     if mode != "blackbox" and has_exact(mech):
@@ -435,8 +440,9 @@ def audit_claim(
                 options=options,
             )
             proxies.append(ProxyAudit(eps, delta, report))
-    return ClaimAuditReport(mechanism_name(mech), chosen, alpha, exact, tuple(proxies),
-                            tuple(notes))
+    return ClaimAuditReport(
+        mechanism_name(mech), chosen, alpha, exact, tuple(proxies), tuple(notes)
+    )
 
 
 __all__ = [

@@ -158,8 +158,12 @@ class ZCDPClaim(MeasureClaim):
             return mpmath.mpf(self.xi) + mpmath.mpf(self.rho) * a
 
     def to_dict(self) -> dict[str, Any]:
-        return {"measure": self.measure, "rho": self.rho, "xi": self.xi,
-                "adjacency": self.adjacency}
+        return {
+            "measure": self.measure,
+            "rho": self.rho,
+            "xi": self.xi,
+            "adjacency": self.adjacency,
+        }
 
 
 @dataclass(frozen=True)
@@ -188,14 +192,20 @@ class RenyiClaim(MeasureClaim):
             raise ParameterError("orders", "must be pairs (order, epsilon)", type(raw).__name__)
         pairs = list(raw)
         if not pairs or len(pairs) > MAX_RENYI_ORDERS:
-            raise ParameterError("orders", f"must hold 1 to {MAX_RENYI_ORDERS} pairs",
-                                 str(len(pairs)))
+            raise ParameterError(
+                "orders", f"must hold 1 to {MAX_RENYI_ORDERS} pairs", str(len(pairs))
+            )
         checked = []
         for i, pair in enumerate(pairs):
-            if isinstance(pair, str | bytes) or not isinstance(pair, tuple | list) or len(pair) != 2:
+            if (
+                isinstance(pair, str | bytes)
+                or not isinstance(pair, tuple | list)
+                or len(pair) != 2
+            ):
                 raise ParameterError(f"orders[{i}]", "must be a pair (order, epsilon)", repr(pair))
-            checked.append((_order(pair[0], f"orders[{i}][0]"),
-                            _nonnegative(pair[1], f"orders[{i}][1]")))
+            checked.append(
+                (_order(pair[0], f"orders[{i}][0]"), _nonnegative(pair[1], f"orders[{i}][1]"))
+            )
         checked.sort()
         for (a, _), (b, _) in zip(checked, checked[1:], strict=False):
             if a == b:
@@ -224,8 +234,11 @@ class RenyiClaim(MeasureClaim):
         return mpmath.mpf(min(above)) if above else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"measure": self.measure, "orders": [list(p) for p in self.orders],
-                "adjacency": self.adjacency}
+        return {
+            "measure": self.measure,
+            "orders": [list(p) for p in self.orders],
+            "adjacency": self.adjacency,
+        }
 
 
 @dataclass(frozen=True)
@@ -300,11 +313,16 @@ class ProfileClaim(MeasureClaim):
             raise ParameterError("points", "must be pairs (epsilon, delta)", type(raw).__name__)
         pairs = list(raw)
         if not pairs or len(pairs) > MAX_PROFILE_POINTS:
-            raise ParameterError("points", f"must hold 1 to {MAX_PROFILE_POINTS} pairs",
-                                 str(len(pairs)))
+            raise ParameterError(
+                "points", f"must hold 1 to {MAX_PROFILE_POINTS} pairs", str(len(pairs))
+            )
         checked = []
         for i, pair in enumerate(pairs):
-            if isinstance(pair, str | bytes) or not isinstance(pair, tuple | list) or len(pair) != 2:
+            if (
+                isinstance(pair, str | bytes)
+                or not isinstance(pair, tuple | list)
+                or len(pair) != 2
+            ):
                 raise ParameterError(f"points[{i}]", "must be a pair (epsilon, delta)", repr(pair))
             e = _nonnegative(pair[0], f"points[{i}][0]")
             d = check_finite(pair[1], f"points[{i}][1]")
@@ -316,8 +334,9 @@ class ProfileClaim(MeasureClaim):
             if a == b:
                 raise ParameterError("points", "must name each epsilon once", repr(a))
         if not isinstance(self.source, str) or len(self.source) > 200:
-            raise ParameterError("source", "must be a str of at most 200 characters",
-                                 type(self.source).__name__)
+            raise ParameterError(
+                "source", "must be a str of at most 200 characters", type(self.source).__name__
+            )
         object.__setattr__(self, "points", tuple(checked))
 
     def _delta_at(self, epsilon: float) -> mpmath.mpf:
@@ -348,8 +367,9 @@ class ProfileClaim(MeasureClaim):
                 callable.
         """
         if not callable(delta_of_epsilon):
-            raise ParameterError("delta_of_epsilon", "must be callable",
-                                 type(delta_of_epsilon).__name__)
+            raise ParameterError(
+                "delta_of_epsilon", "must be callable", type(delta_of_epsilon).__name__
+            )
         eps = [_nonnegative(e, f"epsilons[{i}]") for i, e in enumerate(epsilons)]
         return cls(tuple((e, float(delta_of_epsilon(e))) for e in eps), adjacency, source)
 
@@ -376,13 +396,18 @@ class ProfileClaim(MeasureClaim):
         """
         get_delta = getattr(accountant, "get_delta", None)
         if not callable(get_delta):
-            raise ParameterError("accountant", "must have a get_delta(epsilon) method",
-                                 type(accountant).__name__)
+            raise ParameterError(
+                "accountant", "must have a get_delta(epsilon) method", type(accountant).__name__
+            )
         return cls.from_function(get_delta, epsilons, adjacency, "dp_accounting")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"measure": self.measure, "points": [list(p) for p in self.points],
-                "source": self.source, "adjacency": self.adjacency}
+        return {
+            "measure": self.measure,
+            "points": [list(p) for p in self.points],
+            "source": self.source,
+            "adjacency": self.adjacency,
+        }
 
 
 AnyClaim = PrivacyClaim | ZCDPClaim | RenyiClaim | GDPClaim | ProfileClaim
@@ -421,8 +446,7 @@ def claim_delta_at(claim: AnyClaim, epsilon: float) -> mpmath.mpf:
         ValueError: ε out of range.
     """
     if isinstance(claim, PrivacyClaim):
-        return conv.approximate_delta(claim.epsilon, claim.delta,
-                                      _nonnegative(epsilon, "epsilon"))
+        return conv.approximate_delta(claim.epsilon, claim.delta, _nonnegative(epsilon, "epsilon"))
     return claim.delta_at(epsilon)
 
 

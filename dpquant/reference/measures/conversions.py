@@ -45,8 +45,14 @@ locate the minimiser in log(α − 1) to far below the working precision's need)
 _LOG_ORDER_RANGE = (-40.0, 40.0)  # log(α − 1) searched: α from 1 + e^-40 to 1 + e^40
 
 
-def _real(x: Any, name: str, *, minimum: float | None = None, open_min: bool = False,
-          allow_inf: bool = False) -> mpmath.mpf:
+def _real(
+    x: Any,
+    name: str,
+    *,
+    minimum: float | None = None,
+    open_min: bool = False,
+    allow_inf: bool = False,
+) -> mpmath.mpf:
     """``x`` as an mpf, refused unless real, not NaN, finite (unless ``allow_inf``), above
     ``minimum``."""
     value = to_mpf(x, name)

@@ -209,9 +209,11 @@ def zcdp_of_pair(
             tail = (d_inf - x) / top
         # cells geometric in α − 1 from 2^-40 to top − 1, and [1, 1 + 2^-40]
         grid = [mpmath.mpf(1)] + [
-            1 + mpmath.exp(mpmath.log(mpmath.mpf(2) ** -40)
-                           + k * (mpmath.log(top - 1) - mpmath.log(mpmath.mpf(2) ** -40))
-                           / INITIAL_CELLS)
+            1
+            + mpmath.exp(
+                mpmath.log(mpmath.mpf(2) ** -40)
+                + k * (mpmath.log(top - 1) - mpmath.log(mpmath.mpf(2) ** -40)) / INITIAL_CELLS
+            )
             for k in range(INITIAL_CELLS + 1)
         ]
 

@@ -54,6 +54,11 @@ from dpquant.reference.primitives.laplace import (
     laplace_law,
     sample_laplace,
 )
+from dpquant.reference.primitives.noise_mechanisms import (
+    DiscreteGaussianCount,
+    GaussianCount,
+    LaplaceCount,
+)
 from dpquant.reference.primitives.randomized_response import (
     RandomizedResponse,
     debias_mean,
@@ -73,6 +78,9 @@ from dpquant.reference.primitives.truncated import (
 )
 
 __all__ = [
+    "DiscreteGaussianCount",
+    "GaussianCount",
+    "LaplaceCount",
     "CandidateQuantile",
     "ContinualCounting",
     "DiscreteGaussianLaw",
