@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from dpquant.errors import ParameterError
 from dpquant.reference.conformance import clopper_pearson_lower, clopper_pearson_upper
 from dpquant.reference.validation import (
     check_delta,
@@ -55,9 +56,10 @@ def _draws(n: Any, name: str) -> np.ndarray:
     """A number (or array) of draws: finite reals >= 1."""
     arr = check_real_array(n, name)
     if arr.size and (arr.min() < 1 or arr.max() > MAX_DRAWS_PLANNED):
-        raise ValueError(
-            f"{name} must lie in [1, 2^40] (a number of draws), got values in "
-            f"[{arr.min()!r}, {arr.max()!r}]"
+        raise ParameterError(
+            name,
+            "must lie in [1, 2^40] (a number of draws)",
+            f"values in [{arr.min()!r}, {arr.max()!r}]",
         )
     return arr
 
@@ -68,11 +70,11 @@ def _counts(k: Any, n: Any, kname: str = "k", nname: str = "n") -> tuple[np.ndar
     kk = check_real_array(k, kname)
     nn = _draws(n, nname)
     if kk.size and kk.min() < 0:
-        raise ValueError(f"{kname} must be >= 0 (a count of draws), got {kk.min()!r}")
+        raise ParameterError(kname, "must be >= 0 (a count of draws)", repr(kk.min()))
     _broadcastable(kk, nn, kname, nname)
     kb, nb = np.broadcast_arrays(kk, nn)
     if kb.size and np.any(kb > nb):
-        raise ValueError(f"{kname} must be <= {nname} (a count among {nname} draws)")
+        raise ParameterError(kname, f"must be <= {nname} (a count among {nname} draws)")
     return kk, nn
 
 
@@ -88,13 +90,13 @@ def _broadcastable(a: np.ndarray, b: np.ndarray, aname: str, bname: str) -> None
 def _probabilities(p: Any, name: str) -> np.ndarray:
     arr = check_real_array(p, name)
     if arr.size and (arr.min() < 0 or arr.max() > 1):
-        raise ValueError(f"{name} must lie in [0, 1], got values in [{arr.min()}, {arr.max()}]")
+        raise ParameterError(name, "must lie in [0, 1]", f"values in [{arr.min()}, {arr.max()}]")
     return arr
 
 
 def _scalar(x: np.ndarray, name: str) -> float:
     if x.ndim != 0:
-        raise ValueError(f"{name} must be a single number, got shape {x.shape}")
+        raise ParameterError(name, "must be a single number", f"shape {x.shape}")
     return float(x)
 
 
@@ -254,10 +256,33 @@ def wilson_bound(p: np.ndarray, n: np.ndarray | float, z: float, upper: bool) ->
     nn = _draws(n, "n")
     z = check_finite(z, "z")
     if not 0 <= z <= MAX_Z:
-        raise ValueError(f"z must lie in [0, {MAX_Z:g}] (a normal quantile), got {z!r}")
+        raise ParameterError("z", f"must lie in [0, {MAX_Z:g}] (a normal quantile)", repr(z))
     _broadcastable(pp, nn, "p", "n")
     upper = check_flag(upper, "upper")
     return _wilson_bound(pp, nn, z, upper)
+
+
+def _pessimistic_masses(
+    k0: np.ndarray,
+    n0: np.ndarray,
+    k1: np.ndarray,
+    n1: np.ndarray,
+    n_eval: int,
+    alpha: float,
+    z_selection: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The masses :func:`selection_score` plugs into its bound (checked inputs): the Wilson lower
+    bound of p0 and upper bound of p1 at ``z_selection``, then the Wilson bounds ``n_eval``
+    evaluation draws would give at the evaluation's normal quantile (level α/2). Shared with
+    :mod:`.measure_bounds`, whose measures rank events by the same pessimistic masses."""
+    p0 = _wilson_bound(k0 / n0, n0, z_selection, upper=False)
+    p1 = _wilson_bound(k1 / n1, n1, z_selection, upper=True)
+    z = float(special.ndtri(1.0 - alpha / 2.0))
+    if not math.isfinite(z):  # 1 − α/2 rounds to 1 for α below 1e-16: the same quantile
+        z = math.sqrt(2.0) * float(special.erfcinv(max(alpha, 1e-300)))  # z(1e-300) ≈ 37.0
+    lo = _wilson_bound(p0, np.asarray(float(n_eval)), z, upper=False)
+    hi = _wilson_bound(p1, np.asarray(float(n_eval)), z, upper=True)
+    return lo, hi
 
 
 def selection_score(
@@ -284,15 +309,10 @@ def selection_score(
     alpha = _level(alpha, "alpha")
     z_selection = check_finite(z_selection, "z_selection")
     if not 0 <= z_selection <= MAX_Z:
-        raise ValueError(f"z_selection must lie in [0, {MAX_Z:g}], got {z_selection!r}")
+        raise ParameterError("z_selection", f"must lie in [0, {MAX_Z:g}]", repr(z_selection))
     _same_shape(kk0, nn0, kk1, nn1)
-    p0 = _wilson_bound(kk0 / nn0, nn0, z_selection, upper=False)
-    p1 = _wilson_bound(kk1 / nn1, nn1, z_selection, upper=True)
-    z = float(special.ndtri(1.0 - alpha / 2.0))
-    if not math.isfinite(z):  # 1 − α/2 rounds to 1 for α below 1e-16: the same quantile
-        z = math.sqrt(2.0) * float(special.erfcinv(max(alpha, 1e-300)))  # z(1e-300) ≈ 37.0
-    lo = _wilson_bound(p0, np.asarray(float(n_eval)), z, upper=False) - delta
-    hi = _wilson_bound(p1, np.asarray(float(n_eval)), z, upper=True)
+    lo, hi = _pessimistic_masses(kk0, nn0, kk1, nn1, n_eval, alpha, z_selection)
+    lo = lo - delta
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(lo) - np.log(hi)
     return np.where(lo > 0, out, -np.inf)
