@@ -9,12 +9,11 @@ P1 = Pr[M(D') ∈ S], each at level α/2 (the project's one Clopper–Pearson,
 1. v(P0, P1) <= the mechanism's true value in the measure, for every event, and
 2. v nondecreasing in P0 and nonincreasing in P1 (on all of [0, 1]², thanks to the floors below).
 
-Except with probability at most α (the union of the two Clopper–Pearson failures), P0 >= p0_L and
-P1 <= p1_U, so (P0, P1) lies in the box [p0_L, 1] × [0, p1_U], where by (2) v is smallest at the
-corner: v(p0_L, p1_U) <= v(P0, P1) <= the true value. The bound is **v(p0_L, p1_U)**, and a claim is
-refuted (:meth:`EventMeasure.violated`) when it exceeds the claimed value. The event must be
-chosen without looking at the evaluation draws; candidates evaluated together share α
-(Bonferroni), as for :mod:`.bounds`.
+Except with probability at most α (either Clopper–Pearson bound fails), (P0, P1) lies in the box
+[p0_L, 1] × [0, p1_U], where by (2) v is smallest at the corner: the bound **v(p0_L, p1_U)** is
+<= v(P0, P1) <= the true value. A claim is refuted (:meth:`EventMeasure.violated`) when the bound
+exceeds the claimed value. The event must be chosen without looking at the evaluation draws;
+candidates evaluated together share α (Bonferroni), as for :mod:`.bounds`.
 
 **Why each v is a lower bound** (the event's indicator is a post-processing of the output, so
 M(D), M(D') become Bern(P0), Bern(P1)):
@@ -51,14 +50,11 @@ p = q, so the floor (0 where p <= q) keeps v continuous and monotone on the whol
 (D_a − ξ)/a is monotone (a > 0), and so are a supremum of such functions and its floor at 0.
 GDP: Φ^{-1} is increasing. Profile: each P0 − e^(ε_i) P1 − δ_i is, and so is their maximum.
 
-**Rounding never overstates**: the ε measure is :mod:`.bounds`'s float formula (unchanged, so the
-pipeline's reports do not move); the others are computed in floats less a relative downward
-margin of 1e-12 (:data:`.bernoulli.ROUNDING_MARGIN`; the profile's excess likewise), checked
-against mpmath at 50 digits in the tests. A Clopper–Pearson upper bound p1_U that is a float 0
-(never seen: it would take an underflow) gives no bound, as in :mod:`.bounds`.
-
-Planning (:meth:`EventMeasure.expected_bound`, :meth:`EventMeasure.samples_needed`) and selection
-(:meth:`EventMeasure.selection_score`) generalise :mod:`.bounds`'s functions to every measure.
+**Rounding never overstates**: the ε measure is :mod:`.bounds`'s float formula (so reports do
+not move); the others are float values less a relative downward margin of 1e-12
+(:data:`.bernoulli.ROUNDING_MARGIN`), checked against mpmath at 50 digits in the tests. A float 0
+for p1_U (an underflow, never seen) gives no bound, as in :mod:`.bounds`. Planning and selection
+generalise :mod:`.bounds`'s functions to every measure.
 """
 
 from __future__ import annotations
@@ -158,8 +154,8 @@ class EventMeasure(abc.ABC):
         return _lower(kk0, nn0, alpha / 2.0), _upper(kk1, nn1, alpha / 2.0)
 
     def value(self, p0: Any, p1: Any) -> np.ndarray:
-        """v(P0, P1): the lower bound the event's masses imply (on a fixed grid of orders for
-        zCDP; :meth:`ZCDPMeasure.value_with_order` refines).
+        """v(P0, P1): the lower bound the event's masses imply (for zCDP the maximum over a fixed
+        grid of orders, for ranking; :meth:`value_with_argument` refines it).
 
         Args:
             p0: Pr[M(D) ∈ S], in [0, 1] (arrays broadcast).
@@ -167,8 +163,7 @@ class EventMeasure(abc.ABC):
 
         Returns:
             The values, an array of the broadcast shape: −inf where the ε measure has no bound
-            (P0 <= δ), 0 where a divergence measure has none (P0 <= P1), the excess (possibly
-            negative) for a profile.
+            (P0 <= δ), 0 where the others have none (P0 <= P1); a profile's excess may be < 0.
 
         Raises:
             ParameterError: A mass is not a real number in [0, 1].
@@ -197,6 +192,58 @@ class EventMeasure(abc.ABC):
             ValueError: The counts do not broadcast to one shape.
         """
         return self._bound(*self._bounds_at(k0, n0, k1, n1, alpha))
+
+    def _with_argument(self, p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_sharp_value` and where it is attained (NaN: nowhere to name)."""
+        value = self._sharp_value(p0, p1)
+        return value, np.full(np.shape(value), np.nan)
+
+    def value_with_argument(self, p0: Any, p1: Any) -> tuple[np.ndarray, np.ndarray]:
+        """v(P0, P1) as :meth:`lower_bound` computes it (zCDP: refined), and where it is attained.
+
+        Args:
+            p0: Pr[M(D) ∈ S], in [0, 1] (arrays broadcast).
+            p1: Pr[M(D') ∈ S], in [0, 1].
+
+        Returns:
+            (value, argument), arrays of the broadcast shape. The argument is the order a for zCDP
+            (1 for the limit a → 1, the KL divergence; +inf where the value is; NaN where it is
+            0), the index of the weakest point for a profile (an integer, as a float), NaN for
+            the other measures.
+
+        Raises:
+            ParameterError: A mass is not a real number in [0, 1].
+            ValueError: ``p0`` and ``p1`` do not broadcast.
+        """
+        pp0, pp1 = _probabilities(p0, "p0"), _probabilities(p1, "p1")
+        _broadcastable(pp0, pp1, "p0", "p1")
+        value, argument = self._with_argument(pp0, pp1)
+        return np.asarray(value, dtype=float), np.asarray(argument, dtype=float)
+
+    def lower_bound_with_argument(
+        self, k0: Any, n0: Any, k1: Any, n1: Any, alpha: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`lower_bound`, and where in the measure it is attained (the zCDP order, the
+        profile's weakest point: as :meth:`value_with_argument`).
+
+        Args:
+            k0: As for :meth:`lower_bound`.
+            n0: As for :meth:`lower_bound`.
+            k1: As for :meth:`lower_bound`.
+            n1: As for :meth:`lower_bound`.
+            alpha: As for :meth:`lower_bound`.
+
+        Returns:
+            (bound, argument), arrays of the broadcast shape.
+
+        Raises:
+            ParameterError: A count or ``alpha`` is out of range or not a real number.
+            ValueError: The counts do not broadcast to one shape.
+        """
+        p0_lower, p1_upper = self._bounds_at(k0, n0, k1, n1, alpha)
+        value, argument = self._with_argument(p0_lower, p1_upper)
+        empty = p1_upper <= 0
+        return np.where(empty, self._no_bound, value), np.where(empty, np.nan, argument)
 
     def violated(self, bound: Any) -> bool:
         """Whether a bound refutes the claim: ``bound > claimed``, strictly (the bound is already
@@ -409,8 +456,8 @@ class ZCDPMeasure(EventMeasure):
     """(ξ, ρ)-zCDP: v = sup over a > 1 of (D_a(Bern(P0) ‖ Bern(P1)) − ξ)/a, floored at 0
     (Bun and Steinke 2016, Definition 1.1). :meth:`value` and :meth:`selection_score` take the
     maximum over a fixed grid of orders (:data:`.bernoulli.ORDER_GRID`: fast, for ranking);
-    :meth:`lower_bound`, :meth:`expected_bound`, :meth:`samples_needed` and the ``_with_order``
-    methods refine it (golden section), each value computed at the order it reports.
+    :meth:`lower_bound`, :meth:`expected_bound`, :meth:`samples_needed` and the ``_with_argument``
+    methods (which also return the order) refine it (golden section), each value computed at the order it reports.
 
     Args:
         rho: The claimed ρ, a finite real >= 0.
@@ -448,49 +495,8 @@ class ZCDPMeasure(EventMeasure):
     def _sharp_value(self, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
         return zcdp_rho(p0, p1, self._xi, refine=True)[0]
 
-    def value_with_order(self, p0: Any, p1: Any) -> tuple[np.ndarray, np.ndarray]:
-        """The refined supremum over orders at the masses, and the order attaining it.
-
-        Args:
-            p0: Pr[M(D) ∈ S], in [0, 1] (arrays broadcast).
-            p1: Pr[M(D') ∈ S], in [0, 1].
-
-        Returns:
-            (ρ, order): arrays of the broadcast shape. The order is 1 for the limit a → 1 (the
-            KL divergence), +inf where ρ is, NaN where ρ is 0 (no order gives a positive value).
-
-        Raises:
-            ParameterError: A mass is not a real number in [0, 1].
-            ValueError: ``p0`` and ``p1`` do not broadcast.
-        """
-        pp0, pp1 = _probabilities(p0, "p0"), _probabilities(p1, "p1")
-        _broadcastable(pp0, pp1, "p0", "p1")
-        return zcdp_rho(pp0, pp1, self._xi, refine=True)
-
-    def lower_bound_with_order(
-        self, k0: Any, n0: Any, k1: Any, n1: Any, alpha: Any
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`lower_bound` and the order a at which it is attained.
-
-        Args:
-            k0: As for :meth:`lower_bound`.
-            n0: As for :meth:`lower_bound`.
-            k1: As for :meth:`lower_bound`.
-            n1: As for :meth:`lower_bound`.
-            alpha: As for :meth:`lower_bound`.
-
-        Returns:
-            (bound, order), arrays of the broadcast shape (orders as for
-            :meth:`value_with_order`).
-
-        Raises:
-            ParameterError: A count or ``alpha`` is out of range or not a real number.
-            ValueError: The counts do not broadcast to one shape.
-        """
-        p0_lower, p1_upper = self._bounds_at(k0, n0, k1, n1, alpha)
-        rho, order = zcdp_rho(p0_lower, p1_upper, self._xi, refine=True)
-        empty = p1_upper <= 0
-        return np.where(empty, 0.0, rho), np.where(empty, np.nan, order)
+    def _with_argument(self, p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return zcdp_rho(p0, p1, self._xi, refine=True)
 
 
 class GDPMeasure(EventMeasure):
@@ -586,32 +592,10 @@ class ProfileMeasure(EventMeasure):
     def _value(self, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
         return np.max(self._excesses(p0, p1), axis=-1)
 
-    def lower_bound_with_index(
-        self, k0: Any, n0: Any, k1: Any, n1: Any, alpha: Any
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`lower_bound` and the index of the profile point attaining it (the weakest
-        point of the claim, as the event sees it).
-
-        Args:
-            k0: As for :meth:`lower_bound`.
-            n0: As for :meth:`lower_bound`.
-            k1: As for :meth:`lower_bound`.
-            n1: As for :meth:`lower_bound`.
-            alpha: As for :meth:`lower_bound`.
-
-        Returns:
-            (excess, index): arrays of the broadcast shape; the index is an int into
-            :attr:`points` (where several points tie, the first).
-
-        Raises:
-            ParameterError: A count or ``alpha`` is out of range or not a real number.
-            ValueError: The counts do not broadcast to one shape.
-        """
-        p0_lower, p1_upper = self._bounds_at(k0, n0, k1, n1, alpha)
-        excesses = self._excesses(p0_lower, p1_upper)
+    def _with_argument(self, p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        excesses = self._excesses(p0, p1)
         index = np.argmax(excesses, axis=-1)
-        best = np.take_along_axis(excesses, index[..., None], axis=-1)[..., 0]
-        return np.where(p1_upper > 0, best, -np.inf), index
+        return np.take_along_axis(excesses, index[..., None], axis=-1)[..., 0], index.astype(float)
 
 
 __all__ = [

@@ -93,7 +93,7 @@ def _true_value(measure: EventMeasure, p0: float, p1: float) -> float:
     if isinstance(measure, RenyiMeasure):
         return float(_renyi_mp(p0, p1, measure.order))
     if isinstance(measure, ZCDPMeasure):
-        found = float(measure.value_with_order(p0, p1)[0])  # the float maximiser, rounded down
+        found = float(measure.value_with_argument(p0, p1)[0])  # the float maximiser, rounded down
         return max(float(_zcdp_mp(p0, p1, measure.xi, ORDER_GRID)), found)
     if isinstance(measure, GDPMeasure):  # μ >= 0 and μ >= the gap: the stricter max(0, gap)
         return max(0.0, float(_gap_mp(p0, p1)))
@@ -213,7 +213,7 @@ def test_renyi_value_at_infinite_order_is_the_log_ratio_and_zero_when_p0_is_not_
 def test_zcdp_value_matches_a_fine_mpmath_grid_of_orders_and_is_exact_at_its_order(xi) -> None:
     measure = ZCDPMeasure(1.0, xi=xi)
     for p, q in [(0.5, 0.1), (0.3, 0.2), (0.99, 1e-6), (0.05, 1e-9), (0.7, 0.69), (1.0, 0.2)]:
-        rho, order = (float(x) for x in measure.value_with_order(p, q))
+        rho, order = (float(x) for x in measure.value_with_argument(p, q))
         fine = _zcdp_mp(p, q, xi, FINE_ORDERS)
         assert rho >= fine * (1 - 1e-7) - 1e-12  # the maximiser finds the supremum
         if rho > 0:  # and the value at the order it reports is not overstated
@@ -262,7 +262,7 @@ def test_profile_value_is_the_largest_excess_and_names_the_weakest_point() -> No
         exact = _excess_mp(float(a), float(b))
         assert g <= exact and exact - g <= 1e-11
     # counts at 0.9 and 0.05: the excess of (ε, δ) is p0_L − e^ε p1_U − δ
-    excess, index = measure.lower_bound_with_index(9000, 10_000, 500, 10_000, 1e-3)
+    excess, index = measure.lower_bound_with_argument(9000, 10_000, 500, 10_000, 1e-3)
     p0_lower = float(bounds._lower(np.asarray(9000.0), np.asarray(10_000.0), 5e-4))
     p1_upper = float(bounds._upper(np.asarray(500.0), np.asarray(10_000.0), 5e-4))
     expected = [p0_lower - math.exp(e) * p1_upper - d for e, d in PROFILE]
@@ -270,12 +270,17 @@ def test_profile_value_is_the_largest_excess_and_names_the_weakest_point() -> No
     assert float(excess) == pytest.approx(max(expected), abs=1e-11)
     assert float(excess) == float(measure.lower_bound(9000, 10_000, 500, 10_000, 1e-3))
     assert measure.violated(float(excess)) and measure.claimed == 0.0
+    # a measure with no argument to name gives NaN, and the same bound as lower_bound
+    gdp = GDPMeasure(0.5)
+    bound, argument = gdp.lower_bound_with_argument(9000, 10_000, 500, 10_000, 1e-3)
+    assert math.isnan(float(argument))
+    assert float(bound) == float(gdp.lower_bound(9000, 10_000, 500, 10_000, 1e-3)) > 0.5
 
 
-def test_zcdp_lower_bound_with_order_reports_the_bound_and_an_order_where_it_holds() -> None:
+def test_zcdp_lower_bound_with_argument_reports_the_bound_and_an_order_where_it_holds() -> None:
     measure = ZCDPMeasure(0.05)
     k0, k1 = np.array([3000, 600, 10]), np.array([1000, 400, 10])
-    rho, order = measure.lower_bound_with_order(k0, 10_000, k1, 10_000, 1e-3)
+    rho, order = measure.lower_bound_with_argument(k0, 10_000, k1, 10_000, 1e-3)
     np.testing.assert_array_equal(rho, measure.lower_bound(k0, 10_000, k1, 10_000, 1e-3))
     assert rho[0] > 0.05 and measure.violated(float(rho[0]))
     assert rho[2] == 0.0 and math.isnan(order[2])  # the same counts: no evidence
@@ -437,9 +442,9 @@ BAD = [
     (lambda: GOOD.violated(math.nan), "bound"),
     (lambda: GOOD.violated("1"), "bound"),
     (lambda: GOOD.violated(True), "bound"),
-    (lambda: ZCDPMeasure(0.1).lower_bound_with_order(5, 10, 1, 10, 2.0), "alpha"),
-    (lambda: ZCDPMeasure(0.1).value_with_order(0.5, math.nan), "p1"),
-    (lambda: ProfileMeasure(PROFILE).lower_bound_with_index(5, -10, 1, 10, 0.1), "n0"),
+    (lambda: ZCDPMeasure(0.1).lower_bound_with_argument(5, 10, 1, 10, 2.0), "alpha"),
+    (lambda: ZCDPMeasure(0.1).value_with_argument(0.5, math.nan), "p1"),
+    (lambda: ProfileMeasure(PROFILE).lower_bound_with_argument(5, -10, 1, 10, 0.1), "n0"),
 ]
 
 
