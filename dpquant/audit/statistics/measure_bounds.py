@@ -4,7 +4,7 @@ For an event S and neighbours (D, D'), with k0 of n0 draws on D and k1 of n1 dra
 p0_L be the one-sided Clopper–Pearson lower bound of P0 = Pr[M(D) ∈ S] and p1_U the upper bound of
 P1 = Pr[M(D') ∈ S], each at level α/2 (the project's one Clopper–Pearson,
 :func:`dpquant.reference.conformance.clopper_pearson_lower` and ``clopper_pearson_upper``, through
-:mod:`.bounds`). Each measure below is a function v(P0, P1) with
+:mod:`.counts`, as for :mod:`.bounds`). Each measure below is a function v(P0, P1) with
 
 1. v(P0, P1) <= the mechanism's true value in the measure, for every event, and
 2. v nondecreasing in P0 and nonincreasing in P1 (on all of [0, 1]², thanks to the floors below).
@@ -53,8 +53,7 @@ GDP: Φ^{-1} is increasing. Profile: each P0 − e^(ε_i) P1 − δ_i is, and so
 **Rounding never overstates**: the ε measure is :mod:`.bounds`'s float formula (so reports do
 not move); the others are float values less a relative downward margin of 1e-12
 (:data:`.bernoulli.ROUNDING_MARGIN`), checked against mpmath at 50 digits in the tests. A float 0
-for p1_U (an underflow, never seen) gives no bound, as in :mod:`.bounds`. Planning and selection
-generalise :mod:`.bounds`'s functions to every measure.
+for p1_U (an underflow, never seen) gives no bound, as in :mod:`.bounds`.
 """
 
 from __future__ import annotations
@@ -72,23 +71,23 @@ from dpquant.audit.statistics.bernoulli import (
     renyi_divergence,
     zcdp_rho,
 )
-from dpquant.audit.statistics.bounds import (
+from dpquant.audit.statistics.counts import (
     MAX_DRAWS_PLANNED,
-    MAX_Z,
     SELECTION_Z,
-    _broadcastable,
-    _counts,
-    _level,
-    _lower,
-    _pessimistic_masses,
-    _probabilities,
-    _same_shape,
-    _upper,
+    check_broadcastable,
+    check_counts,
+    check_level,
+    check_masses,
+    check_nonnegative,
+    check_same_shape,
+    check_z,
+    cp_lower,
+    cp_upper,
+    pessimistic_masses,
 )
 from dpquant.errors import ParameterError
 from dpquant.reference.validation import (
     check_delta,
-    check_finite,
     check_int,
     check_probability,
     check_real,
@@ -96,20 +95,11 @@ from dpquant.reference.validation import (
 )
 
 
-def _nonnegative(x: Any, name: str) -> float:
-    """A claimed value: a finite real >= 0 (not a bool or a string)."""
-    value = check_finite(x, name)
-    if value < 0:
-        raise ParameterError(name, "must be a finite number >= 0", repr(value))
-    return value
-
-
 class EventMeasure(abc.ABC):
     """A privacy measure bounded below through one event's masses (module docstring).
 
-    A subclass checks its claim in ``__init__`` and implements :meth:`_value`, v(P0, P1) on
-    checked arrays; the public methods check their inputs (``ParameterError`` naming the
-    parameter) and call it.
+    A subclass checks its claim in ``__init__`` and implements :meth:`_value` (v on checked
+    arrays); the public methods check their inputs and call it.
 
     Attributes:
         name: The measure's short name: ``"epsilon"``, ``"renyi"``, ``"rho"``, ``"mu"`` or
@@ -135,8 +125,7 @@ class EventMeasure(abc.ABC):
         """v(p0, p1) on checked arrays (masses in [0, 1], broadcastable), never overstated."""
 
     def _sharp_value(self, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
-        """v for a reported bound and for planning; :meth:`_value` unless a subclass refines it
-        (the zCDP supremum)."""
+        """v for a reported bound or planning: :meth:`_value`, refined by zCDP."""
         return self._value(p0, p1)
 
     def _bound(self, p0_lower: np.ndarray, p1_upper: np.ndarray) -> np.ndarray:
@@ -147,11 +136,11 @@ class EventMeasure(abc.ABC):
         self, k0: Any, n0: Any, k1: Any, n1: Any, alpha: Any
     ) -> tuple[np.ndarray, np.ndarray]:
         """The checked corner (p0_L, p1_U) of the confidence box, each at level α/2."""
-        alpha = _level(alpha, "alpha")
-        kk0, nn0 = _counts(k0, n0, "k0", "n0")
-        kk1, nn1 = _counts(k1, n1, "k1", "n1")
-        _same_shape(kk0, nn0, kk1, nn1)
-        return _lower(kk0, nn0, alpha / 2.0), _upper(kk1, nn1, alpha / 2.0)
+        alpha = check_level(alpha, "alpha")
+        kk0, nn0 = check_counts(k0, n0, "k0", "n0")
+        kk1, nn1 = check_counts(k1, n1, "k1", "n1")
+        check_same_shape(kk0, nn0, kk1, nn1)
+        return cp_lower(kk0, nn0, alpha / 2.0), cp_upper(kk1, nn1, alpha / 2.0)
 
     def value(self, p0: Any, p1: Any) -> np.ndarray:
         """v(P0, P1): the lower bound the event's masses imply (for zCDP the maximum over a fixed
@@ -169,8 +158,8 @@ class EventMeasure(abc.ABC):
             ParameterError: A mass is not a real number in [0, 1].
             ValueError: ``p0`` and ``p1`` do not broadcast.
         """
-        pp0, pp1 = _probabilities(p0, "p0"), _probabilities(p1, "p1")
-        _broadcastable(pp0, pp1, "p0", "p1")
+        pp0, pp1 = check_masses(p0, "p0"), check_masses(p1, "p1")
+        check_broadcastable(pp0, pp1, "p0", "p1")
         return np.asarray(self._value(pp0, pp1), dtype=float)
 
     def lower_bound(self, k0: Any, n0: Any, k1: Any, n1: Any, alpha: Any) -> np.ndarray:
@@ -215,8 +204,8 @@ class EventMeasure(abc.ABC):
             ParameterError: A mass is not a real number in [0, 1].
             ValueError: ``p0`` and ``p1`` do not broadcast.
         """
-        pp0, pp1 = _probabilities(p0, "p0"), _probabilities(p1, "p1")
-        _broadcastable(pp0, pp1, "p0", "p1")
+        pp0, pp1 = check_masses(p0, "p0"), check_masses(p1, "p1")
+        check_broadcastable(pp0, pp1, "p0", "p1")
         value, argument = self._with_argument(pp0, pp1)
         return np.asarray(value, dtype=float), np.asarray(argument, dtype=float)
 
@@ -262,7 +251,7 @@ class EventMeasure(abc.ABC):
 
     def _expected(self, p0: np.ndarray, p1: np.ndarray, n: int, alpha: float) -> np.ndarray:
         size = np.asarray(float(n))
-        return self._bound(_lower(p0 * n, size, alpha / 2.0), _upper(p1 * n, size, alpha / 2.0))
+        return self._bound(cp_lower(p0 * n, size, alpha / 2.0), cp_upper(p1 * n, size, alpha / 2.0))
 
     def expected_bound(self, p0: Any, p1: Any, n: Any, alpha: Any) -> np.ndarray:
         """The bound ``n`` fresh draws per side would give if the counts came out at their means
@@ -281,10 +270,10 @@ class EventMeasure(abc.ABC):
             ParameterError: An argument is out of range or of the wrong type.
             ValueError: ``p0`` and ``p1`` do not broadcast.
         """
-        pp0, pp1 = _probabilities(p0, "p0"), _probabilities(p1, "p1")
+        pp0, pp1 = check_masses(p0, "p0"), check_masses(p1, "p1")
         n = check_int(n, "n", minimum=1, maximum=MAX_DRAWS_PLANNED)
-        alpha = _level(alpha, "alpha")
-        _broadcastable(pp0, pp1, "p0", "p1")
+        alpha = check_level(alpha, "alpha")
+        check_broadcastable(pp0, pp1, "p0", "p1")
         return self._expected(pp0, pp1, n, alpha)
 
     def samples_needed(self, p0: Any, p1: Any, alpha: Any, limit: Any = 10**12) -> int | None:
@@ -305,7 +294,7 @@ class EventMeasure(abc.ABC):
         """
         q0 = np.asarray(check_probability(p0, "p0"))
         q1 = np.asarray(check_probability(p1, "p1"))
-        alpha = _level(alpha, "alpha")
+        alpha = check_level(alpha, "alpha")
         limit = check_int(limit, "limit", minimum=1, maximum=MAX_DRAWS_PLANNED)
         target = self.claimed
 
@@ -355,15 +344,13 @@ class EventMeasure(abc.ABC):
             ParameterError: An argument is out of range or of the wrong type.
             ValueError: The counts do not broadcast to one shape.
         """
-        kk0, nn0 = _counts(k0, n0, "k0", "n0")
-        kk1, nn1 = _counts(k1, n1, "k1", "n1")
+        kk0, nn0 = check_counts(k0, n0, "k0", "n0")
+        kk1, nn1 = check_counts(k1, n1, "k1", "n1")
         n_eval = check_int(n_eval, "n_eval", minimum=1, maximum=MAX_DRAWS_PLANNED)
-        alpha = _level(alpha, "alpha")
-        z_selection = check_finite(z_selection, "z_selection")
-        if not 0 <= z_selection <= MAX_Z:
-            raise ParameterError("z_selection", f"must lie in [0, {MAX_Z:g}]", repr(z_selection))
-        _same_shape(kk0, nn0, kk1, nn1)
-        lo, hi = _pessimistic_masses(kk0, nn0, kk1, nn1, n_eval, alpha, z_selection)
+        alpha = check_level(alpha, "alpha")
+        z_selection = check_z(z_selection, "z_selection")
+        check_same_shape(kk0, nn0, kk1, nn1)
+        lo, hi = pessimistic_masses(kk0, nn0, kk1, nn1, n_eval, alpha, z_selection)
         return self._value(lo, hi)
 
     def __repr__(self) -> str:
@@ -384,7 +371,7 @@ class ApproximateDPMeasure(EventMeasure):
     name = "epsilon"
 
     def __init__(self, epsilon: float, delta: float = 0.0) -> None:
-        self._epsilon = _nonnegative(epsilon, "epsilon")
+        self._epsilon = check_nonnegative(epsilon, "epsilon")
         self._delta = check_delta(delta, "delta")
 
     @property
@@ -431,7 +418,7 @@ class RenyiMeasure(EventMeasure):
         if not value > 1:
             raise ParameterError("order", "must be a real number > 1 or inf", repr(value))
         self._order = value
-        self._claimed = _nonnegative(claimed, "claimed")
+        self._claimed = check_nonnegative(claimed, "claimed")
 
     @property
     def order(self) -> float:
@@ -455,9 +442,8 @@ class RenyiMeasure(EventMeasure):
 class ZCDPMeasure(EventMeasure):
     """(ξ, ρ)-zCDP: v = sup over a > 1 of (D_a(Bern(P0) ‖ Bern(P1)) − ξ)/a, floored at 0
     (Bun and Steinke 2016, Definition 1.1). :meth:`value` and :meth:`selection_score` take the
-    maximum over a fixed grid of orders (:data:`.bernoulli.ORDER_GRID`: fast, for ranking);
-    :meth:`lower_bound`, :meth:`expected_bound`, :meth:`samples_needed` and the ``_with_argument``
-    methods (which also return the order) refine it (golden section), each value computed at the order it reports.
+    maximum over a fixed grid of orders (:data:`.bernoulli.ORDER_GRID`: fast, for ranking); the
+    other methods refine it (golden section), each value computed at the order it reports.
 
     Args:
         rho: The claimed ρ, a finite real >= 0.
@@ -471,8 +457,8 @@ class ZCDPMeasure(EventMeasure):
     _no_bound = 0.0
 
     def __init__(self, rho: float, xi: float = 0.0) -> None:
-        self._rho = _nonnegative(rho, "rho")
-        self._xi = _nonnegative(xi, "xi")
+        self._rho = check_nonnegative(rho, "rho")
+        self._xi = check_nonnegative(xi, "xi")
 
     @property
     def claimed(self) -> float:
@@ -514,7 +500,7 @@ class GDPMeasure(EventMeasure):
     _no_bound = 0.0
 
     def __init__(self, mu: float) -> None:
-        self._mu = _nonnegative(mu, "mu")
+        self._mu = check_nonnegative(mu, "mu")
 
     @property
     def claimed(self) -> float:

@@ -19,6 +19,7 @@ from scipy import special, stats
 
 from dpquant.audit.statistics import bounds
 from dpquant.audit.statistics.bernoulli import ORDER_GRID, ROUNDING_MARGIN
+from dpquant.audit.statistics.counts import cp_lower, cp_upper
 from dpquant.audit.statistics.measure_bounds import (
     ApproximateDPMeasure,
     EventMeasure,
@@ -263,8 +264,8 @@ def test_profile_value_is_the_largest_excess_and_names_the_weakest_point() -> No
         assert g <= exact and exact - g <= 1e-11
     # counts at 0.9 and 0.05: the excess of (ε, δ) is p0_L − e^ε p1_U − δ
     excess, index = measure.lower_bound_with_argument(9000, 10_000, 500, 10_000, 1e-3)
-    p0_lower = float(bounds._lower(np.asarray(9000.0), np.asarray(10_000.0), 5e-4))
-    p1_upper = float(bounds._upper(np.asarray(500.0), np.asarray(10_000.0), 5e-4))
+    p0_lower = float(cp_lower(np.asarray(9000.0), np.asarray(10_000.0), 5e-4))
+    p1_upper = float(cp_upper(np.asarray(500.0), np.asarray(10_000.0), 5e-4))
     expected = [p0_lower - math.exp(e) * p1_upper - d for e, d in PROFILE]
     assert int(index) == int(np.argmax(expected))
     assert float(excess) == pytest.approx(max(expected), abs=1e-11)
@@ -284,8 +285,8 @@ def test_zcdp_lower_bound_with_argument_reports_the_bound_and_an_order_where_it_
     np.testing.assert_array_equal(rho, measure.lower_bound(k0, 10_000, k1, 10_000, 1e-3))
     assert rho[0] > 0.05 and measure.violated(float(rho[0]))
     assert rho[2] == 0.0 and math.isnan(order[2])  # the same counts: no evidence
-    p0_lower = bounds._lower(k0.astype(float), np.asarray(10_000.0), 5e-4)
-    p1_upper = bounds._upper(k1.astype(float), np.asarray(10_000.0), 5e-4)
+    p0_lower = cp_lower(k0.astype(float), np.asarray(10_000.0), 5e-4)
+    p1_upper = cp_upper(k1.astype(float), np.asarray(10_000.0), 5e-4)
     for i in (0, 1):
         exact = _renyi_mp(float(p0_lower[i]), float(p1_upper[i]), float(order[i]))
         assert rho[i] <= exact / mpmath.mpf(float(order[i]))
