@@ -14,6 +14,7 @@ import specimens_distributions
 import specimens_foundation
 import specimens_fukuchi19
 import specimens_imola25
+import specimens_measures
 import specimens_primitives
 import specimens_relations
 import specimens_tzamos20
@@ -23,6 +24,7 @@ AREAS = (
     specimens_foundation,
     specimens_primitives,
     specimens_distributions,
+    specimens_measures,
     specimens_aamand25,
     specimens_imola25,
     specimens_fukuchi19,
