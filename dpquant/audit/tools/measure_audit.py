@@ -40,6 +40,14 @@ from dpquant.audit.pipeline.options import AuditOptions
 from dpquant.audit.pipeline.runner import audit_mechanism
 from dpquant.audit.report.result import AuditReport
 from dpquant.audit.statistics.exact_loss import check_exact_law, mechanism_name
+from dpquant.audit.statistics.measure_bounds import (
+    ApproximateDPMeasure,
+    EventMeasure,
+    GDPMeasure,
+    ProfileMeasure,
+    RenyiMeasure,
+    ZCDPMeasure,
+)
 from dpquant.errors import ParameterError
 from dpquant.reference.core import PrivacyClaim, has_exact
 from dpquant.reference.exact.mp import workdps
@@ -136,6 +144,49 @@ class ProxyAudit:
 
 
 @dataclass(frozen=True)
+class MeasureBound:
+    """The best black-box bound in one of the claim's measures, from the counts of the events the
+    black-box points evaluated (each at the level its point gave it).
+
+    Attributes:
+        measure: The measure's name (``"epsilon"``, ``"renyi"``, ``"rho"``, ``"mu"``,
+            ``"profile"``).
+        label: How a report names the value (e.g. ``"ρ"``, ``"D_2"``).
+        claimed: The claimed value in that measure.
+        bound: The largest lower bound found (−inf when no event gave one).
+        argument: The zCDP order or the profile point's index where it was attained (NaN
+            otherwise, or when no event gave a bound).
+        point: The index of the black-box point whose event gave it (−1: none).
+        counts: (k0, n0, k1, n1) of that event (zeros: none).
+    """
+
+    measure: str
+    label: str
+    claimed: float
+    bound: float
+    argument: float
+    point: int
+    counts: tuple[int, int, int, int]
+
+    @property
+    def violation(self) -> bool:
+        """The bound exceeds the claim."""
+        return self.bound > self.claimed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "measure": self.measure,
+            "label": self.label,
+            "claimed": self.claimed,
+            "bound": self.bound,
+            "argument": self.argument,
+            "point": self.point,
+            "counts": list(self.counts),
+            "violation": self.violation,
+        }
+
+
+@dataclass(frozen=True)
 class ClaimAuditReport:
     """What :func:`audit_claim` found.
 
@@ -145,6 +196,8 @@ class ClaimAuditReport:
         alpha: The confidence parameter of the black-box part (over all its points).
         exact: The exact part, or None (no exact law, or ``mode="blackbox"``).
         proxies: The black-box audits at implied (ε*, δ*) points.
+        bounds: The best black-box bound in each of the claim's measures
+            (:func:`measure_bounds`).
         notes: What a reader needs to know (points skipped, searches that ended undecided).
     """
 
@@ -153,13 +206,16 @@ class ClaimAuditReport:
     alpha: float
     exact: ExactMeasureFinding | None
     proxies: tuple[ProxyAudit, ...]
+    bounds: tuple[MeasureBound, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def violation(self) -> bool:
-        """The exact part witnessed a value above the claim, or a black-box point was violated."""
+        """The exact part witnessed a value above the claim, a black-box point was violated, or a
+        black-box bound in the claim's measure exceeds it."""
         exact = self.exact is not None and self.exact.violation
-        return exact or any(p.report.violation for p in self.proxies)
+        blackbox = any(p.report.violation for p in self.proxies)
+        return exact or blackbox or any(b.violation for b in self.bounds)
 
     @property
     def looked(self) -> bool:
@@ -193,6 +249,7 @@ class ClaimAuditReport:
             "verdict": self.verdict,
             "exact": None if self.exact is None else self.exact.to_dict(),
             "proxies": [p.to_dict() for p in self.proxies],
+            "bounds": [b.to_dict() for b in self.bounds],
             "notes": list(self.notes),
         }
 
@@ -204,6 +261,8 @@ class ClaimAuditReport:
             parts.append(f"exact {e.value:.6g} (claimed {e.claimed:.6g}, proven <= {e.upper:.6g})")
         for p in self.proxies:
             parts.append(f"(ε*={p.epsilon:.4g}, δ*={p.delta:.3g}): {p.report.verdict}")
+        for b in self.bounds:
+            parts.append(f"{b.label} >= {b.bound:.4g} (claimed {b.claimed:.4g})")
         return "; ".join(parts)
 
 
@@ -366,6 +425,73 @@ def proxy_points(claim: AnyClaim) -> list[tuple[float, float]]:
     return points
 
 
+def claim_event_measures(claim: AnyClaim) -> list[EventMeasure]:
+    """The black-box measures of a claim (:mod:`dpquant.audit.statistics.measure_bounds`): one
+    for an (ε, δ), zCDP, GDP or profile claim, one per order for a Rényi claim.
+
+    Args:
+        claim: A checked claim.
+
+    Returns:
+        The measures.
+    """
+    if isinstance(claim, ZCDPClaim):
+        return [ZCDPMeasure(claim.rho, claim.xi)]
+    if isinstance(claim, GDPClaim):
+        return [GDPMeasure(claim.mu)]
+    if isinstance(claim, RenyiClaim):
+        return [RenyiMeasure(order, eps) for order, eps in claim.orders]
+    if isinstance(claim, ProfileClaim):
+        return [ProfileMeasure(claim.points)]
+    return [ApproximateDPMeasure(claim.epsilon, claim.delta)]
+
+
+def measure_bounds(claim: AnyClaim, proxies: Iterable[ProxyAudit]) -> tuple[MeasureBound, ...]:
+    """The best bound in each of the claim's measures over every event the black-box points
+    evaluated.
+
+    Each evaluated event's counts give, at the level its point's audit gave that event
+    (``alpha_per_candidate``: its share of α/k), a Clopper–Pearson box that holds except with
+    that probability; every measure's bound is a function of the same box
+    (:mod:`dpquant.audit.statistics.measure_bounds`), so all of them hold together, over all
+    events and points, except with probability at most α (Bonferroni, as the points' own
+    bounds). The events were chosen on selection draws, never on the evaluation counts.
+
+    Args:
+        claim: A checked claim.
+        proxies: The black-box points' audits.
+
+    Returns:
+        One :class:`MeasureBound` per measure of :func:`claim_event_measures`.
+    """
+    measures = claim_event_measures(claim)
+    best = [
+        MeasureBound(m.name, m.unit_label, m.claimed, -math.inf, math.nan, -1, (0, 0, 0, 0))
+        for m in measures
+    ]
+    for index, proxy in enumerate(proxies):
+        found = proxy.report.blackbox
+        if found is None:
+            continue
+        for e in found.evaluated:
+            for i, m in enumerate(measures):
+                value, arg = m.lower_bound_with_argument(
+                    e.k0, e.n0, e.k1, e.n1, found.alpha_per_candidate
+                )
+                bound = float(value)
+                if bound > best[i].bound:
+                    best[i] = MeasureBound(
+                        m.name,
+                        m.unit_label,
+                        m.claimed,
+                        bound,
+                        float(arg),
+                        index,
+                        (e.k0, e.n0, e.k1, e.n1),
+                    )
+    return tuple(best)
+
+
 def audit_claim(
     mech: Any,
     claim: Any = None,
@@ -440,8 +566,9 @@ def audit_claim(
                 options=options,
             )
             proxies.append(ProxyAudit(eps, delta, report))
+    bounds = measure_bounds(chosen, proxies) if proxies else ()
     return ClaimAuditReport(
-        mechanism_name(mech), chosen, alpha, exact, tuple(proxies), tuple(notes)
+        mechanism_name(mech), chosen, alpha, exact, tuple(proxies), bounds, tuple(notes)
     )
 
 
@@ -450,8 +577,11 @@ __all__ = [
     "PROXY_DELTAS",
     "ClaimAuditReport",
     "ExactMeasureFinding",
+    "MeasureBound",
     "ProxyAudit",
     "audit_claim",
+    "claim_event_measures",
     "exact_measure",
+    "measure_bounds",
     "proxy_points",
 ]

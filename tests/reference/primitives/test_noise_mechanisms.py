@@ -84,7 +84,16 @@ def test_bad_parameters_are_refused_with_their_name(factory, kwargs, name) -> No
         assert str(info.value).startswith(name)
 
 
-@pytest.mark.parametrize("data", [[0.5], [2.0], [float("nan")], [0.0] * 65])
+@pytest.mark.parametrize("data", [[0.5], [2.0], [float("nan")], ["1"]])
 def test_data_that_are_not_bits_are_refused(data) -> None:
     with pytest.raises(ValueError):
         GaussianCount(1.0).sample(data, 3, np.random.default_rng(0))
+
+
+def test_any_size_is_sampled_and_the_exact_law_refuses_beyond_its_window() -> None:
+    """Refusing data sets above a size would leak the size; only the exact law is bounded."""
+    mech = DiscreteGaussianCount(1.0, max_records=4)
+    assert mech.sample([1.0] * 100, 3, np.random.default_rng(0)).shape == (3,)
+    with pytest.raises(ParameterError) as info:
+        mech.exact([1.0] * 5)
+    assert info.value.parameter == "data"
