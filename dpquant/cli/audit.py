@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from dpquant.audit.report.extras import MissingExtra, missing, require
+from dpquant.cli.claim_options import add_claim_options, claim_from_options
 from dpquant.cli.cluster import cluster_executor
 from dpquant.cli.mechanisms import audited_targets
 from dpquant.cli.messages import (
@@ -53,7 +54,7 @@ from dpquant.options import (
     parse_positive,
     show,
 )
-from dpquant.reference.core import ADJACENCIES, has_exact
+from dpquant.reference.core import ADJACENCIES, PrivacyClaim, has_exact
 
 MODES = ("auto", "exact", "blackbox")
 DEFAULT_ALPHA = 1e-6
@@ -70,6 +71,7 @@ to name the option in the auditor's refusals (:func:`dpquant.options.option_mess
 _SINGLE_ONLY = (
     "epsilon", "delta", "adjacency", "domain", "alpha", "json", "markdown", "plot", "timeout",
     "float_lattice", "vectorized", "input_values", "tighten", "max_draws",
+    "rho", "xi", "renyi", "gdp", "profile",
 )  # fmt: skip
 
 
@@ -165,6 +167,8 @@ def _check_values(args: argparse.Namespace) -> None:
         return
     args.epsilon = optional(args.epsilon, parse_epsilon)
     args.delta = optional(args.delta, parse_delta)
+    claim = claim_from_options(args)  # one kind of claim, each value in range, a file read
+    args.measure_claim = None if isinstance(claim, PrivacyClaim) else claim
     args.alpha = audit_alpha(args.alpha)
     args.domain = optional(args.domain, parse_domain)
     args.timeout = optional(args.timeout, parse_timeout)
@@ -214,6 +218,7 @@ def audit_one(args: argparse.Namespace) -> int:
         epsilon=args.epsilon,
         delta=args.delta,
         adjacency=args.adjacency,
+        claim=args.measure_claim,
         domain=args.domain,
         vectorized=bool(args.vectorized),
         input_values=args.input_values,
@@ -391,8 +396,9 @@ def add_parser(commands: Any) -> None:
     )
     claim = p.add_argument_group(
         "claim",
-        "required for a plain function; for a mechanism, each one overrides its claim; a peer's "
-        "claim follows its own epsilon (peer:NAME:epsilon=E), which --epsilon then overrides",
+        "one kind: --epsilon/--delta, --rho, --renyi, --gdp or --profile; required for a plain "
+        "function; for a mechanism, it overrides its claim; a peer's claim follows its own "
+        "epsilon (peer:NAME:epsilon=E), which --epsilon then overrides",
     )
     claim.add_argument("--epsilon", default=None, help="claimed ε (a finite number > 0)")
     claim.add_argument("--delta", default=None, help="claimed δ in [0, 1) (default 0)")
@@ -402,6 +408,7 @@ def add_parser(commands: Any) -> None:
         default=None,
         help="neighbouring relation (default for a function: replace_one)",
     )
+    add_claim_options(claim)
     p.add_argument(
         "--domain",
         default=None,

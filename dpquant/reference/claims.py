@@ -41,8 +41,9 @@ from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_int
 
 STATUSES = ("verified", "refuted", "simulated", "documented", "todo")
-PAPERS = ("aamand25", "imola25", "fukuchi19", "tzamos20", "classic")
-"""The ledger's groups: the four papers, and the classic benchmark of violation detectors."""
+PAPERS = ("aamand25", "imola25", "fukuchi19", "tzamos20", "classic", "measures")
+"""The ledger's groups: the four papers, the classic benchmark of violation detectors, and the
+conversions between privacy measures (``notes/measures.md``)."""
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The repository around the package (a source checkout): where the test ids of the ledger live."""
 

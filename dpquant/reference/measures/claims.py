@@ -23,11 +23,11 @@ Rényi bound it implies at an order, or None). :func:`check_any_claim` checks an
 from __future__ import annotations
 
 import dataclasses
-import math
+import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import mpmath
 
@@ -35,7 +35,7 @@ from dpquant.errors import ParameterError
 from dpquant.reference.core import Adjacency, PrivacyClaim, check_claim, check_claim_adjacency
 from dpquant.reference.exact.mp import workdps
 from dpquant.reference.measures import conversions as conv
-from dpquant.reference.validation import check_finite, check_positive
+from dpquant.reference.validation import check_finite, check_positive, check_real
 
 MAX_PROFILE_POINTS = 10_000
 """Most points of a :class:`ProfileClaim` table."""
@@ -51,10 +51,8 @@ def _nonnegative(x: Any, name: str) -> float:
 
 
 def _order(x: Any, name: str) -> float:
-    """A Rényi order: a real > 1, +inf allowed."""
-    if isinstance(x, float | int) and not isinstance(x, bool) and x == math.inf:
-        return math.inf
-    value = check_finite(x, name)
+    """A Rényi order: a real > 1, +inf allowed (of any real type: ``numpy.float32('inf')`` too)."""
+    value = check_real(x, name)  # a real, not NaN, not bool, fitting a float64; ±inf kept
     if not value > 1:
         raise ParameterError(name, "must be a real number > 1 (+inf allowed)", repr(x))
     return value
@@ -108,6 +106,7 @@ class MeasureClaim(ABC):
         Raises:
             ValueError: The order out of range.
         """
+        _order(order, "order")
         return None
 
     @property
@@ -190,7 +189,7 @@ class RenyiClaim(MeasureClaim):
             raw = list(raw.items())
         if isinstance(raw, str | bytes) or not isinstance(raw, Iterable):
             raise ParameterError("orders", "must be pairs (order, epsilon)", type(raw).__name__)
-        pairs = list(raw)
+        pairs = list(itertools.islice(raw, MAX_RENYI_ORDERS + 1))  # never more than one too many
         if not pairs or len(pairs) > MAX_RENYI_ORDERS:
             raise ParameterError(
                 "orders", f"must hold 1 to {MAX_RENYI_ORDERS} pairs", str(len(pairs))
@@ -293,7 +292,7 @@ class ProfileClaim(MeasureClaim):
 
     Args:
         points: Pairs (ε_i, δ_i), ε_i finite >= 0 and distinct, δ_i in [0, 1]; at most
-            :data:`MAX_PROFILE_POINTS`. Stored sorted by ε.
+            :data:`MAX_PROFILE_POINTS`; a mapping {ε_i: δ_i} is accepted too. Stored sorted by ε.
         adjacency: The neighbouring relation.
         source: Where the table comes from, for reports (``"table"``, ``"dp_accounting"``, a
             file name).
@@ -309,9 +308,11 @@ class ProfileClaim(MeasureClaim):
 
     def _check(self) -> None:
         raw: Any = self.points
+        if isinstance(raw, dict):
+            raw = list(raw.items())
         if isinstance(raw, str | bytes) or not isinstance(raw, Iterable):
             raise ParameterError("points", "must be pairs (epsilon, delta)", type(raw).__name__)
-        pairs = list(raw)
+        pairs = list(itertools.islice(raw, MAX_PROFILE_POINTS + 1))  # never more than one too many
         if not pairs or len(pairs) > MAX_PROFILE_POINTS:
             raise ParameterError(
                 "points", f"must hold 1 to {MAX_PROFILE_POINTS} pairs", str(len(pairs))
@@ -491,13 +492,12 @@ def check_any_claim(claim: Any, name: str = "claim") -> AnyClaim:
     """
     if isinstance(claim, PrivacyClaim):
         return check_claim(claim, name)
-    if not isinstance(claim, ZCDPClaim | RenyiClaim | GDPClaim | ProfileClaim):
+    if not isinstance(claim, MeasureClaim):
         kinds = ", ".join(k.__name__ for k in CLAIM_KINDS)
         raise ParameterError(name, f"must be a privacy claim ({kinds})", type(claim).__name__)
     try:
-        values = {f.name: getattr(claim, f.name) for f in dataclasses.fields(claim)}
-        rebuilt: AnyClaim = type(claim)(**values)
-        return rebuilt
+        fields = {f.name: getattr(claim, f.name) for f in dataclasses.fields(claim)}
+        return cast(AnyClaim, type(claim)(**fields))
     except ParameterError as exc:
         raise ParameterError(f"{name}.{exc.parameter}", exc.allowed, exc.got) from None
 

@@ -200,8 +200,19 @@ def renyi_curve_delta(orders: Sequence[tuple[Any, Any]], epsilon: Any) -> mpmath
         return min(renyi_to_delta(a, t, epsilon) for a, t in orders)
 
 
+_PHI_FLOOR = mpmath.mpf("-1e100")
+"""Below this argument Φ is taken as 0: Φ(−10¹⁰⁰) < 10^(−10¹⁹⁹), and mpmath's normal CDF raises
+``OverflowError`` for arguments near −10³⁰⁰ (its exponent no longer fits a float)."""
+
+
+_GDP_PRECISION_DOUBLINGS = 6
+"""How often :func:`gdp_delta` doubles the working precision when its two terms cancel (60 digits
+become at most 3840)."""
+
+
 def _phi(x: mpmath.mpf) -> mpmath.mpf:
-    return mpmath.ncdf(x)
+    """Φ(x); 0 below :data:`_PHI_FLOOR` (an error below 10^(−10¹⁹⁹))."""
+    return mpmath.mpf(0) if x < _PHI_FLOOR else mpmath.ncdf(x)
 
 
 def gdp_delta(mu: Any, epsilon: Any) -> mpmath.mpf:
@@ -221,8 +232,20 @@ def gdp_delta(mu: Any, epsilon: Any) -> mpmath.mpf:
     with workdps():
         m = _real(mu, "mu", minimum=0.0, open_min=True)
         e = _real(epsilon, "epsilon", minimum=0.0)
-        value = _phi(-e / m + m / 2) - mpmath.exp(e) * _phi(-e / m - m / 2)
-        return max(mpmath.mpf(0), value)
+        dps = mpmath.mp.dps
+        # The two terms nearly cancel for a tiny μ (both near 1/2: about log10(1/μ) digits are
+        # lost, all 60 for μ < 1e-60, where δ came out 0 instead of about μ/√(2π)) or a large
+        # ε/μ²: the precision is doubled until 20 digits of δ survive (δ > 0 for every μ > 0).
+        for _ in range(_GDP_PRECISION_DOUBLINGS + 1):
+            with mpmath.workdps(dps):
+                high = _phi(-e / m + m / 2)
+                if high == 0:  # below the floor of _phi: δ < 10^(−10¹⁹⁹)
+                    return mpmath.mpf(0)
+                value = high - mpmath.exp(e) * _phi(-e / m - m / 2)
+            if value > high * mpmath.mpf(10) ** (20 - dps):
+                break
+            dps *= 2
+        return +max(mpmath.mpf(0), value)
 
 
 def gdp_tradeoff(mu: Any, type_one: Any) -> mpmath.mpf:
@@ -338,9 +361,16 @@ def analytic_gaussian_sigma(epsilon: Any, delta: Any, sensitivity: Any = 1.0) ->
         if d >= 1:
             raise ParameterError("delta", "must lie in (0, 1)", repr(delta))
         sens = _real(sensitivity, "sensitivity", minimum=0.0, open_min=True)
-        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-        while gdp_delta(hi, e) <= d:
-            lo, hi = hi, hi * 2
+        # a bracket [lo, hi = 2·lo] with δ(lo) <= δ < δ(hi), found by doubling or halving from
+        # 1, so that the bisection's 220 steps leave a relative error of 2^-220 whatever μ* is
+        # (an absolute bracket [0, 1] left μ* = 0 for δ = ε = 1e-300, σ far too large)
+        lo = hi = mpmath.mpf(1)
+        if gdp_delta(hi, e) <= d:
+            while gdp_delta(hi, e) <= d:
+                lo, hi = hi, hi * 2
+        else:
+            while gdp_delta(lo, e) > d:
+                lo, hi = lo / 2, lo
         for _ in range(220):
             mid = (lo + hi) / 2
             if gdp_delta(mid, e) <= d:
