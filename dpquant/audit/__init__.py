@@ -25,11 +25,14 @@ if TYPE_CHECKING:
     from dpquant.audit.pipeline.runner import audit_mechanism
     from dpquant.audit.report.inconclusive import Inconclusive
     from dpquant.audit.report.result import AuditReport
+    from dpquant.audit.tools.measure_audit import ClaimAuditReport, audit_claim
     from dpquant.audit.tools.sampler_conformance import ConformanceReport, conformance
 
 _EXPORTS = {
     "DEFAULT_SAMPLES": "dpquant.audit.model.limits",
     "audit_mechanism": "dpquant.audit.pipeline.runner",
+    "audit_claim": "dpquant.audit.tools.measure_audit",
+    "ClaimAuditReport": "dpquant.audit.tools.measure_audit",
     "AuditOptions": "dpquant.audit.pipeline.options",
     "AuditReport": "dpquant.audit.report.result",
     "Inconclusive": "dpquant.audit.report.inconclusive",
@@ -52,6 +55,7 @@ __all__ = [
     "BitVectors",
     "Box",
     "CallableMechanism",
+    "ClaimAuditReport",
     "ConformanceReport",
     "CustomRelation",
     "DEFAULT_SAMPLES",
@@ -60,6 +64,7 @@ __all__ = [
     "MalformedOutput",
     "QueryAnswers",
     "Records",
+    "audit_claim",
     "audit_mechanism",
     "conformance",
     "from_callable",

@@ -228,6 +228,8 @@ def audit_one(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--mode exact needs a mechanism with an exact(data) law; {args.target} has none"
         )
+    if args.measure_claim is not None or not isinstance(getattr(mech, "claim", None), PrivacyClaim):
+        return _audit_claim(audit, args, mech, name, pairs, json_path, md_path, plot_path)
     budget = {} if args.max_draws is None else {"max_draws": args.max_draws}
     try:
         options = audit.AuditOptions(
@@ -257,6 +259,47 @@ def audit_one(args: argparse.Namespace) -> int:
     if plot_path is not None:
         _write_plot(report, plot_path)
     return exit_code(report)
+
+
+def _audit_claim(
+    audit: Any,
+    args: argparse.Namespace,
+    mech: Any,
+    name: str,
+    pairs: Any,
+    json_path: Path | None,
+    md_path: Path | None,
+    plot_path: Path | None,
+) -> int:
+    """``dpquant audit`` under a claim of another measure (``--rho``, ``--renyi``, ``--gdp``,
+    ``--profile``, or a mechanism whose own claim is one): :func:`dpquant.audit.audit_claim`."""
+    if args.max_draws is not None or plot_path is not None or args.tighten:
+        raise UsageError(
+            "--max-draws, --plot and --tighten go with an (ε, δ) claim only: under --rho, "
+            "--renyi, --gdp or --profile the audit draws --samples per data set at each point"
+        )
+    try:
+        options = audit.AuditOptions(
+            timeout=args.timeout,
+            float_lattice=bool(args.float_lattice),
+            name=name,
+            progress=stderr_progress(args.quiet),
+        )
+        report = audit.audit_claim(
+            mech,
+            pairs=pairs,
+            domain=args.domain,
+            samples=args.samples,
+            alpha=args.alpha,
+            seed=args.seed,
+            mode=args.mode,
+            options=options,
+        )
+    except ValueError as exc:
+        raise UsageError(option_message(exc, AUDITOR_OPTIONS)) from None
+    print_out(report.explanation())
+    write_report_files(report, json_path, md_path)
+    return EXIT_OK if report.passed else (EXIT_FAILED if report.violation else EXIT_INCONCLUSIVE)
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,7 +356,9 @@ def audit_everything(args: argparse.Namespace) -> int:
         close()
     by_name = {r.mechanism: r for r in reports}
     unexpected = []
-    print_out(f"{'mechanism':<48} {'kind':<10} {'verdict':<20} {'eps_lb':>8} {'exact eps':>9} seconds")
+    print_out(
+        f"{'mechanism':<48} {'kind':<10} {'verdict':<20} {'eps_lb':>8} {'exact eps':>9} seconds"
+    )
     for name, kind, _ in targets:
         r = by_name.get(name)
         if r is None:

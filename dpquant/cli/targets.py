@@ -185,7 +185,7 @@ def build_mechanism(
             # the auditor takes a PrivacyClaim only, for now (issue 37 generalises it): it
             # refuses this override when the audit starts, naming the claim
             override = replace(measure, adjacency=relation)
-            return ClaimOverride(obj, override), name  # type: ignore[arg-type]
+            return ClaimOverride(obj, override), name
         if epsilon is None and delta is None and adjacency is None:
             return obj, name
         claim = PrivacyClaim(
@@ -214,7 +214,7 @@ def build_mechanism(
         try:
             wrapped = from_callable(
                 obj,
-                claim,  # type: ignore[arg-type]
+                claim,
                 domain,
                 name=label,
                 vectorized=vectorized,

@@ -72,3 +72,15 @@ def rr_vectorized(data: np.ndarray, size: int, rng: np.random.Generator) -> np.n
 
 em_q25_eps05_0_100 = ExponentialQuantile(0.25, 0.5, (0.0, 100.0))
 """Smith's EM at q = ¼, ε = ½, bounds (0, 100): diffprivlib's law at those parameters."""
+
+
+def gaussian_count_vectorized(data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """A count of bits plus N(0, 1), ``size`` draws at once: 0.5-zCDP and 1-GDP under add/remove."""
+    return float(np.sum(data)) + rng.standard_normal(size)
+
+
+def gaussian_count_too_little_noise(
+    data: np.ndarray, size: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The same count with 0.7 of the noise (ρ = 1/(2·0.49) ≈ 1.02): breaks 0.5-zCDP."""
+    return float(np.sum(data)) + 0.7 * rng.standard_normal(size)

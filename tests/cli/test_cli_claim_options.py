@@ -3,9 +3,9 @@
 their kind through :func:`claim_from_options`; two kinds are a usage error naming both options;
 a bad value or file is a usage error naming the option, before any work.
 
-The auditor takes a PrivacyClaim only while issue 37 generalises it, so these tests check the
-parsing and the function that builds the claim (and that a mechanism's override carries it), not
-an audit run."""
+Most tests check the parsing and the function that builds the claim (and that a mechanism's
+override carries it); the last ones run the audit (:func:`dpquant.audit.audit_claim`) on a user's
+vectorised function under a zCDP claim."""
 
 from __future__ import annotations
 
@@ -72,13 +72,17 @@ def test_epsilon_and_delta_are_a_privacy_claim_over_the_targets_parts() -> None:
     assert claim_of("--epsilon", "1") == PrivacyClaim(1.0)
     assert claim_of("--epsilon", "1", base=base) == PrivacyClaim(1.0, 1e-6, "add_remove")
     assert claim_of("--delta", "1e-9", base=base) == PrivacyClaim(2.0, 1e-9, "add_remove")
-    assert claim_of("--delta", "1e-9") is None  # a plain function needs --epsilon: said by the caller
+    assert (
+        claim_of("--delta", "1e-9") is None
+    )  # a plain function needs --epsilon: said by the caller
 
 
 def test_no_claim_option_is_no_claim_and_adjacency_alone_changes_only_the_relation() -> None:
     assert claim_of() is None
     assert claim_of("--adjacency", "local") is None  # nothing to change the relation of
-    assert claim_of("--adjacency", "add_remove", base=ZCDPClaim(0.5)) == ZCDPClaim(0.5, 0, "add_remove")
+    assert claim_of("--adjacency", "add_remove", base=ZCDPClaim(0.5)) == ZCDPClaim(
+        0.5, 0, "add_remove"
+    )
 
 
 def test_a_new_kind_takes_the_targets_relation_unless_adjacency_is_given() -> None:
@@ -165,7 +169,9 @@ def test_xi_without_rho_is_refused() -> None:
         (("--renyi", "2:1", "--renyi", "2.0:3"), "--renyi must name each order once"),
     ],
 )
-def test_a_bad_value_is_a_usage_error_naming_its_option(options: tuple[str, ...], start: str) -> None:
+def test_a_bad_value_is_a_usage_error_naming_its_option(
+    options: tuple[str, ...], start: str
+) -> None:
     assert refused(*options).startswith(start)
 
 
@@ -269,3 +275,59 @@ def test_a_profile_json_file_round_trips_a_claims_points(tmp_path: Path) -> None
     claim = ProfileClaim([(0.0, 1.0), (0.5, 0.25), (3.0, 1e-12)])
     path = _write(tmp_path / "p.json", json.dumps(claim.to_dict()["points"]))
     assert claim_of("--profile", path) == claim
+
+
+GAUSSIAN_TARGETS = Path(__file__).with_name("cli_targets.py")
+ZCDP_RUN = [
+    "--rho",
+    "0.5",
+    "--adjacency",
+    "add_remove",
+    "--domain",
+    "0,1",
+    "--vectorized",
+    "--input-values",
+    "0,1",
+    "--samples",
+    "300000",
+    "--alpha",
+    "1e-7",
+    "--quiet",
+]
+
+
+def test_a_users_vectorised_gaussian_passes_its_zcdp_claim_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.json"
+    code = main(
+        ["audit", f"{GAUSSIAN_TARGETS}:gaussian_count_vectorized", *ZCDP_RUN, "--json", str(out)]
+    )
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert text.startswith("no violation found")
+    report = json.loads(out.read_text())
+    assert report["measure"] == "zcdp" and report["claim"]["rho"] == 0.5
+    assert report["bounds"][0]["measure"] == "rho" and report["bounds"][0]["bound"] <= 0.5
+
+
+def test_a_users_gaussian_with_too_little_noise_is_flagged_under_its_zcdp_claim(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["audit", f"{GAUSSIAN_TARGETS}:gaussian_count_too_little_noise", *ZCDP_RUN])
+    text = capsys.readouterr().out
+    assert code == 1, text
+    assert text.startswith("VIOLATION")
+
+
+def test_plot_and_max_draws_are_refused_under_a_zcdp_claim(tmp_path: Path) -> None:
+    code = main(
+        [
+            "audit",
+            f"{GAUSSIAN_TARGETS}:gaussian_count_vectorized",
+            *ZCDP_RUN,
+            "--plot",
+            str(tmp_path / "p.png"),
+        ]
+    )
+    assert code == 2

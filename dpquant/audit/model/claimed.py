@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from dpquant.reference.core import MechanismBase, PrivacyClaim
+from dpquant.reference.measures import AnyClaim
 
 
 class _HasClaim(Protocol):
@@ -19,7 +20,8 @@ class _HasClaim(Protocol):
 
 
 class ClaimParts:
-    """``claimed_epsilon`` and ``claimed_delta``: the parts of ``self.claim``."""
+    """``claimed_epsilon`` and ``claimed_delta``: the parts of ``self.claim`` (an (ε, δ) claim;
+    a claim of another measure has neither)."""
 
     @property
     def claimed_epsilon(self: _HasClaim) -> float:
@@ -36,11 +38,11 @@ class ClaimedMechanism(ClaimParts, MechanismBase):
     that claim's (the base, :class:`dpquant.reference.core.MechanismBase`, derives them the other way,
     from fields)."""
 
-    privacy_claim: PrivacyClaim
+    privacy_claim: AnyClaim
 
     @property
     def claim(self) -> PrivacyClaim:
-        return self.privacy_claim
+        return self.privacy_claim  # type: ignore[return-value]
 
     @property
     def adjacency(self) -> str:  # type: ignore[override]
@@ -61,7 +63,7 @@ class ClaimOverride(ClaimedMechanism):
     """
 
     mechanism: Any
-    privacy_claim: PrivacyClaim
+    privacy_claim: AnyClaim
 
     @property
     def domain(self) -> tuple[float, float]:

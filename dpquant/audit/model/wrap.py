@@ -52,7 +52,8 @@ from dpquant.audit.model.relation_inputs import as_input
 from dpquant.audit.model.relations import check_relation
 from dpquant.audit.model.sampling_contract import MalformedOutput, kind_of
 from dpquant.errors import ParameterError
-from dpquant.reference.core import OBJECT_RELATIONS, PrivacyClaim, check_claim
+from dpquant.reference.core import OBJECT_RELATIONS
+from dpquant.reference.measures import AnyClaim, check_any_claim
 from dpquant.reference.validation import check_flag
 
 TRIAL_CALLS = 2
@@ -86,7 +87,7 @@ class CallableMechanism(ClaimedMechanism):
     """
 
     fn: Callable[..., Any]
-    privacy_claim: PrivacyClaim
+    privacy_claim: AnyClaim
     input_domain: tuple[float, float] = (-math.inf, math.inf)
     name: str = ""
     vectorized: bool = False
@@ -175,7 +176,7 @@ def _is_real_row(x: Any) -> bool:
 
 def from_callable(
     fn: Callable[..., Any],
-    claim: PrivacyClaim,
+    claim: AnyClaim,
     domain: tuple[float, float] = (-math.inf, math.inf),
     name: str | None = None,
     *,
@@ -192,7 +193,8 @@ def from_callable(
     Args:
         fn: The function: ``fn(data, rng)`` returns one output (``fn(data, size, rng)`` with
             ``vectorized``).
-        claim: The privacy claim (:class:`dpquant.reference.PrivacyClaim`; its fields are
+        claim: The privacy claim (:class:`dpquant.reference.PrivacyClaim` or a claim of
+            another measure, :mod:`dpquant.reference.measures`; its fields are
             checked now).
         domain: A pair lo < hi: the interval the data lie in (infinite ends allowed; finite
             ends whose width fits a float64).
@@ -220,7 +222,7 @@ def from_callable(
     """
     if not callable(fn):
         raise ValueError(f"fn must be callable, got {type(fn).__name__}")
-    claim = check_claim(claim, "claim")
+    claim = check_any_claim(claim, "claim")
     domain = check_probe_domain(domain, "domain")
     if name is not None and not isinstance(name, str):
         raise ValueError(f"name must be a string or None, got {type(name).__name__}")

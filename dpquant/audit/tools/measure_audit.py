@@ -34,7 +34,12 @@ import mpmath
 import numpy as np
 
 from dpquant.audit.model.claimed import ClaimOverride
-from dpquant.audit.model.neighbours import check_pairs, exhaustive_pairs, probe_values
+from dpquant.audit.model.neighbours import (
+    check_pairs,
+    check_probe_domain,
+    exhaustive_pairs,
+    probe_values,
+)
 from dpquant.audit.model.relations import check_relation, check_relation_pairs
 from dpquant.audit.pipeline.options import AuditOptions
 from dpquant.audit.pipeline.runner import audit_mechanism
@@ -253,6 +258,35 @@ class ClaimAuditReport:
             "notes": list(self.notes),
         }
 
+    def explanation(self) -> str:
+        """Several lines for a reader: the verdict, the claim, each part's finding."""
+        lines = [f"{self.verdict}: {self.mechanism}", f"claim: {_claim_text(self.claim)}"]
+        if self.exact is not None:
+            e = self.exact
+            where = "" if e.witness is None else f" on D = {e.witness[0]}, D' = {e.witness[1]}"
+            lines.append(
+                f"exact ({e.pairs} pairs): {e.measure} value {e.value:.6g} against {e.claimed:.6g}"
+                f", proven at most {e.upper:.6g}{where}"
+            )
+        for b in self.bounds:
+            lines.append(
+                f"black-box {b.label} >= {b.bound:.6g} at confidence 1 - {self.alpha:g} "
+                f"(claimed {b.claimed:.6g})"
+            )
+        for p in self.proxies:
+            lines.append(
+                f"black-box point (ε* = {p.epsilon:.6g}, δ* = {p.delta:.3g}): {p.report.verdict}, "
+                f"ε_lb = {p.report.epsilon_lower_bound:.4g}, {p.report.samples_used} draws"
+            )
+        lines.extend(f"note: {n}" for n in self.notes)
+        lines.append("no violation found is never a proof of privacy")
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """The explanation as a Markdown section."""
+        body = "\n".join(f"* {line}" for line in self.explanation().splitlines()[1:])
+        return f"# {self.verdict}: {self.mechanism}\n\n{body}\n"
+
     def summary(self) -> str:
         """One line: the verdict, the measure, the exact value against the claim, the points."""
         parts = [f"{self.verdict}: {self.mechanism} against {claim_measure(self.claim)}"]
@@ -264,6 +298,20 @@ class ClaimAuditReport:
         for b in self.bounds:
             parts.append(f"{b.label} >= {b.bound:.4g} (claimed {b.claimed:.4g})")
         return "; ".join(parts)
+
+
+def _claim_text(claim: AnyClaim) -> str:
+    if isinstance(claim, PrivacyClaim):
+        return f"(ε = {claim.epsilon:g}, δ = {claim.delta:g}), {claim.adjacency}"
+    if isinstance(claim, ZCDPClaim):
+        xi = f", ξ = {claim.xi:g}" if claim.xi else ""
+        return f"ρ = {claim.rho:g}{xi} (zCDP), {claim.adjacency}"
+    if isinstance(claim, GDPClaim):
+        return f"μ = {claim.mu:g} (GDP), {claim.adjacency}"
+    if isinstance(claim, RenyiClaim):
+        orders = ", ".join(f"ε_{a:g} = {e:g}" for a, e in claim.orders)
+        return f"Rényi DP {orders}, {claim.adjacency}"
+    return f"profile of {len(claim.points)} points ({claim.source}), {claim.adjacency}"
 
 
 # -- the exact part ---------------------------------------------------------------------------------
@@ -300,8 +348,15 @@ def _from_located(found: Located, claimed: float) -> tuple[float, float, float, 
     return value, upper, float(found.argument), claimed, undecided
 
 
-def _exact_pairs(mech: Any, claim: AnyClaim, pairs: Any, relation: Any) -> list[Any]:
+def _exact_pairs(
+    mech: Any, claim: AnyClaim, pairs: Any, relation: Any, probe: tuple[float, float] | None
+) -> list[Any]:
     domain = read_attribute(mech, "domain", "mech")
+    if probe is not None:
+        domain = check_probe_domain(probe)
+        own = read_attribute(mech, "domain", "mech")
+        if not own[0] <= domain[0] and domain[1] <= own[1]:
+            raise ParameterError("domain", f"must lie inside mech.domain {own}", repr(probe))
     chosen = relation if relation is not None else read_attribute(mech, "relation", "mech", None)
     if chosen is not None:
         chosen = check_relation(chosen, claim.adjacency, "relation")
@@ -316,7 +371,11 @@ def _exact_pairs(mech: Any, claim: AnyClaim, pairs: Any, relation: Any) -> list[
 
 
 def exact_measure(
-    mech: Any, claim: AnyClaim, pairs: Iterable[tuple[Any, Any]] | None = None, relation: Any = None
+    mech: Any,
+    claim: AnyClaim,
+    pairs: Iterable[tuple[Any, Any]] | None = None,
+    relation: Any = None,
+    domain: tuple[float, float] | None = None,
 ) -> ExactMeasureFinding:
     """The claim's measure on every pair, from the mechanism's exact laws.
 
@@ -326,6 +385,7 @@ def exact_measure(
         pairs: Neighbouring pairs to use, or None for the auditor's (every pair of data sets of
             up to :data:`EXHAUSTIVE_SIZE` probe values, or the relation's candidates).
         relation: A relation object (as for :func:`~dpquant.audit.audit_mechanism`), or None.
+        domain: The interval the auditor's pairs probe (inside ``mech.domain``), or None.
 
     Returns:
         The :class:`ExactMeasureFinding`.
@@ -337,7 +397,7 @@ def exact_measure(
     if not has_exact(mech):
         raise ParameterError("mech", "must provide exact(data) for the exact part", "no exact")
     name = mechanism_name(mech)
-    checked = _exact_pairs(mech, claim, pairs, relation)
+    checked = _exact_pairs(mech, claim, pairs, relation, domain)
     cache: dict[Any, Any] = {}
 
     def law(d: np.ndarray) -> Any:
@@ -497,6 +557,7 @@ def audit_claim(
     claim: Any = None,
     *,
     pairs: Iterable[tuple[Any, Any]] | None = None,
+    domain: tuple[float, float] | None = None,
     samples: int | None = None,
     alpha: float = 1e-6,
     seed: int = 0,
@@ -513,6 +574,8 @@ def audit_claim(
             :class:`~dpquant.reference.measures.ZCDPClaim`, ``RenyiClaim``, ``GDPClaim`` or
             ``ProfileClaim``), or None for ``mech.claim``.
         pairs: Neighbouring pairs for both parts, or None for the auditor's search.
+        domain: The interval the search probes, inside ``mech.domain`` (as for
+            ``audit_mechanism``); None: the mechanism's domain.
         samples: Draws per data set of each black-box point (as for ``audit_mechanism``).
         alpha: The confidence parameter of the black-box part, shared by its points.
         seed: The seed (point k uses seed + k).
@@ -542,7 +605,7 @@ def audit_claim(
     notes: list[str] = []
     exact = None
     if mode != "blackbox" and has_exact(mech):
-        exact = exact_measure(mech, chosen, pairs, relation)
+        exact = exact_measure(mech, chosen, pairs, relation, domain)
         if exact.undecided:
             notes.append(
                 f"exact: {exact.undecided} of {exact.pairs} pairs ended with the claim inside "
@@ -558,6 +621,7 @@ def audit_claim(
             report = audit_mechanism(
                 ClaimOverride(mech, proxy),
                 pairs=pairs,
+                domain=domain,
                 samples=samples,
                 alpha=alpha / len(points),
                 seed=seed + k,
