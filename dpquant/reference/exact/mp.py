@@ -27,7 +27,7 @@ MP_NINF = mpmath.mpf("-inf")
 MP_INF = mpmath.mpf("inf")
 
 
-def workdps():
+def workdps() -> Any:
     """Context manager pinning the working precision to :data:`DPS` digits."""
     return mpmath.workdps(DPS)
 

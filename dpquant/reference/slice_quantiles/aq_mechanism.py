@@ -44,6 +44,7 @@ import numpy as np
 
 from dpquant.errors import ParameterError
 from dpquant.reference.core import MechanismBase
+from dpquant.reference.measures import ZCDPClaim
 from dpquant.reference.slice_quantiles.aq_recursion import (
     LAYER_RULES,
     MODES,
@@ -290,6 +291,15 @@ class ApproximateQuantilesMechanism(MechanismBase):
     @property
     def rho(self) -> float | None:
         return resolve_rho(self.epsilon, self.mode, self.delta, None)
+
+    @property
+    def zcdp_claim(self) -> ZCDPClaim:
+        """The zCDP claim of the mechanism: ρ-zCDP in mode ``"zcdp"`` (the ρ its budget was
+        split from), ε²/2-zCDP in mode ``"pure"`` (Bun and Steinke 2016, Proposition 1.4). Under
+        replace-one the faithful composition meets only 2ρ (module docstring, "Caveat"): an audit
+        at this claim is expected to find that."""
+        rho = self.rho if self.rho is not None else self.epsilon**2 / 2.0
+        return ZCDPClaim(rho, adjacency=self.adjacency)
 
     @property
     def epsilon_per_call(self) -> float:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from dpquant.reference.core import MechanismBase
+from dpquant.reference.measures import ZCDPClaim
 from dpquant.reference.slice_quantiles.inputs import (
     check_adjacency_central,
     check_quantiles,
@@ -37,6 +38,7 @@ from dpquant.reference.slice_quantiles.joint_exp_forward import (
     forward,
 )
 from dpquant.reference.slice_quantiles.joint_exp_sampler import sample_joint_exp, sampling_limit
+from dpquant.reference.slice_quantiles.zcdp import em_zcdp_rho
 from dpquant.reference.validation import (
     check_choice,
     check_positive,
@@ -104,6 +106,12 @@ class JointExpMechanism(MechanismBase):
         if self.sensitivity is not None:
             return float(self.sensitivity)
         return joint_exp_sensitivity(self.quantiles, self.adjacency)
+
+    @property
+    def zcdp_claim(self) -> ZCDPClaim:
+        """ε²/8-zCDP: JointExp is one exponential mechanism with weight ε/(2Δ) (imola25 Sec. 6,
+        citing Cesar and Rogers 2021; :func:`~dpquant.reference.slice_quantiles.zcdp.em_zcdp_rho`)."""
+        return ZCDPClaim(em_zcdp_rho(self.epsilon), adjacency=self.adjacency)
 
     @property
     def scale(self) -> float:
