@@ -86,6 +86,35 @@ def discrete_gaussian_rows() -> list[tuple[str, Any, Any, Any]]:
     ]
 
 
+def baseline_rows() -> list[tuple[str, Any, Any, Any]]:
+    """imola25's AQ (zCDP mode, one quantile) at its ρ and JointExp at ε²/8, under add/remove;
+    broken: AQ with 0.64 of its composition (ε' × 1.25), JointExp with 0.8 of its sensitivity
+    (its weight × 1.25): the noise scales × 0.8."""
+    from dpquant.reference.slice_quantiles.aq_mechanism import ApproximateQuantilesMechanism
+    from dpquant.reference.slice_quantiles.joint_exp_mechanism import JointExpMechanism
+
+    aq = ApproximateQuantilesMechanism(
+        (0.5,), 1.0, (0.0, 1.0), adjacency=ADJ, mode="zcdp", delta=1e-6
+    )
+    aq_bad = ApproximateQuantilesMechanism(
+        (0.5,),
+        1.0,
+        (0.0, 1.0),
+        adjacency=ADJ,
+        mode="zcdp",
+        delta=1e-6,
+        composition=0.64 * 8 * aq.rho / aq.epsilon_per_call**2,  # ε' = sqrt(8ρ/comp): × 1.25
+    )
+    joint = JointExpMechanism((0.5,), 1.0, (0.0, 1.0), adjacency=ADJ)
+    joint_bad = JointExpMechanism(
+        (0.5,), 1.0, (0.0, 1.0), adjacency=ADJ, sensitivity=0.8 * joint.delta_u
+    )
+    return [
+        ("aq/zcdp", aq, aq_bad, aq.zcdp_claim),
+        ("joint_exp/zcdp", joint, joint_bad, joint.zcdp_claim),
+    ]
+
+
 def run(mech: Any, claim: Any, seed: int, mode: str) -> tuple[Any, float, int]:
     start = time.perf_counter()
     report = audit_claim(mech, claim, seed=seed, mode=mode)
@@ -104,10 +133,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=0)
     parser.add_argument("--mode", default="blackbox", choices=("blackbox", "auto"))
+    parser.add_argument("--only", default="", help="only the rows whose name contains this")
+    parser.add_argument("--no-table", action="store_true", help="only the seed study")
     args = parser.parse_args()
-    rows = gaussian_rows() + laplace_rows() + discrete_gaussian_rows()
+    rows = gaussian_rows() + laplace_rows() + discrete_gaussian_rows() + baseline_rows()
+    rows = [r for r in rows if args.only in r[0]]
     print(f"{'row':<26} {'config':<8} {'verdict':<20} {'draws':>10} {'seconds':>8}  bounds")
-    for name, good, bad, claim in rows:
+    for name, good, bad, claim in [] if args.no_table else rows:
         for label, mech in (("correct", good), ("0.8x", bad)):
             report, seconds, draws = run(mech, claim, 0, args.mode)
             print(

@@ -24,3 +24,13 @@ def test_the_query_answer_custom_and_record_space_examples_run(capsys) -> None:
     relation and a sum of vector records: each audited as the README shows."""
     exec(compile(_block_after("**Beyond data sets of records"), "README.md", "exec"), {})
     assert "VIOLATION" in capsys.readouterr().out
+
+
+def test_the_claims_in_other_measures_example_runs(capsys) -> None:
+    """Randomised response under GDP (refuted exactly) and zCDP (met), the discrete Gaussian at
+    0.8σ under its ρ (refuted), as the README shows."""
+    exec(compile(_block_after("**Claims in other measures**"), "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "VIOLATION"
+    assert lines[1] == "no violation found"
+    assert lines[2].startswith("VIOLATION")
