@@ -301,6 +301,20 @@ def _is_mechanism(obj: Any) -> bool:
         return True
 
 
+def _states_epsilon_delta(mech: Any) -> bool:
+    """Whether the mechanism's claim is an (ε, δ) one (or cannot be read: the auditor then says
+    why); a claim of another measure goes to :func:`dpquant.audit.audit_claim`."""
+    from dpquant.reference.core import PrivacyClaim
+
+    try:
+        claim = mech.claim
+    except Exception:  # noqa: BLE001 -- a claim that cannot be read: audit_mechanism says why
+        return True
+    from dpquant.reference.measures import MeasureClaim
+
+    return isinstance(claim, PrivacyClaim) or not isinstance(claim, MeasureClaim)
+
+
 def make_auditor(
     defaults: Mapping[str, Any], record: Callable[[Any], None] | None = None
 ) -> Callable[..., Any]:
@@ -360,7 +374,8 @@ def make_auditor(
             if claim is None:
                 raise ValueError(
                     "mech_or_fn is a plain function fn(data, rng), which carries no privacy "
-                    "claim: pass claim=PrivacyClaim(epsilon, delta, adjacency) (and "
+                    "claim: pass claim=PrivacyClaim(epsilon, delta, adjacency) or a claim of "
+                    "dpquant.reference.measures (and "
                     "domain=(lo, hi))"
                 )
             name = options.get("name")
@@ -379,7 +394,19 @@ def make_auditor(
         run = {k: options.pop(k) for k in RUN_OPTIONS if k in options}
         if run:
             options["options"] = AuditOptions(**run)
-        if time_budget is None:
+        report: Any
+        if not _states_epsilon_delta(mech):  # zCDP, Rényi, GDP or a profile: audit_claim
+            if time_budget is not None or options.get("max_draws") is not None:
+                raise ValueError(
+                    "max_draws and time_budget go with an (ε, δ) claim only: under a claim of "
+                    "another measure the audit draws samples per data set at each point "
+                    "(pass samples=, or run without --audit-max-draws/--audit-time-budget)"
+                )
+            options.pop("max_draws", None)
+            from dpquant.audit.tools.measure_audit import audit_claim
+
+            report = audit_claim(mech, **options)
+        elif time_budget is None:
             report = dpquant.audit.pipeline.runner.audit_mechanism(mech, **options)
         else:
             from dpquant.audit.pipeline.time_budget import audit_within

@@ -326,3 +326,25 @@ def test_the_total_budget_bounds_a_real_audit_and_still_flags_a_leak() -> None:
     claim = PrivacyClaim(1.0, adjacency="local")
     report = dp_audit(leaky, claim=claim, domain=(0.0, 1.0))
     assert report.samples_used <= 200_000 and report.violation
+
+
+def test_dp_audit_takes_a_claim_of_any_measure(dp_audit) -> None:
+    """A zCDP claim on a plain function, and a mechanism whose own claim is μ-GDP, go through
+    dpquant.audit.audit_claim; max_draws is refused with them (issue 37)."""
+    import numpy as np
+
+    from dpquant.reference.measures import ZCDPClaim
+    from dpquant.reference.primitives import GaussianCount
+
+    def count(data, size, rng):
+        return float(np.sum(data)) + rng.standard_normal(size)
+
+    claim = ZCDPClaim(0.5, adjacency="add_remove")
+    report = dp_audit(count, claim=claim, domain=(0, 1), vectorized=True, input_values=(0, 1),
+                      samples=20_000, alpha=1e-7)
+    report.assert_private()
+    assert report.bounds[0].measure == "rho"
+    own = dp_audit(GaussianCount(0.5), samples=20_000, alpha=1e-7)  # its own claim: 2-GDP
+    own.assert_private()
+    with pytest.raises(ValueError, match="max_draws and time_budget"):
+        dp_audit(GaussianCount(0.5), max_draws=10**6)

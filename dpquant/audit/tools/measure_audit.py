@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -238,6 +239,21 @@ class ClaimAuditReport:
         if not self.looked:
             return "INCONCLUSIVE: nothing was evaluated"
         return "no violation found"
+
+    @property
+    def inconclusive(self) -> str | None:
+        """Why the audit could not look (nothing evaluated), or None."""
+        return None if self.looked else "nothing was evaluated"
+
+    def assert_private(self) -> None:
+        """Raise ``AssertionError`` with the :meth:`explanation` unless the audit :attr:`passed`.
+
+        Raises:
+            AssertionError: the audit did not pass; its message is the :meth:`explanation`.
+        """
+        __tracebackhide__ = True  # pytest shows the caller's line, not this one
+        if not self.passed:
+            raise AssertionError(self.explanation())
 
     @property
     def passed(self) -> bool:
@@ -563,6 +579,7 @@ def audit_claim(
     seed: int = 0,
     mode: str = "auto",
     relation: Any = None,
+    executor: Executor | None = None,
     options: AuditOptions | None = None,
 ) -> ClaimAuditReport:
     """Audit ``mech`` against a claim of any kind (module docstring).
@@ -582,6 +599,8 @@ def audit_claim(
         mode: ``"auto"`` (the exact part where the law is known, and the black-box part),
             ``"exact"`` or ``"blackbox"``.
         relation: A relation object (as for ``audit_mechanism``), or None.
+        executor: A ``concurrent.futures.Executor`` that draws the black-box points' samples
+            (as for ``audit_mechanism``), or None.
         options: :class:`~dpquant.audit.pipeline.options.AuditOptions` for the black-box points.
 
     Returns:
@@ -627,6 +646,7 @@ def audit_claim(
                 seed=seed + k,
                 mode="blackbox",
                 relation=relation,
+                executor=executor,
                 options=options,
             )
             proxies.append(ProxyAudit(eps, delta, report))
