@@ -25,14 +25,15 @@ if TYPE_CHECKING:
     from dpquant.audit.pipeline.runner import audit_mechanism
     from dpquant.audit.report.inconclusive import Inconclusive
     from dpquant.audit.report.result import AuditReport
-    from dpquant.audit.tools.measure_audit import ClaimAuditReport, audit_claim
+    from dpquant.audit.tools.claim_report import ClaimAuditReport
+    from dpquant.audit.tools.measure_audit import audit_claim
     from dpquant.audit.tools.sampler_conformance import ConformanceReport, conformance
 
 _EXPORTS = {
     "DEFAULT_SAMPLES": "dpquant.audit.model.limits",
     "audit_mechanism": "dpquant.audit.pipeline.runner",
     "audit_claim": "dpquant.audit.tools.measure_audit",
-    "ClaimAuditReport": "dpquant.audit.tools.measure_audit",
+    "ClaimAuditReport": "dpquant.audit.tools.claim_report",
     "AuditOptions": "dpquant.audit.pipeline.options",
     "AuditReport": "dpquant.audit.report.result",
     "Inconclusive": "dpquant.audit.report.inconclusive",

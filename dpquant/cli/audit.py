@@ -273,10 +273,10 @@ def _audit_claim(
 ) -> int:
     """``dpquant audit`` under a claim of another measure (``--rho``, ``--renyi``, ``--gdp``,
     ``--profile``, or a mechanism whose own claim is one): :func:`dpquant.audit.audit_claim`."""
-    if args.max_draws is not None or plot_path is not None or args.tighten:
+    if args.max_draws is not None or args.tighten:
         raise UsageError(
-            "--max-draws, --plot and --tighten go with an (ε, δ) claim only: under --rho, "
-            "--renyi, --gdp or --profile the audit draws --samples per data set at each point"
+            "--max-draws and --tighten go with an (ε, δ) claim only: under --rho, --renyi, "
+            "--gdp or --profile the audit draws --samples per data set at each point"
         )
     try:
         options = audit.AuditOptions(
@@ -299,6 +299,8 @@ def _audit_claim(
         raise UsageError(option_message(exc, AUDITOR_OPTIONS)) from None
     print_out(report.explanation())
     write_report_files(report, json_path, md_path)
+    if plot_path is not None:
+        _write_plot(report, plot_path)
     return EXIT_OK if report.passed else (EXIT_FAILED if report.violation else EXIT_INCONCLUSIVE)
 
 

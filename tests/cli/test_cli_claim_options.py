@@ -320,14 +320,10 @@ def test_a_users_gaussian_with_too_little_noise_is_flagged_under_its_zcdp_claim(
     assert text.startswith("VIOLATION")
 
 
-def test_plot_and_max_draws_are_refused_under_a_zcdp_claim(tmp_path: Path) -> None:
+def test_max_draws_is_refused_under_a_zcdp_claim(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
-        [
-            "audit",
-            f"{GAUSSIAN_TARGETS}:gaussian_count_vectorized",
-            *ZCDP_RUN,
-            "--plot",
-            str(tmp_path / "p.png"),
-        ]
+        ["audit", f"{GAUSSIAN_TARGETS}:gaussian_count_vectorized", *ZCDP_RUN, "--max-draws",
+         "1000000"]
     )
     assert code == 2
+    assert "--max-draws and --tighten go with an (ε, δ) claim only" in capsys.readouterr().err

@@ -200,29 +200,9 @@ def plot_report(r: ReportView, path: str | Path) -> Path:
         dpquant.audit.report.extras.MissingExtra: when matplotlib is not installed (the extra
             ``dpquant[plots]``).
     """
-    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
-        raise ValueError(f"path must be a file path (str or os.PathLike), got {path!r:.80}")
-    if not str(path).strip() or "\x00" in str(path):
-        raise ValueError(f"path must be a non-empty file path, got {str(path)!r:.80}")
-    require("matplotlib", "report.plot()").use("Agg")
+    path = image_path(path)
     import matplotlib.pyplot as plt
 
-    path = Path(path)
-    suffix = path.suffix.lower().lstrip(".")
-    formats = image_formats()
-    if suffix not in formats:
-        raise ValueError(
-            f"path must end in an image format matplotlib writes ({', '.join(sorted(formats))}), "
-            f"got {str(path)!r:.120}"
-        )
-    if path.is_dir():
-        raise ValueError(f"path must be a file, got the directory {str(path)!r:.120}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(
-            f"path {str(path)!r:.120}: cannot create its folder ({exc.strerror or exc})"
-        ) from None
     fig, ax = plt.subplots(figsize=(6, 3.6))
     if r.exact is not None:
         curve = r.exact.worst_pair_analysis.delta_curve
@@ -249,6 +229,62 @@ def plot_report(r: ReportView, path: str | Path) -> Path:
         ax.axvline(r.epsilon_lower_bound, color="r", ls=":", label="black-box ε lower bound")
     ax.set_title(r.mechanism[:60], fontsize=9)
     ax.legend(fontsize=8)
+    return save_figure(fig, path)
+
+
+def image_path(path: str | os.PathLike[str]) -> Path:
+    """A checked image file path whose folder exists (created if missing), for a plot.
+
+    Args:
+        path: A file path (str or ``os.PathLike``) with an image suffix matplotlib writes.
+
+    Returns:
+        The path.
+
+    Raises:
+        ValueError: naming ``path``, when it is not such a file path or its folder cannot be
+            created.
+        dpquant.audit.report.extras.MissingExtra: when matplotlib is not installed.
+    """
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+        raise ValueError(f"path must be a file path (str or os.PathLike), got {path!r:.80}")
+    if not str(path).strip() or "\x00" in str(path):
+        raise ValueError(f"path must be a non-empty file path, got {str(path)!r:.80}")
+    require("matplotlib", "report.plot()").use("Agg")
+    path = Path(path)
+    suffix = path.suffix.lower().lstrip(".")
+    formats = image_formats()
+    if suffix not in formats:
+        raise ValueError(
+            f"path must end in an image format matplotlib writes ({', '.join(sorted(formats))}), "
+            f"got {str(path)!r:.120}"
+        )
+    if path.is_dir():
+        raise ValueError(f"path must be a file, got the directory {str(path)!r:.120}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(
+            f"path {str(path)!r:.120}: cannot create its folder ({exc.strerror or exc})"
+        ) from None
+    return path
+
+
+def save_figure(fig: Any, path: Path) -> Path:
+    """Write a matplotlib figure to ``path`` and close it.
+
+    Args:
+        fig: The figure.
+        path: A path from :func:`image_path`.
+
+    Returns:
+        The path.
+
+    Raises:
+        ValueError: naming ``path``, when it cannot be written.
+    """
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     try:
         fig.savefig(path, dpi=100)
@@ -278,8 +314,10 @@ __all__ = [
     "ReportView",
     "fmt",
     "image_formats",
+    "image_path",
     "plot_report",
     "render_report",
+    "save_figure",
     "short",
     "witness_line",
 ]

@@ -326,7 +326,9 @@ def validate(
     seed = check_int(seed, "seed", minimum=0, maximum=MAX_SEED)
     audit = check_flag(audit, "audit")
     if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be callable (one line at a time) or None, got {progress!r:.80}")
+        raise ValueError(
+            f"progress must be callable (one line at a time) or None, got {progress!r:.80}"
+        )
     say = progress or (lambda line: None)
     if audit_samples is not None:
         audit_samples = check_int(audit_samples, "audit_samples", minimum=10, maximum=MAX_SAMPLES)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
 from typing import Any
 
 import mpmath
@@ -44,7 +43,6 @@ from dpquant.audit.model.neighbours import (
 from dpquant.audit.model.relations import check_relation, check_relation_pairs
 from dpquant.audit.pipeline.options import AuditOptions
 from dpquant.audit.pipeline.runner import audit_mechanism
-from dpquant.audit.report.result import AuditReport
 from dpquant.audit.statistics.exact_loss import check_exact_law, mechanism_name
 from dpquant.audit.statistics.measure_bounds import (
     ApproximateDPMeasure,
@@ -54,8 +52,17 @@ from dpquant.audit.statistics.measure_bounds import (
     RenyiMeasure,
     ZCDPMeasure,
 )
+from dpquant.audit.tools.claim_report import (
+    CURVE_ORDERS,
+    CURVE_POINTS,
+    ClaimAuditReport,
+    ExactMeasureFinding,
+    MeasureBound,
+    ProxyAudit,
+)
 from dpquant.errors import ParameterError
 from dpquant.reference.core import PrivacyClaim, has_exact
+from dpquant.reference.distributions import hockey_stick
 from dpquant.reference.exact.mp import workdps
 from dpquant.reference.measures import (
     AnyClaim,
@@ -66,6 +73,7 @@ from dpquant.reference.measures import (
     check_any_claim,
     claim_delta_at,
     claim_measure,
+    claim_renyi_at,
 )
 from dpquant.reference.measures.pair_measures import (
     Located,
@@ -82,252 +90,6 @@ EXHAUSTIVE_SIZE = 2
 """The largest data sets of the exact part's own pairs (every neighbouring pair of data sets of
 up to this many probe values)."""
 MODES = ("auto", "exact", "blackbox")
-
-
-@dataclass(frozen=True)
-class ExactMeasureFinding:
-    """The exact part of :func:`audit_claim`, in the claim's measure.
-
-    Attributes:
-        measure: The claim's measure (``"zcdp"``, ``"renyi"``, ``"gdp"``, ``"profile"``,
-            ``"pure"``, ``"approximate"``).
-        claimed: The claimed value in that measure (ρ, the worst order's ε_α, μ; 0 for a
-            profile, whose value is an excess of δ).
-        value: The largest value attained over the pairs (a witness when above ``claimed``).
-        upper: The least upper bound proven over the pairs (+inf when a search could not
-            bound a pair).
-        argument: Where the worst value is attained: the order α (zCDP, Rényi), the type I
-            error or ε (GDP), the ε (profile).
-        witness: The worst pair of data sets.
-        pairs: Pairs searched.
-        undecided: Pairs whose search ended with the claim inside its proven interval.
-    """
-
-    measure: str
-    claimed: float
-    value: float
-    upper: float
-    argument: float
-    witness: tuple[list[Any], list[Any]] | None
-    pairs: int
-    undecided: int
-
-    @property
-    def violation(self) -> bool:
-        """A value above the claim was attained on some pair."""
-        return self.value > self.claimed
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "measure": self.measure,
-            "claimed": self.claimed,
-            "value": self.value,
-            "upper": self.upper,
-            "argument": self.argument,
-            "witness": None if self.witness is None else [list(d) for d in self.witness],
-            "pairs": self.pairs,
-            "undecided": self.undecided,
-            "violation": self.violation,
-        }
-
-
-@dataclass(frozen=True)
-class ProxyAudit:
-    """One black-box (ε*, δ*) audit the claim implies.
-
-    Attributes:
-        epsilon: ε*.
-        delta: δ* = the claim's δ at ε*.
-        report: The :class:`~dpquant.audit.report.result.AuditReport` at α/k.
-    """
-
-    epsilon: float
-    delta: float
-    report: AuditReport
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"epsilon": self.epsilon, "delta": self.delta, "report": self.report.to_dict()}
-
-
-@dataclass(frozen=True)
-class MeasureBound:
-    """The best black-box bound in one of the claim's measures, from the counts of the events the
-    black-box points evaluated (each at the level its point gave it).
-
-    Attributes:
-        measure: The measure's name (``"epsilon"``, ``"renyi"``, ``"rho"``, ``"mu"``,
-            ``"profile"``).
-        label: How a report names the value (e.g. ``"ρ"``, ``"D_2"``).
-        claimed: The claimed value in that measure.
-        bound: The largest lower bound found (−inf when no event gave one).
-        argument: The zCDP order or the profile point's index where it was attained (NaN
-            otherwise, or when no event gave a bound).
-        point: The index of the black-box point whose event gave it (−1: none).
-        counts: (k0, n0, k1, n1) of that event (zeros: none).
-    """
-
-    measure: str
-    label: str
-    claimed: float
-    bound: float
-    argument: float
-    point: int
-    counts: tuple[int, int, int, int]
-
-    @property
-    def violation(self) -> bool:
-        """The bound exceeds the claim."""
-        return self.bound > self.claimed
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "measure": self.measure,
-            "label": self.label,
-            "claimed": self.claimed,
-            "bound": self.bound,
-            "argument": self.argument,
-            "point": self.point,
-            "counts": list(self.counts),
-            "violation": self.violation,
-        }
-
-
-@dataclass(frozen=True)
-class ClaimAuditReport:
-    """What :func:`audit_claim` found.
-
-    Attributes:
-        mechanism: The mechanism's name.
-        claim: The claim audited.
-        alpha: The confidence parameter of the black-box part (over all its points).
-        exact: The exact part, or None (no exact law, or ``mode="blackbox"``).
-        proxies: The black-box audits at implied (ε*, δ*) points.
-        bounds: The best black-box bound in each of the claim's measures
-            (:func:`measure_bounds`).
-        notes: What a reader needs to know (points skipped, searches that ended undecided).
-    """
-
-    mechanism: str
-    claim: AnyClaim
-    alpha: float
-    exact: ExactMeasureFinding | None
-    proxies: tuple[ProxyAudit, ...]
-    bounds: tuple[MeasureBound, ...] = ()
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def violation(self) -> bool:
-        """The exact part witnessed a value above the claim, a black-box point was violated, or a
-        black-box bound in the claim's measure exceeds it."""
-        exact = self.exact is not None and self.exact.violation
-        blackbox = any(p.report.violation for p in self.proxies)
-        return exact or blackbox or any(b.violation for b in self.bounds)
-
-    @property
-    def looked(self) -> bool:
-        """Whether anything was evaluated: an exact pair, or a black-box point that could
-        conclude."""
-        exact = self.exact is not None and self.exact.pairs > 0
-        return exact or any(p.report.inconclusive is None for p in self.proxies)
-
-    @property
-    def verdict(self) -> str:
-        """VIOLATION; INCONCLUSIVE (nothing could be evaluated); or no violation found (never
-        a proof of privacy)."""
-        if self.violation:
-            return "VIOLATION"
-        if not self.looked:
-            return "INCONCLUSIVE: nothing was evaluated"
-        return "no violation found"
-
-    @property
-    def inconclusive(self) -> str | None:
-        """Why the audit could not look (nothing evaluated), or None."""
-        return None if self.looked else "nothing was evaluated"
-
-    def assert_private(self) -> None:
-        """Raise ``AssertionError`` with the :meth:`explanation` unless the audit :attr:`passed`.
-
-        Raises:
-            AssertionError: the audit did not pass; its message is the :meth:`explanation`.
-        """
-        __tracebackhide__ = True  # pytest shows the caller's line, not this one
-        if not self.passed:
-            raise AssertionError(self.explanation())
-
-    @property
-    def passed(self) -> bool:
-        """No violation, and every part could look (a black-box point that timed out, whose
-        sampler does not match its law or that was inconclusive fails the audit)."""
-        return self.looked and not self.violation and all(p.report.passed for p in self.proxies)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "mechanism": self.mechanism,
-            "claim": self.claim.to_dict(),
-            "measure": claim_measure(self.claim),
-            "alpha": self.alpha,
-            "verdict": self.verdict,
-            "exact": None if self.exact is None else self.exact.to_dict(),
-            "proxies": [p.to_dict() for p in self.proxies],
-            "bounds": [b.to_dict() for b in self.bounds],
-            "notes": list(self.notes),
-        }
-
-    def explanation(self) -> str:
-        """Several lines for a reader: the verdict, the claim, each part's finding."""
-        lines = [f"{self.verdict}: {self.mechanism}", f"claim: {_claim_text(self.claim)}"]
-        if self.exact is not None:
-            e = self.exact
-            where = "" if e.witness is None else f" on D = {e.witness[0]}, D' = {e.witness[1]}"
-            lines.append(
-                f"exact ({e.pairs} pairs): {e.measure} value {e.value:.6g} against {e.claimed:.6g}"
-                f", proven at most {e.upper:.6g}{where}"
-            )
-        for b in self.bounds:
-            lines.append(
-                f"black-box {b.label} >= {b.bound:.6g} at confidence 1 - {self.alpha:g} "
-                f"(claimed {b.claimed:.6g})"
-            )
-        for p in self.proxies:
-            lines.append(
-                f"black-box point (ε* = {p.epsilon:.6g}, δ* = {p.delta:.3g}): {p.report.verdict}, "
-                f"ε_lb = {p.report.epsilon_lower_bound:.4g}, {p.report.samples_used} draws"
-            )
-        lines.extend(f"note: {n}" for n in self.notes)
-        lines.append("no violation found is never a proof of privacy")
-        return "\n".join(lines)
-
-    def to_markdown(self) -> str:
-        """The explanation as a Markdown section."""
-        body = "\n".join(f"* {line}" for line in self.explanation().splitlines()[1:])
-        return f"# {self.verdict}: {self.mechanism}\n\n{body}\n"
-
-    def summary(self) -> str:
-        """One line: the verdict, the measure, the exact value against the claim, the points."""
-        parts = [f"{self.verdict}: {self.mechanism} against {claim_measure(self.claim)}"]
-        if self.exact is not None:
-            e = self.exact
-            parts.append(f"exact {e.value:.6g} (claimed {e.claimed:.6g}, proven <= {e.upper:.6g})")
-        for p in self.proxies:
-            parts.append(f"(ε*={p.epsilon:.4g}, δ*={p.delta:.3g}): {p.report.verdict}")
-        for b in self.bounds:
-            parts.append(f"{b.label} >= {b.bound:.4g} (claimed {b.claimed:.4g})")
-        return "; ".join(parts)
-
-
-def _claim_text(claim: AnyClaim) -> str:
-    if isinstance(claim, PrivacyClaim):
-        return f"(ε = {claim.epsilon:g}, δ = {claim.delta:g}), {claim.adjacency}"
-    if isinstance(claim, ZCDPClaim):
-        xi = f", ξ = {claim.xi:g}" if claim.xi else ""
-        return f"ρ = {claim.rho:g}{xi} (zCDP), {claim.adjacency}"
-    if isinstance(claim, GDPClaim):
-        return f"μ = {claim.mu:g} (GDP), {claim.adjacency}"
-    if isinstance(claim, RenyiClaim):
-        orders = ", ".join(f"ε_{a:g} = {e:g}" for a, e in claim.orders)
-        return f"Rényi DP {orders}, {claim.adjacency}"
-    return f"profile of {len(claim.points)} points ({claim.source}), {claim.adjacency}"
 
 
 # -- the exact part ---------------------------------------------------------------------------------
@@ -435,13 +197,47 @@ def exact_measure(
             upper = max(upper, row[1])
             if best is None or row[0] - row[3] > best[0] - best[3]:
                 best, witness = row, (np.asarray(d0).tolist(), np.asarray(d1).tolist())
+    if best is not None and witness is not None:
+        curves = _curves(claim, law(np.asarray(witness[0])), law(np.asarray(witness[1])), best)
+    else:
+        curves = ((), ())
     if best is None:
         return ExactMeasureFinding(
             claim_measure(claim), 0.0, -math.inf, math.inf, math.nan, None, 0, 0
         )
     return ExactMeasureFinding(
-        claim_measure(claim), best[3], best[0], upper, best[2], witness, len(checked), undecided
+        claim_measure(claim),
+        best[3],
+        best[0],
+        upper,
+        best[2],
+        witness,
+        len(checked),
+        undecided,
+        *curves,
     )
+
+
+def _curves(
+    claim: AnyClaim, p: Any, q: Any, best: tuple[float, float, float, float, bool]
+) -> tuple[tuple[tuple[float, float, float], ...], tuple[tuple[float, float, float], ...]]:
+    """The worst pair's profile (ε from 0 to where the claim's δ reaches 1e-4, or to 4) and its
+    Rényi curve at :data:`~dpquant.audit.tools.claim_report.CURVE_ORDERS`, each beside the
+    claim's."""
+    top = _epsilon_where(claim, 1e-4) or 4.0
+    profile = []
+    with workdps():
+        for k in range(CURVE_POINTS):
+            e = top * k / (CURVE_POINTS - 1)
+            pair = max(hockey_stick(p, q, e), hockey_stick(q, p, e))
+            profile.append((e, float(pair), float(claim_delta_at(claim, e))))
+        renyi = []
+        for a in CURVE_ORDERS:
+            bound = claim_renyi_at(claim, a)
+            renyi.append(
+                (a, float(renyi_of_pair(p, q, a)), math.nan if bound is None else float(bound))
+            )
+    return tuple(profile), tuple(renyi)
 
 
 # -- the black-box part ------------------------------------------------------------------------------
@@ -659,10 +455,6 @@ def audit_claim(
 __all__ = [
     "EXHAUSTIVE_SIZE",
     "PROXY_DELTAS",
-    "ClaimAuditReport",
-    "ExactMeasureFinding",
-    "MeasureBound",
-    "ProxyAudit",
     "audit_claim",
     "claim_event_measures",
     "exact_measure",

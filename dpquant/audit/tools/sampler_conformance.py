@@ -96,7 +96,9 @@ def conformance(
         raise ValueError(f"mech.sample(data, samples={samples}, rng) refused: {exc}") from None
     try:
         out = normalise(raw, samples)
-    except MalformedOutput as exc:  # the sampling contract (dpquant.audit.model.outputs), naming the mechanism
+    except (
+        MalformedOutput
+    ) as exc:  # the sampling contract (dpquant.audit.model.outputs), naming the mechanism
         raise exc.naming(
             f"mech {mechanism_name(mech)!r}:", f"sample(data, {samples}, rng)"
         ) from None
