@@ -35,6 +35,7 @@ from dpquant.reference.primitives import (
     exact_discrete_laplace,
     exponential_mechanism,
     laplace,
+    noise_mechanisms,
     randomized_response,
     truncated,
 )
@@ -288,6 +289,30 @@ SPECIMENS: list[Specimen] = [
         {"quantile": "real", "epsilon": "real", "bounds": "pair", "adjacency": "choice"},
         [0.1, 0.4, 0.4, 0.9],
         extra={"adjacency": ("local", "add_remove")},
+    ),
+    Specimen(
+        "GaussianCount",
+        noise_mechanisms.GaussianCount,
+        {"sigma": 1.0, "adjacency": "add_remove"},
+        {"sigma": "real", "adjacency": "choice"},
+        [1.0, 0.0, 1.0],
+        extra={"adjacency": ("local", "replace_one")},
+    ),
+    Specimen(
+        "LaplaceCount",
+        noise_mechanisms.LaplaceCount,
+        {"epsilon": 1.0, "adjacency": "add_remove"},
+        {"epsilon": "real", "adjacency": "choice"},
+        [1.0, 0.0, 1.0],
+        extra={"adjacency": ("local", "replace_one")},
+    ),
+    Specimen(
+        "DiscreteGaussianCount",
+        noise_mechanisms.DiscreteGaussianCount,
+        {"sigma": 1.0, "adjacency": "add_remove", "max_records": 4},
+        {"sigma": "real", "adjacency": "choice", "max_records": "int"},
+        [1.0, 0.0, 1.0],
+        extra={"adjacency": ("local", "replace_one")},
     ),
     Specimen(
         "RandomizedResponse",

@@ -41,6 +41,12 @@ from dpquant.reference.validation import check_choice, check_data, check_int, ch
 MAX_RECORDS = 10_000
 """Most ``max_records`` of :class:`DiscreteGaussianCount` (its window holds about 80σ +
 ``max_records`` atoms)."""
+MAX_LAPLACE_EPSILON = 1e3
+"""Largest ε of :class:`LaplaceCount` (and 1e-6 the least): the float Laplace sampler resolves a
+scale 1/ε down to 2^12 float spacings of the count, so counts up to about 10^9 draw exactly."""
+MAX_DISCRETE_SIGMA = 50.0
+"""Largest σ of :class:`DiscreteGaussianCount`: its exact law's window holds about 80σ +
+``max_records`` atoms."""
 MAX_GAUSSIAN_SIGMA = 1e6
 """Largest σ of :class:`GaussianCount` and :class:`DiscreteGaussianCount` (the discrete one's
 window holds about 80σ atoms)."""
@@ -59,10 +65,10 @@ def _count(data: Any) -> int:
     return int(arr.sum())
 
 
-def _sigma(sigma: Any) -> float:
+def _sigma(sigma: Any, largest: float = MAX_GAUSSIAN_SIGMA) -> float:
     value = check_positive(sigma, "sigma")
-    if not 1e-3 <= value <= MAX_GAUSSIAN_SIGMA:
-        raise ParameterError("sigma", f"must lie in [0.001, {MAX_GAUSSIAN_SIGMA:g}]", repr(sigma))
+    if not 1e-3 <= value <= largest:
+        raise ParameterError("sigma", f"must lie in [0.001, {largest:g}]", repr(sigma))
     return value
 
 
@@ -157,7 +163,7 @@ class LaplaceCount(_CountBase, ExactMechanismBase):
     """count + Laplace(1/ε): ε-DP, with its exact law.
 
     Args:
-        epsilon: ε, a finite number > 0.
+        epsilon: ε in [1e-6, 1000].
         adjacency: ``"add_remove"`` or ``"replace_one"``.
 
     Raises:
@@ -168,7 +174,12 @@ class LaplaceCount(_CountBase, ExactMechanismBase):
     adjacency: Adjacency | str = Adjacency.ADD_REMOVE
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
+        eps = check_positive(self.epsilon, "epsilon")
+        if not 1e-6 <= eps <= MAX_LAPLACE_EPSILON:
+            raise ParameterError(
+                "epsilon", f"must lie in [1e-06, {MAX_LAPLACE_EPSILON:g}]", repr(self.epsilon)
+            )
+        object.__setattr__(self, "epsilon", eps)
         object.__setattr__(self, "adjacency", _relation(self.adjacency))
 
     def _draw(self, data: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -184,7 +195,7 @@ class DiscreteGaussianCount(_CountBase, ExactMechanismBase):
     docstring).
 
     Args:
-        sigma: σ in [0.001, 10^6].
+        sigma: σ in [0.001, 50].
         adjacency: ``"add_remove"`` or ``"replace_one"``.
         max_records: Most ones a data set may count for its exact law (the window ends at
             ``max_records`` + R); ``sample`` takes any count, ``exact`` refuses larger ones.
@@ -199,7 +210,7 @@ class DiscreteGaussianCount(_CountBase, ExactMechanismBase):
     window_sigmas: ClassVar[int] = WINDOW_SIGMAS
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sigma", _sigma(self.sigma))
+        object.__setattr__(self, "sigma", _sigma(self.sigma, MAX_DISCRETE_SIGMA))
         object.__setattr__(self, "adjacency", _relation(self.adjacency))
         object.__setattr__(
             self,
@@ -230,7 +241,9 @@ class DiscreteGaussianCount(_CountBase, ExactMechanismBase):
 
 
 __all__ = [
+    "MAX_DISCRETE_SIGMA",
     "MAX_GAUSSIAN_SIGMA",
+    "MAX_LAPLACE_EPSILON",
     "MAX_RECORDS",
     "WINDOW_SIGMAS",
     "DiscreteGaussianCount",
