@@ -65,7 +65,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -466,10 +467,17 @@ def _rescaled(text: str | None, factor: float) -> tuple[str | None, float | None
             "measurement from its serialised form with its one noise scale multiplied, and "
             + ("it does not serialise (a user measurement)" if text is None else
                f"it has {len(calls)} constructor calls with a scale"), number_text(factor))
+    _check_drawn(claimed, factor)
     tree = json.loads(text)
     call = _noise_scales(tree)[0]
     call["scale"] = claimed * factor
-    return json.dumps(tree), claimed, claimed * factor
+    rescaled = json.dumps(tree)
+    try:
+        rebuilt_measurement(rescaled)
+    except Exception as exc:  # noqa: BLE001 -- OpenDP refuses the multiplied scale
+        raise ParameterError("scale", f"must give a scale OpenDP takes (OpenDP: "
+                             f"{' '.join(str(exc).split())[:200]})", repr(factor)) from None
+    return rescaled, claimed, claimed * factor
 
 
 def opendp_measurement(
@@ -586,6 +594,35 @@ def _trial(mech: MeasuredPeer, data: Any) -> None:
 
 # ------------------------------------------------------------------------------------ diffprivlib
 
+
+def _library_scale(
+    compute: Callable[[], Any], library: str, epsilon: float, delta: float, sensitivity: float
+) -> float:
+    """The noise scale a library computes for (ε, δ, Δ); a ``ValueError`` naming the three when
+    it fails or gives no finite scale > 0 (at extreme parameters its search overflows)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # overflow warnings of the library's search
+        try:
+            value = float(compute())
+        except (ArithmeticError, RuntimeError, TypeError, ValueError) as exc:  # its refusals
+            value, why = math.nan, f"it raises {type(exc).__name__}: {str(exc)[:120]}"
+        else:
+            why = f"it computes {value!r}"
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(
+            f"epsilon = {epsilon!r}, delta = {delta!r} and sensitivity = {sensitivity!r} must "
+            f"give {library} a finite noise scale > 0: {why}")
+    return value
+
+
+def _check_drawn(claimed: float, factor: float) -> None:
+    """The scale drawn from, ``claimed × scale``, must be a finite number > 0."""
+    drawn = claimed * factor
+    if not (math.isfinite(drawn) and drawn > 0):
+        raise ParameterError("scale", f"must keep the noise scale ({claimed!r} × scale) finite "
+                             "and > 0", repr(factor))
+
+
 GAUSSIAN_KINDS = {"analytic": "GaussianAnalytic", "classic": "Gaussian",
                   "discrete": "GaussianDiscrete"}
 """diffprivlib's Gaussian mechanism of each ``kind``."""
@@ -669,9 +706,10 @@ def diffprivlib_gaussian(
         raise ParameterError("sensitivity", "must be a positive integer for kind='discrete'",
                              repr(sensitivity))
     factor = check_scale(scale)
-    claimed = float(_diffprivlib_mechanism(which, eps, dlt, sens, 1.0, 0)._scale)  # noqa: SLF001
-    if not (math.isfinite(claimed) and claimed > 0):
-        raise ValueError(f"diffprivlib computes the scale {claimed!r} at these parameters")
+    claimed = _library_scale(
+        lambda: _diffprivlib_mechanism(which, eps, dlt, sens, 1.0, 0)._scale,  # noqa: SLF001
+        "diffprivlib", eps, dlt, sens)
+    _check_drawn(claimed, factor)
     fn = functools.partial(_diffprivlib_draws, kind=which, epsilon=eps, delta=dlt,
                            sensitivity=sens, factor=factor)
     et, dt, st = (number_text(v) for v in (eps, dlt, sens))
@@ -700,6 +738,12 @@ def diffprivlib_gaussian(
 
 
 # -------------------------------------------------------------------------------------- python-dp
+
+
+PYDP_STD_RANGE = (1e-300, 1e300)
+"""The standard deviations :func:`pydp_gaussian` asks python-dp for: at sensitivity 1e308 or
+5e-324 (ε = 1, δ = 1e-5) its search for the standard deviation never returns (measured with
+python-dp 1.1.5; 1e300 and 1e-300 return at once)."""
 
 
 def _pydp_mechanism(epsilon: float, delta: float, sensitivity: float, factor: float) -> Any:
@@ -761,9 +805,18 @@ def pydp_gaussian(
         raise ParameterError("delta", "must lie in (0, 1)", repr(delta))
     sens = check_positive(sensitivity, "sensitivity")
     factor = check_scale(scale)
-    claimed = float(_pydp_mechanism(eps, dlt, sens, 1.0).std)
-    if not (math.isfinite(claimed) and claimed > 0):
-        raise ValueError(f"python-dp computes the standard deviation {claimed!r} here")
+    unit = _library_scale(lambda: _pydp_mechanism(eps, dlt, 1.0, 1.0).std, "python-dp", eps,
+                          dlt, 1.0)
+    if not PYDP_STD_RANGE[0] <= unit * sens <= PYDP_STD_RANGE[1]:
+        raise ValueError(
+            f"epsilon = {eps!r}, delta = {dlt!r} and sensitivity = {sens!r} must keep python-dp's "
+            f"standard deviation ({unit!r} × sensitivity) in [{PYDP_STD_RANGE[0]:g}, "
+            f"{PYDP_STD_RANGE[1]:g}]: its search for it does not return near the float range")
+    claimed = _library_scale(lambda: _pydp_mechanism(eps, dlt, sens, 1.0).std, "python-dp", eps,
+                             dlt, sens)
+    if not PYDP_STD_RANGE[0] <= claimed * factor <= PYDP_STD_RANGE[1]:
+        raise ParameterError("scale", f"must keep the standard deviation ({claimed!r} × scale) "
+                             f"in [{PYDP_STD_RANGE[0]:g}, {PYDP_STD_RANGE[1]:g}]", repr(factor))
     fn = functools.partial(_pydp_draws, epsilon=eps, delta=dlt, sensitivity=sens, factor=factor)
     et, dt, st = (number_text(v) for v in (eps, dlt, sens))
     label = f"{_scale_label(factor)}GaussianMechanism[eps={et},delta={dt},sensitivity={st}]"
@@ -793,6 +846,7 @@ __all__ = [
     "GAUSSIAN_KINDS",
     "MAX_CACHED_MEASUREMENTS",
     "OPENDP_FEATURES",
+    "PYDP_STD_RANGE",
     "MeasuredPeer",
     "check_scale",
     "claim_of_map",
