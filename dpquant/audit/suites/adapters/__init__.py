@@ -13,8 +13,9 @@ an adapter whose library is missing raises :class:`PeerUnavailable` (an ``Import
 | :func:`eeprivacy_quantile` | eeprivacy ``PrivateQuantile.execute`` | ε, replace-one | yes (numpy's global RNG) |
 
 Noise mechanisms at the library's own guarantee, of any kind (issue 37;
-:mod:`dpquant.audit.suites.adapters.measurements`, whose docstring tabulates how a measure and a
-metric are read); each takes ``scale`` (a noise multiplier: < 1 builds a ``BROKEN``
+:mod:`dpquant.audit.suites.adapters.measurements` and
+:mod:`dpquant.audit.suites.adapters.opendp_measurements`, whose docstring tabulates how a measure
+and a metric are read); each takes ``scale`` (a noise multiplier: < 1 builds a ``BROKEN``
 configuration under the correct claim):
 
 | adapter | library call | claim | seeded by the auditor's generator |
@@ -40,9 +41,9 @@ from dpquant.audit.suites.adapters.libraries import (
 from dpquant.audit.suites.adapters.measurements import (
     MeasuredPeer,
     diffprivlib_gaussian,
-    opendp_measurement,
     pydp_gaussian,
 )
+from dpquant.audit.suites.adapters.opendp_measurements import opendp_measurement
 
 __all__ = [
     "PEERS",
