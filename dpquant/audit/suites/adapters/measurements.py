@@ -70,7 +70,7 @@ class MeasuredPeer(PeerMechanism):
             None.
     """
 
-    privacy_claim: AnyClaim  # type: ignore[assignment]
+    privacy_claim: AnyClaim
     noise_scale: float | None = None
     claimed_scale: float | None = None
     scale_factor: float = 1.0
