@@ -17,10 +17,13 @@ privacy profile (:mod:`dpquant.reference.measures`). The audit has two parts:
   point that finds a violation refutes the claim. The audit runs
   :func:`~dpquant.audit.audit_mechanism` at up to :data:`PROXY_DELTAS` points (the ε* where the
   claimed δ is 10⁻¹, 10⁻² and 10⁻³; for a table, the points nearest those δ), each at α/k, so
-  the verdict holds at confidence 1 − α over all of them (Bonferroni).
+  the verdict holds at confidence 1 − α over all of them (Bonferroni). Every event those audits
+  evaluate also gives a bound in the claim's own measure (:func:`measure_bounds`: Rényi, ρ, μ or
+  the profile's excess, from the same Clopper–Pearson box), so the black-box part reports, and
+  can be refuted by, the claim's own measure.
 
-What is left for the measure-native black-box pipeline (event selection scored in the claim's
-measure; Rényi and GDP bounds from the evaluation counts) is listed in ``notes/measures.md``.
+Events are chosen for the (ε*, δ*) points, not ranked in the claim's measure; that, and bounds on
+finite partitions of the output space, are what ``notes/measures.md`` lists as left.
 """
 
 from __future__ import annotations
