@@ -44,7 +44,7 @@ from dpquant.reference.distributions import (
     max_log_ratio,
     renyi_divergence,
 )
-from dpquant.reference.exact.mp import MP_INF, workdps
+from dpquant.reference.exact.mp import MP_INF, MP_NINF, workdps
 
 MAX_EVALUATIONS = 400
 """Default for the most evaluations of the measure (one divergence each direction) in one
@@ -116,18 +116,20 @@ def _branch_and_bound(
         heapq.heappush(heap, (-cell_upper(a, b, f(a), f(b)), i, a, b))
     counter = len(grid)
     exhausted = False
+    stuck = MP_NINF  # the largest bound of the cells too narrow to split: they stay counted
     while heap:
-        upper = max(-heap[0][0], tail_upper)
+        upper = max(-heap[0][0], tail_upper, stuck)
         if threshold is not None and (best > threshold or upper <= threshold):
             break
-        if _located_enough(best, upper) or -heap[0][0] <= best:
+        if _located_enough(best, upper) or max(-heap[0][0], stuck) <= best:
             break
         if len(cache) >= budget:
             exhausted = True
             break
-        _, _, a, b = heapq.heappop(heap)
+        bound, _, a, b = heapq.heappop(heap)
         m = split(a, b)
         if not a < m < b:  # the cell cannot be split at the working precision
+            stuck = max(stuck, -bound)
             continue
         fm = f(m)
         if fm > best:
@@ -135,7 +137,7 @@ def _branch_and_bound(
         for lo, hi in ((a, m), (m, b)):
             counter += 1
             heapq.heappush(heap, (-cell_upper(lo, hi, f(lo), f(hi)), counter, lo, hi))
-    upper = max([tail_upper, best, *(-h[0] for h in heap[:1])])
+    upper = max([tail_upper, best, stuck, *(-h[0] for h in heap[:1])])
     return Located(best, upper, arg, len(cache), exhausted)
 
 

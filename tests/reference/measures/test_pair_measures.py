@@ -148,3 +148,21 @@ def test_bad_input_is_refused_with_the_parameter_named() -> None:
     assert info.value.parameter == "points"
     with pytest.raises(ParameterError):
         gdp_of_pair(None, q)
+
+
+def test_a_cell_too_narrow_to_split_keeps_its_bound_in_the_interval() -> None:
+    """Soundness of the branch and bound: a cell that cannot be split at the working precision
+    is not dropped; its upper bound stays in the interval the search returns."""
+    from dpquant.reference.measures.pair_measures import _branch_and_bound
+
+    grid = [mpmath.mpf(0), mpmath.mpf(1)]
+    found = _branch_and_bound(
+        lambda x: -x,  # the best value, 0, is at the left end
+        lambda a, b, fa, fb: mpmath.mpf(5),  # a loose bound the search cannot tighten
+        grid,
+        mpmath.mpf(-1),
+        None,
+        lambda a, b: a,  # never splits
+        budget=50,
+    )
+    assert found.value == 0 and found.upper == 5
