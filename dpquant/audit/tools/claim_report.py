@@ -22,6 +22,11 @@ from dpquant.reference.measures import (
     claim_measure,
 )
 
+EXACT_SLACK = 1e-30
+"""The exact part's slack: a value attained above the claim by less than this (relative to the
+claim, absolute below 1) is rounding at the working precision of 60 digits, as the (ε, δ) exact
+sweep's 1e-30 (a mechanism tight at its claim, randomised response at its ε, attains its claim
+to about 1e-60)."""
 CURVE_POINTS = 25
 """Points of the worst pair's privacy profile in a report."""
 CURVE_ORDERS: tuple[float, ...] = (1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 64.0)
@@ -64,8 +69,9 @@ class ExactMeasureFinding:
 
     @property
     def violation(self) -> bool:
-        """A value above the claim was attained on some pair."""
-        return self.value > self.claimed
+        """A value above the claim by more than :data:`EXACT_SLACK` (relative, at least 1e-30
+        absolute) was attained on some pair: the working precision's rounding is no finding."""
+        return self.value > self.claimed + EXACT_SLACK * max(1.0, abs(self.claimed))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -338,6 +344,7 @@ def _claim_text(claim: AnyClaim) -> str:
 
 
 __all__ = [
+    "EXACT_SLACK",
     "CURVE_ORDERS",
     "CURVE_POINTS",
     "ClaimAuditReport",

@@ -58,6 +58,7 @@ from dpquant.audit.statistics.measure_bounds import (
 from dpquant.audit.tools.claim_report import (
     CURVE_ORDERS,
     CURVE_POINTS,
+    EXACT_SLACK,
     ClaimAuditReport,
     ExactMeasureFinding,
     MeasureBound,
@@ -101,10 +102,10 @@ MODES = ("auto", "exact", "blackbox")
 def _pair_measure(claim: AnyClaim, p: Any, q: Any) -> tuple[float, float, float, float, bool]:
     """(value, upper, argument, claimed, undecided) of one pair in the claim's measure."""
     if isinstance(claim, ZCDPClaim):
-        found = zcdp_of_pair(p, q, claim.xi, threshold=claim.rho)
+        found = zcdp_of_pair(p, q, claim.xi, threshold=_with_slack(claim.rho))
         return _from_located(found, claim.rho)
     if isinstance(claim, GDPClaim):
-        found = gdp_of_pair(p, q, threshold=claim.mu)
+        found = gdp_of_pair(p, q, threshold=_with_slack(claim.mu))
         return _from_located(found, claim.mu)
     if isinstance(claim, RenyiClaim):
         worst: tuple[float, float, float, float, bool] | None = None
@@ -123,9 +124,14 @@ def _pair_measure(claim: AnyClaim, p: Any, q: Any) -> tuple[float, float, float,
     return _from_located(found, 0.0)
 
 
+def _with_slack(claimed: float) -> float:
+    """The threshold a search decides: the claim plus the exact part's slack."""
+    return claimed + EXACT_SLACK * max(1.0, abs(claimed))
+
+
 def _from_located(found: Located, claimed: float) -> tuple[float, float, float, float, bool]:
     value, upper = float(found.value), float(found.upper)
-    undecided = not found.value > claimed and not found.upper <= claimed
+    undecided = not found.value > _with_slack(claimed) and not found.upper <= _with_slack(claimed)
     return value, upper, float(found.argument), claimed, undecided
 
 
@@ -136,7 +142,7 @@ def _exact_pairs(
     if probe is not None:
         domain = check_probe_domain(probe)
         own = read_attribute(mech, "domain", "mech")
-        if not own[0] <= domain[0] and domain[1] <= own[1]:
+        if not (own[0] <= domain[0] and domain[1] <= own[1]):
             raise ParameterError("domain", f"must lie inside mech.domain {own}", repr(probe))
     chosen = relation if relation is not None else read_attribute(mech, "relation", "mech", None)
     if chosen is not None:

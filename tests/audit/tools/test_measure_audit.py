@@ -124,3 +124,13 @@ def test_aq_and_joint_exp_pass_their_zcdp_claims_on_a_pair() -> None:
         report = audit_claim(mech, mech.zcdp_claim, samples=20_000, alpha=ALPHA, pairs=pairs)
         assert report.passed, report.summary()
         assert 0 < report.bounds[0].bound <= mech.zcdp_claim.rho
+
+
+def test_a_probe_domain_outside_the_mechanisms_is_refused() -> None:
+    with pytest.raises(ParameterError) as info:
+        exact_measure(RandomizedResponse(1.0), PrivacyClaim(1.0, adjacency="local"),
+                      domain=(-1.0, 0.5))
+    assert info.value.parameter == "domain"
+    inside = exact_measure(RandomizedResponse(1.0), PrivacyClaim(1.0, adjacency="local"),
+                           domain=(0.0, 1.0))
+    assert inside.pairs >= 1 and not inside.violation
