@@ -55,8 +55,20 @@ class MeasuredPeer(PeerMechanism):
     kind (:mod:`dpquant.reference.measures`): built by :func:`~dpquant.audit.suites.adapters.opendp_measurements.opendp_measurement`,
     :func:`diffprivlib_gaussian` and :func:`pydp_gaussian`.
 
-    Attributes (besides :class:`~dpquant.audit.suites.adapters.base.PeerMechanism`'s):
+    Attributes:
+        fn: The release, one library call per draw.
         privacy_claim: The claim: a ``PrivacyClaim``, ``ZCDPClaim`` or ``ProfileClaim``.
+        input_domain: The interval the data lie in.
+        name: Its name in reports (``BROKEN noise×0.8`` for a broken configuration).
+        vectorized: Always False: one call per draw.
+        input_values: The finite input set, or None.
+        relation: The neighbour relation object (query answers), or None (the claim's adjacency).
+        library: The PyPI distribution.
+        checked_version: The version these adapters were checked against.
+        version: The version installed when the adapter was built.
+        call: The library call, as a user would write it.
+        seedable: Whether the draws are a function of the generator passed to ``sample``.
+        chunk_guard: A context manager entered around each chunk of draws, or None.
         noise_scale: The noise scale the draws come from (OpenDP's ``scale`` argument,
             diffprivlib's σ, python-dp's standard deviation), or None when it cannot be read.
         claimed_scale: The noise scale of the configuration the claim is for (None likewise).
@@ -165,7 +177,15 @@ def _library_scale(
 
 
 def check_drawn(claimed: float, factor: float) -> None:
-    """The scale drawn from, ``claimed × scale``, must be a finite number > 0."""
+    """The scale drawn from, ``claimed × scale``, must be a finite number > 0.
+
+    Args:
+        claimed: The noise scale of the correct configuration.
+        factor: The checked ``scale`` multiplier.
+
+    Raises:
+        ValueError: The product is not a finite number > 0 (named ``scale``).
+    """
     drawn = claimed * factor
     if not (math.isfinite(drawn) and drawn > 0):
         raise ParameterError(
