@@ -231,6 +231,27 @@ def audit_one(args: argparse.Namespace) -> int:
     if args.measure_claim is not None or not isinstance(getattr(mech, "claim", None), PrivacyClaim):
         return _audit_claim(audit, args, mech, name, pairs, json_path, md_path, plot_path)
     budget = {} if args.max_draws is None else {"max_draws": args.max_draws}
+    report = _audited(audit.audit_mechanism, audit, args, mech, name, pairs, **budget)
+    print_out(report.explanation())  # a reader that has gone (| head) keeps the verdict's code
+    if report.sampler_conforms is False:
+        print_out("the sampler does not match its exact law (see the conformance section)")
+    write_report_files(report, json_path, md_path)
+    if plot_path is not None:
+        _write_plot(report, plot_path)
+    return exit_code(report)
+
+
+def _audited(
+    run: Callable[..., Any],
+    audit: Any,
+    args: argparse.Namespace,
+    mech: Any,
+    name: str,
+    pairs: Any,
+    **budget: Any,
+) -> Any:
+    """``run`` (``audit_mechanism`` or ``audit_claim``) on ``mech`` with the options of ``args``;
+    a value the auditor refuses is a usage error naming its option."""
     try:
         options = audit.AuditOptions(
             timeout=args.timeout,
@@ -239,7 +260,7 @@ def audit_one(args: argparse.Namespace) -> int:
             name=name,
             progress=stderr_progress(args.quiet),
         )
-        report = audit.audit_mechanism(
+        return run(
             mech,
             pairs=pairs,
             domain=args.domain,
@@ -252,13 +273,6 @@ def audit_one(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UsageError(option_message(exc, AUDITOR_OPTIONS)) from None
-    print_out(report.explanation())  # a reader that has gone (| head) keeps the verdict's code
-    if report.sampler_conforms is False:
-        print_out("the sampler does not match its exact law (see the conformance section)")
-    write_report_files(report, json_path, md_path)
-    if plot_path is not None:
-        _write_plot(report, plot_path)
-    return exit_code(report)
 
 
 def _audit_claim(
@@ -278,25 +292,7 @@ def _audit_claim(
             "--max-draws and --tighten go with an (ε, δ) claim only: under --rho, --renyi, "
             "--gdp or --profile the audit draws --samples per data set at each point"
         )
-    try:
-        options = audit.AuditOptions(
-            timeout=args.timeout,
-            float_lattice=bool(args.float_lattice),
-            name=name,
-            progress=stderr_progress(args.quiet),
-        )
-        report = audit.audit_claim(
-            mech,
-            pairs=pairs,
-            domain=args.domain,
-            samples=args.samples,
-            alpha=args.alpha,
-            seed=args.seed,
-            mode=args.mode,
-            options=options,
-        )
-    except ValueError as exc:
-        raise UsageError(option_message(exc, AUDITOR_OPTIONS)) from None
+    report = _audited(audit.audit_claim, audit, args, mech, name, pairs)
     print_out(report.explanation())
     write_report_files(report, json_path, md_path)
     if plot_path is not None:

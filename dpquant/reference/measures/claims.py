@@ -58,6 +58,60 @@ def _order(x: Any, name: str) -> float:
     return value
 
 
+def _delta_value(x: Any, name: str) -> float:
+    """A profile's δ: a finite number in [0, 1]."""
+    value = check_finite(x, name)
+    if not 0.0 <= value <= 1.0:
+        raise ParameterError(name, "must lie in [0, 1]", repr(x))
+    return value
+
+
+def _pair_table(
+    raw: Any,
+    name: str,
+    parts: tuple[str, str],
+    most: int,
+    first: Callable[[Any, str], float],
+    second: Callable[[Any, str], float],
+) -> list[tuple[float, float]]:
+    """A table of pairs (a mapping or an iterable of pairs), each part checked, sorted by the
+    first, no first value twice; never read past one pair too many (an endless iterable).
+
+    Args:
+        raw: The table.
+        name: The field named in errors (``orders``, ``points``).
+        parts: The names of a pair's two parts, for messages.
+        most: The most pairs.
+        first: Checks a pair's first part (value, name) -> float.
+        second: Checks its second part.
+
+    Returns:
+        The checked pairs, sorted.
+
+    Raises:
+        ValueError: Not pairs, none or more than ``most``, a part out of range or a first part
+            twice (named).
+    """
+    if isinstance(raw, dict):
+        raw = list(raw.items())
+    what = f"({parts[0]}, {parts[1]})"
+    if isinstance(raw, str | bytes) or not isinstance(raw, Iterable):
+        raise ParameterError(name, f"must be pairs {what}", type(raw).__name__)
+    pairs = list(itertools.islice(raw, most + 1))  # never more than one too many
+    if not pairs or len(pairs) > most:
+        raise ParameterError(name, f"must hold 1 to {most} pairs", str(len(pairs)))
+    checked = []
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, str | bytes) or not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise ParameterError(f"{name}[{i}]", f"must be a pair {what}", repr(pair))
+        checked.append((first(pair[0], f"{name}[{i}][0]"), second(pair[1], f"{name}[{i}][1]")))
+    checked.sort()
+    for (a, _), (b, _) in zip(checked, checked[1:], strict=False):
+        if a == b:
+            raise ParameterError(name, f"must name each {parts[0]} once", repr(a))
+    return checked
+
+
 @dataclass(frozen=True)
 class MeasureClaim(ABC):
     """The base of the claims of this module: it checks the relation, then the subclass's fields
@@ -184,31 +238,14 @@ class RenyiClaim(MeasureClaim):
     measure: ClassVar[str] = "renyi"
 
     def _check(self) -> None:
-        raw: Any = self.orders
-        if isinstance(raw, dict):
-            raw = list(raw.items())
-        if isinstance(raw, str | bytes) or not isinstance(raw, Iterable):
-            raise ParameterError("orders", "must be pairs (order, epsilon)", type(raw).__name__)
-        pairs = list(itertools.islice(raw, MAX_RENYI_ORDERS + 1))  # never more than one too many
-        if not pairs or len(pairs) > MAX_RENYI_ORDERS:
-            raise ParameterError(
-                "orders", f"must hold 1 to {MAX_RENYI_ORDERS} pairs", str(len(pairs))
-            )
-        checked = []
-        for i, pair in enumerate(pairs):
-            if (
-                isinstance(pair, str | bytes)
-                or not isinstance(pair, tuple | list)
-                or len(pair) != 2
-            ):
-                raise ParameterError(f"orders[{i}]", "must be a pair (order, epsilon)", repr(pair))
-            checked.append(
-                (_order(pair[0], f"orders[{i}][0]"), _nonnegative(pair[1], f"orders[{i}][1]"))
-            )
-        checked.sort()
-        for (a, _), (b, _) in zip(checked, checked[1:], strict=False):
-            if a == b:
-                raise ParameterError("orders", "must name each order once", repr(a))
+        checked = _pair_table(
+            self.orders,
+            "orders",
+            ("order", "epsilon"),
+            MAX_RENYI_ORDERS,
+            lambda x, name: _order(x, name),
+            _nonnegative,
+        )
         object.__setattr__(self, "orders", tuple(checked))
 
     def _delta_at(self, epsilon: float) -> mpmath.mpf:
@@ -307,33 +344,14 @@ class ProfileClaim(MeasureClaim):
     measure: ClassVar[str] = "profile"
 
     def _check(self) -> None:
-        raw: Any = self.points
-        if isinstance(raw, dict):
-            raw = list(raw.items())
-        if isinstance(raw, str | bytes) or not isinstance(raw, Iterable):
-            raise ParameterError("points", "must be pairs (epsilon, delta)", type(raw).__name__)
-        pairs = list(itertools.islice(raw, MAX_PROFILE_POINTS + 1))  # never more than one too many
-        if not pairs or len(pairs) > MAX_PROFILE_POINTS:
-            raise ParameterError(
-                "points", f"must hold 1 to {MAX_PROFILE_POINTS} pairs", str(len(pairs))
-            )
-        checked = []
-        for i, pair in enumerate(pairs):
-            if (
-                isinstance(pair, str | bytes)
-                or not isinstance(pair, tuple | list)
-                or len(pair) != 2
-            ):
-                raise ParameterError(f"points[{i}]", "must be a pair (epsilon, delta)", repr(pair))
-            e = _nonnegative(pair[0], f"points[{i}][0]")
-            d = check_finite(pair[1], f"points[{i}][1]")
-            if not 0.0 <= d <= 1.0:
-                raise ParameterError(f"points[{i}][1]", "must lie in [0, 1]", repr(pair[1]))
-            checked.append((e, d))
-        checked.sort()
-        for (a, _), (b, _) in zip(checked, checked[1:], strict=False):
-            if a == b:
-                raise ParameterError("points", "must name each epsilon once", repr(a))
+        checked = _pair_table(
+            self.points,
+            "points",
+            ("epsilon", "delta"),
+            MAX_PROFILE_POINTS,
+            _nonnegative,
+            _delta_value,
+        )
         if not isinstance(self.source, str) or len(self.source) > 200:
             raise ParameterError(
                 "source", "must be a str of at most 200 characters", type(self.source).__name__
