@@ -271,13 +271,22 @@ def gdp_tradeoff(mu: Any, type_one: Any) -> mpmath.mpf:
             return mpmath.mpf(1)
         if x == 1:
             return mpmath.mpf(0)
-        return _phi(-_probit(x) - m)
+        return _phi(-probit(x) - m)
 
 
-def _probit(p: mpmath.mpf) -> mpmath.mpf:
-    """Φ^{-1}(p) for p in (0, 1), at enough digits that 1 − 2p keeps p's own."""
+def probit(p: mpmath.mpf) -> mpmath.mpf:
+    """Φ^{-1}(p), at enough extra digits that 1 − 2p keeps p's own (p as small as 1e-300).
+
+    Args:
+        p: A probability (mpmath number); 0 and 1 give −inf and +inf.
+
+    Returns:
+        The standard normal quantile.
+    """
     if p <= 0:
         return -MP_INF
+    if p >= 1:
+        return MP_INF
     extra = max(0, int(-mpmath.log10(min(p, 1 - p)))) + 10
     with mpmath.workdps(mpmath.mp.dps + extra):
         value = -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * p)
@@ -386,6 +395,7 @@ __all__ = [
     "gaussian_mu",
     "gdp_delta",
     "gdp_tradeoff",
+    "probit",
     "pure_delta",
     "renyi_curve_delta",
     "renyi_to_delta",

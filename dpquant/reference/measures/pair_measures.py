@@ -44,7 +44,9 @@ from dpquant.reference.distributions import (
     max_log_ratio,
     renyi_divergence,
 )
-from dpquant.reference.exact.mp import MP_INF, MP_NINF, workdps
+from dpquant.reference.exact.mp import MP_INF, MP_NINF, to_mpf, workdps
+from dpquant.reference.measures.conversions import gdp_delta, probit
+from dpquant.reference.validation import check_int
 
 MAX_EVALUATIONS = 400
 """Default for the most evaluations of the measure (one divergence each direction) in one
@@ -261,14 +263,10 @@ def _chord_bound(
 
 
 def _budget(n: Any) -> int:
-    from dpquant.reference.validation import check_int
-
     return check_int(n, "max_evaluations", minimum=2, maximum=10**7)
 
 
 def _nonnegative(x: Any, name: str) -> mpmath.mpf:
-    from dpquant.reference.exact.mp import to_mpf
-
     value = to_mpf(x, name)
     if mpmath.isnan(value) or mpmath.isinf(value) or value < 0:
         raise ParameterError(name, "must be a finite number >= 0", repr(x))
@@ -348,18 +346,6 @@ def profile_excess(
         )
 
 
-def _probit(x: mpmath.mpf) -> mpmath.mpf:
-    """Φ^{-1}(x), at enough digits that 1 − 2x keeps x's own (x as small as 1e-300)."""
-    if x <= 0:
-        return -MP_INF
-    if x >= 1:
-        return MP_INF
-    extra = max(0, int(-mpmath.log10(min(x, 1 - x)))) + 10
-    with mpmath.workdps(mpmath.mp.dps + extra):
-        value = -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * x)
-    return +value
-
-
 def _discrete_gdp(p: DiscreteLaw, q: DiscreteLaw) -> tuple[mpmath.mpf, mpmath.mpf]:
     """max over the inner vertices of T(p, q) of Φ^{-1}(Q(S)) − Φ^{-1}(P(S)), the vertex's
     least μ, with S the Neyman–Pearson sets (the atoms by decreasing q/p, ties together). Each
@@ -380,7 +366,7 @@ def _discrete_gdp(p: DiscreteLaw, q: DiscreteLaw) -> tuple[mpmath.mpf, mpmath.mp
 
     def quantile(inside: list[mpmath.mpf], outside: list[mpmath.mpf]) -> mpmath.mpf:
         m_in, m_out = mpmath.fsum(inside), mpmath.fsum(outside)
-        return _probit(m_in) if m_in <= m_out else -_probit(m_out)
+        return probit(m_in) if m_in <= m_out else -probit(m_out)
 
     best, where = mpmath.mpf(0), mpmath.mpf(0)
     for k in range(1, len(order)):  # S = the first k groups: neither empty nor everything
@@ -412,8 +398,6 @@ def gdp_of_pair(p: Any, q: Any, threshold: Any = None) -> Located:
     Raises:
         ValueError: The laws cannot be compared (named).
     """
-    from dpquant.reference.measures.conversions import gdp_delta
-
     _check_laws(p, q)
     with workdps():
         if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw):
