@@ -37,6 +37,7 @@ import mpmath
 import numpy as np
 
 from dpquant.audit.model.claimed import ClaimOverride
+from dpquant.audit.model.limits import MAX_SAMPLES
 from dpquant.audit.model.neighbours import (
     check_pairs,
     check_probe_domain,
@@ -44,7 +45,7 @@ from dpquant.audit.model.neighbours import (
     probe_values,
 )
 from dpquant.audit.model.relations import check_relation, check_relation_pairs
-from dpquant.audit.pipeline.options import AuditOptions
+from dpquant.audit.pipeline.options import AuditOptions, check_options
 from dpquant.audit.pipeline.runner import audit_mechanism
 from dpquant.audit.statistics.exact_loss import check_exact_law, mechanism_name
 from dpquant.audit.statistics.measure_bounds import (
@@ -86,7 +87,13 @@ from dpquant.reference.measures.pair_measures import (
     renyi_of_pair,
     zcdp_of_pair,
 )
-from dpquant.reference.validation import check_choice, check_int, check_probability, read_attribute
+from dpquant.reference.validation import (
+    check_choice,
+    check_executor,
+    check_int,
+    check_probability,
+    read_attribute,
+)
 
 PROXY_DELTAS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
 """The claimed δ at which the black-box part audits the implied (ε*, δ) points."""
@@ -422,6 +429,11 @@ def audit_claim(
     mode = check_choice(mode, "mode", MODES)
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
     seed = check_int(seed, "seed", minimum=0, maximum=2**32 - 1 - len(PROXY_DELTAS))
+    # checked now, whatever the mode: an argument a part would not use is still refused
+    if samples is not None:
+        samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
+    check_executor(executor)
+    options = check_options(options)
     if mode == "exact" and not has_exact(mech):
         raise ParameterError(
             "mode", "may be 'exact' only for a mechanism with exact(data)", repr(mode)

@@ -128,9 +128,32 @@ def test_aq_and_joint_exp_pass_their_zcdp_claims_on_a_pair() -> None:
 
 def test_a_probe_domain_outside_the_mechanisms_is_refused() -> None:
     with pytest.raises(ParameterError) as info:
-        exact_measure(RandomizedResponse(1.0), PrivacyClaim(1.0, adjacency="local"),
-                      domain=(-1.0, 0.5))
+        exact_measure(
+            RandomizedResponse(1.0), PrivacyClaim(1.0, adjacency="local"), domain=(-1.0, 0.5)
+        )
     assert info.value.parameter == "domain"
-    inside = exact_measure(RandomizedResponse(1.0), PrivacyClaim(1.0, adjacency="local"),
-                           domain=(0.0, 1.0))
+    inside = exact_measure(
+        RandomizedResponse(1.0), PrivacyClaim(1.0, adjacency="local"), domain=(0.0, 1.0)
+    )
     assert inside.pairs >= 1 and not inside.violation
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"samples": "10"}, "samples"),
+        ({"samples": 10**20}, "samples"),
+        ({"samples": True}, "samples"),
+        ({"executor": "pool"}, "executor"),
+        ({"alpha": float("nan")}, "alpha"),
+        ({"seed": True}, "seed"),
+    ],
+)
+def test_every_argument_is_checked_even_where_the_mode_does_not_use_it(kwargs, name) -> None:
+    """An exact-only audit draws nothing, yet a bad ``samples`` or ``executor`` is refused."""
+    with pytest.raises(ValueError) as info:
+        audit_claim(RandomizedResponse(1.0), mode="exact", **kwargs)
+    if isinstance(info.value, ParameterError):
+        assert info.value.parameter == name
+    else:
+        assert name in str(info.value)
