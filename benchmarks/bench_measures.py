@@ -9,7 +9,10 @@ Laplace count its exact measures computed from its exact laws
 up at the tenth digit; for the discrete Gaussian ρ = 1/(2σ²). The broken row keeps the claim and
 draws with 0.8 of the scale.
 
-Run: ``.venv/bin/python benchmarks/bench_measures.py [--seeds K] [--mode blackbox|auto]``.
+Run: ``.venv/bin/python benchmarks/bench_measures.py [--seeds K] [--mode blackbox|auto]
+[--only SUBSTR] [--samples N]``. "draws" counts every black-box draw: the points run (the audit
+stops at the first that establishes a violation) and the partition stage of Rényi and zCDP
+claims.
 ``--seeds K`` repeats the correct configurations over seeds 0..K−1 at the default α (1e-6) and
 prints how many raised a false alarm (the issue asks for none over 50 seeds).
 """
@@ -115,15 +118,23 @@ def baseline_rows() -> list[tuple[str, Any, Any, Any]]:
     ]
 
 
-def run(mech: Any, claim: Any, seed: int, mode: str) -> tuple[Any, float, int]:
+def run(
+    mech: Any, claim: Any, seed: int, mode: str, samples: int | None = None
+) -> tuple[Any, float, int]:
     start = time.perf_counter()
-    report = audit_claim(mech, claim, seed=seed, mode=mode)
-    draws = sum(p.report.samples_used for p in report.proxies)
+    report = audit_claim(mech, claim, seed=seed, mode=mode, samples=samples)
+    draws = report.draws
     return report, time.perf_counter() - start, draws
 
 
 def describe(report: Any) -> str:
     parts = [f"{b.label} >= {b.bound:.4g}" for b in report.bounds if math.isfinite(b.bound)]
+    if report.partition is not None:
+        cells = len(report.partition.counts0)
+        parts += [
+            f"partition ({cells} cells) {b.label} >= {b.bound:.4g}" for b in report.partition.bounds
+        ]
+    parts.append(f"{len(report.proxies)} point(s)")
     if report.exact is not None:
         parts.append(f"exact {report.exact.value:.5g} (claimed {report.exact.claimed:.5g})")
     return "; ".join(parts)
@@ -135,13 +146,14 @@ def main() -> None:
     parser.add_argument("--mode", default="blackbox", choices=("blackbox", "auto"))
     parser.add_argument("--only", default="", help="only the rows whose name contains this")
     parser.add_argument("--no-table", action="store_true", help="only the seed study")
+    parser.add_argument("--samples", type=int, default=None, help="samples per final candidate")
     args = parser.parse_args()
     rows = gaussian_rows() + laplace_rows() + discrete_gaussian_rows() + baseline_rows()
     rows = [r for r in rows if args.only in r[0]]
     print(f"{'row':<26} {'config':<8} {'verdict':<20} {'draws':>10} {'seconds':>8}  bounds")
     for name, good, bad, claim in [] if args.no_table else rows:
         for label, mech in (("correct", good), ("0.8x", bad)):
-            report, seconds, draws = run(mech, claim, 0, args.mode)
+            report, seconds, draws = run(mech, claim, 0, args.mode, args.samples)
             print(
                 f"{name:<26} {label:<8} {report.verdict:<20} {draws:>10} {seconds:8.1f}  "
                 f"{describe(report)}"
@@ -149,7 +161,8 @@ def main() -> None:
     if args.seeds:
         for name, good, _, claim in rows:
             alarms = sum(
-                run(good, claim, seed, "blackbox")[0].violation for seed in range(args.seeds)
+                run(good, claim, seed, "blackbox", args.samples)[0].violation
+                for seed in range(args.seeds)
             )
             print(f"false alarms over {args.seeds} seeds, {name}: {alarms}")
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dpquant.audit.report.findings import DataPair
 from dpquant.audit.report.result import AuditReport
 from dpquant.reference.core import PrivacyClaim
 from dpquant.reference.measures import (
@@ -151,6 +152,88 @@ class MeasureBound:
 
 
 @dataclass(frozen=True)
+class PartitionBound:
+    """The partition stage's bound in one of the claim's measures.
+
+    Attributes:
+        measure: ``"renyi"`` or ``"rho"``.
+        label: How a report names the value.
+        claimed: The claimed value (ε_a, or ρ).
+        bound: The lower bound (>= 0).
+        argument: The order a the bound is read at (NaN when the bound is 0).
+    """
+
+    measure: str
+    label: str
+    claimed: float
+    bound: float
+    argument: float
+
+    @property
+    def violation(self) -> bool:
+        """The bound exceeds the claim."""
+        return self.bound > self.claimed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "measure": self.measure,
+            "label": self.label,
+            "claimed": self.claimed,
+            "bound": self.bound,
+            "argument": self.argument,
+            "violation": self.violation,
+        }
+
+
+@dataclass(frozen=True)
+class PartitionFinding:
+    """The partition stage of :func:`audit_claim` (Rényi and zCDP claims;
+    :mod:`dpquant.audit.tools.partition_stage`).
+
+    Attributes:
+        pair: D and D', in the direction bounded (D(M(D) ‖ M(D'))).
+        event: The event whose score orders the outputs.
+        cuts: The inner cut points of the score's line, chosen on selection draws.
+        counts0: Evaluation draws on D in each cell kept (the last is the cell of draws
+            without a score, when kept).
+        counts1: Evaluation draws on D' in each cell kept.
+        n: Evaluation draws per data set.
+        alpha: The stage's level (its share of the audit's α).
+        bounds: The bound in each of the claim's measures.
+        draws: Draws made by the stage (selection and evaluation, both data sets).
+    """
+
+    pair: DataPair
+    event: str
+    cuts: tuple[float, ...]
+    counts0: tuple[int, ...]
+    counts1: tuple[int, ...]
+    n: int
+    alpha: float
+    bounds: tuple[PartitionBound, ...]
+    draws: int
+
+    @property
+    def violation(self) -> bool:
+        """A bound exceeds the claim."""
+        return any(b.violation for b in self.bounds)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pair": self.pair.to_dict(),
+            "event": self.event,
+            "cuts": list(self.cuts),
+            "counts0": list(self.counts0),
+            "counts1": list(self.counts1),
+            "n": self.n,
+            "alpha": self.alpha,
+            "bounds": [b.to_dict() for b in self.bounds],
+            "draws": self.draws,
+            "violation": self.violation,
+        }
+
+
+@dataclass(frozen=True)
 class ClaimAuditReport:
     """What :func:`audit_claim` found.
 
@@ -163,6 +246,8 @@ class ClaimAuditReport:
         bounds: The best black-box bound in each of the claim's measures
             (:func:`measure_bounds`).
         notes: What a reader needs to know (points skipped, searches that ended undecided).
+        partition: The partition stage (Rényi and zCDP claims), or None (not run, or no event
+            with a score to order outputs by).
     """
 
     mechanism: str
@@ -172,14 +257,22 @@ class ClaimAuditReport:
     proxies: tuple[ProxyAudit, ...]
     bounds: tuple[MeasureBound, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    partition: PartitionFinding | None = None
 
     @property
     def violation(self) -> bool:
         """The exact part witnessed a value above the claim, a black-box point was violated, or a
-        black-box bound in the claim's measure exceeds it."""
+        black-box bound in the claim's measure (an event's or the partition's) exceeds it."""
         exact = self.exact is not None and self.exact.violation
         blackbox = any(p.report.violation for p in self.proxies)
-        return exact or blackbox or any(b.violation for b in self.bounds)
+        partition = self.partition is not None and self.partition.violation
+        return exact or blackbox or partition or any(b.violation for b in self.bounds)
+
+    @property
+    def draws(self) -> int:
+        """Black-box draws made: the points' and the partition stage's."""
+        stage = 0 if self.partition is None else self.partition.draws
+        return sum(p.report.samples_used for p in self.proxies) + stage
 
     @property
     def looked(self) -> bool:
@@ -230,6 +323,8 @@ class ClaimAuditReport:
             "proxies": [p.to_dict() for p in self.proxies],
             "bounds": [b.to_dict() for b in self.bounds],
             "notes": list(self.notes),
+            "partition": None if self.partition is None else self.partition.to_dict(),
+            "draws": self.draws,
         }
 
     def explanation(self) -> str:
@@ -247,6 +342,13 @@ class ClaimAuditReport:
                 f"black-box {b.label} >= {b.bound:.6g} at confidence 1 - {self.alpha:g} "
                 f"(claimed {b.claimed:.6g})"
             )
+        if self.partition is not None:
+            part = self.partition
+            for pb in part.bounds:
+                lines.append(
+                    f"partition of {len(part.counts0)} cells ({part.n} draws per data set, at "
+                    f"{part.alpha:.3g}): {pb.label} >= {pb.bound:.6g} (claimed {pb.claimed:.6g})"
+                )
         for p in self.proxies:
             lines.append(
                 f"black-box point (ε* = {p.epsilon:.6g}, δ* = {p.delta:.3g}): {p.report.verdict}, "
@@ -326,6 +428,9 @@ class ClaimAuditReport:
             parts.append(f"(ε*={p.epsilon:.4g}, δ*={p.delta:.3g}): {p.report.verdict}")
         for b in self.bounds:
             parts.append(f"{b.label} >= {b.bound:.4g} (claimed {b.claimed:.4g})")
+        if self.partition is not None:
+            for pb in self.partition.bounds:
+                parts.append(f"partition {pb.label} >= {pb.bound:.4g} (claimed {pb.claimed:.4g})")
         return "; ".join(parts)
 
 
@@ -350,5 +455,7 @@ __all__ = [
     "ClaimAuditReport",
     "ExactMeasureFinding",
     "MeasureBound",
+    "PartitionBound",
+    "PartitionFinding",
     "ProxyAudit",
 ]

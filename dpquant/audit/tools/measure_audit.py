@@ -16,14 +16,23 @@ privacy profile (:mod:`dpquant.reference.measures`). The audit has two parts:
   (:meth:`~dpquant.reference.measures.MeasureClaim.delta_at`), so a sound (ε, δ) audit at such a
   point that finds a violation refutes the claim. The audit runs
   :func:`~dpquant.audit.audit_mechanism` at up to :data:`PROXY_DELTAS` points (the ε* where the
-  claimed δ is 10⁻¹, 10⁻² and 10⁻³; for a table, the points nearest those δ), each at α/k, so
-  the verdict holds at confidence 1 − α over all of them (Bonferroni). Every event those audits
-  evaluate also gives a bound in the claim's own measure (:func:`measure_bounds`: Rényi, ρ, μ or
-  the profile's excess, from the same Clopper–Pearson box), so the black-box part reports, and
-  can be refuted by, the claim's own measure.
+  claimed δ is 10⁻², 10⁻¹ and 10⁻³, in that order; for a table, the points nearest those δ).
+  Every event those audits evaluate also gives a bound in the claim's own measure
+  (:func:`measure_bounds`: Rényi, ρ, μ or the profile's excess, from the same Clopper–Pearson
+  box), so the black-box part reports, and can be refuted by, the claim's own measure.
+* **A partition stage, for Rényi and zCDP claims** (:mod:`.partition_stage`): after the first
+  point, the outputs are ordered by the score of its best event, cut into cells on fresh
+  selection draws, and counted on fresh evaluation draws; the cells' masses bound D_a and ρ
+  (:mod:`dpquant.audit.statistics.partition_bounds`), which binary events cannot do well at a
+  fixed order (the Gaussian at 0.8 of its scale against D_2).
 
-Events are chosen for the (ε*, δ*) points, not ranked in the claim's measure; that, and bounds on
-finite partitions of the output space, are what ``notes/measures.md`` lists as left.
+**α.** The k points and the partition stage (when it runs) each get α/(k + 1) (α/k without the
+stage), so the verdict holds at confidence 1 − α over all of them (Bonferroni). The audit stops
+at the first point or stage that establishes a violation: a refutation needs only one, and the
+shares of the parts not run are simply unused.
+
+Events are chosen for the (ε*, δ*) points, not ranked in the claim's measure; that is what
+``notes/measures.md`` lists as left.
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ import mpmath
 import numpy as np
 
 from dpquant.audit.model.claimed import ClaimOverride
-from dpquant.audit.model.limits import MAX_SAMPLES
+from dpquant.audit.model.limits import DEFAULT_SAMPLES, MAX_SAMPLES
 from dpquant.audit.model.neighbours import (
     check_pairs,
     check_probe_domain,
@@ -47,6 +56,8 @@ from dpquant.audit.model.neighbours import (
 from dpquant.audit.model.relations import check_relation, check_relation_pairs
 from dpquant.audit.pipeline.options import AuditOptions, check_options
 from dpquant.audit.pipeline.runner import audit_mechanism
+from dpquant.audit.report.findings import EvaluatedCandidate
+from dpquant.audit.report.result import AuditReport
 from dpquant.audit.statistics.exact_loss import check_exact_law, mechanism_name
 from dpquant.audit.statistics.measure_bounds import (
     ApproximateDPMeasure,
@@ -63,8 +74,10 @@ from dpquant.audit.tools.claim_report import (
     ClaimAuditReport,
     ExactMeasureFinding,
     MeasureBound,
+    PartitionFinding,
     ProxyAudit,
 )
+from dpquant.audit.tools.partition_stage import partition_stage
 from dpquant.errors import ParameterError
 from dpquant.reference.core import PrivacyClaim, has_exact
 from dpquant.reference.distributions import hockey_stick
@@ -95,8 +108,12 @@ from dpquant.reference.validation import (
     read_attribute,
 )
 
-PROXY_DELTAS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
-"""The claimed δ at which the black-box part audits the implied (ε*, δ) points."""
+PROXY_DELTAS: tuple[float, ...] = (1e-2, 1e-1, 1e-3)
+"""The claimed δ at which the black-box part audits the implied (ε*, δ) points, in the order they
+are run (the audit stops at the first point or stage that establishes a violation)."""
+PARTITION_SAMPLES_FACTOR = 2
+"""The partition stage's evaluation draws per data set, as a multiple of ``samples`` (of
+:data:`~dpquant.audit.model.limits.DEFAULT_SAMPLES` when it is None)."""
 EXHAUSTIVE_SIZE = 2
 """The largest data sets of the exact part's own pairs (every neighbouring pair of data sets of
 up to this many probe values)."""
@@ -448,10 +465,13 @@ def audit_claim(
                 "the interval their search proved (a measure flat at the claim)"
             )
     proxies: list[ProxyAudit] = []
+    partition: PartitionFinding | None = None
     if mode != "exact":
         points = proxy_points(chosen)
         if not points:
             notes.append("black-box: the claim implies no (ε, δ) point with ε > 0 and δ < 1")
+        staged = isinstance(chosen, RenyiClaim | ZCDPClaim) and bool(points)
+        share = alpha / (len(points) + staged)  # Bonferroni over the points and the stage
         for k, (eps, delta) in enumerate(points):
             proxy = PrivacyClaim(eps, delta, chosen.adjacency)
             report = audit_mechanism(
@@ -459,7 +479,7 @@ def audit_claim(
                 pairs=pairs,
                 domain=domain,
                 samples=samples,
-                alpha=alpha / len(points),
+                alpha=share,
                 seed=seed + k,
                 mode="blackbox",
                 relation=relation,
@@ -467,16 +487,90 @@ def audit_claim(
                 options=options,
             )
             proxies.append(ProxyAudit(eps, delta, report))
+            if k == 0 and isinstance(chosen, RenyiClaim | ZCDPClaim):
+                partition = _partition(
+                    chosen, mech, report, samples, share, seed, executor, options
+                )
+            if _established(chosen, proxies, partition) and k + 1 < len(points):
+                notes.append(
+                    f"black-box: stopped after {k + 1} of {len(points)} points, a violation "
+                    "being established (the points not run keep their share of α unused)"
+                )
+                break
     bounds = measure_bounds(chosen, proxies) if proxies else ()
     return ClaimAuditReport(
-        mechanism_name(mech), chosen, alpha, exact, tuple(proxies), bounds, tuple(notes)
+        mechanism_name(mech), chosen, alpha, exact, tuple(proxies), bounds, tuple(notes), partition
+    )
+
+
+def _established(
+    claim: AnyClaim, proxies: list[ProxyAudit], partition: PartitionFinding | None
+) -> bool:
+    """Whether the black-box part has already refuted the claim."""
+    if any(p.report.violation for p in proxies) or (partition is not None and partition.violation):
+        return True
+    return any(b.violation for b in measure_bounds(claim, proxies))
+
+
+def best_candidate(claim: AnyClaim, report: AuditReport) -> EvaluatedCandidate | None:
+    """The evaluated event of a black-box point with the largest bound in the claim's measures,
+    relative to the claimed value (the excess where the claim is 0).
+
+    Args:
+        claim: A checked claim.
+        report: A black-box point's report.
+
+    Returns:
+        The candidate, or None when the point evaluated none.
+    """
+    found = report.blackbox
+    if found is None or not found.evaluated:
+        return None
+    measures = claim_event_measures(claim)
+
+    def merit(e: EvaluatedCandidate) -> float:
+        values = []
+        for m in measures:
+            b = float(m.lower_bound(e.k0, e.n0, e.k1, e.n1, found.alpha_per_candidate))
+            values.append(b / m.claimed if m.claimed > 0 else b - m.claimed)
+        return max(values)
+
+    return max(found.evaluated, key=merit)
+
+
+def _partition(
+    claim: RenyiClaim | ZCDPClaim,
+    mech: Any,
+    report: AuditReport,
+    samples: int | None,
+    alpha: float,
+    seed: int,
+    executor: Executor | None,
+    options: AuditOptions,
+) -> PartitionFinding | None:
+    """The partition stage on the first point's best event (its seed: ``seed`` + the number of
+    points, which no point uses)."""
+    candidate = best_candidate(claim, report)
+    if candidate is None:
+        return None
+    return partition_stage(
+        mech,
+        claim,
+        candidate,
+        n_eval=PARTITION_SAMPLES_FACTOR * (DEFAULT_SAMPLES if samples is None else samples),
+        alpha=alpha,
+        seed=seed + len(PROXY_DELTAS),
+        executor=executor,
+        timeout=options.timeout,
     )
 
 
 __all__ = [
     "EXHAUSTIVE_SIZE",
+    "PARTITION_SAMPLES_FACTOR",
     "PROXY_DELTAS",
     "audit_claim",
+    "best_candidate",
     "claim_event_measures",
     "exact_measure",
     "measure_bounds",
