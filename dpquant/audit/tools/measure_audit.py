@@ -21,7 +21,7 @@ privacy profile (:mod:`dpquant.reference.measures`). The audit has two parts:
   (:func:`measure_bounds`: Rényi, ρ, μ or the profile's excess, from the same Clopper–Pearson
   box), so the black-box part reports, and can be refuted by, the claim's own measure.
 * **A partition stage, for Rényi and zCDP claims** (:mod:`.partition_stage`): after the first
-  point, the outputs are ordered by the score of its best event, cut into cells on fresh
+  point, unless it already refuted the claim, the outputs are ordered by the score of its best event, cut into cells on fresh
   selection draws, and counted on fresh evaluation draws; the cells' masses bound D_a and ρ
   (:mod:`dpquant.audit.statistics.partition_bounds`), which binary events cannot do well at a
   fixed order (the Gaussian at 0.8 of its scale against D_2).
@@ -487,11 +487,12 @@ def audit_claim(
                 options=options,
             )
             proxies.append(ProxyAudit(eps, delta, report))
-            if k == 0 and isinstance(chosen, RenyiClaim | ZCDPClaim):
+            done = _established(chosen, proxies, None)
+            if k == 0 and not done and isinstance(chosen, RenyiClaim | ZCDPClaim):
                 partition = _partition(
                     chosen, mech, report, samples, share, seed, executor, options
                 )
-            if _established(chosen, proxies, partition) and k + 1 < len(points):
+            if (done or _established(chosen, proxies, partition)) and k + 1 < len(points):
                 notes.append(
                     f"black-box: stopped after {k + 1} of {len(points)} points, a violation "
                     "being established (the points not run keep their share of α unused)"

@@ -34,7 +34,11 @@ def _renyi_mp(p, q, order: float) -> mpmath.mpf:
     """D_a(P ‖ Q) of two mass vectors, at 50 digits (terms with P_i = 0 dropped)."""
     with mpmath.workdps(DPS):
         if order == math.inf:
-            return max(mpmath.log(mpmath.mpf(a) / mpmath.mpf(b)) for a, b in zip(p, q, strict=True) if a > 0)
+            return max(
+                mpmath.log(mpmath.mpf(a) / mpmath.mpf(b))
+                for a, b in zip(p, q, strict=True)
+                if a > 0
+            )
         a = mpmath.mpf(order)
         h = mpmath.fsum(
             mpmath.mpf(x) ** a * mpmath.mpf(y) ** (1 - a)
