@@ -109,20 +109,18 @@ class ProxyAudit:
 
 
 @dataclass(frozen=True)
-class MeasureBound:
-    """The best black-box bound in one of the claim's measures, from the counts of the events the
-    black-box points evaluated (each at the level its point gave it).
+class ClaimBound:
+    """A black-box lower bound in one of the claim's measures (the partition stage's, and the
+    base of :class:`MeasureBound`).
 
     Attributes:
         measure: The measure's name (``"epsilon"``, ``"renyi"``, ``"rho"``, ``"mu"``,
             ``"profile"``).
         label: How a report names the value (e.g. ``"ρ"``, ``"D_2"``).
         claimed: The claimed value in that measure.
-        bound: The largest lower bound found (−inf when no event gave one).
-        argument: The zCDP order or the profile point's index where it was attained (NaN
-            otherwise, or when no event gave a bound).
-        point: The index of the black-box point whose event gave it (−1: none).
-        counts: (k0, n0, k1, n1) of that event (zeros: none).
+        bound: The lower bound (−inf when no event gave one).
+        argument: The order (Rényi, zCDP) or the profile point's index where it was attained
+            (NaN otherwise, or when there is no bound).
     """
 
     measure: str
@@ -130,8 +128,6 @@ class MeasureBound:
     claimed: float
     bound: float
     argument: float
-    point: int
-    counts: tuple[int, int, int, int]
 
     @property
     def violation(self) -> bool:
@@ -145,44 +141,30 @@ class MeasureBound:
             "claimed": self.claimed,
             "bound": self.bound,
             "argument": self.argument,
-            "point": self.point,
-            "counts": list(self.counts),
             "violation": self.violation,
         }
 
 
 @dataclass(frozen=True)
-class PartitionBound:
-    """The partition stage's bound in one of the claim's measures.
+class MeasureBound(ClaimBound):
+    """The best black-box bound in one of the claim's measures, from the counts of the events the
+    black-box points evaluated (each at the level its point gave it).
 
     Attributes:
-        measure: ``"renyi"`` or ``"rho"``.
-        label: How a report names the value.
-        claimed: The claimed value (ε_a, or ρ).
-        bound: The lower bound (>= 0).
-        argument: The order a the bound is read at (NaN when the bound is 0).
+        measure: As for :class:`ClaimBound`.
+        label: As for :class:`ClaimBound`.
+        claimed: As for :class:`ClaimBound`.
+        bound: The largest lower bound found (−inf when no event gave one).
+        argument: As for :class:`ClaimBound`.
+        point: The index of the black-box point whose event gave it (−1: none).
+        counts: (k0, n0, k1, n1) of that event (zeros: none).
     """
 
-    measure: str
-    label: str
-    claimed: float
-    bound: float
-    argument: float
-
-    @property
-    def violation(self) -> bool:
-        """The bound exceeds the claim."""
-        return self.bound > self.claimed
+    point: int
+    counts: tuple[int, int, int, int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "measure": self.measure,
-            "label": self.label,
-            "claimed": self.claimed,
-            "bound": self.bound,
-            "argument": self.argument,
-            "violation": self.violation,
-        }
+        return {**super().to_dict(), "point": self.point, "counts": list(self.counts)}
 
 
 @dataclass(frozen=True)
@@ -210,7 +192,7 @@ class PartitionFinding:
     counts1: tuple[int, ...]
     n: int
     alpha: float
-    bounds: tuple[PartitionBound, ...]
+    bounds: tuple[ClaimBound, ...]
     draws: int
 
     @property
@@ -454,8 +436,8 @@ __all__ = [
     "CURVE_POINTS",
     "ClaimAuditReport",
     "ExactMeasureFinding",
+    "ClaimBound",
     "MeasureBound",
-    "PartitionBound",
     "PartitionFinding",
     "ProxyAudit",
 ]

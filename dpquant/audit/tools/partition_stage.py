@@ -42,7 +42,7 @@ from dpquant.audit.statistics.partition_bounds import (
     renyi_partition_bound,
     zcdp_partition_bound,
 )
-from dpquant.audit.tools.claim_report import PartitionBound, PartitionFinding
+from dpquant.audit.tools.claim_report import ClaimBound, PartitionFinding
 from dpquant.reference.measures import RenyiClaim, ZCDPClaim
 
 SELECTION_DRAWS = 1 << 17
@@ -141,15 +141,15 @@ def cell_counts(z: np.ndarray, cuts: np.ndarray) -> np.ndarray:
     return np.bincount(index, minlength=cuts.size + 2)
 
 
-def _claim_bounds(claim: Any, lower: np.ndarray, upper: np.ndarray) -> list[PartitionBound]:
+def _claim_bounds(claim: Any, lower: np.ndarray, upper: np.ndarray) -> list[ClaimBound]:
     """The partition's bound in each of the claim's measures."""
     if isinstance(claim, ZCDPClaim):
         rho, order = zcdp_partition_bound(lower, upper, claim.xi)
         label = "ρ (zCDP)" if claim.xi == 0 else f"ρ (zCDP, ξ = {claim.xi:g})"
-        return [PartitionBound("rho", label, claim.rho, rho, order)]
+        return [ClaimBound("rho", label, claim.rho, rho, order)]
     assert isinstance(claim, RenyiClaim)
     return [
-        PartitionBound(
+        ClaimBound(
             "renyi",
             f"ε_a (Rényi DP, a = {a:g})",
             eps,
@@ -160,7 +160,7 @@ def _claim_bounds(claim: Any, lower: np.ndarray, upper: np.ndarray) -> list[Part
     ]
 
 
-def _objective(bounds: list[PartitionBound]) -> float:
+def _objective(bounds: list[ClaimBound]) -> float:
     """The largest bound relative to its claim (the excess where the claim is 0)."""
     return max(b.bound / b.claimed if b.claimed > 0 else b.bound - b.claimed for b in bounds)
 
