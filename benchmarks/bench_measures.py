@@ -24,7 +24,11 @@ import math
 import time
 from typing import Any
 
+import numpy as np
+
 from dpquant.audit import audit_claim
+from dpquant.reference import PrivacyClaim
+from dpquant.reference.distributions import hockey_stick
 from dpquant.reference.measures import GDPClaim, ProfileClaim, RenyiClaim, ZCDPClaim
 from dpquant.reference.measures.conversions import gdp_delta
 from dpquant.reference.measures.pair_measures import gdp_of_pair, renyi_of_pair, zcdp_of_pair
@@ -49,6 +53,7 @@ def gaussian_rows() -> list[tuple[str, Any, Any, Any]]:
         "zcdp": ZCDPClaim(1 / (2 * sigma**2), adjacency=ADJ),
         "renyi": RenyiClaim({a: a / (2 * sigma**2) for a in ORDERS}, adjacency=ADJ),
         "profile": profile,
+        "approx": PrivacyClaim(1.0, _up(gdp_delta(1 / sigma, 1.0)), ADJ),
     }
     return [
         (f"gaussian/{k}", GaussianCount(sigma, ADJ), GaussianCount(0.8 * sigma, ADJ), c)
@@ -62,13 +67,12 @@ def laplace_rows() -> list[tuple[str, Any, Any, Any]]:
     rho = _up(zcdp_of_pair(p, q).upper)
     mu = _up(gdp_of_pair(p, q).upper)
     renyi = {a: _up(renyi_of_pair(p, q, a)) for a in ORDERS}
-    from dpquant.reference import PrivacyClaim
-
     claims = {
         "pure": PrivacyClaim(epsilon, 0.0, ADJ),
         "zcdp": ZCDPClaim(rho, adjacency=ADJ),
         "gdp": GDPClaim(mu, adjacency=ADJ),
         "renyi": RenyiClaim(renyi, adjacency=ADJ),
+        "profile": _exact_profile(p, q, (0.25, 0.5, 0.75)),
     }
     return [
         (f"laplace/{k}", LaplaceCount(epsilon, ADJ), LaplaceCount(epsilon / 0.8, ADJ), c)
@@ -76,16 +80,28 @@ def laplace_rows() -> list[tuple[str, Any, Any, Any]]:
     ]
 
 
+def _exact_profile(p: Any, q: Any, epsilons: tuple[float, ...]) -> ProfileClaim:
+    """The pair's exact profile (both directions) at ``epsilons``, rounded up."""
+    points = tuple((e, _up(max(hockey_stick(p, q, e), hockey_stick(q, p, e)))) for e in epsilons)
+    return ProfileClaim(points, adjacency=ADJ)
+
+
 def discrete_gaussian_rows() -> list[tuple[str, Any, Any, Any]]:
+    """ρ = 1/(2σ²) and D_α = α/(2σ²) (Canonne, Kamath and Steinke 2020, Theorem 4); μ and the
+    profile are the exact ones of the pair {1} against {} (the count's worst pair: the law is
+    shift-invariant on its window), rounded up."""
     sigma = 2.0
-    claim = ZCDPClaim(1 / (2 * sigma**2), adjacency=ADJ)
+    good = DiscreteGaussianCount(sigma, ADJ)
+    p, q = good.exact(np.array([1.0])), good.exact(np.array([]))
+    claims = {
+        "zcdp": ZCDPClaim(1 / (2 * sigma**2), adjacency=ADJ),
+        "renyi": RenyiClaim({a: a / (2 * sigma**2) for a in ORDERS}, adjacency=ADJ),
+        "gdp": GDPClaim(_up(gdp_of_pair(p, q).upper), adjacency=ADJ),
+        "profile": _exact_profile(p, q, (0.25, 0.5, 1.0)),
+    }
     return [
-        (
-            "discrete_gaussian/zcdp",
-            DiscreteGaussianCount(sigma, ADJ),
-            DiscreteGaussianCount(0.8 * sigma, ADJ),
-            claim,
-        )
+        (f"discrete_gaussian/{k}", good, DiscreteGaussianCount(0.8 * sigma, ADJ), c)
+        for k, c in claims.items()
     ]
 
 
@@ -112,10 +128,14 @@ def baseline_rows() -> list[tuple[str, Any, Any, Any]]:
     joint_bad = JointExpMechanism(
         (0.5,), 1.0, (0.0, 1.0), adjacency=ADJ, sensitivity=0.8 * joint.delta_u
     )
-    return [
-        ("aq/zcdp", aq, aq_bad, aq.zcdp_claim),
-        ("joint_exp/zcdp", joint, joint_bad, joint.zcdp_claim),
-    ]
+    rows = []
+    for name, good, bad in (("aq", aq, aq_bad), ("joint_exp", joint, joint_bad)):
+        rho = good.zcdp_claim.rho
+        rows.append((f"{name}/zcdp", good, bad, good.zcdp_claim))
+        # ρ-zCDP is D_α <= αρ at every order: the Rényi claim it implies at two orders
+        renyi = RenyiClaim({a: a * rho for a in ORDERS}, adjacency=ADJ)
+        rows.append((f"{name}/renyi", good, bad, renyi))
+    return rows
 
 
 def run(
