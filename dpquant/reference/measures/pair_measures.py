@@ -376,6 +376,26 @@ def _discrete_gdp(p: DiscreteLaw, q: DiscreteLaw) -> tuple[mpmath.mpf, mpmath.mp
     return best, where
 
 
+def _gdp_witnessed(p: Any, q: Any, mu: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
+    """A μ' > μ the pair is shown not to meet, from a point ε where δ_pair(ε) exceeds the
+    μ-GDP profile: bisection on μ' (the profile rises with μ') keeps δ_GDP(μ', ε) < δ_pair(ε),
+    so the pair is not μ'-GDP and its least μ exceeds μ' (a value *attained* above μ, which the
+    audit's strict comparison with the claim needs; μ itself would tie it)."""
+    target = max(hockey_stick(p, q, eps), hockey_stick(q, p, eps))
+    lo, hi = mu, mu + 1
+    while gdp_delta(hi, eps) < target:
+        lo, hi = hi, hi * 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if gdp_delta(mid, eps) < target:
+            lo = mid
+        else:
+            hi = mid
+        if lo > mu and _located_enough(lo, hi):
+            break
+    return lo
+
+
 def gdp_of_pair(p: Any, q: Any, threshold: Any = None) -> Located:
     """The least μ for which the pair (both directions) is μ-GDP (Dong, Roth and Su 2022).
 
@@ -414,7 +434,8 @@ def gdp_of_pair(p: Any, q: Any, threshold: Any = None) -> Located:
         if thr is not None:
             bad, found = violated(thr)
             if bad:
-                return Located(thr, MP_INF, found.argument, found.evaluations, False)
+                witnessed = _gdp_witnessed(p, q, thr, found.argument)
+                return Located(witnessed, MP_INF, found.argument, found.evaluations, False)
             if found.upper <= 0:
                 return Located(mpmath.mpf(0), thr, found.argument, found.evaluations, False)
             return Located(mpmath.mpf(0), MP_INF, found.argument, found.evaluations, True)

@@ -157,3 +157,36 @@ def test_every_argument_is_checked_even_where_the_mode_does_not_use_it(kwargs, n
         assert info.value.parameter == name
     else:
         assert name in str(info.value)
+
+
+def _bench_row(name: str):
+    """The row ``name`` of benchmarks/bench_measures.py (a script, loaded from its file)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_measures.py"
+    spec = importlib.util.spec_from_file_location("bench_measures", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = {r[0]: r for r in module.laplace_rows() + module.discrete_gaussian_rows()}
+    assert len(rows) == len(BENCH_ROWS) and name in rows  # a row added there is tested here
+    return rows[name]
+
+
+BENCH_ROWS = [
+    *(f"laplace/{k}" for k in ("pure", "zcdp", "gdp", "renyi", "profile")),
+    *(f"discrete_gaussian/{k}" for k in ("zcdp", "renyi", "gdp", "profile")),
+]
+
+
+@pytest.mark.parametrize("name", BENCH_ROWS)
+def test_benchmark_claims_are_met_by_the_correct_count_and_broken_at_08_of_its_scale(name) -> None:
+    """The smoke version of benchmarks/bench_measures.py, exactly: every claim of a Laplace or
+    discrete Gaussian row holds on the correct configuration's exact laws (the exact part
+    passes) and is violated at 0.8 of the noise scale (a witnessed value above it)."""
+    _, good, bad, claim = _bench_row(name)
+    pairs = [([1.0], [])]  # a count's worst pair: its laws are shifts of each other
+    assert audit_claim(good, claim, mode="exact", pairs=pairs).passed, name
+    found = audit_claim(bad, claim, mode="exact", pairs=pairs)
+    assert found.violation and found.exact is not None and found.exact.violation, name

@@ -166,3 +166,19 @@ def test_a_cell_too_narrow_to_split_keeps_its_bound_in_the_interval() -> None:
         budget=50,
     )
     assert found.value == 0 and found.upper == 5
+
+
+def test_gdp_of_pair_with_a_threshold_it_breaks_attains_a_value_above_the_threshold() -> None:
+    """Regression: with a threshold the pair breaks, the value returned was the threshold itself,
+    which the audit's strict comparison read as no violation (an exact audit of a Laplace count
+    at 0.8 of its scale passed a GDP claim it breaks). The value is now a μ' the pair is shown
+    not to meet, above the threshold and below the pair's least μ."""
+    from dpquant.reference.primitives.laplace import laplace_law
+
+    p, q = laplace_law(0.0, 0.8), laplace_law(1.0, 0.8)
+    exact = gdp_of_pair(p, q)
+    threshold = mpmath.mpf("1.0302734376")
+    found = gdp_of_pair(p, q, threshold=threshold)
+    assert threshold < found.value <= exact.upper
+    assert found.value > exact.value - mpmath.mpf("0.01")  # located near the pair's μ
+    assert gdp_of_pair(p, q, threshold=exact.upper * 2).value == 0
