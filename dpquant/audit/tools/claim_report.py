@@ -385,11 +385,14 @@ class ClaimAuditReport:
             right.set_ylabel("D_α")
             right.legend(fontsize=8)
         if exact is None:
-            names = [b.label for b in self.bounds]
-            left.bar(range(len(names)), [max(b.bound, 0.0) for b in self.bounds], label="bound")
+            shown: list[ClaimBound] = list(self.bounds)
+            if self.partition is not None:
+                shown += self.partition.bounds
+            names = [b.label for b in shown]
+            left.bar(range(len(names)), [max(b.bound, 0.0) for b in shown], label="bound")
             left.scatter(
                 range(len(names)),
-                [b.claimed for b in self.bounds],
+                [b.claimed for b in shown],
                 color="k",
                 zorder=3,
                 label="claimed",

@@ -21,10 +21,10 @@ privacy profile (:mod:`dpquant.reference.measures`). The audit has two parts:
   (:func:`measure_bounds`: Rényi, ρ, μ or the profile's excess, from the same Clopper–Pearson
   box), so the black-box part reports, and can be refuted by, the claim's own measure.
 * **A partition stage, for Rényi and zCDP claims** (:mod:`.partition_stage`): after the first
-  point, unless it already refuted the claim, the outputs are ordered by the score of its best event, cut into cells on fresh
-  selection draws, and counted on fresh evaluation draws; the cells' masses bound D_a and ρ
-  (:mod:`dpquant.audit.statistics.partition_bounds`), which binary events cannot do well at a
-  fixed order (the Gaussian at 0.8 of its scale against D_2).
+  point, unless it already refuted the claim, the outputs are ordered by the score of its best
+  event, cut into cells on fresh selection draws, and counted on fresh evaluation draws; the
+  cells' masses bound D_a and ρ (:mod:`dpquant.audit.statistics.partition_bounds`), which binary
+  events cannot do well at a fixed order (the Gaussian at 0.8 of its scale against D_2).
 
 **α.** The k points and the partition stage (when it runs) each get α/(k + 1) (α/k without the
 stage), so the verdict holds at confidence 1 − α over all of them (Bonferroni). The audit stops

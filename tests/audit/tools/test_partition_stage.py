@@ -125,3 +125,12 @@ def test_audit_claim_runs_the_stage_for_renyi_and_zcdp_claims_only_and_shares_al
     gdp = audit_claim(GaussianCount(1.0, ADJ), GDPClaim(1.0, adjacency=ADJ), samples=50_000)
     assert gdp.partition is None
     assert math.isclose(gdp.proxies[0].report.alpha, 1e-6 / points)
+
+
+def test_a_black_box_report_plots_the_partitions_bounds_beside_the_events(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    report = audit_claim(GaussianCount(0.8, ADJ), RENYI, alpha=1e-6, seed=0, mode="blackbox")
+    assert report.partition is not None
+    written = report.plot(tmp_path / "renyi.png")
+    assert written.exists() and written.stat().st_size > 1000
+    assert "partition" in report.summary()
