@@ -312,12 +312,16 @@ def test_a_users_vectorised_gaussian_passes_its_zcdp_claim_on_the_command_line(
 
 
 def test_a_users_gaussian_with_too_little_noise_is_flagged_under_its_zcdp_claim(
-    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["audit", f"{GAUSSIAN_TARGETS}:gaussian_count_too_little_noise", *ZCDP_RUN])
+    """0.8 of the noise (the issue's broken configuration): flagged within 10⁷ draws."""
+    out = tmp_path / "report.json"
+    target = f"{GAUSSIAN_TARGETS}:gaussian_count_too_little_noise"
+    code = main(["audit", target, *ZCDP_RUN, "--json", str(out)])
     text = capsys.readouterr().out
     assert code == 1, text
     assert text.startswith("VIOLATION")
+    assert 0 < json.loads(out.read_text())["draws"] <= 10**7
 
 
 def test_max_draws_is_refused_under_a_zcdp_claim(capsys: pytest.CaptureFixture[str]) -> None:
