@@ -487,12 +487,13 @@ def audit_claim(
                 options=options,
             )
             proxies.append(ProxyAudit(eps, delta, report))
-            done = _established(chosen, proxies, None)
+            done = _established(chosen, proxies)
             if k == 0 and not done and isinstance(chosen, RenyiClaim | ZCDPClaim):
                 partition = _partition(
                     chosen, mech, report, samples, share, seed, executor, options
                 )
-            if (done or _established(chosen, proxies, partition)) and k + 1 < len(points):
+                done = partition is not None and partition.violation
+            if done and k + 1 < len(points):
                 notes.append(
                     f"black-box: stopped after {k + 1} of {len(points)} points, a violation "
                     "being established (the points not run keep their share of α unused)"
@@ -504,11 +505,9 @@ def audit_claim(
     )
 
 
-def _established(
-    claim: AnyClaim, proxies: list[ProxyAudit], partition: PartitionFinding | None
-) -> bool:
-    """Whether the black-box part has already refuted the claim."""
-    if any(p.report.violation for p in proxies) or (partition is not None and partition.violation):
+def _established(claim: AnyClaim, proxies: list[ProxyAudit]) -> bool:
+    """Whether the points run so far refute the claim (an ε bound or a bound in its measure)."""
+    if any(p.report.violation for p in proxies):
         return True
     return any(b.violation for b in measure_bounds(claim, proxies))
 

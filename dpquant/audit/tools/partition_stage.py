@@ -33,17 +33,20 @@ import numpy as np
 
 from dpquant.audit.events.families import RATIO_KINDS, Event
 from dpquant.audit.events.projections import project
+from dpquant.audit.model.limits import MAX_SAMPLES
 from dpquant.audit.model.outputs import Outputs
 from dpquant.audit.pipeline.draws import DrawJob, draw
 from dpquant.audit.report.findings import DataPair, EvaluatedCandidate
-from dpquant.audit.statistics.counts import SELECTION_Z, pessimistic_masses
+from dpquant.audit.statistics.counts import SELECTION_Z, check_level, pessimistic_masses
 from dpquant.audit.statistics.partition_bounds import (
     cell_box,
     renyi_partition_bound,
     zcdp_partition_bound,
 )
 from dpquant.audit.tools.claim_report import ClaimBound, PartitionFinding
+from dpquant.errors import ParameterError
 from dpquant.reference.measures import RenyiClaim, ZCDPClaim
+from dpquant.reference.validation import check_int, check_positive
 
 SELECTION_DRAWS = 1 << 17
 """Selection draws per data set (the cuts and the direction are chosen on them)."""
@@ -104,7 +107,7 @@ def _levels(cells: int, pooled: int) -> np.ndarray:
     return np.unique(np.array(levels))
 
 
-def candidate_cuts(z0: np.ndarray, z1: np.ndarray) -> list[np.ndarray]:
+def _candidate_cuts(z0: np.ndarray, z1: np.ndarray) -> list[np.ndarray]:
     """The candidate partitions' inner cut points (sorted, distinct), from the selection scores.
 
     Args:
@@ -126,7 +129,7 @@ def candidate_cuts(z0: np.ndarray, z1: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def cell_counts(z: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+def _cell_counts(z: np.ndarray, cuts: np.ndarray) -> np.ndarray:
     """The draws in each cell: (−inf, c_1], (c_1, c_2], ..., (c_k, +inf], then the NaN cell.
 
     Args:
@@ -237,7 +240,22 @@ def partition_stage(
     Returns:
         The :class:`PartitionFinding`, or None when the event has no score to order outputs by,
         or no selection draw had a finite score.
+
+    Raises:
+        ParameterError: ``claim``, ``candidate``, ``n_eval``, ``alpha``, ``seed`` or
+            ``timeout`` is of the wrong kind or out of range.
     """
+    if not isinstance(claim, RenyiClaim | ZCDPClaim):
+        raise ParameterError("claim", "must be a RenyiClaim or a ZCDPClaim", type(claim).__name__)
+    if not isinstance(candidate, EvaluatedCandidate):
+        raise ParameterError(
+            "candidate", "must be an EvaluatedCandidate", type(candidate).__name__
+        )
+    n_eval = check_int(n_eval, "n_eval", minimum=10, maximum=MAX_SAMPLES)
+    alpha = check_level(alpha, "alpha")
+    seed = check_int(seed, "seed", minimum=0, maximum=2**32 - 1)
+    if timeout is not None:
+        timeout = check_positive(timeout, "timeout")
     score = event_score(candidate.event)
     if score is None:
         return None
@@ -247,8 +265,8 @@ def partition_stage(
     )
     z0, z1 = _draw_scores(mech, pair, SELECTION_DRAWS, seed, 0, score, executor, timeout)
     best: tuple[float, np.ndarray, bool] | None = None
-    for cuts in candidate_cuts(z0, z1):
-        c0, c1 = cell_counts(z0, cuts), cell_counts(z1, cuts)
+    for cuts in _candidate_cuts(z0, z1):
+        c0, c1 = _cell_counts(z0, cuts), _cell_counts(z1, cuts)
         for reverse in (False, True):
             a, b = (c1, c0) if reverse else (c0, c1)
             value = _pessimistic(claim, a, b, n_eval, alpha)
@@ -259,9 +277,9 @@ def partition_stage(
     _, cuts, reverse = best
     # the cells kept are chosen on the selection draws, so the box's level is fixed before
     # the evaluation draws (a cell dropped only lowers H: its draws are simply not counted)
-    keep = _used(cell_counts(z0, cuts), cell_counts(z1, cuts))
+    keep = _used(_cell_counts(z0, cuts), _cell_counts(z1, cuts))
     e0, e1 = _draw_scores(mech, pair, n_eval, seed, 1, score, executor, timeout)
-    k0, k1 = cell_counts(e0, cuts), cell_counts(e1, cuts)
+    k0, k1 = _cell_counts(e0, cuts), _cell_counts(e1, cuts)
     if reverse:
         k0, k1, pair = k1, k0, (pair[1], pair[0])
     lower, upper = cell_box(k0[keep], n_eval, k1[keep], n_eval, alpha)
@@ -283,8 +301,6 @@ __all__ = [
     "CELL_COUNTS",
     "SELECTION_DRAWS",
     "TAIL_DRAWS",
-    "candidate_cuts",
-    "cell_counts",
     "event_score",
     "partition_stage",
 ]

@@ -381,10 +381,12 @@ def _gdp_witnessed(p: Any, q: Any, mu: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mp
     μ-GDP profile: bisection on μ' (the profile rises with μ') keeps δ_GDP(μ', ε) < δ_pair(ε),
     so the pair is not μ'-GDP and its least μ exceeds μ' (a value *attained* above μ, which the
     audit's strict comparison with the claim needs; μ itself would tie it)."""
-    target = max(hockey_stick(p, q, eps), hockey_stick(q, p, eps))
+    target = _delta_of_pair(p, q, eps)
     lo, hi = mu, mu + 1
     while gdp_delta(hi, eps) < target:
         lo, hi = hi, hi * 2
+        if hi > 2**20:  # δ_pair(ε) = 1 (disjoint laws): no finite μ; lo is still attained
+            return lo
     for _ in range(200):
         mid = (lo + hi) / 2
         if gdp_delta(mid, eps) < target:

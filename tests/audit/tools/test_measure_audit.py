@@ -3,6 +3,7 @@ it implies (dpquant.audit.tools.measure_audit)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -159,8 +160,10 @@ def test_every_argument_is_checked_even_where_the_mode_does_not_use_it(kwargs, n
         assert name in str(info.value)
 
 
-def _bench_row(name: str):
-    """The row ``name`` of benchmarks/bench_measures.py (a script, loaded from its file)."""
+@functools.cache
+def _bench_rows() -> dict:
+    """The Laplace and discrete Gaussian rows of benchmarks/bench_measures.py (a script, loaded
+    from its file once)."""
     import importlib.util
     from pathlib import Path
 
@@ -169,7 +172,11 @@ def _bench_row(name: str):
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    rows = {r[0]: r for r in module.laplace_rows() + module.discrete_gaussian_rows()}
+    return {r[0]: r for r in module.laplace_rows() + module.discrete_gaussian_rows()}
+
+
+def _bench_row(name: str):
+    rows = _bench_rows()
     assert len(rows) == len(BENCH_ROWS) and name in rows  # a row added there is tested here
     return rows[name]
 

@@ -14,8 +14,8 @@ from dpquant.audit.report.findings import DataPair, EvaluatedCandidate
 from dpquant.audit.tools.measure_audit import PROXY_DELTAS, audit_claim
 from dpquant.audit.tools.partition_stage import (
     SELECTION_DRAWS,
-    candidate_cuts,
-    cell_counts,
+    _candidate_cuts,
+    _cell_counts,
     event_score,
     partition_stage,
 )
@@ -35,14 +35,14 @@ def _candidate(event: Event) -> EvaluatedCandidate:
 def test_cells_are_left_open_right_closed_with_a_cell_for_draws_without_a_score() -> None:
     cuts = np.array([0.0, 1.0])
     z = np.array([-np.inf, -1.0, 0.0, 0.5, 1.0, 2.0, np.inf, np.nan])
-    assert cell_counts(z, cuts).tolist() == [3, 2, 2, 1]
+    assert _cell_counts(z, cuts).tolist() == [3, 2, 2, 1]
 
 
 def test_candidate_cuts_are_sorted_distinct_and_finer_in_the_tails() -> None:
     rng = np.random.default_rng(0)
     z0, z1 = rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000)
     z0[:10] = np.nan
-    found = candidate_cuts(z0, z1)
+    found = _candidate_cuts(z0, z1)
     assert found
     for cuts in found:
         assert np.all(np.diff(cuts) > 0) and np.all(np.isfinite(cuts))
@@ -50,7 +50,7 @@ def test_candidate_cuts_are_sorted_distinct_and_finer_in_the_tails() -> None:
     finest = found[-1]
     # the outermost cuts leave only a few dozen pooled draws beyond them
     assert np.sum(pooled > finest[-1]) < 100 and np.sum(pooled <= finest[0]) < 100
-    assert candidate_cuts(np.full(3, np.nan), np.full(3, np.nan)) == []
+    assert _candidate_cuts(np.full(3, np.nan), np.full(3, np.nan)) == []
 
 
 def test_event_scores_follow_the_events_kinds() -> None:
@@ -134,3 +134,37 @@ def test_a_black_box_report_plots_the_partitions_bounds_beside_the_events(tmp_pa
     written = report.plot(tmp_path / "renyi.png")
     assert written.exists() and written.stat().st_size > 1000
     assert "partition" in report.summary()
+
+
+@pytest.mark.parametrize(
+    "change, name",
+    [
+        ({"claim": GDPClaim(1.0, adjacency=ADJ)}, "claim"),
+        ({"candidate": "event"}, "candidate"),
+        ({"n_eval": 5}, "n_eval"),
+        ({"n_eval": True}, "n_eval"),
+        ({"n_eval": 1e308}, "n_eval"),
+        ({"alpha": math.nan}, "alpha"),
+        ({"alpha": 1.0}, "alpha"),
+        ({"seed": -1}, "seed"),
+        ({"seed": "0"}, "seed"),
+        ({"timeout": 0.0}, "timeout"),
+        ({"timeout": math.nan}, "timeout"),
+    ],
+)
+def test_partition_stage_refuses_bad_arguments_before_drawing(change, name) -> None:
+    from dpquant.errors import ParameterError
+
+    kwargs = {
+        "claim": RENYI,
+        "candidate": _candidate(Event("interval", lo=0.5)),
+        "n_eval": 1000,
+        "alpha": 1e-6,
+        "seed": 0,
+        "timeout": None,
+    }
+    kwargs.update(change)
+    claim, candidate = kwargs.pop("claim"), kwargs.pop("candidate")
+    with pytest.raises(ParameterError) as info:
+        partition_stage(GaussianCount(1.0, ADJ), claim, candidate, **kwargs)
+    assert info.value.parameter == name

@@ -182,3 +182,16 @@ def test_gdp_of_pair_with_a_threshold_it_breaks_attains_a_value_above_the_thresh
     assert threshold < found.value <= exact.upper
     assert found.value > exact.value - mpmath.mpf("0.01")  # located near the pair's μ
     assert gdp_of_pair(p, q, threshold=exact.upper * 2).value == 0
+
+
+def test_gdp_of_pair_with_a_threshold_ends_on_laws_no_finite_mu_covers() -> None:
+    """Disjoint uniform laws: δ_pair(ε) = 1 at every ε, which no μ-GDP profile reaches. The
+    witness's doubling stops (it looped forever before the cap) and still reports a μ' above the
+    threshold that the pair is shown not to meet."""
+    from dpquant.reference.distributions import PiecewiseLogLinear
+
+    ninf = float("-inf")
+    p = PiecewiseLogLinear([0.0, 1.0, 2.0], [0.0, 0.0], [0.0, ninf])
+    q = PiecewiseLogLinear([0.0, 1.0, 2.0], [0.0, 0.0], [ninf, 0.0])
+    found = gdp_of_pair(p, q, threshold=1.0)
+    assert found.value > 1 and found.upper == mpmath.inf
