@@ -27,6 +27,7 @@ absolute path, no ``..``), read up to the same cap, and each module is parsed on
 from __future__ import annotations
 
 import ast
+import json
 import os
 import stat
 import tomllib
@@ -40,7 +41,12 @@ from typing import Any
 from dpquant.errors import ParameterError
 from dpquant.reference.validation import check_int
 
-STATUSES = ("verified", "refuted", "simulated", "documented", "todo")
+STATUSES = ("certified", "verified", "refuted", "simulated", "documented", "todo")
+"""``certified``: proven over the entry's ``domain`` by a certificate the independent checker
+(``proofs_checks/certificate_checker.py``) accepts; ``refuted`` with a ``certificate``: the
+counterexample is certified."""
+CERTIFIABLE = ("certified", "refuted")
+"""The statuses an entry with a ``certificate`` may have."""
 PAPERS = ("aamand25", "imola25", "fukuchi19", "tzamos20", "classic", "measures")
 """The ledger's groups: the four papers, the classic benchmark of violation detectors, and the
 conversions between privacy measures (``notes/measures.md``)."""
@@ -93,6 +99,10 @@ class Claim:
         status: One of :data:`STATUSES`.
         checks: The pytest node ids that check it, at most :data:`MAX_CHECKS`.
         note: A remark, or ``""``.
+        domain: Where a certificate proves it (or, for a refuted entry, where its certified
+            counterexample lies), or ``""``.
+        certificate: The certificate's path in the repository
+            (``proofs_checks/certificates/<paper>/<name>.json``), or ``""``.
 
     Raises:
         ValueError: A field that is not such a string, or too long (named).
@@ -106,9 +116,11 @@ class Claim:
     status: str
     checks: tuple[str, ...] = field(default_factory=tuple)
     note: str = ""
+    domain: str = ""
+    certificate: str = ""
 
     def __post_init__(self) -> None:
-        for name in (*_TEXT_FIELDS, "note"):
+        for name in (*_TEXT_FIELDS, "note", "domain", "certificate"):
             _check_text(getattr(self, name), name, MAX_SHORT if name in _SHORT_FIELDS else MAX_TEXT)
         checks = self.checks
         if isinstance(checks, str | bytes) or not isinstance(checks, list | tuple):
@@ -177,6 +189,8 @@ def _entry(entry: Any, i: int, path: Path) -> Claim:
             status=entry["status"],
             checks=entry.get("checks", ()),
             note=entry.get("note", ""),
+            domain=entry.get("domain", ""),
+            certificate=entry.get("certificate", ""),
         )
     except ValueError as exc:
         raise ValueError(f"path {_show(path)}: ledger entry {entry['id']!r:.80}: {exc}") from None
@@ -417,7 +431,40 @@ def ledger_problems(
             for node in c.checks
             if check_ids and not _exists(node, root, bodies)
         ]
+        problems += _certificate_problems(c, root, check_ids)
     return problems
+
+
+def _certificate_problems(c: Claim, root: Path, check_files: bool) -> list[str]:
+    """What is wrong with an entry's ``domain`` and ``certificate``: a certified entry needs
+    both; a refuted one may have both (its counterexample certified); no other status has
+    either. With ``check_files``, the certificate must be a JSON file under ``root`` naming the
+    entry's id and domain."""
+    if c.status not in CERTIFIABLE:
+        return [f"{c.id}: only a certified or refuted entry has a domain or certificate"] if (
+            c.domain or c.certificate
+        ) else []
+    if not c.certificate and not c.domain:
+        return [f"{c.id}: status 'certified' needs a domain and a certificate"] if (
+            c.status == "certified"
+        ) else []
+    if not (c.certificate and c.domain):
+        return [f"{c.id}: a certificate and its domain go together"]
+    relative = PurePath(c.certificate)
+    if relative.is_absolute() or ".." in relative.parts or relative.suffix != ".json":
+        return [f"{c.id}: certificate must be a relative path to a .json file"]
+    if not check_files:
+        return []
+    try:
+        data = _read_capped(root / relative)
+        raw = json.loads(data) if data is not None else None
+    except (OSError, ValueError):
+        raw = None
+    if not isinstance(raw, dict):
+        return [f"{c.id}: certificate {c.certificate} is not a readable JSON file"]
+    if raw.get("claim") != c.id or raw.get("domain") != c.domain:
+        return [f"{c.id}: certificate {c.certificate} names another claim or domain"]
+    return []
 
 
 def status_counts(claims: list[Claim]) -> dict[str, int]:
@@ -457,6 +504,9 @@ def format_claims_full(claims: list[Claim]) -> str:
             f"{c.id}  [{c.status}]  ({c.paper}, {c.kind} {c.number})",
             f"  statement: {c.statement}",
         ]
+        if c.domain:
+            lines.append(f"  domain: {c.domain}")
+            lines.append(f"  certificate: {c.certificate}")
         if c.note:
             lines.append(f"  note: {c.note}")
         lines.append(f"  checks ({len(c.checks)}):" if c.checks else "  checks: none")
@@ -492,16 +542,28 @@ def format_ledger(claims: list[Claim], *, width: int = 72) -> str:
     claims = _check_claims(claims)
     width = check_int(width, "width", minimum=1)
     rows = [("id", "status", "checks", "statement")]
+    domains = [""]
     for c in claims:
-        text = c.statement if len(c.statement) <= width else c.statement[: width - 1] + "…"
-        rows.append((c.id, c.status, str(len(c.checks)), text))
+        status = "refuted*" if c.status == "refuted" and c.certificate else c.status
+        rows.append((c.id, status, str(len(c.checks)), _cut(c.statement, width)))
+        domains.append(_cut(c.domain, width))
     widths = [max(len(r[k]) for r in rows) for k in range(3)]
-    lines = ["  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3] for r in rows]
+    lines = []
+    for r, domain in zip(rows, domains, strict=True):
+        lines.append("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3])
+        if domain:
+            lines.append(" " * (sum(widths) + 6) + "domain: " + domain)
     lines.insert(1, "  ".join("-" * w for w in widths) + "  " + "-" * 9)
-    return "\n".join([*lines, "", _counts(claims)])
+    legend = "refuted*: refuted, its counterexample certified; certified: proven on the domain shown"
+    return "\n".join([*lines, "", legend, _counts(claims)])
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 __all__ = [
+    "CERTIFIABLE",
     "DEFAULT_LEDGER",
     "MAX_CHECKS",
     "MAX_LEDGER_BYTES",

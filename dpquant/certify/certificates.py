@@ -1,0 +1,151 @@
+"""Certificates: a :class:`~dpquant.certify.specs.ClaimCertification` proven and written as the
+JSON the independent checker reads (``proofs_checks/certificate_checker.py``, which imports no
+dpquant code), one file per ledger entry under ``proofs_checks/certificates/<paper>/``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from fractions import Fraction
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dpquant.certify.branch_and_bound import CertificationFailed, prove_boxes, prove_points
+from dpquant.certify.expressions import parse_expression
+from dpquant.certify.specs import ClaimCertification, Part, Variable
+
+FORMAT = "dpquant-certificate/1"
+"""The certificate format the checker accepts."""
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CERTIFICATES = REPO_ROOT / "proofs_checks" / "certificates"
+"""Where the repository keeps its certificates (a source checkout)."""
+
+
+@dataclass(frozen=True)
+class Certified:
+    """A certificate produced.
+
+    Attributes:
+        claim: The ledger id.
+        data: The certificate (JSON-ready).
+        leaves: Boxes and points proven.
+        seconds: The time the proof took.
+    """
+
+    claim: str
+    data: dict[str, Any]
+    leaves: int
+    seconds: float
+
+
+def _variable(v: Variable) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": v.name, "lo": str(v.lo), "hi": str(v.hi)}
+    if v.integer:
+        out["integer"] = True
+    return out
+
+
+def _part(part: Part) -> tuple[dict[str, Any], int]:
+    out: dict[str, Any] = {
+        "name": part.name,
+        "method": part.method,
+        "variables": [_variable(v) for v in part.variables],
+        "goal": {"expression": part.goal.expression, "relation": part.goal.relation},
+    }
+    if part.hypotheses:
+        out["hypotheses"] = [
+            {"expression": h.expression, "relation": h.relation} for h in part.hypotheses
+        ]
+    if part.note:
+        out["note"] = part.note
+    if part.method == "boxes":
+        out["precision"] = part.precision
+        out["tree"], leaves = prove_boxes(part)
+    elif part.method == "points":
+        out["precision"] = part.precision
+        out["points"] = prove_points(part)
+        leaves = len(out["points"])
+    else:
+        _prove_identity(part)
+        leaves = 1
+    return out, leaves
+
+
+def _prove_identity(part: Part) -> None:
+    import sympy
+
+    expr = parse_expression(part.goal.expression, part.names, name="goal")
+    positive = {
+        sympy.Symbol(v.name, real=True): sympy.Symbol(v.name, positive=True)
+        for v in part.variables
+        if Fraction(v.lo) > 0
+    }
+    if sympy.simplify(expr.xreplace(positive)) != 0:
+        raise CertificationFailed(part.name, {}, False)
+
+
+def certify(spec: ClaimCertification) -> Certified:
+    """Prove every part of ``spec``.
+
+    Args:
+        spec: The certification.
+
+    Returns:
+        The certificate.
+
+    Raises:
+        CertificationFailed: A part not proven (its box or point named).
+    """
+    start = time.perf_counter()
+    parts, leaves = [], 0
+    for part in spec.parts:
+        data, n = _part(part)
+        parts.append(data)
+        leaves += n
+    data = {
+        "format": FORMAT,
+        "claim": spec.claim,
+        "statement": spec.statement,
+        "domain": spec.domain,
+        "produced_by": "dpquant certify",
+        "parts": parts,
+    }
+    return Certified(spec.claim, data, leaves, time.perf_counter() - start)
+
+
+def certificate_path(claim: str, root: Path = CERTIFICATES) -> Path:
+    """Where the certificate of the ledger entry ``claim`` lives."""
+    paper, _, rest = claim.partition("/")
+    return root / paper / f"{rest}.json"
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """The certificate as text: indented, but each part's tree or points on one line."""
+    compact = {}
+    parts = []
+    for k, part in enumerate(data["parts"]):
+        part = dict(part)
+        for key in ("tree", "points"):
+            if key in part:
+                marker = f"@@{k}:{key}@@"
+                compact[json.dumps(marker)] = json.dumps(part[key], separators=(",", ":"))
+                part[key] = marker
+        parts.append(part)
+    text = json.dumps({**data, "parts": parts}, indent=1, ensure_ascii=False)
+    for marker, value in compact.items():
+        text = text.replace(marker, value)
+    return text + "\n"
+
+
+def write(certified: Certified, root: Path = CERTIFICATES) -> Path:
+    """Write a certificate as indented JSON; return its path."""
+    path = certificate_path(certified.claim, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps(certified.data), encoding="utf-8")
+    return path
+
+
+__all__ = ["CERTIFICATES", "FORMAT", "Certified", "certificate_path", "certify", "dumps", "write"]

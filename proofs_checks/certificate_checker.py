@@ -1,0 +1,531 @@
+"""The independent checker of dpquant's certificates (``proofs_checks/certificates/**/*.json``).
+
+It imports no dpquant code: only the standard library, python-flint (Arb ball arithmetic, whose
+every operation returns a ball that contains the exact result) and, for identity parts, sympy.
+It has its own parser of the expression language, so a fault in dpquant's certifier (which reads
+the same text with sympy) cannot hide itself here.
+
+A certificate proves one ledger claim as a list of *parts*; each part states a goal
+``expression REL 0`` (REL one of ``>=``, ``>``, ``<=``, ``<``) over a box of variables, asserted
+where its hypotheses ``h REL' 0`` hold, and proves it in one of three ways:
+
+``boxes``
+    A bisection tree over the box. An inner node splits one variable at a stated point (an
+    integer variable into ``[lo, at]`` and ``[at + 1, hi]``), so the leaves cover the box by
+    construction. A leaf either proves the goal on its whole box (``bound``: a number on the
+    right side of 0 that the Arb enclosure of the goal is certainly on the right side of) or
+    shows the box lies outside the claim's domain (``outside``: hypothesis ``i`` certainly fails
+    on the whole box, its enclosure certainly on the wrong side of ``bound``).
+``points``
+    Single points (a counterexample): at each, every hypothesis certainly holds and the goal,
+    with its stated bound, certainly holds.
+``identity``
+    ``expression`` is identically 0: sympy simplifies it to 0, the variables declared real and,
+    where the box is positive, positive.
+
+Numbers in certificates are exact: ``"p/q"``, integers, or decimals (``"1.5e-3"``), read as
+exact rationals. Expressions take integer literals only. Unknown keys are refused, so nothing can
+be switched off by adding a field.
+
+Run ``python proofs_checks/certificate_checker.py [files or folders]`` (default: every
+certificate under ``proofs_checks/certificates``); it prints one line per certificate and exits 1
+when any is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from flint import arb, ctx, fmpq
+
+FORMAT = "dpquant-certificate/1"
+HERE = Path(__file__).resolve().parent
+CERTIFICATES = HERE / "certificates"
+RELATIONS = (">=", ">", "<=", "<")
+MAX_DEPTH = 200
+MAX_NODES = 2_000_000
+
+
+class CertificateError(Exception):
+    """A certificate the checker does not accept; ``where`` says which part of it."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+
+# ----------------------------------------------------------------------------- numbers
+
+_RATIONAL = re.compile(r"^[+-]?\d+(/\d+)?$")
+_DECIMAL = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def rational(text: Any, where: str) -> Fraction:
+    """The exact rational a certificate's number denotes (``"p/q"``, an integer, a decimal)."""
+    if isinstance(text, bool) or not isinstance(text, str | int):
+        raise CertificateError(where, f"a number must be a string or an integer, got {text!r}")
+    text = str(text).strip()
+    if len(text) > 400 or not (_RATIONAL.match(text) or _DECIMAL.match(text)):
+        raise CertificateError(where, f"not an exact number: {text[:60]!r}")
+    value = Fraction(text)
+    return value
+
+
+# ----------------------------------------------------------------------------- expressions
+
+_TOKEN = re.compile(r"\s*(\d+|[A-Za-z_][A-Za-z_0-9]*|\*\*|[-+*/(),])")
+FUNCTIONS = {
+    "exp": (1, lambda a: a.exp()),
+    "log": (1, lambda a: a.log()),
+    "sqrt": (1, lambda a: a.sqrt()),
+    "erf": (1, lambda a: a.erf()),
+    "erfc": (1, lambda a: a.erfc()),
+    "loggamma": (1, lambda a: a.lgamma()),
+    "gamma": (1, lambda a: a.gamma()),
+    "Abs": (1, lambda a: abs(a)),
+    "floor": (1, lambda a: a.floor()),
+    "ceiling": (1, lambda a: a.ceil()),
+    "Min": (2, lambda a, b: a.min(b)),
+    "Max": (2, lambda a, b: a.max(b)),
+}
+CONSTANTS: dict[str, Callable[[], arb]] = {"pi": arb.pi, "E": arb.const_e}
+
+Node = tuple[Any, ...]
+
+
+def _tokens(text: str, where: str) -> list[str]:
+    out, i = [], 0
+    text = text.rstrip()
+    while i < len(text):
+        m = _TOKEN.match(text, i)
+        if m is None:
+            raise CertificateError(where, f"cannot read the expression at {text[i:i + 20]!r}")
+        out.append(m.group(1))
+        i = m.end()
+    return out
+
+
+class _Parser:
+    """Recursive descent over ``+ - * / **``, calls and parentheses, with Python's precedence
+    (``**`` binds tighter than a unary minus on its left and is right-associative)."""
+
+    def __init__(self, text: str, names: set[str], where: str) -> None:
+        self.tokens = _tokens(text, where)
+        self.i = 0
+        self.names = names
+        self.where = where
+
+    def fail(self, reason: str) -> CertificateError:
+        return CertificateError(self.where, reason)
+
+    def peek(self) -> str | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self, expected: str | None = None) -> str:
+        token = self.peek()
+        if token is None or (expected is not None and token != expected):
+            raise self.fail(f"expected {expected or 'more'}, found {token!r}")
+        self.i += 1
+        return token
+
+    def parse(self) -> Node:
+        node = self.sum()
+        if self.peek() is not None:
+            raise self.fail(f"unexpected {self.peek()!r}")
+        return node
+
+    def sum(self) -> Node:
+        node = self.product()
+        while self.peek() in ("+", "-"):
+            op = self.take()
+            node = ("add" if op == "+" else "sub", node, self.product())
+        return node
+
+    def product(self) -> Node:
+        node = self.unary()
+        while self.peek() in ("*", "/"):
+            op = self.take()
+            node = ("mul" if op == "*" else "div", node, self.unary())
+        return node
+
+    def unary(self) -> Node:
+        if self.peek() == "-":
+            self.take()
+            return ("neg", self.unary())
+        if self.peek() == "+":
+            self.take()
+            return self.unary()
+        return self.power()
+
+    def power(self) -> Node:
+        base = self.atom()
+        if self.peek() == "**":
+            self.take()
+            return ("pow", base, self.unary())
+        return base
+
+    def atom(self) -> Node:
+        token = self.take()
+        if token == "(":
+            node = self.sum()
+            self.take(")")
+            return node
+        if token.isdigit():
+            return ("num", Fraction(int(token)))
+        if not (token[0].isalpha() or token[0] == "_"):
+            raise self.fail(f"unexpected {token!r}")
+        if self.peek() == "(":
+            if token not in FUNCTIONS:
+                raise self.fail(f"unknown function {token!r}")
+            self.take("(")
+            args = [self.sum()]
+            while self.peek() == ",":
+                self.take()
+                args.append(self.sum())
+            self.take(")")
+            if len(args) != FUNCTIONS[token][0]:
+                raise self.fail(f"{token} takes {FUNCTIONS[token][0]} argument(s)")
+            return ("call", token, *args)
+        if token in CONSTANTS:
+            return ("const", token)
+        if token not in self.names:
+            raise self.fail(f"unknown name {token!r}")
+        return ("var", token)
+
+
+def parse(text: Any, names: set[str], where: str) -> Node:
+    """The tree of an expression over ``names``."""
+    if not isinstance(text, str) or not text.strip() or len(text) > 20_000:
+        raise CertificateError(where, "an expression must be a non-empty string")
+    return _Parser(text, names, where).parse()
+
+
+def evaluate(node: Node, values: dict[str, arb]) -> arb:
+    """An Arb ball containing the value of ``node`` for every point of the balls ``values``."""
+    tag = node[0]
+    if tag == "num":
+        return arb(fmpq(node[1].numerator, node[1].denominator))
+    if tag == "var":
+        return values[node[1]]
+    if tag == "const":
+        return CONSTANTS[node[1]]()
+    if tag == "neg":
+        return -evaluate(node[1], values)
+    if tag == "call":
+        args = [evaluate(a, values) for a in node[2:]]
+        return FUNCTIONS[node[1]][1](*args)
+    a, b = evaluate(node[1], values), node[2]
+    if tag == "pow":
+        if b[0] == "num" and b[1].denominator == 1:
+            return a ** int(b[1])
+        if b[0] == "neg" and b[1][0] == "num" and b[1][1].denominator == 1:
+            return 1 / a ** int(b[1][1])
+        return a ** evaluate(b, values)
+    right = evaluate(b, values)
+    return {"add": a.__add__, "sub": a.__sub__, "mul": a.__mul__, "div": a.__truediv__}[tag](right)
+
+
+# ----------------------------------------------------------------------------- parts
+
+_PART_KEYS = {
+    "name", "method", "variables", "hypotheses", "goal", "precision", "tree", "points", "note",
+}
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One variable of a part: its name, its closed range and whether it takes integers only."""
+
+    name: str
+    lo: Fraction
+    hi: Fraction
+    integer: bool
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``expression REL 0``."""
+
+    tree: Node
+    relation: str
+
+
+def _keys(obj: Any, allowed: set[str], required: set[str], where: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise CertificateError(where, "must be a JSON object")
+    unknown = set(obj) - allowed
+    if unknown:
+        raise CertificateError(where, f"unknown key(s) {sorted(unknown)}")
+    missing = required - set(obj)
+    if missing:
+        raise CertificateError(where, f"missing key(s) {sorted(missing)}")
+    return obj
+
+
+def _variables(raw: Any, where: str) -> dict[str, Variable]:
+    if not isinstance(raw, list) or not raw:
+        raise CertificateError(where, "variables must be a non-empty list")
+    out: dict[str, Variable] = {}
+    for k, item in enumerate(raw):
+        w = f"{where}.variables[{k}]"
+        item = _keys(item, {"name", "lo", "hi", "integer"}, {"name", "lo", "hi"}, w)
+        name = item["name"]
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", name):
+            raise CertificateError(w, f"bad variable name {name!r}")
+        if name in out or name in FUNCTIONS or name in CONSTANTS:
+            raise CertificateError(w, f"variable {name!r} is repeated or reserved")
+        lo, hi = rational(item["lo"], w + ".lo"), rational(item["hi"], w + ".hi")
+        integer = item.get("integer", False)
+        if not isinstance(integer, bool):
+            raise CertificateError(w, "integer must be true or false")
+        if lo > hi or (integer and (lo.denominator != 1 or hi.denominator != 1)):
+            raise CertificateError(w, f"bad range [{lo}, {hi}]")
+        out[name] = Variable(name, lo, hi, integer)
+    return out
+
+
+def _condition(raw: Any, names: set[str], where: str) -> Condition:
+    raw = _keys(raw, {"expression", "relation"}, {"expression", "relation"}, where)
+    if raw["relation"] not in RELATIONS:
+        raise CertificateError(where, f"relation must be one of {RELATIONS}")
+    return Condition(parse(raw["expression"], names, where), raw["relation"])
+
+
+def _ball(lo: Fraction, hi: Fraction) -> arb:
+    """A ball containing the whole of ``[lo, hi]``."""
+    a = arb(fmpq(lo.numerator, lo.denominator))
+    return a if lo == hi else a.union(arb(fmpq(hi.numerator, hi.denominator)))
+
+
+def _certainly(value: arb, relation: str, bound: Fraction) -> bool:
+    """Whether every point of the ball ``value`` stands in ``relation`` to ``bound``, with the
+    bound itself on the right side of 0 (so the goal ``expression REL 0`` follows)."""
+    b = arb(fmpq(bound.numerator, bound.denominator))
+    if relation == ">=":
+        return bound >= 0 and bool(value >= b)
+    if relation == ">":
+        return bound > 0 and bool(value >= b)
+    if relation == "<=":
+        return bound <= 0 and bool(value <= b)
+    return bound < 0 and bool(value <= b)
+
+
+_FAILS = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
+
+
+def _check_boxes(part: dict[str, Any], variables: dict[str, Variable], goal: Condition,
+                 hypotheses: list[Condition], where: str) -> int:
+    """Walk the bisection tree; return its number of leaves."""
+    box = {v.name: (v.lo, v.hi) for v in variables.values()}
+    stack: list[tuple[Any, dict[str, tuple[Fraction, Fraction]], str, int]] = [
+        (part["tree"], box, where + ".tree", 0)
+    ]
+    leaves = nodes = 0
+    while stack:
+        node, box, w, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_DEPTH or nodes > MAX_NODES:
+            raise CertificateError(w, "the tree is too deep or too large")
+        if isinstance(node, dict) and "split" in node:
+            node = _keys(node, {"split", "at", "low", "high"}, {"split", "at", "low", "high"}, w)
+            name = node["split"]
+            if name not in variables:
+                raise CertificateError(w, f"split on unknown variable {name!r}")
+            lo, hi = box[name]
+            at = rational(node["at"], w + ".at")
+            if variables[name].integer:
+                if at.denominator != 1 or not lo <= at < hi:
+                    raise CertificateError(w, f"integer split {at} outside [{lo}, {hi})")
+                low, high = (lo, at), (at + 1, hi)
+            else:
+                if not lo < at < hi:
+                    raise CertificateError(w, f"split {at} not inside ({lo}, {hi})")
+                low, high = (lo, at), (at, hi)
+            stack.append((node["low"], {**box, name: low}, w + ".low", depth + 1))
+            stack.append((node["high"], {**box, name: high}, w + ".high", depth + 1))
+            continue
+        leaves += 1
+        node = _keys(node, {"bound", "outside"}, {"bound"}, w)
+        bound = rational(node["bound"], w + ".bound")
+        values = {name: _ball(lo, hi) for name, (lo, hi) in box.items()}
+        if "outside" in node:
+            k = node["outside"]
+            if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(hypotheses):
+                raise CertificateError(w, f"outside names no hypothesis: {k!r}")
+            h = hypotheses[k]
+            if not _certainly(evaluate(h.tree, values), _FAILS[h.relation], bound):
+                raise CertificateError(w, f"hypothesis {k} is not shown to fail on {_show(box)}")
+        elif not _certainly(evaluate(goal.tree, values), goal.relation, bound):
+            raise CertificateError(w, f"the goal is not shown {goal.relation} {bound} on {_show(box)}")
+    return leaves
+
+
+def _check_points(part: dict[str, Any], variables: dict[str, Variable], goal: Condition,
+                  hypotheses: list[Condition], where: str) -> int:
+    points = part["points"]
+    if not isinstance(points, list) or not points:
+        raise CertificateError(where, "points must be a non-empty list")
+    for k, raw in enumerate(points):
+        w = f"{where}.points[{k}]"
+        raw = _keys(raw, {"at", "bound"}, {"at", "bound"}, w)
+        at = _keys(raw["at"], set(variables), set(variables), w + ".at")
+        values = {}
+        for name, v in variables.items():
+            x = rational(at[name], f"{w}.at.{name}")
+            if not v.lo <= x <= v.hi or (v.integer and x.denominator != 1):
+                raise CertificateError(w, f"{name} = {x} is outside its range")
+            values[name] = _ball(x, x)
+        for j, h in enumerate(hypotheses):
+            if not _certainly_holds(evaluate(h.tree, values), h.relation):
+                raise CertificateError(w, f"hypothesis {j} is not shown to hold at the point")
+        bound = rational(raw["bound"], w + ".bound")
+        if not _certainly(evaluate(goal.tree, values), goal.relation, bound):
+            raise CertificateError(w, f"the goal is not shown {goal.relation} {bound} at the point")
+    return len(points)
+
+
+def _certainly_holds(value: arb, relation: str) -> bool:
+    zero = arb(0)
+    return bool({">=": value >= zero, ">": value > zero, "<=": value <= zero, "<": value < zero}[relation])
+
+
+def _check_identity(part: dict[str, Any], variables: dict[str, Variable], goal: Condition,
+                    where: str) -> int:
+    import sympy
+
+    if goal.relation != ">=":
+        raise CertificateError(where, "an identity part states its goal with relation '>='")
+    symbols = {
+        v.name: sympy.Symbol(v.name, real=True, positive=True if v.lo > 0 else None,
+                             integer=True if v.integer else None)
+        for v in variables.values()
+    }
+    expr = _to_sympy(goal.tree, symbols, sympy)
+    if sympy.simplify(expr) != 0:
+        raise CertificateError(where, "sympy does not simplify the expression to 0")
+    return 1
+
+
+def _to_sympy(node: Node, symbols: dict[str, Any], sympy: Any) -> Any:
+    tag = node[0]
+    if tag == "num":
+        return sympy.Rational(node[1].numerator, node[1].denominator)
+    if tag == "var":
+        return symbols[node[1]]
+    if tag == "const":
+        return {"pi": sympy.pi, "E": sympy.E}[node[1]]
+    if tag == "neg":
+        return -_to_sympy(node[1], symbols, sympy)
+    if tag == "call":
+        args = [_to_sympy(a, symbols, sympy) for a in node[2:]]
+        return getattr(sympy, node[1])(*args)
+    a, b = _to_sympy(node[1], symbols, sympy), _to_sympy(node[2], symbols, sympy)
+    return {"add": a + b, "sub": a - b, "mul": a * b, "div": a / b, "pow": a**b}[tag]
+
+
+def _show(box: dict[str, tuple[Fraction, Fraction]]) -> str:
+    text = ", ".join(f"{n} in [{float(lo):.6g}, {float(hi):.6g}]" for n, (lo, hi) in box.items())
+    return text[:300]
+
+
+def check_part(part: Any, where: str) -> int:
+    """Check one part; return how many leaves (boxes, points) it proved."""
+    part = _keys(part, _PART_KEYS, {"name", "method", "variables", "goal"}, where)
+    variables = _variables(part["variables"], where)
+    names = set(variables)
+    goal = _condition(part["goal"], names, where + ".goal")
+    raw_h = part.get("hypotheses", [])
+    if not isinstance(raw_h, list):
+        raise CertificateError(where, "hypotheses must be a list")
+    hypotheses = [_condition(h, names, f"{where}.hypotheses[{k}]") for k, h in enumerate(raw_h)]
+    precision = part.get("precision", 128)
+    if isinstance(precision, bool) or not isinstance(precision, int) or not 53 <= precision <= 4096:
+        raise CertificateError(where, "precision must be an integer of bits in [53, 4096]")
+    method = part["method"]
+    saved = ctx.prec
+    ctx.prec = precision
+    try:
+        if method == "boxes" and "tree" in part and "points" not in part:
+            return _check_boxes(part, variables, goal, hypotheses, where)
+        if method == "points" and "points" in part and "tree" not in part:
+            return _check_points(part, variables, goal, hypotheses, where)
+        if method == "identity" and "tree" not in part and "points" not in part and not raw_h:
+            return _check_identity(part, variables, goal, where)
+        raise CertificateError(where, f"method {method!r} with these keys is not a known proof")
+    finally:
+        ctx.prec = saved
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A certificate the checker accepted: its claim, how many parts and leaves, how long."""
+
+    claim: str
+    parts: int
+    leaves: int
+    seconds: float
+
+
+def check_certificate(data: Any, where: str = "certificate") -> Checked:
+    """Check a certificate (its parsed JSON); raise :class:`CertificateError` if refused."""
+    start = time.perf_counter()
+    data = _keys(data, {"format", "claim", "statement", "domain", "parts", "produced_by"},
+                 {"format", "claim", "domain", "parts"}, where)
+    if data["format"] != FORMAT:
+        raise CertificateError(where, f"format must be {FORMAT!r}")
+    claim = data["claim"]
+    if not isinstance(claim, str) or not re.fullmatch(r"[a-z0-9]+/[A-Za-z0-9.\-]+", claim):
+        raise CertificateError(where, f"bad claim id {claim!r}")
+    if not isinstance(data["domain"], str) or not data["domain"].strip():
+        raise CertificateError(where, "domain must be a non-empty text")
+    parts = data["parts"]
+    if not isinstance(parts, list) or not parts:
+        raise CertificateError(where, "parts must be a non-empty list")
+    leaves = sum(check_part(p, f"{where}.parts[{k}]") for k, p in enumerate(parts))
+    return Checked(claim, len(parts), leaves, time.perf_counter() - start)
+
+
+def check_file(path: Path) -> Checked:
+    """Check the certificate in the JSON file ``path``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CertificateError(str(path), f"not a JSON file: {exc}") from None
+    return check_certificate(data, Path(path).name)
+
+
+def certificate_files(roots: list[Path] | None = None) -> Iterator[Path]:
+    """Every ``*.json`` under ``roots`` (default: :data:`CERTIFICATES`), sorted."""
+    for root in roots or [CERTIFICATES]:
+        root = Path(root)
+        yield from sorted(root.rglob("*.json")) if root.is_dir() else [root]
+
+
+def main(argv: list[str]) -> int:
+    files = list(certificate_files([Path(a) for a in argv] or None))
+    if not files:
+        print("no certificate found: nothing was checked", file=sys.stderr)
+        return 1
+    refused = 0
+    for path in files:
+        try:
+            c = check_file(path)
+            print(f"accepted  {c.claim}: {c.parts} part(s), {c.leaves} leaves, {c.seconds:.2f} s")
+        except CertificateError as exc:
+            refused += 1
+            print(f"REFUSED   {path}: {exc}")
+    print(f"{len(files) - refused} accepted, {refused} refused")
+    return 1 if refused else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
