@@ -2,6 +2,8 @@
 
 * ``<!-- claims: PAPER -->`` becomes the paper's claims ledger as a table, read from
   ``notes/claims.toml`` by :func:`dpquant.reference.claims.load_ledger`;
+* ``<!-- certified -->`` becomes the table of every ledger entry with a certificate (its status,
+  domain and certificate);
 * ``<!-- include: notes/FILE.md | HEADING -->`` becomes that section of a notes file (its body,
   down to the next heading of the same or a higher level; sub-headings shifted one level down);
 * ``<!-- constants -->`` becomes the constants of the modules rendered above it on the page
@@ -33,7 +35,9 @@ if str(ROOT) not in sys.path:
 
 from mkdocs.structure.files import File, Files  # noqa: E402
 
-_DIRECTIVE = re.compile(r"<!--\s*(claims|include|catalogue|constants)\s*:?\s*(.*?)\s*-->")
+_DIRECTIVE = re.compile(
+    r"<!--\s*(claims|include|catalogue|constants|certified)\s*:?\s*(.*?)\s*-->"
+)
 _CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]*$")
 """A constant's name (upper case): mkdocs.yml's ``filters`` keep these out of the modules'
 renderings, and ``<!-- constants -->`` renders them at the end of the page."""
@@ -77,6 +81,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
             return include_section(path, heading)
         if kind == "constants":
             return constants_section(_RENDERED.findall(markdown[: match.start()]))
+        if kind == "certified":
+            return certified_table()
         return catalogue_table()
 
     return _DIRECTIVE.sub(replace, markdown)
@@ -114,9 +120,50 @@ def claims_table(paper: str) -> str:
         if c.note:
             statement += f"<br>*Note:* {_cell(c.note)}"
         rows.append(
-            f"| {_cell(c.kind)} {_cell(c.number)} | {statement} | **{c.status}** | {tests or '—'} |"
+            f"| {_cell(c.kind)} {_cell(c.number)} | {statement} | {_status_cell(c)} | {tests or '—'} |"
         )
     return "\n".join(rows) + "\n"
+
+
+def certified_table() -> str:
+    """Every ledger entry with a certificate: its status, the certified domain, and what its
+    certificate holds (parts, and the boxes or points the checker re-verifies)."""
+    import json
+
+    from dpquant.reference.claims import load_ledger
+
+    claims = [c for c in load_ledger() if c.certificate]
+    if not claims:
+        raise ValueError("certified: the ledger has no entry with a certificate")
+    rows = [
+        f"{sum(c.status == 'certified' for c in claims)} entries certified and "
+        f"{sum(c.status == 'refuted' for c in claims)} refuted with a certified counterexample, "
+        "generated from `notes/claims.toml` and the certificates when the site is built.",
+        "",
+        "| claim | status | domain | certificate |",
+        "|---|---|---|---|",
+    ]
+    for c in claims:
+        data = json.loads((ROOT / c.certificate).read_text(encoding="utf-8"))
+        methods = sorted({part["method"] for part in data["parts"]})
+        held = f"{len(data['parts'])} part(s): {', '.join(methods)}"
+        rows.append(
+            f"| `{_cell(c.id)}` | **{c.status}** | {_cell(c.domain)} | "
+            f"`{_cell(c.certificate)}`<br>{held} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def _status_cell(claim: Any) -> str:
+    """The status, and for a certificate the domain it proves (a refuted entry: where its
+    certified counterexample lies) and the certificate's file."""
+    if not claim.certificate:
+        return f"**{claim.status}**"
+    what = "on" if claim.status == "certified" else "counterexample certified at"
+    return (
+        f"**{claim.status}**<br>{what}: {_cell(claim.domain)}<br>"
+        f"certificate: `{_cell(claim.certificate.rpartition('/')[2])}`"
+    )
 
 
 _LOADER: list[Any] = []  # one griffe loader per build: the package is read once

@@ -108,7 +108,7 @@ def _tokens(text: str, where: str) -> list[str]:
     while i < len(text):
         m = _TOKEN.match(text, i)
         if m is None:
-            raise CertificateError(where, f"cannot read the expression at {text[i:i + 20]!r}")
+            raise CertificateError(where, f"cannot read the expression at {text[i : i + 20]!r}")
         out.append(m.group(1))
         i = m.end()
     return out
@@ -237,7 +237,15 @@ def evaluate(node: Node, values: dict[str, arb]) -> arb:
 # ----------------------------------------------------------------------------- parts
 
 _PART_KEYS = {
-    "name", "method", "variables", "hypotheses", "goal", "precision", "tree", "points", "note",
+    "name",
+    "method",
+    "variables",
+    "hypotheses",
+    "goal",
+    "precision",
+    "tree",
+    "points",
+    "note",
 }
 
 
@@ -322,8 +330,13 @@ def _certainly(value: arb, relation: str, bound: Fraction) -> bool:
 _FAILS = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
 
 
-def _check_boxes(part: dict[str, Any], variables: dict[str, Variable], goal: Condition,
-                 hypotheses: list[Condition], where: str) -> int:
+def _check_boxes(
+    part: dict[str, Any],
+    variables: dict[str, Variable],
+    goal: Condition,
+    hypotheses: list[Condition],
+    where: str,
+) -> int:
     """Walk the bisection tree; return its number of leaves."""
     box = {v.name: (v.lo, v.hi) for v in variables.values()}
     stack: list[tuple[Any, dict[str, tuple[Fraction, Fraction]], str, int]] = [
@@ -365,12 +378,19 @@ def _check_boxes(part: dict[str, Any], variables: dict[str, Variable], goal: Con
             if not _certainly(evaluate(h.tree, values), _FAILS[h.relation], bound):
                 raise CertificateError(w, f"hypothesis {k} is not shown to fail on {_show(box)}")
         elif not _certainly(evaluate(goal.tree, values), goal.relation, bound):
-            raise CertificateError(w, f"the goal is not shown {goal.relation} {bound} on {_show(box)}")
+            raise CertificateError(
+                w, f"the goal is not shown {goal.relation} {bound} on {_show(box)}"
+            )
     return leaves
 
 
-def _check_points(part: dict[str, Any], variables: dict[str, Variable], goal: Condition,
-                  hypotheses: list[Condition], where: str) -> int:
+def _check_points(
+    part: dict[str, Any],
+    variables: dict[str, Variable],
+    goal: Condition,
+    hypotheses: list[Condition],
+    where: str,
+) -> int:
     points = part["points"]
     if not isinstance(points, list) or not points:
         raise CertificateError(where, "points must be a non-empty list")
@@ -395,18 +415,25 @@ def _check_points(part: dict[str, Any], variables: dict[str, Variable], goal: Co
 
 def _certainly_holds(value: arb, relation: str) -> bool:
     zero = arb(0)
-    return bool({">=": value >= zero, ">": value > zero, "<=": value <= zero, "<": value < zero}[relation])
+    return bool(
+        {">=": value >= zero, ">": value > zero, "<=": value <= zero, "<": value < zero}[relation]
+    )
 
 
-def _check_identity(part: dict[str, Any], variables: dict[str, Variable], goal: Condition,
-                    where: str) -> int:
+def _check_identity(
+    part: dict[str, Any], variables: dict[str, Variable], goal: Condition, where: str
+) -> int:
     import sympy
 
     if goal.relation != ">=":
         raise CertificateError(where, "an identity part states its goal with relation '>='")
     symbols = {
-        v.name: sympy.Symbol(v.name, real=True, positive=True if v.lo > 0 else None,
-                             integer=True if v.integer else None)
+        v.name: sympy.Symbol(
+            v.name,
+            real=True,
+            positive=True if v.lo > 0 else None,
+            integer=True if v.integer else None,
+        )
         for v in variables.values()
     }
     expr = _to_sympy(goal.tree, symbols, sympy)
@@ -478,8 +505,12 @@ class Checked:
 def check_certificate(data: Any, where: str = "certificate") -> Checked:
     """Check a certificate (its parsed JSON); raise :class:`CertificateError` if refused."""
     start = time.perf_counter()
-    data = _keys(data, {"format", "claim", "statement", "domain", "parts", "produced_by"},
-                 {"format", "claim", "domain", "parts"}, where)
+    data = _keys(
+        data,
+        {"format", "claim", "statement", "domain", "parts", "produced_by"},
+        {"format", "claim", "domain", "parts"},
+        where,
+    )
     if data["format"] != FORMAT:
         raise CertificateError(where, f"format must be {FORMAT!r}")
     claim = data["claim"]

@@ -40,10 +40,26 @@ def test_certificate_is_accepted(path: Path) -> None:
 
 def test_the_checker_imports_no_dpquant_code() -> None:
     tree = ast.parse((Path(__file__).parent / "certificate_checker.py").read_text(encoding="utf-8"))
-    modules = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    modules |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert modules <= {"__future__", "json", "re", "sys", "time", "collections", "dataclasses",
-                       "fractions", "pathlib", "typing", "flint", "sympy"}, modules
+    modules = {
+        a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
+    modules |= {
+        n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+    }
+    assert modules <= {
+        "__future__",
+        "json",
+        "re",
+        "sys",
+        "time",
+        "collections",
+        "dataclasses",
+        "fractions",
+        "pathlib",
+        "typing",
+        "flint",
+        "sympy",
+    }, modules
 
 
 def sample() -> dict[str, Any]:
@@ -110,7 +126,8 @@ def test_an_unknown_key_is_refused(key: str, value: Any) -> None:
 
 def test_a_point_outside_the_hypotheses_is_refused() -> None:
     part = {
-        "name": "x > 1 where x > 2", "method": "points",
+        "name": "x > 1 where x > 2",
+        "method": "points",
         "variables": [{"name": "x", "lo": "0", "hi": "10"}],
         "hypotheses": [{"expression": "x - 2", "relation": ">"}],
         "goal": {"expression": "x - 1", "relation": ">"},
@@ -123,8 +140,12 @@ def test_a_point_outside_the_hypotheses_is_refused() -> None:
 
 
 def test_an_identity_that_is_not_one_is_refused() -> None:
-    part = {"name": "i", "method": "identity", "variables": [{"name": "x", "lo": "1", "hi": "2"}],
-            "goal": {"expression": "log(exp(x)) - x", "relation": ">="}}
+    part = {
+        "name": "i",
+        "method": "identity",
+        "variables": [{"name": "x", "lo": "1", "hi": "2"}],
+        "goal": {"expression": "log(exp(x)) - x", "relation": ">="},
+    }
     data = {"format": "dpquant-certificate/1", "claim": "test/i", "domain": "x", "parts": [part]}
     assert check_certificate(data).leaves == 1
     part["goal"]["expression"] = "log(exp(x)) - x + 1/10**30"
@@ -149,7 +170,9 @@ def test_the_parser_reads_python_precedence() -> None:
     assert evaluate(parse("x**-1*3", {"x"}, "t"), values).contains(1)
 
 
-def test_no_certificate_is_a_failure_not_a_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_certificate_is_a_failure_not_a_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main([str(tmp_path)]) == 1
     assert "nothing was checked" in capsys.readouterr().err
 

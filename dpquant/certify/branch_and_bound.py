@@ -15,6 +15,7 @@ says so (a counterexample to the stated inequality).
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -101,13 +102,13 @@ def _exact(value: Any) -> Fraction | None:
 def _candidates(variables: dict[str, Variable], box: Box) -> list[tuple[str, Fraction]]:
     """Each variable that can be split, with a short rational inside its range (its midpoint,
     or near its geometric mean on a logarithmic scale)."""
-    out = []
+    out: list[tuple[str, Fraction]] = []
     for v in variables.values():
         lo, hi = box[v.name]
         if (v.integer and hi - lo < 1) or lo == hi:
             continue
         if v.integer:
-            out.append((v.name, (lo + hi) // 2))
+            out.append((v.name, Fraction((lo + hi) // 2)))
             continue
         window = (lo + (hi - lo) / 4, hi - (hi - lo) / 4)
         if v.scale == "log" and lo > 0 and hi / lo > 4:
@@ -132,8 +133,9 @@ def _score(value: Any, relation: str) -> float:
     return float(end.mid())
 
 
-def _split(part: Part, compiled: Compiled, variables: dict[str, Variable], box: Box
-           ) -> tuple[str, Fraction]:
+def _split(
+    part: Part, compiled: Compiled, variables: dict[str, Variable], box: Box
+) -> tuple[str, Fraction]:
     """The split whose worse child comes nearest to deciding the goal (ties: the variable of
     largest relative width)."""
     options = _candidates(variables, box)
@@ -171,8 +173,14 @@ def _short_inside(lo: Fraction, hi: Fraction) -> Fraction:
 def prove_boxes(part: Part) -> tuple[dict[str, Any], int]:
     """The bisection tree of a ``"boxes"`` part, and its number of leaves.
 
+    The boxes are taken breadth first, so that a violation anywhere in the box is met before
+    the budget is spent on a corner where the goal is tight; each box undecided is first
+    evaluated at its centre, and a centre where the goal certainly fails stops the search as a
+    counterexample.
+
     Raises:
-        CertificationFailed: A box left undecided within ``part.max_leaves`` boxes.
+        CertificationFailed: A counterexample, or a box left undecided within
+            ``part.max_leaves`` boxes.
     """
     from flint import ctx
 
@@ -181,47 +189,59 @@ def prove_boxes(part: Part) -> tuple[dict[str, Any], int]:
     saved = ctx.prec
     ctx.prec = part.precision
     try:
-        leaves = [0]
-        root = {v.name: (Fraction(v.lo), Fraction(v.hi)) for v in part.variables}
-        return _prove(part, compiled, variables, root, leaves, 0), leaves[0]
+        root: dict[str, Any] = {}
+        start = {v.name: (Fraction(v.lo), Fraction(v.hi)) for v in part.variables}
+        queue: deque[tuple[dict[str, Any], Box, int]] = deque([(root, start, 0)])
+        leaves = 0
+        while queue:
+            node, box, depth = queue.popleft()
+            leaf = _leaf(part, compiled, box)
+            if leaf is not None:
+                node.update(leaf)
+                leaves += 1
+                continue
+            if _fails_at_centre(part, compiled, box):
+                raise CertificationFailed(part.name, box, True)
+            if leaves + len(queue) >= part.max_leaves or depth >= 150 or _is_point(variables, box):
+                raise CertificationFailed(part.name, box, _any_fails(part, compiled, queue))
+            name, at = _split(part, compiled, variables, box)
+            low, high = _children(variables, box, name, at)
+            node.update({"split": name, "at": _text(at), "low": {}, "high": {}})
+            queue.append((node["low"], low, depth + 1))
+            queue.append((node["high"], high, depth + 1))
+        return root, leaves
     finally:
         ctx.prec = saved
 
 
-def _prove(part: Part, compiled: Compiled, variables: dict[str, Variable], box: Box,
-           leaves: list[int], depth: int) -> dict[str, Any]:
+def _leaf(part: Part, compiled: Compiled, box: Box) -> dict[str, Any] | None:
+    """The leaf of a box the enclosures decide (outside the domain, or the goal proven)."""
     values = {k: ball(a, b) for k, (a, b) in box.items()}
     for k, (h, cond) in enumerate(zip(compiled.hypotheses, part.hypotheses, strict=True)):
         bound = short_bound(h(values), _FAILS[cond.relation])
         if bound is not None:
-            leaves[0] += 1
             return {"outside": k, "bound": _text(bound)}
     bound = short_bound(compiled.goal(values), part.goal.relation)
-    if bound is not None:
-        leaves[0] += 1
-        return {"bound": _text(bound)}
-    if leaves[0] >= part.max_leaves or depth >= 150 or _is_point(variables, box):
-        raise CertificationFailed(part.name, box, _fails_at_centre(part, compiled, box))
-    name, at = _split(part, compiled, variables, box)
-    low, high = _children(variables, box, name, at)
-    return {
-        "split": name,
-        "at": _text(at),
-        "low": _prove(part, compiled, variables, low, leaves, depth + 1),
-        "high": _prove(part, compiled, variables, high, leaves, depth + 1),
-    }
+    return None if bound is None else {"bound": _text(bound)}
+
+
+def _any_fails(
+    part: Part, compiled: Compiled, queue: deque[tuple[dict[str, Any], Box, int]]
+) -> bool:
+    """Whether the goal certainly fails at the centre of a box still waiting."""
+    return any(_fails_at_centre(part, compiled, box) for _, box, _ in queue)
 
 
 def _is_point(variables: dict[str, Variable], box: Box) -> bool:
-    return all(
-        lo == hi or (variables[k].integer and hi - lo < 1) for k, (lo, hi) in box.items()
-    )
+    return all(lo == hi or (variables[k].integer and hi - lo < 1) for k, (lo, hi) in box.items())
 
 
 def _fails_at_centre(part: Part, compiled: Compiled, box: Box) -> bool:
     centre = {k: (a + b) / 2 for k, (a, b) in box.items()}
-    centre = {k: (Fraction(math.floor(c)) if part.variables[i].integer else c)
-              for i, (k, c) in enumerate(centre.items())}
+    centre = {
+        k: (Fraction(math.floor(c)) if part.variables[i].integer else c)
+        for i, (k, c) in enumerate(centre.items())
+    }
     values = {k: ball(c, c) for k, c in centre.items()}
     inside = all(
         _holds(h(values), cond.relation)
@@ -263,7 +283,9 @@ def _holds(value: Any, relation: str) -> bool:
     from flint import arb
 
     zero = arb(0)
-    return bool({">=": value >= zero, ">": value > zero, "<=": value <= zero, "<": value < zero}[relation])
+    return bool(
+        {">=": value >= zero, ">": value > zero, "<=": value <= zero, "<": value < zero}[relation]
+    )
 
 
 def _text(x: Fraction) -> str:
@@ -288,4 +310,11 @@ def _text(x: Fraction) -> str:
     return decimal if len(decimal) < len(plain) else plain
 
 
-__all__ = ["CertificationFailed", "Compiled", "compile_part", "prove_boxes", "prove_points", "short_bound"]
+__all__ = [
+    "CertificationFailed",
+    "Compiled",
+    "compile_part",
+    "prove_boxes",
+    "prove_points",
+    "short_bound",
+]

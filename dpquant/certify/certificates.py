@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-from fractions import Fraction
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,8 @@ def _variable(v: Variable) -> dict[str, Any]:
     return out
 
 
-def _part(part: Part) -> tuple[dict[str, Any], int]:
+def _part_header(part: Part) -> dict[str, Any]:
+    """A part's statement in the certificate: variables, goal, hypotheses, note."""
     out: dict[str, Any] = {
         "name": part.name,
         "method": part.method,
@@ -61,6 +62,11 @@ def _part(part: Part) -> tuple[dict[str, Any], int]:
         ]
     if part.note:
         out["note"] = part.note
+    return out
+
+
+def _part(part: Part) -> tuple[dict[str, Any], int]:
+    out = _part_header(part)
     if part.method == "boxes":
         out["precision"] = part.precision
         out["tree"], leaves = prove_boxes(part)
@@ -116,6 +122,23 @@ def certify(spec: ClaimCertification) -> Certified:
     return Certified(spec.claim, data, leaves, time.perf_counter() - start)
 
 
+def statement(spec: ClaimCertification) -> dict[str, Any]:
+    """What a certificate of ``spec`` states, without its proofs (the trees and points' bounds).
+
+    Args:
+        spec: The certification.
+
+    Returns:
+        Its claim, domain, statement and each part's variables, goal, hypotheses and note.
+    """
+    return {
+        "claim": spec.claim,
+        "domain": spec.domain,
+        "statement": spec.statement,
+        "parts": [_part_header(p) for p in spec.parts],
+    }
+
+
 def certificate_path(claim: str, root: Path = CERTIFICATES) -> Path:
     """Where the certificate of the ledger entry ``claim`` lives."""
     paper, _, rest = claim.partition("/")
@@ -148,4 +171,13 @@ def write(certified: Certified, root: Path = CERTIFICATES) -> Path:
     return path
 
 
-__all__ = ["CERTIFICATES", "FORMAT", "Certified", "certificate_path", "certify", "dumps", "write"]
+__all__ = [
+    "CERTIFICATES",
+    "FORMAT",
+    "Certified",
+    "certificate_path",
+    "certify",
+    "dumps",
+    "statement",
+    "write",
+]

@@ -22,7 +22,17 @@ import sympy
 from dpquant.errors import ParameterError
 
 FUNCTIONS = (
-    "exp", "log", "sqrt", "erf", "erfc", "loggamma", "gamma", "Abs", "floor", "ceiling", "Min",
+    "exp",
+    "log",
+    "sqrt",
+    "erf",
+    "erfc",
+    "loggamma",
+    "gamma",
+    "Abs",
+    "floor",
+    "ceiling",
+    "Min",
     "Max",
 )
 """The functions an expression may call (``Min`` and ``Max`` of two arguments)."""
@@ -50,7 +60,9 @@ def parse_expression(text: str, names: tuple[str, ...], *, name: str = "expressi
             function, bad syntax (named ``name``).
     """
     if not isinstance(text, str) or not text.strip() or not _ALLOWED.match(text):
-        raise ParameterError(name, "must be an expression of integers, names, + - * / ** ( ) ,", text)
+        raise ParameterError(
+            name, "must be an expression of integers, names, + - * / ** ( ) ,", text
+        )
     known = set(names) | set(FUNCTIONS) | {"pi", "E"}
     unknown = sorted(set(_NAME.findall(text)) - known)
     if unknown:

@@ -25,7 +25,9 @@ def _rational(value: object, name: str) -> Fraction:
     try:
         return Fraction(value)
     except (ValueError, ZeroDivisionError):
-        raise ParameterError(name, "must be an exact rational (int, Fraction or 'p/q')", value) from None
+        raise ParameterError(
+            name, "must be an exact rational (int, Fraction or 'p/q')", value
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,9 @@ class Variable:
         if self.integer and (lo.denominator != 1 or hi.denominator != 1):
             raise ParameterError("lo", "must be an integer for an integer variable", lo)
         if self.scale not in SCALES or (self.scale == "log" and lo <= 0):
-            raise ParameterError("scale", f"must be one of {SCALES} ('log' needs lo > 0)", self.scale)
+            raise ParameterError(
+                "scale", f"must be one of {SCALES} ('log' needs lo > 0)", self.scale
+            )
         object.__setattr__(self, "lo", lo)
         object.__setattr__(self, "hi", hi)
 

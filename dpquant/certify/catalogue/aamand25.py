@@ -25,9 +25,7 @@ LEMMA_G5 = ClaimCertification(
                 Variable("s", 0, "1000/1386"),
                 Variable("w", 0, "5/16"),
             ),
-            goal=Condition(
-                "eps - log(1 + 8*(1 - w)/(1 + w)*(eps/sqrt(80) + eps**2*s/80))", ">="
-            ),
+            goal=Condition("eps - log(1 + 8*(1 - w)/(1 + w)*(eps/sqrt(80) + eps**2*s/80))", ">="),
             note=(
                 "s = 1/ln(4/δ) ∈ (0, 1/ln 4] (1000/1386 > 1/ln 4), w = e^(−ε_L) = 80·ln(4/δ)/(ε²n): "
                 "then sqrt(e^ε_L·ln(4/δ)/n) = ε/√80, e^ε_L/n = ε²s/80, tanh(ε_L/2) = (1 − w)/(1 + w), "

@@ -22,7 +22,9 @@ from dpquant.reference.distributed_quantiles.amplification import (
     st.floats(min_value=1e-12, max_value=0.9),
     st.floats(min_value=1.01, max_value=1e4),
 )
-def test_lemma_g5_expression_is_the_implementations_epsilon(eps: float, delta: float, stretch: float) -> None:
+def test_lemma_g5_expression_is_the_implementations_epsilon(
+    eps: float, delta: float, stretch: float
+) -> None:
     """At (ε, s = 1/ln(4/δ), w = 80·ln(4/δ)/(ε²n)), ε minus the goal's logarithm is the
     implementation's Thm G.4 ε at Lemma G.5's local ε."""
     a = math.log(4 / delta)

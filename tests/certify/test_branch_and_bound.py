@@ -1,0 +1,173 @@
+"""The branch and bound proves true inequalities, stops on false ones, and its certificates are
+accepted by the independent checker and refused once tampered with."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from dpquant.certify.branch_and_bound import (
+    CertificationFailed,
+    prove_boxes,
+    prove_points,
+    short_bound,
+)
+from dpquant.certify.certificates import certify
+from dpquant.certify.specs import ClaimCertification, Condition, Part, Variable
+from proofs_checks.certificate_checker import CertificateError, check_certificate
+
+
+def spec(*parts: Part) -> ClaimCertification:
+    return ClaimCertification(claim="test/claim", domain="a box", parts=parts)
+
+
+def test_am_gm_is_proven_on_a_box_and_the_checker_accepts_it() -> None:
+    part = Part(
+        name="am-gm",
+        variables=(Variable("x", "1/10", 10, scale="log"), Variable("y", "1/10", 10)),
+        goal=Condition("(x + y)/2 - sqrt(x*y) + 1/10", ">"),
+    )
+    certified = certify(spec(part))
+    assert certified.leaves > 1
+    assert check_certificate(certified.data).leaves == certified.leaves
+
+
+def test_a_false_inequality_stops_with_a_counterexample() -> None:
+    part = Part(
+        name="false",
+        variables=(Variable("x", 0, 2),),
+        goal=Condition("1 - x**2", ">="),
+        max_leaves=200,
+    )
+    with pytest.raises(CertificationFailed) as info:
+        prove_boxes(part)
+    assert info.value.counterexample
+    lo, hi = info.value.box["x"]
+    assert hi > 1
+
+
+def test_a_goal_tight_at_a_point_is_undecided_not_proven() -> None:
+    """x(1 − x) + x² − x ≥ 0 holds everywhere (it is 0), but ball arithmetic never shows it on a box (the two
+    factors are enclosed independently): undecided, and not a counterexample."""
+    part = Part(
+        name="tight",
+        variables=(Variable("x", -1, 1),),
+        goal=Condition("x*(1 - x) + x**2 - x", ">="),
+        max_leaves=100,
+    )
+    with pytest.raises(CertificationFailed) as info:
+        prove_boxes(part)
+    assert not info.value.counterexample
+
+
+def test_hypotheses_cut_the_domain() -> None:
+    part = Part(
+        name="x > 1 implies x**2 > 1",
+        variables=(Variable("x", -3, 3),),
+        hypotheses=(Condition("x - 1", ">"),),
+        goal=Condition("x**2 - 1", ">"),
+        max_leaves=300,
+    )
+    with pytest.raises(CertificationFailed):
+        prove_boxes(part)  # strict near x = 1: undecided, never proven
+    part = Part(
+        name="x >= 11/10 implies x**2 > 1",
+        variables=(Variable("x", -3, 3),),
+        hypotheses=(Condition("x - 11/10", ">="),),
+        goal=Condition("x**2 - 1", ">"),
+    )
+    tree, _ = prove_boxes(part)
+    data = certify(spec(part)).data
+    assert check_certificate(data).leaves >= 2
+    assert "outside" in str(tree)
+
+
+def test_integer_variables_split_into_integers() -> None:
+    part = Part(
+        name="2**n >= n + 1",
+        variables=(Variable("n", 0, 40, integer=True),),
+        goal=Condition("2**n - n - 1", ">="),
+    )
+    data = certify(spec(part)).data
+    assert check_certificate(data).leaves >= 2
+
+
+def test_points_prove_a_counterexample_and_refuse_a_point_that_is_not_one() -> None:
+    part = Part(
+        name="sqrt(2) is not below 7/5",
+        variables=(Variable("x", 0, 10),),
+        goal=Condition("sqrt(x) - 7/5", ">"),
+        method="points",
+        points=({"x": 2},),
+    )
+    assert prove_points(part)[0]["at"] == {"x": "2"}
+    bad = Part(
+        name="no",
+        variables=part.variables,
+        goal=Condition("7/5 - sqrt(x)", ">"),
+        method="points",
+        points=({"x": 2},),
+    )
+    with pytest.raises(CertificationFailed):
+        prove_points(bad)
+
+
+def test_an_identity_is_proven_by_sympy_and_a_non_identity_refused() -> None:
+    good = Part(
+        name="log-exp",
+        variables=(Variable("x", 1, 2),),
+        goal=Condition("log(exp(x)*exp(x)) - 2*x", ">="),
+        method="identity",
+    )
+    assert check_certificate(certify(spec(good)).data).leaves == 1
+    bad = Part(
+        name="no",
+        variables=(Variable("x", 1, 2),),
+        goal=Condition("log(x) - x", ">="),
+        method="identity",
+    )
+    with pytest.raises(CertificationFailed):
+        certify(spec(bad))
+
+
+def test_a_leaf_bound_is_a_short_number_between_zero_and_the_enclosure() -> None:
+    from flint import arb
+
+    assert short_bound(arb("0.123456789"), ">") == Fraction(617, 10**4)
+    assert short_bound(arb("-0.5"), ">=") is None
+    assert short_bound(arb("-0.123456789"), "<") == -Fraction(617, 10**4)
+    assert short_bound(arb(0), ">=") == 0 and short_bound(arb(0), ">") is None
+
+
+def test_a_tampered_certificate_of_the_engine_is_refused() -> None:
+    part = Part(name="p", variables=(Variable("x", 1, 4),), goal=Condition("x - 1/2", ">"))
+    data = certify(spec(part)).data
+    data["parts"][0]["tree"]["bound"] = "1"  # the enclosure at x = 1 is 1/2
+    with pytest.raises(CertificateError):
+        check_certificate(data)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"lo": "a", "hi": 1},
+        {"lo": 2, "hi": 1},
+        {"lo": 0, "hi": 1, "scale": "log"},
+        {"lo": "1/2", "hi": 3, "integer": True},
+        {"lo": True, "hi": 1},
+        {"lo": 0.5, "hi": 1},
+    ],
+)
+def test_a_variable_refuses_a_bad_range(kwargs) -> None:
+    with pytest.raises(ValueError):
+        Variable("x", **kwargs)
+
+
+def test_a_part_refuses_a_bad_method_or_relation() -> None:
+    with pytest.raises(ValueError, match="relation"):
+        Condition("x", "==")
+    with pytest.raises(ValueError, match="method"):
+        Part(name="p", variables=(Variable("x", 0, 1),), goal=Condition("x"), method="guess")
+    with pytest.raises(ValueError, match="points"):
+        Part(name="p", variables=(Variable("x", 0, 1),), goal=Condition("x"), method="points")
