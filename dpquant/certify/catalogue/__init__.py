@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
-from dpquant.certify.catalogue import aamand25
+from dpquant.certify.catalogue import (
+    aamand25,
+    tzamos20,
+)
 from dpquant.certify.specs import ClaimCertification
 
-CATALOGUE: tuple[ClaimCertification, ...] = (*aamand25.CERTIFICATIONS,)
+CATALOGUE: tuple[ClaimCertification, ...] = (
+    *aamand25.CERTIFICATIONS,
+    *tzamos20.CERTIFICATIONS,
+)
 """Every certification, in ledger order of groups."""
 
 __all__ = ["CATALOGUE"]
