@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from dpquant.certify.catalogue import (
     aamand25,
+    fukuchi19,
+    measures,
     tzamos20,
 )
 from dpquant.certify.specs import ClaimCertification
 
 CATALOGUE: tuple[ClaimCertification, ...] = (
     *aamand25.CERTIFICATIONS,
+    *fukuchi19.CERTIFICATIONS,
     *tzamos20.CERTIFICATIONS,
+    *measures.CERTIFICATIONS,
 )
 """Every certification, in ledger order of groups."""
 

@@ -1,0 +1,205 @@
+"""Certified claims of the group ``measures``: the conversions between privacy measures
+(Kairouz, Oh and Viswanath 2015; Bun and Steinke 2016; Balle and Wang 2018; Canonne, Kamath and
+Steinke 2020; Dong, Roth and Su 2022) and the discrete Gaussian's GDP.
+
+Each certification proves the inequality (or identity) a ledger entry's statement reduces to;
+the reduction (a cited theorem, a classical bound such as the normal tail's Mills ratio) is
+stated in the part's note and the domain text.
+"""
+
+from __future__ import annotations
+
+from dpquant.certify.specs import ClaimCertification, Condition, Part, Variable
+
+THETA_TERMS = 60
+"""Terms k = 1..60 of the discrete Gaussian's normaliser written out; the rest is bounded by a
+geometric series (:func:`theta_upper`)."""
+
+
+def theta_upper(sigma: str, terms: int = THETA_TERMS) -> str:
+    """An upper bound of θ(0) = Σ_{k ∈ ℤ} e^{−k²/(2σ²)} (the normaliser of N_ℤ(0, σ²)): the terms
+    |k| ≤ ``terms`` exactly, and the rest by 2·e^{−a²/(2σ²)}/(1 − e^{−a/σ²}), a = terms + 1
+    (for i ≥ 0, (a + i)² ≥ a² + 2ai, so the tail is dominated by a geometric series).
+
+    Args:
+        sigma: The expression of σ.
+        terms: How many terms k ≥ 1 are written out.
+
+    Returns:
+        The expression's text.
+    """
+    head = " + ".join(f"exp(-{k * k}/(2*{sigma}**2))" for k in range(1, terms + 1))
+    a = terms + 1
+    tail = f"2*exp(-{a * a}/(2*{sigma}**2))/(1 - exp(-{a}/{sigma}**2))"
+    return f"1 + 2*({head}) + {tail}"
+
+
+_TV_MINUS_GDP = f"1/({theta_upper('sigma')}) - erf(1/(2*sqrt(2)*sigma))"
+"""A lower bound of TV(N_ℤ(0, σ²), N_ℤ(1, σ²)) = 1/θ(0) minus the (1/σ)-GDP profile at ε = 0,
+2Φ(1/(2σ)) − 1 = erf(1/(2√2σ))."""
+
+DISCRETE_GAUSSIAN_NOT_GDP = ClaimCertification(
+    claim="measures/discrete-gaussian-not-gaussian-gdp",
+    statement=(
+        "The discrete Gaussian pair N_ℤ(0, σ²), N_ℤ(1, σ²) violates (1/σ)-GDP: its total "
+        "variation 1/θ(0), θ(0) = Σ_k e^{−k²/(2σ²)}, exceeds the (1/σ)-GDP profile at ε = 0, "
+        "2Φ(1/(2σ)) − 1 (Dong, Roth and Su 2022, Corollary 2.13), at σ = 2 and at every "
+        "σ ∈ [1/5, 8]."
+    ),
+    domain=(
+        "the point σ = 2 (shift 1, the statement's point) and every σ ∈ [1/5, 8] (the refuted "
+        "transfer claims every σ > 0)"
+    ),
+    parts=(
+        Part(
+            name="at sigma = 2 the total variation exceeds the 1/2-GDP profile at epsilon = 0",
+            variables=(Variable("sigma", 2, 2),),
+            goal=Condition(_TV_MINUS_GDP, ">"),
+            hypotheses=(Condition("sigma", ">"),),
+            method="points",
+            points=({"sigma": 2},),
+            note=(
+                "P(x)/Q(x) = e^{(1 − 2x)/(2σ²)} > 1 iff x ≤ 0, so TV = P(X ≤ 0) − P(X ≤ −1) = "
+                "P(X = 0) = 1/θ(0) ≥ 1/θ_upper; (1/σ)-GDP would give TV = δ(0) ≤ Φ(μ/2) − "
+                "Φ(−μ/2) = erf(μ/(2√2)) at μ = 1/σ (Corollary 2.13 at ε = 0)."
+            ),
+        ),
+        Part(
+            name="for every sigma in [1/5, 8] the total variation exceeds the (1/sigma)-GDP profile",
+            variables=(Variable("sigma", "1/5", 8, scale="log"),),
+            goal=Condition(_TV_MINUS_GDP, ">"),
+            note="As the first part, σ free: the violation is not particular to σ = 2.",
+        ),
+    ),
+)
+
+
+# ------------------------------------------------------------------------ Balle and Wang 2018
+
+_BW18_DIRECT = (
+    "5/4*exp(-1/(2*s**2)) - erfc((1/s - eps*s/2)/sqrt(2))/2 "
+    "+ exp(eps)*erfc((1/s + eps*s/2)/sqrt(2))/2"
+)
+"""δ − δ_μ(ε) at the classical σ: s = 1/sqrt(2L), L = ln(1.25/δ), μ = 1/σ_classical = εs."""
+
+_BW18_MILLS = (
+    "5/4 - exp(eps/2 - eps**2*s**2/8)/sqrt(2*pi)*(s/(1 - eps*s**2/2) "
+    "- s*(1 + eps*s**2/2)/(s**2 + (1 + eps*s**2/2)**2))"
+)
+"""(δ − an upper bound of δ_μ(ε))·e^L at the classical σ, from the normal tail's bounds."""
+
+BW18_THEOREM_8 = ClaimCertification(
+    claim="measures/bw18-theorem-8",
+    statement=(
+        "At the classical σ = Δ·sqrt(2 ln(1.25/δ))/ε, the Gaussian's profile (Balle and Wang 2018, "
+        "Theorem 8) is δ_{Δ/σ}(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) < δ (μ = Δ/σ), so the least "
+        "σ of Theorem 8 is below the classical one."
+    ),
+    domain=(
+        "the comparison with the classical σ for every ε ∈ (0, 1], δ ∈ (0, 1] and Δ > 0, given "
+        "Theorem 8's profile and its growth with μ (cited; the least σ meeting δ is the tested "
+        "bisection); the classical σ is Dwork and Roth's (Thm A.1, ε < 1). False for larger ε: "
+        "at ε = 5, δ = 1/2 the classical σ gives δ_μ(ε) = 0.587 > δ"
+    ),
+    parts=(
+        Part(
+            name="the profile identity e^eps phi(b) = phi(a) at the classical sigma",
+            variables=(Variable("eps", 0, 1), Variable("s", "1/1000", "3/2")),
+            goal=Condition(
+                "eps - (1/s + eps*s/2)**2/2 + (1/s - eps*s/2)**2/2", ">="
+            ),
+            method="identity",
+            note=(
+                "a = −ε/μ + μ/2 = −1/s + εs/2, b = −ε/μ − μ/2 = −1/s − εs/2 with μ = εs "
+                "(ε/μ = 1/s = sqrt(2L)): ε − b²/2 + a²/2 = 0, i.e. e^ε φ(b) = φ(a)."
+            ),
+        ),
+        Part(
+            name="delta above the classical sigma's profile for delta <= 1.25 e^-2 (tail bounds)",
+            variables=(Variable("eps", 0, 1), Variable("s", 0, "1/2")),
+            goal=Condition(_BW18_MILLS, ">"),
+            note=(
+                "s = 1/sqrt(2 ln(1.25/δ)) ∈ (0, 1/2] (δ ≤ 1.25e^{−2}); |a| = 1/s − εs/2 > 0. The "
+                "normal tail bounds x/(1 + x²)·φ(x) ≤ Φ(−x) ≤ φ(x)/x (x > 0) give δ_μ(ε) = Φ(a) − "
+                "e^ε Φ(b) ≤ φ(a)·(1/|a| − |b|/(1 + b²)) (first part: e^ε φ(b) = φ(a)), and "
+                "φ(a) = e^{−L}·e^{ε/2 − ε²s²/8}/sqrt(2π), δ = (5/4)e^{−L}: the goal is "
+                "(δ − that bound)·e^L."
+            ),
+        ),
+        Part(
+            name="delta above the classical sigma's profile for delta in [1.25 e^-2, 1]",
+            variables=(Variable("eps", 0, 1), Variable("s", "1/2", "3/2")),
+            goal=Condition(_BW18_DIRECT, ">"),
+            hypotheses=(Condition("1/(2*s**2) - log(5/4)", ">="),),
+            note=(
+                "s = 1/sqrt(2L), L = ln(1.25/δ): δ = (5/4)e^{−1/(2s²)}, Φ(x) = erfc(−x/√2)/2; "
+                "δ ≤ 1 is the hypothesis L = 1/(2s²) ≥ ln(5/4); s ≤ 3/2 covers it "
+                "(1/sqrt(2 ln(5/4)) = 1.4969)."
+            ),
+        ),
+    ),
+)
+
+
+# ------------------------------------------------------------------------ Bun and Steinke 2016
+
+BS16_PROPOSITION_1_6 = ClaimCertification(
+    claim="measures/bs16-proposition-1.6",
+    statement=(
+        "D_α(N(0, σ²)‖N(Δ, σ²)) = αΔ²/(2σ²): p^α q^{1−α} is the density of N((1 − α)Δ, σ²) "
+        "times e^{α(α−1)Δ²/(2σ²)} (completing the square), so ln ∫ p^α q^{1−α}/(α − 1) = "
+        "αΔ²/(2σ²)."
+    ),
+    domain=(
+        "every order α > 1, σ > 0 and Δ real, given that a normal density integrates to 1"
+    ),
+    parts=(
+        Part(
+            name="completing the square in the exponent of p^alpha q^(1-alpha)",
+            variables=(
+                Variable("alpha", 1, 10**6),
+                Variable("x", -(10**6), 10**6),
+                Variable("Delta", -(10**6), 10**6),
+            ),
+            goal=Condition(
+                "alpha*x**2 + (1 - alpha)*(x - Delta)**2 - (x - (1 - alpha)*Delta)**2 "
+                "- alpha*(1 - alpha)*Delta**2",
+                ">=",
+            ),
+            method="identity",
+            note=(
+                "p^α q^{1−α} = exp(−[αx² + (1 − α)(x − Δ)²]/(2σ²))/(σ√(2π)) = "
+                "exp(−(x − (1 − α)Δ)²/(2σ²))/(σ√(2π))·exp(α(α − 1)Δ²/(2σ²)) by this identity."
+            ),
+        ),
+        Part(
+            name="the order's normalisation gives alpha Delta^2/(2 sigma^2)",
+            variables=(
+                Variable("alpha", 1, 10**6),
+                Variable("sigma", "1/1000000", 10**6),
+                Variable("Delta", -(10**6), 10**6),
+            ),
+            goal=Condition(
+                "log(exp(alpha*(alpha - 1)*Delta**2/(2*sigma**2)))/(alpha - 1) "
+                "- alpha*Delta**2/(2*sigma**2)",
+                ">=",
+            ),
+            method="identity",
+            note="∫ p^α q^{1−α} = e^{α(α−1)Δ²/(2σ²)} (a normal density integrates to 1).",
+        ),
+    ),
+)
+
+CERTIFICATIONS = (
+    BS16_PROPOSITION_1_6,
+    BW18_THEOREM_8,
+    DISCRETE_GAUSSIAN_NOT_GDP,
+)
+
+__all__ = [
+    "BS16_PROPOSITION_1_6",
+    "BW18_THEOREM_8",
+    "CERTIFICATIONS",
+    "DISCRETE_GAUSSIAN_NOT_GDP",
+    "theta_upper",
+]

@@ -1,0 +1,92 @@
+"""The catalogue's measures expressions are the implementation's quantities (or the exact law's)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpquant.certify.catalogue.measures import (
+    BW18_THEOREM_8,
+    DISCRETE_GAUSSIAN_NOT_GDP,
+    theta_upper,
+)
+from dpquant.certify.expressions import enclose
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.measures.conversions import gdp_delta
+from dpquant.reference.primitives.discrete_gaussian import DiscreteGaussianLaw
+
+
+def _fraction(x: mpmath.mpf) -> Fraction:
+    return Fraction(mpmath.nstr(x, 45, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+
+
+def test_discrete_gaussian_counterexample_is_the_laws_total_variation_against_gdp_delta() -> None:
+    """At σ = 2: 1/θ_upper is the discrete Gaussian's mass at its centre (the pair's total
+    variation) to 1e-20, and erf(1/(2√2σ)) is gdp_delta(1/σ, 0); the certified goal is their
+    difference."""
+    law = DiscreteGaussianLaw(2)
+    shifted = DiscreteGaussianLaw(2, loc=1)
+    with workdps():
+        tv = sum(max(law.pmf_mp(k) - shifted.pmf_mp(k), 0) for k in range(-60, 61))
+        assert abs(tv - law.pmf_mp(0)) < mpmath.mpf(10) ** -40
+        profile = gdp_delta(mpmath.mpf(1) / 2, 0)
+    point = {"sigma": Fraction(2)}
+    bound = enclose(f"1/({theta_upper('sigma')})", point)
+    assert abs(float(bound.mid()) - float(tv)) <= 1e-20 and float(bound.mid()) <= float(tv)
+    assert abs(float(enclose("erf(1/(2*sqrt(2)*sigma))", point).mid()) - float(profile)) <= 1e-15
+    goal = enclose(DISCRETE_GAUSSIAN_NOT_GDP.parts[0].goal.expression, point)
+    assert abs(float(goal.mid()) - float(tv - profile)) <= 1e-15 and goal > 0
+
+
+@settings(max_examples=30)
+@given(st.floats(min_value=0.01, max_value=1.0), st.floats(min_value=1e-30, max_value=0.999))
+def test_bw18_expressions_are_delta_minus_the_implementations_profile_at_the_classical_sigma(
+    eps: float, delta: float
+) -> None:
+    """At s = 1/sqrt(2 ln(1.25/δ)), the direct goal is δ − gdp_delta(1/σ_classical, ε), and the
+    tail-bound goal times e^{−L} is at most it (it bounds the profile from above)."""
+    classical = math.sqrt(2 * math.log(1.25 / delta)) / eps
+    with workdps():
+        implemented = gdp_delta(1 / mpmath.mpf(classical), eps)
+        s_mp = 1 / (mpmath.mpf(classical) * eps)  # s = μ/ε = 1/sqrt(2L) at the implementation's μ
+        s = _fraction(s_mp)
+        L = 1 / (2 * s_mp**2)
+        direct = _fraction(mpmath.mpf(5) / 4 * mpmath.exp(-L) - implemented)
+    point = {"eps": Fraction(eps), "s": s}
+    goal = enclose(BW18_THEOREM_8.parts[2].goal.expression, point)
+    assert abs(float(goal.mid()) - float(direct)) <= 1e-10 * delta
+    if s <= Fraction(1, 2):
+        mills = enclose(BW18_THEOREM_8.parts[1].goal.expression, point)
+        with workdps():
+            scaled = mpmath.mpf(float(mills.mid())) * mpmath.exp(-L)
+        assert scaled <= mpmath.mpf(float(direct)) * (1 + mpmath.mpf(10) ** -9)
+
+
+@settings(max_examples=30)
+@given(
+    st.fractions(min_value=Fraction(1001, 1000), max_value=100),
+    st.fractions(min_value=Fraction(1, 100), max_value=100),
+    st.fractions(min_value=Fraction(1, 100), max_value=10),
+    st.fractions(min_value=-10, max_value=10),
+)
+def test_bs16_gaussian_renyi_identities_give_the_implementations_alpha_rho(
+    alpha: Fraction, sigma: Fraction, delta: Fraction, x: Fraction
+) -> None:
+    """The completed square vanishes at exact points, and the second identity's αΔ²/(2σ²) is
+    α·zcdp_of_gdp(gaussian_mu(σ, Δ)), the implementation's Rényi bound of the Gaussian."""
+    from dpquant.certify.catalogue.measures import BS16_PROPOSITION_1_6
+    from dpquant.reference.measures.conversions import gaussian_mu, zcdp_of_gdp
+
+    square = enclose(BS16_PROPOSITION_1_6.parts[0].goal.expression,
+                     {"alpha": alpha, "x": x, "Delta": delta})
+    assert square.contains(0) and square.rad() < 1e-30
+    closed = enclose("alpha*Delta**2/(2*sigma**2)", {"alpha": alpha, "sigma": sigma, "Delta": delta})
+    with workdps():
+        implemented = alpha.numerator / mpmath.mpf(alpha.denominator) * zcdp_of_gdp(
+            gaussian_mu(mpmath.mpf(sigma.numerator) / sigma.denominator,
+                        mpmath.mpf(delta.numerator) / delta.denominator))
+    assert abs(float(closed.mid()) - float(implemented)) <= 1e-12 * float(implemented)
