@@ -4,8 +4,9 @@ Minimum Finding*, arXiv:1905.11067).
 Verified claims proven on their domain: Theorem 3 (Eq. 76's arithmetic, given the quoted
 Theorem 7), Lemma 2 (Eqs. 15–16, given Hoeffding's inequality), Eqs. 45–46, the unbiasedness of
 Φ′ (Sec. 4). Refuted claims with their counterexamples certified: Theorems 4 and 5 (Eqs. 8, 10),
-Lemma 1 (Eq. 14), Example 1 (the printed max), and Sec. 6.1's f(u) <= 2/u² (false for every u in
-(0, 10^6]). The counterexamples' exact laws of Algorithm 2 are written out by
+Lemma 1 (Eq. 14), Example 1 (the printed max), Example 2's remark (Gamma(2, 1) truncated to
+[0, 1] is not 1-fat) and Sec. 6.1's f(u) <= 2/u² (false for every u in (0, 10^6]). The
+counterexamples' exact laws of Algorithm 2 are written out by
 :mod:`dpquant.certify.catalogue.fukuchi19_laws`.
 """
 
@@ -264,6 +265,61 @@ EXAMPLE_1 = ClaimCertification(
     ),
 )
 
+# ----------------------------------------------------------------------------- Example 2's remark
+
+GAMMA_2_MASS = "(1 - exp(-x)*(1 + x))"
+"""P(X <= x) for X ~ Gamma(2, 1); divided by its value 1 − 2/e at x = 1 it is the CDF F of the
+law truncated to [0, 1]."""
+REMARK_TERMS = 8
+
+
+def remark_coefficient(n: int) -> Fraction:
+    """The n-th Taylor coefficient of e^{−x}(1 + x): (−1)^n(1 − n)/n!."""
+    return Fraction((-1) ** n * (1 - n), math.factorial(n))
+
+
+def _remark_lower_bound(terms: int) -> str:
+    """Σ_{n=3}^{M} c_n x^{n−3} − x^{M−2}e^x/M!, M = ``terms``: a lower bound of
+    (x²/2 − 1 + e^{−x}(1 + x))/x³ for x >= 0 (|c_n| = (n − 1)/n! <= 1/(n − 1)!, so the tail
+    Σ_{n>M} |c_n|x^n <= x·Σ_{m>=M} x^m/m! <= x^{M+1}e^x/M!)."""
+    parts = [f"({remark_coefficient(n)})*x**{n - 3}" for n in range(3, terms + 1)]
+    return " + ".join(parts) + f" - x**{terms - 2}*exp(x)/{math.factorial(terms)}"
+
+
+EXAMPLE_2_REMARK = ClaimCertification(
+    claim="fukuchi19/example-2-remark",
+    statement=(
+        "Refuted: Gamma(2, 1) truncated to [0, 1] (x_min = 0) is not 1-fat: F(x) < x²/(2(1 − 2/e)) "
+        "on (0, 1], so F(x)/x → 0 and no C > 0 and x̄ satisfy Definition 1 with α = 1."
+    ),
+    domain=(
+        "the law Gamma(2, 1) truncated to [0, 1], every x ∈ (0, 1]: F(x)·2(1 − 2/e) < x²; hence for "
+        "every C > 0 and x̄ ∈ (0, 1] the point x = min(x̄, 2C(1 − 2/e))/2 has F(x) < Cx (human "
+        "step; the paper: any truncated distribution)"
+    ),
+    parts=(
+        Part(
+            name="near 0: (x^2/2 - P(X <= x))/x^3 > 0 by its Taylor polynomial and a tail bound",
+            variables=(Variable("x", 0, Fraction(1, 2)),),
+            goal=Condition(_remark_lower_bound(REMARK_TERMS), ">"),
+            note=(
+                "x²/2 − (1 − e^{−x}(1 + x)) = Σ_{n>=3} c_n x^n with c_n the coefficients of "
+                "e^{−x}(1 + x) (c_0 = 1, c_1 = 0, c_2 = −1/2); the goal bounds its quotient by x³ "
+                "from below, so P(X <= x) < x²/2 on (0, 1/2]."
+            ),
+        ),
+        Part(
+            name="away from 0: x^2/2 - P(X <= x) > 0",
+            variables=(Variable("x", Fraction(1, 2), 1),),
+            goal=Condition(f"x**2/2 - {GAMMA_2_MASS}", ">"),
+            note=(
+                "F(x) = P(X <= x)/(1 − 2/e), so F(x) < x²/(2(1 − 2/e)); at x = min(x̄, 2C(1 − 2/e))/2 "
+                "<= C(1 − 2/e) this gives F(x) < Cx/2 < Cx with x_min = 0 < x < x̄."
+            ),
+        ),
+    ),
+)
+
 # ------------------------------------------------------- Theorems 4–5, Lemma 1 (exact laws)
 
 LEVELS = 8
@@ -434,6 +490,6 @@ def _lemma_1() -> ClaimCertification:
 LEMMA_1 = _lemma_1()
 
 CERTIFICATIONS = (
-    THEOREM_3, THEOREM_4, THEOREM_5, LEMMA_1, LEMMA_2, EXAMPLE_1, EQ_45_46, SECTION_6_1_BOUND,
-    UNBIASEDNESS,
+    THEOREM_3, THEOREM_4, THEOREM_5, LEMMA_1, LEMMA_2, EXAMPLE_1, EXAMPLE_2_REMARK, EQ_45_46,
+    SECTION_6_1_BOUND, UNBIASEDNESS,
 )

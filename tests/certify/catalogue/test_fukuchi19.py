@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+import sympy as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -124,6 +125,22 @@ def test_example_1_expressions_are_the_printed_constant_and_the_beta_cdf() -> No
                       fatness.beta_fatness_constant(1.0, 2.0, form="paper_max"))
         assert _close(_value(cat.EXAMPLE_1_CDF, point), fatness.beta_cdf_exact(0.5, 1.0, 2.0))
 
+
+def test_example_2_remark_expressions_are_the_truncated_gamma_law() -> None:
+    """1 − e^{−x}(1 + x) is P(X <= x), X ~ Gamma(2, 1) (the law of the ledger's check); the
+    Taylor coefficients are sympy's; the goal near 0 bounds (x²/2 − P(X <= x))/x³ from below."""
+    x = sp.symbols("x")
+    series = sp.series(sp.exp(-x) * (1 + x), x, 0, 20).removeO()
+    for n in range(20):
+        assert cat.remark_coefficient(n) == F(str(sp.Rational(series.coeff(x, n))))
+    lower = cat.EXAMPLE_2_REMARK.parts[0].goal.expression
+    with mpmath.workdps(60):
+        for t in (F(1, 1000), F(1, 7), F(1, 2), F(1)):
+            v = mpmath.mpf(t.numerator) / t.denominator
+            mass = mpmath.gammainc(2, 0, v)
+            assert _close(_value(cat.GAMMA_2_MASS, {"x": t}), mass, 1e-30)
+            if t <= F(1, 2):
+                assert 0 < _value(lower, {"x": t}) <= (v**2 / 2 - mass) / v**3
 
 def test_lemma_1_goals_are_the_implementations_exact_gap() -> None:
     """At N = 1, x = 1, L = 2, e^u = 3, γ = 1/2, δ = 1/16 both goals are E|x̃ − q| − RHS = 1/16."""
