@@ -273,10 +273,15 @@ def prove_points(part: Part) -> list[dict[str, Any]]:
             bound = short_bound(compiled.goal(values), part.goal.relation)
             if bound is None:
                 raise CertificationFailed(part.name, box, False)
-            out.append({"at": {k: _text(x) for k, x in exact.items()}, "bound": _text(bound)})
+            out.append({"at": point_text(part, point), "bound": _text(bound)})
         return out
     finally:
         ctx.prec = saved
+
+
+def point_text(part: Part, point: dict[str, Any]) -> dict[str, str]:
+    """A point of a ``"points"`` part as the certificate writes it (exact, short)."""
+    return {v.name: _text(Fraction(point[v.name])) for v in part.variables}
 
 
 def _holds(value: Any, relation: str) -> bool:
@@ -311,6 +316,7 @@ def _text(x: Fraction) -> str:
 
 
 __all__ = [
+    "point_text",
     "CertificationFailed",
     "Compiled",
     "compile_part",

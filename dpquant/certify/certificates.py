@@ -12,7 +12,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dpquant.certify.branch_and_bound import CertificationFailed, prove_boxes, prove_points
+from dpquant.certify.branch_and_bound import (
+    CertificationFailed,
+    point_text,
+    prove_boxes,
+    prove_points,
+)
 from dpquant.certify.expressions import parse_expression
 from dpquant.certify.specs import ClaimCertification, Part, Variable
 
@@ -131,12 +136,13 @@ def statement(spec: ClaimCertification) -> dict[str, Any]:
     Returns:
         Its claim, domain, statement and each part's variables, goal, hypotheses and note.
     """
-    return {
-        "claim": spec.claim,
-        "domain": spec.domain,
-        "statement": spec.statement,
-        "parts": [_part_header(p) for p in spec.parts],
-    }
+    parts = []
+    for p in spec.parts:
+        header = _part_header(p)
+        if p.method == "points":
+            header["at"] = [point_text(p, point) for point in p.points]
+        parts.append(header)
+    return {"claim": spec.claim, "domain": spec.domain, "statement": spec.statement, "parts": parts}
 
 
 def certificate_path(claim: str, root: Path = CERTIFICATES) -> Path:

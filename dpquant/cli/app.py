@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
-from dpquant.cli import audit, claims, mechanisms, reproduce, validate
+from dpquant.cli import audit, certify, claims, mechanisms, reproduce, validate
 from dpquant.cli.messages import (
     EXIT_ERROR,
     EXIT_FAILED,
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dpquant {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (claims, audit, validate, mechanisms, reproduce):
+    for command in (claims, certify, audit, validate, mechanisms, reproduce):
         command.add_parser(commands)
     return parser
 

@@ -421,7 +421,7 @@ THEOREM_5 = ClaimCertification(
 def _lemma_1() -> ClaimCertification:
     """Lemma 1's smallest counterexample: N = 1, x = 1, L = 2, e^u = 3, γ = 1/2, δ = 1/16."""
     levels, data, target = 2, [Fraction(1)], Fraction(1)  # q = F̃*(γ) = x_(⌈γN⌉) = 1
-    point = {"a": 3, "gam": Fraction(1, 2), "delta": Fraction(1, 16)}
+    point: dict[str, Fraction | int | str] = {"a": 3, "gam": Fraction(1, 2), "delta": Fraction(1, 16)}
     argument = laws.threshold_argument(1, "gam", "((a - 1)/(a + 1))")
     m = laws.threshold_at(argument, {k: Fraction(v) for k, v in point.items()})
     rows = {k: laws.plus_at_least(1, k, m, "(a/(1 + a))", "(1/(1 + a))") for k in (0, 1)}

@@ -180,8 +180,10 @@ def iid_error(n: int, levels: int, m: int, keep: str, flip: str, cdf: Callable[[
         def k_of(tau: Fraction, below: dict[Fraction, int] = below) -> int:
             return 0 if tau < lo else (n if tau >= hi else below[tau])
 
-        sub = tree_expectation(levels, lambda tau, k_of=k_of: rows[k_of(tau)], target,
-                               [lo, hi, *cuts], depth, start)
+        def row(tau: Fraction, k_of: Callable[[Fraction], int] = k_of) -> str:
+            return rows[k_of(tau)]
+
+        sub = tree_expectation(levels, row, target, [lo, hi, *cuts], depth, start)
         terms.append("*".join([str(weight), *factors, sub]))
     mixture = "(" + " + ".join(terms) + ")"
     return tree_expectation(
