@@ -15,7 +15,17 @@ where its hypotheses ``h REL' 0`` hold, and proves it in one of three ways:
     construction. A leaf either proves the goal on its whole box (``bound``: a number on the
     right side of 0 that the Arb enclosure of the goal is certainly on the right side of) or
     shows the box lies outside the claim's domain (``outside``: hypothesis ``i`` certainly fails
-    on the whole box, its enclosure certainly on the wrong side of ``bound``).
+    on the whole box, its enclosure certainly on the wrong side of ``bound``). A third kind of
+    leaf is *monotone*: the part lists derivatives (``{"of": i, "variable": x, "expression":
+    d}``: d is the partial derivative in x of expression i, the goal being expression 0 and
+    derivative k expression k + 1), each checked here by sympy (``diff`` minus d simplifies to
+    0; the parent uses no Abs, Min, Max, floor or ceiling). A monotone leaf proves, by its
+    ``slope`` subtree, that d keeps one sign on the whole box (``up``: d >= 0, ``down``:
+    d <= 0), and, by its ``face`` subtree, the goal on the face of the box where the expression
+    is least along x (for ``>=`` and ``>``; greatest for ``<=`` and ``<``); by the mean value
+    theorem the goal then holds on the whole box. This settles goals that are tight on a face
+    (0 at ε = 0, say), where no enclosure of a box touching the face can. No hypothesis may
+    leave a box out inside a monotone leaf.
 ``points``
     Single points (a counterexample): at each, every hypothesis certainly holds and the goal,
     with its stated bound, certainly holds.
@@ -226,12 +236,29 @@ def evaluate(node: Node, values: dict[str, arb]) -> arb:
     a, b = evaluate(node[1], values), node[2]
     if tag == "pow":
         if b[0] == "num" and b[1].denominator == 1:
-            return a ** int(b[1])
+            return _power(a, int(b[1]))
         if b[0] == "neg" and b[1][0] == "num" and b[1][1].denominator == 1:
-            return 1 / a ** int(b[1][1])
+            return 1 / _power(a, int(b[1][1]))
         return a ** evaluate(b, values)
     right = evaluate(b, values)
     return {"add": a.__add__, "sub": a.__sub__, "mul": a.__mul__, "div": a.__truediv__}[tag](right)
+
+
+def _power(a: arb, k: int) -> arb:
+    """A ball containing x**k for every x in ``a`` (k >= 0), from the powers of the two ends
+    (python-flint's own ``**`` is NaN on a ball holding 0 or a negative number)."""
+    if k == 0:
+        return arb(1)
+    if not a.is_finite():
+        return arb("nan")
+    ends = []
+    for end in (a.lower(), a.upper()):
+        p = abs(end) ** k
+        ends.append(-p if end < 0 and k % 2 else p)
+    out = ends[0].union(ends[1])
+    if k % 2 == 0 and a.lower() <= 0 <= a.upper():
+        out = out.union(arb(0))
+    return out
 
 
 # ----------------------------------------------------------------------------- parts
@@ -246,7 +273,21 @@ _PART_KEYS = {
     "tree",
     "points",
     "note",
+    "derivatives",
 }
+_NOT_SMOOTH = {"Abs", "Min", "Max", "floor", "ceiling"}
+_FACE = {
+    (">=", "up"): 0,
+    (">", "up"): 0,
+    (">=", "down"): 1,
+    (">", "down"): 1,
+    ("<=", "up"): 1,
+    ("<", "up"): 1,
+    ("<=", "down"): 0,
+    ("<", "down"): 0,
+}
+"""Which end of a monotone leaf's variable its face sits at (0: low, 1: high): where the
+expression is least (for >=, >) or greatest (for <=, <) along the variable."""
 
 
 @dataclass(frozen=True)
@@ -330,6 +371,54 @@ def _certainly(value: arb, relation: str, bound: Fraction) -> bool:
 _FAILS = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
 
 
+@dataclass(frozen=True)
+class Derivative:
+    """``expression`` is the partial derivative of expression ``of`` in ``variable``."""
+
+    of: int
+    variable: str
+    tree: Node
+
+
+def _derivatives(raw: Any, names: set[str], goal: Condition, where: str) -> list[Derivative]:
+    """The part's derivatives, each checked by sympy: the derivative of its parent expression
+    (the goal is expression 0, derivative k is expression k + 1) minus it simplifies to 0, and
+    the parent uses no function that is not smooth (Abs, Min, Max, floor, ceiling)."""
+    import sympy
+
+    if not isinstance(raw, list):
+        raise CertificateError(where, "derivatives must be a list")
+    trees = [goal.tree]
+    out: list[Derivative] = []
+    symbols = {n: sympy.Symbol(n, real=True) for n in names}
+    for k, item in enumerate(raw):
+        w = f"{where}.derivatives[{k}]"
+        item = _keys(item, {"of", "variable", "expression"}, {"of", "variable", "expression"}, w)
+        of, variable = item["of"], item["variable"]
+        if isinstance(of, bool) or not isinstance(of, int) or not 0 <= of < len(trees):
+            raise CertificateError(w, f"of must name an earlier expression, got {of!r}")
+        if variable not in names:
+            raise CertificateError(w, f"unknown variable {variable!r}")
+        if _uses(trees[of], _NOT_SMOOTH):
+            raise CertificateError(
+                w, "the expression differentiated uses a function that is not smooth"
+            )
+        tree = parse(item["expression"], names, w)
+        parent = _to_sympy(trees[of], symbols, sympy)
+        claimed = _to_sympy(tree, symbols, sympy)
+        if sympy.simplify(sympy.diff(parent, symbols[variable]) - claimed) != 0:
+            raise CertificateError(w, "sympy does not find it the derivative of its parent")
+        trees.append(tree)
+        out.append(Derivative(of, variable, tree))
+    return out
+
+
+def _uses(node: Node, functions: set[str]) -> bool:
+    if node[0] == "call" and node[1] in functions:
+        return True
+    return any(_uses(child, functions) for child in node[1:] if isinstance(child, tuple))
+
+
 def _check_boxes(
     part: dict[str, Any],
     variables: dict[str, Variable],
@@ -337,14 +426,20 @@ def _check_boxes(
     hypotheses: list[Condition],
     where: str,
 ) -> int:
-    """Walk the bisection tree; return its number of leaves."""
+    """Walk the bisection tree; return its number of leaves.
+
+    A stack entry proves expression ``index`` (0: the goal, k + 1: derivative k) in ``relation``
+    on ``box``. Inside a monotone leaf (its slope and its face) no box may be left out through a
+    hypothesis: the monotone argument runs along the whole box."""
+    derivatives = _derivatives(part.get("derivatives", []), set(variables), goal, where)
+    trees = [goal.tree, *(d.tree for d in derivatives)]
     box = {v.name: (v.lo, v.hi) for v in variables.values()}
-    stack: list[tuple[Any, dict[str, tuple[Fraction, Fraction]], str, int]] = [
-        (part["tree"], box, where + ".tree", 0)
+    stack: list[tuple[Any, dict[str, tuple[Fraction, Fraction]], str, int, int, str, bool]] = [
+        (part["tree"], box, where + ".tree", 0, 0, goal.relation, True)
     ]
     leaves = nodes = 0
     while stack:
-        node, box, w, depth = stack.pop()
+        node, box, w, depth, index, relation, outside_allowed = stack.pop()
         nodes += 1
         if depth > MAX_DEPTH or nodes > MAX_NODES:
             raise CertificateError(w, "the tree is too deep or too large")
@@ -363,8 +458,45 @@ def _check_boxes(
                 if not lo < at < hi:
                     raise CertificateError(w, f"split {at} not inside ({lo}, {hi})")
                 low, high = (lo, at), (at, hi)
-            stack.append((node["low"], {**box, name: low}, w + ".low", depth + 1))
-            stack.append((node["high"], {**box, name: high}, w + ".high", depth + 1))
+            for key, span in (("low", low), ("high", high)):
+                stack.append(
+                    (
+                        node[key],
+                        {**box, name: span},
+                        f"{w}.{key}",
+                        depth + 1,
+                        index,
+                        relation,
+                        outside_allowed,
+                    )
+                )
+            continue
+        if isinstance(node, dict) and "monotone" in node:
+            keys = {"monotone", "direction", "slope", "face"}
+            node = _keys(node, keys, keys, w)
+            j = node["monotone"]
+            if isinstance(j, bool) or not isinstance(j, int) or not 1 <= j <= len(derivatives):
+                raise CertificateError(w, f"monotone names no derivative: {j!r}")
+            d = derivatives[j - 1]
+            if d.of != index or node["direction"] not in ("up", "down"):
+                raise CertificateError(
+                    w, "monotone: not a derivative of the expression proven here"
+                )
+            lo, hi = box[d.variable]
+            face = (lo, lo) if _FACE[(relation, node["direction"])] == 0 else (hi, hi)
+            slope = ">=" if node["direction"] == "up" else "<="
+            stack.append((node["slope"], box, w + ".slope", depth + 1, j, slope, False))
+            stack.append(
+                (
+                    node["face"],
+                    {**box, d.variable: face},
+                    w + ".face",
+                    depth + 1,
+                    index,
+                    relation,
+                    False,
+                )
+            )
             continue
         leaves += 1
         node = _keys(node, {"bound", "outside"}, {"bound"}, w)
@@ -372,14 +504,16 @@ def _check_boxes(
         values = {name: _ball(lo, hi) for name, (lo, hi) in box.items()}
         if "outside" in node:
             k = node["outside"]
+            if not outside_allowed:
+                raise CertificateError(w, "no box may be left out inside a monotone leaf")
             if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(hypotheses):
                 raise CertificateError(w, f"outside names no hypothesis: {k!r}")
             h = hypotheses[k]
             if not _certainly(evaluate(h.tree, values), _FAILS[h.relation], bound):
                 raise CertificateError(w, f"hypothesis {k} is not shown to fail on {_show(box)}")
-        elif not _certainly(evaluate(goal.tree, values), goal.relation, bound):
+        elif not _certainly(evaluate(trees[index], values), relation, bound):
             raise CertificateError(
-                w, f"the goal is not shown {goal.relation} {bound} on {_show(box)}"
+                w, f"expression {index} is not shown {relation} {bound} on {_show(box)}"
             )
     return leaves
 
@@ -481,6 +615,8 @@ def check_part(part: Any, where: str) -> int:
     saved = ctx.prec
     ctx.prec = precision
     try:
+        if "derivatives" in part and method != "boxes":
+            raise CertificateError(where, "only a boxes part has derivatives")
         if method == "boxes" and "tree" in part and "points" not in part:
             return _check_boxes(part, variables, goal, hypotheses, where)
         if method == "points" and "points" in part and "tree" not in part:

@@ -76,6 +76,14 @@ def short_bound(value: Any, relation: str) -> Fraction | None:
     if not value.is_finite():
         return None
     low = value.lower()
+    if low.is_finite() and low.is_exact() and not low.is_zero():
+        # far from 1 the exact rational of the end is huge: bound it by a power of 10 first
+        _, exponent = low.man_exp()
+        size = int(exponent) + int(low.man_exp()[0]).bit_length()
+        if size > 340:
+            return Fraction(10) ** 100 if low > 0 else None
+        if size < -3300:
+            return Fraction(0) if relation == ">=" and low > 0 else None
     exact = _exact(low)
     if exact is None or exact < 0 or (relation == ">" and exact == 0):
         return None
@@ -134,10 +142,10 @@ def _score(value: Any, relation: str) -> float:
 
 
 def _split(
-    part: Part, compiled: Compiled, variables: dict[str, Variable], box: Box
+    evaluator: Evaluator, relation: str, variables: dict[str, Variable], box: Box
 ) -> tuple[str, Fraction]:
-    """The split whose worse child comes nearest to deciding the goal (ties: the variable of
-    largest relative width)."""
+    """The split whose worse child comes nearest to deciding ``evaluator REL 0`` (ties: the
+    variable of largest relative width)."""
     options = _candidates(variables, box)
     if not options:
         raise ValueError("box is a point")
@@ -146,7 +154,7 @@ def _split(
         worst = math.inf
         for child in _children(variables, box, name, at):
             values = {k: ball(a, b) for k, (a, b) in child.items()}
-            worst = min(worst, _score(compiled.goal(values), part.goal.relation))
+            worst = min(worst, _score(evaluator(values), relation))
         key = (worst, _relative_width(variables[name], box[name]))
         if key > best_key:
             best, best_key = (name, at), key
@@ -176,7 +184,8 @@ def prove_boxes(part: Part) -> tuple[dict[str, Any], int]:
     The boxes are taken breadth first, so that a violation anywhere in the box is met before
     the budget is spent on a corner where the goal is tight; each box undecided is first
     evaluated at its centre, and a centre where the goal certainly fails stops the search as a
-    counterexample.
+    counterexample. With ``part.monotone``, an undecided box is also tried as a monotone leaf
+    (:class:`_Search`).
 
     Raises:
         CertificationFailed: A counterexample, or a box left undecided within
@@ -184,45 +193,184 @@ def prove_boxes(part: Part) -> tuple[dict[str, Any], int]:
     """
     from flint import ctx
 
-    compiled = compile_part(part)
-    variables = {v.name: v for v in part.variables}
     saved = ctx.prec
     ctx.prec = part.precision
     try:
+        search = _Search(part)
+        tree, leaves = search.main()
+        return tree, leaves
+    finally:
+        ctx.prec = saved
+
+
+def prove_boxes_with_derivatives(part: Part) -> tuple[dict[str, Any], int, list[dict[str, Any]]]:
+    """:func:`prove_boxes`, and the derivatives its monotone leaves use (the certificate's
+    ``derivatives``: each ``{"of", "variable", "expression"}``)."""
+    from flint import ctx
+
+    saved = ctx.prec
+    ctx.prec = part.precision
+    try:
+        search = _Search(part)
+        tree, leaves = search.main()
+        return tree, leaves, search.derivatives
+    finally:
+        ctx.prec = saved
+
+
+_SUB_BUDGET = 64
+"""The most leaves a monotone leaf's slope or face may take (a quarter of that one level
+deeper)."""
+_MAX_LEVEL = 3
+"""How deeply monotone leaves may nest (a slope proven by the monotonicity of its own
+derivative, ...)."""
+
+
+class _Search:
+    """The branch and bound of one part: the goal (expression 0) and the derivatives that
+    monotone leaves use (expression k + 1: derivative k)."""
+
+    def __init__(self, part: Part) -> None:
+        import sympy
+
+        self.part = part
+        self.compiled = compile_part(part)
+        self.variables = {v.name: v for v in part.variables}
+        self.exprs = [parse_expression(part.goal.expression, part.names, name="goal")]
+        self.evaluators = [self.compiled.goal]
+        self.derivatives: list[dict[str, Any]] = []
+        self._cache: dict[tuple[int, str], int | None] = {}
+        self._rough = (sympy.Abs, sympy.Min, sympy.Max, sympy.floor, sympy.ceiling)
+
+    def derivative(self, index: int, name: str) -> int | None:
+        """The expression index of the derivative of expression ``index`` in ``name``, or
+        None when it is not in the language (or the expression is not smooth)."""
+        import sympy
+
+        key = (index, name)
+        if key not in self._cache:
+            self._cache[key] = None
+            expr = self.exprs[index]
+            if not expr.has(*self._rough):
+                d = sympy.diff(expr, sympy.Symbol(name, real=True))
+                text = str(d)
+                try:
+                    evaluator = compile_expression(parse_expression(text, self.part.names))
+                except ValueError:
+                    return None
+                self.exprs.append(d)
+                self.evaluators.append(evaluator)
+                self.derivatives.append({"of": index, "variable": name, "expression": text})
+                self._cache[key] = len(self.exprs) - 1
+        return self._cache[key]
+
+    def main(self) -> tuple[dict[str, Any], int]:
+        part, relation = self.part, self.part.goal.relation
         root: dict[str, Any] = {}
         start = {v.name: (Fraction(v.lo), Fraction(v.hi)) for v in part.variables}
         queue: deque[tuple[dict[str, Any], Box, int]] = deque([(root, start, 0)])
         leaves = 0
         while queue:
             node, box, depth = queue.popleft()
-            leaf = _leaf(part, compiled, box)
-            if leaf is not None:
-                node.update(leaf)
-                leaves += 1
+            decided = self.decide(0, relation, box, True, 0)
+            if decided is not None:
+                node.update(decided[0])
+                leaves += decided[1]
                 continue
-            if _fails_at_centre(part, compiled, box):
+            if _fails_at_centre(part, self.compiled, box):
                 raise CertificationFailed(part.name, box, True)
-            if leaves + len(queue) >= part.max_leaves or depth >= 150 or _is_point(variables, box):
-                raise CertificationFailed(part.name, box, _any_fails(part, compiled, queue))
-            name, at = _split(part, compiled, variables, box)
-            low, high = _children(variables, box, name, at)
+            if (
+                leaves + len(queue) >= part.max_leaves
+                or depth >= 150
+                or _is_point(self.variables, box)
+            ):
+                raise CertificationFailed(part.name, box, _any_fails(part, self.compiled, queue))
+            name, at = _split(self.evaluators[0], relation, self.variables, box)
+            low, high = _children(self.variables, box, name, at)
             node.update({"split": name, "at": _text(at), "low": {}, "high": {}})
             queue.append((node["low"], low, depth + 1))
             queue.append((node["high"], high, depth + 1))
         return root, leaves
-    finally:
-        ctx.prec = saved
 
-
-def _leaf(part: Part, compiled: Compiled, box: Box) -> dict[str, Any] | None:
-    """The leaf of a box the enclosures decide (outside the domain, or the goal proven)."""
-    values = {k: ball(a, b) for k, (a, b) in box.items()}
-    for k, (h, cond) in enumerate(zip(compiled.hypotheses, part.hypotheses, strict=True)):
-        bound = short_bound(h(values), _FAILS[cond.relation])
+    def decide(
+        self, index: int, relation: str, box: Box, outside: bool, level: int
+    ) -> tuple[dict[str, Any], int] | None:
+        """A leaf deciding expression ``index`` REL 0 on ``box`` (or a monotone leaf), with its
+        number of leaves; None when there is none."""
+        values = {k: ball(a, b) for k, (a, b) in box.items()}
+        if outside:
+            for k, (h, cond) in enumerate(
+                zip(self.compiled.hypotheses, self.part.hypotheses, strict=True)
+            ):
+                bound = short_bound(h(values), _FAILS[cond.relation])
+                if bound is not None:
+                    return {"outside": k, "bound": _text(bound)}, 1
+        bound = short_bound(self.evaluators[index](values), relation)
         if bound is not None:
-            return {"outside": k, "bound": _text(bound)}
-    bound = short_bound(compiled.goal(values), part.goal.relation)
-    return None if bound is None else {"bound": _text(bound)}
+            return {"bound": _text(bound)}, 1
+        if level >= _MAX_LEVEL:
+            return None
+        for name in self.part.monotone:
+            if box[name][0] != self.variables[name].lo and box[name][1] != self.variables[name].hi:
+                continue  # a monotone leaf is tried on boxes touching a face of the domain only
+            found = self.monotone(index, relation, box, name, values, level)
+            if found is not None:
+                return found
+        return None
+
+    def monotone(
+        self, index: int, relation: str, box: Box, name: str, values: dict[str, Any], level: int
+    ) -> tuple[dict[str, Any], int] | None:
+        """A monotone leaf along ``name``: the derivative's sign proven on the box, the goal
+        on the face where the expression is least (greatest, for ``<=`` and ``<``)."""
+        lo, hi = box[name]
+        if lo == hi:
+            return None
+        j = self.derivative(index, name)
+        if j is None:
+            return None
+        centre = {k: ball((a + b) / 2, (a + b) / 2) for k, (a, b) in box.items()}
+        mid = self.evaluators[j](centre)
+        if not mid.is_finite():
+            return None
+        direction = "up" if float(mid.mid()) >= 0 else "down"
+        slope = self.sub(j, ">=" if direction == "up" else "<=", box, level + 1)
+        if slope is None:
+            return None
+        low_face = (relation in (">=", ">")) == (direction == "up")
+        face_box = {**box, name: (lo, lo) if low_face else (hi, hi)}
+        face = self.sub(index, relation, face_box, level + 1)
+        if face is None:
+            return None
+        node = {"monotone": j, "direction": direction, "slope": slope[0], "face": face[0]}
+        return node, slope[1] + face[1]
+
+    def sub(
+        self, index: int, relation: str, box: Box, level: int
+    ) -> tuple[dict[str, Any], int] | None:
+        """A small breadth-first branch and bound of expression ``index`` on ``box`` with no
+        box left out (inside a monotone leaf), within :data:`_SUB_BUDGET` leaves; None when it
+        does not close."""
+        root: dict[str, Any] = {}
+        queue: deque[tuple[dict[str, Any], Box]] = deque([(root, box)])
+        leaves = 0
+        while queue:
+            node, b = queue.popleft()
+            decided = self.decide(index, relation, b, False, level)
+            if decided is not None:
+                node.update(decided[0])
+                leaves += decided[1]
+                if leaves > _SUB_BUDGET:
+                    return None
+                continue
+            if leaves + len(queue) >= _SUB_BUDGET >> (2 * (level - 1)) or _is_point(self.variables, b):
+                return None
+            name, at = _split(self.evaluators[index], relation, self.variables, b)
+            low, high = _children(self.variables, b, name, at)
+            node.update({"split": name, "at": _text(at), "low": {}, "high": {}})
+            queue.append((node["low"], low))
+            queue.append((node["high"], high))
+        return root, leaves
 
 
 def _any_fails(
@@ -321,6 +469,7 @@ __all__ = [
     "Compiled",
     "compile_part",
     "prove_boxes",
+    "prove_boxes_with_derivatives",
     "prove_points",
     "short_bound",
 ]

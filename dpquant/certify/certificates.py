@@ -15,7 +15,7 @@ from typing import Any
 from dpquant.certify.branch_and_bound import (
     CertificationFailed,
     point_text,
-    prove_boxes,
+    prove_boxes_with_derivatives,
     prove_points,
 )
 from dpquant.certify.expressions import parse_expression
@@ -74,7 +74,9 @@ def _part(part: Part) -> tuple[dict[str, Any], int]:
     out = _part_header(part)
     if part.method == "boxes":
         out["precision"] = part.precision
-        out["tree"], leaves = prove_boxes(part)
+        out["tree"], leaves, derivatives = prove_boxes_with_derivatives(part)
+        if derivatives:
+            out["derivatives"] = derivatives
     elif part.method == "points":
         out["precision"] = part.precision
         out["points"] = prove_points(part)

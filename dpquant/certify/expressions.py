@@ -149,12 +149,35 @@ def _power(e: sympy.Pow, args: list[Evaluator]) -> Evaluator:
     if exponent.is_Integer:
         k = int(exponent)
         if k >= 0:
-            return lambda v: base(v) ** k
-        return lambda v: 1 / base(v) ** (-k)
+            return lambda v: integer_power(base(v), k)
+        return lambda v: 1 / integer_power(base(v), -k)
     if exponent == sympy.Rational(1, 2):
         return lambda v: base(v).sqrt()
     power = args[1]
     return lambda v: base(v) ** power(v)
+
+
+def integer_power(a: Arb, k: int) -> Arb:
+    """A ball containing ``x**k`` for every ``x`` in the ball ``a`` (``k >= 0``), from the
+    powers of its two ends: python-flint's ``a**k`` is NaN for a ball holding 0 or a negative
+    number, and ``a*a`` loses the sign of an even power."""
+    from flint import arb
+
+    if k == 0:
+        return arb(1)
+    if not a.is_finite():
+        return arb("nan")
+    lo, hi = a.lower(), a.upper()
+    p_lo, p_hi = _point_power(lo, k), _point_power(hi, k)
+    if k % 2 == 0 and lo <= 0 <= hi:
+        return arb(0).union(p_lo).union(p_hi)
+    return p_lo.union(p_hi)
+
+
+def _point_power(x: Arb, k: int) -> Arb:
+    """``x**k`` for an exact point ``x``."""
+    power = abs(x) ** k
+    return -power if (x < 0 and k % 2 == 1) else power
 
 
 def ball(lo: Fraction, hi: Fraction) -> Arb:
@@ -192,4 +215,11 @@ def enclose(text: str, point: Mapping[str, Fraction], *, precision: int = 128) -
         ctx.prec = saved
 
 
-__all__ = ["FUNCTIONS", "ball", "compile_expression", "enclose", "parse_expression"]
+__all__ = [
+    "FUNCTIONS",
+    "ball",
+    "compile_expression",
+    "enclose",
+    "integer_power",
+    "parse_expression",
+]

@@ -101,6 +101,9 @@ class Part:
         precision: Bits of the Arb arithmetic.
         max_leaves: The most boxes the branch and bound may use before it gives up.
         note: How the paper's statement maps to this inequality.
+        monotone: Variables along which a box may be settled by monotonicity (the sign of
+            the goal's derivative, proven on the box, and the goal on the box's face): for
+            goals tight on a face of the domain (0 at ε = 0, say).
 
     Raises:
         ValueError: A method refused, or points given to another method.
@@ -115,10 +118,14 @@ class Part:
     precision: int = 128
     max_leaves: int = 20_000
     note: str = ""
+    monotone: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ParameterError("method", f"must be one of {METHODS}", self.method)
+        unknown = set(self.monotone) - {v.name for v in self.variables}
+        if unknown or (self.monotone and self.method != "boxes"):
+            raise ParameterError("monotone", "must name variables of a 'boxes' part", sorted(unknown))
         if (self.method == "points") != bool(self.points):
             raise ParameterError("points", "are given exactly when method is 'points'")
 

@@ -171,3 +171,73 @@ def test_a_part_refuses_a_bad_method_or_relation() -> None:
         Part(name="p", variables=(Variable("x", 0, 1),), goal=Condition("x"), method="guess")
     with pytest.raises(ValueError, match="points"):
         Part(name="p", variables=(Variable("x", 0, 1),), goal=Condition("x"), method="points")
+
+
+def monotone_spec(goal: str, lo: int | str = 0, hi: int | str = 1) -> ClaimCertification:
+    return spec(
+        Part(
+            name="tight on a face",
+            variables=(Variable("x", lo, hi), Variable("a", 1, 3)),
+            goal=Condition(goal, ">="),
+            monotone=("x",),
+        )
+    )
+
+
+def test_a_goal_tight_on_a_face_is_proven_by_monotone_leaves() -> None:
+    """a·x − log(1 + a·x) ≥ 0 is 0 on the face x = 0, where no box touching it is decided by
+    its enclosure; its derivative a − a/(1 + a·x) is itself 0 there (a second monotone level)."""
+    goal = "a*x - log(1 + a*x)"
+    with pytest.raises(CertificationFailed):
+        prove_boxes(Part(name="plain", variables=(Variable("x", 0, 1), Variable("a", 1, 3)),
+                         goal=Condition(goal, ">="), max_leaves=500))
+    certified = certify(monotone_spec(goal))
+    data = certified.data
+    assert data["parts"][0]["derivatives"][0] == {"of": 0, "variable": "x", "expression": "a - a/(a*x + 1)"}
+    assert "monotone" in str(data["parts"][0]["tree"])
+    assert check_certificate(data).leaves == certified.leaves
+
+
+def find(node: dict, key: str) -> dict:
+    """The first node of a tree holding ``key``."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if key in n:
+            return n
+        stack += [v for v in n.values() if isinstance(v, dict)]
+    raise AssertionError(key)
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    ["derivative", "direction", "outside", "index"],
+)
+def test_a_tampered_monotone_leaf_is_refused(tamper: str) -> None:
+    data = certify(monotone_spec("a*x - log(1 + a*x)")).data
+    part = data["parts"][0]
+    leaf = find(part["tree"], "monotone")
+    if tamper == "derivative":
+        part["derivatives"][0]["expression"] = "a - a/(a*x + 2)"  # not the derivative
+    elif tamper == "direction":
+        leaf["direction"] = "down"  # the face moves to x's high end, the slope must be <= 0
+    elif tamper == "outside":
+        part["hypotheses"] = [{"expression": "x - 1/2", "relation": ">"}]
+        find(leaf["face"], "bound").update({"outside": 0, "bound": "-1/2"})
+    else:
+        leaf["monotone"] = 7
+    with pytest.raises(CertificateError):
+        check_certificate(data)
+
+
+def test_a_rough_goal_gets_no_monotone_leaf() -> None:
+    """Abs is not smooth: no derivative is taken, and a goal tight on a face stays undecided."""
+    part = Part(name="rough", variables=(Variable("x", 0, 1), Variable("a", 1, 3)),
+                goal=Condition("Abs(a*x - log(1 + a*x))", ">"), monotone=("x",), max_leaves=200)
+    with pytest.raises(CertificationFailed):
+        prove_boxes(part)
+
+
+def test_monotone_names_variables_of_a_boxes_part() -> None:
+    with pytest.raises(ValueError, match="monotone"):
+        Part(name="p", variables=(Variable("x", 0, 1),), goal=Condition("x"), monotone=("y",))
