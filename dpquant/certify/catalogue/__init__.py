@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dpquant.certify.catalogue import aamand25
+from dpquant.certify.catalogue import aamand25, imola25
 from dpquant.certify.specs import ClaimCertification
 
-CATALOGUE: tuple[ClaimCertification, ...] = (*aamand25.CERTIFICATIONS,)
+CATALOGUE: tuple[ClaimCertification, ...] = (*aamand25.CERTIFICATIONS, *imola25.CERTIFICATIONS)
 """Every certification, in ledger order of groups."""
 
 __all__ = ["CATALOGUE"]
