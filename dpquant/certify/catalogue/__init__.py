@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dpquant.certify.catalogue import (
     aamand25,
+    classic,
     fukuchi19,
+    imola25,
     measures,
     tzamos20,
 )
@@ -13,8 +15,10 @@ from dpquant.certify.specs import ClaimCertification
 
 CATALOGUE: tuple[ClaimCertification, ...] = (
     *aamand25.CERTIFICATIONS,
+    *imola25.CERTIFICATIONS,
     *fukuchi19.CERTIFICATIONS,
     *tzamos20.CERTIFICATIONS,
+    *classic.CERTIFICATIONS,
     *measures.CERTIFICATIONS,
 )
 """Every certification, in ledger order of groups."""

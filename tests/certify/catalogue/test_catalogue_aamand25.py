@@ -6,15 +6,43 @@ import math
 from fractions import Fraction
 
 import mpmath
+import numpy as np
+import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpquant.certify.catalogue.aamand25 import LEMMA_G5
-from dpquant.certify.expressions import enclose
+from dpquant.certify.catalogue.aamand25 import (
+    _A3_BOUND,
+    _FLIP,
+    _FP,
+    _G1_PRINTED,
+    _KEEP,
+    G1_LOWER,
+    G1_N,
+    G1_TERMS,
+    G1_UPPER,
+    LEMMA_A1,
+    LEMMA_B1,
+    LEMMA_G1,
+    LEMMA_G5,
+    THEOREM_A3,
+    g1_tail_lower_bound,
+)
+from dpquant.certify.expressions import enclose, parse_expression
 from dpquant.reference.distributed_quantiles.amplification import (
     fmt_epsilon_mp,
     local_epsilon_lemma_g5,
 )
+from dpquant.reference.distributed_quantiles.concentration import (
+    bernstein_as_stated,
+    binomial_mean_deviation_tail,
+    lemma_g1_bracket_as_printed,
+    lemma_g1_exact_tail,
+    lemma_g1_sample_size,
+    rr_report_probability,
+)
+from dpquant.reference.distributed_quantiles.padding import exact_cdf, pad_users
+from dpquant.reference.primitives.randomized_response import keep_probability_mp, rr_channel
 
 
 @given(
@@ -39,3 +67,126 @@ def test_lemma_g5_expression_is_the_implementations_epsilon(
     assert abs(float(goal.mid()) - (eps - float(implemented))) <= 1e-12
     assert 0 <= float(s) <= float(Fraction(LEMMA_G5.parts[0].variables[1].hi))
     assert 0 <= float(w) < 5 / 16
+
+
+def mid(ball: object) -> mpmath.mpf:
+    """The ball's midpoint to 45 digits (read at 256 bits: flint rounds to its context's)."""
+    from flint import ctx
+
+    saved, ctx.prec = ctx.prec, 256
+    try:
+        return mpmath.mpf(ball.mid().str(45, radius=False))  # type: ignore[attr-defined]
+    finally:
+        ctx.prec = saved
+
+
+def exact(text: str, names: tuple[str, ...], point: dict[str, Fraction]) -> sympy.Expr:
+    """The catalogue expression ``text`` at an exact point, by sympy (rationals stay exact)."""
+    expr = parse_expression(text, names)
+    return sympy.simplify(expr.subs({sympy.Symbol(k, real=True): sympy.Rational(v.numerator, v.denominator)
+                                      for k, v in point.items()}))
+
+
+@given(st.floats(min_value=1e-3, max_value=30.0))
+def test_lemma_a1_expressions_are_the_implementations_channel(eps: float) -> None:
+    """The catalogue's keep and flip probabilities are the implementation's RR channel (the
+    float ε read exactly)."""
+    with mpmath.workdps(60):
+        channel = rr_channel(eps)
+        for text, value in ((_KEEP, channel[0][0]), (_FLIP, channel[0][1])):
+            ball = enclose(text, {"eps": Fraction(eps)})
+            assert abs(mid(ball) - value) < mpmath.mpf(10) ** -35
+        assert channel[1][1] == channel[0][0] == keep_probability_mp(eps)
+    assert all(p.method == "identity" for p in LEMMA_A1.parts)
+
+
+def test_theorem_a3_point_is_the_exact_law_and_the_printed_bound() -> None:
+    """At n = 1, p = 1/2, α = 2/5 the exact tail is 1 and the catalogue's bound is the
+    implementation's printed Bernstein bound."""
+    point = THEOREM_A3.parts[0].points[0]
+    p, alpha = Fraction(point["p"]), Fraction(point["alpha"])
+    assert binomial_mean_deviation_tail(1, p, alpha) == 1
+    ball = enclose(_A3_BOUND, {"n": Fraction(1), "p": p, "alpha": alpha})
+    with mpmath.workdps(60):
+        printed = bernstein_as_stated(1, alpha, p * (1 - p))
+        assert abs(mid(ball) - printed) < mpmath.mpf(10) ** -30
+
+
+@given(
+    st.fractions(min_value=Fraction(1, 1000), max_value=Fraction(1, 2), max_denominator=1000),
+    st.fractions(min_value=0, max_value=1, max_denominator=1000),
+)
+def test_theorem_a3_region_has_exact_tail_one(alpha: Fraction, p: Fraction) -> None:
+    """On the region (α < p < 1 − α) one Bernoulli(p) variable misses its mean by > α surely."""
+    if not alpha < p < 1 - alpha:
+        return
+    assert binomial_mean_deviation_tail(1, p, alpha) == 1
+    with mpmath.workdps(60):
+        ball = enclose(_A3_BOUND, {"n": Fraction(1), "p": p, "alpha": alpha})
+        printed = bernstein_as_stated(1, alpha, p * (1 - p))
+        assert abs(mid(ball) - printed) < mpmath.mpf(10) ** -30
+
+
+@st.composite
+def padded_cases(draw: st.DrawFn) -> tuple[np.ndarray, int, Fraction, int]:
+    n = draw(st.integers(2, 12))
+    B = draw(st.integers(2, 9))
+    users = np.array(draw(st.lists(st.integers(1, B), min_size=n, max_size=n)))
+    tau = Fraction(draw(st.integers(1, n - 1)), n)
+    y = draw(st.integers(1, B - 1))
+    return users, B, tau, y
+
+
+@given(padded_cases())
+def test_lemma_b1_padded_cdf_is_the_implementations(case: tuple[np.ndarray, int, Fraction, int]) -> None:
+    """The catalogue's F_P at (n, c = n·F_D(y), τ) is the implementation's padded CDF at y, and
+    every identity of the certificate vanishes there (exact)."""
+    users, B, tau, y = case
+    n = users.size
+    c = exact_cdf(users, y) * n
+    point = {"n": Fraction(n), "c": c, "tau": tau, "alpha": Fraction(1, 7)}
+    names = tuple(v.name for v in LEMMA_B1.parts[0].variables)
+    assert exact(_FP, names, point) == sympy.Rational(*_pair(exact_cdf(pad_users(users, B, tau), y)))
+    for part in LEMMA_B1.parts:
+        assert exact(part.goal.expression, names, point) == 0
+
+
+def _pair(x: Fraction) -> tuple[int, int]:
+    return x.numerator, x.denominator
+
+
+def test_lemma_g1_bound_is_below_the_implementations_exact_tail() -> None:
+    """The certificate's partial sum is the implementation's exact tail less its far terms; the
+    printed n-bound and the report probability are the implementation's; the kept indices are
+    exactly the misses by > α next to the window."""
+    point = {k: Fraction(v) for k, v in LEMMA_G1.parts[0].points[0].items()}
+    n, p, alpha, eps = G1_N, point["p"], point["alpha"], point["eps"]
+    with mpmath.workdps(60):
+        bound = enclose(g1_tail_lower_bound(), point, precision=192)
+        tail = lemma_g1_exact_tail(n, p, alpha, eps)
+        low = mid(bound)
+        assert low < tail < low + mpmath.mpf("2e-4")
+        assert low > mpmath.mpf(1) / 20 == mpmath.mpf(point["beta"].numerator) / 20
+        printed = enclose(_G1_PRINTED, point)
+        # the implementation reads α = 1/20 as the float 0.05: agreement to 1e-9
+        assert abs(lemma_g1_bracket_as_printed(p, alpha, eps) * mpmath.log(20) - mid(printed)) < 1e-9
+        assert n - 1 < lemma_g1_bracket_as_printed(p, alpha, eps) * mpmath.log(20) <= n
+        q = rr_report_probability(p, eps)
+        t = mpmath.mpf(alpha.numerator) / alpha.denominator * mpmath.tanh(mpmath.mpf(int(eps)) / 2)
+        assert abs(mpmath.mpf(G1_UPPER) / n - q) > t >= abs(mpmath.mpf(G1_UPPER - 1) / n - q)
+        assert abs(mpmath.mpf(G1_LOWER) / n - q) > t >= abs(mpmath.mpf(G1_LOWER + 1) / n - q)
+        kept = sum(mpmath.binomial(n, k) * q**k * (1 - q) ** (n - k)
+                   for k in [*range(G1_UPPER, G1_UPPER + G1_TERMS + 1),
+                             *range(G1_LOWER - G1_TERMS, G1_LOWER + 1)])
+        assert abs(kept - low) < mpmath.mpf(10) ** -30
+
+
+def test_lemma_g1_corrected_form_point_is_the_implementations() -> None:
+    """At the second point the implementation's proof-form sample size is below 1 (n = 1 is
+    allowed), its exact tail is 1, and the certified sum of the two binomial terms is 1."""
+    point = {k: Fraction(v) for k, v in LEMMA_G1.parts[1].points[0].items()}
+    p, alpha, eps, beta = point["p"], point["alpha"], point["eps"], point["beta"]
+    with mpmath.workdps(60):
+        assert lemma_g1_sample_size(p, alpha, eps, beta) <= 1
+        assert lemma_g1_exact_tail(1, p, alpha, eps) == 1
+        assert abs(mid(enclose(g1_tail_lower_bound(1, 0, 0), point, precision=192)) - 1) < 1e-40
