@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dpquant.certify.catalogue import aamand25
+from dpquant.certify.catalogue import aamand25, classic
 from dpquant.certify.specs import ClaimCertification
 
-CATALOGUE: tuple[ClaimCertification, ...] = (*aamand25.CERTIFICATIONS,)
+CATALOGUE: tuple[ClaimCertification, ...] = (*aamand25.CERTIFICATIONS, *classic.CERTIFICATIONS)
 """Every certification, in ledger order of groups."""
 
 __all__ = ["CATALOGUE"]
