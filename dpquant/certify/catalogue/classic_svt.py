@@ -84,7 +84,7 @@ SVT4 = ClaimCertification(
         "exact log-ratio on the twelve StatDP pairs is at most the bound (1 + 6c)ε/4 = 0.875."
     ),
     domain=(
-        "not ε-DP: every ε ∈ [1/1000, 20] (the log-ratio is 1.748ε to 1.750ε there); the "
+        "not ε-DP: every ε ∈ [1/1000, 20] (numerically the log-ratio is 1.748ε to 1.750ε there); the "
         "twelve pairs' losses below (1 + 6c)ε/4: the point ε = 1/2; the bound (1 + 6c)ε/4 "
         "itself for every pair is Lyu et al.'s analysis (cited, not certified)"
     ),
@@ -136,7 +136,7 @@ SVT6 = ClaimCertification(
         "kε/2 (k = 10)."
     ),
     domain=(
-        "not ε-DP: every ε ∈ [1/1000, 20] (the log-ratio is 4.1ε to 5ε there); the bound kε/2: "
+        "not ε-DP: every ε ∈ [1/1000, 20] (numerically the log-ratio is 4.1ε to 5ε there); the bound kε/2: "
         "every ε > 0, every pair of ℓ∞ neighbours, given the factor-by-factor step (human)"
     ),
     parts=(
