@@ -287,7 +287,7 @@ def _loss(p: Any, q: Any) -> tuple[Any, str]:
         return _hull([_grid_max_log_ratio(p, q), _grid_max_log_ratio(q, p)]), BUDGET
     if isinstance(p, PiecewiseLogLinear):
         return _piecewise_loss(p, q)
-    total, bases = iv.mpf(0), []
+    total, bases = iv.mpf(0), list[str]()
     for c, d in zip(p.components, q.components, strict=True):
         value, basis = _loss(c, d)
         total, bases = total + value, [*bases, basis]

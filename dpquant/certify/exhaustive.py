@@ -29,7 +29,14 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpquant.certify.enclosures import BUDGET, EXACT, Enclosure, check_law, delta_enclosure, loss_enclosure
+from dpquant.certify.enclosures import (
+    BUDGET,
+    EXACT,
+    Enclosure,
+    check_law,
+    delta_enclosure,
+    loss_enclosure,
+)
 from dpquant.errors import ParameterError
 from dpquant.reference.core import PrivacyClaim, check_claim, has_exact
 from dpquant.reference.registry import REGISTRY, RegistryEntry
