@@ -63,6 +63,7 @@ PAGES = (
     "auditor/measures.html",
     *(f"papers/{paper}.html" for paper in PAPERS),
     "validating.html",
+    "certified/exhaustive.html",
     "api/reference.html",
     "api/audit.html",
     "DESIGN.html",

@@ -111,6 +111,13 @@ class DiscreteLaw:
         support: The atoms, at most :data:`MAX_ATOMS`.
         log_weights: Their log-weights, one per atom; they need not be normalised.
 
+    Attributes:
+        support: The distinct atoms (sorted when numeric).
+        logp: Their normalised log-probabilities, ``mpf`` at :data:`DPS` digits (rounded when
+            the weights were not exact).
+        exact_probabilities: The probabilities as exact ``Fraction`` values when the law was
+            built by :meth:`from_probabilities` from ``int`` and ``Fraction`` values, else None.
+
     Raises:
         ValueError: ``support`` and ``log_weights`` of different lengths, empty, or longer than
             :data:`MAX_ATOMS`; an atom that is NaN (or a label containing one), an infinite or
@@ -169,10 +176,16 @@ class DiscreteLaw:
         cum = np.cumsum(self._p_float)
         self._cum = cum / cum[-1]
         self._numeric_cache: np.ndarray | None = None
+        self.exact_probabilities: tuple[Fraction, ...] | None = None
 
     @classmethod
     def from_probabilities(cls, support: Indexed, probabilities: Indexed) -> DiscreteLaw:
         """Build from probabilities (Fractions stay exact up to the final logarithm).
+
+        When every probability is an ``int`` or a ``Fraction``, the law also keeps them exactly:
+        :attr:`exact_probabilities` (aligned with ``support``, repeated atoms summed, divided by
+        their exact total), what a rigorous enclosure of a divergence starts from
+        (:mod:`dpquant.certify.enclosures`); otherwise it is None.
 
         Args:
             support: The atoms.
@@ -214,7 +227,16 @@ class DiscreteLaw:
                     f"a sum of {mpmath.nstr(total, 17)}",
                 )
             logs = [MP_NINF if v == 0 else mpmath.log(v) for v in values]
-        return cls(support, logs)
+        law = cls(support, logs)
+        given = [probabilities[k] for k in range(len(probabilities))]
+        if all(isinstance(p, int | Fraction) and not isinstance(p, bool) for p in given):
+            exact = [Fraction(0)] * len(law.support)
+            for k, p in enumerate(given):
+                if p:
+                    exact[law._index[_check_atom(support[k], k)]] += Fraction(p)
+            total = sum(exact, Fraction(0))
+            law.exact_probabilities = tuple(x / total for x in exact)
+        return law
 
     def __len__(self) -> int:
         return len(self.support)
