@@ -16,15 +16,16 @@ where its hypotheses ``h REL' 0`` hold, and proves it in one of three ways:
     right side of 0 that the Arb enclosure of the goal is certainly on the right side of) or
     shows the box lies outside the claim's domain (``outside``: hypothesis ``i`` certainly fails
     on the whole box, its enclosure certainly on the wrong side of ``bound``). A third kind of
-    leaf is *monotone*: the part lists derivatives (``{"of": i, "variable": x, "expression":
-    d}``: d is the partial derivative in x of expression i, the goal being expression 0 and
-    derivative k expression k + 1), each checked here by sympy (``diff`` minus d simplifies to
-    0; the parent uses no Abs, Min, Max, floor or ceiling). A monotone leaf proves, by its
-    ``slope`` subtree, that d keeps one sign on the whole box (``up``: d >= 0, ``down``:
-    d <= 0), and, by its ``face`` subtree, the goal on the face of the box where the expression
-    is least along x (for ``>=`` and ``>``; greatest for ``<=`` and ``<``); by the mean value
-    theorem the goal then holds on the whole box. This settles goals that are tight on a face
-    (0 at ε = 0, say), where no enclosure of a box touching the face can. No hypothesis may
+    leaf is *monotone*. The part lists derived expressions (the goal is expression 0, entry k
+    expression k + 1): ``{"of": i, "variable": x, "expression": d}``, d the partial derivative
+    in x of expression i (which uses no Abs, Min, Max, floor or ceiling), or with ``"at": e``,
+    expression i with x set to e; sympy checks each (the difference simplifies to 0). A
+    monotone leaf proves, by its ``slope`` subtree, that a derivative d of the expression keeps
+    one sign on the whole box (``up``: d >= 0, ``down``: d <= 0), and, by its ``on_face``
+    subtree, its ``face`` expression (the expression at the end e of x's range where it is
+    least, for ``>=`` and ``>``; greatest for ``<=`` and ``<``) on the box with x = e; by the
+    mean value theorem the goal holds on the whole box. This settles goals that are tight on a
+    face (0 at ε = 0, say), where no enclosure of a box touching the face can. No hypothesis may
     leave a box out inside a monotone leaf.
 ``points``
     Single points (a counterexample): at each, every hypothesis certainly holds and the goal,
@@ -273,7 +274,7 @@ _PART_KEYS = {
     "tree",
     "points",
     "note",
-    "derivatives",
+    "expressions",
 }
 _NOT_SMOOTH = {"Abs", "Min", "Max", "floor", "ceiling"}
 _FACE = {
@@ -372,44 +373,53 @@ _FAILS = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
 
 
 @dataclass(frozen=True)
-class Derivative:
-    """``expression`` is the partial derivative of expression ``of`` in ``variable``."""
+class Derived:
+    """Expression ``of`` differentiated in ``variable`` (``at`` None), or with ``variable``
+    set to ``at`` (the face of a monotone leaf)."""
 
     of: int
     variable: str
+    at: Fraction | None
     tree: Node
 
 
-def _derivatives(raw: Any, names: set[str], goal: Condition, where: str) -> list[Derivative]:
-    """The part's derivatives, each checked by sympy: the derivative of its parent expression
-    (the goal is expression 0, derivative k is expression k + 1) minus it simplifies to 0, and
-    the parent uses no function that is not smooth (Abs, Min, Max, floor, ceiling)."""
+def _expressions(raw: Any, names: set[str], goal: Condition, where: str) -> list[Derived]:
+    """The part's derived expressions (the goal is expression 0, entry k is expression k + 1),
+    each checked by sympy: a derivative of its parent (the parent using no Abs, Min, Max,
+    floor or ceiling) or its parent at a value of one variable, the difference simplifying
+    to 0."""
     import sympy
 
     if not isinstance(raw, list):
-        raise CertificateError(where, "derivatives must be a list")
+        raise CertificateError(where, "expressions must be a list")
     trees = [goal.tree]
-    out: list[Derivative] = []
+    out: list[Derived] = []
     symbols = {n: sympy.Symbol(n, real=True) for n in names}
     for k, item in enumerate(raw):
-        w = f"{where}.derivatives[{k}]"
-        item = _keys(item, {"of", "variable", "expression"}, {"of", "variable", "expression"}, w)
+        w = f"{where}.expressions[{k}]"
+        item = _keys(
+            item, {"of", "variable", "expression", "at"}, {"of", "variable", "expression"}, w
+        )
         of, variable = item["of"], item["variable"]
         if isinstance(of, bool) or not isinstance(of, int) or not 0 <= of < len(trees):
             raise CertificateError(w, f"of must name an earlier expression, got {of!r}")
         if variable not in names:
             raise CertificateError(w, f"unknown variable {variable!r}")
-        if _uses(trees[of], _NOT_SMOOTH):
-            raise CertificateError(
-                w, "the expression differentiated uses a function that is not smooth"
-            )
         tree = parse(item["expression"], names, w)
         parent = _to_sympy(trees[of], symbols, sympy)
         claimed = _to_sympy(tree, symbols, sympy)
-        if sympy.simplify(sympy.diff(parent, symbols[variable]) - claimed) != 0:
-            raise CertificateError(w, "sympy does not find it the derivative of its parent")
+        if "at" in item:
+            at = rational(item["at"], w + ".at")
+            expected = parent.subs(symbols[variable], sympy.Rational(at.numerator, at.denominator))
+        else:
+            at = None
+            if _uses(trees[of], _NOT_SMOOTH):
+                raise CertificateError(w, "the expression differentiated is not smooth")
+            expected = sympy.diff(parent, symbols[variable])
+        if sympy.simplify(expected - claimed) != 0:
+            raise CertificateError(w, "sympy does not find it the derivative or face of its parent")
         trees.append(tree)
-        out.append(Derivative(of, variable, tree))
+        out.append(Derived(of, variable, at, tree))
     return out
 
 
@@ -431,8 +441,8 @@ def _check_boxes(
     A stack entry proves expression ``index`` (0: the goal, k + 1: derivative k) in ``relation``
     on ``box``. Inside a monotone leaf (its slope and its face) no box may be left out through a
     hypothesis: the monotone argument runs along the whole box."""
-    derivatives = _derivatives(part.get("derivatives", []), set(variables), goal, where)
-    trees = [goal.tree, *(d.tree for d in derivatives)]
+    derived = _expressions(part.get("expressions", []), set(variables), goal, where)
+    trees = [goal.tree, *(d.tree for d in derived)]
     box = {v.name: (v.lo, v.hi) for v in variables.values()}
     stack: list[tuple[Any, dict[str, tuple[Fraction, Fraction]], str, int, int, str, bool]] = [
         (part["tree"], box, where + ".tree", 0, 0, goal.relation, True)
@@ -472,27 +482,32 @@ def _check_boxes(
                 )
             continue
         if isinstance(node, dict) and "monotone" in node:
-            keys = {"monotone", "direction", "slope", "face"}
+            keys = {"monotone", "direction", "slope", "face", "on_face"}
             node = _keys(node, keys, keys, w)
-            j = node["monotone"]
-            if isinstance(j, bool) or not isinstance(j, int) or not 1 <= j <= len(derivatives):
-                raise CertificateError(w, f"monotone names no derivative: {j!r}")
-            d = derivatives[j - 1]
-            if d.of != index or node["direction"] not in ("up", "down"):
+            j, f = node["monotone"], node["face"]
+            for k in (j, f):
+                if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(derived):
+                    raise CertificateError(w, f"monotone names no derived expression: {k!r}")
+            d, face = derived[j - 1], derived[f - 1]
+            if d.of != index or d.at is not None or node["direction"] not in ("up", "down"):
                 raise CertificateError(
                     w, "monotone: not a derivative of the expression proven here"
                 )
             lo, hi = box[d.variable]
-            face = (lo, lo) if _FACE[(relation, node["direction"])] == 0 else (hi, hi)
+            end = lo if _FACE[(relation, node["direction"])] == 0 else hi
+            if face.of != index or face.variable != d.variable or face.at != end:
+                raise CertificateError(
+                    w, f"monotone: the face is not this expression at {d.variable} = {end}"
+                )
             slope = ">=" if node["direction"] == "up" else "<="
             stack.append((node["slope"], box, w + ".slope", depth + 1, j, slope, False))
             stack.append(
                 (
-                    node["face"],
-                    {**box, d.variable: face},
-                    w + ".face",
+                    node["on_face"],
+                    {**box, d.variable: (end, end)},
+                    w + ".on_face",
                     depth + 1,
-                    index,
+                    f,
                     relation,
                     False,
                 )
@@ -615,8 +630,8 @@ def check_part(part: Any, where: str) -> int:
     saved = ctx.prec
     ctx.prec = precision
     try:
-        if "derivatives" in part and method != "boxes":
-            raise CertificateError(where, "only a boxes part has derivatives")
+        if "expressions" in part and method != "boxes":
+            raise CertificateError(where, "only a boxes part has derived expressions")
         if method == "boxes" and "tree" in part and "points" not in part:
             return _check_boxes(part, variables, goal, hypotheses, where)
         if method == "points" and "points" in part and "tree" not in part:

@@ -204,8 +204,9 @@ def prove_boxes(part: Part) -> tuple[dict[str, Any], int]:
 
 
 def prove_boxes_with_derivatives(part: Part) -> tuple[dict[str, Any], int, list[dict[str, Any]]]:
-    """:func:`prove_boxes`, and the derivatives its monotone leaves use (the certificate's
-    ``derivatives``: each ``{"of", "variable", "expression"}``)."""
+    """:func:`prove_boxes`, and the derived expressions its monotone leaves use (the
+    certificate's ``expressions``: derivatives ``{"of", "variable", "expression"}`` and faces
+    with an ``"at"``)."""
     from flint import ctx
 
     saved = ctx.prec
@@ -258,10 +259,34 @@ class _Search:
                     evaluator = compile_expression(parse_expression(text, self.part.names))
                 except ValueError:
                     return None
-                self.exprs.append(d)
-                self.evaluators.append(evaluator)
-                self.derivatives.append({"of": index, "variable": name, "expression": text})
-                self._cache[key] = len(self.exprs) - 1
+                self._cache[key] = self._add(
+                    d, evaluator, {"of": index, "variable": name, "expression": text}
+                )
+        return self._cache[key]
+
+    def _add(self, expr: Any, evaluator: Evaluator, entry: dict[str, Any]) -> int:
+        self.exprs.append(expr)
+        self.evaluators.append(evaluator)
+        self.derivatives.append(entry)
+        return len(self.exprs) - 1
+
+    def face(self, index: int, name: str, at: Fraction) -> int | None:
+        """The expression index of expression ``index`` with ``name`` set to ``at`` (sympy's
+        own evaluation on substituting: ``a - a/(a*0 + 1)`` becomes 0), or None."""
+        import sympy
+
+        key = (index, f"{name}={at}")
+        if key not in self._cache:
+            value = sympy.Rational(at.numerator, at.denominator)
+            e = self.exprs[index].subs(sympy.Symbol(name, real=True), value)
+            text = str(e)
+            try:
+                evaluator = compile_expression(parse_expression(text, self.part.names))
+            except ValueError:
+                self._cache[key] = None
+            else:
+                entry = {"of": index, "variable": name, "at": _text(at), "expression": text}
+                self._cache[key] = self._add(e, evaluator, entry)
         return self._cache[key]
 
     def main(self) -> tuple[dict[str, Any], int]:
@@ -337,13 +362,21 @@ class _Search:
         slope = self.sub(j, ">=" if direction == "up" else "<=", box, level + 1)
         if slope is None:
             return None
-        low_face = (relation in (">=", ">")) == (direction == "up")
-        face_box = {**box, name: (lo, lo) if low_face else (hi, hi)}
-        face = self.sub(index, relation, face_box, level + 1)
-        if face is None:
+        end = lo if (relation in (">=", ">")) == (direction == "up") else hi
+        f = self.face(index, name, end)
+        if f is None:
             return None
-        node = {"monotone": j, "direction": direction, "slope": slope[0], "face": face[0]}
-        return node, slope[1] + face[1]
+        on_face = self.sub(f, relation, {**box, name: (end, end)}, level + 1)
+        if on_face is None:
+            return None
+        node = {
+            "monotone": j,
+            "direction": direction,
+            "face": f,
+            "slope": slope[0],
+            "on_face": on_face[0],
+        }
+        return node, slope[1] + on_face[1]
 
     def sub(
         self, index: int, relation: str, box: Box, level: int
@@ -363,7 +396,9 @@ class _Search:
                 if leaves > _SUB_BUDGET:
                     return None
                 continue
-            if leaves + len(queue) >= _SUB_BUDGET >> (2 * (level - 1)) or _is_point(self.variables, b):
+            if leaves + len(queue) >= _SUB_BUDGET >> (2 * (level - 1)) or _is_point(
+                self.variables, b
+            ):
                 return None
             name, at = _split(self.evaluators[index], relation, self.variables, b)
             low, high = _children(self.variables, b, name, at)

@@ -76,7 +76,7 @@ def _part(part: Part) -> tuple[dict[str, Any], int]:
         out["precision"] = part.precision
         out["tree"], leaves, derivatives = prove_boxes_with_derivatives(part)
         if derivatives:
-            out["derivatives"] = derivatives
+            out["expressions"] = derivatives
     elif part.method == "points":
         out["precision"] = part.precision
         out["points"] = prove_points(part)

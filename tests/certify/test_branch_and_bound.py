@@ -193,7 +193,7 @@ def test_a_goal_tight_on_a_face_is_proven_by_monotone_leaves() -> None:
                          goal=Condition(goal, ">="), max_leaves=500))
     certified = certify(monotone_spec(goal))
     data = certified.data
-    assert data["parts"][0]["derivatives"][0] == {"of": 0, "variable": "x", "expression": "a - a/(a*x + 1)"}
+    assert data["parts"][0]["expressions"][0] == {"of": 0, "variable": "x", "expression": "a - a/(a*x + 1)"}
     assert "monotone" in str(data["parts"][0]["tree"])
     assert check_certificate(data).leaves == certified.leaves
 
@@ -211,19 +211,22 @@ def find(node: dict, key: str) -> dict:
 
 @pytest.mark.parametrize(
     "tamper",
-    ["derivative", "direction", "outside", "index"],
+    ["derivative", "direction", "outside", "index", "face"],
 )
 def test_a_tampered_monotone_leaf_is_refused(tamper: str) -> None:
     data = certify(monotone_spec("a*x - log(1 + a*x)")).data
     part = data["parts"][0]
     leaf = find(part["tree"], "monotone")
     if tamper == "derivative":
-        part["derivatives"][0]["expression"] = "a - a/(a*x + 2)"  # not the derivative
+        part["expressions"][0]["expression"] = "a - a/(a*x + 2)"  # not the derivative
     elif tamper == "direction":
         leaf["direction"] = "down"  # the face moves to x's high end, the slope must be <= 0
     elif tamper == "outside":
         part["hypotheses"] = [{"expression": "x - 1/2", "relation": ">"}]
-        find(leaf["face"], "bound").update({"outside": 0, "bound": "-1/2"})
+        find(leaf["on_face"], "bound").update({"outside": 0, "bound": "-1/2"})
+    elif tamper == "face":
+        face = part["expressions"][leaf["face"] - 1]
+        face["at"], face["expression"] = "1", face["expression"].replace("x", "1")
     else:
         leaf["monotone"] = 7
     with pytest.raises(CertificateError):
