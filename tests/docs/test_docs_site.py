@@ -63,6 +63,7 @@ PAGES = (
     "auditor/measures.html",
     *(f"papers/{paper}.html" for paper in PAPERS),
     "validating.html",
+    "certified/index.html",
     "certified/exhaustive.html",
     "api/reference.html",
     "api/audit.html",
@@ -120,7 +121,9 @@ def _parse(site: Path, url: str) -> tuple[_Page, str]:
 
 
 def test_the_built_site_has_its_pages_figures_tables_and_search(site: Path) -> None:
-    from dpquant.reference.claims import load_ledger
+    from html import escape as html_escape
+
+    from dpquant.reference.claims import STATUSES, load_ledger
 
     ledger = load_ledger()
     shown = 0
@@ -136,15 +139,15 @@ def test_the_built_site_has_its_pages_figures_tables_and_search(site: Path) -> N
         if url.startswith("papers/"):
             paper = url.split("/")[1].removesuffix(".html")
             entries = sum(1 for c in ledger if c.paper == paper)
-            assert (
-                html.count("<strong>verified</strong>")
-                + html.count("<strong>refuted</strong>")
-                + html.count("<strong>simulated</strong>")
-                + html.count("<strong>documented</strong>")
-                + html.count("<strong>todo</strong>")
-                >= entries
-            ), paper
+            assert sum(html.count(f"<strong>{status}</strong>") for status in STATUSES) >= entries, paper
             assert f"{entries} entries" in html, paper
+    # every entry with a certificate: on the certified page and beside its status, its domain
+    certified_html = _parse(site, "certified/index.html")[1]
+    for c in (c for c in ledger if c.certificate):
+        assert c.id in certified_html, c.id
+        assert html_escape(c.domain.split()[0]) in certified_html, c.id
+    for url in ("auditor/measures.html", "auditor/index.html"):  # the two groups of no paper
+        assert "<strong>verified</strong>" in _parse(site, url)[1], url
     assert shown >= 20  # the papers' figures and the catalogue's plots
     for paper in PAPERS:  # every paper page shows its reproduced figures
         assert _parse(site, f"papers/{paper}.html")[0].images, paper
