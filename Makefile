@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 WORKERS ?= 2
 
-.PHONY: test audit golden lint browser bench bench-audit claims docs docs-test clean
+.PHONY: test audit golden lint browser bench bench-audit claims certify docs docs-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ bench-audit: $(STAMP)
 
 claims: $(STAMP)
 	$(VENV)/bin/dpquant claims
+
+# prove the certified claims again (no write), then the independent checker over the committed
+# certificates (notes/certified.md)
+certify: $(STAMP)
+	$(VENV)/bin/dpquant certify
+	$(PY) proofs_checks/certificate_checker.py
 
 # the documentation site (mkdocs.yml, sources in docs/) into build/docs; --strict: a broken link,
 # a missing reference or a docstring mkdocstrings cannot read fails the build

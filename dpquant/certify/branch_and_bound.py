@@ -47,14 +47,29 @@ class CertificationFailed(Exception):
 
 @dataclass(frozen=True)
 class Compiled:
-    """A part's goal and hypotheses compiled to ball evaluators."""
+    """A part's goal and hypotheses compiled to ball evaluators.
+
+    Attributes:
+        goal: The goal's evaluator.
+        hypotheses: Each hypothesis's evaluator.
+    """
 
     goal: Evaluator
     hypotheses: tuple[Evaluator, ...]
 
 
 def compile_part(part: Part) -> Compiled:
-    """The evaluators of ``part``'s goal and hypotheses."""
+    """The evaluators of ``part``'s goal and hypotheses.
+
+    Args:
+        part: The part.
+
+    Returns:
+        Its goal's and hypotheses' evaluators.
+
+    Raises:
+        ValueError: An expression outside the language (named).
+    """
     names = part.names
 
     def one(c: Condition, name: str) -> Evaluator:
@@ -67,9 +82,17 @@ def compile_part(part: Part) -> Compiled:
 
 
 def short_bound(value: Any, relation: str) -> Fraction | None:
-    """A short decimal bound ``b`` with the ball ``value`` certainly on ``relation``'s side of
-    ``b`` and ``b`` on that side of 0 (``b = 0`` for ``>=`` and ``<=`` when the ball touches
-    0's side only barely), or None when there is none."""
+    """A short decimal bound of a ball for a leaf of a certificate.
+
+    Args:
+        value: A python-flint ``arb``.
+        relation: One of ``>=``, ``>``, ``<=``, ``<``.
+
+    Returns:
+        A short decimal ``b`` with ``value`` certainly on ``relation``'s side of ``b`` and ``b``
+        on that side of 0 (``b = 0`` for ``>=`` and ``<=`` when the ball touches 0's side only
+        barely); None when there is none.
+    """
     if relation in ("<=", "<"):
         flipped = short_bound(-value, {"<=": ">=", "<": ">"}[relation])
         return None if flipped is None else -flipped
@@ -181,6 +204,12 @@ def _short_inside(lo: Fraction, hi: Fraction) -> Fraction:
 def prove_boxes(part: Part) -> tuple[dict[str, Any], int]:
     """The bisection tree of a ``"boxes"`` part, and its number of leaves.
 
+    Args:
+        part: The part (method ``"boxes"``).
+
+    Returns:
+        The tree (the certificate's ``tree``) and its number of leaves.
+
     The boxes are taken breadth first, so that a violation anywhere in the box is met before
     the budget is spent on a corner where the goal is tight; each box undecided is first
     evaluated at its centre, and a centre where the goal certainly fails stops the search as a
@@ -204,9 +233,18 @@ def prove_boxes(part: Part) -> tuple[dict[str, Any], int]:
 
 
 def prove_boxes_with_derivatives(part: Part) -> tuple[dict[str, Any], int, list[dict[str, Any]]]:
-    """:func:`prove_boxes`, and the derived expressions its monotone leaves use (the
-    certificate's ``expressions``: derivatives ``{"of", "variable", "expression"}`` and faces
-    with an ``"at"``)."""
+    """:func:`prove_boxes`, and the derived expressions its monotone leaves use.
+
+    Args:
+        part: The part (method ``"boxes"``).
+
+    Returns:
+        The tree, its number of leaves, and the certificate's ``expressions``: derivatives
+        ``{"of", "variable", "expression"}`` and faces with an ``"at"``.
+
+    Raises:
+        CertificationFailed: As :func:`prove_boxes`.
+    """
     from flint import ctx
 
     saved = ctx.prec
@@ -436,6 +474,12 @@ def _fails_at_centre(part: Part, compiled: Compiled, box: Box) -> bool:
 def prove_points(part: Part) -> list[dict[str, Any]]:
     """The checked points of a ``"points"`` part, each with its bound.
 
+    Args:
+        part: The part (method ``"points"``).
+
+    Returns:
+        The certificate's ``points``: each point's coordinates and bound.
+
     Raises:
         CertificationFailed: A point where a hypothesis or the goal is not certainly met.
     """
@@ -463,7 +507,15 @@ def prove_points(part: Part) -> list[dict[str, Any]]:
 
 
 def point_text(part: Part, point: dict[str, Any]) -> dict[str, str]:
-    """A point of a ``"points"`` part as the certificate writes it (exact, short)."""
+    """A point of a ``"points"`` part as the certificate writes it.
+
+    Args:
+        part: The part.
+        point: The point's coordinates.
+
+    Returns:
+        Each coordinate as exact, short text.
+    """
     return {v.name: _text(Fraction(point[v.name])) for v in part.variables}
 
 

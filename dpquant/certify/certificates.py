@@ -25,6 +25,7 @@ FORMAT = "dpquant-certificate/1"
 """The certificate format the checker accepts."""
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The repository around the package (a source checkout)."""
 CERTIFICATES = REPO_ROOT / "proofs_checks" / "certificates"
 """Where the repository keeps its certificates (a source checkout)."""
 
@@ -148,13 +149,28 @@ def statement(spec: ClaimCertification) -> dict[str, Any]:
 
 
 def certificate_path(claim: str, root: Path = CERTIFICATES) -> Path:
-    """Where the certificate of the ledger entry ``claim`` lives."""
+    """Where the certificate of a ledger entry lives.
+
+    Args:
+        claim: The ledger id (``"paper/name"``).
+        root: The folder of the certificates.
+
+    Returns:
+        ``root/paper/name.json``.
+    """
     paper, _, rest = claim.partition("/")
     return root / paper / f"{rest}.json"
 
 
 def dumps(data: dict[str, Any]) -> str:
-    """The certificate as text: indented, but each part's tree or points on one line."""
+    """The certificate as text.
+
+    Args:
+        data: A certificate (:attr:`Certified.data`).
+
+    Returns:
+        Indented JSON, each part's tree or points on one line.
+    """
     compact = {}
     parts = []
     for k, part in enumerate(data["parts"]):
@@ -172,7 +188,15 @@ def dumps(data: dict[str, Any]) -> str:
 
 
 def write(certified: Certified, root: Path = CERTIFICATES) -> Path:
-    """Write a certificate as indented JSON; return its path."""
+    """Write a certificate.
+
+    Args:
+        certified: The certificate.
+        root: The folder of the certificates.
+
+    Returns:
+        The path written (:func:`certificate_path`).
+    """
     path = certificate_path(certified.claim, root)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dumps(certified.data), encoding="utf-8")

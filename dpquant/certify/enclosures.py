@@ -146,7 +146,9 @@ def _discrete_logs(law: DiscreteLaw) -> tuple[dict[Any, Any], str]:
     if law.exact_probabilities is not None:
         return dict(zip(law.support, law.exact_probabilities, strict=True)), EXACT
     tau = LOG_ERROR_BUDGET
-    return {a: iv.mpf([lp - tau, lp + tau]) for a, lp in zip(law.support, law.logp, strict=True)}, BUDGET
+    return {
+        a: iv.mpf([lp - tau, lp + tau]) for a, lp in zip(law.support, law.logp, strict=True)
+    }, BUDGET
 
 
 def _log_of(x: Any) -> Any:
@@ -190,7 +192,9 @@ def _grid_cells(p: GridLaw, q: GridLaw) -> tuple[list[Fraction], list[Any], list
     if len(p) != len(q):
         raise ValueError(f"p and q: grid laws of different dimensions: {len(p)} and {len(q)}")
     merged = [sorted(set(a) | set(b)) for a, b in zip(p.exact_breaks, q.exact_breaks, strict=True)]
-    widths = [[Fraction(y) - Fraction(x) for x, y in zip(m[:-1], m[1:], strict=True)] for m in merged]
+    widths = [
+        [Fraction(y) - Fraction(x) for x, y in zip(m[:-1], m[1:], strict=True)] for m in merged
+    ]
     volumes: list[Fraction] = [Fraction(1)]
     for w in widths:
         volumes = [v * x for v in volumes for x in w]
@@ -273,7 +277,9 @@ def _check_pair(p: Any, q: Any) -> None:
     if isinstance(p, ProductLaw):
         kinds = [type(c) for c in p.components], [type(c) for c in q.components]
         if kinds[0] != kinds[1]:
-            raise ValueError("p and q: product laws must have the same number and kinds of coordinates")
+            raise ValueError(
+                "p and q: product laws must have the same number and kinds of coordinates"
+            )
 
 
 def _loss(p: Any, q: Any) -> tuple[Any, str]:
@@ -328,7 +334,11 @@ def delta_enclosure(p: Any, q: Any, epsilon: float) -> Enclosure | None:
     Raises:
         ValueError: As for :func:`loss_enclosure`, or ``epsilon`` not a finite real (named).
     """
-    if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or not math.isfinite(epsilon):
+    if (
+        isinstance(epsilon, bool)
+        or not isinstance(epsilon, int | float)
+        or not math.isfinite(epsilon)
+    ):
         raise ParameterError("epsilon", "must be a finite real number", repr(epsilon))
     _check_pair(p, q)
     if _singular(p, q):

@@ -125,7 +125,9 @@ def neighbouring_pairs(grid: Sequence[float], max_n: int, relation: str) -> list
     max_n = check_int(max_n, "max_n", minimum=1)
     count = pair_count(len(values), max_n, relation)
     if count > MAX_PAIRS:
-        raise ParameterError("max_n", f"gives {count} pairs, more than MAX_PAIRS = {MAX_PAIRS}", max_n)
+        raise ParameterError(
+            "max_n", f"gives {count} pairs, more than MAX_PAIRS = {MAX_PAIRS}", max_n
+        )
     return list(_pairs(values, max_n, relation))
 
 
@@ -176,10 +178,14 @@ def check_neighbours(d0: Any, d1: Any, relation: str, name: str = "pairs") -> Da
             big[:i] + big[i + 1 :] == small for i in range(len(big))
         )
     else:
-        ok = len(a) == len(b) and a != b and any(
-            tuple(sorted(a[:i] + a[i + 1 :])) == tuple(sorted(b[:j] + b[j + 1 :]))
-            for i in range(len(a))
-            for j in range(len(b))
+        ok = (
+            len(a) == len(b)
+            and a != b
+            and any(
+                tuple(sorted(a[:i] + a[i + 1 :])) == tuple(sorted(b[:j] + b[j + 1 :]))
+                for i in range(len(a))
+                for j in range(len(b))
+            )
         )
     if not ok:
         raise ParameterError(name, f"must be neighbours under {relation}", f"{a} and {b}")
@@ -274,7 +280,9 @@ def _law_of(mechanism: Any, name: str) -> Callable[[Data], Any]:
             try:
                 cache[d] = check_law(got, "law")
             except ValueError as exc:
-                raise ValueError(f"{name}: the exact law on {list(d)} cannot be judged: {exc}") from None
+                raise ValueError(
+                    f"{name}: the exact law on {list(d)} cannot be judged: {exc}"
+                ) from None
         return cache[d]
 
     return law
@@ -461,7 +469,9 @@ def registry_results(domains: dict[str, Domain] | None = None) -> list[Exhaustiv
     if domains is None:
         domains = SMALL_DOMAINS
     if not isinstance(domains, dict):
-        raise ParameterError("domains", "must be a dict of entry name to Domain", type(domains).__name__)
+        raise ParameterError(
+            "domains", "must be a dict of entry name to Domain", type(domains).__name__
+        )
     return [verify_entry(e, domains.get(e.name)) for e in REGISTRY if e.name not in NO_EXACT_LAW]
 
 
@@ -488,7 +498,9 @@ def markdown_table(results: Sequence[ExhaustiveResult]) -> str:
     for k, r in enumerate(results):
         if not isinstance(r, ExhaustiveResult):
             raise ParameterError(f"results[{k}]", "must be an ExhaustiveResult", type(r).__name__)
-        claim = f"ε = {r.claim.epsilon:.17g}" + (f", δ = {r.claim.delta:.6g}" if r.claim.delta else "")
+        claim = f"ε = {r.claim.epsilon:.17g}" + (
+            f", δ = {r.claim.delta:.6g}" if r.claim.delta else ""
+        )
         verdict = r.verdict + ("" if r.basis == EXACT else " (budget)")
         lines.append(
             f"| `{r.name}` | {r.domain} | {r.relation} | {r.pairs} | {_number(r.largest_loss)} "

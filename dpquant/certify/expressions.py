@@ -158,9 +158,17 @@ def _power(e: sympy.Pow, args: list[Evaluator]) -> Evaluator:
 
 
 def integer_power(a: Arb, k: int) -> Arb:
-    """A ball containing ``x**k`` for every ``x`` in the ball ``a`` (``k >= 0``), from the
-    powers of its two ends: python-flint's ``a**k`` is NaN for a ball holding 0 or a negative
-    number, and ``a*a`` loses the sign of an even power."""
+    """A ball containing ``x**k`` for every ``x`` in a ball, from the powers of its two ends
+    (python-flint's ``a**k`` is NaN for a ball holding 0 or a negative number, and ``a*a``
+    loses the sign of an even power).
+
+    Args:
+        a: A python-flint ``arb``.
+        k: The power, ``k >= 0``.
+
+    Returns:
+        The enclosure (NaN when ``a`` is not finite).
+    """
     from flint import arb
 
     if k == 0:
@@ -181,7 +189,15 @@ def _point_power(x: Arb, k: int) -> Arb:
 
 
 def ball(lo: Fraction, hi: Fraction) -> Arb:
-    """An Arb ball containing the whole of ``[lo, hi]``."""
+    """An Arb ball containing the whole of ``[lo, hi]``.
+
+    Args:
+        lo: The least value.
+        hi: The greatest value.
+
+    Returns:
+        A python-flint ``arb`` (a point when ``lo == hi``).
+    """
     from flint import arb, fmpq
 
     a = arb(fmpq(lo.numerator, lo.denominator))

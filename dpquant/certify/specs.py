@@ -15,8 +15,11 @@ from fractions import Fraction
 from dpquant.errors import ParameterError
 
 RELATIONS = (">=", ">", "<=", "<")
+"""The relations of a goal or hypothesis ``expression REL 0``."""
 METHODS = ("boxes", "points", "identity")
+"""The proofs of a part: branch and bound over its box, single points, a sympy identity."""
 SCALES = ("linear", "log")
+"""How a variable's range is split: at midpoints, or near geometric means."""
 
 
 def _rational(value: object, name: str) -> Fraction:
@@ -125,7 +128,9 @@ class Part:
             raise ParameterError("method", f"must be one of {METHODS}", self.method)
         unknown = set(self.monotone) - {v.name for v in self.variables}
         if unknown or (self.monotone and self.method != "boxes"):
-            raise ParameterError("monotone", "must name variables of a 'boxes' part", sorted(unknown))
+            raise ParameterError(
+                "monotone", "must name variables of a 'boxes' part", sorted(unknown)
+            )
         if (self.method == "points") != bool(self.points):
             raise ParameterError("points", "are given exactly when method is 'points'")
 

@@ -38,7 +38,9 @@ def _exact(x: Any) -> bool:
     return isinstance(x, int | float | Fraction) and not isinstance(x, bool)
 
 
-def _piecewise_text(law: PiecewiseLogLinear, var: str) -> tuple[list[tuple[Any, Any, str]], str] | None:
+def _piecewise_text(
+    law: PiecewiseLogLinear, var: str
+) -> tuple[list[tuple[Any, Any, str]], str] | None:
     """(per piece: left, right, the text of its unnormalised log-density at ``var``; the text of
     the normaliser Z), or None when a parameter is not an exact rational or an end infinite."""
     pieces, terms = [], []
@@ -89,13 +91,20 @@ def log_density_text(law: Any, at: Any, var: str = "y") -> str | None:
         return f"log({_q(law.exact_probabilities[law.support.index(at)])})"
     if isinstance(law, ProductLaw):
         if not isinstance(at, tuple | list) or len(at) != len(law.components):
-            raise ParameterError("at", f"must give one point per coordinate ({len(law.components)})")
-        texts = [log_density_text(c, y, f"{var}{i}") for i, (c, y) in enumerate(zip(law.components, at, strict=True))]
+            raise ParameterError(
+                "at", f"must give one point per coordinate ({len(law.components)})"
+            )
+        texts = [
+            log_density_text(c, y, f"{var}{i}")
+            for i, (c, y) in enumerate(zip(law.components, at, strict=True))
+        ]
         if any(t is None for t in texts):
             return None
         return " + ".join(f"({t})" for t in texts)
     if not isinstance(law, PiecewiseLogLinear):
-        raise ParameterError("law", "must be a DiscreteLaw, PiecewiseLogLinear or ProductLaw", type(law).__name__)
+        raise ParameterError(
+            "law", "must be a DiscreteLaw, PiecewiseLogLinear or ProductLaw", type(law).__name__
+        )
     form = _piecewise_text(law, var)
     if form is None:
         return None
@@ -105,7 +114,9 @@ def log_density_text(law: Any, at: Any, var: str = "y") -> str | None:
         if left < y < right:
             return f"{lin} - log({z})"
         if y in (left, right):
-            raise ParameterError("at", "must lie strictly inside a piece, not on a breakpoint", str(y))
+            raise ParameterError(
+                "at", "must lie strictly inside a piece, not on a breakpoint", str(y)
+            )
     raise ParameterError("at", "must lie where the law has positive density", str(y))
 
 
@@ -177,7 +188,9 @@ def violation_certification(
     if isinstance(epsilon, bool) or not isinstance(epsilon, float | int) or not epsilon > 0:
         raise ParameterError("epsilon", "must be a finite number > 0", repr(epsilon))
     if not isinstance(point, dict) or any(k == "eps" for k in point):
-        raise ParameterError("point", "must be a dict of variable name to exact rational (not 'eps')")
+        raise ParameterError(
+            "point", "must be a dict of variable name to exact rational (not 'eps')"
+        )
     eps = Fraction(epsilon)
     variables = [Variable("eps", eps, eps)]
     at: dict[str, Fraction | int | str] = {"eps": eps}
