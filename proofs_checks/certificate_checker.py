@@ -2,8 +2,8 @@
 
 It imports no dpquant code: only the standard library, python-flint (Arb ball arithmetic, whose
 every operation returns a ball that contains the exact result) and, for identity parts, sympy.
-It has its own parser of the expression language, so a fault in dpquant's certifier (which reads
-the same text with sympy) cannot hide itself here.
+It has its own parser of the expression language (``certificate_language.py``, beside it), so a
+fault in dpquant's certifier (which reads the same text with sympy) cannot hide itself here.
 
 A certificate proves one ledger claim as a list of *parts*; each part states a goal
 ``expression REL 0`` (REL one of ``>=``, ``>``, ``<=``, ``<``) over a box of variables, asserted
@@ -49,7 +49,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -57,209 +57,25 @@ from typing import Any
 
 from flint import arb, ctx, fmpq
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the language module beside this one
+from certificate_language import (  # noqa: E402
+    CONSTANTS,
+    FUNCTIONS,
+    CertificateError,
+    Node,
+    evaluate,
+    parse,
+    rational,
+    to_sympy,
+    uses,
+)
+
 FORMAT = "dpquant-certificate/1"
 HERE = Path(__file__).resolve().parent
 CERTIFICATES = HERE / "certificates"
 RELATIONS = (">=", ">", "<=", "<")
 MAX_DEPTH = 200
 MAX_NODES = 2_000_000
-
-
-class CertificateError(Exception):
-    """A certificate the checker does not accept; ``where`` says which part of it."""
-
-    def __init__(self, where: str, reason: str) -> None:
-        super().__init__(f"{where}: {reason}")
-        self.where = where
-        self.reason = reason
-
-
-# ----------------------------------------------------------------------------- numbers
-
-_RATIONAL = re.compile(r"^[+-]?\d+(/\d+)?$")
-_DECIMAL = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-
-
-def rational(text: Any, where: str) -> Fraction:
-    """The exact rational a certificate's number denotes (``"p/q"``, an integer, a decimal)."""
-    if isinstance(text, bool) or not isinstance(text, str | int):
-        raise CertificateError(where, f"a number must be a string or an integer, got {text!r}")
-    text = str(text).strip()
-    if len(text) > 400 or not (_RATIONAL.match(text) or _DECIMAL.match(text)):
-        raise CertificateError(where, f"not an exact number: {text[:60]!r}")
-    value = Fraction(text)
-    return value
-
-
-# ----------------------------------------------------------------------------- expressions
-
-_TOKEN = re.compile(r"\s*(\d+|[A-Za-z_][A-Za-z_0-9]*|\*\*|[-+*/(),])")
-FUNCTIONS = {
-    "exp": (1, lambda a: a.exp()),
-    "log": (1, lambda a: a.log()),
-    "sqrt": (1, lambda a: a.sqrt()),
-    "erf": (1, lambda a: a.erf()),
-    "erfc": (1, lambda a: a.erfc()),
-    "loggamma": (1, lambda a: a.lgamma()),
-    "gamma": (1, lambda a: a.gamma()),
-    "Abs": (1, lambda a: abs(a)),
-    "floor": (1, lambda a: a.floor()),
-    "ceiling": (1, lambda a: a.ceil()),
-    "Min": (2, lambda a, b: a.min(b)),
-    "Max": (2, lambda a, b: a.max(b)),
-}
-CONSTANTS: dict[str, Callable[[], arb]] = {"pi": arb.pi, "E": arb.const_e}
-
-Node = tuple[Any, ...]
-
-
-def _tokens(text: str, where: str) -> list[str]:
-    out, i = [], 0
-    text = text.rstrip()
-    while i < len(text):
-        m = _TOKEN.match(text, i)
-        if m is None:
-            raise CertificateError(where, f"cannot read the expression at {text[i : i + 20]!r}")
-        out.append(m.group(1))
-        i = m.end()
-    return out
-
-
-class _Parser:
-    """Recursive descent over ``+ - * / **``, calls and parentheses, with Python's precedence
-    (``**`` binds tighter than a unary minus on its left and is right-associative)."""
-
-    def __init__(self, text: str, names: set[str], where: str) -> None:
-        self.tokens = _tokens(text, where)
-        self.i = 0
-        self.names = names
-        self.where = where
-
-    def fail(self, reason: str) -> CertificateError:
-        return CertificateError(self.where, reason)
-
-    def peek(self) -> str | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
-
-    def take(self, expected: str | None = None) -> str:
-        token = self.peek()
-        if token is None or (expected is not None and token != expected):
-            raise self.fail(f"expected {expected or 'more'}, found {token!r}")
-        self.i += 1
-        return token
-
-    def parse(self) -> Node:
-        node = self.sum()
-        if self.peek() is not None:
-            raise self.fail(f"unexpected {self.peek()!r}")
-        return node
-
-    def sum(self) -> Node:
-        node = self.product()
-        while self.peek() in ("+", "-"):
-            op = self.take()
-            node = ("add" if op == "+" else "sub", node, self.product())
-        return node
-
-    def product(self) -> Node:
-        node = self.unary()
-        while self.peek() in ("*", "/"):
-            op = self.take()
-            node = ("mul" if op == "*" else "div", node, self.unary())
-        return node
-
-    def unary(self) -> Node:
-        if self.peek() == "-":
-            self.take()
-            return ("neg", self.unary())
-        if self.peek() == "+":
-            self.take()
-            return self.unary()
-        return self.power()
-
-    def power(self) -> Node:
-        base = self.atom()
-        if self.peek() == "**":
-            self.take()
-            return ("pow", base, self.unary())
-        return base
-
-    def atom(self) -> Node:
-        token = self.take()
-        if token == "(":
-            node = self.sum()
-            self.take(")")
-            return node
-        if token.isdigit():
-            return ("num", Fraction(int(token)))
-        if not (token[0].isalpha() or token[0] == "_"):
-            raise self.fail(f"unexpected {token!r}")
-        if self.peek() == "(":
-            if token not in FUNCTIONS:
-                raise self.fail(f"unknown function {token!r}")
-            self.take("(")
-            args = [self.sum()]
-            while self.peek() == ",":
-                self.take()
-                args.append(self.sum())
-            self.take(")")
-            if len(args) != FUNCTIONS[token][0]:
-                raise self.fail(f"{token} takes {FUNCTIONS[token][0]} argument(s)")
-            return ("call", token, *args)
-        if token in CONSTANTS:
-            return ("const", token)
-        if token not in self.names:
-            raise self.fail(f"unknown name {token!r}")
-        return ("var", token)
-
-
-def parse(text: Any, names: set[str], where: str) -> Node:
-    """The tree of an expression over ``names``."""
-    if not isinstance(text, str) or not text.strip() or len(text) > 20_000:
-        raise CertificateError(where, "an expression must be a non-empty string")
-    return _Parser(text, names, where).parse()
-
-
-def evaluate(node: Node, values: dict[str, arb]) -> arb:
-    """An Arb ball containing the value of ``node`` for every point of the balls ``values``."""
-    tag = node[0]
-    if tag == "num":
-        return arb(fmpq(node[1].numerator, node[1].denominator))
-    if tag == "var":
-        return values[node[1]]
-    if tag == "const":
-        return CONSTANTS[node[1]]()
-    if tag == "neg":
-        return -evaluate(node[1], values)
-    if tag == "call":
-        args = [evaluate(a, values) for a in node[2:]]
-        return FUNCTIONS[node[1]][1](*args)
-    a, b = evaluate(node[1], values), node[2]
-    if tag == "pow":
-        if b[0] == "num" and b[1].denominator == 1:
-            return _power(a, int(b[1]))
-        if b[0] == "neg" and b[1][0] == "num" and b[1][1].denominator == 1:
-            return 1 / _power(a, int(b[1][1]))
-        return a ** evaluate(b, values)
-    right = evaluate(b, values)
-    return {"add": a.__add__, "sub": a.__sub__, "mul": a.__mul__, "div": a.__truediv__}[tag](right)
-
-
-def _power(a: arb, k: int) -> arb:
-    """A ball containing x**k for every x in ``a`` (k >= 0), from the powers of the two ends
-    (python-flint's own ``**`` is NaN on a ball holding 0 or a negative number)."""
-    if k == 0:
-        return arb(1)
-    if not a.is_finite():
-        return arb("nan")
-    ends = []
-    for end in (a.lower(), a.upper()):
-        p = abs(end) ** k
-        ends.append(-p if end < 0 and k % 2 else p)
-    out = ends[0].union(ends[1])
-    if k % 2 == 0 and a.lower() <= 0 <= a.upper():
-        out = out.union(arb(0))
-    return out
 
 
 # ----------------------------------------------------------------------------- parts
@@ -406,14 +222,14 @@ def _expressions(raw: Any, names: set[str], goal: Condition, where: str) -> list
         if variable not in names:
             raise CertificateError(w, f"unknown variable {variable!r}")
         tree = parse(item["expression"], names, w)
-        parent = _to_sympy(trees[of], symbols, sympy)
-        claimed = _to_sympy(tree, symbols, sympy)
+        parent = to_sympy(trees[of], symbols, sympy)
+        claimed = to_sympy(tree, symbols, sympy)
         if "at" in item:
             at = rational(item["at"], w + ".at")
             expected = parent.subs(symbols[variable], sympy.Rational(at.numerator, at.denominator))
         else:
             at = None
-            if _uses(trees[of], _NOT_SMOOTH):
+            if uses(trees[of], _NOT_SMOOTH):
                 raise CertificateError(w, "the expression differentiated is not smooth")
             expected = sympy.diff(parent, symbols[variable])
         if sympy.simplify(expected - claimed) != 0:
@@ -421,12 +237,6 @@ def _expressions(raw: Any, names: set[str], goal: Condition, where: str) -> list
         trees.append(tree)
         out.append(Derived(of, variable, at, tree))
     return out
-
-
-def _uses(node: Node, functions: set[str]) -> bool:
-    if node[0] == "call" and node[1] in functions:
-        return True
-    return any(_uses(child, functions) for child in node[1:] if isinstance(child, tuple))
 
 
 def _check_boxes(
@@ -585,27 +395,10 @@ def _check_identity(
         )
         for v in variables.values()
     }
-    expr = _to_sympy(goal.tree, symbols, sympy)
+    expr = to_sympy(goal.tree, symbols, sympy)
     if sympy.simplify(expr) != 0:
         raise CertificateError(where, "sympy does not simplify the expression to 0")
     return 1
-
-
-def _to_sympy(node: Node, symbols: dict[str, Any], sympy: Any) -> Any:
-    tag = node[0]
-    if tag == "num":
-        return sympy.Rational(node[1].numerator, node[1].denominator)
-    if tag == "var":
-        return symbols[node[1]]
-    if tag == "const":
-        return {"pi": sympy.pi, "E": sympy.E}[node[1]]
-    if tag == "neg":
-        return -_to_sympy(node[1], symbols, sympy)
-    if tag == "call":
-        args = [_to_sympy(a, symbols, sympy) for a in node[2:]]
-        return getattr(sympy, node[1])(*args)
-    a, b = _to_sympy(node[1], symbols, sympy), _to_sympy(node[2], symbols, sympy)
-    return {"add": a + b, "sub": a - b, "mul": a * b, "div": a / b, "pow": a**b}[tag]
 
 
 def _show(box: dict[str, tuple[Fraction, Fraction]]) -> str:
