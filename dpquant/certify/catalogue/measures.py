@@ -190,16 +190,86 @@ BS16_PROPOSITION_1_6 = ClaimCertification(
     ),
 )
 
+
+# ------------------------------------------------------------ Bun and Steinke 2016, Prop. 1.4
+
+RR_RENYI_TIMES_ORDER_MINUS_1 = (
+    "(alpha - 1)*eps + log(1 + exp(-(2*alpha - 1)*eps)) - log(1 + exp(-eps))"
+)
+"""(α − 1)·D_α(RR_ε ‖ RR'_ε) for ε-randomised response, (e^ε, 1)/(1 + e^ε) against its mirror:
+log((e^{αε} + e^{(1−α)ε})/(1 + e^ε)), written with decaying exponentials only."""
+
+_H = "({w})**2/2 - ({w}) - log(1 + exp(-2*({w})))"
+"""h(w) = w²/2 − log cosh(w) − log 2 written with decaying exponentials: h'(w) = w − tanh(w)."""
+
+BS16_PROPOSITION_1_4 = ClaimCertification(
+    claim="measures/bs16-proposition-1.4",
+    statement=(
+        "For ε₀-randomised response, D_α = log((e^{αε₀} + e^{(1−α)ε₀})/(1 + e^{ε₀}))/(α − 1) is at "
+        "most ε₀ and at most αε₀²/2 for every order α > 1 (Bun and Steinke 2016, Proposition "
+        "1.4); every ε₀-DP pair is a post-processing of it, so the bound holds for every "
+        "ε₀-DP mechanism."
+    ),
+    domain=(
+        "every ε₀ > 0 and every order α > 1, for ε₀-randomised response; that every ε₀-DP pair "
+        "is a post-processing of it (Kairouz, Oh and Viswanath 2015, proof of Theorem 2.1) and "
+        "Rényi divergence's data-processing inequality carry it to every ε₀-DP mechanism "
+        "(cited); h nondecreasing from h' ≥ 0 (mean value theorem) and tanh w < 1 ≤ w "
+        "for w ≥ 1 are human steps"
+    ),
+    parts=(
+        Part(
+            name="D_alpha of randomised response is at most eps0",
+            variables=(Variable("p", 0, 1), Variable("w", 0, 1)),
+            goal=Condition("log(1 + p) - log(1 + p*w)", ">="),
+            monotone=("w", "p"),
+            note=(
+                "(α − 1)(ε₀ − D_α) = log(1 + e^{−ε₀}) − log(1 + e^{−(2α−1)ε₀}) at p = e^{−ε₀}, "
+                "w = e^{−2(α−1)ε₀}: every α > 1, ε₀ > 0 maps into (0, 1)²."
+            ),
+        ),
+        Part(
+            name="(alpha - 1)(alpha eps0^2/2 - D_alpha) = h(v) - h(u), u = eps0/2, v = (alpha - 1/2) eps0",
+            variables=(Variable("alpha", 1, 10**6), Variable("eps", 0, 10**6)),
+            goal=Condition(
+                f"alpha*(alpha - 1)*eps**2/2 - ({RR_RENYI_TIMES_ORDER_MINUS_1}) "
+                f"- (({_H.format(w='(alpha - 1/2)*eps')}) - ({_H.format(w='(eps/2)')}))"
+            ),
+            method="identity",
+            note=(
+                "log cosh(y) = y + log(1 + e^{−2y}) − log 2 turns Bun and Steinke's "
+                "cosh((α − ½)ε₀)/cosh(ε₀/2) form into this; the box is nominal (sympy's identity "
+                "holds for every real α, ε₀)."
+            ),
+        ),
+        Part(
+            name="h'(w) = w - tanh(w) >= 0 on [0, 4]",
+            variables=(Variable("w", 0, 4),),
+            goal=Condition("w - (1 - exp(-2*w))/(1 + exp(-2*w))", ">="),
+            monotone=("w",),
+            note=(
+                "h'(w) = w − 1 + 2e^{−2w}/(1 + e^{−2w}) = w − tanh(w); for w ≥ 1, tanh(w) < 1 ≤ w "
+                "(human). So h is nondecreasing on [0, ∞) and, as v = (α − ½)ε₀ ≥ ε₀/2 = u ≥ 0 "
+                "for α ≥ 1, h(v) ≥ h(u): (α − 1)D_α ≤ α(α − 1)ε₀²/2."
+            ),
+        ),
+    ),
+)
+
+
 CERTIFICATIONS = (
+    BS16_PROPOSITION_1_4,
     BS16_PROPOSITION_1_6,
     BW18_THEOREM_8,
     DISCRETE_GAUSSIAN_NOT_GDP,
 )
 
 __all__ = [
+    "BS16_PROPOSITION_1_4",
     "BS16_PROPOSITION_1_6",
     "BW18_THEOREM_8",
     "CERTIFICATIONS",
     "DISCRETE_GAUSSIAN_NOT_GDP",
+    "RR_RENYI_TIMES_ORDER_MINUS_1",
     "theta_upper",
 ]

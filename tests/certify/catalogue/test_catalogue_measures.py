@@ -90,3 +90,34 @@ def test_bs16_gaussian_renyi_identities_give_the_implementations_alpha_rho(
             gaussian_mu(mpmath.mpf(sigma.numerator) / sigma.denominator,
                         mpmath.mpf(delta.numerator) / delta.denominator))
     assert abs(float(closed.mid()) - float(implemented)) <= 1e-12 * float(implemented)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 1000), max_value=20),
+    st.fractions(min_value=Fraction(1001, 1000), max_value=200),
+)
+def test_bs16_1_4_expressions_are_randomised_responses_renyi_divergence(
+    eps: Fraction, alpha: Fraction
+) -> None:
+    """(α − 1)·D_α of the catalogue is renyi_divergence of ε₀-randomised response (the laws
+    the implementation's test uses), and the first part's (p, w) give (α − 1)(ε₀ − D_α)."""
+    from dpquant.certify.catalogue.measures import (
+        BS16_PROPOSITION_1_4,
+        RR_RENYI_TIMES_ORDER_MINUS_1,
+    )
+    from dpquant.reference.distributions import DiscreteLaw, renyi_divergence
+
+    with workdps():
+        e0 = mpmath.mpf(eps.numerator) / eps.denominator
+        a = mpmath.mpf(alpha.numerator) / alpha.denominator
+        p, q = DiscreteLaw([0, 1], [e0, mpmath.mpf(0)]), DiscreteLaw([0, 1], [mpmath.mpf(0), e0])
+        implemented = (a - 1) * renyi_divergence(p, q, a)
+        w = mpmath.exp(-2 * (a - 1) * e0)
+        gap = (a - 1) * e0 - implemented
+    point = {"alpha": alpha, "eps": eps}
+    mine = enclose(RR_RENYI_TIMES_ORDER_MINUS_1, point)
+    assert abs(float(mine.mid()) - float(implemented)) <= 1e-12 * (1 + abs(float(implemented)))
+    first = enclose(BS16_PROPOSITION_1_4.parts[0].goal.expression,
+                    {"p": _fraction(mpmath.exp(-e0)), "w": _fraction(w)})
+    assert abs(float(first.mid()) - float(gap)) <= 1e-12 * (1 + abs(float(gap)))
