@@ -257,11 +257,105 @@ BS16_PROPOSITION_1_4 = ClaimCertification(
 )
 
 
+# ------------------------------------------------------------- Dong, Roth and Su 2022, GDP
+
+GDP_DELTA = "erfc((eps/mu - mu/2)/sqrt(2))/2 - exp(eps)*erfc((eps/mu + mu/2)/sqrt(2))/2"
+"""δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), Φ(x) = erfc(−x/√2)/2."""
+
+GDP_DELTA_SLOPE = (
+    "exp(-(eps/mu - mu/2)**2/2)*(eps/mu**2 + 1/2)/sqrt(2*pi) "
+    "- exp(eps)*exp(-(eps/mu + mu/2)**2/2)*(eps/mu**2 - 1/2)/sqrt(2*pi)"
+)
+"""∂δ_μ(ε)/∂μ by the chain rule (Φ' = φ, ∂(−ε/μ ± μ/2)/∂μ = ε/μ² ± 1/2)."""
+
+GDP_CONJUGATE = "1 - exp(eps)*erfc(({z})/sqrt(2))/2 - erfc(-({z} - mu)/sqrt(2))/2"
+"""V(z) = 1 − e^ε x − G_μ(x) at x = Φ(−z) (then Φ^{-1}(1 − x) = z, G_μ(x) = Φ(z − μ))."""
+
+_GDP_BOX = (Variable("mu", "1/1000000", 10**6), Variable("eps", 0, 10**6))
+
+DRS22_COROLLARY_2_13 = ClaimCertification(
+    claim="measures/drs22-corollary-2.13",
+    statement=(
+        "δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) grows with μ (Dong, Roth and Su 2022, Corollary "
+        "2.13): ∂δ/∂μ = φ(−ε/μ + μ/2) > 0, since e^ε φ(−ε/μ − μ/2) = φ(−ε/μ + μ/2)."
+    ),
+    domain=(
+        "the growth with μ, for every μ > 0 and ε ≥ 0 (sympy identities, valid for every real ε "
+        "and μ ≠ 0; ∂δ/∂μ by the chain rule and φ > 0 are human steps); the equivalence μ-GDP ⇔ "
+        "(ε, δ(ε))-DP for every ε ≥ 0 is the corollary's own proof (Proposition 2.12 and its "
+        "converse), cited, not certified"
+    ),
+    parts=(
+        Part(
+            name="e^eps phi(-eps/mu - mu/2) = phi(-eps/mu + mu/2)",
+            variables=_GDP_BOX,
+            goal=Condition("eps - (eps/mu + mu/2)**2/2 + (eps/mu - mu/2)**2/2"),
+            method="identity",
+            note="The exponents: ε − (ε/μ + μ/2)²/2 = −(ε/μ − μ/2)²/2.",
+        ),
+        Part(
+            name="d delta / d mu = phi(-eps/mu + mu/2)",
+            variables=_GDP_BOX,
+            goal=Condition(f"{GDP_DELTA_SLOPE} - exp(-(eps/mu - mu/2)**2/2)/sqrt(2*pi)"),
+            method="identity",
+            note=(
+                "The first term is ∂δ/∂μ (chain rule, Φ(x) = erfc(−x/√2)/2); it equals "
+                "φ(−ε/μ + μ/2) > 0, so δ(ε) strictly increases with μ."
+            ),
+        ),
+    ),
+)
+
+DRS22_PROPOSITION_2_12 = ClaimCertification(
+    claim="measures/drs22-proposition-2.12",
+    statement=(
+        "For f = G_μ, sup_x 1 − e^ε x − G_μ(x) is δ_μ(ε) (Dong, Roth and Su 2022, Proposition "
+        "2.12 at the Gaussian trade-off): at x = Φ(−z), V(z) = 1 − e^ε Φ(−z) − Φ(z − μ) has "
+        "V'(z) = φ(z)(e^ε − e^{μz − μ²/2}), positive below z* = ε/μ + μ/2 and negative above, "
+        "and V(z*) = δ_μ(ε)."
+    ),
+    domain=(
+        "the Gaussian trade-off's conjugate, for every μ > 0 and ε ≥ 0 (sympy identities, valid "
+        "for every real z, ε and μ ≠ 0; V' by the chain rule, the sign of e^ε − e^{μz − μ²/2} "
+        "(exp increasing) and x = Φ(−z) ranging over (0, 1) as z ranges over ℝ, with V → 0 at "
+        "x ∈ {0, 1}, are human steps); the primal–dual statement for a general f is the "
+        "proposition's own proof, cited, not certified"
+    ),
+    parts=(
+        Part(
+            name="V'(z) = phi(z) (e^eps - e^(mu z - mu^2/2))",
+            variables=(*_GDP_BOX, Variable("z", -(10**6), 10**6)),
+            goal=Condition(
+                "(exp(eps)*exp(-z**2/2) - exp(-(z - mu)**2/2))/sqrt(2*pi) "
+                "- exp(-z**2/2)/sqrt(2*pi)*(exp(eps) - exp(mu*z - mu**2/2))"
+            ),
+            method="identity",
+            note=(
+                "V(z) = 1 − e^ε Φ(−z) − Φ(z − μ): V'(z) = e^ε φ(z) − φ(z − μ) (the first term); "
+                "φ(z − μ) = φ(z)e^{μz − μ²/2}."
+            ),
+        ),
+        Part(
+            name="V(z*) = delta_mu(eps) at z* = eps/mu + mu/2",
+            variables=_GDP_BOX,
+            goal=Condition(f"{GDP_CONJUGATE.format(z='(eps/mu + mu/2)')} - ({GDP_DELTA})"),
+            method="identity",
+            note=(
+                "Φ(−z*) = erfc(z*/√2)/2 and Φ(z* − μ) = erfc(−(z* − μ)/√2)/2; "
+                "1 − Φ(ε/μ − μ/2) = Φ(−ε/μ + μ/2)."
+            ),
+        ),
+    ),
+)
+
+
 CERTIFICATIONS = (
     BS16_PROPOSITION_1_4,
     BS16_PROPOSITION_1_6,
     BW18_THEOREM_8,
     DISCRETE_GAUSSIAN_NOT_GDP,
+    DRS22_COROLLARY_2_13,
+    DRS22_PROPOSITION_2_12,
 )
 
 __all__ = [
@@ -270,6 +364,11 @@ __all__ = [
     "BW18_THEOREM_8",
     "CERTIFICATIONS",
     "DISCRETE_GAUSSIAN_NOT_GDP",
+    "DRS22_COROLLARY_2_13",
+    "DRS22_PROPOSITION_2_12",
+    "GDP_CONJUGATE",
+    "GDP_DELTA",
+    "GDP_DELTA_SLOPE",
     "RR_RENYI_TIMES_ORDER_MINUS_1",
     "theta_upper",
 ]
