@@ -15,8 +15,9 @@ LEDGER = {c.id: c for c in load_ledger()}
 
 
 def header(part: dict) -> dict:
-    """A certificate part without its proof (the tree or the points' bounds)."""
-    out = {k: v for k, v in part.items() if k not in ("tree", "points", "precision")}
+    """A certificate part without its proof (the tree, the points' bounds, the derived
+    expressions of its monotone leaves)."""
+    out = {k: v for k, v in part.items() if k not in ("tree", "points", "precision", "expressions")}
     if "points" in part:
         out["at"] = [p["at"] for p in part["points"]]
     return out

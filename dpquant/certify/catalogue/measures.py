@@ -190,16 +190,185 @@ BS16_PROPOSITION_1_6 = ClaimCertification(
     ),
 )
 
+
+# ------------------------------------------------------------ Bun and Steinke 2016, Prop. 1.4
+
+RR_RENYI_TIMES_ORDER_MINUS_1 = (
+    "(alpha - 1)*eps + log(1 + exp(-(2*alpha - 1)*eps)) - log(1 + exp(-eps))"
+)
+"""(α − 1)·D_α(RR_ε ‖ RR'_ε) for ε-randomised response, (e^ε, 1)/(1 + e^ε) against its mirror:
+log((e^{αε} + e^{(1−α)ε})/(1 + e^ε)), written with decaying exponentials only."""
+
+_H = "({w})**2/2 - ({w}) - log(1 + exp(-2*({w})))"
+"""h(w) = w²/2 − log cosh(w) − log 2 written with decaying exponentials: h'(w) = w − tanh(w)."""
+
+BS16_PROPOSITION_1_4 = ClaimCertification(
+    claim="measures/bs16-proposition-1.4",
+    statement=(
+        "For ε₀-randomised response, D_α = log((e^{αε₀} + e^{(1−α)ε₀})/(1 + e^{ε₀}))/(α − 1) is at "
+        "most ε₀ and at most αε₀²/2 for every order α > 1 (Bun and Steinke 2016, Proposition "
+        "1.4); every ε₀-DP pair is a post-processing of it, so the bound holds for every "
+        "ε₀-DP mechanism."
+    ),
+    domain=(
+        "every ε₀ > 0 and every order α > 1, for ε₀-randomised response; that every ε₀-DP pair "
+        "is a post-processing of it (Kairouz, Oh and Viswanath 2015, proof of Theorem 2.1) and "
+        "Rényi divergence's data-processing inequality carry it to every ε₀-DP mechanism "
+        "(cited); h nondecreasing from h' ≥ 0 (mean value theorem) and tanh w < 1 ≤ w "
+        "for w ≥ 1 are human steps"
+    ),
+    parts=(
+        Part(
+            name="D_alpha of randomised response is at most eps0",
+            variables=(Variable("p", 0, 1), Variable("w", 0, 1)),
+            goal=Condition("log(1 + p) - log(1 + p*w)", ">="),
+            monotone=("w", "p"),
+            note=(
+                "(α − 1)(ε₀ − D_α) = log(1 + e^{−ε₀}) − log(1 + e^{−(2α−1)ε₀}) at p = e^{−ε₀}, "
+                "w = e^{−2(α−1)ε₀}: every α > 1, ε₀ > 0 maps into (0, 1)²."
+            ),
+        ),
+        Part(
+            name="(alpha - 1)(alpha eps0^2/2 - D_alpha) = h(v) - h(u), u = eps0/2, v = (alpha - 1/2) eps0",
+            variables=(Variable("alpha", 1, 10**6), Variable("eps", 0, 10**6)),
+            goal=Condition(
+                f"alpha*(alpha - 1)*eps**2/2 - ({RR_RENYI_TIMES_ORDER_MINUS_1}) "
+                f"- (({_H.format(w='(alpha - 1/2)*eps')}) - ({_H.format(w='(eps/2)')}))"
+            ),
+            method="identity",
+            note=(
+                "log cosh(y) = y + log(1 + e^{−2y}) − log 2 turns Bun and Steinke's "
+                "cosh((α − ½)ε₀)/cosh(ε₀/2) form into this; the box is nominal (sympy's identity "
+                "holds for every real α, ε₀)."
+            ),
+        ),
+        Part(
+            name="h'(w) = w - tanh(w) >= 0 on [0, 4]",
+            variables=(Variable("w", 0, 4),),
+            goal=Condition("w - (1 - exp(-2*w))/(1 + exp(-2*w))", ">="),
+            monotone=("w",),
+            note=(
+                "h'(w) = w − 1 + 2e^{−2w}/(1 + e^{−2w}) = w − tanh(w); for w ≥ 1, tanh(w) < 1 ≤ w "
+                "(human). So h is nondecreasing on [0, ∞) and, as v = (α − ½)ε₀ ≥ ε₀/2 = u ≥ 0 "
+                "for α ≥ 1, h(v) ≥ h(u): (α − 1)D_α ≤ α(α − 1)ε₀²/2."
+            ),
+        ),
+    ),
+)
+
+
+# ------------------------------------------------------------- Dong, Roth and Su 2022, GDP
+
+GDP_DELTA = "erfc((eps/mu - mu/2)/sqrt(2))/2 - exp(eps)*erfc((eps/mu + mu/2)/sqrt(2))/2"
+"""δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), Φ(x) = erfc(−x/√2)/2."""
+
+GDP_DELTA_SLOPE = (
+    "exp(-(eps/mu - mu/2)**2/2)*(eps/mu**2 + 1/2)/sqrt(2*pi) "
+    "- exp(eps)*exp(-(eps/mu + mu/2)**2/2)*(eps/mu**2 - 1/2)/sqrt(2*pi)"
+)
+"""∂δ_μ(ε)/∂μ by the chain rule (Φ' = φ, ∂(−ε/μ ± μ/2)/∂μ = ε/μ² ± 1/2)."""
+
+GDP_CONJUGATE = "1 - exp(eps)*erfc(({z})/sqrt(2))/2 - erfc(-({z} - mu)/sqrt(2))/2"
+"""V(z) = 1 − e^ε x − G_μ(x) at x = Φ(−z) (then Φ^{-1}(1 − x) = z, G_μ(x) = Φ(z − μ))."""
+
+_GDP_BOX = (Variable("mu", "1/1000000", 10**6), Variable("eps", 0, 10**6))
+
+DRS22_COROLLARY_2_13 = ClaimCertification(
+    claim="measures/drs22-corollary-2.13",
+    statement=(
+        "δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) grows with μ (Dong, Roth and Su 2022, Corollary "
+        "2.13): ∂δ/∂μ = φ(−ε/μ + μ/2) > 0, since e^ε φ(−ε/μ − μ/2) = φ(−ε/μ + μ/2)."
+    ),
+    domain=(
+        "the growth with μ, for every μ > 0 and ε ≥ 0 (sympy identities, valid for every real ε "
+        "and μ ≠ 0; ∂δ/∂μ by the chain rule and φ > 0 are human steps); the equivalence μ-GDP ⇔ "
+        "(ε, δ(ε))-DP for every ε ≥ 0 is the corollary's own proof (Proposition 2.12 and its "
+        "converse), cited, not certified"
+    ),
+    parts=(
+        Part(
+            name="e^eps phi(-eps/mu - mu/2) = phi(-eps/mu + mu/2)",
+            variables=_GDP_BOX,
+            goal=Condition("eps - (eps/mu + mu/2)**2/2 + (eps/mu - mu/2)**2/2"),
+            method="identity",
+            note="The exponents: ε − (ε/μ + μ/2)²/2 = −(ε/μ − μ/2)²/2.",
+        ),
+        Part(
+            name="d delta / d mu = phi(-eps/mu + mu/2)",
+            variables=_GDP_BOX,
+            goal=Condition(f"{GDP_DELTA_SLOPE} - exp(-(eps/mu - mu/2)**2/2)/sqrt(2*pi)"),
+            method="identity",
+            note=(
+                "The first term is ∂δ/∂μ (chain rule, Φ(x) = erfc(−x/√2)/2); it equals "
+                "φ(−ε/μ + μ/2) > 0, so δ(ε) strictly increases with μ."
+            ),
+        ),
+    ),
+)
+
+DRS22_PROPOSITION_2_12 = ClaimCertification(
+    claim="measures/drs22-proposition-2.12",
+    statement=(
+        "For f = G_μ, sup_x 1 − e^ε x − G_μ(x) is δ_μ(ε) (Dong, Roth and Su 2022, Proposition "
+        "2.12 at the Gaussian trade-off): at x = Φ(−z), V(z) = 1 − e^ε Φ(−z) − Φ(z − μ) has "
+        "V'(z) = φ(z)(e^ε − e^{μz − μ²/2}), positive below z* = ε/μ + μ/2 and negative above, "
+        "and V(z*) = δ_μ(ε)."
+    ),
+    domain=(
+        "the Gaussian trade-off's conjugate, for every μ > 0 and ε ≥ 0 (sympy identities, valid "
+        "for every real z, ε and μ ≠ 0; V' by the chain rule, the sign of e^ε − e^{μz − μ²/2} "
+        "(exp increasing) and x = Φ(−z) ranging over (0, 1) as z ranges over ℝ, with V → 0 at "
+        "x ∈ {0, 1}, are human steps); the primal–dual statement for a general f is the "
+        "proposition's own proof, cited, not certified"
+    ),
+    parts=(
+        Part(
+            name="V'(z) = phi(z) (e^eps - e^(mu z - mu^2/2))",
+            variables=(*_GDP_BOX, Variable("z", -(10**6), 10**6)),
+            goal=Condition(
+                "(exp(eps)*exp(-z**2/2) - exp(-(z - mu)**2/2))/sqrt(2*pi) "
+                "- exp(-z**2/2)/sqrt(2*pi)*(exp(eps) - exp(mu*z - mu**2/2))"
+            ),
+            method="identity",
+            note=(
+                "V(z) = 1 − e^ε Φ(−z) − Φ(z − μ): V'(z) = e^ε φ(z) − φ(z − μ) (the first term); "
+                "φ(z − μ) = φ(z)e^{μz − μ²/2}."
+            ),
+        ),
+        Part(
+            name="V(z*) = delta_mu(eps) at z* = eps/mu + mu/2",
+            variables=_GDP_BOX,
+            goal=Condition(f"{GDP_CONJUGATE.format(z='(eps/mu + mu/2)')} - ({GDP_DELTA})"),
+            method="identity",
+            note=(
+                "Φ(−z*) = erfc(z*/√2)/2 and Φ(z* − μ) = erfc(−(z* − μ)/√2)/2; "
+                "1 − Φ(ε/μ − μ/2) = Φ(−ε/μ + μ/2)."
+            ),
+        ),
+    ),
+)
+
+
 CERTIFICATIONS = (
+    BS16_PROPOSITION_1_4,
     BS16_PROPOSITION_1_6,
     BW18_THEOREM_8,
     DISCRETE_GAUSSIAN_NOT_GDP,
+    DRS22_COROLLARY_2_13,
+    DRS22_PROPOSITION_2_12,
 )
 
 __all__ = [
+    "BS16_PROPOSITION_1_4",
     "BS16_PROPOSITION_1_6",
     "BW18_THEOREM_8",
     "CERTIFICATIONS",
     "DISCRETE_GAUSSIAN_NOT_GDP",
+    "DRS22_COROLLARY_2_13",
+    "DRS22_PROPOSITION_2_12",
+    "GDP_CONJUGATE",
+    "GDP_DELTA",
+    "GDP_DELTA_SLOPE",
+    "RR_RENYI_TIMES_ORDER_MINUS_1",
     "theta_upper",
 ]

@@ -90,3 +90,84 @@ def test_bs16_gaussian_renyi_identities_give_the_implementations_alpha_rho(
             gaussian_mu(mpmath.mpf(sigma.numerator) / sigma.denominator,
                         mpmath.mpf(delta.numerator) / delta.denominator))
     assert abs(float(closed.mid()) - float(implemented)) <= 1e-12 * float(implemented)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 1000), max_value=20),
+    st.fractions(min_value=Fraction(1001, 1000), max_value=200),
+)
+def test_bs16_1_4_expressions_are_randomised_responses_renyi_divergence(
+    eps: Fraction, alpha: Fraction
+) -> None:
+    """(α − 1)·D_α of the catalogue is renyi_divergence of ε₀-randomised response (the laws
+    the implementation's test uses), and the first part's (p, w) give (α − 1)(ε₀ − D_α)."""
+    from dpquant.certify.catalogue.measures import (
+        BS16_PROPOSITION_1_4,
+        RR_RENYI_TIMES_ORDER_MINUS_1,
+    )
+    from dpquant.reference.distributions import DiscreteLaw, renyi_divergence
+
+    with workdps():
+        e0 = mpmath.mpf(eps.numerator) / eps.denominator
+        a = mpmath.mpf(alpha.numerator) / alpha.denominator
+        p, q = DiscreteLaw([0, 1], [e0, mpmath.mpf(0)]), DiscreteLaw([0, 1], [mpmath.mpf(0), e0])
+        implemented = (a - 1) * renyi_divergence(p, q, a)
+        w = mpmath.exp(-2 * (a - 1) * e0)
+        gap = (a - 1) * e0 - implemented
+    point = {"alpha": alpha, "eps": eps}
+    mine = enclose(RR_RENYI_TIMES_ORDER_MINUS_1, point)
+    assert abs(float(mine.mid()) - float(implemented)) <= 1e-12 * (1 + abs(float(implemented)))
+    first = enclose(BS16_PROPOSITION_1_4.parts[0].goal.expression,
+                    {"p": _fraction(mpmath.exp(-e0)), "w": _fraction(w)})
+    assert abs(float(first.mid()) - float(gap)) <= 1e-12 * (1 + abs(float(gap)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 100), max_value=5),
+    st.fractions(min_value=0, max_value=5),
+)
+def test_drs22_2_13_expressions_are_gdp_delta_and_its_slope_in_mu(mu: Fraction, eps: Fraction) -> None:
+    """GDP_DELTA is gdp_delta(μ, ε), and GDP_DELTA_SLOPE its derivative in μ (mpmath.diff)."""
+    from dpquant.certify.catalogue.measures import GDP_DELTA, GDP_DELTA_SLOPE
+
+    point = {"mu": mu, "eps": eps}
+    with workdps():
+        m = mpmath.mpf(mu.numerator) / mu.denominator
+        e = mpmath.mpf(eps.numerator) / eps.denominator
+        value = gdp_delta(m, e)
+        h = mpmath.mpf(10) ** -20
+        slope = (gdp_delta(m + h, e) - gdp_delta(m - h, e)) / (2 * h)
+    assert abs(float(enclose(GDP_DELTA, point).mid()) - float(value)) <= 1e-14
+    assert abs(float(enclose(GDP_DELTA_SLOPE, point).mid()) - float(slope)) <= 1e-10
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 100), max_value=5),
+    st.fractions(min_value=0, max_value=5),
+    st.fractions(min_value=-6, max_value=6),
+)
+def test_drs22_2_12_conjugate_at_z_is_one_minus_e_eps_x_minus_the_implementations_tradeoff(
+    mu: Fraction, eps: Fraction, z: Fraction
+) -> None:
+    """At x = Φ(−z): 1 − e^ε x − gdp_tradeoff(μ, x) is the catalogue's V(z) (its second part
+    uses V at z* = ε/μ + μ/2), never above gdp_delta, and equal to it at z*."""
+    from dpquant.certify.catalogue.measures import GDP_CONJUGATE
+    from dpquant.reference.measures.conversions import gdp_tradeoff
+
+    v_z, v_of_star = GDP_CONJUGATE.format(z="z"), GDP_CONJUGATE.format(z="(eps/mu + mu/2)")
+    with workdps():
+        m = mpmath.mpf(mu.numerator) / mu.denominator
+        e = mpmath.mpf(eps.numerator) / eps.denominator
+        zz = mpmath.mpf(z.numerator) / z.denominator
+        x = mpmath.ncdf(-zz)
+        implemented = 1 - mpmath.exp(e) * x - gdp_tradeoff(m, x)
+        delta = gdp_delta(m, e)
+        star = e / m + m / 2
+        at_star = 1 - mpmath.exp(e) * mpmath.ncdf(-star) - gdp_tradeoff(m, mpmath.ncdf(-star))
+    assert abs(float(enclose(v_z, {"mu": mu, "eps": eps, "z": z}).mid()) - float(implemented)) <= 1e-12
+    assert implemented <= delta + mpmath.mpf(10) ** -30
+    assert abs(float(enclose(v_of_star, {"mu": mu, "eps": eps}).mid()) - float(at_star)) <= 1e-12
+    assert abs(at_star - delta) <= mpmath.mpf(10) ** -25
