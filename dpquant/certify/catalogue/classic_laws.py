@@ -79,7 +79,11 @@ def list_probability_terms(
     plain: dict[Fraction, Fraction] = defaultdict(Fraction)
     over: dict[Fraction, Fraction] = defaultdict(Fraction)
     for lo, hi in pieces:
-        inside = hi - 1 if lo is None else lo + 1 if hi is None else (lo + hi) / 2
+        if lo is None:
+            assert hi is not None  # noqa: S101 -- the first piece has a right end
+            inside = hi - 1
+        else:
+            inside = lo + 1 if hi is None else (lo + hi) / 2
         terms: list[Term] = [(Fraction(1), (1 if inside < 0 else -1) / kr, Fraction(0))]
         for symbol, s in zip(pattern, shifts, strict=False):
             terms = _multiply(terms, _factor(symbol, s, kn, inside + s < 0))

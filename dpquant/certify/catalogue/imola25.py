@@ -7,6 +7,8 @@ the identity its proof (App. B.3) rests on.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from dpquant.certify.specs import ClaimCertification, Condition, Part, Variable
 
 # ----------------------------------------------------------------------------- Lemma 3.1
@@ -109,7 +111,7 @@ LEMMA_4_3 = ClaimCertification(
 
 L41_N, L41_H = 5, 1
 """The counterexample's data size |X| (X = (1, …, 5)) and slice half-width h."""
-L41_POINT = {"s": 3, "r1": 2, "r2": 4}
+L41_POINT: dict[str, Fraction | int | str] = {"s": 3, "r1": 2, "r2": 4}
 """X' = X ∪ {5/2} (the new point has rank s = 3 in X') and r̃ = (2, 4) ∈ Good_{2,5,1} (printed)."""
 
 
