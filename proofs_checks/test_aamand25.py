@@ -584,11 +584,27 @@ def test_lemma_g1_proof_form_fails_in_a_degenerate_case_bernstein_without_factor
 
 @pytest.mark.parametrize("frac", [0.0, 0.25, 0.5, 1.0])
 def test_lemma_g2_exact_tail_below_beta_at_the_sample_size(frac) -> None:
-    """Fixed bits through ε-RR: exact (float convolution) tail at n = ⌈2292.9⌉ is ≈ 0.0125 < β."""
+    """Fixed bits through ε-RR: exact (float convolution) tail at n = ⌈2292.9⌉ is ≈ 0.0125 < β.
+
+    Only on the lemma's true sub-domain (small β): Lemma G.2 fails for large β (n = 2, both bits
+    1, ε = 1, α = 0.49, β = 0.9: tail 1 > β; see the test below and its certificate)."""
     n = int(math.ceil(float(lemma_g2_sample_size(0.05, 1.0, 0.05))))
     assert n == 2293
     tail = lemma_g2_exact_tail(n, int(frac * n), 0.05, 1.0)
     assert tail < 0.02  # β = 0.05; float error ~1e-15
+
+
+def test_lemma_g2_fails_for_large_beta_and_two_sided_bernstein_repairs_it() -> None:
+    """Lemma G.2 is false for large β: at α = 0.49, ε = 1, β = 0.9 its n is ⌈1.118⌉ = 2 and with
+    both bits 1 every outcome misses P = 1 by more than α (tail 1 > β). With ln(2/β) the n is 9
+    and the exact tail is at most 0.14 ≤ β for every bit count."""
+    n = int(math.ceil(float(lemma_g2_sample_size(0.49, 1.0, 0.9))))
+    assert n == 2
+    assert lemma_g2_exact_tail(n, n, 0.49, 1.0) > 1 - 1e-12
+    with workdps():
+        n2 = int(mpmath.ceil(lemma_g2_bracket(0.49, 1.0) * mpmath.log(2 / mp(0.9))))
+    assert n2 == 9
+    assert max(lemma_g2_exact_tail(n2, ones, 0.49, 1.0) for ones in range(n2 + 1)) < 0.14
 
 
 def test_lemma_g2_exact_tail_matches_mpmath_for_all_zero_bits() -> None:

@@ -8,7 +8,11 @@ A pair's verdict: "verified ≤ claim" when the loss's upper end is at most the 
 δ(ε) = 0 too), or, for an (ε, δ) claim, when the upper end of δ(ε)'s enclosure is at most the
 claimed δ; "violation certified" when the loss's lower end exceeds ε (a pure claim) or δ(ε)'s
 lower end exceeds δ; otherwise "undecided", never a pass. A mechanism's verdict: a violation
-when some pair's is, verified when every pair's is, else undecided. A law that cannot be
+when some pair's is, verified when every pair's is, else undecided. A *tight* mechanism (its
+loss exactly ε, so every enclosure holds ε) is "verified (exact: identity)" only through an exact
+route (:mod:`dpquant.certify.tight`): its likelihood-ratio identities proven, its premise checked
+exactly, and both laws of every undecided pair equal to the closed form within the budget;
+without one it stays undecided. A law that cannot be
 evaluated (``exact`` raises, returns no exact law, or holds a NaN) is a ``ValueError``: absence
 of evidence is never a pass.
 
@@ -37,16 +41,19 @@ from dpquant.certify.enclosures import (
     delta_enclosure,
     loss_enclosure,
 )
+from dpquant.certify.tight import TIGHT_PROOFS, TightProof, identities_proven, law_matches
 from dpquant.errors import ParameterError
 from dpquant.reference.core import PrivacyClaim, check_claim, has_exact
 from dpquant.reference.registry import REGISTRY, RegistryEntry
 from dpquant.reference.validation import check_int
 
 VERIFIED = "verified ≤ claim"
+VERIFIED_IDENTITY = "verified (exact: identity)"
 VIOLATION = "violation certified"
 UNDECIDED = "undecided"
-VERDICTS = (VERIFIED, VIOLATION, UNDECIDED)
-"""The verdicts: only :data:`VERIFIED` is a pass."""
+VERDICTS = (VERIFIED, VERIFIED_IDENTITY, VIOLATION, UNDECIDED)
+"""The verdicts: only :data:`VERIFIED` and :data:`VERIFIED_IDENTITY` are passes."""
+PASSES = (VERIFIED, VERIFIED_IDENTITY)
 
 RELATIONS = ("add_remove", "replace_one", "local")
 """The relations enumerated here (a claim's adjacency)."""
@@ -230,8 +237,9 @@ class ExhaustiveResult:
 
     @property
     def passed(self) -> bool:
-        """Whether the verdict is :data:`VERIFIED` (nothing else is a pass)."""
-        return self.verdict == VERIFIED
+        """Whether the verdict is :data:`VERIFIED` or :data:`VERIFIED_IDENTITY` (nothing else
+        is a pass)."""
+        return self.verdict in PASSES
 
 
 def pair_verdict(loss: Enclosure, delta: Enclosure | None, claim: PrivacyClaim) -> str:
@@ -296,6 +304,7 @@ def verify_exhaustive(
     pairs: Sequence[tuple[Any, Any]] | None = None,
     name: str | None = None,
     domain: str | None = None,
+    exact_proof: TightProof | None = None,
 ) -> ExhaustiveResult:
     """Every neighbouring pair of a small domain, judged by the enclosure of its exact loss.
 
@@ -308,6 +317,8 @@ def verify_exhaustive(
         pairs: Explicit neighbouring pairs instead of the grid (each checked to be neighbours).
         name: The mechanism's name in the result (default: its class name).
         domain: The domain in words (default: the grid and ``max_n``, or the number of pairs).
+        exact_proof: The exact route of a tight local mechanism (:mod:`dpquant.certify.tight`),
+            which may settle its undecided pairs (module docstring).
 
     Returns:
         The result.
@@ -350,6 +361,7 @@ def verify_exhaustive(
     largest_delta: mpmath.mpf | None = None
     verdicts = dict.fromkeys(VERDICTS, 0)
     bases = set()
+    undecided: list[DataPair] = []
     for d0, d1 in listed:
         p, q = law(d0), law(d1)
         loss = loss_enclosure(p, q)
@@ -359,15 +371,23 @@ def verify_exhaustive(
             if delta is not None:
                 largest_delta = delta.hi if largest_delta is None else max(largest_delta, delta.hi)
                 bases.add(delta.basis)
-        verdicts[pair_verdict(loss, delta, claim)] += 1
+        verdict = pair_verdict(loss, delta, claim)
+        verdicts[verdict] += 1
+        if verdict == UNDECIDED:
+            undecided.append((d0, d1))
         bases.add(loss.basis)
         if best is None or loss.hi > best[0].hi:
             best = (loss, (d0, d1))
     assert best is not None  # noqa: S101 -- listed is not empty
+    if exact_proof is not None and undecided and not verdicts[VIOLATION]:
+        if _settled_exactly(exact_proof, mechanism, relation, law, undecided):
+            verdicts[VERIFIED_IDENTITY], verdicts[UNDECIDED] = verdicts[UNDECIDED], 0
     if verdicts[VIOLATION]:
         verdict = VIOLATION
     elif verdicts[UNDECIDED]:
         verdict = UNDECIDED
+    elif verdicts[VERIFIED_IDENTITY]:
+        verdict = VERIFIED_IDENTITY
     else:
         verdict = VERIFIED
     return ExhaustiveResult(
@@ -385,6 +405,20 @@ def verify_exhaustive(
         basis=BUDGET if BUDGET in bases else EXACT,
         seconds=time.perf_counter() - start,
     )
+
+
+def _settled_exactly(
+    proof: TightProof, mechanism: Any, relation: str, law: Callable[[Data], Any],
+    pairs: list[DataPair],
+) -> bool:
+    """Whether the exact route settles ``pairs``: a local mechanism, its premise, its identities
+    proven, and both laws of every pair equal to the closed form (:func:`law_matches`)."""
+    if relation != "local" or not proof.premise(mechanism):
+        return False
+    if not identities_proven(proof.certification.claim):
+        return False
+    data = {d for pair in pairs for d in pair}
+    return all(len(d) == 1 and law_matches(proof, mechanism, d[0], law(d)) for d in data)
 
 
 # -- the registry ------------------------------------------------------------------------------
@@ -447,11 +481,14 @@ def verify_entry(entry: RegistryEntry, domain: Domain | None = None) -> Exhausti
     if not isinstance(domain, Domain):
         raise ParameterError("domain", "must be a Domain or None", type(domain).__name__)
     mechanism = entry.build()
+    proof = TIGHT_PROOFS.get(entry.name)
     if entry.pairs is not None:
         return verify_exhaustive(
-            mechanism, pairs=entry.pairs(), name=entry.name, domain=entry.description
+            mechanism, pairs=entry.pairs(), name=entry.name, domain=entry.description,
+            exact_proof=proof,
         )
-    return verify_exhaustive(mechanism, domain.grid, domain.max_n, name=entry.name)
+    return verify_exhaustive(mechanism, domain.grid, domain.max_n, name=entry.name,
+                             exact_proof=proof)
 
 
 def registry_results(domains: dict[str, Domain] | None = None) -> list[ExhaustiveResult]:
@@ -518,6 +555,7 @@ __all__ = [
     "UNDECIDED",
     "VERDICTS",
     "VERIFIED",
+    "VERIFIED_IDENTITY",
     "VIOLATION",
     "Domain",
     "ExhaustiveResult",

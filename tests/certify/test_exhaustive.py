@@ -35,6 +35,7 @@ from dpquant.certify.exhaustive import (
     SMALL_DOMAINS,
     UNDECIDED,
     VERIFIED,
+    VERIFIED_IDENTITY,
     VIOLATION,
     ExhaustiveResult,
     check_neighbours,
@@ -47,6 +48,19 @@ from dpquant.certify.exhaustive import (
 )
 from dpquant.certify.expressions import enclose
 from dpquant.certify.specs import ClaimCertification
+from dpquant.certify.tight import (
+    CERTIFICATIONS as TIGHT_CERTIFICATIONS,
+)
+from dpquant.certify.tight import (
+    GRID_LAPLACE,
+    KEEP,
+    OUE_Q,
+    RANDOMIZED_RESPONSE,
+    TIGHT_PROOFS,
+    TightProof,
+    law_matches,
+    rr_log_law,
+)
 from dpquant.certify.violations import density_witness, log_density_text, violation_certification
 from dpquant.reference import PrivacyClaim
 from dpquant.reference.distributions import DiscreteLaw, PiecewiseLogLinear, ProductLaw
@@ -59,7 +73,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "certified" / "exhaustive.md"
 
 # Tight mechanisms: the loss of the exact law is exactly the claimed ε (randomized response and
-# its uses, OUE, the grid Laplace report), so no enclosure of positive width decides "≤".
+# its uses, OUE, the grid Laplace report), so no enclosure of positive width decides "≤"; their
+# exact route (dpquant.certify.tight) does.
 TIGHT = {
     "randomized_response[eps=1]",
     "randomized_response[eps=0.1]",
@@ -94,13 +109,67 @@ def test_registry_table(entry: Any) -> None:
     assert r.largest_loss_lower <= r.largest_loss
     eps = mpmath.mpf(r.claim.epsilon)
     if entry.name in TIGHT:
-        # honest: the enclosure holds ε itself, so neither "≤ ε" nor "> ε" is certified
-        assert r.verdict == UNDECIDED and not r.passed
+        # the enclosure holds ε itself and decides neither way; the identities do
+        assert r.verdict == VERIFIED_IDENTITY and r.passed and r.undecided_pairs == 0
         assert r.largest_loss_lower <= eps < r.largest_loss
         assert r.largest_loss - r.largest_loss_lower <= 5 * LOG_ERROR_BUDGET  # 2τ each way
     else:
         assert r.verdict == VERIFIED and r.passed and r.undecided_pairs == 0
         assert r.largest_loss <= eps
+
+
+def test_the_tight_entries_are_exactly_those_with_an_exact_route() -> None:
+    assert set(TIGHT_PROOFS) == TIGHT
+
+
+def test_a_tight_mechanism_without_an_exact_route_stays_undecided() -> None:
+    """No proof, a proof whose closed form is not the law, or a failed premise: undecided."""
+    rr = RandomizedResponse(1.0)
+    assert verify_exhaustive(rr, (0.0, 1.0), 1).verdict == UNDECIDED
+    swapped = TightProof(RANDOMIZED_RESPONSE, lambda m, x: rr_log_law(m, 1 - x))
+    assert verify_exhaustive(rr, (0.0, 1.0), 1, exact_proof=swapped).verdict == UNDECIDED
+    refused = TightProof(RANDOMIZED_RESPONSE, rr_log_law, lambda m: False)
+    assert verify_exhaustive(rr, (0.0, 1.0), 1, exact_proof=refused).verdict == UNDECIDED
+    other_eps = RandomizedResponse(1.0 + 1e-12)  # a law 1e-12 away from the closed form at ε = 1
+    assert not law_matches(TIGHT_PROOFS["randomized_response[eps=1]"], rr, 0.0,
+                           other_eps.exact(np.array([0.0])))
+    good = verify_exhaustive(rr, (0.0, 1.0), 1, exact_proof=TIGHT_PROOFS["randomized_response[eps=1]"])
+    assert good.verdict == VERIFIED_IDENTITY and good.passed
+
+
+def test_the_identity_texts_are_the_closed_forms() -> None:
+    """The certificates' probabilities are the closed forms law_matches compares with: RR's keep,
+    OUE's q (the implementation's ue_probabilities_mp), the grid report's atoms."""
+    from dpquant.reference.distributed_quantiles.unary_encoding import ue_probabilities_mp
+    from dpquant.reference.ldp_minimum import LaplaceReport
+    from dpquant.reference.ldp_minimum.laplace_baseline import grid_noise_scale
+
+    with mpmath.workdps(60):
+        for eps in (1.0, 0.1):  # the float ε read exactly, as law_matches reads it
+            point = {"eps": Fraction(eps)}
+            keep = mpmath.mpf(enclose(KEEP, point, precision=256).mid().str(50, radius=False))
+            assert abs(mpmath.log(keep) - rr_log_law(RandomizedResponse(eps), 1.0)[1]) < 1e-45
+            q = mpmath.mpf(enclose(OUE_Q, point, precision=256).mid().str(50, radius=False))
+            assert abs(q - ue_probabilities_mp(eps, "oue")[1]) < 1e-45
+        report = LaplaceReport(1.0, grid=0.25)
+        t = grid_noise_scale(1.0, 0.25)
+        law = TIGHT_PROOFS["fukuchi19_laplace_report[eps=1,grid=1/4]"].log_law(report, 0.5)
+        interior = "(1 - exp(-1/t))/(1 + exp(-1/t))*exp(-(k - i)/t)"
+        end = "exp(-(M - i)/t)/(1 + exp(-1/t))"
+        for text, k in ((interior, 7), (end, 164)):
+            ball = enclose(text, {"t": t, "k": Fraction(k), "i": Fraction(2), "M": Fraction(164)},
+                           precision=256)
+            value = mpmath.mpf(ball.mid().str(50, radius=False))
+            assert abs(mpmath.log(value) - law[k * 0.25]) < 1e-40
+    assert GRID_LAPLACE.parts[1].goal.expression.startswith(interior)
+
+
+def test_the_tight_certificates_are_current_and_accepted() -> None:
+    for spec in TIGHT_CERTIFICATIONS:
+        path = certificate_path(spec.claim)
+        assert path.parent == CERTIFICATES / "catalogue"
+        assert json.loads(path.read_text(encoding="utf-8")) == json.loads(dumps(certify(spec).data))
+        assert check_file(path).claim == spec.claim
 
 
 def test_the_table_values() -> None:
@@ -392,7 +461,7 @@ def test_bad_input_is_refused_by_name(call: Any, name: str) -> None:
 
 def write_catalogue_certificates() -> None:
     """Rewrite the catalogue's certificates (run this file as a script)."""
-    for spec in catalogue_certifications():
+    for spec in [*catalogue_certifications(), *TIGHT_CERTIFICATIONS]:
         certified = certify(spec)
         path = certificate_path(spec.claim)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -213,11 +213,11 @@ _G1_Q = "((exp(eps) - 1)*p + 1)/(exp(eps) + 1)"
 _G1_ESTIMATE = "((exp(eps) + 1)/(exp(eps) - 1)*{k}/n - 1/(exp(eps) - 1))"
 
 
-def _binomial_term(k: int) -> str:
-    """P(Binomial(n, q) = k) with q the report probability of the proof of Lemma G.1."""
+def _binomial_term(k: int, q: str = _G1_Q) -> str:
+    """P(Binomial(n, q) = k), by default with q the report probability of the proof of Lemma G.1."""
     return (
         f"exp(loggamma(n + 1) - loggamma({k + 1}) - loggamma(n - {k} + 1) "
-        f"+ {k}*log({_G1_Q}) + (n - {k})*log(1 - {_G1_Q}))"
+        f"+ {k}*log({q}) + (n - {k})*log(1 - {q}))"
     )
 
 
@@ -303,4 +303,74 @@ LEMMA_G1 = ClaimCertification(
     ),
 )
 
-CERTIFICATIONS = (LEMMA_A1, THEOREM_A3, LEMMA_B1, LEMMA_G1, LEMMA_G5)
+# ----------------------------------------------------------------------------- Lemma G.2
+
+G2_N = 2
+"""Lemma G.2's counterexample: n = 2 users, both bits 1 (P = 1), ε = 1, α = 49/100, β = 9/10."""
+G2_KEEP = _KEEP
+"""With every bit 1 each report is 1 with the keep probability e^ε/(e^ε + 1) (Lemma A.1)."""
+G2_BRACKET = (
+    "(2*exp(eps)/(alpha**2*(exp(eps) - 1)**2) + 2*(exp(eps) + 1)/(3*alpha*(exp(eps) - 1)))"
+)
+"""Lemma G.2's bracket (statement = proof); the sample-size condition is n ≥ bracket·log(1/β)."""
+
+
+def g2_tail(n: int = G2_N) -> str:
+    """Pr[nY = k] summed over k = 0..n for n reports that are each 1 with the keep probability:
+    the whole law (1 exactly), and the event's probability once every k misses."""
+    return " + ".join(_binomial_term(k, G2_KEEP) for k in range(n + 1))
+
+
+LEMMA_G2 = ClaimCertification(
+    claim="aamand25/lemma-G.2",
+    statement=(
+        "Refutation of Lemma G.2 (its 'n ≤' read as 'n ≥', natural or base-2 log): n = 2 users "
+        "with both bits 1 (P = 1), ε = 1, α = 49/100, β = 9/10. The sample-size condition holds "
+        "(bracket·ln(1/β) ≈ 1.12 ≤ 2, bracket·log₂(1/β) ≈ 1.61 ≤ 2), but P̂ takes the values "
+        "≈ −0.58, 0.50, 1.58 at nY = 0, 1, 2, each more than α from P = 1: Pr[|P̂ − P| > α] = 1 "
+        "> β."
+    ),
+    domain=(
+        "the point n = 2, x = (1, 1), ε = 1, α = 49/100, β = 9/10 (inside the lemma's domain: "
+        "the sample-size condition holds with either log). Violations are confined to small n "
+        "and large β: every one found for n < 60 has β > 0.82 (search, not certified)"
+    ),
+    parts=(
+        Part(
+            name="two users with bit 1 at beta = 9/10: every report count misses P = 1 by > alpha",
+            variables=(
+                Variable("n", 1, 10**6, integer=True),
+                Variable("eps", 0, 100),
+                Variable("alpha", 0, 1),
+                Variable("beta", 0, 1),
+            ),
+            goal=Condition(f"{g2_tail()} - beta", ">"),
+            hypotheses=(
+                Condition(f"n - {G2_BRACKET}*log(1/beta)", ">="),
+                Condition(f"n - {G2_BRACKET}*log(1/beta)/log(2)", ">="),
+                Condition("eps", ">"),
+                Condition("alpha", ">"),
+                Condition("1 - alpha", ">"),
+                Condition("beta", ">"),
+                Condition("1 - beta", ">"),
+                Condition("2 - n", ">="),
+                Condition(f"{_G1_ESTIMATE.format(k=2)} - 1 - alpha", ">"),
+                Condition(f"1 - {_G1_ESTIMATE.format(k=1)} - alpha", ">"),
+            ),
+            method="points",
+            points=({"n": G2_N, "eps": 1, "alpha": "49/100", "beta": "9/10"},),
+            precision=192,
+            note=(
+                "Every bit is 1, so P = 1 and the n reports are i.i.d. Bernoulli(e^ε/(e^ε+1)): "
+                "nY ~ Binomial(n, e^ε/(e^ε+1)), and the goal's sum over k = 0..n is its whole "
+                "law. P̂ = ((e^ε+1)/(e^ε−1))·k/n − 1/(e^ε−1) at nY = k is increasing in k; with "
+                "n ≤ 2 the last two hypotheses put k = 2 above P + α and k ≤ 1 below P − α, so "
+                "every k is in the event |P̂ − P| > α and the goal is its probability minus β. "
+                "The first two hypotheses are the sample-size condition with the natural and "
+                "the base-2 log."
+            ),
+        ),
+    ),
+)
+
+CERTIFICATIONS = (LEMMA_A1, THEOREM_A3, LEMMA_B1, LEMMA_G1, LEMMA_G2, LEMMA_G5)

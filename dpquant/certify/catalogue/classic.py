@@ -7,7 +7,7 @@ triangle inequality, the monotonicity of a CDF, a term-by-term bound of a sum of
 post-processing); the identities are certified with ``method="identity"`` after rewriting each
 difference into a form that is evidently non-negative (a square, a product of positive
 factors), and the numbers at given ε with ``method="points"``. The sparse vector facts are in
-:mod:`dpquant.certify.catalogue.classic_svt`.
+:mod:`dpquant.certify.catalogue.classic_svt` and :mod:`dpquant.certify.catalogue.classic_svt6`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dpquant.certify.catalogue.classic_laws import (
     identity_part,
 )
 from dpquant.certify.catalogue.classic_svt import SVT1_ODD_LAST, SVT4, SVT5, SVT6
+from dpquant.certify.catalogue.classic_svt6 import SVT6_RARE_BEST_PAIRS
 from dpquant.certify.specs import ClaimCertification, Condition, Part, Variable
 
 # -------------------------------------------------------------- report noisy max
@@ -333,9 +334,10 @@ CERTIFICATIONS: tuple[ClaimCertification, ...] = (
     DPSNIPER_BOUNDS,
     STATDP_FIXED_NOISYHIST2,
     SVT1_ODD_LAST,
+    SVT6_RARE_BEST_PAIRS,
 )
 """The classic group's certifications, in ledger order (the sparse vector ones from
-:mod:`dpquant.certify.catalogue.classic_svt`)."""
+:mod:`dpquant.certify.catalogue.classic_svt` and :mod:`dpquant.certify.catalogue.classic_svt6`)."""
 
 __all__ = [
     "CERTIFICATIONS",

@@ -430,7 +430,11 @@ def lemma_g1_sample_size(p: Any, alpha: Any, epsilon: Any, beta: Any) -> mpmath.
 
 
 def lemma_g2_sample_size(alpha: Any, epsilon: Any, beta: Any) -> mpmath.mpf:
-    """Lemma G.2: ``n ≥ bracket·ln(1/β)`` suffices for ``Pr[|P̂ − P| > α] ≤ β``."""
+    """Lemma G.2's sample size ``bracket·ln(1/β)``, claimed sufficient for ``Pr[|P̂ − P| > α] ≤ β``.
+
+    The claim fails for small n and large β (n = 2, ε = 1, α = 0.49, β = 0.9: tail 1; refuted in
+    ``notes/claims.toml``); at small β the exact tails stay below β.
+    """
     with workdps():
         return lemma_g2_bracket(alpha, epsilon) * mpmath.log(1 / _check_beta(beta))
 

@@ -15,18 +15,24 @@ from dpquant.certify.catalogue.aamand25 import (
     _A3_BOUND,
     _FLIP,
     _FP,
+    _G1_ESTIMATE,
     _G1_PRINTED,
     _KEEP,
     G1_LOWER,
     G1_N,
     G1_TERMS,
     G1_UPPER,
+    G2_BRACKET,
+    G2_KEEP,
     LEMMA_A1,
     LEMMA_B1,
     LEMMA_G1,
+    LEMMA_G2,
     LEMMA_G5,
     THEOREM_A3,
+    _binomial_term,
     g1_tail_lower_bound,
+    g2_tail,
 )
 from dpquant.certify.expressions import enclose, parse_expression
 from dpquant.reference.distributed_quantiles.amplification import (
@@ -39,6 +45,8 @@ from dpquant.reference.distributed_quantiles.concentration import (
     lemma_g1_bracket_as_printed,
     lemma_g1_exact_tail,
     lemma_g1_sample_size,
+    lemma_g2_exact_tail,
+    lemma_g2_sample_size,
     rr_report_probability,
 )
 from dpquant.reference.distributed_quantiles.padding import exact_cdf, pad_users
@@ -190,3 +198,46 @@ def test_lemma_g1_corrected_form_point_is_the_implementations() -> None:
         assert lemma_g1_sample_size(p, alpha, eps, beta) <= 1
         assert lemma_g1_exact_tail(1, p, alpha, eps) == 1
         assert abs(mid(enclose(g1_tail_lower_bound(1, 0, 0), point, precision=192)) - 1) < 1e-40
+
+
+def test_lemma_g2_point_is_the_implementations() -> None:
+    """At the counterexample the implementation's sample size (natural log) is ≤ 2 and its exact
+    tail for both bits 1 is 1 > β; the catalogue's bracket·ln(1/β) is the implementation's and
+    its sum of binomial terms is 1."""
+    point = {k: Fraction(v) for k, v in LEMMA_G2.parts[0].points[0].items()}
+    n, eps, alpha, beta = int(point["n"]), point["eps"], point["alpha"], point["beta"]
+    assert (n, eps) == (2, 1)
+    # the implementation reads α = 0.49 and β = 0.9 as floats: agreement to 1e-9
+    assert lemma_g2_exact_tail(n, n, float(alpha), float(eps)) > 1 - 1e-12 > float(beta)
+    with mpmath.workdps(60):
+        size = lemma_g2_sample_size(float(alpha), float(eps), float(beta))
+        assert size <= n and size * mpmath.log(2) ** -1 <= n
+        ball = enclose(f"{G2_BRACKET}*log(1/beta)", point)
+        assert abs(mid(ball) - size) < 1e-9
+        assert abs(mid(enclose(g2_tail(), point, precision=192)) - 1) < mpmath.mpf(10) ** -40
+
+
+@given(
+    st.integers(1, 6),
+    st.fractions(min_value=Fraction(1, 100), max_value=5, max_denominator=100),
+    st.fractions(min_value=Fraction(1, 100), max_value=Fraction(99, 100), max_denominator=100),
+)
+def test_lemma_g2_terms_are_the_implementations_exact_tail(
+    n: int, eps: Fraction, alpha: Fraction
+) -> None:
+    """For n bits all 1, the implementation's exact tail is the sum of the catalogue's binomial
+    terms (keep probability e^ε/(e^ε+1)) over the report counts k whose catalogue estimate P̂
+    misses P = 1 by more than α."""
+    point = {"n": Fraction(n), "eps": eps, "alpha": alpha}
+    with mpmath.workdps(60):
+        misses = []
+        for k in range(n + 1):
+            estimate = mid(enclose(_G1_ESTIMATE.format(k=k), point, precision=192))
+            if abs(abs(estimate - 1) - mpmath.mpf(alpha.numerator) / alpha.denominator) < 1e-9:
+                return  # a tie at the event's edge: the float implementation may differ
+            if abs(estimate - 1) > mpmath.mpf(alpha.numerator) / alpha.denominator:
+                misses.append(k)
+        total = mpmath.mpf(0)
+        for k in misses:
+            total += mid(enclose(_binomial_term(k, G2_KEEP), point, precision=192))
+        assert abs(total - lemma_g2_exact_tail(n, n, float(alpha), float(eps))) < 1e-12

@@ -6,22 +6,32 @@ import math
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpquant.certify.catalogue.imola25 import (
+    L41_H,
+    L41_N,
+    L41_POINT,
     LEMMA_3_1,
     LEMMA_3_1_THRESHOLD_LN,
     LEMMA_3_1_THRESHOLD_LOG2,
+    LEMMA_4_1,
     LEMMA_4_3,
     LEMMA_4_3_GAMMA,
     LEMMA_4_3_MIXED_X,
     LEMMA_4_3_MIXED_X_PRIME,
+    l41_dsub,
+    l41_shifted,
+    l41_x_prime,
 )
-from dpquant.certify.expressions import enclose, parse_expression
+from dpquant.certify.expressions import ball, compile_expression, enclose, parse_expression
 from dpquant.reference.slice_quantiles.cc_tails import cc_max_error_tail, lemma_3_1_threshold
+from dpquant.reference.slice_quantiles.good_set import good_set_members, in_good_set
 from dpquant.reference.slice_quantiles.parameters import pure_log_delta
+from dpquant.reference.slice_quantiles.rank_maps import add_map, added_point_rank, slice_distances
 
 
 def mid(ball: object) -> mpmath.mpf:
@@ -120,3 +130,59 @@ def test_lemma_4_3_mixture_expressions_are_the_exact_law(pair: tuple[list[Fracti
         assert at(LEMMA_4_3_MIXED_X_PRIME) == (1 - gamma) * q + gamma / k
         assert at(LEMMA_4_3.parts[0].goal.expression) == 0
         assert 2 * ((1 - gamma) * q + gamma / k) - ((1 - gamma) * p + gamma / k) >= 0
+
+
+def _integer(text: str, names: tuple[str, ...]):
+    """The catalogue expression ``text`` as a function of integer values (compiled once; each
+    value must come out an exact ball, a dyadic rational)."""
+    evaluator = compile_expression(parse_expression(text, names))
+
+    def value(**point: int) -> Fraction:
+        out = evaluator({k: ball(Fraction(v), Fraction(v)) for k, v in point.items()})
+        assert out.rad() == 0
+        mantissa, exponent = out.mid().man_exp()
+        return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+
+    return value
+
+
+def test_lemma_4_1_point_is_the_implementations_add_map_and_slices() -> None:
+    """At the certified point the implementation's F⁺ (App. B.1) keeps r̃ = (2, 4), both vectors
+    are in the printed Good sets, and its slice distances are (1, 1): Σ d_sub = 2, the goal + 1."""
+    s, r1, r2 = (L41_POINT[k] for k in ("s", "r1", "r2"))
+    X = np.arange(1.0, L41_N + 1)
+    assert added_point_rank(X, 2.5) == s
+    X_prime = np.sort(np.append(X, 2.5))
+    r = np.array([r1, r2])
+    image = add_map(r, s, L41_H)
+    assert image.tolist() == [2, 4]
+    assert in_good_set(r, L41_N, L41_H, rule="printed")
+    assert in_good_set(image, L41_N + 1, L41_H, rule="printed")
+    assert slice_distances(X, X_prime, r, image, L41_H) == [1, 1]
+    goal = enclose(LEMMA_4_1.parts[0].goal.expression, {k: Fraction(v) for k, v in L41_POINT.items()})
+    assert goal.rad() == 0 and goal.mid() == 1
+
+
+def test_lemma_4_1_expressions_are_the_implementations_on_every_small_case() -> None:
+    """For every n ≤ 8, every rank s of the added point and every r̃ ∈ Good_{2,n,1} (printed)
+    whose image is in Good_{2,n+1,1}: the catalogue's shift is the implementation's add_map, its
+    x'_(k) is X' = (1, …, n) ∪ {s − 1/2} sorted, and its Σ d_sub is the implementation's."""
+    shifted = _integer(l41_shifted("r"), ("r", "s"))
+    x_prime = _integer(l41_x_prime("k"), ("k", "s"))
+    dsub = _integer(f"{l41_dsub('r1')} + {l41_dsub('r2')}", ("r1", "r2", "s"))
+    checked = 0
+    for n in range(1, 9):
+        X = np.arange(1.0, n + 1)
+        for s in range(1, n + 2):
+            X_prime = np.sort(np.append(X, s - 0.5))
+            assert [x_prime(k=k, s=s) for k in range(1, n + 2)] == [Fraction(v) for v in X_prime]
+            for r in range(1, n + 1):
+                assert shifted(r=r, s=s) == add_map([r], s, L41_H)[0]
+            for r in good_set_members(2, n, L41_H, rule="printed"):
+                image = add_map(r, s, L41_H)
+                if not in_good_set(image, n + 1, L41_H, rule="printed"):
+                    continue
+                expected = sum(slice_distances(X, X_prime, r, image, L41_H))
+                assert dsub(r1=int(r[0]), r2=int(r[1]), s=s) == expected
+                checked += 1
+    assert checked > 50
