@@ -540,7 +540,7 @@ def markdown_table(results: Sequence[ExhaustiveResult]) -> str:
         )
         verdict = r.verdict + ("" if r.basis == EXACT else " (budget)")
         lines.append(
-            f"| `{r.name}` | {r.domain} | {r.relation} | {r.pairs} | {_number(r.largest_loss)} "
+            f"| {r.name} | {r.domain} | {r.relation} | {r.pairs} | {_number(r.largest_loss)} "
             f"| {claim} | {verdict} |"
         )
     return "\n".join(lines)
