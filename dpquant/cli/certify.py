@@ -38,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         print_out("\n".join(f"{c}  {known[c].domain}" for c in wanted))
         return EXIT_OK
+    if args.write and args.out is None and not CERTIFICATES.parent.is_dir():
+        raise UsageError(
+            "--write needs --out DIR outside a source checkout (no proofs_checks/ here)"
+        )
     out = CERTIFICATES if args.out is None else Path(path_text(args.out, "--out"))
     failed = 0
     for claim in wanted:
