@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate
+from svt_quadrature import laplace_cdf, quadrature
 
 from dpquant.audit.model.relations import QueryAnswers
 from dpquant.audit.suites.classic import LaplaceRelease, NoisyMax, PrefixSum, SparseVector, entry
@@ -24,27 +24,6 @@ from dpquant.certify.expressions import enclose
 
 def value(text: str, **point: Fraction) -> float:
     return float(enclose(text, point, precision=256).mid())
-
-
-def laplace_cdf(x: float, b: float) -> float:
-    return 0.5 * math.exp(x / b) if x < 0 else 1 - 0.5 * math.exp(-x / b)
-
-
-def quadrature(svt: SparseVector, q: list[int], pattern: str) -> float:
-    """P(pattern) = ∫ f_ρ(r) Π_i g_i(r) dr with the implementation's scales (no closed form)."""
-    b_rho, b_nu, t = svt.threshold_scale, svt.query_scale, svt.threshold
-
-    def integrand(r: float) -> float:
-        out = math.exp(-abs(r) / b_rho) / (2 * b_rho)
-        for symbol, qi in zip(pattern, q, strict=False):
-            x = t + r - qi
-            below = laplace_cdf(x, b_nu) if b_nu else float(x > 0)
-            out *= below if symbol == "F" else 1 - below
-        return out
-
-    cuts = sorted({-60 * b_rho, 0.0, *(qi - t for qi in q), 60 * b_rho})
-    return sum(integrate.quad(integrand, a, b, epsabs=1e-15, epsrel=1e-12)[0]
-               for a, b in zip(cuts, cuts[1:], strict=False))
 
 
 @settings(max_examples=25, deadline=None)
