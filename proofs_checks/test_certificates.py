@@ -179,6 +179,16 @@ def test_no_certificate_is_a_failure_not_a_pass(
     assert "nothing was checked" in capsys.readouterr().err
 
 
-def test_main_accepts_the_repository(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 0
-    assert f"{len(FILES)} accepted, 0 refused" in capsys.readouterr().out
+def test_main_accepts_a_folder_and_refuses_a_tampered_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line over one group's folder (every file is checked by
+    ``test_certificate_is_accepted``), then with a tampered copy beside it: exit 1."""
+    folder = CERTIFICATES / "imola25"
+    assert main([str(folder)]) == 0
+    assert f"{len(list(folder.glob('*.json')))} accepted, 0 refused" in capsys.readouterr().out
+    data = sample()
+    first_leaf(data["parts"][0]["tree"])["bound"] = "1000"
+    (tmp_path / "tampered.json").write_text(json.dumps(data), encoding="utf-8")
+    assert main([str(folder), str(tmp_path)]) == 1
+    assert "REFUSED" in capsys.readouterr().out
