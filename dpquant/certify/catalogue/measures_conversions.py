@@ -1,0 +1,160 @@
+"""Certified claims of the group ``measures`` (continued from :mod:`.measures`): the tightness
+of Kairouz, Oh and Viswanath 2015's Theorem 2.1 (randomised response and the four-outcome law).
+
+Each certification proves the identities and inequalities a ledger entry's statement reduces to;
+the reduction (a cited theorem, the data-processing inequality) is stated in the part's note and
+the domain text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dpquant.certify.specs import ClaimCertification, Condition, Part, Variable
+
+# ------------------------------------------------- Kairouz, Oh and Viswanath 2015, Theorem 2.1
+
+RR_TERMS = ("(r - p)/(r*(1 + p))", "(p*r - 1)/(r*(1 + p))")
+"""P(i) − e^ε Q(i) for the outcomes i = 0, 1 of ε₀-randomised response, P = (e^{ε₀}, 1)/(1 +
+e^{ε₀}), Q = (1, e^{ε₀})/(1 + e^{ε₀}), in p = e^{−ε₀} and r = e^{−ε}."""
+
+FOUR_OUTCOME_TERMS = (
+    "d",
+    "(1 - d)*(r - p)/(r*(1 + p))",
+    "(1 - d)*(p*r - 1)/(r*(1 + p))",
+    "-d/r",
+)
+"""P(i) − e^ε Q(i) for the four-outcome law of (ε₀, δ₀)-DP, P = (δ₀, (1 − δ₀)e^{ε₀}/(1 + e^{ε₀}),
+(1 − δ₀)/(1 + e^{ε₀}), 0) and Q its mirror, in p = e^{−ε₀}, r = e^{−ε}, d = δ₀."""
+
+_ORIGINAL = "(p, r) = (exp(-eps0), exp(-eps))"
+
+_RR_ORIGINAL = (
+    "exp(eps0)/(1 + exp(eps0)) - exp(eps)/(1 + exp(eps0))",
+    "1/(1 + exp(eps0)) - exp(eps)*exp(eps0)/(1 + exp(eps0))",
+)
+"""RR_TERMS in ε₀ and ε: P(i) − e^ε Q(i) from the laws themselves."""
+
+_EXPONENTIALS = {"p": "exp(-eps0)", "r": "exp(-eps)"}
+_EPS_BOX = (Variable("eps0", "1/1000000", 10**6), Variable("eps", 0, 10**6))
+_PR_BOX = (Variable("p", 0, 1), Variable("r", 0, 1))
+
+
+def _substituted(expression: str) -> str:
+    """``expression`` in p, r with p = e^{−ε₀}, r = e^{−ε} written in."""
+    return re.sub(r"\b[pr]\b", lambda m: _EXPONENTIALS[m.group()], expression)
+
+
+def _rr_parts(factor: str, outcomes: tuple[int, int], variables: tuple[Variable, ...]) -> tuple[Part, ...]:
+    """The parts shared by both certifications: the two terms of randomised response (times
+    ``factor``) are the laws' P(i) − e^ε Q(i), the second is ≤ 0, and the first is ≤ 0 from
+    ε = ε₀ on (r = p·s, s = e^{−(ε − ε₀)} ∈ (0, 1])."""
+    up, down = outcomes
+    return tuple(
+        Part(
+            name=f"outcome {i}: P - e^eps Q in p = e^-eps0, r = e^-eps",
+            variables=variables,
+            goal=Condition(
+                f"{factor}*({_substituted(term)}) - {factor}*({original})"
+            ),
+            method="identity",
+            note=(
+                f"Outcome {i}'s P(i) − e^ε Q(i), written from the laws (second term), is "
+                f"{factor}·{term} at {_ORIGINAL} (first)."
+            ),
+        )
+        for i, term, original in zip(outcomes, RR_TERMS, _RR_ORIGINAL, strict=True)
+    ) + (
+        Part(
+            name=f"outcome {down}: P - e^eps Q <= 0 (its numerator p r - 1)",
+            variables=_PR_BOX,
+            goal=Condition("p*r - 1", "<="),
+            monotone=("p", "r"),
+            max_leaves=2000,
+            note=(
+                f"Outcome {down}'s term is {factor}·(pr − 1)/(r(1 + p)), the factor and "
+                "r(1 + p) positive: every ε₀ > 0, ε ≥ 0 maps into (p, r) ∈ (0, 1) × (0, 1]."
+            ),
+        ),
+        Part(
+            name=f"outcome {up}: P - e^eps Q <= 0 for eps >= eps0 (its sign is that of s - 1, r = p s)",
+            variables=(Variable("s", 0, 1),),
+            goal=Condition("s - 1", "<="),
+            monotone=("s",),
+            max_leaves=2000,
+            note=(
+                f"For ε ≥ ε₀, r = p·s with s = e^{{−(ε − ε₀)}} ∈ (0, 1]: outcome {up}'s term is "
+                f"{factor}·(s − 1)/(s(1 + p)) ≤ 0. Below ε₀ it is positive (r > p), so the "
+                "sum of the positive parts is max(0, that term) at every ε ≥ 0."
+            ),
+        ),
+    )
+
+
+KOV15_THEOREM_2_1_PURE = ClaimCertification(
+    claim="measures/kov15-theorem-2.1-pure",
+    statement=(
+        "ε₀-randomised response, P = (e^{ε₀}, 1)/(1 + e^{ε₀}) against its mirror Q, has "
+        "hockey-stick divergence Σ_i max(0, P(i) − e^ε Q(i)) = max(0, (e^{ε₀} − e^ε)/(1 + "
+        "e^{ε₀})) at every ε ≥ 0 (0 from ε = ε₀ on): the bound of Kairouz, Oh and Viswanath 2015, "
+        "Theorem 2.1 is reached; every ε₀-DP pair is a post-processing of randomised response, so "
+        "by data processing the bound holds for every ε₀-DP mechanism."
+    ),
+    domain=(
+        "the tightness (randomised response's divergence is the formula), every ε₀ > 0 and "
+        "ε ≥ 0; the upper bound for every ε₀-DP pair is cited: every ε₀-DP pair is a "
+        "post-processing of randomised response (Kairouz, Oh and Viswanath 2015, proof of "
+        "Theorem 2.1) and the hockey-stick divergence obeys data processing; the positivity of "
+        "the denominators r(1 + p) is a human step"
+    ),
+    parts=_rr_parts("1", (0, 1), _EPS_BOX),
+)
+
+
+KOV15_THEOREM_2_1_APPROXIMATE = ClaimCertification(
+    claim="measures/kov15-theorem-2.1-approximate",
+    statement=(
+        "The four-outcome law of (ε₀, δ₀)-DP, P = (δ₀, (1 − δ₀)e^{ε₀}/(1 + e^{ε₀}), (1 − δ₀)/(1 + "
+        "e^{ε₀}), 0) against its mirror Q, has hockey-stick divergence δ₀ + (1 − δ₀)·max(0, "
+        "(e^{ε₀} − e^ε)/(1 + e^{ε₀})) at every ε ≥ 0 (δ₀ from ε = ε₀ on), in both directions (Q "
+        "is P reversed): the bound of Kairouz, Oh and Viswanath 2015, Theorem 2.1 is reached; "
+        "every (ε₀, δ₀)-DP pair is a post-processing of this law, so by data processing the "
+        "bound holds for every (ε₀, δ₀)-DP mechanism."
+    ),
+    domain=(
+        "the tightness (the four-outcome law's divergence is the formula), every ε₀ > 0, "
+        "δ₀ ∈ [0, 1) and ε ≥ 0; the upper bound for every (ε₀, δ₀)-DP pair is cited: every such "
+        "pair is a post-processing of the four-outcome law (Kairouz, Oh and Viswanath 2015, "
+        "proof of Theorem 2.1) and the hockey-stick divergence obeys data processing; the "
+        "positivity of the denominators r(1 + p) and the symmetry of the mirrored pair are human "
+        "steps"
+    ),
+    parts=(
+        Part(
+            name="outcomes 0 and 3: P - e^eps Q is d and -d e^eps",
+            variables=(*_EPS_BOX, Variable("d", 0, 1)),
+            goal=Condition(
+                f"(d - exp(eps)*0) - ({_substituted(FOUR_OUTCOME_TERMS[0])}) "
+                f"+ (0 - exp(eps)*d) - ({_substituted(FOUR_OUTCOME_TERMS[3])})"
+            ),
+            method="identity",
+            note=(
+                "P(0) = δ₀, Q(0) = 0 and P(3) = 0, Q(3) = δ₀: the terms are δ₀ ≥ 0 and "
+                "−δ₀e^ε ≤ 0 (the identity checks the second's form −d/r at r = e^{−ε}; both "
+                "signs are read off), so outcome 0 adds δ₀ and outcome 3 nothing."
+            ),
+        ),
+        *_rr_parts("(1 - d)", (1, 2), (*_EPS_BOX, Variable("d", 0, 1))),
+    ),
+)
+
+
+CERTIFICATIONS = (KOV15_THEOREM_2_1_PURE, KOV15_THEOREM_2_1_APPROXIMATE)
+
+__all__ = [
+    "CERTIFICATIONS",
+    "FOUR_OUTCOME_TERMS",
+    "KOV15_THEOREM_2_1_APPROXIMATE",
+    "KOV15_THEOREM_2_1_PURE",
+    "RR_TERMS",
+]

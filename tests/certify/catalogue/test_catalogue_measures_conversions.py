@@ -1,0 +1,71 @@
+"""The catalogue's KOV15 expressions are the hockey-stick terms of the implementation's laws."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpquant.certify.catalogue.measures_conversions import FOUR_OUTCOME_TERMS, RR_TERMS
+from dpquant.certify.expressions import enclose
+from dpquant.reference.distributions import DiscreteLaw, hockey_stick
+from dpquant.reference.exact.mp import workdps
+from dpquant.reference.measures.conversions import approximate_delta, pure_delta
+
+
+def _mp(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _fraction(x: mpmath.mpf) -> Fraction:
+    return Fraction(mpmath.nstr(x, 45, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+
+
+def _positive_parts(terms: tuple[str, ...], point: dict[str, Fraction]) -> float:
+    return sum(max(float(enclose(t, point).mid()), 0.0) for t in terms)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 1000), max_value=10),
+    st.fractions(min_value=0, max_value=10),
+)
+def test_kov15_pure_terms_are_randomised_responses_hockey_stick_and_pure_delta(
+    eps0: Fraction, eps: Fraction
+) -> None:
+    """At p = e^{−ε₀}, r = e^{−ε}: the positive parts of RR_TERMS sum to hockey_stick of
+    ε₀-randomised response and to pure_delta(ε₀, ε)."""
+    with workdps():
+        e0, e = _mp(eps0), _mp(eps)
+        p, q = DiscreteLaw([0, 1], [e0, mpmath.mpf(0)]), DiscreteLaw([0, 1], [mpmath.mpf(0), e0])
+        exact, implemented = hockey_stick(p, q, e), pure_delta(e0, e)
+        point = {"p": _fraction(mpmath.exp(-e0)), "r": _fraction(mpmath.exp(-e))}
+    mine = _positive_parts(RR_TERMS, point)
+    assert abs(mine - float(exact)) <= 1e-12 and abs(mine - float(implemented)) <= 1e-12
+    assert float(enclose(RR_TERMS[1], point).mid()) <= 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 1000), max_value=10),
+    st.fractions(min_value=0, max_value=Fraction(999, 1000)),
+    st.fractions(min_value=0, max_value=10),
+)
+def test_kov15_approximate_terms_are_the_four_outcome_laws_hockey_stick_and_approximate_delta(
+    eps0: Fraction, delta0: Fraction, eps: Fraction
+) -> None:
+    """The positive parts of FOUR_OUTCOME_TERMS sum to hockey_stick of the four-outcome law
+    (both directions) and to approximate_delta(ε₀, δ₀, ε)."""
+    with workdps():
+        e0, d0, e = _mp(eps0), _mp(delta0), _mp(eps)
+        rest = mpmath.log1p(-d0) - mpmath.log1p(mpmath.exp(e0))
+        logp = [mpmath.log(d0) if d0 > 0 else -mpmath.inf, rest + e0, rest, -mpmath.inf]
+        p, q = DiscreteLaw([0, 1, 2, 3], logp), DiscreteLaw([0, 1, 2, 3], logp[::-1])
+        forward, backward = hockey_stick(p, q, e), hockey_stick(q, p, e)
+        implemented = approximate_delta(e0, d0, e)
+        point = {"p": _fraction(mpmath.exp(-e0)), "r": _fraction(mpmath.exp(-e)), "d": delta0}
+    mine = _positive_parts(FOUR_OUTCOME_TERMS, point)
+    for value in (forward, backward, implemented):
+        assert abs(mine - float(value)) <= 1e-12
