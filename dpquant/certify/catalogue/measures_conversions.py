@@ -1,5 +1,6 @@
 """Certified claims of the group ``measures`` (continued from :mod:`.measures`): the tightness
-of Kairouz, Oh and Viswanath 2015's Theorem 2.1 (randomised response and the four-outcome law).
+of Kairouz, Oh and Viswanath 2015's Theorem 2.1 (randomised response and the four-outcome law)
+and the Gaussian's trade-off (Dong, Roth and Su 2022, Theorem 2.7).
 
 Each certification proves the identities and inequalities a ledger entry's statement reduces to;
 the reduction (a cited theorem, the data-processing inequality) is stated in the part's note and
@@ -149,11 +150,85 @@ KOV15_THEOREM_2_1_APPROXIMATE = ClaimCertification(
 )
 
 
-CERTIFICATIONS = (KOV15_THEOREM_2_1_PURE, KOV15_THEOREM_2_1_APPROXIMATE)
+# ------------------------------------------------------- Dong, Roth and Su 2022, Theorem 2.7
+
+GAUSSIAN_TYPE_ONE = "erfc((t/sigma)/sqrt(2))/2"
+"""P(X > t) for X ~ N(0, σ²): the type I error of the test rejecting above t, Φ(−t/σ)."""
+
+GAUSSIAN_TYPE_TWO = "erfc(-((t - Delta)/sigma)/sqrt(2))/2"
+"""P(X ≤ t) for X ~ N(Δ, σ²): the type II error of that test, Φ((t − Δ)/σ)."""
+
+GDP_TRADEOFF_AT = "erfc(-(({z}) - ({mu}))/sqrt(2))/2"
+"""G_μ(x) = Φ(Φ^{-1}(1 − x) − μ) at x = Φ(−z), where Φ^{-1}(1 − x) = z: Φ(z − μ)."""
+
+_GAUSS_BOX = (
+    Variable("sigma", "1/1000000", 10**6),
+    Variable("Delta", "1/1000000", 10**6),
+    Variable("t", -(10**6), 10**6),
+)
+
+DRS22_THEOREM_2_7 = ClaimCertification(
+    claim="measures/drs22-theorem-2.7",
+    statement=(
+        "The trade-off of N(0, σ²) against N(Δ, σ²) is G_{Δ/σ} (Dong, Roth and Su 2022, Theorem "
+        "2.7): the log-likelihood ratio Δ(2x − Δ)/(2σ²) increases with x, so the optimal tests "
+        "reject above a threshold t (Neyman–Pearson); that test's type I error is Φ(−t/σ) and "
+        "its type II error Φ((t − Δ)/σ) = G_{Δ/σ}(Φ(−t/σ)), and as t ranges over ℝ the type I "
+        "error ranges over (0, 1)."
+    ),
+    domain=(
+        "the one-dimensional pair N(0, σ²), N(Δ, σ²), every σ > 0, Δ > 0 and threshold t "
+        "real (sympy identities); the Neyman–Pearson lemma (the likelihood-ratio threshold "
+        "tests are optimal), the reduction of an ℓ2-sensitivity-Δ mechanism's pairs to this one "
+        "by rotation invariance (the theorem's proof), and G_μ decreasing in μ (so the shift Δ "
+        "is the worst, reached: exactly Δ/σ-GDP) are cited or human steps; Φ^{-1}(1 − Φ(−z)) = z "
+        "and x = Φ(−t/σ) sweeping (0, 1) are human steps"
+    ),
+    parts=(
+        Part(
+            name="the log-likelihood ratio of N(Delta, sigma^2) to N(0, sigma^2) is Delta(2x - Delta)/(2 sigma^2)",
+            variables=(*_GAUSS_BOX[:2], Variable("x", -(10**6), 10**6)),
+            goal=Condition(
+                "(x**2 - (x - Delta)**2)/(2*sigma**2) - Delta*(2*x - Delta)/(2*sigma**2)"
+            ),
+            method="identity",
+            note=(
+                "log q(x) − log p(x) for the normal densities (the normaliser cancels); its "
+                "slope in x is Δ/σ² > 0, so the likelihood-ratio tests are thresholds on x."
+            ),
+        ),
+        Part(
+            name="type I error at threshold t: P(X > t) = 1 - Phi(t/sigma) = Phi(-t/sigma)",
+            variables=_GAUSS_BOX,
+            goal=Condition(f"1 - erfc(-(t/sigma)/sqrt(2))/2 - {GAUSSIAN_TYPE_ONE}"),
+            method="identity",
+            note="Φ(x) = erfc(−x/√2)/2; 1 − Φ(t/σ) = Φ(−t/σ).",
+        ),
+        Part(
+            name="type II error at threshold t is G_(Delta/sigma) at the type I error",
+            variables=_GAUSS_BOX,
+            goal=Condition(
+                f"{GAUSSIAN_TYPE_TWO} - {GDP_TRADEOFF_AT.format(z='t/sigma', mu='Delta/sigma')}"
+            ),
+            method="identity",
+            note=(
+                "At x = Φ(−t/σ) (second part), Φ^{-1}(1 − x) = t/σ, so G_μ(x) = Φ(t/σ − μ); "
+                "at μ = Δ/σ this is the test's type II error Φ((t − Δ)/σ)."
+            ),
+        ),
+    ),
+)
+
+
+CERTIFICATIONS = (KOV15_THEOREM_2_1_PURE, KOV15_THEOREM_2_1_APPROXIMATE, DRS22_THEOREM_2_7)
 
 __all__ = [
     "CERTIFICATIONS",
+    "DRS22_THEOREM_2_7",
     "FOUR_OUTCOME_TERMS",
+    "GAUSSIAN_TYPE_ONE",
+    "GAUSSIAN_TYPE_TWO",
+    "GDP_TRADEOFF_AT",
     "KOV15_THEOREM_2_1_APPROXIMATE",
     "KOV15_THEOREM_2_1_PURE",
     "RR_TERMS",

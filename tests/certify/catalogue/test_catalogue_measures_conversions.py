@@ -69,3 +69,36 @@ def test_kov15_approximate_terms_are_the_four_outcome_laws_hockey_stick_and_appr
     mine = _positive_parts(FOUR_OUTCOME_TERMS, point)
     for value in (forward, backward, implemented):
         assert abs(mine - float(value)) <= 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 10), max_value=10),
+    st.fractions(min_value=Fraction(1, 10), max_value=10),
+    st.fractions(min_value=-10, max_value=10),
+)
+def test_drs22_2_7_type_errors_are_gdp_tradeoff_at_the_implementations_mu(
+    sigma: Fraction, delta: Fraction, t: Fraction
+) -> None:
+    """The threshold test's type I and II errors (mpmath's normal law) are the catalogue's, and
+    the type II error is gdp_tradeoff(gaussian_mu(σ, Δ), type I); the log-likelihood ratio is
+    the catalogue's."""
+    from dpquant.certify.catalogue.measures_conversions import (
+        DRS22_THEOREM_2_7,
+        GAUSSIAN_TYPE_ONE,
+        GAUSSIAN_TYPE_TWO,
+    )
+    from dpquant.reference.measures.conversions import gaussian_mu, gdp_tradeoff
+
+    point = {"sigma": sigma, "Delta": delta, "t": t}
+    with workdps():
+        s, d, tt = _mp(sigma), _mp(delta), _mp(t)
+        one, two = mpmath.ncdf(-tt / s), mpmath.ncdf((tt - d) / s)
+        implemented = gdp_tradeoff(gaussian_mu(s, d), one)
+        ratio = mpmath.log(mpmath.npdf(tt, d, s)) - mpmath.log(mpmath.npdf(tt, 0, s))
+    assert abs(float(enclose(GAUSSIAN_TYPE_ONE, point).mid()) - float(one)) <= 1e-14
+    assert abs(float(enclose(GAUSSIAN_TYPE_TWO, point).mid()) - float(two)) <= 1e-14
+    assert abs(implemented - two) <= mpmath.mpf(10) ** -40
+    llr = DRS22_THEOREM_2_7.parts[0].goal.expression.split(" - Delta*")[0]
+    mine = enclose(llr, {"sigma": sigma, "Delta": delta, "x": t})
+    assert abs(float(mine.mid()) - float(ratio)) <= 1e-12 * (1 + abs(float(ratio)))
