@@ -1,6 +1,7 @@
 """Certified claims of the group ``measures`` (continued from :mod:`.measures`): the tightness
 of Kairouz, Oh and Viswanath 2015's Theorem 2.1 (randomised response and the four-outcome law)
-and the Gaussian's trade-off (Dong, Roth and Su 2022, Theorem 2.7).
+and the Gaussian's trade-off and Rényi divergence (Dong, Roth and Su 2022, Theorems 2.7 and
+2.10).
 
 Each certification proves the identities and inequalities a ledger entry's statement reduces to;
 the reduction (a cited theorem, the data-processing inequality) is stated in the part's note and
@@ -220,10 +221,66 @@ DRS22_THEOREM_2_7 = ClaimCertification(
 )
 
 
-CERTIFICATIONS = (KOV15_THEOREM_2_1_PURE, KOV15_THEOREM_2_1_APPROXIMATE, DRS22_THEOREM_2_7)
+# ------------------------------------------------------ Dong, Roth and Su 2022, Theorem 2.10
+
+_ORDER_BOX = (Variable("alpha", 1, 10**6), Variable("mu", "1/1000000", 10**6))
+
+DRS22_THEOREM_2_10 = ClaimCertification(
+    claim="measures/drs22-theorem-2.10",
+    statement=(
+        "μ-GDP implies (μ²/2)-zCDP (Dong, Roth and Su 2022, Theorem 2.10 with the Gaussian's "
+        "Rényi divergence): a μ-GDP pair is a post-processing of N(0, 1), N(μ, 1) (Blackwell), "
+        "whose D_α is αμ²/2 = α·(μ²/2) at every order α > 1 (completing the square), and D_α "
+        "obeys data processing."
+    ),
+    domain=(
+        "μ-GDP ⇒ (μ²/2)-zCDP for every μ > 0 and every order α > 1, given Blackwell's theorem "
+        "(the theorem: a μ-GDP pair is a post-processing of the Gaussian pair), Rényi "
+        "divergence's data processing and a normal density integrating to 1 (cited or human); "
+        "the zCDP profile at ρ = μ²/2 being at least the GDP profile is not certified here: it "
+        "follows from Canonne, Kamath and Steinke 2020, Proposition 12 (cited, not certified) "
+        "applied to the Gaussian pair, whose exact profile is the GDP one"
+    ),
+    parts=(
+        Part(
+            name="completing the square for N(0, 1) against N(mu, 1)",
+            variables=(*_ORDER_BOX, Variable("x", -(10**6), 10**6)),
+            goal=Condition(
+                "alpha*x**2 + (1 - alpha)*(x - mu)**2 - (x - (1 - alpha)*mu)**2 "
+                "- alpha*(1 - alpha)*mu**2"
+            ),
+            method="identity",
+            note=(
+                "p^α q^{1−α} = φ(x − (1 − α)μ)·e^{α(α−1)μ²/2} for p = φ(x), q = φ(x − μ), so "
+                "∫ p^α q^{1−α} = e^{α(α−1)μ²/2} (a normal density integrates to 1)."
+            ),
+        ),
+        Part(
+            name="D_alpha of the Gaussian pair is alpha rho at rho = mu^2/2",
+            variables=_ORDER_BOX,
+            goal=Condition(
+                "log(exp(alpha*(alpha - 1)*mu**2/2))/(alpha - 1) - alpha*(mu**2/2)"
+            ),
+            method="identity",
+            note=(
+                "D_α = ln ∫ p^α q^{1−α}/(α − 1) = αμ²/2: the zCDP bound ρα with ρ = μ²/2, "
+                "with equality, so ρ = μ²/2 is the least ρ the Gaussian pair allows."
+            ),
+        ),
+    ),
+)
+
+
+CERTIFICATIONS = (
+    KOV15_THEOREM_2_1_PURE,
+    KOV15_THEOREM_2_1_APPROXIMATE,
+    DRS22_THEOREM_2_7,
+    DRS22_THEOREM_2_10,
+)
 
 __all__ = [
     "CERTIFICATIONS",
+    "DRS22_THEOREM_2_10",
     "DRS22_THEOREM_2_7",
     "FOUR_OUTCOME_TERMS",
     "GAUSSIAN_TYPE_ONE",

@@ -102,3 +102,33 @@ def test_drs22_2_7_type_errors_are_gdp_tradeoff_at_the_implementations_mu(
     llr = DRS22_THEOREM_2_7.parts[0].goal.expression.split(" - Delta*")[0]
     mine = enclose(llr, {"sigma": sigma, "Delta": delta, "x": t})
     assert abs(float(mine.mid()) - float(ratio)) <= 1e-12 * (1 + abs(float(ratio)))
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 4), max_value=3),
+    st.fractions(min_value=Fraction(11, 10), max_value=6),
+    st.fractions(min_value=0, max_value=3),
+)
+def test_drs22_2_10_gaussian_renyi_is_alpha_times_the_implementations_rho(
+    mu: Fraction, alpha: Fraction, eps: Fraction
+) -> None:
+    """The Gaussian pair's D_α (mpmath quadrature) is α·zcdp_of_gdp(μ), the catalogue's
+    αμ²/2; the implementation's zCDP profile at that ρ is at least gdp_delta (the cited step)."""
+    from dpquant.certify.catalogue.measures_conversions import DRS22_THEOREM_2_10
+    from dpquant.reference.measures.conversions import gdp_delta, zcdp_delta, zcdp_of_gdp
+
+    with mpmath.workdps(30):
+        m, a = _mp(mu), _mp(alpha)
+        integral = mpmath.quad(
+            lambda x: mpmath.npdf(x) ** a * mpmath.npdf(x, m) ** (1 - a), [-mpmath.inf, 0, mpmath.inf]
+        )
+        renyi = mpmath.log(integral) / (a - 1)
+    rho = zcdp_of_gdp(m)
+    closed = enclose("alpha*(mu**2/2)", {"alpha": alpha, "mu": mu})
+    assert abs(float(closed.mid()) - float(renyi)) <= 1e-12 * float(renyi)
+    assert abs(float(closed.mid()) - float(a * rho)) <= 1e-15 * float(renyi)
+    gap = enclose(DRS22_THEOREM_2_10.parts[1].goal.expression, {"alpha": alpha, "mu": mu})
+    assert gap.contains(0)
+    with workdps():
+        assert zcdp_delta(rho, _mp(eps)) >= gdp_delta(m, _mp(eps))
