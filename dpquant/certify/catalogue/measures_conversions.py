@@ -1,7 +1,7 @@
 """Certified claims of the group ``measures`` (continued from :mod:`.measures`): the tightness
 of Kairouz, Oh and Viswanath 2015's Theorem 2.1 (randomised response and the four-outcome law)
 and the Gaussian's trade-off and Rényi divergence (Dong, Roth and Su 2022, Theorems 2.7 and
-2.10).
+2.10), and Canonne, Kamath and Steinke 2020's Proposition 12.
 
 Each certification proves the identities and inequalities a ledger entry's statement reduces to;
 the reduction (a cited theorem, the data-processing inequality) is stated in the part's note and
@@ -271,15 +271,94 @@ DRS22_THEOREM_2_10 = ClaimCertification(
 )
 
 
+# -------------------------------------------- Canonne, Kamath and Steinke 2020, Proposition 12
+
+CKS20_CONSTANT = "(a/(a + 1))**(a + 1)/a"
+"""(1 − 1/α)^α/(α − 1) in a = α − 1: the printed δ is e^{(α−1)(τ−ε)} times it."""
+
+CKS20_GAPS = (
+    f"log({CKS20_CONSTANT}) - a*log(a*s/(a + 1)) - log(1 - a*s/(a + 1))",
+    f"log({CKS20_CONSTANT}) - a*log(1 - s/(a + 1)) - log(s/(a + 1))",
+)
+"""L = log C − (α − 1) log u − log(1 − u), the log-gap of u^{α−1}(1 − u) ≤ C, on the two sides of
+its maximiser u* = (α − 1)/α: u = u*·s and 1 − u = (1 − u*)·s, s ∈ (0, 1]."""
+
+CKS20_SLOPES = (
+    "-a/s + a/(a + 1 - a*s)",
+    "a/(a + 1 - s) - 1/s",
+)
+"""∂L/∂s of :data:`CKS20_GAPS` (the chain rule, by hand)."""
+
+_A_S_BOX = (Variable("a", "1/1000000", 10**6), Variable("s", "1/1000000", 1))
+
+CKS20_PROPOSITION_12 = ClaimCertification(
+    claim="measures/cks20-proposition-12",
+    statement=(
+        "For every order α > 1 and real w, (1 − e^{−w})_+ ≤ e^{(α−1)w}·(1 − 1/α)^α/(α − 1) "
+        "(Canonne, Kamath and Steinke 2020, Proposition 12's pointwise bound): for w > 0 and "
+        "u = e^{−w} ∈ (0, 1) it is u^{α−1}(1 − u) ≤ C = (1 − 1/α)^α/(α − 1), whose log-gap L "
+        "is 0 at u* = (α − 1)/α and decreases in s on both sides (u = u*s, 1 − u = (1 − u*)s). "
+        "With w = z − ε and Z the privacy loss, δ(ε) = E_P(1 − e^{ε−Z})_+ ≤ "
+        "C·e^{−(α−1)ε}E_P e^{(α−1)Z} = C·e^{(α−1)(D_α − ε)} ≤ e^{(α−1)(τ−ε)}/(α − 1)·(1 − 1/α)^α."
+    ),
+    domain=(
+        "every order α > 1, τ ≥ D_α and ε (sympy identities in a = α − 1 > 0, s ∈ (0, 1]); "
+        "the derivatives ∂L/∂s (chain rule, tied to finite differences), their sign "
+        "((α − 1)α(s − 1) ≤ 0 and α(s − 1) ≤ 0 over positive denominators), the mean value "
+        "theorem, w ≤ 0 (left side 0), δ(ε) = E_P(1 − e^{ε−Z})_+ and E_P e^{(α−1)Z} = "
+        "e^{(α−1)D_α} (the definitions) are human steps"
+    ),
+    parts=(
+        Part(
+            name="L = 0 at the maximiser u* = (alpha - 1)/alpha (s = 1)",
+            variables=_A_S_BOX,
+            goal=Condition(f"log({CKS20_CONSTANT}) - a*log(a/(a + 1)) - log(1/(a + 1))"),
+            method="identity",
+            note=(
+                "Both gaps of CKS20_GAPS at s = 1 (u = u* = a/(a + 1), 1 − u* = 1/(a + 1)): "
+                "C = u*^{α−1}(1 − u*), the bound is attained."
+            ),
+        ),
+        Part(
+            name="below u*: dL/ds = (alpha - 1) alpha (s - 1)/(s (alpha - (alpha - 1) s)) <= 0",
+            variables=_A_S_BOX,
+            goal=Condition(
+                f"{CKS20_SLOPES[0]} - a*(a + 1)*(s - 1)/(s*(a + 1 - a*s))"
+            ),
+            method="identity",
+            note=(
+                "u = u*s: ∂L/∂s = −a/s + (a/(a + 1))/(1 − as/(a + 1)) (first term); the closed "
+                "form is ≤ 0 for s ≤ 1 (a + 1 − as ≥ 1), so L(s) ≥ L(1) = 0."
+            ),
+        ),
+        Part(
+            name="above u*: dL/ds = alpha (s - 1)/(s (alpha - s)) <= 0",
+            variables=_A_S_BOX,
+            goal=Condition(f"{CKS20_SLOPES[1]} - (a + 1)*(s - 1)/(s*(a + 1 - s))"),
+            method="identity",
+            note=(
+                "1 − u = (1 − u*)s = s/(a + 1): ∂L/∂s = a/(a + 1 − s) − 1/s; the closed form is "
+                "≤ 0 for s ≤ 1 (a + 1 − s ≥ a > 0), so L(s) ≥ L(1) = 0."
+            ),
+        ),
+    ),
+)
+
+
 CERTIFICATIONS = (
     KOV15_THEOREM_2_1_PURE,
     KOV15_THEOREM_2_1_APPROXIMATE,
     DRS22_THEOREM_2_7,
     DRS22_THEOREM_2_10,
+    CKS20_PROPOSITION_12,
 )
 
 __all__ = [
     "CERTIFICATIONS",
+    "CKS20_CONSTANT",
+    "CKS20_GAPS",
+    "CKS20_PROPOSITION_12",
+    "CKS20_SLOPES",
     "DRS22_THEOREM_2_10",
     "DRS22_THEOREM_2_7",
     "FOUR_OUTCOME_TERMS",

@@ -132,3 +132,38 @@ def test_drs22_2_10_gaussian_renyi_is_alpha_times_the_implementations_rho(
     assert gap.contains(0)
     with workdps():
         assert zcdp_delta(rho, _mp(eps)) >= gdp_delta(m, _mp(eps))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(1, 100), max_value=50),
+    st.fractions(min_value=Fraction(1, 1000), max_value=Fraction(999, 1000)),
+    st.fractions(min_value=0, max_value=3),
+    st.fractions(min_value=0, max_value=3),
+)
+def test_cks20_12_gaps_slopes_and_constant_are_renyi_to_delta(
+    a: Fraction, s: Fraction, tau: Fraction, eps: Fraction
+) -> None:
+    """renyi_to_delta(α, τ, ε) is e^{(α−1)(τ−ε)}·C (C = CKS20_CONSTANT at a = α − 1, below 1);
+    the gaps are ≥ 0 and their hand-written slopes are the central finite differences."""
+    from dpquant.certify.catalogue.measures_conversions import (
+        CKS20_CONSTANT,
+        CKS20_GAPS,
+        CKS20_SLOPES,
+    )
+    from dpquant.reference.measures.conversions import renyi_to_delta
+
+    with workdps():
+        implemented = renyi_to_delta(_mp(a) + 1, _mp(tau), _mp(eps))
+        scale = mpmath.exp(_mp(a) * (_mp(tau) - _mp(eps)))
+    constant = enclose(CKS20_CONSTANT, {"a": a})
+    mine = float(scale) * float(constant.mid())
+    assert abs(min(mine, 1.0) - float(implemented)) <= 1e-12 * (1 + mine)
+    h = Fraction(1, 10**12)
+    for gap, slope in zip(CKS20_GAPS, CKS20_SLOPES, strict=True):
+        at = enclose(gap, {"a": a, "s": s})
+        assert at.mid() >= -1e-30
+        diff = (enclose(gap, {"a": a, "s": s + h}) - enclose(gap, {"a": a, "s": s - h})) / 2
+        assert abs(float(diff.mid()) / float(h) - float(enclose(slope, {"a": a, "s": s}).mid())) <= (
+            1e-6 * (1 + abs(float(enclose(slope, {"a": a, "s": s}).mid())))
+        )
