@@ -238,8 +238,9 @@ DRS22_THEOREM_2_10 = ClaimCertification(
         "(the theorem: a μ-GDP pair is a post-processing of the Gaussian pair), Rényi "
         "divergence's data processing and a normal density integrating to 1 (cited or human); "
         "the zCDP profile at ρ = μ²/2 being at least the GDP profile is not certified here: it "
-        "follows from Canonne, Kamath and Steinke 2020, Proposition 12 (cited, not certified) "
-        "applied to the Gaussian pair, whose exact profile is the GDP one"
+        "follows from Canonne, Kamath and Steinke 2020, Proposition 12 (certified separately, "
+        "measures/cks20-proposition-12) applied to the Gaussian pair at every order, whose "
+        "exact profile is the GDP one (Balle and Wang 2018, Theorem 8, cited)"
     ),
     parts=(
         Part(
