@@ -9,6 +9,7 @@ from dpquant.certify.catalogue import (
     fukuchi19,
     imola25,
     measures,
+    measures_conversions,
     tzamos20,
 )
 from dpquant.certify.specs import ClaimCertification
@@ -20,6 +21,7 @@ CATALOGUE: tuple[ClaimCertification, ...] = (
     *tzamos20.CERTIFICATIONS,
     *classic.CERTIFICATIONS,
     *measures.CERTIFICATIONS,
+    *measures_conversions.CERTIFICATIONS,
 )
 """Every certification, in ledger order of groups."""
 
