@@ -26,7 +26,8 @@ where its hypotheses ``h REL' 0`` hold, and proves it in one of three ways:
     least, for ``>=`` and ``>``; greatest for ``<=`` and ``<``) on the box with x = e; by the
     mean value theorem the goal holds on the whole box. This settles goals that are tight on a
     face (0 at ε = 0, say), where no enclosure of a box touching the face can. No hypothesis may
-    leave a box out inside a monotone leaf.
+    leave a box out inside a monotone leaf, and x is never an integer variable (the slope's
+    integer splits would leave the gaps between integers unproven).
 ``points``
     Single points (a counterexample): at each, every hypothesis certainly holds and the goal,
     with its stated bound, certainly holds.
@@ -303,6 +304,9 @@ def _check_boxes(
                 raise CertificateError(
                     w, "monotone: not a derivative of the expression proven here"
                 )
+            if variables[d.variable].integer:
+                # the slope's integer splits leave the gaps (at, at + 1) unproven: no mean value
+                raise CertificateError(w, f"monotone along the integer variable {d.variable!r}")
             lo, hi = box[d.variable]
             end = lo if _FACE[(relation, node["direction"])] == 0 else hi
             if face.of != index or face.variable != d.variable or face.at != end:

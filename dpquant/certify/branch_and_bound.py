@@ -387,8 +387,8 @@ class _Search:
         """A monotone leaf along ``name``: the derivative's sign proven on the box, the goal
         on the face where the expression is least (greatest, for ``<=`` and ``<``)."""
         lo, hi = box[name]
-        if lo == hi:
-            return None
+        if lo == hi or self.variables[name].integer:
+            return None  # an integer variable's splits leave the gaps between integers unproven
         j = self.derivative(index, name)
         if j is None:
             return None

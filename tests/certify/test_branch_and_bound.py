@@ -244,3 +244,12 @@ def test_a_rough_goal_gets_no_monotone_leaf() -> None:
 def test_monotone_names_variables_of_a_boxes_part() -> None:
     with pytest.raises(ValueError, match="monotone"):
         Part(name="p", variables=(Variable("x", 0, 1),), goal=Condition("x"), monotone=("y",))
+
+
+def test_a_monotone_leaf_along_an_integer_variable_is_refused() -> None:
+    """An integer variable's slope proof splits into [lo, at] and [at + 1, hi]: the gaps between
+    integers are never evaluated, so the mean value theorem has no ground there."""
+    data = certify(monotone_spec("a*x - log(1 + a*x)")).data
+    data["parts"][0]["variables"][0].update({"lo": "0", "hi": "1", "integer": True})
+    with pytest.raises(CertificateError, match="monotone along the integer variable"):
+        check_certificate(data)
