@@ -27,7 +27,6 @@ import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations, combinations_with_replacement
 from typing import Any
 
 import mpmath
@@ -44,6 +43,7 @@ from dpquant.certify.enclosures import (
 from dpquant.certify.tight import TIGHT_PROOFS, TightProof, identities_proven, law_matches
 from dpquant.errors import ParameterError
 from dpquant.reference.core import PrivacyClaim, check_claim, has_exact
+from dpquant.reference.neighbourhoods import RELATIONS, are_neighbours, exhaustive_shapes
 from dpquant.reference.registry import REGISTRY, RegistryEntry
 from dpquant.reference.validation import check_int
 
@@ -55,8 +55,6 @@ VERDICTS = (VERIFIED, VERIFIED_IDENTITY, VIOLATION, UNDECIDED)
 """The verdicts: only :data:`VERIFIED` and :data:`VERIFIED_IDENTITY` are passes."""
 PASSES = (VERIFIED, VERIFIED_IDENTITY)
 
-RELATIONS = ("add_remove", "replace_one", "local")
-"""The relations enumerated here (a claim's adjacency)."""
 
 MAX_PAIRS = 200_000
 """The most pairs one verification enumerates."""
@@ -139,18 +137,9 @@ def neighbouring_pairs(grid: Sequence[float], max_n: int, relation: str) -> list
 
 
 def _pairs(values: tuple[float, ...], max_n: int, relation: str) -> Iterator[DataPair]:
-    if relation == "local":
-        for x, y in combinations(values, 2):
-            yield (x,), (y,)
-        return
-    for n in range(max_n):
-        for shared in combinations_with_replacement(values, n):
-            if relation == "add_remove":
-                for y in values:
-                    yield shared, tuple(sorted((*shared, y)))
-            else:
-                for x, y in combinations(values, 2):
-                    yield tuple(sorted((*shared, x))), tuple(sorted((*shared, y)))
+    for shared, x, y in exhaustive_shapes(values, max_n, relation):
+        before = shared if x is None else tuple(sorted((*shared, x)))
+        yield before, tuple(sorted((*shared, y)))
 
 
 def _as_data(d: Any, name: str) -> Data:
@@ -177,23 +166,7 @@ def check_neighbours(d0: Any, d1: Any, relation: str, name: str = "pairs") -> Da
     """
     relation = _check_relation(relation)
     a, b = _as_data(d0, name), _as_data(d1, name)
-    if relation == "local":
-        ok = len(a) == len(b) == 1 and a != b
-    elif relation == "add_remove":
-        small, big = (a, b) if len(a) < len(b) else (b, a)
-        ok = len(big) == len(small) + 1 and any(
-            big[:i] + big[i + 1 :] == small for i in range(len(big))
-        )
-    else:
-        ok = (
-            len(a) == len(b)
-            and a != b
-            and any(
-                tuple(sorted(a[:i] + a[i + 1 :])) == tuple(sorted(b[:j] + b[j + 1 :]))
-                for i in range(len(a))
-                for j in range(len(b))
-            )
-        )
+    ok = a != b and are_neighbours(a, b, relation)
     if not ok:
         raise ParameterError(name, f"must be neighbours under {relation}", f"{a} and {b}")
     return a, b

@@ -18,16 +18,16 @@ Candidates come from three sources:
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations_with_replacement, islice
+from itertools import islice
 from typing import Any
 
 import numpy as np
 
 from dpquant.errors import ParameterError
 from dpquant.reference.core import check_adjacency
+from dpquant.reference.neighbourhoods import are_neighbours, exhaustive_shapes
 from dpquant.reference.validation import (
     MAX_FLOAT,
     check_data,
@@ -161,22 +161,8 @@ def exhaustive_pairs(values: Sequence[float], max_n: int, adjacency: str) -> Ite
 
 
 def _exhaustive(grid: list[float], max_n: int, adjacency: str) -> Iterator[Pair]:
-    if adjacency == "local":
-        for i, x in enumerate(grid):
-            for y in grid[i + 1 :]:
-                yield Pair((), x, y)
-        return
-    if adjacency == "add_remove":
-        for n in range(max_n):
-            for shared in combinations_with_replacement(grid, n):
-                for y in grid:
-                    yield Pair(shared, None, y)
-        return
-    for n in range(max_n):  # D ∩ D' = shared, so (shared, x < y) names each pair once
-        for shared in combinations_with_replacement(grid, n):
-            for i, x in enumerate(grid):
-                for y in grid[i + 1 :]:
-                    yield Pair(shared, x, y)
+    for shared, x, y in exhaustive_shapes(grid, max_n, adjacency):
+        yield Pair(shared, x, y)
 
 
 def exhaustive_data_pairs(
@@ -421,18 +407,7 @@ def check_neighbours(d0: np.ndarray, d1: np.ndarray, adjacency: str, name: str =
     adjacency = check_adjacency(adjacency)
     a = np.sort(check_data(d0, "d0", allow_empty=True))
     b = np.sort(check_data(d1, "d1", allow_empty=True))
-    if adjacency == "local":
-        ok = a.size == 1 and b.size == 1
-    elif adjacency == "add_remove":
-        small, big = (a, b) if a.size < b.size else (b, a)
-        ok = big.size == small.size + 1 and not Counter(small.tolist()) - Counter(big.tolist())
-    else:
-        ok = (
-            a.size == b.size
-            and a.size > 0
-            and sum((Counter(a.tolist()) - Counter(b.tolist())).values()) <= 1
-        )
-    if not ok:
+    if not are_neighbours(a.tolist(), b.tolist(), adjacency):
         raise ValueError(
             f"{name} must be neighbours under {adjacency!r}: {_short(a)} and {_short(b)} (d0 and "
             "d1) are not"
