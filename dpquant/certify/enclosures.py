@@ -145,10 +145,7 @@ def _discrete_logs(law: DiscreteLaw) -> tuple[dict[Any, Any], str]:
     """Per atom: its exact probability (a Fraction) or the interval of its log-probability."""
     if law.exact_probabilities is not None:
         return dict(zip(law.support, law.exact_probabilities, strict=True)), EXACT
-    tau = LOG_ERROR_BUDGET
-    return {
-        a: iv.mpf([lp - tau, lp + tau]) for a, lp in zip(law.support, law.logp, strict=True)
-    }, BUDGET
+    return {a: _budget(lp) for a, lp in zip(law.support, law.logp, strict=True)}, BUDGET
 
 
 def _log_of(x: Any) -> Any:
