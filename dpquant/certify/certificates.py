@@ -20,6 +20,7 @@ from dpquant.certify.branch_and_bound import (
 )
 from dpquant.certify.expressions import parse_expression
 from dpquant.certify.specs import ClaimCertification, Part, Variable
+from dpquant.errors import ParameterError
 
 FORMAT = "dpquant-certificate/1"
 """The certificate format the checker accepts."""
@@ -112,7 +113,10 @@ def certify(spec: ClaimCertification) -> Certified:
 
     Raises:
         CertificationFailed: A part not proven (its box or point named).
+        ValueError: ``spec`` is not a :class:`ClaimCertification` (named).
     """
+    if not isinstance(spec, ClaimCertification):
+        raise ParameterError("spec", "must be a ClaimCertification", type(spec).__name__)
     start = time.perf_counter()
     parts, leaves = [], 0
     for part in spec.parts:

@@ -9,6 +9,7 @@ certificate's JSON.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -20,6 +21,7 @@ METHODS = ("boxes", "points", "identity")
 """The proofs of a part: branch and bound over its box, single points, a sympy identity."""
 SCALES = ("linear", "log")
 """How a variable's range is split: at midpoints, or near geometric means."""
+_CLAIM_ID = re.compile(r"[a-z0-9]+/[A-Za-z0-9.\-]+")
 
 
 def _rational(value: object, name: str) -> Fraction:
@@ -142,7 +144,7 @@ class Part:
 
 @dataclass(frozen=True)
 class ClaimCertification:
-    """The certification of one ledger entry.
+    """The certification of one ledger entry (the checker's id pattern: ``group/name``).
 
     Args:
         claim: The ledger id (``"aamand25/lemma-G.5"``).
@@ -156,6 +158,18 @@ class ClaimCertification:
     domain: str
     parts: tuple[Part, ...]
     statement: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.claim, str) or not _CLAIM_ID.fullmatch(self.claim):
+            raise ParameterError("claim", "must be a ledger id 'group/name'", self.claim)
+        if not isinstance(self.domain, str) or not self.domain.strip():
+            raise ParameterError("domain", "must be a non-empty text", self.domain)
+        if not isinstance(self.parts, tuple) or not self.parts:
+            raise ParameterError(
+                "parts", "must be a non-empty tuple of Part", type(self.parts).__name__
+            )
+        if not all(isinstance(p, Part) for p in self.parts):
+            raise ParameterError("parts", "must hold Part values only")
 
 
 __all__ = ["METHODS", "RELATIONS", "SCALES", "ClaimCertification", "Condition", "Part", "Variable"]

@@ -253,3 +253,23 @@ def test_a_monotone_leaf_along_an_integer_variable_is_refused() -> None:
     data["parts"][0]["variables"][0].update({"lo": "0", "hi": "1", "integer": True})
     with pytest.raises(CertificateError, match="monotone along the integer variable"):
         check_certificate(data)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"claim": "no id"}, "claim"),
+        ({"claim": None}, "claim"),
+        ({"domain": " "}, "domain"),
+        ({"parts": ()}, "parts"),
+        ({"parts": ["x"]}, "parts"),
+    ],
+)
+def test_a_certification_refuses_a_bad_id_domain_or_parts(kwargs: dict, name: str) -> None:
+    part = Part(name="p", variables=(Variable("x", 1, 2),), goal=Condition("x", ">"))
+    args = {"claim": "test/claim", "domain": "d", "parts": (part,), **kwargs}
+    with pytest.raises(ValueError) as info:
+        ClaimCertification(**args)
+    assert info.value.parameter == name
+    with pytest.raises(ValueError):
+        certify("test/claim")  # type: ignore[arg-type]
