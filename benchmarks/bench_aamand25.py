@@ -4,8 +4,9 @@ the batched searches at Fig. 4's n = 10^7 (issue 21).
     python benchmarks/bench_aamand25.py [--skip-large] [--skip-figure] [--skip-population]
         [--runs 200]
 
-Prints, for each case, our time beside the target and the authors' code's time as measured for
-the issue (their repository is not a Python package, so it is not run here):
+Prints, for each case, our time beside the target and, as a reference, the authors' code's time
+as measured for issues 4 and 21 (another machine and day; their repository is not a Python
+package, so it is not run here): printed, never divided (``benchmarks/_interleave.py``):
 
 * one BayesLearn of 1 950 steps over B = 4^9: compiled against the plain-Python tree;
 * one DpBayeSS run, n = 2500, B = 4^9 (target <= 8 ms; authors' code 1.73 s), and per run in a
@@ -122,7 +123,11 @@ def main() -> None:
         _population()
 
     _bayes_learn()
-    print(f"{'case':<48} {'ours':>12} {'target':>10} {'authors':>10}")
+    print(
+        "reference: the authors' code as measured for issues 4 and 21 (another machine and day; "
+        "not run here, never divided)"
+    )
+    print(f"{'case':<48} {'ours':>12} {'target':>10} {'reference':>10}")
     users = _lomax(2500, 4**9)
     for label, options in (("paper options", {}), ("authors' options", AUTHORS_OPTIONS)):
         t = _per_run(users, 4**9, 50, **options)
