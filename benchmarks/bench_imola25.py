@@ -69,7 +69,7 @@ PUBLISHED_SLICE = reference(
 )
 PUBLISHED_AQ = reference("88 ms", "issue 21, another machine and day")
 """The authors' times measured for issue 21: text, printed when their code is not run here."""
-DELTA = 1e-16
+DELTA = 1e-16  # the notebook's δ: their feasibility check, and AQ zCDP's ρ from (ε, δ)
 
 
 @dataclass(frozen=True)
