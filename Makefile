@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 WORKERS ?= 2
 
-.PHONY: test audit golden lint browser bench bench-audit claims certify docs docs-test clean
+.PHONY: test check check-types check-tests audit golden lint browser bench bench-audit claims certify docs docs-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,22 @@ test:
 	$(VENV)/bin/mypy dpquant
 	@while kill -0 "$$(cat build/browser.pid)" 2>/dev/null; do sleep 1; done; cat build/browser.log
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q -n $(WORKERS) --dist worksteal
+
+# the quick loop for day-to-day work (at most 2 minutes on 2 cores, notes/benchmarks.md): lint,
+# the import contracts, then the type check beside every test not marked slow, audit or
+# packaging (`pytest --quick`, conftest.py), which fails when a package of dpquant had no test of
+# its own run and names the tests that took over 2 s. `make test` runs everything.
+check: $(STAMP)
+	$(MAKE) --no-print-directory lint
+	$(VENV)/bin/lint-imports
+	$(MAKE) --no-print-directory -j2 check-types check-tests
+
+check-types: $(STAMP)
+	$(VENV)/bin/mypy dpquant
+
+check-tests: $(STAMP)
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-check} $(PY) -m pytest -q -n $(WORKERS) \
+	  --dist worksteal --quick
 
 audit: $(STAMP)
 	$(VENV)/bin/dpquant audit --all --out reports
