@@ -12,16 +12,16 @@ factors), and the numbers at given ε with ``method="points"``. The sparse vecto
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
+from dpquant.certify.catalogue import classic_svt, classic_svt6
 from dpquant.certify.catalogue.classic_laws import (
     EPS,
     LAPLACE_CDF_LEMMA,
     LEMMA_NOTE,
     identity_part,
 )
-from dpquant.certify.catalogue.classic_svt import SVT1_ODD_LAST, SVT4, SVT5, SVT6
-from dpquant.certify.catalogue.classic_svt6 import SVT6_RARE_BEST_PAIRS
 from dpquant.certify.specs import ClaimCertification, Condition, Part, Variable
 
 # -------------------------------------------------------------- report noisy max
@@ -321,26 +321,44 @@ STATDP_FIXED_NOISYHIST2 = ClaimCertification(
     ),
 )
 
-CERTIFICATIONS: tuple[ClaimCertification, ...] = (
-    RNM3,
-    RNM4,
-    NOISY_HIST2,
-    PREFIX_SUM,
-    SVT4,
-    SVT5,
-    SVT6,
-    GEO_SAMPLE,
-    RAPPOR,
-    DPSNIPER_BOUNDS,
-    STATDP_FIXED_NOISYHIST2,
-    SVT1_ODD_LAST,
-    SVT6_RARE_BEST_PAIRS,
-)
-"""The classic group's certifications, in ledger order (the sparse vector ones from
-:mod:`dpquant.certify.catalogue.classic_svt` and :mod:`dpquant.certify.catalogue.classic_svt6`)."""
+
+@functools.cache
+def certifications() -> tuple[ClaimCertification, ...]:
+    """The classic group's certifications, in ledger order (the sparse vector ones from
+    :mod:`dpquant.certify.catalogue.classic_svt` and :mod:`dpquant.certify.catalogue.classic_svt6`,
+    built on first use: :data:`CERTIFICATIONS`)."""
+    return (
+        RNM3,
+        RNM4,
+        NOISY_HIST2,
+        PREFIX_SUM,
+        classic_svt.SVT4,
+        classic_svt.SVT5,
+        classic_svt.SVT6,
+        GEO_SAMPLE,
+        RAPPOR,
+        DPSNIPER_BOUNDS,
+        STATDP_FIXED_NOISYHIST2,
+        classic_svt.SVT1_ODD_LAST,
+        classic_svt6.SVT6_RARE_BEST_PAIRS,
+    )
+
+
+CERTIFICATIONS: tuple[ClaimCertification, ...]
+# declared, not assigned: reading it calls __getattr__ below (the sparse vector laws are computed
+# then, not when the module is imported)
+
+
+def __getattr__(name: str) -> tuple[ClaimCertification, ...]:
+    """:data:`CERTIFICATIONS`, built once on first use (PEP 562)."""
+    if name == "CERTIFICATIONS":
+        return certifications()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CERTIFICATIONS",
+    "certifications",
     "DPSNIPER_BOUNDS",
     "GEO_SAMPLE",
     "NOISY_HIST2",

@@ -11,11 +11,13 @@ twelve pairs have one or two blocks: 254 classes stand for all 12·1024 lists.
 
 Each class's probabilities are the exact closed forms of
 :func:`dpquant.certify.catalogue.classic_laws.list_probability` at the class's representative
-(⊤ first in each block).
+(⊤ first in each block). The certification is built on first use (PEP 562): its 508 exact laws
+are not computed when the module is imported (by every test worker that collects its tests).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from fractions import Fraction
 
@@ -113,23 +115,37 @@ def pair_parts(k: int, pair: Pair) -> list[Part]:
     return out
 
 
-SVT6_RARE_BEST_PAIRS = ClaimCertification(
-    claim="classic/fact-SVT6-rare-best-pairs",
-    statement=(
-        "SVT6 at ε = 1/10 (T = 1, ρ, ν_i ~ Lap(20), ten answers, no cutoff) on StatDP's twelve "
-        "query-answer pairs: on the half-and-half pair ([1]×10 against [2]×5 + [0]×5) and the "
-        "x shape ([1]×5 + [0]×5 against [0]×5 + [1]×5) some answer list has log-ratio above "
-        "0.40, every list whose |log-ratio| exceeds 0.40 has mass under 6/10000 on both inputs, "
-        "and every |log-ratio| is below kε/2 = 1/2; on the ten other pairs every list's "
-        "|log-ratio| is below 0.15."
-    ),
-    domain=(
-        "the point ε = 1/10, T = 1, every one of the 1024 answer lists of each of the twelve "
-        "pairs, through its class (the ⊤ count in each block of positions with equal "
-        "(q_i, q'_i)): exchangeability inside a block is the human step"
-    ),
-    parts=tuple(part for k, pair in enumerate(STATDP_PAIRS) for part in pair_parts(k + 1, pair)),
-)
+@functools.cache
+def _svt6_rare_best_pairs() -> ClaimCertification:
+    return ClaimCertification(
+        claim="classic/fact-SVT6-rare-best-pairs",
+        statement=(
+            "SVT6 at ε = 1/10 (T = 1, ρ, ν_i ~ Lap(20), ten answers, no cutoff) on StatDP's twelve "
+            "query-answer pairs: on the half-and-half pair ([1]×10 against [2]×5 + [0]×5) and the "
+            "x shape ([1]×5 + [0]×5 against [0]×5 + [1]×5) some answer list has log-ratio above "
+            "0.40, every list whose |log-ratio| exceeds 0.40 has mass under 6/10000 on both inputs, "
+            "and every |log-ratio| is below kε/2 = 1/2; on the ten other pairs every list's "
+            "|log-ratio| is below 0.15."
+        ),
+        domain=(
+            "the point ε = 1/10, T = 1, every one of the 1024 answer lists of each of the twelve "
+            "pairs, through its class (the ⊤ count in each block of positions with equal "
+            "(q_i, q'_i)): exchangeability inside a block is the human step"
+        ),
+        parts=tuple(part for k, pair in enumerate(STATDP_PAIRS) for part in pair_parts(k + 1, pair)),
+    )
+
+
+SVT6_RARE_BEST_PAIRS: ClaimCertification
+# declared, not assigned: reading it calls __getattr__ below
+
+
+def __getattr__(name: str) -> ClaimCertification:
+    """:data:`SVT6_RARE_BEST_PAIRS`, built once on first use (PEP 562)."""
+    if name == "SVT6_RARE_BEST_PAIRS":
+        return _svt6_rare_best_pairs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BEST",
