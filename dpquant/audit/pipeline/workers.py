@@ -218,7 +218,20 @@ class DrawPool:
         costly: bool,
     ) -> Iterator[Outputs]:
         """The draws of ``chunks``, in order (:class:`dpquant.audit.pipeline.draws.ChunkPool`):
-        in the workers when they make at least two tasks (:func:`tasks`), else here."""
+        in the workers when they make at least two tasks (:func:`tasks`), else here.
+
+        Args:
+            chunks: The chunks (data, draws, key), in order.
+            seed: The audit's seed.
+            timeout: Seconds per draw, or None.
+            retry: Whether a call that overruns is retried one draw at a time; when not (with
+                a time limit), the draws may stop after a chunk holding the atom ``timeout``.
+            costly: The mechanism is called once per draw, or its chunks are cut small: tasks
+                of :data:`COSTLY_TASK_DRAWS` rather than :data:`TASK_DRAWS`.
+
+        Returns:
+            An iterator over the chunks' draws (close it to cancel the chunks not drawn).
+        """
         least = COSTLY_TASK_DRAWS if costly else TASK_DRAWS
         groups = tasks([n for _, n, _ in chunks], least) if not self._off else []
         pool = self._started() if len(groups) > 1 else None
@@ -293,7 +306,12 @@ class DrawPool:
         self._off = True
 
     def close(self, abort: bool = False) -> None:
-        """Shut the workers down (``abort``: terminate them, their tasks unfinished)."""
+        """Shut the workers down; the pool then draws in this process.
+
+        Args:
+            abort: Terminate them, their tasks unfinished (an exception, an interrupt), rather
+                than wait for the tasks running.
+        """
         pool, self._pool = self._pool, None
         self._off = True
         if pool is None:
@@ -362,13 +380,27 @@ def _draw_task(
 
 def pack(out: Outputs) -> Packed:
     """A chunk's draws to send: the atoms left out (None) when every draw is numeric, the
-    common case, whose object array would cost more to pickle than the draws themselves."""
+    common case, whose object array would cost more to pickle than the draws themselves.
+
+    Args:
+        out: The draws.
+
+    Returns:
+        (values, atoms or None, tokens, numbers).
+    """
     atoms = None if bool(np.all(out.atoms == NUMERIC)) else out.atoms
     return out.values, atoms, out.tokens, out.numbers
 
 
 def unpack(packed: Packed) -> Outputs:
-    """The draws :func:`pack` sent."""
+    """The draws :func:`pack` sent.
+
+    Args:
+        packed: What :func:`pack` gave.
+
+    Returns:
+        The draws.
+    """
     values, atoms, tokens, numbers = packed
     if atoms is None:
         atoms = np.full(len(values), NUMERIC, dtype=object)
