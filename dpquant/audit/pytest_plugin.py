@@ -12,9 +12,12 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
   the one number a CI job needs to bound every audit of a suite), ``--audit-time-budget S``
   (about S seconds for each audit, in [1, 86400]: a pilot audit measures its rate and sizes the
   main audit before any draw is counted, each at ``alpha / 2``; :mod:`dpquant.audit.pipeline.time_budget`),
-  ``--audit-seed S`` (default 0) and ``--audit-timeout T`` (seconds per draw; default: no
-  limit), read from ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_MAX_DRAWS`` /
-  ``DPQUANT_AUDIT_TIME_BUDGET`` / ``DPQUANT_AUDIT_SEED`` / ``DPQUANT_AUDIT_TIMEOUT`` when not given
+  ``--audit-seed S`` (default 0), ``--audit-timeout T`` (seconds per draw; default: no
+  limit) and ``--audit-workers N`` (the worker processes that draw each audit's samples, in
+  [1, 1024]: :func:`dpquant.audit.audit_mechanism`'s ``workers``; default: the usable cores,
+  shared among pytest-xdist's test processes; 1 draws in the test's process), read from
+  ``DPQUANT_AUDIT_SAMPLES`` / ``DPQUANT_AUDIT_MAX_DRAWS`` / ``DPQUANT_AUDIT_TIME_BUDGET`` /
+  ``DPQUANT_AUDIT_SEED`` / ``DPQUANT_AUDIT_TIMEOUT`` / ``DPQUANT_AUDIT_WORKERS`` when not given
   on the command line (samples, a total budget and a time budget are three ways to size an
   audit: two on the command line, or two in the environment, is a usage error; one on the
   command line replaces the others of the environment);
@@ -32,7 +35,8 @@ nothing heavy (the auditor, numpy and scipy load when ``dp_audit`` is first used
   allow_inconclusive=False, **kwargs)`` runs
   :func:`dpquant.audit.audit_mechanism` with the samples (or total budget), seed and timeout of
   the options (``kwargs`` override them and pass any other of its keywords: ``pairs``,
-  ``samples``, ``alpha``, ``seed``, ``mode``, ``executor``, ``max_draws``, and the fields of
+  ``samples``, ``alpha``, ``seed``, ``mode``, ``executor``, ``workers``, ``max_draws``, and the
+  fields of
   its ``options`` as keywords: ``name``, ``progress``, ``timeout``, ``tighten``,
   ``float_lattice``; a test's own ``samples`` or ``max_draws`` replaces the options' size,
   whichever it is; anything else is a ``ValueError``) and returns the
@@ -58,6 +62,7 @@ import pytest
 from dpquant.audit.model.limits import (
     MAX_MAX_DRAWS,
     MAX_TIME_BUDGET,
+    MAX_WORKERS,
     MIN_MAX_DRAWS,
     MIN_TIME_BUDGET,
 )
@@ -69,6 +74,7 @@ ENV_MAX_DRAWS = "DPQUANT_AUDIT_MAX_DRAWS"
 ENV_TIME_BUDGET = "DPQUANT_AUDIT_TIME_BUDGET"
 ENV_SEED = "DPQUANT_AUDIT_SEED"
 ENV_TIMEOUT = "DPQUANT_AUDIT_TIMEOUT"
+ENV_WORKERS = "DPQUANT_AUDIT_WORKERS"
 AUDIT_OPTIONS = (
     "pairs",
     "samples",
@@ -76,6 +82,7 @@ AUDIT_OPTIONS = (
     "seed",
     "mode",
     "executor",
+    "workers",
     "name",
     "progress",
     "timeout",
@@ -131,6 +138,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="T",
         help=f"seconds per draw before dp_audit calls it a hang (default: ${ENV_TIMEOUT})",
+    )
+    group.addoption(
+        "--audit-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help=(
+            f"worker processes that draw each dp_audit's samples, in [1, {MAX_WORKERS}] "
+            f"(default: ${ENV_WORKERS}, else the usable cores; 1: in the test's process)"
+        ),
     )
 
 
@@ -223,6 +240,16 @@ class AuditSettings(TypedDict):
     time_budget: float | None
     seed: int
     timeout: float | None
+    workers: int | None
+
+
+def _workers(config: pytest.Config) -> int | None:
+    """``--audit-workers``, else ``DPQUANT_AUDIT_WORKERS``, else None (the auditor's default)."""
+    value = config.getoption("audit_workers", default=None)
+    if value is None:
+        return _from_env(ENV_WORKERS, 1, MAX_WORKERS)
+    _in_range(value, "--audit-workers", 1, MAX_WORKERS)
+    return int(value)
 
 
 def settings(config: pytest.Config) -> AuditSettings:
@@ -261,6 +288,7 @@ def settings(config: pytest.Config) -> AuditSettings:
         time_budget=size["time_budget"],
         seed=0 if seed is None else seed,
         timeout=timeout,
+        workers=_workers(config),
     )
 
 
@@ -274,6 +302,8 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         or os.environ.get(ENV_TIME_BUDGET)
         or config.getoption("audit_seed", default=None) is not None
         or config.getoption("audit_timeout", default=None) is not None
+        or config.getoption("audit_workers", default=None) is not None
+        or os.environ.get(ENV_WORKERS)
         or os.environ.get(ENV_SAMPLES)
         or os.environ.get(ENV_SEED)
         or os.environ.get(ENV_TIMEOUT)
@@ -289,7 +319,8 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         else f"samples={samples}"
     )
     limit = "" if s["timeout"] is None else f", timeout={s['timeout']:g} s"
-    return f"dpquant audit: {size}, seed={s['seed']}{limit}"
+    workers = "" if s["workers"] is None else f", workers={s['workers']}"
+    return f"dpquant audit: {size}, seed={s['seed']}{limit}{workers}"
 
 
 def _is_mechanism(obj: Any) -> bool:
@@ -355,6 +386,8 @@ def make_auditor(
         if any(kwargs.get(k) is not None for k in ("samples", "max_draws")):
             for k in SIZES:  # a test that sizes its own audit keeps its size
                 options.pop(k, None)
+        if kwargs.get("executor") is not None and "workers" not in kwargs:
+            options.pop("workers", None)  # a test's executor draws: the option's workers do not
         options.update(kwargs)
         time_budget = options.pop("time_budget", None)
         if _is_mechanism(mech_or_fn):

@@ -64,7 +64,7 @@ PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", 
 
 AUDITOR_OPTIONS = {
     k: "--" + k.replace("_", "-")
-    for k in ("domain", "samples", "alpha", "seed", "mode", "timeout", "max_draws")
+    for k in ("domain", "samples", "alpha", "seed", "mode", "timeout", "max_draws", "workers")
 }
 """Each keyword of ``audit_mechanism`` that an option of ``dpquant audit`` sets → that option,
 to name the option in the auditor's refusals (:func:`dpquant.options.option_message`)."""
@@ -92,6 +92,14 @@ def max_draws_range() -> tuple[int, int]:
     from dpquant.audit.model import limits
 
     return int(limits.MIN_MAX_DRAWS), int(limits.MAX_MAX_DRAWS)
+
+
+def audit_workers(text: Any) -> int:
+    """The worker processes that draw an audit's samples: an integer in [1, the auditor's
+    most]."""
+    from dpquant.audit.model import limits
+
+    return parse_int(text, "--workers", 1, int(limits.MAX_WORKERS))
 
 
 def audit_seed(text: Any) -> int:
@@ -163,6 +171,7 @@ def _check_values(args: argparse.Namespace) -> None:
     """Every numeric option of ``audit`` parsed and range-checked in place (before any work)."""
     args.seed = audit_seed(args.seed)
     args.samples = optional(args.samples, parse_int, "--samples", 10, samples_cap())
+    args.workers = optional(args.workers, audit_workers)
     if args.all:
         return
     args.epsilon = optional(args.epsilon, parse_epsilon)
@@ -268,6 +277,7 @@ def _audited(
             alpha=args.alpha,
             seed=args.seed,
             mode=args.mode,
+            workers=args.workers,
             options=options,
             **budget,
         )
@@ -343,12 +353,20 @@ def audit_everything(args: argparse.Namespace) -> int:
     out = check_output_folder(
         DEFAULT_OUT if args.out is None else args.out, "--out", ("audit.md", "audit.json", "audit/")
     )
+    if args.scheduler is not None and args.workers is not None:
+        raise UsageError("--workers and --scheduler: give one (the cluster's workers audit)")
+    workers = {} if args.workers is None else {"workers": args.workers}
     targets = audited_targets()
     progress, close = all_progress(len(targets), args.quiet)
     try:
         with cluster_executor(args.scheduler) as (executor, _):
             reports = batch.audit_all(
-                out, seed=args.seed, samples=args.samples, progress=progress, executor=executor
+                out,
+                seed=args.seed,
+                samples=args.samples,
+                progress=progress,
+                executor=executor,
+                **workers,
             )
     finally:
         close()
@@ -482,6 +500,13 @@ def add_parser(commands: Any) -> None:
         help="per-draw time limit: a draw that takes longer ends the audit with a clear report",
     )
     p.add_argument(
+        "--workers",
+        default=None,
+        metavar="N",
+        help="worker processes that draw the samples (default: the usable cores; 1: in this "
+        "process); the report is the same for any number",
+    )
+    p.add_argument(
         "--float-lattice",
         action="store_true",
         default=None,
@@ -524,6 +549,7 @@ __all__ = [
     "audit_everything",
     "audit_one",
     "audit_seed",
+    "audit_workers",
     "exit_code",
     "parse_timeout",
     "passes",

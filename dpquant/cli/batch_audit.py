@@ -18,6 +18,7 @@ from typing import Any
 from dpquant.audit.model.limits import MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, MIN_TIMEOUT
 from dpquant.audit.pipeline.options import AuditOptions
 from dpquant.audit.pipeline.runner import audit_mechanism
+from dpquant.audit.pipeline.workers import resolve_workers
 from dpquant.audit.report.extras import missing
 from dpquant.audit.report.render import cell, fmt, plot_report, render_report
 from dpquant.audit.report.result import AuditReport
@@ -34,6 +35,7 @@ def audit_all(
     timeout: float | None = None,
     executor: Executor | None = None,
     only: Sequence[str] | None = None,
+    workers: int | None = None,
 ) -> list[AuditReport]:
     """Audit the registry and the catalogue; write ``audit.md``, ``audit.json`` and plots.
 
@@ -51,6 +53,9 @@ def audit_all(
             audit runs there as one task, the reports the same as in this process (each audit
             is seeded by ``seed`` alone). None: audit in this process.
         only: Audit just these names (in the usual order); None: every one.
+        workers: The worker processes that draw each audit's samples in this process (as for
+            :func:`dpquant.audit.audit_mechanism`; None: the usable cores); not with an
+            ``executor``, on which each audit draws in its own task's process.
 
     Returns:
         The reports, in the order audited.
@@ -72,6 +77,7 @@ def audit_all(
     if isinstance(out, bytes) or not isinstance(out, str | os.PathLike) or not str(out).strip():
         raise ValueError(f"out must be a folder path (str or os.PathLike), got {out!r:.80}")
     check_executor(executor)
+    workers = resolve_workers(workers, executor)
     out = Path(out)
     plots = out / "audit"
     try:
@@ -92,7 +98,9 @@ def audit_all(
         if unknown:
             raise ValueError(f"only names mechanisms that are not audited: {unknown}")
         targets = [t for t in targets if t[0] in set(only)]
-    jobs = [(name, mech, pairs, samples, seed, timeout) for name, mech, _, pairs in targets]
+    jobs = [
+        (name, mech, pairs, samples, seed, timeout, workers) for name, mech, _, pairs in targets
+    ]
     done = executor.map(_audit_one, jobs) if executor is not None else map(_audit_one, jobs)
     reports: list[AuditReport] = []
     sections: list[str] = []
@@ -135,11 +143,13 @@ def audit_all(
     return reports
 
 
-def _audit_one(job: tuple[str, Any, Any, int | None, int, float | None]) -> AuditReport:
+def _audit_one(job: tuple[str, Any, Any, int | None, int, float | None, int]) -> AuditReport:
     """One audit of :func:`audit_all` (a task: it may run on another machine)."""
-    name, mech, pairs, samples, seed, timeout = job
+    name, mech, pairs, samples, seed, timeout, workers = job
     options = AuditOptions(name=name, timeout=timeout)
-    return audit_mechanism(mech, pairs=pairs, samples=samples, seed=seed, options=options)
+    return audit_mechanism(
+        mech, pairs=pairs, samples=samples, seed=seed, workers=workers, options=options
+    )
 
 
 def _slug(name: str) -> str:

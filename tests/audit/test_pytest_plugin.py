@@ -152,6 +152,7 @@ ENV_NAMES = (
     "DPQUANT_AUDIT_SEED",
     "DPQUANT_AUDIT_MAX_DRAWS",
     "DPQUANT_AUDIT_TIME_BUDGET",
+    "DPQUANT_AUDIT_WORKERS",
 )
 
 
@@ -257,6 +258,69 @@ def test_the_report_header_names_the_total_budget(
     result.stdout.fnmatch_lines(["dpquant audit: max_draws=250000, seed=0"])
     result = _run_spy(pytester, monkeypatch, {}, "--audit-time-budget", "30", "--co")
     result.stdout.fnmatch_lines(["dpquant audit: time budget 30 s, seed=0"])
+
+
+WORKERS_SPY = SPY + """
+
+def test_workers(dp_audit, seen):
+    from concurrent.futures import ThreadPoolExecutor
+
+    dp_audit(RandomizedResponse(1.0))
+    dp_audit(RandomizedResponse(1.0), workers=1)
+    with ThreadPoolExecutor(1) as pool:  # a test's executor draws: the option's workers do not
+        dp_audit(RandomizedResponse(1.0), executor=pool)
+    print("WORKERS", seen[0].get("workers"), seen[1]["workers"], "workers" in seen[2])
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        ([], {}, "WORKERS None 1 False"),
+        (["--audit-workers", "3"], {}, "WORKERS 3 1 False"),
+        ([], {"DPQUANT_AUDIT_WORKERS": "2"}, "WORKERS 2 1 False"),
+        (["--audit-workers", "1"], {"DPQUANT_AUDIT_WORKERS": "2"}, "WORKERS 1 1 False"),
+    ],
+)
+def test_the_workers_of_every_audit_of_a_run(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    env: dict[str, str],
+    expected: str,
+) -> None:
+    """``--audit-workers`` (issue 39): the worker processes that draw each audit's samples."""
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pytester.makepyfile(test_spy=WORKERS_SPY)
+    result = pytester.runpytest_inprocess(*LOAD, "-s", "-k", "test_workers", *args)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"*{expected}*"])
+    if args:
+        result.stdout.fnmatch_lines([f"dpquant audit: samples=auditor default, seed=0, workers={args[1]}"])
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--audit-workers", "0"], {}, "--audit-workers must be in [1, 1024], got 0"),
+        (["--audit-workers", "1025"], {}, "--audit-workers must be in [1, 1024], got 1025"),
+        ([], {"DPQUANT_AUDIT_WORKERS": "two"}, "DPQUANT_AUDIT_WORKERS must be an integer"),
+        ([], {"DPQUANT_AUDIT_WORKERS": "0"}, "DPQUANT_AUDIT_WORKERS must be in [1, 1024], got 0"),
+    ],
+)
+def test_bad_workers_are_a_usage_error_at_start_up(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    env: dict[str, str],
+    message: str,
+) -> None:
+    result = _run_spy(pytester, monkeypatch, env, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
 
 
 TIMED = """

@@ -515,6 +515,8 @@ BAD_AUDIT_VALUES = [
     ("--adjacency", v) for v in ("x", "", "Local")
 ] + [
     ("--timeout", v) for v in ("0", "-1", "nan", "inf", "1e9", "abc")
+] + [
+    ("--workers", v) for v in ("0", "-1", "1025", "1.5", "2e0", "abc", "", "true")
 ]  # fmt: skip
 
 
@@ -797,6 +799,39 @@ def test_timeout_is_passed_to_the_auditor(
     assert seen["options"].timeout is None  # the auditor's default
     assert main(["audit", "--all", "--timeout", "3"]) == 2
     _error_line(capsys.readouterr().err, "--timeout")
+
+
+def test_workers_are_passed_to_the_auditor(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--workers N`` (issue 39): the worker processes of one audit, or of each audit of
+    ``--all``; not with ``--scheduler``, whose cluster audits."""
+    import dpquant.cli.batch_audit
+    from dpquant import audit
+
+    seen: dict[str, Any] = {}
+
+    def fake(mech: Any, **kwargs: Any) -> _Report:
+        seen.update(kwargs)
+        return _Report()
+
+    monkeypatch.setattr(audit, "audit_mechanism", fake)
+    assert main(["audit", MECH, "-q", "--workers", "3"]) == 0
+    assert seen["workers"] == 3
+    assert main(["audit", MECH, "-q"]) == 0
+    assert seen["workers"] is None  # the auditor's default: the usable cores
+    given: dict[str, Any] = {}
+
+    def fake_all(out: Any, **kwargs: Any) -> list[Any]:
+        given.update(kwargs)
+        return []
+
+    monkeypatch.setattr(dpquant.cli.batch_audit, "audit_all", fake_all)
+    main(["audit", "--all", "-q", "--out", str(tmp_path), "--workers", "1"])
+    assert given["workers"] == 1
+    capsys.readouterr()
+    assert main(["audit", "--all", "-q", "--workers", "2", "--scheduler", "local"]) == 2
+    _error_line(capsys.readouterr().err, "--workers")
 
 
 def test_timeout_ends_the_audit_of_a_hanging_function_with_exit_1(

@@ -88,6 +88,16 @@ def test_audit_all_refuses_a_bad_executor_and_unknown_names(tmp_path) -> None:
         audit_all(tmp_path, only=["no_such_mechanism"])
 
 
+def test_audit_all_refuses_workers_out_of_range_or_with_an_executor(executor, tmp_path) -> None:
+    """On a cluster each audit draws in its own task's process (issue 39): ``workers`` goes
+    with audits made here only."""
+    for bad in (0, True, 1025):
+        with pytest.raises(ValueError, match=r"^workers must be an integer"):
+            audit_all(tmp_path, workers=bad)
+    with pytest.raises(ValueError, match=r"^workers must be None when an executor draws"):
+        audit_all(tmp_path, executor=executor, workers=2)
+
+
 def test_reproduce_with_scheduler_local_writes_the_files_of_one_process(tmp_path, capsys):
     argv = ["reproduce", "aamand25", "--figure", "fig4", "--quick", "--runs", "3", "-q"]
     assert main([*argv, "--out", str(tmp_path / "one")]) == 0

@@ -28,6 +28,9 @@ MIN_TIME_BUDGET = 1.0
 """The smallest time budget of an audit, in seconds (:mod:`dpquant.audit.pipeline.time_budget`)."""
 MAX_TIME_BUDGET = 86_400.0
 """The largest time budget of an audit, in seconds (one day)."""
+MAX_WORKERS = 1024
+"""The most worker processes an audit may be asked to draw in (``workers``,
+:mod:`dpquant.audit.pipeline.workers`)."""
 MAX_NAME = 1000
 """The longest name of an audited mechanism (``name``), in characters."""
 MODES = ("auto", "exact", "blackbox")
@@ -41,6 +44,7 @@ __all__ = [
     "MAX_SEED",
     "MAX_TIMEOUT",
     "MAX_TIME_BUDGET",
+    "MAX_WORKERS",
     "MIN_ALPHA",
     "MIN_MAX_DRAWS",
     "MIN_TIMEOUT",

@@ -1,8 +1,8 @@
 """The audit itself, stage by stage, in the order the module names give.
 
 ``runner.audit_mechanism`` checks its arguments and plans the audit, with the draw budget
-decided by :mod:`.budget`; the draws are made by :mod:`.draws` and shared through
-:mod:`.context`. Then:
+decided by :mod:`.budget`; the draws are made by :mod:`.draws` (in the audit's worker
+processes, :mod:`.workers`) and shared through :mod:`.context`. Then:
 
 1. :mod:`.stage1_exact`: candidate pairs judged by their exact output laws;
 2. :mod:`.stage2_screening`: pairs screened by their draws alone;

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from dpquant.audit.pipeline.draws import (
     width_changed,
 )
 from dpquant.audit.pipeline.plan import AuditPlan
+from dpquant.audit.pipeline.workers import DrawPool
 from dpquant.audit.report.inconclusive import CannotConclude, OutputTally
 from dpquant.audit.statistics.exact_loss import check_exact_law
 from dpquant.audit.statistics.power import PairPower
@@ -140,12 +142,32 @@ class DrawLedger:
 class AuditContext:
     """One audit's plan and running state (see the module docstring): the plan is replaced at
     most once, by the budget's final fit of an audit with ``max_draws``
-    (:func:`dpquant.audit.pipeline.budget.fit_final`)."""
+    (:func:`dpquant.audit.pipeline.budget.fit_final`). Without an executor the draws are made
+    by the audit's worker processes (:attr:`pool`, :mod:`dpquant.audit.pipeline.workers`),
+    started when first needed; used as a context manager, the context shuts them down when the
+    audit ends (terminates them when it ends with an exception)."""
 
     plan: AuditPlan
     ledger: DrawLedger = field(default_factory=DrawLedger)
     notes: list[str] = field(default_factory=list)
     laws: dict[tuple[float, ...], Any] = field(default_factory=dict)
+    pool: DrawPool | None = None
+
+    def __post_init__(self) -> None:
+        if self.pool is None and self.plan.executor is None:
+            self.pool = DrawPool(self.plan.mech, self.plan.workers, self.notes)
+
+    def __enter__(self) -> AuditContext:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.pool is not None:
+            self.pool.close(abort=kind is not None)
 
     # -- the plan, as the stages read it -----------------------------------------------------
 
@@ -278,7 +300,9 @@ class AuditContext:
         """The draws of ``parts`` (the pairs' jobs in order, or blocks of them)."""
         stage = pairs[0][0][2][0] if pairs else 0
         try:
-            outs = draw(self.mech, parts, self.seed, self.executor, timeout=self.timeout)
+            outs = draw(
+                self.mech, parts, self.seed, self.executor, timeout=self.timeout, pool=self.pool
+            )
         except DrawTimedOut as exc:
             partners = [(on[0], other[0]) for a, b in pairs for on, other in ((a, b), (b, a))]
             raise HungDraw(STAGE_NAMES[stage], *partners[exc.job]) from None

@@ -1,9 +1,11 @@
-"""Seeded, chunked sampling, optionally spread over a ``concurrent.futures.Executor``.
+"""Seeded, chunked sampling, optionally spread over worker processes or a
+``concurrent.futures.Executor``.
 
 Every draw job (a data set, a number of draws, a key naming the job) is cut into chunks of a fixed
 size; chunk ``c`` of job ``key`` draws from ``default_rng(SeedSequence(seed, spawn_key=key + (c,)))``.
 The seeds depend on the job and the chunk only, never on the executor or its number of workers, so
-an audit gives the identical report in-process, on a thread pool or on a dask cluster.
+an audit gives the identical report in-process, in the audit's own worker processes
+(:mod:`dpquant.audit.pipeline.workers`), on a thread pool or on a dask cluster.
 
 A vectorised ``sample`` that raises for a whole chunk is retried one draw at a time (each draw with
 its own derived seed); the draws that raise become the atom ``raised:<ExceptionType>``.
@@ -33,10 +35,10 @@ its (daemon) thread until then. A mechanism that hangs thus costs a bounded time
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -135,6 +137,31 @@ def _one_at_a_time(
     return Outputs.concat(parts) if parts else Outputs.empty()
 
 
+Chunk = tuple[np.ndarray, int, tuple[int, ...]]
+"""One chunk of a job: its data, its number of draws and its key (the job's key, then the
+chunk's index): with the seed, the time limit and whether to retry, all a worker needs to draw
+it (:func:`draw_chunk`)."""
+
+
+class ChunkPool(Protocol):
+    """Where :func:`draw` may spread the chunks of a call over processes
+    (:class:`dpquant.audit.pipeline.workers.DrawPool`, bound to the mechanism)."""
+
+    def outputs(
+        self,
+        chunks: Sequence[Chunk],
+        seed: int,
+        timeout: float | None,
+        retry: bool,
+        costly: bool,
+    ) -> Iterator[Outputs]:
+        """The draws of ``chunks``, in order (each as :func:`draw_chunk` makes it); ``costly``:
+        the mechanism is called once per draw, or its chunks are cut small (a draw limit, a
+        time limit). With a time limit and ``retry`` False it may stop after a chunk holding
+        the atom ``timeout``."""
+        ...
+
+
 def draw(
     mechanism: Any,
     jobs: Sequence[DrawJob],
@@ -143,41 +170,65 @@ def draw(
     chunk: int = CHUNK,
     timeout: float | None = None,
     stop_on_timeout: bool = True,
+    pool: ChunkPool | None = None,
 ) -> list[Outputs]:
-    """Run every job (all chunks submitted at once to ``executor``); results in job order.
+    """Run every job; results in job order.
 
-    With ``timeout`` (seconds per draw; see the module docstring) and ``stop_on_timeout``, the
-    first draw that overruns ends the call with :class:`DrawTimedOut`."""
+    The chunks are drawn by ``pool`` when given (the audit's worker processes,
+    :mod:`dpquant.audit.pipeline.workers`), else all submitted at once to ``executor``, else
+    in this process: the same draws in each case (module docstring). With ``timeout`` (seconds
+    per draw) and ``stop_on_timeout``, the first draw that overruns ends the call with
+    :class:`DrawTimedOut` (the chunks not yet drawn are cancelled)."""
     plan: list[tuple[int, int, int]] = []  # (job index, chunk index, chunk size)
+    costly = getattr(mechanism, "vectorized", True) is False
     for j, job in enumerate(jobs):
         step = chunk_size(mechanism, job.data, timeout, chunk)
+        costly = costly or step < chunk
         for c, start in enumerate(range(0, job.size, step), start=job.first_chunk):
             plan.append((j, c, min(step, job.size - start)))
-    results: list[Outputs] = []
     stop = timeout is not None and stop_on_timeout
-    if executor is None:
-        for j, c, n in plan:
-            out = draw_chunk(mechanism, jobs[j].data, n, seed, (*jobs[j].key, c), timeout, not stop)
-            results.append(out)
-            if stop and TIMEOUT in out.atoms:
-                raise DrawTimedOut(j, _grouped(mechanism, jobs, plan, results))
+    chunks = [(jobs[j].data, n, (*jobs[j].key, c)) for j, c, n in plan]
+    outs: Iterator[Outputs]
+    if pool is not None:
+        outs = pool.outputs(chunks, seed, timeout, not stop, costly)
+    elif executor is not None:
+        outs = _on_executor(executor, mechanism, chunks, seed, timeout, not stop)
     else:
-        futures = [
-            executor.submit(
-                draw_chunk, mechanism, jobs[j].data, n, seed, (*jobs[j].key, c), timeout, not stop
-            )
-            for j, c, n in plan
-        ]
-        for (j, _, _), f in zip(plan, futures, strict=True):
-            out = f.result()
+        outs = (draw_chunk(mechanism, d, n, seed, k, timeout, not stop) for d, n, k in chunks)
+    results: list[Outputs] = []
+    try:
+        for (j, _, _), out in zip(plan, outs, strict=True):
             results.append(out)
             if stop and TIMEOUT in out.atoms:
-                for rest in futures:
-                    rest.cancel()
                 raise DrawTimedOut(j, _grouped(mechanism, jobs, plan, results))
+    finally:
+        close = getattr(outs, "close", None)
+        if close is not None:  # cancels the chunks not drawn
+            close()
     return [
         g if g is not None else Outputs.empty() for g in _grouped(mechanism, jobs, plan, results)
     ]
+
+
+def _on_executor(
+    executor: Executor,
+    mechanism: Any,
+    chunks: Sequence[Chunk],
+    seed: int,
+    timeout: float | None,
+    retry: bool,
+) -> Iterator[Outputs]:
+    """The chunks submitted at once to ``executor``, their draws in order; those not drawn when
+    the caller stops are cancelled."""
+    futures = [
+        executor.submit(draw_chunk, mechanism, d, n, seed, k, timeout, retry) for d, n, k in chunks
+    ]
+    try:
+        for f in futures:
+            yield f.result()
+    finally:
+        for f in futures:
+            f.cancel()
 
 
 def chunk_size(

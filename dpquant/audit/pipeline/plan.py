@@ -46,7 +46,9 @@ class AuditPlan:
         budget: The draws (:mod:`dpquant.audit.pipeline.budget`).
         alpha: The audit's level: the bound holds with confidence 1 − α.
         seed: The seed of every draw.
-        executor: Where the draws are made (None: in this process).
+        executor: Where the draws are made (None: in the audit's worker processes).
+        workers: How many worker processes draw when there is no executor (one: in this
+            process; :mod:`dpquant.audit.pipeline.workers`).
         search: Whether the auditor searches pairs itself (no pairs nor relation given).
         progress: Receives one line per stage.
         name: The mechanism's name in the report and in messages.
@@ -61,6 +63,7 @@ class AuditPlan:
     alpha: float
     seed: int
     executor: Executor | None = None
+    workers: int = 1
     search: bool = True
     progress: Callable[[str], None] = no_progress
     name: str = ""

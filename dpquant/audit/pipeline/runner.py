@@ -27,7 +27,9 @@ outside [0, 1), whatever the object's fields were set to after construction), ``
 [10, :data:`MAX_SAMPLES`], ``max_draws`` outside [:data:`MIN_MAX_DRAWS`, :data:`MAX_MAX_DRAWS`] or
 given with ``samples``, ``alpha`` outside [:data:`MIN_ALPHA`, 1), ``seed`` outside
 [0, :data:`MAX_SEED`], a ``mode`` that is not one of :data:`MODES`, an ``executor`` that is not a
-``concurrent.futures.Executor``, ``options`` that are not an
+``concurrent.futures.Executor``, ``workers`` that is not an integer in
+[1, :data:`~dpquant.audit.model.limits.MAX_WORKERS`]
+(a boolean is refused) or is given with an ``executor``, ``options`` that are not an
 :class:`~dpquant.audit.pipeline.options.AuditOptions` (whose fields are checked again: a
 ``progress`` that is not callable, a ``name`` that is not a string, a ``timeout`` outside
 [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`]), a ``domain`` that is
@@ -88,6 +90,7 @@ from dpquant.audit.pipeline.plan import AuditPlan, no_progress
 from dpquant.audit.pipeline.stage1_exact import exact_stage
 from dpquant.audit.pipeline.stage2_screening import screening_stage
 from dpquant.audit.pipeline.stage3_evaluation import blackbox_stage, witness_conformance
+from dpquant.audit.pipeline.workers import resolve_workers
 from dpquant.audit.report.findings import (
     BlackboxFindings,
     ConformanceCheck,
@@ -119,6 +122,7 @@ def audit_mechanism(
     seed: int = 0,
     mode: str = "auto",
     executor: Executor | None = None,
+    workers: int | None = None,
     relation: Any = None,
     max_draws: int | None = None,
     options: AuditOptions | None = None,
@@ -149,7 +153,13 @@ def audit_mechanism(
             ``"exact"`` (exact laws only) or ``"blackbox"`` (samples only).
         executor: A ``concurrent.futures.Executor`` (a thread or process pool, a
             dask.distributed client's ``get_executor()``) that draws the samples; it is probed
-            with one task before any draw. None: draw in this process.
+            with one task before any draw. None: the audit's own worker processes draw them
+            (``workers``).
+        workers: How many worker processes draw the samples when there is no ``executor``
+            (1 to :data:`~dpquant.audit.model.limits.MAX_WORKERS`; None: the usable cores,
+            :func:`dpquant.audit.pipeline.workers.default_workers`); 1 draws in this process.
+            The report is the same for any number (:mod:`dpquant.audit.pipeline.workers`: a
+            platform without ``fork`` draws in this process, and says so in the notes).
         relation: The neighbour relation object of a claim that names ``"query_answers"`` or
             ``"custom"`` (:mod:`dpquant.audit.model.relations`; default: the mechanism's
             ``relation``), or, for a claim naming ``"add_remove"`` or ``"replace_one"``, a
@@ -195,6 +205,7 @@ def audit_mechanism(
     elif samples is not None:
         samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
     check_executor(executor)
+    workers = resolve_workers(workers, executor)
     _executor_runs(executor, mech)
     opts = check_options(options)
     budget = plan_budget(samples, max_draws, opts.tighten, DEFAULT_SAMPLES)
@@ -236,6 +247,7 @@ def audit_mechanism(
         alpha=alpha,
         seed=seed,
         executor=executor,
+        workers=workers,
         search=pairs is None and chosen is None,
         progress=opts.progress or no_progress,
         name=opts.name or mechanism_name(mech),
@@ -246,7 +258,8 @@ def audit_mechanism(
     candidates = [Candidate(d0, d1) for d0, d1 in checked] if checked else []
     if chosen is not None:
         ctx.notes.append(f"neighbour relation: {chosen.name}, {len(candidates)} pairs")
-    found = _run_stages(ctx, candidates, mode)
+    with ctx:  # the worker processes end with the audit
+        found = _run_stages(ctx, candidates, mode)
     return _report(ctx, mode, found, time.perf_counter() - start)
 
 

@@ -56,6 +56,7 @@ from dpquant.audit.model.neighbours import (
 from dpquant.audit.model.relations import check_relation, check_relation_pairs
 from dpquant.audit.pipeline.options import AuditOptions, check_options
 from dpquant.audit.pipeline.runner import audit_mechanism
+from dpquant.audit.pipeline.workers import DrawPool, resolve_workers
 from dpquant.audit.report.findings import EvaluatedCandidate
 from dpquant.audit.report.result import AuditReport
 from dpquant.audit.statistics.exact_loss import check_exact_law, mechanism_name
@@ -409,6 +410,7 @@ def audit_claim(
     mode: str = "auto",
     relation: Any = None,
     executor: Executor | None = None,
+    workers: int | None = None,
     options: AuditOptions | None = None,
 ) -> ClaimAuditReport:
     """Audit ``mech`` against a claim of any kind (module docstring).
@@ -430,6 +432,8 @@ def audit_claim(
         relation: A relation object (as for ``audit_mechanism``), or None.
         executor: A ``concurrent.futures.Executor`` that draws the black-box points' samples
             (as for ``audit_mechanism``), or None.
+        workers: The worker processes that draw them when there is no ``executor`` (as for
+            ``audit_mechanism``; None: the usable cores).
         options: :class:`~dpquant.audit.pipeline.options.AuditOptions` for the black-box points.
 
     Returns:
@@ -450,6 +454,7 @@ def audit_claim(
     if samples is not None:
         samples = check_int(samples, "samples", minimum=10, maximum=MAX_SAMPLES)
     check_executor(executor)
+    workers = resolve_workers(workers, executor)
     options = check_options(options)
     if mode == "exact" and not has_exact(mech):
         raise ParameterError(
@@ -484,14 +489,16 @@ def audit_claim(
                 mode="blackbox",
                 relation=relation,
                 executor=executor,
+                workers=None if executor is not None else workers,
                 options=options,
             )
             proxies.append(ProxyAudit(eps, delta, report))
             done = _established(chosen, proxies)
             if k == 0 and not done and isinstance(chosen, RenyiClaim | ZCDPClaim):
-                partition = _partition(
-                    chosen, mech, report, samples, share, seed, executor, options
-                )
+                with DrawPool(mech, workers, notes) as pool:
+                    partition = _partition(
+                        chosen, mech, report, samples, share, seed, executor, options, pool
+                    )
                 done = partition is not None and partition.violation
             if done and k + 1 < len(points):
                 notes.append(
@@ -547,9 +554,10 @@ def _partition(
     seed: int,
     executor: Executor | None,
     options: AuditOptions,
+    pool: DrawPool,
 ) -> PartitionFinding | None:
     """The partition stage on the first point's best event (its seed: ``seed`` + the number of
-    points, which no point uses)."""
+    points, which no point uses), drawn by ``executor``, else by ``pool``."""
     candidate = best_candidate(claim, report)
     if candidate is None:
         return None
@@ -562,6 +570,7 @@ def _partition(
         seed=seed + len(PROXY_DELTAS),
         executor=executor,
         timeout=options.timeout,
+        pool=None if executor is not None else pool,
     )
 
 

@@ -35,7 +35,7 @@ from dpquant.audit.events.families import RATIO_KINDS, Event
 from dpquant.audit.events.projections import project
 from dpquant.audit.model.limits import MAX_SAMPLES
 from dpquant.audit.model.outputs import Outputs
-from dpquant.audit.pipeline.draws import DrawJob, draw
+from dpquant.audit.pipeline.draws import ChunkPool, DrawJob, draw
 from dpquant.audit.report.findings import DataPair, EvaluatedCandidate
 from dpquant.audit.statistics.counts import SELECTION_Z, check_level, pessimistic_masses
 from dpquant.audit.statistics.partition_bounds import (
@@ -201,13 +201,16 @@ def _draw_scores(
     score: Score,
     executor: Executor | None,
     timeout: float | None,
+    pool: ChunkPool | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``size`` draws on each data set, scored, block by block (keys (tag, side, block))."""
     parts: list[list[np.ndarray]] = [[], []]
     for b, start in enumerate(range(0, size, BLOCK)):
         n = min(BLOCK, size - start)
         jobs = [DrawJob(d, n, (tag, side, b)) for side, d in enumerate(data)]
-        outs = draw(mech, jobs, seed, executor, timeout=timeout, stop_on_timeout=False)
+        outs = draw(
+            mech, jobs, seed, executor, timeout=timeout, stop_on_timeout=False, pool=pool
+        )
         for side, out in enumerate(outs):
             parts[side].append(score(out))
     return np.concatenate(parts[0]), np.concatenate(parts[1])
@@ -223,6 +226,7 @@ def partition_stage(
     seed: int,
     executor: Executor | None = None,
     timeout: float | None = None,
+    pool: ChunkPool | None = None,
 ) -> PartitionFinding | None:
     """Select a partition on fresh draws and bound the claim's measure on fresh evaluation draws
     (module docstring).
@@ -236,6 +240,9 @@ def partition_stage(
         seed: The seed of the stage's draws.
         executor: Draws the samples (as for ``audit_mechanism``), or None.
         timeout: Seconds per draw (a draw that overruns is the atom ``timeout``), or None.
+        pool: Worker processes bound to ``mech`` that draw the samples
+            (:class:`dpquant.audit.pipeline.workers.DrawPool`), or None: the ``executor``, else
+            this process.
 
     Returns:
         The :class:`PartitionFinding`, or None when the event has no score to order outputs by,
@@ -263,7 +270,7 @@ def partition_stage(
         np.array(candidate.pair.data, dtype=float),
         np.array(candidate.pair.data_prime, dtype=float),
     )
-    z0, z1 = _draw_scores(mech, pair, SELECTION_DRAWS, seed, 0, score, executor, timeout)
+    z0, z1 = _draw_scores(mech, pair, SELECTION_DRAWS, seed, 0, score, executor, timeout, pool)
     best: tuple[float, np.ndarray, bool] | None = None
     for cuts in _candidate_cuts(z0, z1):
         c0, c1 = _cell_counts(z0, cuts), _cell_counts(z1, cuts)
@@ -278,7 +285,7 @@ def partition_stage(
     # the cells kept are chosen on the selection draws, so the box's level is fixed before
     # the evaluation draws (a cell dropped only lowers H: its draws are simply not counted)
     keep = _used(_cell_counts(z0, cuts), _cell_counts(z1, cuts))
-    e0, e1 = _draw_scores(mech, pair, n_eval, seed, 1, score, executor, timeout)
+    e0, e1 = _draw_scores(mech, pair, n_eval, seed, 1, score, executor, timeout, pool)
     k0, k1 = _cell_counts(e0, cuts), _cell_counts(e1, cuts)
     if reverse:
         k0, k1, pair = k1, k0, (pair[1], pair[0])
