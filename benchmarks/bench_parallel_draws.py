@@ -29,10 +29,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -60,15 +63,28 @@ def stable(report: Any) -> dict[str, Any]:
     return d
 
 
+def children_cpu() -> float:
+    """CPU seconds of this process's children that have ended (the audits' workers, joined when
+    each audit closes its pool)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def audits(quick: bool, repeats: int) -> None:
-    """Table 1: the textbook EM median audited with one and two workers."""
+    """Table 1: the textbook EM median audited with one and two workers; wall seconds, and the
+    CPU seconds of this process and of the workers (on a shared machine the wall time follows
+    the cores left free; the CPU time shows what the workers cost)."""
     mech = from_callable(textbook_em_median, REPLACE, (0.0, 1.0))
     size = {"max_draws": 200_000} if quick else {}
     reports: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+    cpu: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
 
     def run(workers: int) -> Callable[[], None]:
         def go() -> None:
-            reports[workers].append(stable(audit_mechanism(mech, seed=0, workers=workers, **size)))
+            own, kids = time.process_time(), children_cpu()
+            report = audit_mechanism(mech, seed=0, workers=workers, **size)
+            cpu[workers].append((time.process_time() - own, children_cpu() - kids))
+            reports[workers].append(stable(report))
 
         return go
 
@@ -79,16 +95,45 @@ def audits(quick: bool, repeats: int) -> None:
     print(f"\n1. textbook per-draw EM median, audited at {budget} (seed 0), {repeats} run(s) each")
     print(f"   draws {first['samples_used']:,}, eps_lb {first['epsilon_lower_bound']:.4f}, "
           f"verdict {'VIOLATION' if first['violation'] else 'no violation'}; reports identical")
-    for name, seconds in times.items():
-        print(f"   {name:<10} {spread(seconds, 1.0, 's')}")
-    print(f"   speed-up 1 -> 2 workers: {ratio(times['1 worker'], times['2 workers']):.2f}x")
+    print(f"   {'':<10} {'wall':>22} {'CPU here':>9} {'CPU workers':>12}")
+    for name, w in (("2 workers", 2), ("1 worker", 1)):
+        own = statistics.median(c[0] for c in cpu[w])
+        kids = statistics.median(c[1] for c in cpu[w])
+        print(f"   {name:<10} {spread(times[name], 1.0, 's'):>22} {own:8.1f}s {kids:11.1f}s")
+    print(f"   speed-up 1 -> 2 workers (wall): {ratio(times['1 worker'], times['2 workers']):.2f}x")
+    one = statistics.median(c[0] for c in cpu[1])
+    own2 = statistics.median(c[0] for c in cpu[2])
+    kids2 = statistics.median(c[1] for c in cpu[2])
+    print(f"   CPU of 2 workers and this process over CPU of 1: {(own2 + kids2) / one:.2f}; "
+          f"on two free cores, with balanced workers, about {own2 + kids2 / 2:.1f} s of wall "
+          f"time (this process's CPU plus half the workers'): {one / (own2 + kids2 / 2):.2f}x "
+          "(a projection, not a measurement)")
+
+
+def workers_cpu(pool: DrawPool) -> float:
+    """CPU seconds of a running pool's workers so far (``/proc/<pid>/stat``; Linux: 0 where it
+    cannot be read). Reads the pool's private process table: a benchmark's probe."""
+    executor = getattr(pool, "_pool", None)
+    total = 0.0
+    for pid in list((getattr(executor, "_processes", None) or {}).keys()):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def per_draw(n: int, repeats: int) -> None:
-    """Table 2: the draw path's overhead per draw beyond the function itself."""
-    print(f"\n2. per-draw functions, {n:,} draws: a plain loop against the auditor's draw path")
-    print(f"   {'function':<22} {'plain loop':>10} {'1 worker':>10} {'2 workers':>10} "
-          f"{'overhead/draw':>14} {'speed-up':>9}")
+    """Table 2: the draw path's cost per draw beyond the function itself, in CPU time (this
+    process's, plus the workers'), the three ways taking turns, and the wall speed-up."""
+    print(f"\n2. per-draw functions, {n:,} draws a call: a plain loop against the auditor's "
+          "draw path")
+    print("   (CPU microseconds per draw, medians of the calls taking turns: this process, plus "
+          "the workers' for 2 workers;")
+    print("   the overheads are the draw path's beyond the plain loop)")
+    print(f"   {'function':<20} {'plain':>8} {'1 worker':>9} {'2 workers':>10} "
+          f"{'overhead 1':>11} {'overhead 2':>11} {'wall speed-up':>14}")
 
     def trivial(data: np.ndarray, rng: np.random.Generator) -> float:
         return 0.5
@@ -96,33 +141,44 @@ def per_draw(n: int, repeats: int) -> None:
     for name, fn in (("trivial", trivial), ("textbook EM median", textbook_em_median)):
         mech = from_callable(fn, REPLACE, (0.0, 1.0))
         jobs = [DrawJob(DATA, n // 2, (1, 0)), DrawJob(DATA[::-1].copy(), n - n // 2, (1, 1))]
+        cpu: dict[str, list[float]] = {"plain": [], "one": [], "two": []}
+        wall: dict[str, list[float]] = {"one": [], "two": []}
         with DrawPool(mech, 2, []) as pool:
+            calls = {
+                "plain": partial(_plain, fn, n),
+                "one": partial(draw, mech, jobs, 0),
+                "two": partial(draw, mech, jobs, 0, pool=pool),
+            }
+            calls["two"]()  # the pool starts
+            for _ in range(repeats):
+                for key, call in calls.items():
+                    own, kids, start = time.process_time(), workers_cpu(pool), time.perf_counter()
+                    call()
+                    wall.setdefault(key, []).append(time.perf_counter() - start)
+                    cpu[key].append(time.process_time() - own + workers_cpu(pool) - kids)
+        us = {k: statistics.median(v) / n * 1e6 for k, v in cpu.items()}
+        print(f"   {name:<20} {us['plain']:8.2f} {us['one']:9.2f} {us['two']:10.2f} "
+              f"{us['one'] - us['plain']:11.2f} {us['two'] - us['plain']:11.2f} "
+              f"{ratio(wall['one'], wall['two']):13.2f}x")
 
-            def plain(fn: Callable[..., Any] = fn) -> None:
-                rng = np.random.default_rng(0)
-                for _ in range(n):
-                    fn(DATA, rng)
 
-            times = interleave(
-                {
-                    "plain": plain,
-                    "one": lambda mech=mech, jobs=jobs: draw(mech, jobs, 0),
-                    "two": lambda mech=mech, jobs=jobs, pool=pool: draw(mech, jobs, 0, pool=pool),
-                },
-                repeats,
-            )
-        med = {k: statistics.median(v) for k, v in times.items()}
-        overhead = (med["one"] - med["plain"]) / n * 1e6
-        print(f"   {name:<22} {med['plain']:9.3f}s {med['one']:9.3f}s {med['two']:9.3f}s "
-              f"{overhead:11.2f} us {ratio(times['one'], times['two']):8.2f}x")
+def _plain(fn: Callable[..., Any], n: int) -> None:
+    """``n`` calls of ``fn`` with one generator: what a user's own loop costs."""
+    rng = np.random.default_rng(0)
+    for _ in range(n):
+        fn(DATA, rng)
 
 
 def shipping(sizes: list[int], repeats: int) -> None:
-    """Table 3: a fast vectorised sampler, in this process and on two workers, by call size
-    (tasks of one chunk each: the grouping is what this table decides)."""
+    """Table 3: a fast vectorised sampler drawn in calls of N draws (four chunks, each its own
+    task: the grouping into tasks is what this table decides), in this process and on two
+    workers: CPU milliseconds a call (the workers' included), what shipping adds, and the wall
+    speed-up."""
     em = ExponentialQuantile(0.5, 1.0, (0.0, 1.0))
-    print("\n3. a vectorised sampler (EM median) by draws per call: this process vs 2 workers")
-    print(f"   {'draws/call':>10} {'chunk':>7} {'1 worker':>18} {'2 workers':>18} {'speed-up':>9}")
+    print("\n3. a vectorised sampler (EM median) by draws per call, 4 tasks a call: this process "
+          "vs 2 workers")
+    print(f"   {'draws/call':>10} {'CPU 1 worker':>13} {'CPU 2 workers':>14} "
+          f"{'added/task':>11} {'wall 1 worker':>14} {'wall speed-up':>14}")
     import dpquant.audit.pipeline.workers as workers
 
     saved = workers.TASK_DRAWS
@@ -132,17 +188,25 @@ def shipping(sizes: list[int], repeats: int) -> None:
             for n in sizes:
                 chunk = max(1, n // 4)
                 jobs = [DrawJob(DATA, n // 2, (1, 0)), DrawJob(DATA, n - n // 2, (1, 1))]
-                times = interleave(
-                    {
-                        "one": lambda jobs=jobs, chunk=chunk: draw(em, jobs, 0, chunk=chunk),
-                        "two": lambda jobs=jobs, chunk=chunk: draw(
-                            em, jobs, 0, chunk=chunk, pool=pool
-                        ),
-                    },
-                    repeats,
-                )
-                print(f"   {n:>10,} {chunk:>7,} {spread(times['one']):>18} "
-                      f"{spread(times['two']):>18} {ratio(times['one'], times['two']):8.2f}x")
+                calls = {
+                    "one": partial(draw, em, jobs, 0, chunk=chunk),
+                    "two": partial(draw, em, jobs, 0, chunk=chunk, pool=pool),
+                }
+                for call in calls.values():
+                    call()
+                cpu: dict[str, list[float]] = {"one": [], "two": []}
+                wall: dict[str, list[float]] = {"one": [], "two": []}
+                for _ in range(repeats):
+                    for key, call in calls.items():
+                        own, kids = time.process_time(), workers_cpu(pool)
+                        start = time.perf_counter()
+                        call()
+                        wall[key].append(time.perf_counter() - start)
+                        cpu[key].append(time.process_time() - own + workers_cpu(pool) - kids)
+                ms = {k: statistics.median(v) * 1e3 for k, v in cpu.items()}
+                print(f"   {n:>10,} {ms['one']:11.1f}ms {ms['two']:12.1f}ms "
+                      f"{(ms['two'] - ms['one']) / 4:9.2f}ms {spread(wall['one']):>14} "
+                      f"{ratio(wall['one'], wall['two']):13.2f}x")
     finally:
         workers.TASK_DRAWS = saved
 

@@ -304,6 +304,8 @@ class AuditContext:
                 self.mech, parts, self.seed, self.executor, timeout=self.timeout, pool=self.pool
             )
         except DrawTimedOut as exc:
+            if self.pool is not None:  # workers may be stuck in the mechanism: the stages end
+                self.pool.close(abort=True)
             partners = [(on[0], other[0]) for a, b in pairs for on, other in ((a, b), (b, a))]
             raise HungDraw(STAGE_NAMES[stage], *partners[exc.job]) from None
         for part, out in zip(parts, outs, strict=True):

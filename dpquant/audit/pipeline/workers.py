@@ -64,6 +64,9 @@ function takes 10 µs a draw or more), or whose chunks are cut small by a draw l
 limit (its draws are slow)."""
 XDIST_WORKERS = "PYTEST_XDIST_WORKER_COUNT"
 """The environment variable in which pytest-xdist tells its test processes how many there are."""
+START_SECONDS = 60.0
+"""How long the workers may take to start (a fork, then one task) before the audit draws in its
+own process instead."""
 JOIN_SECONDS = 5.0
 """How long closing an aborted pool waits for a terminated worker before killing it."""
 
@@ -289,9 +292,11 @@ class DrawPool:
                     initializer=_start_worker,
                     initargs=(self.mechanism,),
                 )
-                self._pool.submit(_ready).result()  # forks the workers; a failure shows here
-            except Exception as exc:  # noqa: BLE001 -- OSError, BrokenProcessPool: in-process
-                why = f"the worker processes did not start ({type(exc).__name__}: {exc})"
+                # forks the workers: a failure, or a worker stuck at its start, shows here
+                self._pool.submit(_ready).result(timeout=START_SECONDS)
+            except Exception as exc:  # noqa: BLE001 -- OSError, BrokenProcessPool, a timeout
+                detail = str(exc) or f"not within {START_SECONDS:g} s"
+                why = f"the worker processes did not start ({type(exc).__name__}: {detail})"
         if why is not None:
             self._fall_back(why, abort=True)
         return self._pool

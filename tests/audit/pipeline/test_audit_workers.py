@@ -283,6 +283,26 @@ def test_a_pool_that_cannot_start_leaves_the_draws_here(monkeypatch: pytest.Monk
     assert _without_parallel_notes(r) == _stable(one)
 
 
+def _slow_start() -> bool:
+    time.sleep(30.0)
+    return True
+
+
+def test_workers_stuck_at_their_start_leave_the_draws_here(
+    monkeypatch: pytest.MonkeyPatch, no_leaks: None
+) -> None:
+    """A worker that does not answer its first task (a lock held at the fork, say) is given up
+    after START_SECONDS: terminated, and the draws made here."""
+    monkeypatch.setattr(workers, "_ready", _slow_start)
+    monkeypatch.setattr(workers, "START_SECONDS", 0.5)
+    one = audit_mechanism(EM, pairs=EM_PAIR, samples=150_000, seed=2, workers=1)
+    start = time.perf_counter()
+    r = audit_mechanism(EM, pairs=EM_PAIR, samples=150_000, seed=2, workers=2)
+    assert time.perf_counter() - start < 25.0
+    assert any("did not start (TimeoutError: not within 0.5 s)" in n for n in r.notes)
+    assert _without_parallel_notes(r) == _stable(one)
+
+
 def test_a_worker_that_dies_leaves_the_rest_to_this_process(folder: Path, no_leaks: None) -> None:
     parent = os.getpid()
     flag = folder / "died"
