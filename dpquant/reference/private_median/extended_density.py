@@ -43,6 +43,8 @@ MAX_PIECES = 10**6
 symbolic :func:`normalizer_sympy`)."""
 MAX_LEVELS_DIRECT = 600
 """The most levels :func:`envelope_from_levels` takes (its cost grows as the cube)."""
+_FLOAT_FIT = Fraction(MAX_FLOAT / 4)
+"""MAX_FLOAT/4 as an exact rational (a Fraction compared with a float converts it every time)."""
 
 
 def _rational(x: Any, name: str) -> Fraction:
@@ -246,7 +248,7 @@ def law_from_pieces(pieces: list[Piece], epsilon: Any) -> PiecewiseLogLinear:
     breaks = [pieces[0].lo] + [p.hi for p in pieces]
     slopes = [half * p.slope for p in pieces]
     intercepts = [half * p.intercept for p in pieces]
-    if any(abs(v) > MAX_FLOAT / 4 for v in (*breaks[:1], *breaks[-1:], *slopes, *intercepts)):
+    if any(abs(v) > _FLOAT_FIT for v in (*breaks[:1], *breaks[-1:], *slopes, *intercepts)):
         raise CombinationError(
             ("pieces", "epsilon"),
             "a breakpoint, slope (ε/2)·a or intercept (ε/2)·b does not fit a float",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from dpquant.errors import ParameterError
@@ -35,7 +36,8 @@ class MedianParameters:
     constant C.
 
     Derived: ℓ (the median index), δ = C/(Ln), K = ⌊Lrn/(2C)⌋, Ξ = [−R − r/2, R + r/2],
-    B = R + 4Cr (the output range [−B, B]).
+    B = R + 4Cr (the output range [−B, B]); each computed once per instance (issue 39: the
+    auditor's exact laws read them thousands of times).
     """
 
     n: int
@@ -60,30 +62,30 @@ class MedianParameters:
             )
         check_choice(self.median_index, "median_index", MEDIAN_INDICES)
 
-    @property
+    @cached_property
     def ell(self) -> int:
         """ℓ = ⌈n/2⌉ (default) or the printed ⌊n/2⌋ (``"floor"``; at least 1)."""
         if self.median_index == "ceil":
             return (self.n + 1) // 2
         return max(1, self.n // 2)
 
-    @property
+    @cached_property
     def delta(self) -> Fraction:
         """The grid step δ = C/(Ln)."""
         return self.C / (self.L * self.n)
 
-    @property
+    @cached_property
     def windows(self) -> int:
         """K = ⌊Lrn/(2C)⌋: the window constraints κ = 1..K of H."""
         return math.floor(self.L * self.r * self.n / (2 * self.C))
 
-    @property
+    @cached_property
     def xi_range(self) -> tuple[Fraction, Fraction]:
         """Ξ = [−R − r/2, R + r/2]: where the median of a typical data set may lie."""
         half = self.R + self.r / 2
         return (-half, half)
 
-    @property
+    @cached_property
     def output_bound(self) -> Fraction:
         """B = R + 4Cr: outputs lie in I = [−B, B]."""
         return self.R + 4 * self.C * self.r
