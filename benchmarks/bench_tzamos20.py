@@ -28,12 +28,21 @@ from scratch is the cost measured).
 from __future__ import annotations
 
 import argparse
+import hashlib
+import itertools
+import json
+import os
 import resource
+import subprocess
+import sys
+import tempfile
+import time
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
-from _interleave import interleave, ratio, spread
+from _interleave import interleave, load_average, ratio, spread
 
 from dpquant.reference.private_median.extended_density import envelope
 from dpquant.reference.private_median.fast_envelope import fast_envelope
@@ -128,12 +137,128 @@ def bench_fixed_case_a(n: int, repeats: int) -> None:
     )
 
 
+# ------------------------------------------------------- exact laws, old against new (issue 39)
+
+MODES = ("extension", "paper", "fixed")
+GRID9 = [Fraction(v) for v in (-1000, -1, -0.5, 0, 0.25, 0.5, 1, 2, 1000)]
+
+
+def exact_law_data_sets() -> list[list[Fraction]]:
+    """Every multiset of n = 1..4 values of :data:`GRID9` (714), then 600 seeded data sets of
+    n = 5..34 on a k/16 grid of [−1, 2] with ties and, in one of four, far points (±1000)."""
+    out = [list(c) for n in range(1, 5) for c in itertools.combinations_with_replacement(GRID9, n)]
+    rng = np.random.default_rng(39)
+    for _ in range(600):
+        n = int(rng.integers(5, 35))
+        x = [Fraction(int(k), 16) for k in rng.integers(-16, 33, n)]
+        if rng.random() < 0.25:
+            for i in range(int(rng.integers(1, 3))):
+                x[i] = Fraction(int(rng.choice([-1000, 1000])))
+        out.append(x)
+    return out
+
+
+def exact_worker() -> None:
+    """One process: the exact laws of every data set in every mode; prints JSON (CPU and wall
+    seconds per mode, the number of laws and their digest)."""
+    data = exact_law_data_sets()
+    result = {}
+    for mode in MODES:
+        mech = PrivateMedian(epsilon=1, mode=mode, **FIXTURES)
+        clear_envelope_cache()
+        cpu, wall = time.process_time(), time.perf_counter()
+        laws = [mech.exact(x) for x in data]
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        digest = hashlib.sha256()
+        for law in laws:
+            exact = [law.exact_parameters(i) for i in range(len(law))]
+            floats = (law.breaks.tolist(), law.slopes.tolist(), law.intercepts.tolist())
+            digest.update(repr((floats, exact)).encode())
+        result[mode] = {"cpu": cpu, "wall": wall, "laws": len(laws), "digest": digest.hexdigest()}
+    print(json.dumps(result))
+
+
+def _run_in(checkout: Path, args: list[str]) -> str:
+    """This script with ``args`` in a fresh process importing ``checkout``'s dpquant."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    done = subprocess.run(
+        [sys.executable, __file__, *args], env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def bench_exact_laws(against: Path, rounds: int) -> None:
+    """:func:`exact_worker` in this checkout and in ``against``, taking turns."""
+    here = Path(__file__).resolve().parents[1]
+    runs: dict[str, list[dict]] = {"old": [], "new": []}
+    for _ in range(rounds):
+        for name, checkout in (("old", against), ("new", here)):
+            runs[name].append(json.loads(_run_in(checkout, ["--exact-worker"])))
+    print(f"exact laws: old = {against}, new = {here}; load {load_average()}\n")
+    print("| mode | data sets | old: CPU s | new: CPU s | speed-up | laws identical |")
+    print("|---|---|---|---|---|---|")
+    for mode in MODES:
+        old = [r[mode]["cpu"] for r in runs["old"]]
+        new = [r[mode]["cpu"] for r in runs["new"]]
+        digests = {r[mode]["digest"] for r in runs["old"] + runs["new"]}
+        row(
+            mode,
+            runs["new"][0][mode]["laws"],
+            spread(old, 1, "s"),
+            spread(new, 1, "s"),
+            f"{ratio(old, new):.1f}×",
+            "yes" if len(digests) == 1 else f"NO ({len(digests)} digests)",
+        )
+
+
+def audit_worker(name: str) -> None:
+    """One process: ``audit_all(only=[name], workers=1)`` at seed 0; prints its seconds."""
+    from dpquant.cli.batch_audit import audit_all
+
+    with tempfile.TemporaryDirectory() as out:
+        wall, cpu = time.perf_counter(), time.process_time()
+        audit_all(out, seed=0, only=[name], workers=1)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(json.dumps({"wall": wall, "cpu": cpu}))
+
+
+def bench_audit(name: str, against: Path) -> None:
+    """The whole audit of ``name`` once with each checkout's code (old first)."""
+    here = Path(__file__).resolve().parents[1]
+    old = json.loads(_run_in(against, ["--audit-worker", name]))
+    new = json.loads(_run_in(here, ["--audit-worker", name]))
+    print(f"\naudit {name} (workers=1, seed 0); load {load_average()}:")
+    for label, r in (("old", old), ("new", new)):
+        print(f"  {label}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU")
+    print(f"  CPU ratio old/new: {ratio([old['cpu']], [new['cpu']]):.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--direct-max", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--exact-laws", action="store_true", help="old against new (issue 39)")
+    parser.add_argument("--against", default="/work/main", help="the old checkout")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--audit", default="", help="also time this registry entry's audit")
+    parser.add_argument("--exact-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--audit-worker", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.exact_worker:
+        exact_worker()
+    elif args.audit_worker:
+        audit_worker(args.audit_worker)
+    elif args.exact_laws:
+        bench_exact_laws(Path(args.against).resolve(), args.rounds)
+        if args.audit:
+            bench_audit(args.audit, Path(args.against).resolve())
+    else:
+        bench_all(args)
+
+
+def bench_all(args: argparse.Namespace) -> None:
+    """The construction's scaling tables (the module docstring's first part)."""
     sizes = [int(s) for s in args.sizes.split(",") if s]
     print("| data, constants | n | K | fast Ψ_X | target | one release | pieces | direct Ψ_X |")
     print("|---|---|---|---|---|---|---|---|")

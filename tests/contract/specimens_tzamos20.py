@@ -72,6 +72,7 @@ from dpquant.reference.private_median.restricted_density import (
     restricted_intervals,
     sample_restricted,
 )
+from dpquant.reference.private_median.sweep import check_cap, common_scale, scaled_sweep
 from dpquant.reference.private_median.typical_set import (
     anchor_points,
     typical_hamming_brute,
@@ -174,6 +175,9 @@ def E(name: str, *args: Any, **options: Any) -> Entry:  # noqa: N802 -- a short 
 
 PIECES = envelope(DATA4, P4)
 LEVELS = level_extremes(DATA4, P4)
+CAP4 = 3 * P4.C * P4.r
+SCALE4 = common_scale(P4, CAP4, [v.denominator for _, a, b in nested_extremes(LEVELS) for v in (a, b)])
+NESTED4 = [(k, int(lo * SCALE4), int(hi * SCALE4)) for k, lo, hi in nested_extremes(LEVELS)]
 XI = {"xi": 0.1}
 
 ENTRIES: list[Entry] = [
@@ -257,6 +261,14 @@ ENTRIES: list[Entry] = [
     E("sweep_envelope", sweep_envelope,
       {"nested": nested_extremes(LEVELS), "params": P4, "cap": None},
       {"nested": "any", "params": "any", "cap": "real"}, check=check_pieces),
+    E("check_cap", check_cap, {"cap": 1}, {"cap": "real"}, check=check_sane),
+    E("common_scale", common_scale, {"params": P4, "cap": CAP4, "denominators": [1, 3]},
+      {"params": "any", "cap": "real", "denominators": "any"},
+      check=lambda d: isinstance(d, int) and d > 0 and d % 2 == 0),
+    E("scaled_sweep", scaled_sweep,
+      {"nested": NESTED4, "scale": SCALE4, "params": P4, "cap": CAP4},
+      {"nested": "any", "scale": "int", "params": "any", "cap": "real"}, check=check_pieces,
+      aliases={"cap": ("scale",), "params": ("scale",)}),
     E("fast_envelope", fast_envelope, {"data": DATA4, "params": P4, "typical_set": "paper"},
       {"data": "data", "params": "any", "typical_set": "choice"}, check=check_pieces,
       extra={"typical_set": ("fixed",)}),

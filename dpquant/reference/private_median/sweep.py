@@ -156,7 +156,7 @@ def sweep_envelope(
 # ------------------------------------------------------------------------------ on integers
 
 
-def common_scale(params: MedianParameters, cap: Fraction, denominators: Iterable[int]) -> int:
+def common_scale(params: MedianParameters, cap: Any, denominators: Iterable[int]) -> int:
     """D = 2·lcm(the ``denominators`` (of the lattice's values), den δ, den cap, den B, den 1/s).
 
     Args:
@@ -169,18 +169,22 @@ def common_scale(params: MedianParameters, cap: Fraction, denominators: Iterable
         The even common scale D.
 
     Raises:
-        ValueError: ``params`` is not a :class:`MedianParameters`, or ``cap`` not a Fraction >= 0.
+        ValueError: ``params`` is not a :class:`MedianParameters`, ``cap`` not a rational >= 0,
+            or ``denominators`` not a list or tuple of ints >= 1.
     """
     params = check_params(params)
-    if not isinstance(cap, Fraction) or cap < 0:
-        raise ParameterError("cap", "must be a Fraction >= 0", repr(cap))
+    cap = check_cap(cap)
+    if not isinstance(denominators, list | tuple | set) or not all(
+        type(d) is int and d >= 1 for d in denominators
+    ):
+        raise ParameterError("denominators", "must be a list of ints >= 1")
     dens = [params.delta.denominator, cap.denominator, params.output_bound.denominator]
     dens.append((1 / tent_slope(params)).denominator)
     return 2 * math.lcm(*dens, *denominators)
 
 
 def _check_scaled(nested: list[tuple[int, int, int]], scale: int) -> None:
-    """Levels increasing, intervals of ints growing (nested), a positive even scale."""
+    """A positive even scale; levels increasing, intervals of even ints growing (nested)."""
     if not isinstance(scale, int) or isinstance(scale, bool) or scale <= 0 or scale % 2:
         raise ParameterError("scale", "must be an even int > 0", repr(scale))
     if not isinstance(nested, list) or not nested:
@@ -190,8 +194,10 @@ def _check_scaled(nested: list[tuple[int, int, int]], scale: int) -> None:
         if not (isinstance(item, tuple) and len(item) == 3 and all(type(v) is int for v in item)):
             raise ParameterError("nested", "must be a list of int triples (k, D·lo_k, D·hi_k)")
         k, lo, hi = item
-        if k < 0 or lo > hi:
-            raise ParameterError("nested", "must have levels k >= 0 and lo_k <= hi_k")
+        if k < 0 or lo > hi or lo % 2 or hi % 2:
+            raise ParameterError(
+                "nested", "must have levels k >= 0 and even D·lo_k <= D·hi_k (D = 2·D₀)"
+            )
         if previous and (k <= previous[0] or lo > previous[1] or hi < previous[2]):
             raise ParameterError("nested", "must have increasing k and growing intervals")
         previous = item
@@ -204,7 +210,7 @@ def _crossings(forms: list[Form], a: int, b: int) -> list[int]:
         for m2, c2 in forms[i + 1 :]:
             if m1 != m2:
                 y, rest = divmod(c2 - c1, m1 - m2)
-                if rest:  # pragma: no cover - excluded by the even scale (module docstring)
+                if rest:  # pragma: no cover - excluded by the even values (module docstring)
                     raise AssertionError("a crossing off the integer grid: the scale is wrong")
                 if a < y < b:
                     sub.add(y)
@@ -247,7 +253,7 @@ def _scaled_pieces(
 
 
 def scaled_sweep(
-    nested: list[tuple[int, int, int]], scale: int, params: MedianParameters, cap: Fraction
+    nested: list[tuple[int, int, int]], scale: int, params: MedianParameters, cap: Any
 ) -> list[Piece]:
     """min_k h_k on [−B, B] from nested bounds given as ints D·lo_k, D·hi_k, as exact pieces.
 
@@ -255,8 +261,9 @@ def scaled_sweep(
     hi_k = hi/D (module docstring).
 
     Args:
-        nested: (k, D·lo_k, D·hi_k) with k increasing and [lo_k, hi_k] growing.
-        scale: D from :func:`common_scale` (even; D·cap, D·B and D/s are integers).
+        nested: (k, D·lo_k, D·hi_k) with k increasing and [lo_k, hi_k] growing, D·lo_k and
+            D·hi_k even integers.
+        scale: D from :func:`common_scale` (D·cap, D·B and D/s are even integers).
         params: The constants (s = Ln/(6C), B = R + 4Cr).
         cap: The distance at which the tents flatten (3Cr, or the variant's d_M).
 
@@ -264,15 +271,16 @@ def scaled_sweep(
         The merged pieces (lo, hi, slope, intercept) as Fractions.
 
     Raises:
-        ValueError: Malformed ``nested`` or ``scale``, or a ``scale`` that does not make
-            D·cap, D·B and D/s integers.
+        ValueError: Malformed ``nested``, ``scale`` or ``cap``, or a ``scale`` that does not
+            make D·cap, D·B and D/s even integers.
     """
     params = check_params(params)
+    cap = check_cap(cap)
     _check_scaled(nested, scale)
     s = tent_slope(params)
     scaled = [Fraction(scale) / s, cap * scale, params.output_bound * scale]
-    if any(v.denominator != 1 for v in scaled):
-        raise ParameterError("scale", "must make D/s, D·cap and D·B integers", scale)
+    if any(v.denominator != 1 or v.numerator % 2 for v in scaled):
+        raise ParameterError("scale", "must make D/s, D·cap and D·B even integers", scale)
     tilt, cap_int, bound = (int(v) for v in scaled)
     slopes = {-1: -s, 0: Fraction(0), 1: s}
     num, den = s.numerator, s.denominator * scale

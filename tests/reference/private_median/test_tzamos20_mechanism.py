@@ -283,3 +283,61 @@ def test_bad_size_and_rng_raise_value_error() -> None:
         mech.sample(FIXTURE_4, -1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="rng"):
         mech.sample(FIXTURE_4, 3, 42)
+
+
+# ----------------------------------------------------- the exact law's fast path (issue 39)
+
+
+def law_signature(law) -> tuple:
+    """Everything a law is made of: the floats and every piece's exact (lo, hi, slope, b)."""
+    exact = tuple(law.exact_parameters(i) for i in range(len(law)))
+    return tuple(law.breaks), tuple(law.slopes), tuple(law.intercepts), exact
+
+
+def small_data_sets(seed: int, count: int) -> list[list[F]]:
+    """n = 1..6 on a k/8 grid (ties), at the ends of Ξ (±11/2) and of [−B, B] (±9), and far."""
+    rng = np.random.default_rng(seed)
+    pool = [F(k, 8) for k in range(-16, 17)] + [F(-11, 2), F(11, 2), F(-9), F(9), F(-1000)]
+    return [
+        [pool[int(i)] for i in rng.integers(len(pool), size=int(rng.integers(1, 7)))]
+        for _ in range(count)
+    ]
+
+
+@pytest.mark.parametrize("mode", ["extension", "paper", "fixed"])
+def test_exact_law_equals_the_law_of_the_direct_construction_on_many_small_data_sets(mode) -> None:
+    """The fast path of ``exact`` (integer sweep, memoised constants and laws) gives the same
+    law — the same floats and the same exact pieces — as the direct Fraction construction, for
+    three ε (one a float read exactly)."""
+    for epsilon in (1, F(1, 3), 0.7):
+        fast = PrivateMedian(epsilon=epsilon, mode=mode, **FIX)
+        direct = PrivateMedian(epsilon=epsilon, mode=mode, construction="direct", **FIX)
+        for x in small_data_sets(39, 40):
+            assert law_signature(fast.exact(x)) == law_signature(direct.exact(x)), x
+
+
+def test_the_law_is_memoised_on_psi_and_epsilon_only() -> None:
+    """Two data sets in H_fix with the same median have the same Ψ (Case (A): the tent at m),
+    hence the one memoised law; another ε is another law; clearing the caches rebuilds an
+    equal law."""
+    from dpquant.reference.private_median.mechanism import clear_envelope_cache
+
+    mech = PrivateMedian(epsilon=1, mode="fixed", **FIX)
+    a, b = [0, 0, 0, 0], [F(-1, 8), 0, 0, F(1, 8)]
+    assert mech.restricted(a) and mech.restricted(b) and mech.pieces(a) == mech.pieces(b)
+    assert mech.exact(a) is mech.exact(b)
+    other = PrivateMedian(epsilon=F(1, 2), mode="fixed", **FIX).exact(a)
+    assert law_signature(other) != law_signature(mech.exact(a))
+    before = mech.exact(FIXTURE_4)
+    clear_envelope_cache()
+    after = mech.exact(FIXTURE_4)
+    assert after is not before and law_signature(after) == law_signature(before)
+
+
+def test_parameters_are_memoised_per_size_and_still_checked() -> None:
+    mech = PrivateMedian(epsilon=1, **FIX)
+    assert mech.parameters(6) is mech.parameters(6) == params_for(FIXTURE_4)
+    assert (mech.parameters(6).windows, mech.parameters(6).delta) == (1, F(1, 3))
+    for bad in (0, -3, 2.5, "6", None):
+        with pytest.raises(ValueError, match="n"):
+            mech.parameters(bad)
