@@ -72,7 +72,13 @@ from dpquant.reference.private_median.restricted_density import (
     restricted_intervals,
     sample_restricted,
 )
-from dpquant.reference.private_median.sweep import check_cap, common_scale, scaled_sweep
+from dpquant.reference.private_median.sweep import (
+    check_cap,
+    common_scale,
+    paper_cap,
+    scaled_int,
+    scaled_sweep,
+)
 from dpquant.reference.private_median.typical_set import (
     anchor_points,
     typical_hamming_brute,
@@ -262,6 +268,9 @@ ENTRIES: list[Entry] = [
       {"nested": nested_extremes(LEVELS), "params": P4, "cap": None},
       {"nested": "any", "params": "any", "cap": "real"}, check=check_pieces),
     E("check_cap", check_cap, {"cap": 1}, {"cap": "real"}, check=check_sane),
+    E("paper_cap", paper_cap, {"params": P4}, {"params": "any"}, check=check_sane),
+    E("scaled_int", scaled_int, {"value": Fraction(3, 4), "scale": 8},
+      {"value": "any", "scale": "int"}, check=lambda v: isinstance(v, int)),
     E("common_scale", common_scale, {"params": P4, "cap": CAP4, "denominators": [1, 3]},
       {"params": "any", "cap": "real", "denominators": "any"},
       check=lambda d: isinstance(d, int) and d > 0 and d % 2 == 0),

@@ -19,6 +19,8 @@ Modules:
   law;
 * :mod:`.fast_envelope` — the same Ψ_X by a fast exact construction (ours, O(n·K·log n); its
   function ``fast_envelope`` is imported from the module, whose name it shares);
+* :mod:`.sweep` — its last step, the envelope from the nested level bounds, on Fractions (the
+  reference) and on integers on one common scale (what the mechanism runs, issue 39);
 * :mod:`.restricted_density` — Â (Eq. (A.2)), Lemma A.4's normaliser, Algorithm 2;
 * :mod:`.fixed_typical_set` — the fixed typical set H_fix (ours: a documented deviation that
   makes Algorithm 1's Case (A) ε-DP);

@@ -65,6 +65,8 @@ from dpquant.reference.private_median.sweep import (
     MAX_NESTED,
     check_cap,
     common_scale,
+    paper_cap,
+    scaled_int,
     scaled_sweep,
     sweep_envelope,
 )
@@ -173,7 +175,15 @@ class Lattice:
 
 
 def lattice_scale(values: list[Fraction], params: MedianParameters) -> int:
-    """The least D making D·δ and every D·v (v in ``values``) integers."""
+    """The least scale of a lattice through ``values``.
+
+    Args:
+        values: The base points (exact Fractions, already checked).
+        params: The constants (δ = C/(Ln)).
+
+    Returns:
+        The least D making D·δ and every D·v (v in ``values``) integers.
+    """
     return math.lcm(params.delta.denominator, *(v.denominator for v in values))
 
 
@@ -188,11 +198,9 @@ def make_lattice(bases: list[Fraction], params: MedianParameters) -> Lattice:
 
 def _scaled_lattice(bases: list[int], params: MedianParameters, scale: int) -> Lattice:
     """The lattice of the sorted distinct base points D·v (D = ``scale``, D·δ an integer)."""
-    step = params.delta * scale
-    if step.denominator != 1:
-        raise ParameterError("scale", "must make D·δ an integer", scale)
+    step = scaled_int(params.delta, scale)
     gap = 2 * params.windows + 2
-    split = [divmod(v, int(step)) for v in bases]
+    split = [divmod(v, step) for v in bases]
     fracs = sorted({f for _, f in split})
     anchor_p = sorted({p for p, _ in split})
     anchor_pc = [0]
@@ -202,7 +210,7 @@ def _scaled_lattice(bases: list[int], params: MedianParameters, scale: int) -> L
         raise ValueError("n and K are too large for the int64 keys of the fast construction")
     rank = {f: i for i, f in enumerate(fracs)}
     return Lattice(
-        params.delta, scale, int(step), tuple(anchor_p), tuple(anchor_pc), tuple(fracs), rank, gap
+        params.delta, scale, step, tuple(anchor_p), tuple(anchor_pc), tuple(fracs), rank, gap
     )
 
 
@@ -342,9 +350,9 @@ def _scaled_blocks(
 ) -> tuple[Lattice, int, int, Iterator[CellBlock]]:
     """:func:`_blocks` on the sorted data given as integers D·x_i (D = ``scale``: D·δ and D·v at
     Ξ's ends are integers)."""
-    lo, hi = (int(v * scale) for v in params.xi_range)
+    lo, hi = (scaled_int(v, scale) for v in params.xi_range)
     K = params.windows
-    reach = K * params.delta * scale
+    reach = K * scaled_int(params.delta, scale)
     distinct = sorted(set(xs))
     lattice = _scaled_lattice(sorted({*distinct, lo, hi}), params, scale)
     keys = {v: lattice.scaled_key(v) for v in {*distinct, lo, hi}}
@@ -467,7 +475,7 @@ def fast_envelope(
     ``typical_set="fixed"`` with the variant's ``cap`` d_M gives Ψ^fix_X
     (:func:`fixed_typical_set.fixed_envelope`). Refused beyond :data:`MAX_FAST_WORK`.
 
-    The sweep runs on integers (:func:`.scaled_sweep.scaled_sweep`, issue 39): the same pieces
+    The sweep runs on integers (:func:`.sweep.scaled_sweep`, issue 39): the same pieces
     as :func:`sweep_envelope` on :func:`nested_level_bounds`, several times faster on small n."""
     x = _checked(data, params, typical_set)
     return fast_envelope_presorted(x, params, typical_set, None if cap is None else check_cap(cap))
@@ -476,12 +484,22 @@ def fast_envelope(
 def fast_envelope_presorted(
     x: list[Fraction], params: MedianParameters, typical_set: str, cap: Fraction | None
 ) -> list[Piece]:
-    """:func:`fast_envelope` on data already checked (sorted exact Fractions, n of them, with
-    ``params``, ``typical_set`` and the budget checked): no checks (the mechanism's fast path).
+    """:func:`fast_envelope` without its checks (the mechanism's fast path).
 
-    One common scale D (:func:`.scaled_sweep.common_scale`) serves the lattice and the sweep:
-    the nested bounds come out of the lattice as the integers D·lo_k, D·hi_k."""
-    cap = 3 * params.C * params.r if cap is None else cap
+    One common scale D (:func:`.sweep.common_scale`) serves the lattice and the sweep: the nested
+    bounds come out of the lattice as the integers D·lo_k, D·hi_k.
+
+    Args:
+        x: The data, already checked: n sorted exact Fractions.
+        params: The constants, with H non-empty (``typical_set="paper"``) and the work within
+            :data:`MAX_FAST_WORK` already checked.
+        typical_set: ``"paper"`` or ``"fixed"`` (checked).
+        cap: The flattening distance (a Fraction >= 0; None for the paper's 3Cr).
+
+    Returns:
+        The merged exact pieces of Ψ_X (or Ψ^fix_X).
+    """
+    cap = paper_cap(params) if cap is None else cap
     lo, hi = params.xi_range
     scale = common_scale(params, cap, [lo.denominator, hi.denominator, *{v.denominator for v in x}])
     xs = [v.numerator * (scale // v.denominator) for v in x]

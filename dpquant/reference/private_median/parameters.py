@@ -62,6 +62,15 @@ class MedianParameters:
             )
         check_choice(self.median_index, "median_index", MEDIAN_INDICES)
 
+    def __hash__(self) -> int:
+        """The hash of the fields (what the dataclass would compute), computed once: the
+        parameters key the memoised envelopes, laws and constants of :mod:`.mechanism`."""
+        return self._fields_hash
+
+    @cached_property
+    def _fields_hash(self) -> int:
+        return hash((self.n, self.L, self.r, self.R, self.C, self.median_index))
+
     @cached_property
     def ell(self) -> int:
         """ℓ = ⌈n/2⌉ (default) or the printed ⌊n/2⌋ (``"floor"``; at least 1)."""

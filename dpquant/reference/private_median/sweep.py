@@ -30,13 +30,14 @@ converted back by y = Y/D, slope = σ·s and intercept = H·s/D, are the same Fr
 
 from __future__ import annotations
 
+import functools
 import math
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Collection
 from fractions import Fraction
 from typing import Any
 
-from dpquant.errors import ParameterError
+from dpquant.errors import CombinationError, ParameterError
 from dpquant.reference.private_median.extended_density import Piece, tent_slope
 from dpquant.reference.private_median.parameters import MedianParameters, check_params
 from dpquant.reference.validation import check_fraction, check_int
@@ -64,7 +65,17 @@ def _first(values: list[Fraction], test) -> int:
 
 
 def check_cap(cap: Any) -> Fraction:
-    """The tents' flattening distance: an exact rational >= 0."""
+    """The tents' flattening distance checked.
+
+    Args:
+        cap: A rational >= 0 (int, Fraction, or a finite float read exactly).
+
+    Returns:
+        ``cap`` as a Fraction.
+
+    Raises:
+        ValueError: ``cap`` is not a rational number, or is negative (naming ``cap``).
+    """
     value = cap if isinstance(cap, Fraction) else check_fraction(cap, "cap")
     if value < 0:
         raise ParameterError("cap", "must be >= 0", value)
@@ -99,7 +110,8 @@ def sweep_envelope(
     cap: Fraction | None = None,
 ) -> list[Piece]:
     """min_k h_k on [−B, B] from the nested level bounds (k, lo_k, hi_k) by the O(n log n) sweep
-    of step 3 (merged exact pieces; equal to :func:`extended_density.envelope_from_levels`)."""
+    of step 3 (merged exact pieces; equal to :func:`extended_density.envelope_from_levels`).
+    The Fraction reference of :func:`scaled_sweep`."""
     params = check_params(params)
     nested = _check_nested(nested)
     s, bound = tent_slope(params), params.output_bound
@@ -156,7 +168,35 @@ def sweep_envelope(
 # ------------------------------------------------------------------------------ on integers
 
 
-def common_scale(params: MedianParameters, cap: Any, denominators: Iterable[int]) -> int:
+def paper_cap(params: MedianParameters) -> Fraction:
+    """The paper's flattening distance 3Cr (s·3Cr = Lrn/2), computed once per ``params``.
+
+    Args:
+        params: The constants.
+
+    Returns:
+        3Cr as a Fraction.
+
+    Raises:
+        ValueError: ``params`` is not a :class:`MedianParameters`.
+    """
+    return _paper_cap(check_params(params))
+
+
+@functools.lru_cache(maxsize=256)
+def _paper_cap(params: MedianParameters) -> Fraction:
+    return 3 * params.C * params.r
+
+
+@functools.lru_cache(maxsize=256)
+def _constants(params: MedianParameters, cap: Fraction) -> tuple[Fraction, int]:
+    """(s, lcm(den δ, den cap, den B, den 1/s)): per (params, cap), computed once."""
+    s = tent_slope(params)
+    dens = (params.delta.denominator, cap.denominator, params.output_bound.denominator)
+    return s, math.lcm(*dens, s.numerator)
+
+
+def common_scale(params: MedianParameters, cap: Any, denominators: Collection[int]) -> int:
     """D = 2·lcm(the ``denominators`` (of the lattice's values), den δ, den cap, den B, den 1/s).
 
     Args:
@@ -178,9 +218,30 @@ def common_scale(params: MedianParameters, cap: Any, denominators: Iterable[int]
         type(d) is int and d >= 1 for d in denominators
     ):
         raise ParameterError("denominators", "must be a list of ints >= 1")
-    dens = [params.delta.denominator, cap.denominator, params.output_bound.denominator]
-    dens.append((1 / tent_slope(params)).denominator)
-    return 2 * math.lcm(*dens, *denominators)
+    return 2 * math.lcm(_constants(params, cap)[1], *denominators)
+
+
+def scaled_int(value: Any, scale: int) -> int:
+    """D·v as an int.
+
+    Args:
+        value: An exact rational v (int, Fraction, or a finite float read exactly).
+        scale: The scale D (an int whose multiple of ``value`` is an integer).
+
+    Returns:
+        The integer D·v.
+
+    Raises:
+        ValueError: ``value`` is not a rational number, ``scale`` not an int, or D·v is not an
+            integer (naming both).
+    """
+    if not isinstance(value, Fraction):
+        value = check_fraction(value, "value")
+    if type(scale) is not int:
+        raise ParameterError("scale", "must be an int", type(scale).__name__)
+    if scale % value.denominator:
+        raise CombinationError(("value", "scale"), "D·v must be an integer (D = scale, v = value)")
+    return value.numerator * (scale // value.denominator)
 
 
 def _check_scaled(nested: list[tuple[int, int, int]], scale: int) -> None:
@@ -217,6 +278,11 @@ def _crossings(forms: list[Form], a: int, b: int) -> list[int]:
     return sorted(sub)
 
 
+def _lowest(forms: list[Form], twice_y: int) -> Form:
+    """The first form of least value at y (compared at 2y: 2H(y) = σ·2y + 2c)."""
+    return min(forms, key=lambda f: f[0] * twice_y + 2 * f[1])
+
+
 def _scaled_pieces(
     nested: list[tuple[int, int, int]], scale: int, tilt: int, cap: int, bound: int
 ) -> list[tuple[int, int, int, int]]:
@@ -244,7 +310,7 @@ def _scaled_pieces(
             forms += [(-1, p1[star]), (1, p2[star])]
         edges = _crossings(forms, a, b)
         for lo, hi in zip(edges, edges[1:], strict=False):
-            slope, intercept = min(forms, key=lambda f, t=lo + hi: f[0] * t + 2 * f[1])
+            slope, intercept = _lowest(forms, lo + hi)
             if out and out[-1][2:] == (slope, intercept):
                 out[-1] = (out[-1][0], hi, slope, intercept)
             else:
@@ -277,11 +343,16 @@ def scaled_sweep(
     params = check_params(params)
     cap = check_cap(cap)
     _check_scaled(nested, scale)
-    s = tent_slope(params)
-    scaled = [Fraction(scale) / s, cap * scale, params.output_bound * scale]
-    if any(v.denominator != 1 or v.numerator % 2 for v in scaled):
+    s = _constants(params, cap)[0]
+    scaled = [
+        divmod(scale * v.denominator, v.numerator)
+        if flip
+        else divmod(v.numerator * scale, v.denominator)
+        for v, flip in ((s, True), (cap, False), (params.output_bound, False))
+    ]
+    if any(rest or value % 2 for value, rest in scaled):
         raise ParameterError("scale", "must make D/s, D·cap and D·B even integers", scale)
-    tilt, cap_int, bound = (int(v) for v in scaled)
+    tilt, cap_int, bound = (value for value, _ in scaled)
     slopes = {-1: -s, 0: Fraction(0), 1: s}
     num, den = s.numerator, s.denominator * scale
     return [
@@ -290,4 +361,12 @@ def scaled_sweep(
     ]
 
 
-__all__ = ["MAX_NESTED", "check_cap", "common_scale", "scaled_sweep", "sweep_envelope"]
+__all__ = [
+    "MAX_NESTED",
+    "check_cap",
+    "common_scale",
+    "paper_cap",
+    "scaled_int",
+    "scaled_sweep",
+    "sweep_envelope",
+]
