@@ -71,6 +71,11 @@ class MedianParameters:
     def _fields_hash(self) -> int:
         return hash((self.n, self.L, self.r, self.R, self.C, self.median_index))
 
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        """Pickled as its fields only: the cached values stay behind (a str's hash differs
+        between processes, so a cached hash must not travel)."""
+        return (type(self), (self.n, self.L, self.r, self.R, self.C, self.median_index))
+
     @cached_property
     def ell(self) -> int:
         """ℓ = ⌈n/2⌉ (default) or the printed ⌊n/2⌋ (``"floor"``; at least 1)."""

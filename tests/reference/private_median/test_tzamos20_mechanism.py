@@ -68,7 +68,9 @@ def test_case_a_is_taken_exactly_on_the_modes_typical_set(x) -> None:
     """Algorithm 1's branch: never for "extension", X ∈ H for "paper", X ∈ H_fix for "fixed";
     Case (A) returns the restricted tent at m(X) (with the variant's cap d_M for "fixed")."""
     p = params_for(x)
-    ext, paper, fixed = (PrivateMedian(epsilon=1, mode=m, **FIX) for m in ("extension", "paper", "fixed"))
+    ext, paper, fixed = (
+        PrivateMedian(epsilon=1, mode=m, **FIX) for m in ("extension", "paper", "fixed")
+    )
     assert not ext.restricted(x)
     assert paper.restricted(x) == in_typical_set(x, p)
     assert fixed.restricted(x) == in_fixed_typical_set(x, p)
@@ -341,3 +343,17 @@ def test_parameters_are_memoised_per_size_and_still_checked() -> None:
     for bad in (0, -3, 2.5, "6", None):
         with pytest.raises(ValueError, match="n"):
             mech.parameters(bad)
+
+
+def test_parameters_pickle_as_their_fields_without_cached_values() -> None:
+    """The derived constants and the hash are cached per instance; a pickled copy carries the
+    fields only (a str's hash differs between processes) and equals the original."""
+    p = params_for(FIXTURE_4, median_index="floor")
+    assert (hash(p), p.delta, p.windows) == (
+        hash(params_for(FIXTURE_4, median_index="floor")),
+        F(1, 3),
+        1,
+    )
+    clone = pickle.loads(pickle.dumps(p))
+    assert set(vars(clone)) == {"n", "L", "r", "R", "C", "median_index"}  # nothing cached came
+    assert clone == p and hash(clone) == hash(p)
