@@ -132,8 +132,16 @@ def in_typical_set_presorted(x: list[Fraction], params: MedianParameters) -> boo
     m = left_median_presorted(x, params)
     if not in_xi_range(m, params) or params.windows + 1 > params.n:  # H is empty when K + 1 > n
         return False
+    # the windows' counts on integers D·x_i, D·δ (D the lcm of the denominators): the same
+    # comparisons as on the Fractions, without Fraction arithmetic (issue 39)
+    delta = params.delta
+    scale = math.lcm(delta.denominator, *{v.denominator for v in x})
+    xs = [v.numerator * (scale // v.denominator) for v in x]
+    step, centre = delta.numerator * (scale // delta.denominator), xs[params.ell - 1]
+    below, upto = bisect_left(xs, centre), bisect_right(xs, centre)
     for kappa in range(1, params.windows + 1):
-        right, left = _window_counts(x, m, kappa, params.delta)
+        right = bisect_right(xs, centre + kappa * step) - below
+        left = upto - bisect_left(xs, centre - kappa * step)
         if right < kappa + 1 or left < kappa + 1:
             return False
     return True

@@ -8,6 +8,7 @@ import itertools
 import math
 from fractions import Fraction as F
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,6 +23,7 @@ from dpquant.reference.private_median.typical_set import (
     typical_hamming,
     typical_hamming_brute,
     typical_hamming_greedy,
+    window_counts,
 )
 
 GRID = st.integers(-12, 12).map(lambda k: F(k, 4))  # k/4: ties appear often
@@ -186,3 +188,27 @@ def test_claim_e_4_th_is_constant_on_the_open_cells_between_anchors(case, data) 
     t1, t2 = (data.draw(st.integers(1, 99)) for _ in range(2))
     xi1, xi2 = a + (b - a) * F(t1, 100), a + (b - a) * F(t2, 100)
     assert typical_hamming(x, xi1, params) == typical_hamming(x, xi2, params)
+
+
+def test_membership_on_integers_equals_the_windows_counted_on_fractions() -> None:
+    """``in_typical_set`` counts the windows on the integers D·x_i (issue 39); the definition
+    counted on Fractions (:func:`window_counts`, closed windows, ties on both sides) agrees on
+    seeded data sets with points exactly at m ± κδ, ties, Ξ's ends, far points and a value off
+    every dyadic grid, n = 1..12, C from 1/2 to 2."""
+    rng = np.random.default_rng(39)
+    members = 0
+    for _ in range(600):
+        n = int(rng.integers(1, 13))
+        c = [F(1, 2), F(3, 4), F(1), F(5, 4), F(2)][int(rng.integers(5))]
+        params = MedianParameters(n, F(1, 2), F(1), F(5), c, ("ceil", "floor")[int(rng.integers(2))])
+        pool = [int(k) * params.delta / 2 for k in range(-8, 9)]
+        pool += [F(-11, 2), F(11, 2), F(6), F(-1000), F(1, 3), F(1, 16)]
+        x = sorted(pool[int(i)] for i in rng.integers(len(pool), size=n))
+        m, K = x[params.ell - 1], params.windows
+        expect = F(-11, 2) <= m <= F(11, 2) and K + 1 <= n
+        expect = expect and all(
+            min(window_counts(x, m, kappa, params.delta)) >= kappa + 1 for kappa in range(1, K + 1)
+        )
+        assert in_typical_set(x, params) == expect, (x, params)
+        members += expect
+    assert 30 < members < 570  # both answers are exercised
