@@ -171,9 +171,7 @@ def _uncached_exact_stage(
     return findings, _finalists(screened)
 
 
-def _climb(
-    ctx: AuditContext, screened: list[tuple[Candidate, PairPower]], table: CdfTable
-) -> int:
+def _climb(ctx: AuditContext, screened: list[tuple[Candidate, PairPower]], table: CdfTable) -> int:
     """Local search (:func:`dpquant.audit.model.neighbours.hill_climb_batched` on the expected
     bound, each step's moves screened in one batch, each pair once) from the
     :data:`CLIMB_STARTS` most detectable pairs and the as many largest losses, refining the grid

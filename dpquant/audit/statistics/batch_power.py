@@ -164,10 +164,16 @@ def _prepare(masses: Masses, offset: int, prefixes: list[np.ndarray]) -> _Cells:
 def _bounds(
     p0: Sequence[np.ndarray], p1: Sequence[np.ndarray], n: int, delta: float, alpha: float
 ) -> np.ndarray:
-    """One :func:`expected_bound` call on the concatenated masses (checked once; none: empty)."""
+    """One :func:`expected_bound` call on the concatenated masses (checked once), each distinct
+    (p0, p1), bit for bit, computed once: prefixes repeat (those that reached mass 1 on both
+    sides, pairs that share laws); the bound is elementwise, so the values are those of the
+    whole array."""
     if not p0:
         return np.empty(0)
-    return expected_bound(np.concatenate(p0), np.concatenate(p1), n, delta, alpha)
+    a, b = np.concatenate(p0), np.concatenate(p1)
+    bits = np.stack([a, b], axis=1).view(np.int64)
+    _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
+    return expected_bound(a[first], b[first], n, delta, alpha)[inverse.reshape(-1)]
 
 
 def _event(cells: _Cells, forward: bool, k: int) -> tuple[float, float, float]:
