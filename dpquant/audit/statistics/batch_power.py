@@ -6,9 +6,9 @@ The cost of screening one pair is almost all per-call overhead: the checks of th
 bound on arrays of a few cells, called three times a pair, and a ``cdf`` call per law and pair.
 Here
 
-* the masses of each piecewise law are taken from one ``cdf`` call on every point any pair of
-  the batch needs (:class:`CdfTable`, which keeps them for later batches); the ``cdf`` is
-  elementwise, so each value is the one the per-pair call computes;
+* the masses of the piecewise laws are taken from one evaluation of their cdfs on every point
+  any pair of the batch needs (:class:`CdfTable`, which keeps them for later batches); the
+  ``cdf`` is elementwise, so each value is the one the per-pair call computes;
 * the prefix masses of every pair's likelihood-ratio sets (each pair's own ``cumsum``, in the
   same order) go through one :func:`dpquant.audit.statistics.bounds.expected_bound` call, checked
   once; so do the masses of the events chosen forward, then those chosen backward (the backward
@@ -37,6 +37,7 @@ from dpquant.reference.distributions import (
     PiecewiseLogLinear,
     ProductLaw,
     grid_cell_masses,
+    piecewise_cdfs,
 )
 from dpquant.reference.validation import check_delta, check_int, check_probability
 
@@ -46,8 +47,10 @@ Masses = tuple[np.ndarray, np.ndarray]
 class CdfTable:
     """The cdf of piecewise laws at the points pairs need, computed once per law and point.
 
-    :meth:`prepare` evaluates each law's ``cdf`` once on all the points a batch asks of it that
-    are not yet known; :meth:`values` then reads them. The table holds its laws (so their ids
+    :meth:`prepare` evaluates the cdf of every law at all the points a batch asks of it that are
+    not yet known, in one call
+    (:func:`dpquant.reference.distributions.piecewise_cdfs`: each law's ``cdf`` values);
+    :meth:`values` then reads them. The table holds its laws (so their ids
     stay theirs); use one per audit stage.
     """
 
@@ -63,15 +66,20 @@ class CdfTable:
         asks: dict[int, tuple[PiecewiseLogLinear, list[np.ndarray]]] = {}
         for law, points in wanted:
             asks.setdefault(id(law), (law, []))[1].append(points)
+        laws, news, keys = [], [], []
         for key, (law, chunks) in asks.items():
             points = np.unique(np.concatenate(chunks))
-            _, have, values = self._known.get(key, (law, np.empty(0), np.empty(0)))
+            have = self._known[key][1] if key in self._known else np.empty(0)
             new = np.setdiff1d(points, have, assume_unique=True)
-            if not new.size:
-                continue
+            if new.size:
+                laws.append(law)
+                news.append(new)
+                keys.append(key)
+        for key, law, new, values in zip(keys, laws, news, piecewise_cdfs(laws, news), strict=True):
+            _, have, known = self._known.get(key, (law, np.empty(0), np.empty(0)))
             merged = np.concatenate([have, new])
             order = np.argsort(merged, kind="stable")
-            self._known[key] = (law, merged[order], np.concatenate([values, law.cdf(new)])[order])
+            self._known[key] = (law, merged[order], np.concatenate([known, values])[order])
 
     def values(self, law: PiecewiseLogLinear, points: np.ndarray) -> np.ndarray:
         """The cdf of ``law`` at ``points`` (each prepared before), as ``law.cdf(points)``.
