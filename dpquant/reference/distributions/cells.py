@@ -145,7 +145,8 @@ def piecewise_cdfs(laws: Sequence[PiecewiseLogLinear], points: Sequence[Any]) ->
         parts.append(tuple(x.ravel() for x in law._cdf_parts(y)))  # noqa: SLF001
     if not ys:
         return []
-    flat = float_cdf(np.concatenate([y.ravel() for y in ys]), *map(np.concatenate, zip(*parts)))
+    columns = [np.concatenate(col) for col in zip(*parts, strict=True)]
+    flat = float_cdf(np.concatenate([y.ravel() for y in ys]), *columns)
     cuts = np.cumsum([y.size for y in ys])[:-1]
     return [v.reshape(y.shape) for v, y in zip(np.split(flat, cuts), ys, strict=True)]
 
