@@ -182,10 +182,13 @@ def _climb(ctx: AuditContext, screened: list[tuple[Candidate, PairPower]], table
     known: dict[Any, PairPower | None] = {c.key: pw for c, pw in screened}
 
     def objectives(pairs: list[Pair]) -> list[float]:
-        cands = [Candidate(*p.data, pair=p) for p in pairs]
-        fresh = list({c.key: c for c in cands if c.key not in known}.values())
-        known.update(zip([c.key for c in fresh], _powers(ctx, fresh, table), strict=True))
-        return [-math.inf if (pw := known[c.key]) is None else pw.expected for c in cands]
+        keyed = [(c.key, c) for c in (Candidate(*p.data, pair=p) for p in pairs)]
+        fresh: dict[Any, Candidate] = {}
+        for key, c in keyed:
+            if key not in known:
+                fresh.setdefault(key, c)
+        known.update(zip(fresh, _powers(ctx, list(fresh.values()), table), strict=True))
+        return [-math.inf if (pw := known[key]) is None else pw.expected for key, _ in keyed]
 
     discrete = getattr(ctx.mech, "input_values", None) is not None
     climbed = 0
