@@ -398,7 +398,10 @@ def hill_climb_batched(
 
 
 def _scores(objectives: Callable[[list[Pair]], Sequence[Any]], pairs: list[Pair]) -> list[float]:
-    got = list(objectives(pairs))
+    try:
+        got = list(objectives(pairs))
+    except TypeError:
+        raise ValueError("objectives must return a sequence of values, one per pair") from None
     if len(got) != len(pairs):
         raise ValueError(
             f"objectives must give one value per pair: {len(got)} values for {len(pairs)} pairs"

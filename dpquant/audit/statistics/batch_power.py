@@ -30,6 +30,7 @@ import numpy as np
 
 from dpquant.audit.statistics.bounds import expected_bound
 from dpquant.audit.statistics.power import MAX_EVAL, PairPower, pair_power
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions import (
     MAX_PRODUCT_CELLS,
     DiscreteLaw,
@@ -251,6 +252,19 @@ def _fast_powers(
     return best
 
 
+def _check_pairs(pairs: Any) -> list[tuple[Any, Any]]:
+    """A list or tuple of pairs (p, q), each a list or tuple of two laws (as for
+    :func:`pair_power`, anything that is not a pair of laws of one kind is judged singular)."""
+    if not isinstance(pairs, list | tuple):
+        raise ParameterError(
+            "pairs", "must be a list or tuple of pairs (p, q)", type(pairs).__name__
+        )
+    for k, pair in enumerate(pairs):
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            raise ParameterError(f"pairs[{k}]", "must be a pair (p, q) of laws", f"{pair!r:.80}")
+    return [(p, q) for p, q in pairs]
+
+
 def pair_powers(
     pairs: Sequence[tuple[Any, Any]],
     n_eval: int,
@@ -261,7 +275,7 @@ def pair_powers(
     """:func:`dpquant.audit.statistics.power.pair_power` of every pair, in one batch.
 
     Args:
-        pairs: Pairs (p, q) of exact laws.
+        pairs: A list or tuple of pairs (p, q) of exact laws.
         n_eval: Evaluation draws per side, an int in [1, 2^40].
         delta: The claim's δ, in [0, 1).
         alpha: The level, in (0, 1).
@@ -271,12 +285,16 @@ def pair_powers(
         ``pair_power(p, q, n_eval, delta, alpha)`` for each pair, identical to it.
 
     Raises:
-        ValueError: An argument is refused, or a pair cannot be judged (the error
-            :func:`pair_power` raises on the first such pair).
+        ValueError: An argument is refused (``pairs`` not a list of pairs, ``table`` not a
+            :class:`CdfTable`, ...), or a pair cannot be judged (the error :func:`pair_power`
+            raises on the first such pair).
     """
+    pairs = _check_pairs(pairs)
     n_eval = check_int(n_eval, "n_eval", minimum=1, maximum=MAX_EVAL)
     delta = check_delta(delta, "delta")
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
+    if table is not None and not isinstance(table, CdfTable):
+        raise ParameterError("table", "must be a CdfTable or None", type(table).__name__)
     try:
         return _fast_powers(pairs, n_eval, delta, alpha, table if table is not None else CdfTable())
     except ValueError:  # the first pair that fails raises its own error

@@ -130,9 +130,13 @@ def piecewise_cdfs(laws: Sequence[PiecewiseLogLinear], points: Sequence[Any]) ->
         The probabilities at each law's points, each of its points' shape.
 
     Raises:
-        ValueError: ``laws`` and ``points`` differ in length, a law is not a
-            :class:`PiecewiseLogLinear`, or a point is refused (naming ``points[k]``).
+        ValueError: ``laws`` or ``points`` is not a list or tuple, they differ in length, a law
+            is not a :class:`PiecewiseLogLinear` (naming ``laws[k]``), or a point is refused
+            (naming ``points[k]``).
     """
+    for name, value in (("laws", laws), ("points", points)):
+        if not isinstance(value, list | tuple):
+            raise ParameterError(name, "must be a list or tuple", type(value).__name__)
     if len(laws) != len(points):
         raise ValueError(
             f"laws and points must have one entry each: {len(laws)} laws, {len(points)} points"
