@@ -14,11 +14,11 @@ from dpquant.audit.report.findings import DataPair, EvaluatedCandidate
 from dpquant.audit.tools.measure_audit import PROXY_DELTAS, audit_claim
 from dpquant.audit.tools.partition_stage import (
     SELECTION_DRAWS,
-    selection_draws,
     _candidate_cuts,
     _cell_counts,
     event_score,
     partition_stage,
+    selection_draws,
 )
 from dpquant.reference.measures import GDPClaim, RenyiClaim, ZCDPClaim
 from dpquant.reference.primitives import GaussianCount
