@@ -28,10 +28,12 @@ from dpquant.audit.model.relations import QueryAnswers
 from dpquant.audit.model.wrap import CallableMechanism
 from dpquant.audit.pipeline.time_budget import audit_within
 from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.audit.statistics.batch_power import CdfTable, pair_powers
 from dpquant.audit.statistics.exact_loss import analyse_pair, exact_sweep
 from dpquant.audit.statistics.power import pair_power
 from dpquant.audit.tools.equivalence import battery, two_sample_check, validate
 from dpquant.reference.core import PrivacyClaim
+from dpquant.reference.primitives.laplace import laplace_law
 from dpquant.reference.primitives.randomized_response import RandomizedResponse, rr_law
 
 RR = RandomizedResponse(1.0)
@@ -120,6 +122,7 @@ def check_outputs(out: Any) -> None:
 # -- prebuilt objects --------------------------------------------------------------------------
 
 P, Q = rr_law(0, 1.0), rr_law(1, 1.0)
+LAPLACE0, LAPLACE1 = laplace_law(0.0, 1.0), laplace_law(1.0, 1.0)
 REPORT = audit_mechanism(RR, pairs=RR_PAIRS, samples=100, mode="exact", options=AuditOptions(name="rr"))
 
 PAIR_EXTRAS: tuple[Any, ...] = (
@@ -159,6 +162,19 @@ def _tie(v: Any, w: Any, adjacency: Any, n: Any) -> Any:
 def _plot(path: Any) -> Any:
     written = REPORT.plot(path)
     return None if written is None else str(written)
+
+
+def _powers(**kwargs: Any) -> list[tuple[float, ...]]:
+    return [(pw.loss, pw.expected, pw.p0, pw.p1) for pw in pair_powers(**kwargs)]
+
+
+def _hill_batched(
+    start: Any, objectives: Any, values: Any, adjacency: Any, steps: Any, max_size: Any
+):
+    best, value, evaluated = neighbours.hill_climb_batched(
+        start, objectives, values, adjacency, steps, max_size
+    )
+    return best.data, value, evaluated
 
 
 def _hill(start: Any, objective: Any, values: Any, adjacency: Any, steps: Any, max_size: Any):
@@ -370,6 +386,22 @@ ENTRIES: list[Entry] = [
         {"p": "any", "q": "any", "n_eval": "size", "delta": "real", "alpha": "real"},
     ),
     Entry(
+        "pair_powers",
+        _powers,
+        {
+            "pairs": [(P, Q), (Q, P), (P, rr_law(0, 2.0)), (LAPLACE0, LAPLACE1), (LAPLACE1, P)],
+            "n_eval": 100,
+            "delta": 0.0,
+            "alpha": 1e-6,
+            "table": CdfTable(),
+        },
+        {"pairs": "any", "n_eval": "size", "delta": "real", "alpha": "real", "table": "any"},
+        extra={
+            "pairs": ([(P,)], [(P, Q, P)], [P], ((P, Q), None), [[P, 0.5]]),
+            "table": (CdfTable, {}, "table"),
+        },
+    ),
+    Entry(
         "AuditReport.plot",
         _plot,
         {"path": OUT / "report.png"},
@@ -512,6 +544,36 @@ ENTRIES: list[Entry] = [
             "adjacency": "choice",
             "steps": "int",
             "max_size": "int",
+        },
+    ),
+    Entry(
+        "hill_climb_batched",
+        _hill_batched,
+        {
+            "start": neighbours.make_pair([0.5], 0.0, 1.0),
+            "objectives": lambda pairs: [-float(p.size) for p in pairs],
+            "values": [0.0, 1.0],
+            "adjacency": "replace_one",
+            "steps": 2,
+            "max_size": 4,
+        },
+        {
+            "start": "any",
+            "objectives": "any",
+            "values": "data",
+            "adjacency": "choice",
+            "steps": "int",
+            "max_size": "int",
+        },
+        extra={
+            "objectives": (
+                lambda pairs: 1.0,
+                lambda pairs: [],
+                lambda pairs: [1.0] * (len(pairs) + 1),
+                lambda pairs: ["x"] * len(pairs),
+                lambda pairs: [math.nan] * len(pairs),
+                len,
+            )
         },
     ),
     Entry(

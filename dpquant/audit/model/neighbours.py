@@ -12,7 +12,8 @@ Candidates come from three sources:
   (StatDP's patterns adapted to quantiles: empty or one-point data, all-equal data, heavy ties at
   the target rank, one point far away, larger sizes);
 * :func:`hill_climb`: local search that maximises an objective (the exact loss or, with or without an
-  exact law, the expected black-box bound) by moving one value at a time.
+  exact law, the expected black-box bound) by moving one value at a time
+  (:func:`hill_climb_batched`: the same climb, scoring each step's moves in one call).
 """
 
 from __future__ import annotations
@@ -339,23 +340,73 @@ def hill_climb(
     start = _check_pair(start, "start")
     if not callable(objective):
         raise ValueError(f"objective must be callable, got {type(objective).__name__}")
+    return hill_climb_batched(
+        start, lambda pairs: [objective(p) for p in pairs], values, adjacency, steps, max_size
+    )
+
+
+def hill_climb_batched(
+    start: Pair,
+    objectives: Callable[[list[Pair]], Sequence[Any]],
+    values: Sequence[float],
+    adjacency: str,
+    steps: int = 20,
+    max_size: int = 64,
+) -> tuple[Pair, float, int]:
+    """:func:`hill_climb` with an objective that scores a list of pairs in one call: all the
+    moves of a step at once (``notes/auditor.md``, "Fast exact stage (issue 39, item 2)").
+
+    The climb is :func:`hill_climb`'s: the move taken is the first of the best-scoring moves, if
+    it beats the pair it leaves.
+
+    Args:
+        start: The pair the climb starts from.
+        objectives: Maps a list of pairs to their objectives, one per pair in order (a value
+            that is not a real number, or NaN, counts as −inf).
+        values: The grid of record values the moves use.
+        adjacency: The neighbouring relation.
+        steps: The most steps, at most :data:`MAX_STEPS`.
+        max_size: The largest data set a move may make, at most :data:`MAX_SIZE`.
+
+    Returns:
+        The best pair, its objective and the number of pairs evaluated.
+
+    Raises:
+        ValueError: An argument is refused, or ``objectives`` gives a number of values other
+            than the number of pairs.
+    """
+    start = _check_pair(start, "start")
+    if not callable(objectives):
+        raise ValueError(f"objectives must be callable, got {type(objectives).__name__}")
     grid = sorted(set(check_values(values, "values")))
     adjacency = check_adjacency(adjacency)
     steps = check_int(steps, "steps", minimum=0, maximum=MAX_STEPS)
     max_size = check_int(max_size, "max_size", minimum=1, maximum=MAX_SIZE)
-    best, best_value = start, _score(objective(start))
+    best, best_value = start, _scores(objectives, [start])[0]
     evaluated = 1
     for _ in range(steps):
         moves = [p for p in _neighbours(best, grid, adjacency) if p.size <= max_size]
         if not moves:
             break
-        scores = [_score(objective(p)) for p in moves]
+        scores = _scores(objectives, moves)
         evaluated += len(moves)
         k = int(np.argmax(scores))
         if not scores[k] > best_value:
             break
         best, best_value = moves[k], scores[k]
     return best, best_value, evaluated
+
+
+def _scores(objectives: Callable[[list[Pair]], Sequence[Any]], pairs: list[Pair]) -> list[float]:
+    try:
+        got = list(objectives(pairs))
+    except TypeError:
+        raise ValueError("objectives must return a sequence of values, one per pair") from None
+    if len(got) != len(pairs):
+        raise ValueError(
+            f"objectives must give one value per pair: {len(got)} values for {len(pairs)} pairs"
+        )
+    return [_score(v) for v in got]
 
 
 def _score(value: Any) -> float:

@@ -11,13 +11,15 @@ likelihood-ratio events, go on to the black-box stage (:mod:`dpquant.audit.pipel
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import mpmath
 
-from dpquant.audit.model.neighbours import Pair, hill_climb, refine_values
+from dpquant.audit.model.neighbours import Pair, hill_climb_batched, refine_values
 from dpquant.audit.pipeline.context import FINALISTS, AuditContext, Candidate, candidate_family
 from dpquant.audit.report.findings import DataPair, ExactFindings, ExactPlanning
+from dpquant.audit.statistics.batch_power import CdfTable, pair_powers
 from dpquant.audit.statistics.exact_loss import analyse_pair, exact_sweep
 from dpquant.audit.statistics.power import PairPower, pair_power
 
@@ -40,6 +42,36 @@ def _power(ctx: AuditContext, c: Candidate) -> PairPower | None:
             f"mechanism {ctx.name!r}: the exact laws on {c.d0.tolist()} and {c.d1.tolist()} "
             f"cannot be judged: {exc}"
         ) from None
+
+
+def _powers(
+    ctx: AuditContext, cands: Sequence[Candidate], table: CdfTable
+) -> list[PairPower | None]:
+    """:func:`_power` of each candidate, screened in one batch
+    (:func:`dpquant.audit.statistics.batch_power.pair_powers`: identical values). The laws are
+    asked for in order; a law or a pair that cannot be judged raises what :func:`_power` raises
+    on the first candidate that fails."""
+    laws: list[tuple[Any, Any]] = []
+    failure: ValueError | None = None
+    for c in cands:
+        try:
+            laws.append((ctx.law(c.d0), ctx.law(c.d1)))
+        except ValueError as exc:  # after the pairs before it, as one by one
+            failure = exc
+            break
+    judged = [i for i, (p, q) in enumerate(laws) if p is not None and q is not None]
+    try:
+        found = pair_powers(
+            [laws[i] for i in judged], ctx.n_eval, ctx.claim.delta, ctx.alpha_eval, table
+        )
+    except ValueError:
+        return [_power(ctx, c) for c in cands]  # raises, naming the first pair that fails
+    if failure is not None:
+        raise failure
+    out: list[PairPower | None] = [None] * len(laws)
+    for i, pw in zip(judged, found, strict=True):
+        out[i] = pw
+    return out
 
 
 _EXACT_MEMO: dict[Any, tuple[ExactFindings | None, list[Candidate], list[str]]] = {}
@@ -91,10 +123,12 @@ def _uncached_exact_stage(
     ctx: AuditContext, given: list[Candidate]
 ) -> tuple[ExactFindings | None, list[Candidate]]:
     candidates = given or candidate_family(ctx, EXACT_MAX_N)
-    screened = [(c, pw) for c in candidates if (pw := _power(ctx, c)) is not None]
+    table = CdfTable()
+    powers = _powers(ctx, candidates, table)
+    screened = [(c, pw) for c, pw in zip(candidates, powers, strict=True) if pw is not None]
     if not screened:
         return None, []
-    climbed = _climb(ctx, screened) if ctx.search else 0
+    climbed = _climb(ctx, screened, table) if ctx.search else 0
     ctx.progress(f"exact stage: {len(screened)} pairs screened, {climbed} visited by local search")
     # exact (mpmath) losses for the worst pairs by the float screen, and for the most detectable
     by_loss = sorted(screened, key=lambda t: -t[1].loss)
@@ -137,17 +171,24 @@ def _uncached_exact_stage(
     return findings, _finalists(screened)
 
 
-def _climb(ctx: AuditContext, screened: list[tuple[Candidate, PairPower]]) -> int:
-    """Local search (:func:`dpquant.audit.model.neighbours.hill_climb` on the expected bound) from the
+def _climb(ctx: AuditContext, screened: list[tuple[Candidate, PairPower]], table: CdfTable) -> int:
+    """Local search (:func:`dpquant.audit.model.neighbours.hill_climb_batched` on the expected
+    bound, each step's moves screened in one batch, each pair once) from the
     :data:`CLIMB_STARTS` most detectable pairs and the as many largest losses, refining the grid
     around the optimum once; the pairs it ends on join ``screened``. Returns the pairs visited."""
     starts = sorted(screened, key=lambda t: -t[1].expected)[:CLIMB_STARTS]
     starts += sorted(screened, key=lambda t: -t[1].loss)[:CLIMB_STARTS]
     seen = {c.key for c, _ in screened}
+    known: dict[Any, PairPower | None] = {c.key: pw for c, pw in screened}
 
-    def objective(p: Pair) -> float:
-        pw = _power(ctx, Candidate(*p.data, pair=p))
-        return -math.inf if pw is None else pw.expected
+    def objectives(pairs: list[Pair]) -> list[float]:
+        keyed = [(c.key, c) for c in (Candidate(*p.data, pair=p) for p in pairs)]
+        fresh: dict[Any, Candidate] = {}
+        for key, c in keyed:
+            if key not in known:
+                fresh.setdefault(key, c)
+        known.update(zip(fresh, _powers(ctx, list(fresh.values()), table), strict=True))
+        return [-math.inf if (pw := known[key]) is None else pw.expected for key, _ in keyed]
 
     discrete = getattr(ctx.mech, "input_values", None) is not None
     climbed = 0
@@ -160,7 +201,9 @@ def _climb(ctx: AuditContext, screened: list[tuple[Candidate, PairPower]]) -> in
                 values = refine_values(
                     (*values, *best.shared, best.y, *([best.x] if best.x is not None else []))
                 )
-            best, _, k = hill_climb(best, objective, values, ctx.claim.adjacency, CLIMB_STEPS)
+            best, _, k = hill_climb_batched(
+                best, objectives, values, ctx.claim.adjacency, CLIMB_STEPS
+            )
             climbed += k
         cand = Candidate(*best.data, pair=best)
         if cand.key not in seen and (pw := _power(ctx, cand)) is not None:

@@ -8,7 +8,8 @@ gave the best bound in the claim's measure at the first black-box point, and
 1. orders the outputs by that event's score: its projection for an interval or point event, its
    likelihood ratio (or classifier score) for a ratio event; draws whose score is not a number
    (atoms, another width) form one cell of their own;
-2. on fresh *selection* draws of both data sets (:data:`SELECTION_DRAWS` each), cuts the score's
+2. on fresh *selection* draws of both data sets (:data:`SELECTION_DRAWS` each, or as many as the
+   evaluation draws when those are fewer: :func:`selection_draws`), cuts the score's
    line at quantiles of the pooled draws, for several numbers of cells (:data:`CELL_COUNTS`),
    each with finer cuts towards both tails, and keeps, with the direction (D, D') or (D', D), the
    partition whose bound the evaluation would give if the counts came out pessimistically
@@ -49,7 +50,7 @@ from dpquant.reference.measures import RenyiClaim, ZCDPClaim
 from dpquant.reference.validation import check_int, check_positive
 
 SELECTION_DRAWS = 1 << 17
-"""Selection draws per data set (the cuts and the direction are chosen on them)."""
+"""Selection draws per data set (the cuts and the direction are chosen on them), at most."""
 CELL_COUNTS = (2, 4, 8, 16, 32, 64)
 """The numbers of equal-mass cells of the candidate partitions (before their tail cuts)."""
 TAIL_DRAWS = 32
@@ -192,6 +193,23 @@ def _pessimistic(claim: Any, c0: np.ndarray, c1: np.ndarray, n_eval: int, alpha:
     return _objective(_claim_bounds(claim, np.clip(lo, 0.0, 1.0), np.clip(up, 0.0, 1.0)))
 
 
+def selection_draws(n_eval: int) -> int:
+    """The selection draws per data set for ``n_eval`` evaluation draws: :data:`SELECTION_DRAWS`,
+    or ``n_eval`` when that is smaller. A small budget (``audit_claim(samples=2_000)``) makes a
+    small stage: the selection's 2^17 draws a side would otherwise be the whole cost of such an
+    audit (about 65 s of a per-draw function at 0.25 ms a draw), and a selection larger than
+    the evaluation refines the cuts beyond what the evaluation can count (``notes/auditor.md``,
+    "The partition stage's selection follows the budget").
+
+    Args:
+        n_eval: Evaluation draws per data set, at least 1.
+
+    Returns:
+        The selection draws per data set.
+    """
+    return min(SELECTION_DRAWS, check_int(n_eval, "n_eval", minimum=1))
+
+
 def _draw_scores(
     mech: Any,
     data: tuple[np.ndarray, np.ndarray],
@@ -270,7 +288,8 @@ def partition_stage(
         np.array(candidate.pair.data, dtype=float),
         np.array(candidate.pair.data_prime, dtype=float),
     )
-    z0, z1 = _draw_scores(mech, pair, SELECTION_DRAWS, seed, 0, score, executor, timeout, pool)
+    selection = selection_draws(n_eval)
+    z0, z1 = _draw_scores(mech, pair, selection, seed, 0, score, executor, timeout, pool)
     best: tuple[float, np.ndarray, bool] | None = None
     for cuts in _candidate_cuts(z0, z1):
         c0, c1 = _cell_counts(z0, cuts), _cell_counts(z1, cuts)
@@ -299,7 +318,7 @@ def partition_stage(
         n=n_eval,
         alpha=alpha,
         bounds=tuple(_claim_bounds(claim, lower, upper)),
-        draws=2 * (SELECTION_DRAWS + n_eval),
+        draws=2 * (selection + n_eval),
     )
 
 
@@ -307,6 +326,7 @@ __all__ = [
     "BLOCK",
     "CELL_COUNTS",
     "SELECTION_DRAWS",
+    "selection_draws",
     "TAIL_DRAWS",
     "event_score",
     "partition_stage",

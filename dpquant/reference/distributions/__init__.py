@@ -28,12 +28,13 @@ float64 cannot resolve (:meth:`PiecewiseLogLinear.float_sampling_error` above
 
 One module per concept: ``discrete``, ``piecewise`` (with ``float_path`` and
 ``exact_parameters``), ``product``, ``grid``, ``divergences``, ``certified``; ``cells`` (the merged
-cells of two densities), ``log_integral``, ``arithmetic``, ``inputs``, ``limits`` and ``protocol``
+cells of two densities, the float cdf of many laws at once), ``log_integral``, ``arithmetic``, ``inputs``, ``limits`` and ``protocol``
 support them.
 """
 
 from dpquant.reference.distributions import limits
 from dpquant.reference.distributions.arithmetic import Number
+from dpquant.reference.distributions.cells import piecewise_cdfs
 from dpquant.reference.distributions.certified import (
     certified_log_normalizer,
     certified_max_log_ratio,
@@ -69,6 +70,7 @@ __all__ = [
     "log_integral_exp_linear",
     "max_log_ratio",
     "merged_grid_cells",
+    "piecewise_cdfs",
     "privacy_loss",
     "renyi_divergence",
 ]

@@ -1,5 +1,6 @@
 """The merged cells of two piecewise log-linear densities: the intervals between their pooled
-breakpoints, on each of which both log-densities are linear.
+breakpoints, on each of which both log-densities are linear; and the float cdf of many laws at
+once (:func:`piecewise_cdfs`, what the auditor's float screen takes cell masses from).
 
 Every divergence between two :class:`~dpquant.reference.distributions.PiecewiseLogLinear` laws is a sum
 (or a sup) over these cells, computed exactly (:mod:`dpquant.reference.distributions.divergences`) or in
@@ -8,15 +9,19 @@ interval arithmetic (:mod:`dpquant.reference.distributions.certified`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, TypeAlias
 
 import mpmath
+import numpy as np
 
+from dpquant.errors import ParameterError
 from dpquant.reference.distributions.arithmetic import Number, diff, extra_digits, is_inf, magnitude
+from dpquant.reference.distributions.float_path import float_cdf
 from dpquant.reference.distributions.limits import MAX_MERGED_CELLS
 from dpquant.reference.distributions.piecewise import PiecewiseLogLinear
 from dpquant.reference.exact.mp import DPS, MP_INF, MP_NINF
+from dpquant.reference.validation import check_real_array
 
 Form: TypeAlias = tuple[mpmath.mpf, Number, mpmath.mpf]
 """(a, e, c): a piece's slope, anchor and normalised log-density at the anchor
@@ -113,4 +118,41 @@ def walk_merged_cells(p: PiecewiseLogLinear, q: PiecewiseLogLinear) -> Iterator[
         yield MergedCell(left, right, wp.form(left, right), wq.form(left, right))
 
 
-__all__ = ["Form", "MergedCell", "merged_cells", "walk_merged_cells"]
+def piecewise_cdfs(laws: Sequence[PiecewiseLogLinear], points: Sequence[Any]) -> list[np.ndarray]:
+    """``laws[k].cdf(points[k])`` for every k, in one vectorised evaluation (the same values: the
+    cdf is elementwise; many small calls cost mostly their overhead).
+
+    Args:
+        laws: Piecewise log-linear laws.
+        points: For each law, real numbers of any shape (as for :meth:`PiecewiseLogLinear.cdf`).
+
+    Returns:
+        The probabilities at each law's points, each of its points' shape.
+
+    Raises:
+        ValueError: ``laws`` or ``points`` is not a list or tuple, they differ in length, a law
+            is not a :class:`PiecewiseLogLinear` (naming ``laws[k]``), or a point is refused
+            (naming ``points[k]``).
+    """
+    for name, value in (("laws", laws), ("points", points)):
+        if not isinstance(value, list | tuple):
+            raise ParameterError(name, "must be a list or tuple", type(value).__name__)
+    if len(laws) != len(points):
+        raise ValueError(
+            f"laws and points must have one entry each: {len(laws)} laws, {len(points)} points"
+        )
+    ys = [check_real_array(p, f"points[{k}]", allow_inf=True) for k, p in enumerate(points)]
+    parts: list[tuple[np.ndarray, ...]] = []
+    for k, (law, y) in enumerate(zip(laws, ys, strict=True)):
+        if not isinstance(law, PiecewiseLogLinear):
+            raise ParameterError(f"laws[{k}]", "must be a PiecewiseLogLinear", type(law).__name__)
+        parts.append(tuple(x.ravel() for x in law._cdf_parts(y)))  # noqa: SLF001
+    if not ys:
+        return []
+    columns = [np.concatenate(col) for col in zip(*parts, strict=True)]
+    flat = float_cdf(np.concatenate([y.ravel() for y in ys]), *columns)
+    cuts = np.cumsum([y.size for y in ys])[:-1]
+    return [v.reshape(y.shape) for v, y in zip(np.split(flat, cuts), ys, strict=True)]
+
+
+__all__ = ["Form", "MergedCell", "merged_cells", "piecewise_cdfs", "walk_merged_cells"]

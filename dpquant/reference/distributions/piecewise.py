@@ -31,6 +31,7 @@ from dpquant.reference.distributions.arithmetic import (
 from dpquant.reference.distributions.exact_parameters import checked_exact, exact_at, exact_or_none
 from dpquant.reference.distributions.float_path import (
     anchors,
+    float_cdf,
     float_sampling_error,
     float_view,
     piece_log_shapes,
@@ -238,33 +239,22 @@ class PiecewiseLogLinear:
             The probability at each.
         """
         y = check_real_array(y, "y", allow_inf=True)
+        return float_cdf(y, *self._cdf_parts(y))
+
+    def _cdf_parts(self, y: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What :func:`float_cdf` reads of the law at each point of ``y`` (checked)."""
         i = self._piece_of(y)
-        a = self.slopes[i]
-        lo, hi = self.breaks[i], self.breaks[i + 1]
-        yc = np.clip(y, lo, hi)
         before = np.concatenate([[0.0], self._view.cum])[i]
-        piece = np.exp(self._view.log_mass[i])
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            # a piece whose width overflows a double is measured in half units
-            wide = np.isinf(hi - lo) & np.isfinite(lo) & np.isfinite(hi)
-            s = np.where(wide, 0.5, 1.0)
-            k = a / s
-            w = hi * s - lo * s
-            t = yc * s - lo * s  # distance from the left end
-            r = hi * s - yc * s  # distance to the right end
-            frac_flat = t / w
-            frac_neg = np.expm1(k * t) / np.expm1(k * w)  # k < 0: both terms in (-1, 0]
-            frac_pos = np.exp(-k * r) * (-np.expm1(-k * t)) / (-np.expm1(-k * w))
-            frac_left_inf = np.exp(-k * r)  # piece (-inf, hi], a > 0
-            frac_right_inf = -np.expm1(k * t)  # piece [lo, inf), a < 0
-            frac = np.select(
-                [np.isneginf(lo), np.isposinf(hi), np.abs(k * w) < 1e-12, k < 0],
-                [frac_left_inf, frac_right_inf, frac_flat, frac_neg],
-                frac_pos,
-            )
-        out = before + piece * np.clip(np.nan_to_num(frac, nan=0.0), 0.0, 1.0)
-        out = np.where(y < self.breaks[0], 0.0, np.where(y >= self.breaks[-1], 1.0, out))
-        return np.clip(out, 0.0, 1.0)
+        ends = np.broadcast_to(self.breaks[[0, -1]], (*y.shape, 2))
+        return (
+            self.slopes[i],
+            self.breaks[i],
+            self.breaks[i + 1],
+            before,
+            self._view.log_mass[i],
+            ends[..., 0],
+            ends[..., 1],
+        )
 
     def float_sampling_error(self) -> float:
         """An upper bound on sup_y |G(y) − F(y)|, F the law's CDF and G the CDF of its float

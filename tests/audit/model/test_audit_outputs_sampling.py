@@ -351,6 +351,51 @@ def test_a_block_of_structured_draws_reads_as_its_rows_one_by_one(shaped) -> Non
     _same_outputs(normalise(raw, len(rows)), normalise([tuple(r) for r in raw], len(rows)))
 
 
+PLAIN = ["⊤", "⊥", "x", 0.25, -1.0, 3, float("nan"), float("inf"), 10**400, np.str_("⊥"), True]
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(range(len(PLAIN))), max_size=8).map(
+            lambda row: tuple(PLAIN[k] for k in row)
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.booleans(),
+)
+def test_plain_structured_draws_read_by_their_remembered_pattern_as_in_general(
+    rows, as_lists
+) -> None:
+    """The fast path for draws of Python strings and numbers (a pattern remembered by its
+    strings and the places of its numbers) gives exactly what the general reading gives, cold
+    and with the patterns already remembered; numpy strings, booleans and huge ints among the
+    items are read as before."""
+    from dpquant.audit.model import outputs
+
+    draws = [list(r) for r in rows] if as_lists else rows
+    outputs._PATTERNS.clear()
+    cold, warm = normalise(draws, len(draws)), normalise(draws, len(draws))
+    general = outputs._plain_pattern
+    try:
+        outputs._plain_pattern = lambda items: None  # type: ignore[assignment]
+        slow = normalise(draws, len(draws))
+    finally:
+        outputs._plain_pattern = general  # type: ignore[assignment]
+    _same_outputs(cold, slow)
+    _same_outputs(warm, slow)
+
+
+def test_the_remembered_patterns_are_bounded() -> None:
+    from dpquant.audit.model import outputs
+
+    outputs._PATTERNS.clear()
+    draws = [("⊥", str(i), 0.5) for i in range(outputs.MAX_PATTERNS + 10)]
+    out = normalise(draws, len(draws))
+    assert len(outputs._PATTERNS) <= outputs.MAX_PATTERNS
+    assert out.atoms[-1] == f"('⊥', '{outputs.MAX_PATTERNS + 9}', #)"
+
+
 def test_a_block_of_strings_is_read_as_patterns() -> None:
     rng = np.random.default_rng(5)
     raw = np.where(rng.random((400, 7)) < 0.3, "⊤", "⊥")

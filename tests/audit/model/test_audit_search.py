@@ -17,6 +17,7 @@ from dpquant.audit.model.neighbours import (
     Pair,
     exhaustive_pairs,
     hill_climb,
+    hill_climb_batched,
     make_pair,
     neighbours_of,
     pattern_pairs,
@@ -350,6 +351,60 @@ def test_hill_climb_respects_the_size_limit() -> None:
     start = make_pair([0.5], 0.0, 1.0)
     best, _, _ = hill_climb(start, lambda p: float(p.size), (0.0, 0.5, 1.0), "replace_one", 50, 5)
     assert best.size == 5
+
+
+def _reference_climb(start, f, values, adjacency, steps, max_size=64):
+    """Steepest ascent written out pair by pair: the first of the best moves, if it is better."""
+    best, value, evaluated = start, f(start), 1
+    for _ in range(steps):
+        moves = [p for p in neighbours_of(best, values, adjacency) if p.size <= max_size]
+        if not moves:
+            break
+        scores = [f(p) for p in moves]
+        evaluated += len(moves)
+        k = scores.index(max(scores))
+        if not scores[k] > value:
+            break
+        best, value = moves[k], scores[k]
+    return best, value, evaluated
+
+
+@given(pairs_strategy, st.integers(0, 2**32 - 1), st.integers(0, 6), st.sampled_from([2, 5, 1000]))
+def test_hill_climb_batched_takes_the_steps_of_the_pair_by_pair_climb(
+    arg, salt, steps, levels
+) -> None:
+    """An objective with few levels (many ties: the first best move is taken) scored a step at a
+    time gives the same climb, in one call per step."""
+    adjacency, start = arg
+    values = (0.0, 0.25, 0.5, 1.0)
+
+    def f(p: Pair) -> float:
+        rng = np.random.default_rng([salt, zlib.crc32(repr(p).encode())])
+        return float(rng.integers(levels))
+
+    calls: list[int] = []
+
+    def scores(pairs: list[Pair]) -> list[float]:
+        calls.append(len(pairs))
+        return [f(p) for p in pairs]
+
+    want = _reference_climb(start, f, values, adjacency, steps)
+    assert hill_climb_batched(start, scores, values, adjacency, steps) == want
+    assert hill_climb(start, f, values, adjacency, steps) == want
+    assert calls[0] == 1 and sum(calls) == want[2] and len(calls) <= steps + 1
+
+
+def test_hill_climb_batched_counts_bad_values_as_minus_infinity_and_checks_their_number() -> None:
+    start = make_pair([0.5], 0.0, 1.0)
+    values = (0.0, 0.5, 1.0)
+    best, value, _ = hill_climb_batched(
+        start, lambda ps: [math.nan if p != start else "x" for p in ps], values, "replace_one"
+    )
+    assert best == start and value == -math.inf
+    with pytest.raises(ValueError, match="one value per pair"):
+        hill_climb_batched(start, lambda ps: [1.0, 2.0], values, "replace_one")
+    with pytest.raises(ValueError, match="objectives must be callable"):
+        hill_climb_batched(start, None, values, "replace_one")
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 16])

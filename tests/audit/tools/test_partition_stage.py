@@ -18,6 +18,7 @@ from dpquant.audit.tools.partition_stage import (
     _cell_counts,
     event_score,
     partition_stage,
+    selection_draws,
 )
 from dpquant.reference.measures import GDPClaim, RenyiClaim, ZCDPClaim
 from dpquant.reference.primitives import GaussianCount
@@ -83,6 +84,23 @@ def test_the_gaussian_at_08_of_its_scale_breaks_order_2_through_the_partition() 
     )
     assert good is not None and not good.violation
     assert all(b.bound <= b.claimed for b in good.bounds)
+
+
+def test_the_selection_follows_a_small_budget_and_stops_at_its_largest() -> None:
+    """A small evaluation budget draws as many selection draws (a 2 000-draw audit stays small);
+    from 2^17 evaluation draws on, the selection is 2^17; and the stage says what it drew."""
+    assert selection_draws(10) == 10
+    assert selection_draws(SELECTION_DRAWS - 1) == SELECTION_DRAWS - 1
+    assert selection_draws(SELECTION_DRAWS) == selection_draws(10**9) == SELECTION_DRAWS
+    for bad in (0, -1, 1.5, True, "100"):
+        with pytest.raises(ValueError, match="n_eval"):
+            selection_draws(bad)
+    small = partition_stage(
+        GaussianCount(1.0, ADJ), RENYI, _candidate(Event("interval", lo=0.5)), n_eval=4_000,
+        alpha=ALPHA, seed=3,
+    )
+    assert small is not None and small.draws == 2 * (4_000 + 4_000)
+    assert sum(small.counts0) == sum(small.counts1) == 4_000
 
 
 def test_the_zcdp_bound_of_the_partition_is_below_the_true_rho_and_names_its_order() -> None:

@@ -24,7 +24,7 @@ from dpquant.reference.distributions import (
     privacy_loss,
     renyi_divergence,
 )
-from dpquant.reference.distributions.cells import merged_cells
+from dpquant.reference.distributions.cells import merged_cells, piecewise_cdfs
 from dpquant.reference.exact.mp import workdps
 from dpquant.reference.primitives.laplace import laplace_law
 
@@ -70,6 +70,34 @@ def test_piecewise_mass_matches_quadrature_and_float_cdf(law, s, t) -> None:
     if hi > lo:
         assert abs(exact - _quad_mass(law, lo, hi)) < mpmath.mpf("1e-25")
     assert abs(float(exact) - float(law.cdf(hi) - law.cdf(lo))) < 1e-9
+
+
+@given(st.lists(piecewise_laws(), min_size=1, max_size=5), st.integers(0, 2**32 - 1))
+def test_piecewise_cdfs_gives_each_law_s_cdf_bit_for_bit(laws, seed) -> None:
+    """One vectorised evaluation for many laws: each value is the one ``law.cdf`` computes
+    (points inside, at and beyond the breaks, infinities, several shapes)."""
+    rng = np.random.default_rng(seed)
+    points = []
+    for k, law in enumerate(laws):
+        lo, hi = law.breaks[0], law.breaks[-1]
+        inner = rng.uniform(lo - 1, hi + 1, size=rng.integers(0, 6))
+        pts = np.concatenate([inner, law.breaks, [-np.inf, np.inf]])
+        points.append(pts.reshape(2, -1) if k % 2 and pts.size % 2 == 0 else pts)
+    got = piecewise_cdfs(laws, points)
+    for law, pts, values in zip(laws, points, got, strict=True):
+        assert values.shape == np.shape(pts)
+        assert values.tobytes() == law.cdf(pts).tobytes()
+
+
+def test_piecewise_cdfs_refuses_what_cdf_refuses_and_mismatched_lists() -> None:
+    law = PiecewiseLogLinear([0.0, 1.0], [0.0], [0.0])
+    assert piecewise_cdfs([], []) == []
+    with pytest.raises(ValueError, match=r"points\[1\]"):
+        piecewise_cdfs([law, law], [[0.5], [math.nan]])
+    with pytest.raises(ValueError, match="one entry each"):
+        piecewise_cdfs([law], [])
+    with pytest.raises(ValueError, match=r"laws\[0\]"):
+        piecewise_cdfs([DiscreteLaw([0], [0.0])], [[0.5]])
 
 
 def test_log_integral_closed_forms() -> None:
