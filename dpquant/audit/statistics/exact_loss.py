@@ -59,7 +59,7 @@ def law_problem(law: Any) -> str | None:
         elif isinstance(law, PiecewiseLogLinear):
             if _nan_in(law.breaks) or _nan_in(law.slopes) or _nan_in(law.intercepts):
                 return "a breakpoint, slope or intercept is NaN"
-            if math.isnan(law.log_normalizer) or _nan_in(law.cdf(law.breaks)):
+            if math.isnan(law.log_normalizer) or _cdf_nan_at_breaks(law):
                 return "its log-normalizer or its CDF is NaN"
         elif isinstance(law, GridLaw):
             if _nan_in(law._logpdf) or _nan_in(law._logmass):  # noqa: SLF001
@@ -72,6 +72,23 @@ def law_problem(law: Any) -> str | None:
     except (TypeError, ValueError, AttributeError, OverflowError) as exc:
         return f"it cannot be read ({type(exc).__name__}: {exc})"
     return None
+
+
+def _cdf_nan_at_breaks(law: PiecewiseLogLinear) -> bool:
+    """Whether ``law.cdf(law.breaks)`` holds a NaN (the breaks are not NaN).
+
+    At a point the float cdf is ``before + exp(log_mass)·f`` with f in [0, 1] (a NaN fraction
+    is read as 0), then clipped (:func:`dpquant.reference.distributions.float_path.float_cdf`):
+    ``before`` is an entry of the cumulative masses and ``log_mass`` that of the point's piece. So
+    when every piece mass is finite and no cumulative mass is NaN (as in any law built by the
+    constructor), no point gets NaN and the cdf need not be evaluated (the cost of judging
+    thousands of small laws); otherwise it is."""
+    view = law._view  # noqa: SLF001 -- the float path the cdf reads
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = bool(np.isfinite(np.exp(view.log_mass)).all())
+    if finite and not bool(np.isnan(view.cum).any()):
+        return False
+    return _nan_in(law.cdf(law.breaks))
 
 
 def check_exact_law(law: Any, what: str) -> Any:

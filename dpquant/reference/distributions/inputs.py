@@ -112,6 +112,8 @@ def float_vector(
                 arr[k] = v
                 continue
             arr[k] = float(exact_real(v, f"{name}[{k}]", neg_inf=True, pos_inf=True))
+    if np.isfinite(arr).all():  # the common case, in one pass: nothing below can refuse it
+        return arr
     bad = np.flatnonzero(np.isnan(arr))
     if bad.size:
         raise ParameterError(name, f"must not contain NaN (at index {bad[0]})")

@@ -159,6 +159,15 @@ class PiecewiseLogLinear:
             increasing = bool(np.all(x[1:] > x[:-1]))
         if not increasing:
             raise ValueError("breaks must be strictly increasing")
+        if not np.isfinite(x).all():  # checked only when an end is infinite
+            self._validate_half_lines()
+        if np.isneginf(b).all():
+            raise ValueError("intercepts: the density must be positive on at least one piece")
+
+    def _validate_half_lines(self) -> None:
+        """Only the first break may be −inf and only the last +inf, each on an integrable piece."""
+        x, a, b = self.breaks, self.slopes, self.intercepts
+        m = len(a)
         if np.isinf(x[1:-1]).any() or np.isposinf(x[0]) or np.isneginf(x[-1]):
             raise ValueError("breaks: only the first may be -inf and only the last may be +inf")
         if np.isneginf(x[0]) and np.isfinite(b[0]) and not a[0] > 0:
@@ -167,8 +176,6 @@ class PiecewiseLogLinear:
             raise ValueError(
                 f"slopes[{m - 1}]: a piece reaching +inf needs a slope < 0 to be integrable"
             )
-        if np.isneginf(b).all():
-            raise ValueError("intercepts: the density must be positive on at least one piece")
 
     # -- float path ---------------------------------------------------------------------------
 

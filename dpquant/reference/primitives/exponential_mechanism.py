@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -113,11 +114,32 @@ def smith_intervals(data: np.ndarray, bounds: tuple[float, float]) -> SmithInter
     """
     data = check_data(data, "data", allow_empty=True)
     a, b = check_domain(bounds, "bounds", finite=True)
+    return _cut(data, a, b)
+
+
+def _cut(data: np.ndarray, a: float, b: float) -> SmithIntervals:
+    """:func:`smith_intervals` of a checked data set and checked bounds (a, b)."""
     z = np.sort(np.clip(data, a, b))
     full = np.concatenate([[a], z, [b]])
     ranks = np.flatnonzero(np.diff(full) > 0)
     breaks = np.append(full[ranks], b)
     return SmithIntervals(breaks=breaks, ranks=ranks, n=len(z))
+
+
+@lru_cache(maxsize=64)
+def _scales(
+    quantile: float, epsilon: float, adjacency: str, sensitivity: float | None
+) -> tuple[float, Fraction, Fraction]:
+    """The constants of the EM's law, computed once per mechanism: ε/(2Δ) in float, and q and
+    ε/(2Δ) as exact rationals (Δ the ``sensitivity`` override, else
+    :func:`utility_sensitivity`)."""
+    q = Fraction(quantile)
+    if sensitivity is not None:
+        delta, delta_exact = sensitivity, Fraction(sensitivity)
+    else:
+        delta = utility_sensitivity(quantile, adjacency)
+        delta_exact = max(q, 1 - q) if adjacency == "add_remove" else Fraction(1)
+    return epsilon / (2.0 * delta), q, Fraction(epsilon) / (2 * delta_exact)
 
 
 @dataclass(frozen=True)
@@ -165,32 +187,25 @@ class ExponentialQuantile(ExactMechanismBase):
             return self.sensitivity
         return utility_sensitivity(self.quantile, self.adjacency)
 
-    def _exact_delta_u(self) -> Fraction:
-        if self.sensitivity is not None:
-            return Fraction(self.sensitivity)
-        q = Fraction(self.quantile)
-        return max(q, 1 - q) if self.adjacency == "add_remove" else Fraction(1)
-
     def _law(self, data: np.ndarray) -> PiecewiseLogLinear:
         """The exact output density: constant exp(ε·u_j/(2Δ))/Z on interval j (exact Fractions).
 
         The log-weights are taken relative to the largest one (the interval whose rank is nearest
         the target t): the law is unchanged, and a huge ε·|j − t| then gives a weight of exactly
         0 (−inf) instead of −inf − (−inf) = NaN, or a 60-digit normaliser swamped by terms of
-        size 1e307."""
-        cut = smith_intervals(data, self.bounds)
+        size 1e307. ``data`` has passed :meth:`check_input` (and the fields
+        ``__post_init__``), so neither is checked again."""
+        cut = _cut(data, *self.bounds)
         ranks = cut.ranks
-        t = self.quantile * cut.n
-        scale = self.epsilon / (2.0 * self.delta_u)
-        dist = np.abs(ranks - t)
+        scale, q_exact, scale_exact = _scales(
+            self.quantile, self.epsilon, self.adjacency, self.sensitivity
+        )
+        dist = np.abs(ranks - self.quantile * cut.n)
         with np.errstate(over="ignore"):
             intercepts = -scale * (dist - dist.min())
-        t_exact = Fraction(self.quantile) * cut.n
-        scale_exact = Fraction(self.epsilon) / (2 * self._exact_delta_u())
+        t_exact = q_exact * cut.n
         near = np.searchsorted(ranks, float(t_exact))  # ranks are increasing: the nearest is here
-        nearest = min(
-            abs(int(ranks[k]) - t_exact) for k in (near - 1, near) if 0 <= k < len(ranks)
-        )
+        nearest = min(abs(int(ranks[k]) - t_exact) for k in (near - 1, near) if 0 <= k < len(ranks))
         exact = LazySequence(
             len(ranks), lambda k: -scale_exact * (abs(int(ranks[k]) - t_exact) - nearest)
         )
