@@ -41,8 +41,11 @@ check-tests: $(STAMP)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-check} $(PY) -m pytest -q -n $(WORKERS) \
 	  --dist worksteal --quick
 
+# the audits run side by side, one process per core (a dask LocalCluster, the `distributed`
+# extra): the same reports as in one process (tests/cli/test_cli_cluster.py); about 75 s on two
+# cores, 94 s in one process (notes/benchmarks.md, "make audit, issue 39")
 audit: $(STAMP)
-	$(VENV)/bin/dpquant audit --all --out reports
+	$(VENV)/bin/dpquant audit --all --scheduler local --out reports
 
 # the auditor's reports at seed 0 against the golden files of tests/golden (minutes; issue 36)
 golden: $(STAMP)
