@@ -398,8 +398,9 @@ def hill_climb_batched(
 
 
 def _scores(objectives: Callable[[list[Pair]], Sequence[Any]], pairs: list[Pair]) -> list[float]:
+    values = objectives(pairs)  # an error of the objective itself propagates as it is
     try:
-        got = list(objectives(pairs))
+        got = list(values)
     except TypeError:
         raise ValueError("objectives must return a sequence of values, one per pair") from None
     if len(got) != len(pairs):

@@ -405,6 +405,20 @@ def test_hill_climb_batched_counts_bad_values_as_minus_infinity_and_checks_their
         hill_climb_batched(start, lambda ps: [1.0, 2.0], values, "replace_one")
     with pytest.raises(ValueError, match="objectives must be callable"):
         hill_climb_batched(start, None, values, "replace_one")
+    with pytest.raises(ValueError, match="a sequence of values"):
+        hill_climb_batched(start, lambda ps: 1.0, values, "replace_one")
+
+
+def test_an_error_of_the_objective_itself_reaches_the_caller_unchanged() -> None:
+    """A TypeError raised inside the user's objective is the user's, not a complaint about what
+    the objective returned."""
+    start = make_pair([0.5], 0.0, 1.0)
+
+    def objective(p):
+        raise TypeError("inside the objective")
+
+    with pytest.raises(TypeError, match="inside the objective"):
+        hill_climb(start, objective, (0.0, 0.5, 1.0), "replace_one")
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 16])
