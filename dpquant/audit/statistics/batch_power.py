@@ -29,17 +29,9 @@ from typing import Any
 import numpy as np
 
 from dpquant.audit.statistics.bounds import expected_bound
-from dpquant.audit.statistics.power import MAX_EVAL, PairPower, pair_power
+from dpquant.audit.statistics.power import MAX_EVAL, PairPower, cell_masses, pair_power
 from dpquant.errors import ParameterError
-from dpquant.reference.distributions import (
-    MAX_PRODUCT_CELLS,
-    DiscreteLaw,
-    GridLaw,
-    PiecewiseLogLinear,
-    ProductLaw,
-    grid_cell_masses,
-    piecewise_cdfs,
-)
+from dpquant.reference.distributions import PiecewiseLogLinear, ProductLaw, piecewise_cdfs
 from dpquant.reference.validation import check_delta, check_int, check_probability
 
 Masses = tuple[np.ndarray, np.ndarray]
@@ -109,33 +101,6 @@ def _piecewise_requests(p: Any, q: Any, out: list[tuple[PiecewiseLogLinear, np.n
     elif isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
         for a, b in zip(p.components, q.components, strict=True):
             _piecewise_requests(a, b, out)
-
-
-def _discrete_masses(p: DiscreteLaw, q: DiscreteLaw) -> Masses:
-    atoms = list(dict.fromkeys([*p.support, *q.support]))
-    pp = dict(zip(p.support, p.probabilities, strict=True))
-    qq = dict(zip(q.support, q.probabilities, strict=True))
-    return np.array([pp.get(a, 0.0) for a in atoms]), np.array([qq.get(a, 0.0) for a in atoms])
-
-
-def _cell_masses(p: Any, q: Any, table: CdfTable) -> Masses | None:
-    """:func:`dpquant.audit.statistics.power.cell_masses`, the piecewise cdf read from ``table``."""
-    if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw):
-        return _discrete_masses(p, q)
-    if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
-        breaks = np.union1d(p.breaks, q.breaks)
-        return np.diff(table.values(p, breaks)), np.diff(table.values(q, breaks))
-    if isinstance(p, GridLaw) and isinstance(q, GridLaw) and len(p) == len(q):
-        return grid_cell_masses(p, q)
-    if isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
-        P, Q = np.ones(1), np.ones(1)
-        for a, b in zip(p.components, q.components, strict=True):
-            cells = _cell_masses(a, b, table)
-            if cells is None or P.size * cells[0].size > MAX_PRODUCT_CELLS:
-                return None
-            P, Q = np.multiply.outer(P, cells[0]).ravel(), np.multiply.outer(Q, cells[1]).ravel()
-        return P, Q
-    return None
 
 
 @dataclass
@@ -234,7 +199,7 @@ def _fast_powers(
     singular: PairPower | None = None
     offset = 0
     for p, q in pairs:
-        masses = _cell_masses(p, q, table)
+        masses = cell_masses(p, q, table.values)
         if masses is None:
             if singular is None:
                 value = float(expected_bound(1.0, 0.0, n, delta, alpha))

@@ -14,6 +14,7 @@ This is a float screen used for ranking; exact losses are recomputed in mpmath b
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,9 +50,28 @@ class PairPower:
         return samples_needed(self.p0, self.p1, epsilon, delta, alpha)
 
 
-def cell_masses(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray] | None:
+def _own_cdf(law: PiecewiseLogLinear, points: np.ndarray) -> np.ndarray:
+    return law.cdf(points)
+
+
+def cell_masses(
+    p: Any,
+    q: Any,
+    cdf: Callable[[PiecewiseLogLinear, np.ndarray], np.ndarray] = _own_cdf,
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Float masses of the two laws on common cells (for product laws, the products of the
-    coordinates' cells), or None when the law types differ."""
+    coordinates' cells), or None when the law types differ.
+
+    Args:
+        p: An exact law.
+        q: An exact law.
+        cdf: Gives a piecewise law's cdf at points (by default the law's own ``cdf``; the
+            batched screen reads values it computed once,
+            :class:`dpquant.audit.statistics.batch_power.CdfTable`).
+
+    Returns:
+        The masses (P, Q) of the common cells, or None.
+    """
     if isinstance(p, DiscreteLaw) and isinstance(q, DiscreteLaw):
         atoms = list(dict.fromkeys([*p.support, *q.support]))
         pp = dict(zip(p.support, p.probabilities, strict=True))
@@ -59,13 +79,13 @@ def cell_masses(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray] | None:
         return np.array([pp.get(a, 0.0) for a in atoms]), np.array([qq.get(a, 0.0) for a in atoms])
     if isinstance(p, PiecewiseLogLinear) and isinstance(q, PiecewiseLogLinear):
         breaks = np.union1d(p.breaks, q.breaks)
-        return np.diff(p.cdf(breaks)), np.diff(q.cdf(breaks))
+        return np.diff(cdf(p, breaks)), np.diff(cdf(q, breaks))
     if isinstance(p, GridLaw) and isinstance(q, GridLaw) and len(p) == len(q):
         return grid_cell_masses(p, q)
     if isinstance(p, ProductLaw) and isinstance(q, ProductLaw) and len(p) == len(q):
         P, Q = np.ones(1), np.ones(1)
         for a, b in zip(p.components, q.components, strict=True):
-            cells = cell_masses(a, b)
+            cells = cell_masses(a, b, cdf)
             if cells is None or P.size * cells[0].size > MAX_PRODUCT_CELLS:
                 return None
             P, Q = np.multiply.outer(P, cells[0]).ravel(), np.multiply.outer(Q, cells[1]).ravel()
