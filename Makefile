@@ -4,8 +4,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 WORKERS ?= 2
+# Python may write its bytecode here, whatever the shell says: pytest keeps its rewritten test
+# modules there, and a run without them spends about 20 s per worker rewriting them again
+unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: test check check-types check-tests audit golden lint browser bench bench-audit claims certify docs docs-test clean
+.PHONY: test check check-types check-tests durations audit golden lint browser bench bench-audit claims certify docs docs-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,13 +29,20 @@ test:
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q -n $(WORKERS) --dist worksteal
 
 # the quick loop for day-to-day work (at most 2 minutes on 2 cores, notes/benchmarks.md): lint,
-# the import contracts, then the type check beside every test not marked slow, audit or
-# packaging (`pytest --quick`, conftest.py), which fails when a package of dpquant had no test of
-# its own run and names the tests that took over 2 s. `make test` runs everything.
+# the import contracts, then the type check beside every test neither marked slow, audit or
+# packaging nor recorded over 0.2 s in tests/durations.json (`pytest --quick`, conftest.py), which
+# fails when a package of dpquant had no test of its own run and names the tests that took over
+# 2 s. `make test` runs everything.
 check: $(STAMP)
 	$(MAKE) --no-print-directory lint
 	$(VENV)/bin/lint-imports
 	$(MAKE) --no-print-directory -j2 check-types check-tests
+
+# every test, as `make test` runs them, recording each test's seconds in tests/durations.json (the
+# quick loop's list of slow tests; run it after making tests slower or faster)
+durations: $(STAMP)
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(PY) -m pytest -q -n $(WORKERS) --dist worksteal \
+	  --record-durations tests/durations.json
 
 check-types: $(STAMP)
 	$(VENV)/bin/mypy dpquant

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -39,33 +40,61 @@ def rng() -> np.random.Generator:
 
 
 # -- `make check`: the quick loop (issue 39, item 4) ------------------------------------------------
-# `pytest --quick` runs every test except those marked slow, audit or packaging (the full run,
-# `make test`, keeps them all), then checks that every package of dpquant had tests of its own
-# folder run (tests mirror the source; a package without a folder of its own counts its nearest
-# ancestor's; checked when the whole suite was asked for, not a path of it), and names the tests it ran that took longer than QUICK_LIMIT seconds: candidates
-# for the slow mark, so that the quick loop stays quick.
+# `pytest --quick` runs the tests that are neither marked slow, audit or packaging nor recorded as
+# taking over QUICK_TEST_SECONDS in tests/durations.json (the seconds of each test in a whole run on
+# two cores, written by `make durations`, i.e. `pytest --record-durations`; a test not recorded
+# there counts as quick). The full run, `make test`, keeps them all. `--quick` then checks that
+# every package of dpquant had tests of its own folder run (tests mirror the source; a package
+# without a folder of its own counts its nearest ancestor's; checked when the whole suite was asked
+# for, not a path of it), and names the tests it ran that took longer than QUICK_LIMIT seconds:
+# candidates for the slow mark, or for `make durations`, so that the quick loop stays quick.
 
 QUICK_MARKS = ("slow", "audit", "packaging")
 QUICK_LIMIT = 2.0
+QUICK_TEST_SECONDS = 0.2
+RECORD_FLOOR = 0.05
 _ROOT = Path(__file__).resolve().parent
+DURATIONS = _ROOT / "tests" / "durations.json"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--quick",
         action="store_true",
-        help="the quick loop of `make check`: deselect tests marked " + ", ".join(QUICK_MARKS),
+        help="the quick loop of `make check`: deselect tests marked " + ", ".join(QUICK_MARKS)
+        + f" or recorded over {QUICK_TEST_SECONDS:g} s in tests/durations.json",
     )
+    parser.addoption(
+        "--record-durations",
+        metavar="PATH",
+        default=None,
+        help="write each test's seconds (set-up, call and tear-down) to PATH, as tests/durations.json",
+    )
+
+
+def recorded_durations(path: Path = DURATIONS) -> dict[str, float]:
+    """The seconds of each test recorded in ``path`` (empty when there is no such file)."""
+    if not path.is_file():
+        return {}
+    seconds = json.loads(path.read_text(encoding="utf-8"))["seconds"]
+    return {str(nodeid): float(t) for nodeid, t in seconds.items()}
+
+
+def is_quick(item: pytest.Item, durations: dict[str, float]) -> bool:
+    """Whether ``item`` belongs to the quick loop: no slow mark, not recorded as slow."""
+    if any(item.get_closest_marker(m) is not None for m in QUICK_MARKS):
+        return False
+    return durations.get(item.nodeid, 0.0) <= QUICK_TEST_SECONDS
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not config.getoption("--quick"):
         return
+    durations = recorded_durations()
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:
-        slow = any(item.get_closest_marker(m) is not None for m in QUICK_MARKS)
-        (dropped if slow else kept).append(item)
+        (kept if is_quick(item, durations) else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
@@ -102,9 +131,42 @@ def untouched_packages(folders: set[Path]) -> list[str]:
     return [str(p.relative_to(_ROOT)) for p in packages if mirror_folder(p) not in folders]
 
 
+class _DurationRecorder:
+    """Sums each test's set-up, call and tear-down seconds; writes them at the end of the session."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.seconds:
+            raise pytest.UsageError("--record-durations: no test ran, nothing to record")
+        write_durations(self.path, self.seconds)
+
+
+def write_durations(path: Path, seconds: dict[str, float]) -> None:
+    """Write the tests that took at least RECORD_FLOOR seconds, slowest first, to ``path``."""
+    kept = sorted(((t, n) for n, t in seconds.items() if t >= RECORD_FLOOR), reverse=True)
+    document = {
+        "about": "seconds per test of a whole run on two cores (make durations); read by "
+        "pytest --quick (conftest.py), which leaves out the tests over "
+        f"{QUICK_TEST_SECONDS:g} s; tests under {RECORD_FLOOR:g} s are not listed",
+        "seconds": {nodeid: round(t, 3) for t, nodeid in kept},
+    }
+    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption("--quick") and not hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
+        return
+    if config.getoption("--quick"):
         config.pluginmanager.register(_QuickReport(), "dpquant_quick_report")
+    record = config.getoption("--record-durations")
+    if record is not None:
+        config.pluginmanager.register(_DurationRecorder(Path(record)), "dpquant_durations")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -54,3 +54,43 @@ def test_a_package_whose_folder_had_no_test_run_is_named(quick: ModuleType) -> N
 def test_every_mirror_folder_holds_a_test_file(quick: ModuleType) -> None:
     for package in packages():
         assert list(quick.mirror_folder(package).glob("test_*.py")), package
+
+
+class _Item:
+    """What `is_quick` reads of a collected test: its node id and its marks."""
+
+    def __init__(self, nodeid: str, marks: tuple[str, ...] = ()) -> None:
+        self.nodeid = nodeid
+        self.marks = marks
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return name if name in self.marks else None
+
+
+def test_a_test_recorded_over_the_limit_or_marked_slow_leaves_the_quick_loop(
+    quick: ModuleType,
+) -> None:
+    limit = quick.QUICK_TEST_SECONDS
+    durations = {"t.py::slow": limit * 2, "t.py::edge": limit}
+    assert not quick.is_quick(_Item("t.py::slow"), durations)
+    assert quick.is_quick(_Item("t.py::edge"), durations)
+    assert quick.is_quick(_Item("t.py::unrecorded"), durations)
+    for mark in quick.QUICK_MARKS:
+        assert not quick.is_quick(_Item("t.py::unrecorded", (mark,)), durations)
+
+
+def test_recorded_durations_read_back_what_was_written_above_the_floor(
+    quick: ModuleType, tmp_path: Path
+) -> None:
+    floor = quick.RECORD_FLOOR
+    path = tmp_path / "durations.json"
+    quick.write_durations(path, {"a.py::fast": floor / 2, "a.py::x": 1.25, "b.py::y": floor})
+    assert quick.recorded_durations(path) == {"a.py::x": 1.25, "b.py::y": floor}
+    assert quick.recorded_durations(tmp_path / "absent.json") == {}
+
+
+def test_every_recorded_test_names_a_test_file_of_the_repository(quick: ModuleType) -> None:
+    recorded = quick.recorded_durations()
+    assert recorded, "tests/durations.json is missing or empty: run `make durations`"
+    files = {nodeid.split("::")[0] for nodeid in recorded}
+    assert all((ROOT / f).is_file() for f in files), sorted(f for f in files if not (ROOT / f).is_file())
