@@ -43,7 +43,7 @@ LOG_POWER = {"lower_alpha": 3, "unknown_alpha": 6}
 # M only sets the width of the intervals (the test's power), not that error probability. Err at
 # N = 2^20 is >= 0.013 in every configuration but (α, ε) = (0.5, 4), where it is 0.00098 (exact
 # tree law) and the second term alone, 89/M, needs M ≈ 6·10^5 to keep the slope interval inside
-# ±20%. Elsewhere M = 6·10^4 leaves slope intervals at most 0.043 wide (seeded runs), at least 8%
+# ±20% (seeded: [0.466, 0.540] at 6·10^5; at 3·10^5 it reaches 0.587 > 0.583). Elsewhere M = 6·10^4 leaves slope intervals at most 0.051 wide (seeded runs), at least 8%
 # of the secant slope inside the tolerance on both sides.
 MC_RUNS = 60_000
 MC_RUNS_SMALL_ERROR = {(0.5, 4.0): 600_000}
