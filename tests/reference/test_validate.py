@@ -10,6 +10,7 @@ module with probability below 1e-5; the seeds make it deterministic.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import json
 import math
@@ -34,10 +35,12 @@ REFERENCE = ExponentialQuantile(0.5, 1.0, (0.0, 1.0), adjacency="replace_one")
 SIZES = (1, 5, 33)
 
 
-def smith_median(data: np.ndarray, rng: np.random.Generator, epsilon: float = 1.0) -> float:
-    """An independent implementation of Smith's EM for the median on (0, 1) (replace-one, Δ = 1):
-    plain Python over the intervals between the clamped, sorted points, one draw at a time."""
-    z = sorted(min(max(float(v), 0.0), 1.0) for v in data)
+@functools.lru_cache(maxsize=4096)
+def _smith_table(values: tuple[float, ...], epsilon: float) -> tuple[list[float], list[float]]:
+    """The clamped, sorted points (with 0 and 1) and the cumulative interval weights of Smith's EM
+    on ``values``: a function of the data alone, so the audit's many draws on one data set share
+    it (the draws are the same numbers as recomputing it every time)."""
+    z = sorted(min(max(v, 0.0), 1.0) for v in values)
     points = [0.0, *z, 1.0]
     n = len(z)
     logs = []
@@ -46,7 +49,14 @@ def smith_median(data: np.ndarray, rng: np.random.Generator, epsilon: float = 1.
         logs.append(math.log(width) - epsilon / 2 * abs(j - n / 2) if width > 0 else -math.inf)
     top = max(logs)
     weights = [math.exp(v - top) for v in logs]
-    cumulative = list(itertools.accumulate(weights))
+    return points, list(itertools.accumulate(weights))
+
+
+def smith_median(data: np.ndarray, rng: np.random.Generator, epsilon: float = 1.0) -> float:
+    """An independent implementation of Smith's EM for the median on (0, 1) (replace-one, Δ = 1):
+    plain Python over the intervals between the clamped, sorted points, one draw at a time."""
+    points, cumulative = _smith_table(tuple(np.asarray(data, dtype=float).tolist()), epsilon)
+    n = len(points) - 2
     j = min(bisect.bisect_right(cumulative, rng.random() * cumulative[-1]), n)
     return points[j] + rng.random() * (points[j + 1] - points[j])
 

@@ -110,10 +110,24 @@ def window_counts(sorted_data: Any, xi: Any, kappa: int, delta: Any) -> tuple[in
     xi = _xi(xi)
     kappa = check_int(kappa, "kappa", minimum=0)
     delta = check_fraction(delta, "delta", positive=True)
-    return _window_counts(x, xi, kappa, delta)
+    return window_counts_presorted(x, xi, kappa, delta)
 
 
-def _window_counts(sorted_data: list[Fraction], xi: Fraction, kappa: int, delta: Fraction):
+def window_counts_presorted(
+    sorted_data: list[Fraction], xi: Fraction, kappa: int, delta: Fraction
+) -> tuple[int, int]:
+    """The windows' counts for data already sorted and exact, an exact ξ and δ and an integer
+    κ >= 0 (no checks: the fast path of :func:`window_counts` for callers that validated them).
+
+    Args:
+        sorted_data: The data, sorted, as exact Fractions.
+        xi: The centre ξ.
+        kappa: The window's size κ, in steps of δ.
+        delta: The step δ > 0.
+
+    Returns:
+        (#{ξ <= X_i <= ξ + κδ}, #{ξ − κδ <= X_i <= ξ}) (closed windows, ties on both sides).
+    """
     right = bisect_right(sorted_data, xi + kappa * delta) - bisect_left(sorted_data, xi)
     left = bisect_right(sorted_data, xi) - bisect_left(sorted_data, xi - kappa * delta)
     return right, left
@@ -216,7 +230,7 @@ def typical_hamming_greedy(data: Any, xi: Any, params: MedianParameters) -> int 
     for kappa in range(params.windows, 0, -1):
         for side in ("right", "left"):
             while True:
-                right, left = _window_counts(sorted(cur), xi, kappa, params.delta)
+                right, left = window_counts_presorted(sorted(cur), xi, kappa, params.delta)
                 if (right if side == "right" else left) >= kappa + 1:
                     break
                 pick = max if side == "right" else min
@@ -302,4 +316,5 @@ __all__ = [
     "typical_hamming_brute",
     "typical_hamming_greedy",
     "window_counts",
+    "window_counts_presorted",
 ]

@@ -62,7 +62,7 @@ def test_gaussian_at_its_claim_passes_and_a_smaller_scale_is_flagged(kind: str) 
 
 
 def test_proxy_points_are_implied_by_the_claim() -> None:
-    claim = ZCDPClaim(0.5)
+    claim = CLAIMS["zcdp"]  # 0.5-zCDP (the Gaussian test's: its search is done once)
     points = proxy_points(claim)
     assert len(points) == 3
     for eps, delta in points:
@@ -197,3 +197,33 @@ def test_benchmark_claims_are_met_by_the_correct_count_and_broken_at_08_of_its_s
     assert audit_claim(good, claim, mode="exact", pairs=pairs).passed, name
     found = audit_claim(bad, claim, mode="exact", pairs=pairs)
     assert found.violation and found.exact is not None and found.exact.violation, name
+
+
+def test_the_least_epsilon_of_a_claim_is_searched_once_per_claim_and_delta(monkeypatch) -> None:
+    """proxy_points bisects the claim's profile for each δ of PROXY_DELTAS (about 60 evaluations
+    each); a second call with the same claim reuses those searches (only δ_c at each found ε is
+    evaluated again) and gives the same points, also at another working precision."""
+    import mpmath
+
+    from dpquant.audit.tools import measure_audit
+
+    calls: list[float] = []
+    real = measure_audit.claim_delta_at
+
+    def counted(claim, epsilon):
+        calls.append(epsilon)
+        return real(claim, epsilon)
+
+    monkeypatch.setattr(measure_audit, "claim_delta_at", counted)
+    monkeypatch.setattr(measure_audit, "_EPSILON_MEMO", {})
+    claim = GDPClaim(0.7, adjacency="add_remove")  # a profile that is cheap to evaluate
+    first = proxy_points(claim)
+    searched = len(calls)
+    assert len(first) == 3 and searched > 3 * 50
+    calls.clear()
+    assert proxy_points(claim) == first
+    assert calls == [eps for eps, _ in first]  # δ*(ε*) only: no bisection
+    with mpmath.workdps(30):  # another precision: searched again, the same points
+        calls.clear()
+        assert proxy_points(claim) == first
+        assert len(calls) == searched

@@ -24,6 +24,7 @@ from dpquant.reference.private_median.typical_set import (
     typical_hamming_brute,
     typical_hamming_greedy,
     window_counts,
+    window_counts_presorted,
 )
 
 GRID = st.integers(-12, 12).map(lambda k: F(k, 4))  # k/4: ties appear often
@@ -212,3 +213,21 @@ def test_membership_on_integers_equals_the_windows_counted_on_fractions() -> Non
         assert in_typical_set(x, params) == expect, (x, params)
         members += expect
     assert 30 < members < 570  # both answers are exercised
+
+
+def test_presorted_window_counts_equal_the_checked_ones() -> None:
+    """``window_counts_presorted`` (no checks, for data already sorted and exact) counts the same
+    closed windows as :func:`window_counts` on seeded data with ties, points exactly at ξ ± κδ
+    and κ = 0, and the counts are the definition's, counted directly."""
+    rng = np.random.default_rng(2026)
+    delta = F(1, 4)
+    for _ in range(200):
+        x = sorted(F(int(k), 8) for k in rng.integers(-16, 17, size=int(rng.integers(1, 12))))
+        xi = F(int(rng.integers(-8, 9)), 4)
+        for kappa in range(4):
+            fast = window_counts_presorted(x, xi, kappa, delta)
+            assert fast == window_counts(x, xi, kappa, delta)
+            assert fast == (
+                sum(xi <= v <= xi + kappa * delta for v in x),
+                sum(xi - kappa * delta <= v <= xi for v in x),
+            )
