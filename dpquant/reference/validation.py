@@ -39,6 +39,8 @@ _NUMERIC_KINDS = frozenset("iuf")
 
 def _is_real_scalar(x: Any) -> bool:
     """A real number that is not a bool (Python or numpy)."""
+    if type(x) is float or type(x) is int:  # the common case, without the abstract-class checks
+        return True
     return isinstance(x, numbers.Real | np.floating | np.integer) and not isinstance(
         x, bool | np.bool_
     )
