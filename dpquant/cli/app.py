@@ -9,6 +9,7 @@ shown once each, one line, after it.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import traceback
@@ -53,6 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def shared_parser() -> argparse.ArgumentParser:
+    """The parser :func:`main` reads every command line with: :func:`build_parser`'s, built once
+    per process (building it is most of the time of a call that is refused), then only read;
+    each call gets a namespace of its own, and ``func`` looks its command's work up when run.
+
+    Returns:
+        The same parser on every call.
+    """
+    return build_parser()
+
+
 def join_domain(argv: Sequence[str]) -> list[str]:
     """``--domain -1,1`` as ``--domain=-1,1`` (and ``--input-values -1,0,1`` alike): argparse
     would read ``-1,1`` as an option."""
@@ -73,7 +86,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if isinstance(argv, str | bytes) or not all(isinstance(a, str) for a in argv):
         raise UsageError(f"the arguments must be a list of strings, got {show(argv)}")
     try:
-        args = build_parser().parse_args(join_domain(list(argv)))
+        args = shared_parser().parse_args(join_domain(list(argv)))
     except SystemExit as exc:  # --help (argparse errors raise UsageError)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     return args.func(args)
@@ -124,4 +137,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-__all__ = ["Parser", "build_parser", "join_domain", "main"]
+__all__ = ["Parser", "build_parser", "join_domain", "main", "shared_parser"]

@@ -39,6 +39,8 @@ _NUMERIC_KINDS = frozenset("iuf")
 
 def _is_real_scalar(x: Any) -> bool:
     """A real number that is not a bool (Python or numpy)."""
+    if type(x) is float or type(x) is int:  # the common case, without the abstract-class checks
+        return True
     return isinstance(x, numbers.Real | np.floating | np.integer) and not isinstance(
         x, bool | np.bool_
     )
@@ -118,7 +120,11 @@ def check_int(x: Any, name: str, *, minimum: int | None = None, maximum: int | N
     """An integer (not bool, not float), optionally in [``minimum``, ``maximum``]."""
     _check_limit(minimum, "minimum")
     _check_limit(maximum, "maximum")
-    if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Integral | np.integer):
+    # a plain int (never a bool: its type is bool) skips the abstract-class checks, which cost
+    # most of a call (the protocols of dpquant.reference check ints per draw)
+    if type(x) is not int and (
+        isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Integral | np.integer)
+    ):
         raise ParameterError(name, "must be an integer", _describe(x))
     value = int(x)
     if minimum is not None and value < minimum:
@@ -131,7 +137,7 @@ def check_int(x: Any, name: str, *, minimum: int | None = None, maximum: int | N
 
 def _check_limit(limit: Any, name: str) -> None:
     """A bound given to a check (``minimum``, ``maximum``, ``cap``): an int or None."""
-    if limit is not None and (
+    if limit is not None and type(limit) is not int and (
         isinstance(limit, bool | np.bool_) or not isinstance(limit, numbers.Integral | np.integer)
     ):
         raise ParameterError(name, "must be an integer or None", _describe(limit))

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpquant.cli import build_parser, main
-from dpquant.cli.app import join_domain
+from dpquant.cli import app, build_parser, main
+from dpquant.cli.app import join_domain, shared_parser
 from dpquant.cli.targets import ClaimOverride
 from dpquant.errors import ParameterError
 from dpquant.options import parse_domain
@@ -178,6 +178,33 @@ def test_all_arguments_parse() -> None:
     # argparse keeps the text; each command checks its values before any work
     assert args.all and args.out == "somewhere" and args.seed == "3" and args.samples == "1000"
     assert args.target is None
+
+
+def test_main_builds_its_parser_once_and_no_call_carries_into_the_next(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """main reads every command line with shared_parser, built once per process (building it
+    was most of the time of a refused call); each call's values are its own."""
+    built: list[Any] = []
+
+    def counted() -> Any:
+        built.append(build_parser())
+        return built[-1]
+
+    monkeypatch.setattr(app, "build_parser", counted)
+    shared_parser.cache_clear()
+    try:
+        assert main(["audit", "--all", "--seed", "x"]) == 2
+        assert main(["audit", "--all", "--samples", "-5"]) == 2
+        assert len(built) == 1 and shared_parser() is built[0]
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 2 and "--seed" in err[0] and "--samples" in err[1]
+        first = shared_parser().parse_args(["audit", "--all", "--out", "somewhere", "--seed", "3"])
+        second = shared_parser().parse_args(["audit", "--all"])
+        assert first.seed == "3" and first.out == "somewhere"
+        assert vars(second) == vars(build_parser().parse_args(["audit", "--all"]))
+    finally:
+        shared_parser.cache_clear()
 
 
 class _FakeReport:

@@ -359,26 +359,43 @@ def sweep(entry: Entry) -> dict[str, int]:
     return counts
 
 
+_RANDOMS: dict[str, st.SearchStrategy[Any]] = {
+    "real": st.floats(allow_nan=True, allow_infinity=True) | st.integers() | st.fractions(),
+    "int": st.integers() | st.floats(),
+    "size": st.integers(min_value=-(2**70), max_value=2**70),
+    "data": st.lists(
+        st.floats(allow_nan=True, allow_infinity=True, width=64) | st.integers(), max_size=30
+    ),
+    "pair": st.tuples(st.floats(), st.floats()),
+}
+# one strategy per entry, built once: a strategy built afresh for every example is validated and
+# labelled afresh too, which cost hypothesis more than most calls it drew (issue 39)
+# (keyed by id, the entry kept beside it so that the id cannot be reused)
+_STRATEGIES: dict[int, tuple[Entry, st.SearchStrategy[tuple[str, Any]]]] = {}
+
+
 def strategy(entry: Entry) -> st.SearchStrategy[tuple[str, Any]]:
-    """(parameter, value) pairs: the pool of its kind, plus random values of the same shape."""
-    randoms = {
-        "real": st.floats(allow_nan=True, allow_infinity=True) | st.integers() | st.fractions(),
-        "int": st.integers() | st.floats(),
-        "size": st.integers(min_value=-(2**70), max_value=2**70),
-        "data": st.lists(
-            st.floats(allow_nan=True, allow_infinity=True, width=64) | st.integers(), max_size=30
-        ),
-        "pair": st.tuples(st.floats(), st.floats()),
-    }
+    """(parameter, value) pairs: the pool of its kind, plus random values of the same shape.
+
+    Args:
+        entry: the entry point whose parameters are drawn.
+
+    Returns:
+        One strategy per entry (the same object on every call for the same entry).
+    """
+    cached = _STRATEGIES.get(id(entry))
+    if cached is not None and cached[0] is entry:
+        return cached[1]
 
     def for_param(param: str) -> st.SearchStrategy[tuple[str, Any]]:
-        kind = entry.kinds[param]
         values = st.sampled_from(pool(entry, param))
-        if kind in randoms:
-            values = values | randoms[kind]
+        if entry.kinds[param] in _RANDOMS:
+            values = values | _RANDOMS[entry.kinds[param]]
         return st.tuples(st.just(param), values)
 
-    return st.one_of([for_param(p) for p in entry.kinds])
+    made = st.one_of([for_param(p) for p in entry.kinds])
+    _STRATEGIES[id(entry)] = (entry, made)
+    return made
 
 
 # -- mechanisms --------------------------------------------------------------------------------

@@ -84,9 +84,19 @@ def test_clopper_pearson_bounds_at_levels_far_below_1e_200_are_finite_and_exact(
     assert (lo, hi) == (lower, upper)
 
 
-def _miss_probability(n: int, p: mpmath.mpf, misses: list[int]) -> mpmath.mpf:
-    """P_p(K in misses) for K ~ Binomial(n, p), at 50 digits."""
-    return mpmath.fsum(mpmath.binomial(n, k) * p**k * (1 - p) ** (n - k) for k in misses)
+def _binomial_pmf(n: int, p: mpmath.mpf) -> list[mpmath.mpf]:
+    """P_p(K = k) for k = 0..n, K ~ Binomial(n, p), in the working precision: exact binomial
+    coefficients and the powers of p and 1 − p built once for all k."""
+    powers_p, powers_q = [mpmath.mpf(1)], [mpmath.mpf(1)]
+    for _ in range(n):
+        powers_p.append(powers_p[-1] * p)
+        powers_q.append(powers_q[-1] * (1 - p))
+    return [math.comb(n, k) * powers_p[k] * powers_q[n - k] for k in range(n + 1)]
+
+
+def _miss_probability(pmf: list[mpmath.mpf], misses: list[int]) -> mpmath.mpf:
+    """P_p(K in misses), from the binomial masses ``pmf`` (:func:`_binomial_pmf`)."""
+    return mpmath.fsum(pmf[k] for k in misses)
 
 
 @pytest.mark.parametrize("n", [1, 7, 30, 120])
@@ -101,14 +111,18 @@ def test_one_sided_bounds_miss_with_probability_at_most_level_and_nearly_attain_
     lower = clopper_pearson_lower(ks, n, level)
     upper = clopper_pearson_upper(ks, n, level)
     with mpmath.workdps(50):
+        # the bounds as mpf once (exact: a float is an mpf), so each comparison below is one
+        lower_mp = [mpmath.mpf(x) for x in lower.tolist()]
+        upper_mp = [mpmath.mpf(x) for x in upper.tolist()]
         worst_lower = worst_upper = mpmath.mpf(0)
         for b in sorted(set(lower.tolist()) | set(upper.tolist())):
             nudge = mpmath.mpf(2) ** -30
             for p in (mpmath.mpf(b) * (1 - nudge), mpmath.mpf(b), mpmath.mpf(b) * (1 + nudge)):
                 if not 0 < p < 1:
                     continue
-                miss_l = _miss_probability(n, p, [int(k) for k in ks if lower[k] > p])
-                miss_u = _miss_probability(n, p, [int(k) for k in ks if upper[k] < p])
+                pmf = _binomial_pmf(n, p)
+                miss_l = _miss_probability(pmf, [int(k) for k in ks if lower_mp[k] > p])
+                miss_u = _miss_probability(pmf, [int(k) for k in ks if upper_mp[k] < p])
                 assert miss_l <= level * (1 + 1e-9) and miss_u <= level * (1 + 1e-9)
                 worst_lower, worst_upper = max(worst_lower, miss_l), max(worst_upper, miss_u)
     assert worst_lower > level / 2 and worst_upper > level / 2

@@ -30,6 +30,7 @@ from dpquant.audit.model.neighbours import (
 from dpquant.audit.model.outputs import TIMEOUT, normalise
 from dpquant.audit.model.sampling_contract import MalformedOutput
 from dpquant.audit.model.wrap import CallableMechanism
+from dpquant.audit.pipeline import draws as draws_module
 from dpquant.audit.pipeline.hang_check import HANG_TEST_OVERRUNS
 from dpquant.audit.pipeline.runner import MAX_SAMPLES, MAX_SEED
 from dpquant.audit.pytest_plugin import make_auditor
@@ -326,7 +327,9 @@ def test_a_leak_through_the_imaginary_part_is_found() -> None:
     mech = from_callable(imaginary_leak, LOCAL, (0.0, 1.0), name="imaginary")
     r = audit_mechanism(mech, pairs=[([0.0], [1.0])], samples=4000, seed=1)
     assert r.violation and r.epsilon_lower_bound > 2.0, r.summary()
-    own = audit_mechanism(mech, samples=4000, seed=2)  # the auditor's own search finds it too
+    # the auditor's own search finds it too; a total budget of 100 000 draws (its smallest)
+    # keeps the search of a per-draw Python function to a third of the default's draws
+    own = audit_mechanism(mech, max_draws=100_000, seed=2)
     assert own.violation, own.summary()
 
 
@@ -437,9 +440,14 @@ def spins(data: np.ndarray, rng: np.random.Generator) -> float:
         pass
 
 
-def test_a_mechanism_that_hangs_on_one_neighbour_is_reported_as_a_violation_in_time() -> None:
+def test_a_mechanism_that_hangs_on_one_neighbour_is_reported_as_a_violation_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A hang on D and not on D' is a leak: the audit stops at the first overrun, and a hang
     test on that pair bounds ε from the event "timed out" (here ~80 of 80 against 0 of 80)."""
+    # calls of 10 draws (0.5 s) rather than 80 (4 s): the first overrun is seen sooner; the hang
+    # test, whose size depends on the limit alone, is unchanged
+    monkeypatch.setattr(draws_module, "TIMEOUT_WINDOW", 0.5)
     mech = from_callable(hangs_above_half, LOCAL, (0.0, 1.0), name="sleepy")
     start = time.perf_counter()
     r = audit_mechanism(mech, samples=4000, options=AuditOptions(timeout=0.05))
@@ -452,7 +460,10 @@ def test_a_mechanism_that_hangs_on_one_neighbour_is_reported_as_a_violation_in_t
     assert "took longer" in r.to_markdown() and r.to_dict()["timed_out"]["limit_seconds"] == 0.05
 
 
-def test_a_mechanism_that_hangs_everywhere_gives_an_incomplete_report_in_time() -> None:
+def test_a_mechanism_that_hangs_everywhere_gives_an_incomplete_report_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(draws_module, "TIMEOUT_WINDOW", 0.5)  # calls of one draw, not 13
     mech = from_callable(spins, LOCAL, (0.0, 1.0), name="spinner")
     start = time.perf_counter()
     r = audit_mechanism(mech, samples=4000, options=AuditOptions(timeout=0.3))
@@ -469,10 +480,13 @@ def test_a_mechanism_that_hangs_everywhere_gives_an_incomplete_report_in_time() 
 
 
 def test_a_time_limit_does_not_change_a_correct_audit() -> None:
-    r = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, options=AuditOptions(timeout=5.0))
+    # 0.05 s a draw: calls of 80 draws, each given 4 s (a limit of 5 s made every draw a call
+    # of its own, on a thread of its own: thousands of them)
+    limit = AuditOptions(timeout=0.05)
+    r = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, options=limit)
     assert not r.violation and r.timed_out is None and r.verdict == "no violation found"
     with ThreadPoolExecutor(2) as pool:
-        s = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, executor=pool, options=AuditOptions(timeout=5.0))
+        s = audit_mechanism(RR, pairs=RR_PAIR, samples=5000, executor=pool, options=limit)
     assert s.epsilon_lower_bound == r.epsilon_lower_bound
 
 

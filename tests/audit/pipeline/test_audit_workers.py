@@ -101,7 +101,10 @@ def no_leaks() -> Any:
 @pytest.mark.parametrize(
     ("make", "budget"),
     [
-        (_vectorised_em, {"samples": 20_000}),
+        # a total budget: the search of a default budget screens ~1.1 million draws, whatever
+        # ``samples``; 200 000 draws in all still search, select and evaluate, and are enough
+        # for the audit to hand draws to its workers (100 000 are drawn here)
+        (_vectorised_em, {"max_draws": 200_000}),
         (_raising_mean, {"samples": 6_000, "pairs": [([0.2, 0.9], [0.2, 0.1])]}),
     ],
     ids=["vectorised-lambda-searched", "per-draw-closure-raising"],

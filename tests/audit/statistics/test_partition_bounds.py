@@ -3,15 +3,17 @@
 Coverage is checked exactly, not by simulation: for a partition of three cells and n draws per
 side, every pair of count vectors is enumerated with its multinomial probability, and the
 probability that the bound exceeds the cells' true divergence is summed. The true divergences are
-computed in mpmath at 50 digits.
+computed in mpmath at 50 digits. The enumeration is benchmarks/study_partition_coverage.py's,
+which runs every row at the full size.
 """
 
 from __future__ import annotations
 
-import itertools
+import importlib.util
 import math
+from pathlib import Path
+from types import ModuleType
 
-import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,93 +22,49 @@ from scipy import special, stats
 
 from dpquant.audit.statistics.bernoulli import renyi_divergence
 from dpquant.audit.statistics.partition_bounds import (
-    ZCDP_ORDERS,
     cell_box,
     renyi_partition_bound,
     zcdp_partition_bound,
 )
 from dpquant.errors import ParameterError
 
-DPS = 50
+
+def _load_study() -> ModuleType:
+    """benchmarks/study_partition_coverage.py: the exact enumeration, shared with the study."""
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "study_partition_coverage.py"
+    spec = importlib.util.spec_from_file_location("study_partition_coverage", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _renyi_mp(p, q, order: float) -> mpmath.mpf:
-    """D_a(P ‖ Q) of two mass vectors, at 50 digits (terms with P_i = 0 dropped)."""
-    with mpmath.workdps(DPS):
-        if order == math.inf:
-            return max(
-                mpmath.log(mpmath.mpf(a) / mpmath.mpf(b))
-                for a, b in zip(p, q, strict=True)
-                if a > 0
-            )
-        a = mpmath.mpf(order)
-        h = mpmath.fsum(
-            mpmath.mpf(x) ** a * mpmath.mpf(y) ** (1 - a)
-            for x, y in zip(p, q, strict=True)
-            if x > 0
-        )
-        return mpmath.log(h) / (a - 1)
+STUDY = _load_study()
+_renyi_mp = STUDY.renyi_mp  # D_a(P ‖ Q) at 50 digits
 
 
-def _compositions(n: int, m: int) -> list[tuple[int, ...]]:
-    return [c for c in itertools.product(range(n + 1), repeat=m) if sum(c) == n]
-
-
-P_TRUE = (0.7, 0.2, 0.1)
-Q_TRUE = (0.1, 0.2, 0.7)
-
-
-def _boxes(n: int, alpha: float) -> tuple[list, dict, dict]:
-    """Every count vector of n draws in three cells, with its cell bounds on each side (the box
-    is a product: L depends on the counts on D only, U on those on D')."""
-    outcomes = _compositions(n, 3)
-    lower = {c: cell_box(c, n, c, n, alpha)[0] for c in outcomes}
-    upper = {c: cell_box(c, n, c, n, alpha)[1] for c in outcomes}
-    return outcomes, lower, upper
-
-
-@pytest.mark.parametrize("order", [2.0, 8.0, math.inf])
-@pytest.mark.parametrize("alpha", [0.1, 0.5])
+# The exact coverage at n draws per side costs ~(n²/2)² bound evaluations: n = 12 for every row
+# whose bound is positive with probability above 0.1 there (0.26 to 0.83), n = 20 for order 2 at
+# α = 0.1 (positive with probability 0.03 at n = 12). Every row at n = 20:
+# benchmarks/study_partition_coverage.py.
+@pytest.mark.parametrize(
+    "alpha, order, n",
+    [(0.1, 2.0, 20), (0.1, 8.0, 12), (0.1, math.inf, 12),
+     (0.5, 2.0, 12), (0.5, 8.0, 12), (0.5, math.inf, 12)],
+)  # fmt: skip
 def test_renyi_partition_bound_exceeds_the_cells_divergence_with_probability_at_most_alpha(
-    order, alpha
+    alpha, order, n
 ) -> None:
     """Exact coverage: Σ over all count vectors of Pr[counts] · [bound > D_a(P ‖ Q)] <= α."""
-    n = 20
-    truth = float(_renyi_mp(P_TRUE, Q_TRUE, order))
-    outcomes, lower, upper = _boxes(n, alpha)
-    pmf0 = {c: stats.multinomial.pmf(c, n, P_TRUE) for c in outcomes}
-    pmf1 = {c: stats.multinomial.pmf(c, n, Q_TRUE) for c in outcomes}
-    failure, positive = 0.0, 0.0
-    for c0 in outcomes:
-        for c1 in outcomes:
-            bound = renyi_partition_bound(lower[c0], upper[c1], order)
-            weight = pmf0[c0] * pmf1[c1]
-            failure += weight * (bound > truth)
-            positive += weight * (bound > 0)
+    failure, positive = STUDY.renyi_coverage(n, alpha, order)
     assert failure <= alpha
-    assert positive > 0.1  # the bound is not vacuous at these sizes
+    assert positive > STUDY.MIN_POSITIVE  # the bound is not vacuous at these sizes
 
 
 @pytest.mark.parametrize("xi", [0.0, 0.2])
 def test_zcdp_partition_bound_exceeds_the_cells_rho_with_probability_at_most_alpha(xi) -> None:
-    n, alpha = 20, 0.3
-    with mpmath.workdps(DPS):
-        truth = float(
-            max(
-                mpmath.mpf(0),
-                *((_renyi_mp(P_TRUE, Q_TRUE, float(a)) - xi) / float(a) for a in ZCDP_ORDERS),
-            )
-        )
-    outcomes, lower, upper = _boxes(n, alpha)
-    pmf0 = {c: stats.multinomial.pmf(c, n, P_TRUE) for c in outcomes}
-    pmf1 = {c: stats.multinomial.pmf(c, n, Q_TRUE) for c in outcomes}
-    failure = sum(
-        pmf0[c0] * pmf1[c1]
-        for c0 in outcomes
-        for c1 in outcomes
-        if zcdp_partition_bound(lower[c0], upper[c1], xi)[0] > truth
-    )
-    assert failure <= alpha
+    """Exact coverage at n = 12 draws per side (n = 20: the study above)."""
+    assert STUDY.zcdp_coverage(12, 0.3, xi) <= 0.3
 
 
 vectors = st.lists(st.floats(0.01, 1.0), min_size=2, max_size=8)
