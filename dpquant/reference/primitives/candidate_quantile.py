@@ -112,13 +112,14 @@ def opendp_alpha(alpha: float) -> tuple[int, int]:
 
     Returns:
         (a, d) with α = a/d: the exact rational of the double α when its denominator is below
-            10 000, else (round(α·10 000), 10 000).
+            10 000, else (⌊α·10 000⌋, 10 000), the product taken in floating point (α = 0.57
+            is 5 699/10 000, as OpenDP's privacy map shows; rounding gave 5 700, notes/peers.md).
     """
     alpha = check_probability(alpha, "alpha")
     exact = Fraction(alpha)
     if exact.denominator < OPENDP_ALPHA_DENOMINATOR:
         return exact.numerator, exact.denominator
-    return round(alpha * OPENDP_ALPHA_DENOMINATOR), OPENDP_ALPHA_DENOMINATOR
+    return math.floor(alpha * OPENDP_ALPHA_DENOMINATOR), OPENDP_ALPHA_DENOMINATOR
 
 
 def _data(data: Any) -> np.ndarray:

@@ -37,6 +37,10 @@ def test_opendp_alpha_and_scores_match_the_library_conventions() -> None:
     policy refuses NaN and ±inf, and a finite value below every candidate gives the same scores."""
     assert opendp_alpha(0.5) == (1, 2) and opendp_alpha(0.25) == (1, 4)
     assert opendp_alpha(0.3) == (3000, 10000) and opendp_alpha(0.0) == (0, 1)
+    # the numerator is ⌊α·10⁴⌋ of the floating-point product, as OpenDP's map shows
+    # (tests/audit/suites/adapters/test_opendp_alpha.py): never rounded up
+    assert opendp_alpha(0.57) == (5699, 10000) and opendp_alpha(1 / 18) == (555, 10000)
+    assert opendp_alpha(0.99995) == (9999, 10000) and opendp_alpha(0.29) == (2900, 10000)
     assert opendp_scores([0.2, 0.5, 0.5, 0.7], (0.0, 0.5, 1.0), 0.5).tolist() == [4, 0, 4]
     for bad in ([math.nan, 0.9], [-math.inf, 0.9]):
         with pytest.raises(ValueError, match="^data"):
