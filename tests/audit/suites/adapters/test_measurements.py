@@ -394,6 +394,22 @@ def test_opendp_laplace_at_its_map_passes_and_at_08_scale_is_flagged(dp) -> None
     assert report.violation and report.epsilon_lower_bound > 1.0, report.summary()
 
 
+ONE_PAIR_SCREEN = 100
+"""Draws a side of the auditor's second and third screens in the audits on one given pair below
+(defaults 2 000 and 10 000, at each of audit_claim's (ε, δ) points): the screens rank candidate
+pairs, and there is one, so they choose nothing; at their defaults they were most of the draws
+(for OpenDP, a library call each)."""
+
+
+@pytest.fixture
+def one_pair_screens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The auditor's screens of a single given pair shrunk to :data:`ONE_PAIR_SCREEN` draws."""
+    from dpquant.audit.pipeline import stage2_screening
+
+    monkeypatch.setattr(stage2_screening, "MIDSCREEN_SAMPLES", ONE_PAIR_SCREEN)
+    monkeypatch.setattr(stage2_screening, "RESCREEN_SAMPLES", ONE_PAIR_SCREEN)
+
+
 def claim_audited(mech, samples: int, pairs=None):
     from dpquant.audit import audit_claim
 
@@ -401,7 +417,7 @@ def claim_audited(mech, samples: int, pairs=None):
 
 
 @pytest.mark.audit
-def test_opendp_gaussian_is_audited_at_the_rho_of_its_map(dp) -> None:
+def test_opendp_gaussian_is_audited_at_the_rho_of_its_map(dp, one_pair_screens) -> None:
     """OpenDP's Gaussian audited at the ρ its map gives (audit_claim, on one pair, a small
     seeded budget: OpenDP's Python call costs about 0.25 ms). The 0.8-scale configuration's
     audit at the default budget is in benchmarks/bench_measures.py (notes/benchmarks.md)."""
@@ -416,7 +432,9 @@ def test_opendp_gaussian_is_audited_at_the_rho_of_its_map(dp) -> None:
 
 
 @pytest.mark.audit
-def test_diffprivlib_gaussian_at_its_exact_gdp_passes_and_at_08_scale_is_flagged() -> None:
+def test_diffprivlib_gaussian_at_its_exact_gdp_passes_and_at_08_scale_is_flagged(
+    one_pair_screens,
+) -> None:
     from dataclasses import replace
 
     from dpquant.reference.measures import GDPClaim
