@@ -2,11 +2,12 @@
 
     python benchmarks/study_peer_audits.py [--only NAME,...] [--max-draws N] [--samples N]
 
-The full-size versions of the peers' audits of ``tests/audit/suites/test_peers_audit.py``, moved
-here to keep ``make test`` within its time (issue 39, item 4): a library call per draw makes each
-of them take 20 s to a minute and a half on one core. The tests keep smaller seeded versions (an
-audit on fixed neighbouring pairs, a validation with fewer draws per data set); this script checks
-the claims at the size notes/peers.md reports:
+The full-size versions of the peers' audits of ``tests/audit/suites/test_peers_audit.py`` (and
+of OpenDP's Laplace in ``tests/audit/suites/adapters/test_measurements.py``), moved here to keep
+``make test`` within its time (issue 39, item 4): a library call per draw makes each of them take
+20 s to a minute and a half on one core. The tests keep smaller seeded versions (an audit on fixed
+neighbouring pairs, a validation with fewer draws per data set); this script checks the claims at
+the size notes/peers.md reports:
 
 | check | claim |
 |---|---|
@@ -14,6 +15,7 @@ the claims at the size notes/peers.md reports:
 | ``python-dp`` | python-dp's Median passes it likewise (2·10⁵ draws, α = 1e-7) |
 | ``diffprivlib-crash`` | the search (10⁵ draws) finds the issue-107 crash by itself: a ``RuntimeError`` atom, ε_lb > 5, at 2 900 to 3 100 tied records |
 | ``eeprivacy`` | the search (3·10⁵ draws) flags eeprivacy (ε_lb > 1), and our exact law of its mechanism loses more than 1 (at most 2ε) on the witness, at least ε_lb |
+| ``opendp-laplace`` | OpenDP's Laplace measurement (scale 1, ε = 1 by its map) passes the search (10⁵ draws); rebuilt at 0.8 of its scale under the same claim it is flagged, ε_lb > 1 (from tests/audit/suites/adapters/test_measurements.py) |
 | ``validate-opendp`` | OpenDP's release is our permute-and-flip on the 27 data sets of the default battery (5 000 draws each, family-wise 1e-7) |
 | ``validate-diffprivlib`` | diffprivlib's is our ExponentialQuantile on the battery up to n = 33 (5 000 draws each) |
 
@@ -102,6 +104,27 @@ def _eeprivacy(max_draws: int) -> Outcome:
     return Outcome(expected, found, ok, r.epsilon_lower_bound, r.samples_used)
 
 
+def _opendp_laplace(max_draws: int) -> Outcome:
+    """OpenDP's Laplace measurement (scale 1, claim ε = 1 from its map) passes the search; the
+    same rebuilt at 0.8 of its scale, under the same claim (true ε 1.25), is flagged."""
+    import opendp.prelude as dp
+
+    from dpquant.audit.suites.adapters import measurements as ms
+    from dpquant.audit.suites.adapters import opendp_measurements as om
+
+    dp.enable_features("contrib")
+    lap = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), 1.0)
+    good = audit_mechanism(om.opendp_measurement(lap, 1.0), max_draws=max_draws, seed=1)
+    bad_mech = om.opendp_measurement(lap, 1.0, scale=ms.BROKEN_SCALE)
+    bad = audit_mechanism(bad_mech, max_draws=max_draws, seed=1)
+    ok = not good.violation and bad.violation and bad.epsilon_lower_bound > 1.0
+    found = f"at its scale: {_verdict(good.violation)}; at 0.8: {_verdict(bad.violation)}"
+    expected = "no violation at its scale; at 0.8 a violation, ε_lb > 1"
+    return Outcome(
+        expected, found, ok, bad.epsilon_lower_bound, good.samples_used + bad.samples_used
+    )
+
+
 def _validate_opendp(samples: int) -> Outcome:
     """OpenDP's release against our permute-and-flip on the default battery."""
     grid = tuple(i / 20 for i in range(21))
@@ -130,6 +153,7 @@ CHECKS: dict[str, tuple[str, Callable[[int], Outcome], bool, int]] = {
     "python-dp": ("python-dp", lambda n: _passes("python-dp", n), True, 200_000),
     "diffprivlib-crash": ("diffprivlib", _diffprivlib_crash, True, 100_000),
     "eeprivacy": ("eeprivacy", _eeprivacy, True, 300_000),
+    "opendp-laplace": ("opendp", _opendp_laplace, True, 100_000),
     "validate-opendp": ("opendp", _validate_opendp, False, VALIDATE_SAMPLES),
     "validate-diffprivlib": ("diffprivlib", _validate_diffprivlib, False, VALIDATE_SAMPLES),
 }
