@@ -131,6 +131,49 @@ def test_diffprivlib_leaks_silently_just_below_the_crash() -> None:
     assert math.log(lo_b / hi_a) > 2
 
 
+def linear_space_em(data: np.ndarray, rng: np.random.Generator) -> float:
+    """Smith's EM (q = ½, ε = 1, bounds (0, 1)) computed as diffprivlib 0.6.6 computes it: the
+    utilities −|j − k/2| shifted to a maximum of 0, the weights exp(ε·u/2) times the interval
+    lengths in float64, normalised; when every interval of positive length has a weight that
+    underflows to 0 there is nothing to draw from, and it raises RuntimeError as diffprivlib
+    does. Written here from that description (numpy, no library call)."""
+    x = np.sort(np.clip(np.asarray(data, dtype=float), 0.0, 1.0))
+    edges = np.concatenate([[0.0], x, [1.0]])
+    lengths = np.diff(edges)
+    utility = -np.abs(np.arange(len(x) + 1) - 0.5 * len(x))
+    weights = np.exp(0.5 * (utility - utility.max())) * lengths
+    total = weights.sum()
+    if not total > 0:
+        raise RuntimeError("every weight underflowed: nothing to draw from")
+    j = rng.choice(len(weights), p=weights / total)
+    return float(edges[j] + rng.random() * lengths[j])
+
+
+def test_the_search_finds_issue_107_by_itself_in_a_linear_space_em_and_diffprivlib_agrees() -> None:
+    """The crash half of the study's diffprivlib audit at numpy's speed: no pair given, the
+    auditor's crash scan (tied data of growing size) finds the size where Smith's EM with
+    diffprivlib's float64 weights (:func:`linear_space_em`) starts raising, and the crash atom
+    certifies ε_lb > 5 at the claim ε = 1 within 10^5 draws; on the witness pair diffprivlib
+    itself raises on the same side and releases on the other, on every draw. The same search on
+    diffprivlib (18 000 library calls on ~3 000 records, minutes):
+    benchmarks/study_peer_audits.py --only diffprivlib-crash."""
+    from dpquant.audit import from_callable
+    from dpquant.reference.core import PrivacyClaim
+
+    mech = peer("diffprivlib")
+    em = from_callable(linear_space_em, PrivacyClaim(1.0, 0.0, "replace_one"), (0.0, 1.0))
+    r = audit_mechanism(em, seed=0, max_draws=100_000)
+    assert r.violation and r.epsilon_lower_bound > 5, brief(r)
+    assert r.witness.event.kind == "atom" and "RuntimeError" in r.witness.event.atom
+    sides = [np.asarray(r.witness.data), np.asarray(r.witness.data_prime)]
+    assert 2900 <= min(map(len, sides)) <= max(map(len, sides)) <= 3100  # at the boundary
+    for d in sides:
+        ours = em.sample(d, 10, np.random.default_rng(0))
+        theirs = mech.sample(d, 10, np.random.default_rng(0))
+        raised = [str(v) == "raised:RuntimeError" for v in (*ours, *theirs)]
+        assert all(raised) or not any(raised), (len(d), ours, theirs)
+
+
 # ------------------------------------------------------------------------------------ OpenDP
 
 
@@ -231,9 +274,7 @@ probability below 1e-8."""
 def opendp_seeded_draws(tmp_path_factory) -> tuple[dict[str, np.ndarray], bool]:
     """10 000 seeded OpenDP releases per case (pure DP on two data sets, zCDP, NaN data), and
     whether the seeding shim drew them (False: drawn here, unseeded)."""
-    text, seeded = opendp_run(
-        draws_code(OPENDP_DRAWS_PER_CASE), 3, tmp_path_factory.mktemp("shim")
-    )
+    text, seeded = opendp_run(draws_code(OPENDP_DRAWS_PER_CASE), 3, tmp_path_factory.mktemp("shim"))
     return {k: np.array(v) for k, v in last_json(text).items()}, seeded
 
 

@@ -383,6 +383,22 @@ def test_gaussian_at_its_epsilon_delta_passes_and_at_08_scale_is_flagged(factory
     assert report.violation and report.epsilon_lower_bound > 1.0, report.summary()
 
 
+ONE_PAIR_SCREEN = 100
+"""Draws a side of the auditor's second and third screens in the audits on one given pair below
+(defaults 2 000 and 10 000, at each of audit_claim's (ε, δ) points): the screens rank candidate
+pairs, and there is one, so they choose nothing; at their defaults they were most of the draws
+(for OpenDP, a library call each)."""
+
+
+@pytest.fixture
+def one_pair_screens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The auditor's screens of a single given pair shrunk to :data:`ONE_PAIR_SCREEN` draws."""
+    from dpquant.audit.pipeline import stage2_screening
+
+    monkeypatch.setattr(stage2_screening, "MIDSCREEN_SAMPLES", ONE_PAIR_SCREEN)
+    monkeypatch.setattr(stage2_screening, "RESCREEN_SAMPLES", ONE_PAIR_SCREEN)
+
+
 @pytest.mark.audit
 def test_opendp_laplace_at_its_map_passes_on_the_sensitivitys_move_and_at_08_draws_less_noise(
     dp, one_pair_screens
@@ -404,22 +420,6 @@ def test_opendp_laplace_at_its_map_passes_on_the_sensitivitys_move_and_at_08_dra
     draws = bad.sample(np.array([0.0]), N, np.random.default_rng(0))
     assert ks_distance(draws, laplace(0.0, 0.8)) < dkw_bound(N)
     assert ks_distance(draws, laplace(0.0, 1.0)) > dkw_bound(N)
-
-
-ONE_PAIR_SCREEN = 100
-"""Draws a side of the auditor's second and third screens in the audits on one given pair below
-(defaults 2 000 and 10 000, at each of audit_claim's (ε, δ) points): the screens rank candidate
-pairs, and there is one, so they choose nothing; at their defaults they were most of the draws
-(for OpenDP, a library call each)."""
-
-
-@pytest.fixture
-def one_pair_screens(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The auditor's screens of a single given pair shrunk to :data:`ONE_PAIR_SCREEN` draws."""
-    from dpquant.audit.pipeline import stage2_screening
-
-    monkeypatch.setattr(stage2_screening, "MIDSCREEN_SAMPLES", ONE_PAIR_SCREEN)
-    monkeypatch.setattr(stage2_screening, "RESCREEN_SAMPLES", ONE_PAIR_SCREEN)
 
 
 def claim_audited(mech, samples: int, pairs=None):
