@@ -9,13 +9,17 @@ published lower bounds (logistic regression, neural network; at claimed ε = 0.1
 200 M final samples) and where StatDP's curve at ε0 = 0.7 leaves rejection. To compare ε_lb with
 DP-Sniper's in its own setting: ``--epsilons 0.1 --alpha 0.1 --samples 15000000 --tighten``. The
 last lines check the issue's acceptance: every incorrect mechanism flagged within 2·10⁶ draws and
-60 s, no correct one flagged.
+60 s, no correct one flagged; the exit status is 1 when an incorrect mechanism is missed or a
+correct one flagged (``tests/audit/suites/test_classic_run.py`` runs a smoke subset of the rows at
+a tenth of the draws; ``tests/benchmarks/test_bench_auditor_suite.py`` runs this on two rows).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
+from collections.abc import Sequence
 
 from dpquant.audit.suites.classic import SUITE, entry
 from dpquant.audit.suites.classic.published import DPSNIPER, STATDP
@@ -55,7 +59,15 @@ def _row(run: SuiteRun) -> str:
     )
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
+    """Audit the rows, print the table and the acceptance lines.
+
+    Args:
+        argv: The command line's arguments (None: ``sys.argv[1:]``).
+
+    Returns:
+        1 when an incorrect mechanism was missed or a correct one flagged, else 0.
+    """
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.5, 1.0])
     parser.add_argument("--samples", type=int, default=SUITE_SAMPLES)
@@ -65,7 +77,7 @@ def main() -> None:
     parser.add_argument(
         "--tighten", action="store_true", help="full budget for every finalist (tightest bound)"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     entries = SUITE if not args.only else tuple(entry(n) for n in args.only)
     header = (
         f"{'mechanism':28} {'eps':>4} {'status':>9} {'true':>7} {'verdict':>9} {'eps_lb':>7} "
@@ -107,7 +119,8 @@ def main() -> None:
             and r.epsilon_lb < max(DPSNIPER[r.name].lr, DPSNIPER[r.name].nn)
         ]
         print(f"eps_lb below DP-Sniper's (at 0.1): {below}")
+    return 1 if missed or false_alarms else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -38,10 +38,21 @@ def installed(name: str) -> None:
         pytest.skip(str(exc))
 
 
+ONE_PAIR_SCREEN = 100
+"""Draws a side of the auditor's second and third screens in these tests (defaults 2 000 and
+10 000): the screens rank candidate pairs, and here there is one, so they choose nothing; at their
+defaults they were most of each test's draws (a library call each)."""
+
+
 @pytest.fixture
 def on_one_pair(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """The real auditor, on one neighbouring pair in [10, 20] (of the claim's relation) instead
-    of its search; records the mechanism and the name the command line passed it."""
+    of its search, its screens of that one pair shrunk to :data:`ONE_PAIR_SCREEN` draws a side;
+    records the mechanism and the name the command line passed it."""
+    from dpquant.audit.pipeline import stage2_screening
+
+    monkeypatch.setattr(stage2_screening, "MIDSCREEN_SAMPLES", ONE_PAIR_SCREEN)
+    monkeypatch.setattr(stage2_screening, "RESCREEN_SAMPLES", ONE_PAIR_SCREEN)
     real = dpquant.audit.audit_mechanism
     seen: dict[str, Any] = {}
 

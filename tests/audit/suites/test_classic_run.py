@@ -1,7 +1,11 @@
 """dpquant/audit/suites/classic/run.py: the classic benchmark audited with the auditor's own search. A seeded
 smoke subset of ``benchmarks/bench_auditor_suite.py`` (the whole suite at ε = 0.5 and 1 takes
-about two and a half minutes there): incorrect mechanisms flagged within the issue's budget of
-2·10⁶ draws, correct ones not flagged, every bound below the true ε where it is known."""
+about two and a half minutes there, at the suite's 300 000 draws a side, and exits 1 when an
+incorrect mechanism is missed or a correct one flagged): incorrect mechanisms flagged within the
+issue's budget of 2·10⁶ draws, correct ones not flagged, every bound below the true ε where it is
+known. The smoke runs at :data:`SMOKE_SAMPLES` draws a side, a tenth of the suite's; SVT34Parallel
+needs the suite's (at 30 000 its bound is 0.40 < 0.5, and its audit spends most of its 45 s in
+the search's classifier fits whatever the size), so it is checked by the benchmark only."""
 
 from __future__ import annotations
 
@@ -18,10 +22,13 @@ SMOKE_INCORRECT = (
     "ReportNoisyMax4",
     "SparseVectorTechnique5",
     "SparseVectorTechnique6",
-    "SVT34Parallel",
     "PrefixSum",
 )
 SMOKE_CORRECT = ("LaplaceMechanism", "NoisyHist1", "ReportNoisyMax1", "OneTimeRappor")
+SMOKE_SAMPLES = 30_000
+"""Draws a side of the smoke's final rounds (the suite's: 300 000). A correct mechanism is
+flagged with probability below α = 1e-6 at any size; each incorrect one of the smoke is flagged
+at this size with seed 0 (ε_lb 0.59 to 3.5 against the claim 0.5)."""
 
 
 def test_statuses_follow_the_true_epsilon_and_the_literature() -> None:
@@ -47,7 +54,7 @@ def test_a_run_is_as_expected_when_flagged_exactly_if_incorrect() -> None:
 @pytest.mark.audit
 @pytest.mark.parametrize("name", SMOKE_INCORRECT)
 def test_incorrect_mechanisms_of_the_benchmark_are_flagged_within_the_budget(name) -> None:
-    run = run_entry(entry(name), 0.5, seed=0)
+    run = run_entry(entry(name), 0.5, seed=0, samples=SMOKE_SAMPLES)
     assert run.violation and run.draws <= DRAW_LIMIT, run
     true = run.true_epsilon
     assert true is None or run.epsilon_lb <= true, run
@@ -56,7 +63,7 @@ def test_incorrect_mechanisms_of_the_benchmark_are_flagged_within_the_budget(nam
 @pytest.mark.audit
 @pytest.mark.parametrize("name", SMOKE_CORRECT)
 def test_correct_mechanisms_of_the_benchmark_are_not_flagged(name) -> None:
-    run = run_entry(entry(name), 0.5, seed=0)
+    run = run_entry(entry(name), 0.5, seed=0, samples=SMOKE_SAMPLES)
     assert not run.violation and run.epsilon_lb <= 0.5, run
     assert run.true_epsilon is not None and math.isfinite(run.true_epsilon)
 
