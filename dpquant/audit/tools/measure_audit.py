@@ -37,6 +37,7 @@ Events are chosen for the (ε*, δ*) points, not ranked in the claim's measure; 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from concurrent.futures import Executor
@@ -277,25 +278,20 @@ def _curves(
 # -- the black-box part ------------------------------------------------------------------------------
 
 
-_EPSILON_MEMO: dict[tuple[Any, float, int], float | None] = {}
-
-
 def _epsilon_where(claim: AnyClaim, delta: float) -> float | None:
     """:func:`_least_epsilon`, memoised per (hashable claim, δ, working precision): a function of
     these alone that costs about 60 evaluations of the claim's profile (issue 39)."""
-    key = (claim, delta, mpmath.mp.prec)
     try:
-        hash(key)
-    except TypeError:  # an unhashable claim
-        return _least_epsilon(claim, delta)
-    if key not in _EPSILON_MEMO:
-        _EPSILON_MEMO[key] = _least_epsilon(claim, delta)
-    return _EPSILON_MEMO[key]
+        return _least_epsilon(claim, delta, mpmath.mp.prec)
+    except TypeError:  # an unhashable claim: computed, not memoised
+        return _least_epsilon.__wrapped__(claim, delta, mpmath.mp.prec)
 
 
-def _least_epsilon(claim: AnyClaim, delta: float) -> float | None:
+@functools.lru_cache(maxsize=256)
+def _least_epsilon(claim: AnyClaim, delta: float, precision: int) -> float | None:
     """The least ε with δ_c(ε) <= δ (bisection on the nonincreasing profile), or None when
-    δ_c(0) <= δ already (no ε > 0 is needed) or δ_c never comes down to δ below ε = 2^20."""
+    δ_c(0) <= δ already (no ε > 0 is needed) or δ_c never comes down to δ below ε = 2^20.
+    ``precision`` (mpmath's, in bits) is part of the memo's key only."""
     if claim_delta_at(claim, 0.0) <= delta:
         return None
     lo, hi = 0.0, 1.0

@@ -215,7 +215,7 @@ def test_the_least_epsilon_of_a_claim_is_searched_once_per_claim_and_delta(monke
         return real(claim, epsilon)
 
     monkeypatch.setattr(measure_audit, "claim_delta_at", counted)
-    monkeypatch.setattr(measure_audit, "_EPSILON_MEMO", {})
+    measure_audit._least_epsilon.cache_clear()
     claim = GDPClaim(0.7, adjacency="add_remove")  # a profile that is cheap to evaluate
     first = proxy_points(claim)
     searched = len(calls)
