@@ -30,7 +30,7 @@ test:
 
 # the quick loop for day-to-day work (at most 2 minutes on 2 cores, notes/benchmarks.md): lint,
 # the import contracts, then the type check beside every test neither marked slow, audit or
-# packaging nor recorded over 0.2 s in tests/durations.json (`pytest --quick`, conftest.py), which
+# packaging nor recorded over 0.1 s in tests/durations.json (`pytest --quick`, conftest.py), which
 # fails when a package of dpquant had no test of its own run and names the tests that took over
 # 2 s. `make test` runs everything.
 check: $(STAMP)

@@ -51,7 +51,7 @@ def rng() -> np.random.Generator:
 
 QUICK_MARKS = ("slow", "audit", "packaging")
 QUICK_LIMIT = 2.0
-QUICK_TEST_SECONDS = 0.2
+QUICK_TEST_SECONDS = 0.1
 RECORD_FLOOR = 0.05
 _ROOT = Path(__file__).resolve().parent
 DURATIONS = _ROOT / "tests" / "durations.json"
