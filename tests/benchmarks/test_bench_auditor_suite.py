@@ -4,28 +4,10 @@ that it cannot rot: its rows, its acceptance lines and its exit status."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+from benchmark_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_auditor_suite", ROOT / "benchmarks" / "bench_auditor_suite.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load()
+bench = load_script("bench_auditor_suite")
 
 
 def test_two_rows_at_20000_draws_flag_the_incorrect_one_and_exit_0(

@@ -3,27 +3,12 @@ from two lists of timings taken in the same turns; a figure from elsewhere is te
 
 from __future__ import annotations
 
-import importlib.util
 import statistics
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from benchmark_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "_interleave", ROOT / "benchmarks" / "_interleave.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-interleave_module = _load()
+interleave_module = load_script("_interleave")
 
 
 def test_ratio_is_the_ratio_of_the_medians_of_two_measured_lists() -> None:

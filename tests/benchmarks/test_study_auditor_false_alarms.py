@@ -3,25 +3,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+from benchmark_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    path = ROOT / "benchmarks" / "study_auditor_false_alarms.py"
-    spec = importlib.util.spec_from_file_location("study_auditor_false_alarms", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-study = _load()
+study = load_script("study_auditor_false_alarms")
 
 
 def test_the_study_passes_on_two_seeds_of_randomized_response(capsys) -> None:

@@ -3,28 +3,14 @@ the entries it is given and exits 0, and a failing entry is a FAILED row and exi
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _study() -> ModuleType:
-    path = ROOT / "benchmarks" / "study_fuzz_random.py"
-    spec = importlib.util.spec_from_file_location("study_fuzz_random", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmark_scripts import load_script
 
 
 def test_the_study_runs_the_named_entries_and_passes_them(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    study = _study()
+    study = load_script("study_fuzz_random")
     names = ["check_int", "RandomizedResponse.sample"]
     assert study.main(["--examples", "3", "--only", ",".join(names)]) == 0
     out = capsys.readouterr().out
@@ -34,7 +20,7 @@ def test_the_study_runs_the_named_entries_and_passes_them(
 
 
 def test_an_entry_that_raises_another_exception_is_a_failed_row() -> None:
-    study = _study()
+    study = load_script("study_fuzz_random")
     from harness import Entry
 
     def broken(x: float) -> float:

@@ -3,28 +3,14 @@ its table has every row, a vacuous bound fails its row, and coverage holds."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _study() -> ModuleType:
-    path = ROOT / "benchmarks" / "study_partition_coverage.py"
-    spec = importlib.util.spec_from_file_location("study_partition_coverage", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmark_scripts import load_script
 
 
 def test_the_study_prints_every_row_and_fails_the_vacuous_ones_at_four_draws(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    study = _study()
+    study = load_script("study_partition_coverage")
     code = study.main(["--n", "4"])
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith(("renyi", "zcdp"))]
@@ -37,7 +23,7 @@ def test_the_study_prints_every_row_and_fails_the_vacuous_ones_at_four_draws(
 
 def test_the_study_sums_probabilities_over_every_pair_of_count_vectors() -> None:
     """The failure and positive probabilities are probabilities; the zCDP bound covers."""
-    study = _study()
+    study = load_script("study_partition_coverage")
     failure, positive = study.renyi_coverage(4, 0.5, float("inf"))
     assert 0.0 <= failure <= 0.5 and 0.0 <= positive <= 1.0
     assert study.zcdp_coverage(4, 0.3, 0.0) <= 0.3

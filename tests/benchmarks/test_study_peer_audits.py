@@ -4,28 +4,10 @@ exit status, and the options it refuses."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+from benchmark_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "study_peer_audits", ROOT / "benchmarks" / "study_peer_audits.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-study = _load()
+study = load_script("study_peer_audits")
 
 
 def test_the_validations_at_100_draws_a_data_set_hold_and_print_one_row_each(

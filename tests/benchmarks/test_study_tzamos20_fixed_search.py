@@ -4,23 +4,9 @@ it cannot rot."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
+from benchmark_scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    path = ROOT / "benchmarks" / "study_tzamos20_fixed_search.py"
-    spec = importlib.util.spec_from_file_location("study_tzamos20_fixed_search", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-study = _load()
+study = load_script("study_tzamos20_fixed_search")
 
 
 def test_the_search_passes_on_a_few_examples(capsys) -> None:
@@ -38,4 +24,3 @@ def test_a_counterexample_fails_the_study(monkeypatch, capsys) -> None:
     monkeypatch.setattr(study, "search", found)
     assert study.main(["--examples", "5"]) == 1
     assert "FAIL: counterexample" in capsys.readouterr().out
-
