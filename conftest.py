@@ -7,9 +7,18 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pytest
-from hypothesis import HealthCheck, settings
+# One BLAS thread per test process, set before numpy loads (the xdist workers inherit it): `make
+# test` already runs one process per core, and OpenBLAS's default of one thread per core then puts
+# two spinning threads on each core. The classifier's Newton steps (a Hessian over 10^5 draws) took
+# 43 s with two threads against 19 s with one in test_audit_relations' sparse-vector test, and 40
+# such Hessians in two processes side by side 55 s against 5 s (notes/benchmarks.md, "One BLAS
+# thread per test process"). The results are the same (the golden reports pass with either).
+for _blas in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_blas, "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile(
     "ci",
