@@ -96,10 +96,28 @@ def is_quick(item: pytest.Item, durations: dict[str, float]) -> bool:
     return durations.get(item.nodeid, 0.0) <= QUICK_TEST_SECONDS
 
 
+def heaviest_files_first(items: list[pytest.Item], durations: dict[str, float]) -> list[pytest.Item]:
+    """``items`` with whole test files in order of their recorded seconds, the longest first (a
+    file's tests stay together and in their order; files of equal seconds keep theirs).
+
+    Why: pytest-xdist's work stealing hands an idle worker the *last* tests queued on the other
+    one, and a test already running cannot be shared. In path order the wheel test (42 s), the
+    site's browser tests and the proofs' slowest checks came near the end, where one worker could
+    be left on them while the other had nothing to do; longest first, the tests left at the end
+    are the short ones."""
+    seconds: dict[str, float] = {}
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        seconds[path] = seconds.get(path, 0.0) + durations.get(item.nodeid, 0.0)
+    return sorted(items, key=lambda item: -seconds[item.nodeid.split("::")[0]])
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    durations = recorded_durations()
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: every worker sorts alike
+        items[:] = heaviest_files_first(items, durations)
     if not config.getoption("--quick"):
         return
-    durations = recorded_durations()
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:

@@ -94,3 +94,21 @@ def test_every_recorded_test_names_a_test_file_of_the_repository(quick: ModuleTy
     assert recorded, "tests/durations.json is missing or empty: run `make durations`"
     files = {nodeid.split("::")[0] for nodeid in recorded}
     assert all((ROOT / f).is_file() for f in files), sorted(f for f in files if not (ROOT / f).is_file())
+
+
+def test_xdist_workers_get_whole_files_longest_first_each_in_its_own_order(
+    quick: ModuleType,
+) -> None:
+    ids = [
+        "tests/a.py::t1", "tests/a.py::t2", "tests/b.py::t1", "tests/c.py::t[1]",
+        "tests/c.py::t[2]", "tests/d.py::t", "tests/b.py::t2",
+    ]  # fmt: skip
+    durations = {"tests/a.py::t1": 1.0, "tests/b.py::t1": 3.0, "tests/b.py::t2": 0.5,
+                 "tests/c.py::t[2]": 2.0}  # fmt: skip
+    order = [i.nodeid for i in quick.heaviest_files_first([_Item(n) for n in ids], durations)]
+    # b (3.5 s, its tests together and in their order), c (2 s), a (1 s), d (not recorded)
+    assert order == [
+        "tests/b.py::t1", "tests/b.py::t2", "tests/c.py::t[1]", "tests/c.py::t[2]",
+        "tests/a.py::t1", "tests/a.py::t2", "tests/d.py::t",
+    ]  # fmt: skip
+    assert quick.heaviest_files_first([], durations) == []
