@@ -89,10 +89,11 @@ def test_the_fitted_count_is_fitted_on_the_first_half_and_counted_on_the_second(
         assert e.projection == expected
         assert (na[i], nb[i]) == (20_000, 20_000)
         assert (ka[i], kb[i]) == (e.indicator(a2).sum(), e.indicator(b2).sum())
-    # on the held-out half the laws are one: no fitted event's counts differ by 5 sigma
+    # on the held-out half the laws are one: no fitted event's counts differ by 7 sigma (about
+    # 1e-12 an event; the variance bound (pa + pb)/n is conservative)
     pa, pb = ka[fitted] / 20_000, kb[fitted] / 20_000
     sigma = np.sqrt(np.maximum(pa + pb, 1e-9) / 20_000)
-    assert np.all(np.abs(pa - pb) < 5 * sigma + 1e-12)
+    assert np.all(np.abs(pa - pb) < 7 * sigma + 1e-12)
 
 
 def test_on_parallel_laplace_copies_the_fitted_count_beats_every_other_event() -> None:
