@@ -89,6 +89,7 @@ def run(
     seconds = time.perf_counter() - start
     witness = report.to_dict().get("witness") or {}
     event = (witness.get("event") or {}).get("description", "none")
+    pair = (witness.get("data"), witness.get("data_prime"))
     return {
         "seconds": seconds,
         "draws": report.samples_used,
@@ -96,9 +97,18 @@ def run(
         "bound": report.epsilon_lower_bound,
         "ratio": report.epsilon_lower_bound / epsilon,
         "event": event,
+        "shift": _shift(pair),
         "verdict": report.verdict,
         "load": (load_before, os.getloadavg()[0]),
     }
+
+
+def _shift(pair: tuple[Any, Any]) -> float:
+    """How much the witness pair moves the clipped sum (1 at most: a whole record)."""
+    if pair[0] is None or pair[1] is None:
+        return float("nan")
+    d0, d1 = (np.clip(np.asarray(d, dtype=float), 0, 1).sum() for d in pair)
+    return float(abs(d0 - d1))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -129,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  seconds: {r['seconds']:.1f}")
     print(f"  draws: {r['draws']} (by stage: {r['by_stage']})")
     print(f"  eps_lb: {r['bound']:.4f}  eps_lb/eps: {r['ratio']:.3f}  verdict: {r['verdict']}")
-    print(f"  winning event: {r['event']}")
+    print(f"  winning event: {r['event']} (the witness pair moves the sum by {r['shift']:g})")
     failures = []
     if r["ratio"] < args.min_ratio:
         failures.append(f"eps_lb/eps {r['ratio']:.3f} < {args.min_ratio:g}")

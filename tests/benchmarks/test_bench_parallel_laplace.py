@@ -31,7 +31,7 @@ def test_a_missed_target_fails_the_benchmark(monkeypatch, capsys) -> None:
     named (the audit's figures stubbed: the failure path is the script's, not the auditor's)."""
     figures = {
         "seconds": 200.0, "draws": 4_000_000, "by_stage": {}, "bound": 0.1, "ratio": 0.2,
-        "event": "sum(y) in (0, 1]", "verdict": "no violation found", "load": (1.0, 1.0),
+        "event": "sum(y) in (0, 1]", "shift": 1.0, "verdict": "no violation found", "load": (1.0, 1.0),
     }  # fmt: skip
     monkeypatch.setattr(bench, "run", lambda *args: figures)
     assert bench.main(["--copies", "3"]) == 1
