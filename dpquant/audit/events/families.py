@@ -13,7 +13,8 @@ Families (``notes/auditor.md``, "Design" and "Decisions" 7):
   coordinate, each pairwise difference, and the whole vector's sum, maximum and minimum (StatDP's
   post-processings of a vector output: Ding et al., CCS 2018, Sec. 4; DP-Sniper's StatDP
   baseline adds them), and the count of coordinates on D's side of the midpoints between D's and
-  D''s values;
+  D''s values, or between the medians of the draws on D and on D' (fitted on half of the
+  selection draws and counted on the other half, as the scores are);
 * float lattices (``lattice=True``, the auditor's ``float_lattice`` option): an interval of one
   coordinate intersected with "not a multiple of 2^-K", for the few most common lattice exponents
   K of the pooled draws. A float sampler that computes its output by different arithmetic on two
@@ -39,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from dpquant.audit.events.grids import grid as _grid
-from dpquant.audit.events.grids import lattice_exponent, quantile_levels
+from dpquant.audit.events.grids import grid_of_sorted, lattice_exponent, quantile_levels
 from dpquant.audit.events.projections import (
     Projection,
+    fitted_midpoint_count,
     midpoint_count,
     project,
     projection_name,
@@ -239,7 +240,7 @@ def _interval_candidates(
 ) -> tuple[Sequence[Event], np.ndarray, np.ndarray]:
     """All intervals between grid points, with their counts on both samples (vectorised)."""
     za, zb = np.sort(za[~np.isnan(za)]), np.sort(zb[~np.isnan(zb)])
-    grid = _grid(np.concatenate([za, zb]))
+    grid = grid_of_sorted(za, zb)
     ca = np.searchsorted(za, grid, side="right")
     cb = np.searchsorted(zb, grid, side="right")
     ca[0] = cb[0] = 0
@@ -310,13 +311,16 @@ is among (the whole selection sample, or its held-out half for a fitted score)."
 class Families:
     """What the candidate events may use beyond the draws: the pair's ``data`` (for the "output
     equals a data value" events), the exact log-likelihood ratio ``llr`` (its level sets), and
-    ``lattice`` (the float-lattice family), and ``classifier`` (a logistic regression's level
-    sets, :func:`dpquant.audit.events.scores.classifier_score`; on by default)."""
+    ``lattice`` (the float-lattice family), ``classifier`` (a logistic regression's level
+    sets, :func:`dpquant.audit.events.scores.classifier_score`; on by default) and
+    ``fitted_count`` (the signed midpoint count about the medians of the draws,
+    :func:`dpquant.audit.events.projections.fitted_midpoint_count`; on by default)."""
 
     data: Sequence[np.ndarray] = ()
     llr: Callable[[np.ndarray], np.ndarray] | None = None
     lattice: bool = False
     classifier: bool = True
+    fitted_count: bool = True
 
 
 def candidate_events(a: Outputs, b: Outputs, families: Families = Families()) -> Counted:
@@ -380,6 +384,10 @@ def candidate_events(a: Outputs, b: Outputs, families: Families = Families()) ->
     if a.width == b.width and fit_a.numeric.any() and fit_b.numeric.any() and len(held_a):
         score = histogram_score(fit_a, fit_b)
         add(*_likelihood_ratio_candidates(held_a, held_b, score, "histogram_ratio", width), held)
+        count = fitted_midpoint_count(fit_a, fit_b) if families.fitted_count else None
+        if count is not None:  # the midpoint count on records, whose answers are not known
+            za, zb = project(held_a, count), project(held_b, count)
+            add(*_interval_candidates(za, zb, count, width), held)
         if width >= 3:  # cumulative outputs (prefix sums, running counts): their increments
             steps = increments_score(fit_a, fit_b)
             add(
@@ -509,7 +517,7 @@ def score_events(
     )
     pa = np.asarray(ka, dtype=float) / np.broadcast_to(np.asarray(na, dtype=float), len(events))
     pb = np.asarray(kb, dtype=float) / np.broadcast_to(np.asarray(nb, dtype=float), len(events))
-    order = np.argsort(-both, kind="stable")[:top]
+    order = _best_first(both, top)
     m = len(events)
     out = []
     for k in order:
@@ -517,6 +525,15 @@ def score_events(
         p0, p1 = (pa[i], pb[i]) if forward else (pb[i], pa[i])
         out.append(Scored(events[i], forward, float(both[k]), float(p0), float(p1)))
     return out
+
+
+def _best_first(scores: np.ndarray, top: int) -> np.ndarray:
+    """The indices of the ``top`` largest scores, the first of equal ones first (a stable sort
+    of −scores, NaN last; for ``top`` = 1 without NaN, the first maximum: the same index without
+    sorting millions of scores)."""
+    if top == 1 and scores.size and not np.isnan(scores).any():
+        return np.array([int(np.argmax(scores))])
+    return np.argsort(-scores, kind="stable")[:top]
 
 
 def best_event(

@@ -30,6 +30,31 @@ def grid(pooled: np.ndarray) -> np.ndarray:
     return np.concatenate([[-np.inf], inner, [np.inf]])
 
 
+def grid_of_sorted(za: np.ndarray, zb: np.ndarray) -> np.ndarray:
+    """:func:`grid` of the pooled draws of two sorted samples without NaN: the same points,
+    faster. The two runs are merged, so that the distinct values are read off the merge and the
+    quantiles cost a partition of sorted data (several times faster than of unsorted; the
+    interval events' grids were a third of the selection's time on a 20-coordinate output,
+    ``notes/auditor.md``, "Issue 39: the parallel Laplace on its records"). Draws holding a zero
+    take :func:`grid` itself: −0.0 and 0.0 are one value but two doubles, and which of them a
+    grid point is must not depend on the order of the draws."""
+    pooled = np.concatenate([za, zb])
+    if np.any(pooled == 0):
+        return grid(pooled)
+    pooled.sort(kind="stable")  # two sorted runs: a merge
+    pooled = pooled[np.isfinite(pooled)]
+    if pooled.size == 0:
+        return np.array([-np.inf, np.inf])
+    first = np.empty(pooled.size, dtype=bool)
+    first[0] = True
+    np.not_equal(pooled[1:], pooled[:-1], out=first[1:])
+    if np.count_nonzero(first) <= EXACT_GRID_LIMIT:
+        inner = pooled[first]
+    else:
+        inner = np.unique(np.quantile(pooled, quantile_levels(pooled.size), method="lower"))
+    return np.concatenate([[-np.inf], inner, [np.inf]])
+
+
 def quantile_levels(n: int) -> np.ndarray:
     """The quantile levels of a grid on ``n`` pooled draws: :data:`GRID_POINTS` + 1 uniform
     ones and the tail levels (:func:`tail_levels`)."""
@@ -71,6 +96,7 @@ __all__ = [
     "GRID_POINTS",
     "TAIL_COUNT",
     "grid",
+    "grid_of_sorted",
     "lattice_exponent",
     "quantile_levels",
     "tail_levels",

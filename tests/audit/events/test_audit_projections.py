@@ -97,14 +97,15 @@ def test_the_selection_chooses_the_count_of_parallel_copies_over_any_sum_or_coor
     """Twelve Laplace(24) copies of one count (pair [1], [0]; 1/24 per copy, 0.5 in all), as
     LaplaceParallel at a larger ε: 100 000 selection draws a side. Told the data, the selection
     chooses an interval of the midpoint count, which promises more than the best event without it
-    (the sum, the extremes, a coordinate, a difference)."""
+    or its fitted version (the sum, the extremes, a coordinate, a difference; the fitted count is
+    tests/audit/events/test_audit_fitted_count.py's)."""
     rng = np.random.default_rng(5)
     d0, d1 = np.array([1.0]), np.array([0.0])
     n = 100_000
     a = _outputs(1.0 + rng.laplace(scale=24.0, size=(n, 12)))
     b = _outputs(rng.laplace(scale=24.0, size=(n, 12)))
     told = best_event(a, b, 2_000_000, 0.0, 1e-6, Families((d0, d1)))
-    blind = best_event(a, b, 2_000_000, 0.0, 1e-6, Families())
+    blind = best_event(a, b, 2_000_000, 0.0, 1e-6, Families(fitted_count=False))
     assert told.event.projection and told.event.projection[0] == "midcount"
     assert told.expected > blind.expected + 0.05
 
