@@ -20,14 +20,7 @@ def grid(pooled: np.ndarray) -> np.ndarray:
     value when there are at most :data:`EXACT_GRID_LIMIT`, else :data:`GRID_POINTS` + 1 uniform
     quantiles and the tail levels (:func:`tail_levels`), then +inf."""
     pooled = pooled[np.isfinite(pooled)]
-    if pooled.size == 0:
-        return np.array([-np.inf, np.inf])
-    distinct = np.unique(pooled)
-    if distinct.size <= EXACT_GRID_LIMIT:
-        inner = distinct
-    else:
-        inner = np.unique(np.quantile(pooled, quantile_levels(pooled.size), method="lower"))
-    return np.concatenate([[-np.inf], inner, [np.inf]])
+    return _points(pooled, np.unique(pooled))
 
 
 def grid_of_sorted(za: np.ndarray, zb: np.ndarray) -> np.ndarray:
@@ -43,13 +36,18 @@ def grid_of_sorted(za: np.ndarray, zb: np.ndarray) -> np.ndarray:
         return grid(pooled)
     pooled.sort(kind="stable")  # two sorted runs: a merge
     pooled = pooled[np.isfinite(pooled)]
+    first = np.ones(pooled.size, dtype=bool)
+    np.not_equal(pooled[1:], pooled[:-1], out=first[1:])
+    return _points(pooled, pooled[first])
+
+
+def _points(pooled: np.ndarray, distinct: np.ndarray) -> np.ndarray:
+    """The grid of the finite pooled draws ``pooled`` whose distinct values, sorted, are
+    ``distinct`` (:func:`grid`)."""
     if pooled.size == 0:
         return np.array([-np.inf, np.inf])
-    first = np.empty(pooled.size, dtype=bool)
-    first[0] = True
-    np.not_equal(pooled[1:], pooled[:-1], out=first[1:])
-    if np.count_nonzero(first) <= EXACT_GRID_LIMIT:
-        inner = pooled[first]
+    if distinct.size <= EXACT_GRID_LIMIT:
+        inner = distinct
     else:
         inner = np.unique(np.quantile(pooled, quantile_levels(pooled.size), method="lower"))
     return np.concatenate([[-np.inf], inner, [np.inf]])
