@@ -99,6 +99,8 @@ def run(
         "event": event,
         "shift": _shift(pair),
         "verdict": report.verdict,
+        "looked": report.inconclusive is None and report.timed_out is None,
+        "flagged": report.violation,
         "load": (load_before, os.getloadavg()[0]),
     }
 
@@ -141,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  eps_lb: {r['bound']:.4f}  eps_lb/eps: {r['ratio']:.3f}  verdict: {r['verdict']}")
     print(f"  winning event: {r['event']} (the witness pair moves the sum by {r['shift']:g})")
     failures = []
+    if r["flagged"] or not r["looked"]:  # a correct mechanism: flagged, or not audited, fails
+        failures.append(f"verdict {r['verdict']}")
     if r["ratio"] < args.min_ratio:
         failures.append(f"eps_lb/eps {r['ratio']:.3f} < {args.min_ratio:g}")
     if r["seconds"] > args.max_seconds:

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from benchmark_scripts import load_script
 
+from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
+
 bench = load_script("bench_audit")
 
 
@@ -21,7 +23,7 @@ def test_the_seed_study_exits_1_when_fewer_than_99_percent_reach_the_tightness(
     assert bench.main(args) == 1
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith("EM median eps=0.5: tightness >= 0.8 on 0/2 seeds (0..1)")
-    assert line.endswith("FAIL (target 99%)")
+    assert line.endswith("0 flagged; FAIL (target 99%, none flagged)")
 
 
 def test_the_seed_study_passes_when_every_seed_is_tight_and_the_leak_is_found(
@@ -29,7 +31,8 @@ def test_the_seed_study_passes_when_every_seed_is_tight_and_the_leak_is_found(
 ) -> None:
     def tight(mech: Any, **kwargs: Any) -> SimpleNamespace:
         eps = getattr(mech, "epsilon", 1.0)
-        return SimpleNamespace(epsilon_lower_bound=0.9 * eps, samples_used=7, violation=True)
+        leak = not isinstance(mech, ExponentialQuantile)  # the multi-quantile leak is flagged
+        return SimpleNamespace(epsilon_lower_bound=0.9 * eps, samples_used=7, violation=leak)
 
     monkeypatch.setattr(bench, "audit_mechanism", tight)
     args = ["--study-only", "--budget", "100000", "--seeds", "3", "--first-seed", "5"]
@@ -41,6 +44,21 @@ def test_the_seed_study_passes_when_every_seed_is_tight_and_the_leak_is_found(
         "multi_quantile_full_budget",
     ]
     assert all("3/3 seeds" in line for line in lines) and "(5..7)" in lines[0]
+
+
+def test_the_seed_study_fails_when_an_audit_flags_the_correct_em_median(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tight bounds that come with a violation are false alarms on an ε-DP mechanism: exit 1."""
+
+    def alarm(mech: Any, **kwargs: Any) -> SimpleNamespace:
+        return SimpleNamespace(epsilon_lower_bound=1.2, samples_used=7, violation=True)
+
+    monkeypatch.setattr(bench, "audit_mechanism", alarm)
+    args = ["--study-only", "--budget", "100000", "--seeds", "2", "--epsilons", "1", "--no-leak"]
+    assert bench.main(args) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert "on 2/2 seeds" in line and line.endswith("2 flagged; FAIL (target 99%, none flagged)")
 
 
 def test_the_study_only_run_needs_a_budget_and_seeds(capsys: pytest.CaptureFixture[str]) -> None:
