@@ -6,7 +6,9 @@ most :data:`dpquant.audit.pipeline.budget.SELECT_MAX`), on which the best event 
 best :data:`dpquant.audit.pipeline.plan.CARRIED` (one when tightening, ranked by its event counted on fresh
 *ranking* draws) get fresh *evaluation* draws, and
 ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
-(:func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`). First on an eighth of the planned budget, then,
+(:func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`); with ``max_draws`` and a pure claim,
+the event is counted among Poisson numbers of the draws and bounded given its total count
+(:func:`poissonized`). First on an eighth of the planned budget, then,
 unless that already shows a violation, on all of it. The evaluation draws are counted block by
 block (:data:`EVAL_BLOCK`), so an audit's memory does not grow with its budget (DP-Sniper's
 2·10^8 final draws per input fit). Everything before the evaluation draws, however adaptive,
@@ -41,6 +43,7 @@ from dpquant.audit.pipeline.context import (
     JobPair,
     pair_jobs,
 )
+from dpquant.audit.pipeline.draws import chunk_rng
 from dpquant.audit.report.findings import (
     BlackboxFindings,
     ConformanceCheck,
@@ -54,7 +57,12 @@ from dpquant.audit.statistics.bounds import (
     epsilon_lower_bound,
     event_ratio_interval,
     expected_bound,
-    )
+)
+from dpquant.audit.statistics.poisson_counts import (
+    poisson_epsilon_lower_bound,
+    poisson_ratio_interval,
+    poisson_sizes,
+)
 from dpquant.audit.statistics.power import PairPower
 from dpquant.reference.conformance import check_sampler
 from dpquant.reference.distributions import DiscreteLaw, GridLaw, PiecewiseLogLinear, ProductLaw
@@ -229,15 +237,27 @@ PairCount = tuple[tuple[int, int], tuple[Outputs, Outputs]]
 side's draws."""
 
 
-def _count_hits(ctx: AuditContext, pairs: list[JobPair], events: list[Event]) -> list[PairCount]:
+def _count_hits(
+    ctx: AuditContext,
+    pairs: list[JobPair],
+    events: list[Event],
+    limits: list[tuple[int, int]] | None = None,
+) -> list[PairCount]:
     """How many draws of each pair's jobs (on D, on D') fall in its event (``events``, one per
-    pair), counted block by block (:data:`EVAL_BLOCK`), and the first block of each side."""
+    pair), counted block by block (:data:`EVAL_BLOCK`) among the first ``limits`` draws of each
+    side (all by default), and the first block of each side."""
     hits = [[0, 0] for _ in pairs]
+    seen = [[0, 0] for _ in pairs]
+    ends = limits or [(p[0][1], p[1][1]) for p in pairs]
     kept: list[list[Outputs | None]] = [[None, None] for _ in pairs]
     for block in ctx.draw_blocks(pairs, EVAL_BLOCK):
-        for counts, first, event, outs in zip(hits, kept, events, block, strict=True):
+        for counts, done, end, first, event, outs in zip(
+            hits, seen, ends, kept, events, block, strict=True
+        ):
             for side, out in enumerate(outs):
-                counts[side] += int(np.count_nonzero(event.indicator(out))) if len(out) else 0
+                inside = event.indicator(out)[: max(0, end[side] - done[side])] if len(out) else []
+                counts[side] += int(np.count_nonzero(inside))
+                done[side] += len(out)
                 if first[side] is None:
                     first[side] = out
     return [
@@ -284,6 +304,31 @@ def _select(
     return chosen
 
 
+POISSON_TAIL_SHARE = 0.005
+"""The share of the evaluation's α that each side's Poisson count may lose to its cap (the
+draws made): λ is set so that the count exceeds them with at most this chance, and the bound is
+taken at the rest of α (:mod:`dpquant.audit.statistics.poisson_counts`)."""
+POISSON_KEY = 2
+"""The last element of the key that seeds a finalist's Poisson counts (its draws' keys end with
+the side, 0 or 1, and the chunk)."""
+
+
+def poissonized(ctx: AuditContext) -> bool:
+    """Whether the evaluation counts its draws in Poisson numbers
+    (:mod:`dpquant.audit.statistics.poisson_counts`): in an audit with ``max_draws`` of a pure-DP
+    claim. At the exponential-mechanism median's best events the fixed counts' rectangle needs
+    1.6 to 1.9 times the draws for the conditional bound (``notes/auditor.md``, "Poissonized counts");
+    the default audit keeps the fixed counts its reports have always had.
+
+    Args:
+        ctx: The audit.
+
+    Returns:
+        True for Poisson counts.
+    """
+    return ctx.max_draws is not None and ctx.claim.delta == 0
+
+
 def _evaluate(
     ctx: AuditContext, chosen: list[Chosen], carried: list[int], r: int
 ) -> tuple[list[EvaluatedCandidate], Best]:
@@ -293,25 +338,39 @@ def _evaluate(
     pairs = [
         pair_jobs(c.d0, c.d1, n, (EVAL, r, i)) for i, (c, _, n) in zip(carried, taken, strict=True)
     ]
-    counted = _count_hits(ctx, pairs, [s.event for _, s, _ in taken])
+    poisson = poissonized(ctx)
+    tail = ctx.alpha_eval * POISSON_TAIL_SHARE
+    limits = [
+        poisson_sizes(n, tail, chunk_rng(ctx.seed, (EVAL, r, i, POISSON_KEY)))
+        if poisson
+        else (n, n)
+        for i, (_, _, n) in zip(carried, taken, strict=True)
+    ]
+    counted = _count_hits(ctx, pairs, [s.event for _, s, _ in taken], limits)
     results = []
     best: Best = (-math.inf, None, None)
-    for (c, s, n), ((h0, h1), (a, b)) in zip(taken, counted, strict=True):
-        k0, k1 = (h0, h1) if s.forward else (h1, h0)
-        bound = float(epsilon_lower_bound(k0, n, k1, n, ctx.claim.delta, ctx.alpha_eval))
+    for (c, s, _), (m0, m1), ((h0, h1), (a, b)) in zip(taken, limits, counted, strict=True):
+        (k0, n0), (k1, n1) = ((h0, m0), (h1, m1)) if s.forward else ((h1, m1), (h0, m0))
+        if poisson:
+            level = ctx.alpha_eval - 2 * tail  # a capped count: module docstring of poisson_counts
+            bound = poisson_epsilon_lower_bound(k0, k1, level)
+            lo, hi = poisson_ratio_interval(k0, k1, level)
+        else:
+            bound = float(epsilon_lower_bound(k0, n0, k1, n1, ctx.claim.delta, ctx.alpha_eval))
+            lo, hi = event_ratio_interval(k0, n0, k1, n1, ctx.alpha_eval)
         pair = DataPair.of(c.d0, c.d1) if s.forward else DataPair.of(c.d1, c.d0)
-        lo, hi = event_ratio_interval(k0, n, k1, n, ctx.alpha_eval)
         entry = EvaluatedCandidate(
             round=r,
             pair=pair,
             event=s.event,
             k0=k0,
-            n0=n,
+            n0=n0,
             k1=k1,
-            n1=n,
+            n1=n1,
             epsilon_lower_bound=bound,
             event_log_ratio_ci=(lo, hi),
             selection_expected_bound=s.expected,
+            counting="poisson" if poisson else "fixed",
         )
         results.append(entry)
         if bound > best[0]:

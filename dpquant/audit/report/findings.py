@@ -37,6 +37,10 @@ WitnessSource = Literal["exact", "blackbox", "timeout"]
 evaluated event, or the hang test of a draw that overran the time limit."""
 WITNESS_SOURCES: tuple[WitnessSource, ...] = ("exact", "blackbox", "timeout")
 
+Counting = Literal["fixed", "poisson"]
+"""How an evaluation's draws were counted (:attr:`EvaluatedCandidate.counting`)."""
+COUNTINGS: tuple[Counting, ...] = ("fixed", "poisson")
+
 EXACT_NOTE = "proof by computation on the searched family only, not for all data sets"
 """What the exact stage's values prove (its findings' ``note``)."""
 
@@ -188,6 +192,11 @@ class EvaluatedCandidate:
             (:func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`).
         event_log_ratio_ci: The confidence interval of ln(p0/p1).
         selection_expected_bound: The bound the selection draws promised for the event.
+        counting: ``"fixed"`` (n0, n1 fixed; :func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`)
+            or ``"poisson"`` (n0, n1 Poisson; :mod:`dpquant.audit.statistics.poisson_counts`).
+
+    Raises:
+        ValueError: ``counting`` not in :data:`COUNTINGS`.
     """
 
     round: int
@@ -200,16 +209,21 @@ class EvaluatedCandidate:
     epsilon_lower_bound: float
     event_log_ratio_ci: tuple[float, float]
     selection_expected_bound: float
+    counting: Counting = "fixed"
+
+    def __post_init__(self) -> None:
+        if self.counting not in COUNTINGS:
+            raise ValueError(f"counting must be one of {COUNTINGS}, got {self.counting!r}")
 
     @property
     def p0_hat(self) -> float:
-        """The event's share of the draws on D."""
-        return self.k0 / self.n0
+        """The event's share of the draws on D (0 of none)."""
+        return self.k0 / self.n0 if self.n0 else 0.0
 
     @property
     def p1_hat(self) -> float:
-        """The event's share of the draws on D'."""
-        return self.k1 / self.n1
+        """The event's share of the draws on D' (0 of none)."""
+        return self.k1 / self.n1 if self.n1 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, with the shares ``p0_hat`` and ``p1_hat``."""
@@ -226,6 +240,7 @@ class EvaluatedCandidate:
             "epsilon_lower_bound": self.epsilon_lower_bound,
             "event_log_ratio_ci": list(self.event_log_ratio_ci),
             "selection_expected_bound": self.selection_expected_bound,
+            "counting": self.counting,
         }
 
 
@@ -419,6 +434,7 @@ class Witness:
         round: The black-box round.
         event_log_ratio_ci: The confidence interval of ln(p0/p1).
         selection_expected_bound: The bound the selection draws promised.
+        counting: A black-box witness's :attr:`EvaluatedCandidate.counting` (``"fixed"`` if None).
 
     Raises:
         ValueError: a ``source`` not in :data:`WITNESS_SOURCES`, or fields that do not fit it.
@@ -435,10 +451,20 @@ class Witness:
     round: int | None = None
     event_log_ratio_ci: tuple[float, float] | None = None
     selection_expected_bound: float | None = None
+    counting: Counting | None = None
 
     def __post_init__(self) -> None:
         if self.source not in WITNESS_SOURCES:
             raise ValueError(f"source must be one of {WITNESS_SOURCES}, got {self.source!r}")
+        if self.source == "blackbox" and self.counting is None:
+            object.__setattr__(self, "counting", "fixed")
+        if (self.counting is None) == (self.source == "blackbox") or (
+            self.counting is not None and self.counting not in COUNTINGS
+        ):
+            raise ValueError(
+                f"counting must be one of {COUNTINGS} for a black-box witness and None for"
+                f" another, got {self.counting!r} for {self.source!r}"
+            )
         counted = (self.event, self.k0, self.n0, self.k1, self.n1, self.epsilon_lower_bound)
         selected = (self.round, self.event_log_ratio_ci, self.selection_expected_bound)
         wanted_counted = self.source != "exact"
@@ -487,6 +513,7 @@ class Witness:
             e.round,
             e.event_log_ratio_ci,
             e.selection_expected_bound,
+            e.counting,
         )
 
     @classmethod
@@ -538,6 +565,7 @@ class Witness:
                 self.epsilon_lower_bound,
                 self.event_log_ratio_ci,
                 self.selection_expected_bound,
+                self.counting or "fixed",
             )
             return {**e.to_dict(), "source": self.source}
         return {
@@ -553,10 +581,12 @@ class Witness:
 
 
 __all__ = [
+    "COUNTINGS",
     "EXACT_NOTE",
     "WITNESS_SOURCES",
     "BlackboxFindings",
     "ConformanceCheck",
+    "Counting",
     "Data",
     "DataPair",
     "EvaluatedCandidate",

@@ -116,6 +116,8 @@ def witness_line(w: Witness | None) -> str:
     text = f"D = {short(w.data)}, D' = {short(w.data_prime)}"
     if w.event is not None:
         text += f"; event: {w.event.describe()}; counts {w.k0}/{w.n0} vs {w.k1}/{w.n1}"
+        if w.counting == "poisson":
+            text += " (Poisson numbers of draws)"
     return f"{text} [{w.source}]"
 
 
@@ -152,8 +154,9 @@ def render_report(r: ReportView, plot: str | None = None) -> str:
             lo, hi = e.event_log_ratio_ci
             lines.append(
                 f"* evaluated: {e.event.describe()} on D = {short(e.pair.data)}, "
-                f"D' = {short(e.pair.data_prime)}: {e.k0}/{e.n0} vs {e.k1}/{e.n1}, "
-                f"ε_lb = {fmt(e.epsilon_lower_bound)}, ln(p0/p1) ∈ [{fmt(lo)}, {fmt(hi)}]"
+                f"D' = {short(e.pair.data_prime)}: {e.k0}/{e.n0} vs {e.k1}/{e.n1}"
+                + (" (Poisson numbers of draws), " if e.counting == "poisson" else ", ")
+                + f"ε_lb = {fmt(e.epsilon_lower_bound)}, ln(p0/p1) ∈ [{fmt(lo)}, {fmt(hi)}]"
             )
     for c in r.conformance:
         lines.append(

@@ -29,7 +29,9 @@ class AuditReport(ClaimParts):
     """Result of :func:`dpquant.audit.audit_mechanism`.
 
     ``epsilon_lower_bound`` holds with confidence 1 − ``alpha`` (black-box: Clopper–Pearson on
-    fresh evaluation draws, Bonferroni over the candidates carried into evaluation; in ``exact``
+    fresh evaluation draws, Bonferroni over the candidates carried into evaluation; with
+    ``max_draws`` and a pure claim, of Poisson numbers of draws, conditional on the event's
+    total count, ``witness.counting``; in ``exact``
     mode only, it is the exact loss of the worst pair found). ``epsilon_exact`` is a lower bound
     on the mechanism's true ε, exact on the searched family. For an approximate claim the
     violation is judged with δ subtracted from the bound, or on the exact δ(ε_claimed).

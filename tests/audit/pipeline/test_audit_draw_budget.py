@@ -27,7 +27,9 @@ from dpquant.audit.pipeline.budget import (
 )
 from dpquant.audit.pipeline.context import AuditContext, budget_family
 from dpquant.audit.pipeline.plan import AuditPlan
+from dpquant.audit.pipeline.stage3_evaluation import POISSON_TAIL_SHARE
 from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.audit.statistics.poisson_counts import poisson_epsilon_lower_bound, poisson_rate
 from dpquant.audit.suites.catalogue import catalogue_entry
 from dpquant.audit.suites.classic import entry
 from dpquant.reference.core import PrivacyClaim
@@ -229,5 +231,30 @@ def test_the_finalist_is_evaluated_on_every_draw_the_search_left() -> None:
         - (MILLION - stages["screening"] - stages["crash scan"]) % 2
     )
     (evaluated,) = r.blackbox.evaluated
-    assert evaluated.n0 == evaluated.n1 == stages["evaluation"] // 2
-    assert np.isfinite(evaluated.epsilon_lower_bound)
+    drawn = stages["evaluation"] // 2
+    assert evaluated.counting == "poisson"  # its counts: among the first N0, N1 of its draws
+    rate = poisson_rate(drawn, r.blackbox.alpha_per_candidate * POISSON_TAIL_SHARE)
+    for n in (evaluated.n0, evaluated.n1):  # Poisson(λ), λ within 6 sd of the draws made
+        assert abs(n - rate) < 6 * rate**0.5 and n <= drawn and drawn - rate < 6 * drawn**0.5
+    level = r.blackbox.alpha_per_candidate * (1 - 2 * POISSON_TAIL_SHARE)
+    bound = poisson_epsilon_lower_bound(evaluated.k0, evaluated.k1, level)
+    assert evaluated.epsilon_lower_bound == bound and np.isfinite(bound)
+    assert r.witness.counting == "poisson" and r.to_dict()["witness"]["counting"] == "poisson"
+
+
+def test_poisson_counts_only_for_pure_dp_claims_with_a_budget() -> None:
+    """The default audit counts fixed numbers of draws, as its reports always have; so does a
+    budgeted audit of an (ε, δ) claim (the conditional bound is of p0/p1, without δ)."""
+    mech = RandomizedResponse(1.0)
+    default = audit_mechanism(mech, mode="blackbox", seed=0, samples=20_000)
+    assert {e.counting for e in default.blackbox.evaluated} == {"fixed"}
+    budgeted = audit_mechanism(mech, mode="blackbox", seed=0, max_draws=200_000)
+    assert {e.counting for e in budgeted.blackbox.evaluated} == {"poisson"}
+    approx = from_callable(
+        lambda d, size, rng: d[0] + rng.laplace(size=size),
+        PrivacyClaim(1.0, 1e-6, "replace_one"),
+        (0.0, 1.0),
+        vectorized=True,
+    )
+    r = audit_mechanism(approx, mode="blackbox", seed=0, max_draws=200_000)
+    assert {e.counting for e in r.blackbox.evaluated} == {"fixed"}

@@ -41,13 +41,15 @@ WITNESS_KEYS = {
     "exact": ["data", "data_prime", "source"],
     "blackbox": [
         "round", "data", "data_prime", "event", "k0", "n0", "k1", "n1", "p0_hat", "p1_hat",
-        "epsilon_lower_bound", "event_log_ratio_ci", "selection_expected_bound", "source",
+        "epsilon_lower_bound", "event_log_ratio_ci", "selection_expected_bound", "counting",
+        "source",
     ],
     "timeout": [
         "data", "data_prime", "event", "k0", "n0", "k1", "n1", "epsilon_lower_bound", "source"
     ],
 }  # fmt: skip
-"""The keys, in order, of each kind of witness as the report's JSON has always had them."""
+"""The keys, in order, of each kind of witness as the report's JSON has them (``counting`` since
+issue 39: how a black-box witness's counts were drawn and bounded)."""
 EXACT_KEYS = [
     "pairs_screened", "pairs_exact", "max_n", "epsilon_exact", "epsilon_exact_digits",
     "delta_at_claimed_epsilon", "violation", "worst_pair", "worst_pair_analysis", "planning",
