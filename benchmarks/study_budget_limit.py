@@ -25,7 +25,12 @@ pair of the budgeted search's family (:func:`dpquant.audit.pipeline.context.budg
 exceeds the limit (so the limit is right), and the family's best pair comes within
 :data:`ATTAIN_GAP`·ε of the limit's expected bound (so the family is not what stops a budgeted
 audit). It prints what that means for the budget: at ε = 0.5 even an oracle that spends all 10⁶
-draws on evaluating the best event reaches 0.8·ε on only about 97 % of seeds.
+draws on evaluating the best event reaches 0.8·ε on only about 97 % of seeds with that bound.
+
+It also prints the same chances for the bound a budgeted audit of a pure claim now uses: the
+event counted among Poisson numbers of draws and bounded given its total count
+(:mod:`dpquant.audit.statistics.poisson_counts`, :func:`poisson_reach_probability`): 0.884 with
+the 500 000 evaluation draws of a budgeted audit at ε = 0.5 (against 0.250), 0.9999 with all 10⁶.
 
 Run: ``.venv/bin/python benchmarks/study_budget_limit.py [--epsilons 1 0.5] [--total 1000000]``.
 """
@@ -36,11 +41,13 @@ import argparse
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import binom
+from scipy.stats import binom, poisson
 
 from dpquant.audit.model.neighbours import exhaustive_pairs, probe_values, rank_shift_pairs
+from dpquant.audit.pipeline.stage3_evaluation import POISSON_TAIL_SHARE
 from dpquant.audit.statistics.bounds import expected_bound
 from dpquant.audit.statistics.counts import cp_lower, cp_upper
+from dpquant.audit.statistics.poisson_counts import poisson_rate
 from dpquant.audit.statistics.power import cell_masses, pair_power
 from dpquant.reference.primitives.exponential_mechanism import ExponentialQuantile
 
@@ -118,6 +125,56 @@ def reach_probability(p0: float, p1: float, n0: int, n1: int, target: float) -> 
     return float(np.sum(binom.pmf(k1, n1, p1) * binom.sf(k0_min - 1, n0, p0)))
 
 
+def poisson_reach_probability(p0: float, p1: float, n: int, target: float) -> float:
+    """Pr[ε_lb ≥ target] for the bound of Poisson numbers of draws, as a budgeted audit of a
+    pure claim counts them (:mod:`dpquant.audit.statistics.poisson_counts`): at most ``n`` a side,
+    λ = ``poisson_rate(n, α·share)``, K0 ~ Poisson(λ·p0) and K1 ~ Poisson(λ·p1), the conditional
+    Clopper–Pearson bound at α·(1 − 2·share) (exact: for each K1 within :data:`TAIL_SD` standard
+    deviations, the least K0 reaching it by bisection, the bound growing with K0).
+
+    Args:
+        p0: The event's mass on D.
+        p1: The event's mass on D′.
+        n: The draws made a side.
+        target: The bound to reach.
+
+    Returns:
+        The probability.
+    """
+    lam = poisson_rate(n, ALPHA * POISSON_TAIL_SHARE)
+    level = ALPHA * (1 - 2 * POISSON_TAIL_SHARE)
+    mu0, mu1 = lam * p0, lam * p1
+    k1 = np.arange(max(0, int(mu1 - TAIL_SD * mu1**0.5)), int(mu1 + TAIL_SD * mu1**0.5) + 2)
+    theta = np.exp(target) / (1 + np.exp(target))
+    lo = np.zeros(k1.size)  # K0 = 0 never reaches a bound (its lower bound of θ is 0)
+    hi = np.full(k1.size, float(int(mu0 + TAIL_SD * mu0**0.5) + 2))
+    reach = cp_lower(hi, hi + k1, level) >= theta
+    while np.any(hi - lo > 1):
+        mid = np.floor((lo + hi) / 2)
+        ok = cp_lower(mid, mid + k1, level) >= theta
+        hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid)
+    tail = np.where(reach, poisson.sf(hi - 1, mu0), 0.0)
+    return float(np.sum(poisson.pmf(k1, mu1) * tail))
+
+
+def best_poisson_reach(epsilon: float, total: int) -> float:
+    """The best chance, over the event's mass, that one event of the limit reaches
+    :data:`TIGHT`·ε with ``total`` draws counted in Poisson numbers (half a side).
+
+    Args:
+        epsilon: The mechanism's ε.
+        total: Evaluation draws in all.
+
+    Returns:
+        The probability.
+    """
+    _, m0 = limit_expected(epsilon, total // 2)
+    return max(
+        poisson_reach_probability(float(limit_mass(m, epsilon)), m, total // 2, TIGHT * epsilon)
+        for m in m0 * np.linspace(0.7, 1.6, 19)
+    )
+
+
 def best_reach(epsilon: float, total: int) -> tuple[float, float, int]:
     """The best chance that one event of the limit reaches :data:`TIGHT`·ε with ``total`` draws
     split between D and D′, over the event's mass and the split.
@@ -177,6 +234,8 @@ def study(epsilon: float, total: int, current: int, seeds: int) -> bool:
     p_all, m_all, n0 = best_reach(epsilon, total)
     need = int(np.ceil(0.99 * seeds))
     meet = 1.0 if p_all >= 1.0 else float(binom.sf(need - 1, seeds, p_all))
+    q_cur, q_all = best_poisson_reach(epsilon, current), best_poisson_reach(epsilon, total)
+    q_meet = 1.0 if q_all >= 1.0 else float(binom.sf(need - 1, seeds, q_all))
     ok = excess <= EXCESS_TOL and family >= limit - ATTAIN_GAP * epsilon
     print(
         f"eps={epsilon:g}: limit's expected bound at {current // 2} draws a side "
@@ -184,7 +243,9 @@ def study(epsilon: float, total: int, current: int, seeds: int) -> bool:
         f"largest excess over the limit {excess:.1e}; "
         f"P(>= {TIGHT}·eps) with {current} evaluation draws {p_cur:.4f}, with all {total} "
         f"{p_all:.4f} (m {m_all:.4f}, {n0} on D); P(>= {need}/{seeds} seeds) for that oracle "
-        f"{meet:.3f}; {'ok' if ok else 'FAIL'}",
+        f"{meet:.3f}; with Poisson counts (a budgeted audit's): {q_cur:.4f} with {current}, "
+        f"{q_all:.4f} with all {total} (P(>= {need}/{seeds}) {q_meet:.3f}); "
+        f"{'ok' if ok else 'FAIL'}",
         flush=True,
     )
     return ok
