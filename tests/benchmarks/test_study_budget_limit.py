@@ -58,7 +58,10 @@ def test_the_poisson_reach_probability_agrees_with_seeded_draws() -> None:
     k0 = rng.binomial(np.minimum(rng.poisson(rate, 20_000), n), p0)
     k1 = rng.binomial(np.minimum(rng.poisson(rate, 20_000), n), p1)
     seen = np.mean(
-        [poisson_epsilon_lower_bound(int(a), int(b), level) >= target for a, b in zip(k0, k1, strict=True)]
+        [
+            poisson_epsilon_lower_bound(int(a), int(b), level) >= target
+            for a, b in zip(k0, k1, strict=True)
+        ]
     )
     assert 0.05 < exact < 0.95 and exact > study.reach_probability(p0, p1, n, n, target)
     assert abs(float(seen) - exact) <= 6 * np.sqrt(exact * (1 - exact) / 20_000)
