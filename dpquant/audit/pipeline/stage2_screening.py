@@ -215,12 +215,16 @@ def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candi
     violation (unless the audit is to ``tighten``); then the candidates (the given pairs, or the
     crash scan's pairs and :func:`dpquant.audit.pipeline.context.budget_family`) screened by successive halving
     within the search's share of the budget (:func:`dpquant.audit.pipeline.budget.screen_sizes`), with no
-    local search. The middle one of three screens scores its candidates by cross-fitting
-    (:func:`_cross_fitted`: no winner's curse, so no penalty on rare events). A screen of at most two candidates compares them without the Wilson penalty
-    (between a handful of pairs the penalty would count a rare event's noise once more and
-    prefer a common event of smaller log-ratio, as :func:`dpquant.audit.pipeline.stage3_evaluation._ranks` explains).
-    The best of the last screen keeps its draws and its event's masses (``prior``): the
-    finalist's event is chosen on them, so every draw the search leaves evaluates it."""
+    local search. Every screen after the first scores its candidates by cross-fitting
+    (:func:`_cross_fitted`: no winner's curse, so no penalty on rare events; between the last
+    two the penalty would count a rare event's noise once more and prefer a common event of
+    smaller log-ratio, as :func:`dpquant.audit.pipeline.stage3_evaluation._ranks` explains, and
+    without it or cross-fitting the winner's curse of the events of pairs of expected bound
+    0.77·ε carried them on the exponential-mechanism median: ``notes/auditor.md``, "A
+    cross-fitted last screen"). A single screen of at most two candidates compares them
+    without the penalty. The best of the last screen keeps its draws and its event's masses
+    (``prior``): the finalist's event is chosen on them, so every draw the search leaves
+    evaluates it."""
     assert ctx.max_draws is not None
     candidates = list(given)
     if not given:
@@ -238,9 +242,9 @@ def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candi
     ranked = candidates
     sizes = screen_sizes(left, len(candidates))
     for j, (count, size) in enumerate(sizes):
-        z = 0.0 if count <= SCREEN_TOPS[-1] else SELECTION_Z
         last = j == len(sizes) - 1
-        fit = 0 < j and not last  # the middle screen: cross-fitted (:func:`_cross_fitted`)
+        fit = 0 < j  # the middle and last screens: cross-fitted (:func:`_cross_fitted`)
+        z = 0.0 if count <= SCREEN_TOPS[-1] and not fit else SELECTION_Z
         scores = _screen(ctx, ranked[:count], size, z=z, keep=last, cross_fit=fit)
         scored = sorted(zip(ranked[:count], scores, strict=True), key=lambda t: -t[1].expected)
         ranked = [c for c, _ in scored]

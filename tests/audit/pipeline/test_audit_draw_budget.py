@@ -162,9 +162,14 @@ def _laplace_mechanism():
 def test_an_audit_never_draws_more_than_max_draws(make, kwargs, max_draws) -> None:
     """Every path (black-box search, exact finalists (randomized response in mode auto), given
     pairs, local DP, add/remove, a query-answer relation, a violation) stays within the budget
-    and spends most of it."""
+    and spends most of it; a violation whose last screen promised it clearly may cut the
+    finalist's share to what it needs (the search's share spent, the violation reported)."""
     r = budgeted_audit(make(), max_draws, seed=3, **kwargs)
-    assert 0.9 * max_draws <= r.samples_used <= max_draws, r.samples_by_stage
+    assert r.samples_used <= max_draws, r.samples_by_stage
+    if r.violation:
+        assert 0.45 * max_draws <= r.samples_used, r.samples_by_stage
+    else:
+        assert 0.9 * max_draws <= r.samples_used, r.samples_by_stage
     assert any(note.startswith("budget:") for note in r.notes)
 
 
