@@ -183,6 +183,25 @@ def test_the_findings_are_frozen() -> None:
     assert DataPair(records, ()).to_dict() == {"data": [[1.0, 2.0], [3.0, 4.0]], "data_prime": []}
 
 
+def test_a_witness_and_a_candidate_say_how_their_counts_were_drawn() -> None:
+    """``counting``: ``"fixed"`` unless said (the fields of every report before Poisson counts),
+    ``"poisson"`` carried from the evaluated candidate to its witness and their JSON; another
+    value, or a counting on a witness with no counts of its own, is refused."""
+    pair = DataPair((0.0,), (1.0,))
+    fixed = EvaluatedCandidate(0, pair, Event("point", lo=1.0), 3, 10, 1, 10, 0.1, (0.0, 1.0), 0.2)
+    assert fixed.counting == "fixed" and Witness.from_evaluated(fixed).counting == "fixed"
+    poisson = dataclasses.replace(fixed, counting="poisson", n0=0)
+    w = Witness.from_evaluated(poisson)
+    assert w.counting == "poisson" and w.to_dict()["counting"] == "poisson"
+    assert poisson.to_dict()["counting"] == "poisson" and poisson.p0_hat == 0.0
+    with pytest.raises(ValueError, match="counting must be one of"):
+        dataclasses.replace(fixed, counting="binomial")
+    with pytest.raises(ValueError, match="counting must be one of"):
+        Witness(pair, "exact", counting="fixed")
+    with pytest.raises(ValueError, match="counting must be one of"):
+        dataclasses.replace(w, counting="guess")
+
+
 def test_a_witness_or_check_whose_fields_do_not_fit_its_kind_is_refused() -> None:
     pair = DataPair((0.0,), (1.0,))
     with pytest.raises(ValueError, match="source must be one of"):
