@@ -18,7 +18,10 @@ audit's final stage evaluates 280 000 draws a side at α/4, where the count even
 there is (up to the draws between the centres it is the likelihood ratio), promises at most
 0.144 = 0.29·ε by its exact binomial laws: no event reaches 0.35·ε there. 0.35·ε needs 608 000
 evaluation draws a side at α/4, or 547 000 at α; ``max_draws`` = 4·10^6 evaluates 10^6 a side at
-α (promise 0.199 = 0.40·ε).
+α (promise 0.199 = 0.40·ε). Such a budgeted audit of a pure claim counts its event among Poisson
+numbers of draws (:mod:`dpquant.audit.statistics.poisson_counts`): the count's tails {C ≥ k},
+k = 13 to 16, then promise 0.163, 0.195, 0.219 and 0.223 (0.156, 0.183, 0.199 and 0.184 with fixed
+counts), so the target holds unless the selection picks k = 13.
 
 Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_parallel_laplace.py [--max-draws N]
 [--epsilon E] [--workers W] [--seed S] [--copies K] [--min-ratio R] [--max-seconds T]``.
