@@ -245,6 +245,8 @@ def test_the_finalist_is_evaluated_on_every_draw_the_search_left() -> None:
     bound = poisson_epsilon_lower_bound(evaluated.k0, evaluated.k1, level)
     assert evaluated.epsilon_lower_bound == bound and np.isfinite(bound)
     assert r.witness.counting == "poisson" and r.to_dict()["witness"]["counting"] == "poisson"
+    assert r.explanation().endswith("(Poisson numbers of draws) [blackbox]")
+    assert "(Poisson numbers of draws), ε_lb" in r.to_markdown()
 
 
 def test_poisson_counts_only_for_pure_dp_claims_with_a_budget() -> None:
