@@ -20,10 +20,11 @@ median's best events the rectangle needs 1.6 to 1.9 times the draws for the same
 (``notes/auditor.md``, "Poissonized counts").
 
 The audit draws a fixed number n of samples per side and counts the event among the first N of
-them, N = min(Poisson(λ), n): λ is chosen so that N = n (the cap) has probability at most
-``tail`` per side (:func:`poisson_rate`), and the bound is taken at level α − 2·``tail`` (a
-capped count differs from the Poisson one only on that event). Pure DP only: with δ > 0 the
-ratio p0/p1 is not what the claim bounds.
+them, N = min(Poisson(λ), n): λ is chosen so that the Poisson number exceeds n (and is capped)
+with probability at most ``tail`` per side (:func:`poisson_rate`), and the bound is taken at level
+α − 2·``tail``: the capped counts differ from the Poisson ones only when a cap binds, so the bound
+is wrong with probability at most (α − 2·``tail``) + 2·``tail`` = α. Pure DP only: with δ > 0
+the ratio p0/p1 is not what the claim bounds.
 """
 
 from __future__ import annotations
