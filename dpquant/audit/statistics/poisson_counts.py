@@ -37,7 +37,7 @@ from scipy import special
 
 from dpquant.audit.statistics.counts import check_level, cp_lower, cp_upper
 from dpquant.errors import ParameterError
-from dpquant.reference.validation import check_int, check_probability
+from dpquant.reference.validation import check_int, check_probability, check_rng
 
 MAX_COUNT = 2**40
 """The largest count or cap taken."""
@@ -85,7 +85,11 @@ def poisson_sizes(n: int, tail: float, rng: np.random.Generator) -> tuple[int, i
 
     Returns:
         N0, N1, each in [0, n].
+
+    Raises:
+        ValueError: ``n``, ``tail`` or ``rng`` (a numpy Generator) out of range, naming it.
     """
+    rng = check_rng(rng)
     lam = poisson_rate(n, tail)
     n0, n1 = (min(int(rng.poisson(lam)), n) for _ in range(2))
     return n0, n1

@@ -147,6 +147,8 @@ def test_no_count_on_d_is_no_bound() -> None:
         (lambda: poisson_epsilon_lower_bound(3, 3, float("nan")), "alpha"),
         (lambda: poisson_ratio_interval(3, 2**41, 0.05), "k1"),
         (lambda: poisson_rate(0, 0.1), "n"),
+        (lambda: poisson_sizes(10, 0.1, 42), "rng"),
+        (lambda: poisson_sizes(10, 0.0, np.random.default_rng(0)), "tail"),
         (lambda: poisson_rate(10, 1.0), "tail"),
         (lambda: poisson_expected_bound(1.5, 0.1, 10.0, 0.05), "p0"),
         (lambda: poisson_expected_bound(0.5, 0.1, float("inf"), 0.05), "rate"),
