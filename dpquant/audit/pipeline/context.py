@@ -234,6 +234,16 @@ class AuditContext:
         return self.plan.budget.full
 
     @property
+    def poisson_counts(self) -> bool:
+        """Whether the evaluation counts its draws in Poisson numbers
+        (:mod:`dpquant.audit.statistics.poisson_counts`): in an audit with ``max_draws`` of a
+        pure-DP claim. At the exponential-mechanism median's best events the fixed counts'
+        rectangle needs 1.6 to 1.9 times the draws for the conditional bound
+        (``notes/auditor.md``, "Poissonized counts"); the default audit keeps the fixed counts
+        its reports have always had."""
+        return self.max_draws is not None and self.claim.delta == 0
+
+    @property
     def tighten(self) -> bool:
         """A single-round audit with one finalist (tightening, or with ``max_draws``)."""
         return self.plan.budget.one_round

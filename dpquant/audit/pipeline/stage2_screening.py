@@ -144,7 +144,15 @@ def _cross_fitted(ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs, z: fl
         ka, kb = int(chosen.event.indicator(ea).sum()), int(chosen.event.indicator(eb).sum())
         k0, n0, k1, n1 = (ka, len(ea), kb, len(eb)) if chosen.forward else (kb, len(eb), ka, len(ea))
         held = selection_score(
-            np.array([k0]), n0, np.array([k1]), n1, ctx.n_eval, ctx.claim.delta, ctx.alpha_eval, 0.0
+            np.array([k0]),
+            n0,
+            np.array([k1]),
+            n1,
+            ctx.n_eval,
+            ctx.claim.delta,
+            ctx.alpha_eval,
+            0.0,
+            ctx.poisson_counts,
         )
         scores.append(float(held[0]))
     return replace(_best_event(ctx, c, a, b, z), expected=float(np.mean(scores)))

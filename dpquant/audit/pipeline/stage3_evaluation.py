@@ -8,7 +8,7 @@ best :data:`dpquant.audit.pipeline.plan.CARRIED` (one when tightening, ranked by
 ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
 (:func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`); with ``max_draws`` and a pure claim,
 the event is counted among Poisson numbers of the draws and bounded given its total count
-(:func:`poissonized`). First on an eighth of the planned budget, then,
+(:attr:`dpquant.audit.pipeline.context.AuditContext.poisson_counts`). First on an eighth of the planned budget, then,
 unless that already shows a violation, on all of it. The evaluation draws are counted block by
 block (:data:`EVAL_BLOCK`), so an audit's memory does not grow with its budget (DP-Sniper's
 2·10^8 final draws per input fit). Everything before the evaluation draws, however adaptive,
@@ -313,22 +313,6 @@ POISSON_KEY = 2
 the side, 0 or 1, and the chunk)."""
 
 
-def poissonized(ctx: AuditContext) -> bool:
-    """Whether the evaluation counts its draws in Poisson numbers
-    (:mod:`dpquant.audit.statistics.poisson_counts`): in an audit with ``max_draws`` of a pure-DP
-    claim. At the exponential-mechanism median's best events the fixed counts' rectangle needs
-    1.6 to 1.9 times the draws for the conditional bound (``notes/auditor.md``, "Poissonized counts");
-    the default audit keeps the fixed counts its reports have always had.
-
-    Args:
-        ctx: The audit.
-
-    Returns:
-        True for Poisson counts.
-    """
-    return ctx.max_draws is not None and ctx.claim.delta == 0
-
-
 def _evaluate(
     ctx: AuditContext, chosen: list[Chosen], carried: list[int], r: int
 ) -> tuple[list[EvaluatedCandidate], Best]:
@@ -338,7 +322,7 @@ def _evaluate(
     pairs = [
         pair_jobs(c.d0, c.d1, n, (EVAL, r, i)) for i, (c, _, n) in zip(carried, taken, strict=True)
     ]
-    poisson = poissonized(ctx)
+    poisson = ctx.poisson_counts
     tail = ctx.alpha_eval * POISSON_TAIL_SHARE
     limits = [
         poisson_sizes(n, tail, chunk_rng(ctx.seed, (EVAL, r, i, POISSON_KEY)))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import special
 
 from dpquant.audit.statistics.counts import (
     MAX_DRAWS_PLANNED,
@@ -42,6 +43,7 @@ from dpquant.audit.statistics.counts import (
     pessimistic_masses,
     wilson,
 )
+from dpquant.errors import ParameterError
 from dpquant.reference.validation import (
     check_delta,
     check_finite,
@@ -188,14 +190,19 @@ def selection_score(
     delta: float,
     alpha: float,
     z_selection: float = SELECTION_Z,
+    poisson: bool = False,
 ) -> np.ndarray:
     """A fast, pessimistic ranking objective for events seen on the selection draws: the masses are
     taken at their Wilson bounds (z = ``z_selection``, which penalises events resting on a handful
     of draws), then the bound ``n_eval`` evaluation draws would give is approximated with Wilson
-    bounds at the evaluation's normal quantile. Used to choose events, never to report a bound.
+    bounds at the evaluation's normal quantile; with ``poisson``, the bound of Poisson numbers of
+    evaluation draws (:mod:`dpquant.audit.statistics.poisson_counts`): one Wilson bound of
+    θ = p0/(p0 + p1) among the n_eval·(p0 + p1) expected counts, at level α, as log-odds. Used to
+    choose events, never to report a bound.
 
     Counts 0 <= k <= n with 1 <= n <= 2^40, ``n_eval`` an int in [1, 2^40], ``delta`` in
-    [0, 1), ``alpha`` in (0, 1), ``z_selection`` a real in [0, 100]."""
+    [0, 1) (0 with ``poisson``), ``alpha`` in (0, 1), ``z_selection`` a real in [0, 100],
+    ``poisson`` a bool."""
     kk0, nn0 = check_counts(k0, n0, "k0", "n0")
     kk1, nn1 = check_counts(k1, n1, "k1", "n1")
     n_eval = check_int(n_eval, "n_eval", minimum=1, maximum=MAX_DRAWS_PLANNED)
@@ -203,11 +210,36 @@ def selection_score(
     alpha = check_level(alpha, "alpha")
     z_selection = check_z(z_selection, "z_selection")
     check_same_shape(kk0, nn0, kk1, nn1)
+    if check_flag(poisson, "poisson"):
+        if delta != 0:
+            raise ParameterError("delta", "must be 0 with poisson (a bound of p0/p1)", delta)
+        return _poisson_score(kk0, nn0, kk1, nn1, n_eval, alpha, z_selection)
     lo, hi = pessimistic_masses(kk0, nn0, kk1, nn1, n_eval, alpha, z_selection)
     lo = lo - delta
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(lo) - np.log(hi)
     return np.where(lo > 0, out, -np.inf)
+
+
+def _poisson_score(
+    k0: np.ndarray,
+    n0: np.ndarray,
+    k1: np.ndarray,
+    n1: np.ndarray,
+    n_eval: int,
+    alpha: float,
+    z_selection: float,
+) -> np.ndarray:
+    """:func:`selection_score` with ``poisson``, on checked arguments."""
+    p0 = wilson(k0 / n0, n0, z_selection, upper=False)
+    p1 = wilson(k1 / n1, n1, z_selection, upper=True)
+    total = p0 + p1
+    z = math.sqrt(2.0) * float(special.erfcinv(max(2.0 * alpha, 1e-300)))  # Pr[Z > z] = α
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = np.where(total > 0, p0 / np.where(total > 0, total, 1.0), 0.0)
+        lower = wilson(theta, np.maximum(n_eval * total, 1e-300), z, upper=False)
+        out = np.log(lower) - np.log1p(-lower)
+    return np.where((lower > 0) & (lower < 1), out, -np.inf)
 
 
 __all__ = [

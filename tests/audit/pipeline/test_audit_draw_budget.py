@@ -29,6 +29,7 @@ from dpquant.audit.pipeline.context import AuditContext, budget_family
 from dpquant.audit.pipeline.plan import AuditPlan
 from dpquant.audit.pipeline.stage3_evaluation import POISSON_TAIL_SHARE
 from dpquant.audit.pytest_plugin import make_auditor
+from dpquant.audit.statistics.bounds import selection_score
 from dpquant.audit.statistics.poisson_counts import poisson_epsilon_lower_bound, poisson_rate
 from dpquant.audit.suites.catalogue import catalogue_entry
 from dpquant.audit.suites.classic import entry
@@ -247,6 +248,31 @@ def test_the_finalist_is_evaluated_on_every_draw_the_search_left() -> None:
     assert r.witness.counting == "poisson" and r.to_dict()["witness"]["counting"] == "poisson"
     assert r.explanation().endswith("(Poisson numbers of draws) [blackbox]")
     assert "(Poisson numbers of draws), ε_lb" in r.to_markdown()
+
+
+def test_the_cross_fitted_screens_score_for_the_evaluation_they_plan(monkeypatch) -> None:
+    """The held-out scores of the cross-fitted screens rank a candidate by the bound its
+    evaluation would give: Poisson counts' for a pure claim, fixed counts' for an (ε, δ) one."""
+    from dpquant.audit.pipeline import stage2_screening
+
+    seen: list[bool] = []
+
+    def recording(*args, **kwargs):
+        seen.append(bool(args[8] if len(args) > 8 else kwargs.get("poisson", False)))
+        return selection_score(*args, **kwargs)
+
+    monkeypatch.setattr(stage2_screening, "selection_score", recording)
+    audit_mechanism(em_median(), mode="blackbox", seed=0, max_draws=200_000)
+    assert seen and all(seen)
+    seen.clear()
+    approx = from_callable(
+        lambda d, size, rng: np.median(d) + rng.laplace(size=size),
+        PrivacyClaim(1.0, 1e-6, "replace_one"),
+        (0.0, 1.0),
+        vectorized=True,
+    )
+    audit_mechanism(approx, mode="blackbox", seed=0, max_draws=200_000)
+    assert seen and not any(seen)
 
 
 def test_poisson_counts_only_for_pure_dp_claims_with_a_budget() -> None:

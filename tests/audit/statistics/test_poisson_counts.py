@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpquant.audit.statistics.bounds import expected_bound, samples_needed
+from dpquant.audit.statistics.bounds import expected_bound, samples_needed, selection_score
 from dpquant.audit.statistics.poisson_counts import (
     poisson_epsilon_lower_bound,
     poisson_expected_bound,
@@ -159,3 +159,32 @@ def test_no_count_on_d_is_no_bound() -> None:
 def test_bad_input_raises_value_error_naming_the_parameter(call, name) -> None:
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize(("epsilon", "m"), [(1.0, 0.0285), (1.0, 0.2), (0.5, 0.059)])
+def test_the_poisson_selection_score_is_the_planned_bound_up_to_the_normal_approximation(
+    epsilon, m
+) -> None:
+    """Without the selection's penalty (z = 0, as the cross-fitted screens score on held-out
+    draws) and at counts equal to their means, the score ranks an event by the conditional bound
+    of its evaluation (a Wilson bound of θ in place of Clopper–Pearson's: within 0.01 here),
+    above the fixed counts' score."""
+    p1 = m
+    p0 = math.exp(epsilon) * m / (math.exp(epsilon) * m + 1 - m)
+    n_sel, n_eval, alpha = 10**9, 250_000, 1e-6
+    k0, k1 = np.array([round(p0 * n_sel)]), np.array([round(p1 * n_sel)])
+    poisson = selection_score(k0, n_sel, k1, n_sel, n_eval, 0.0, alpha, 0.0, poisson=True)
+    fixed = selection_score(k0, n_sel, k1, n_sel, n_eval, 0.0, alpha, 0.0)
+    planned = poisson_expected_bound(p0, p1, float(n_eval), alpha)
+    assert abs(float(poisson[0]) - planned) < 0.01
+    assert float(poisson[0]) > float(fixed[0])
+
+
+def test_the_poisson_selection_score_takes_pure_claims_only() -> None:
+    k = np.array([30])
+    with pytest.raises(ValueError, match="delta"):
+        selection_score(k, 100, k, 100, 1000, 1e-6, 0.05, 2.0, poisson=True)
+    with pytest.raises(ValueError, match="poisson"):
+        selection_score(k, 100, k, 100, 1000, 0.0, 0.05, 2.0, poisson="yes")
+    none = selection_score(np.array([0]), 100, k, 100, 1000, 0.0, 0.05, 2.0, poisson=True)
+    assert none[0] == -math.inf
