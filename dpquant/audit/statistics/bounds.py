@@ -41,6 +41,7 @@ from dpquant.audit.statistics.counts import (
     cp_lower,
     cp_upper,
     pessimistic_masses,
+    selection_masses,
     wilson,
 )
 from dpquant.errors import ParameterError
@@ -213,7 +214,7 @@ def selection_score(
     if check_flag(poisson, "poisson"):
         if delta != 0:
             raise ParameterError("delta", "must be 0 with poisson (a bound of p0/p1)", delta)
-        return _poisson_score(kk0, nn0, kk1, nn1, n_eval, alpha, z_selection)
+        return _poisson_score(*selection_masses(kk0, nn0, kk1, nn1, z_selection), n_eval, alpha)
     lo, hi = pessimistic_masses(kk0, nn0, kk1, nn1, n_eval, alpha, z_selection)
     lo = lo - delta
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -221,18 +222,8 @@ def selection_score(
     return np.where(lo > 0, out, -np.inf)
 
 
-def _poisson_score(
-    k0: np.ndarray,
-    n0: np.ndarray,
-    k1: np.ndarray,
-    n1: np.ndarray,
-    n_eval: int,
-    alpha: float,
-    z_selection: float,
-) -> np.ndarray:
-    """:func:`selection_score` with ``poisson``, on checked arguments."""
-    p0 = wilson(k0 / n0, n0, z_selection, upper=False)
-    p1 = wilson(k1 / n1, n1, z_selection, upper=True)
+def _poisson_score(p0: np.ndarray, p1: np.ndarray, n_eval: int, alpha: float) -> np.ndarray:
+    """:func:`selection_score` with ``poisson``, from the selection's masses ``p0``, ``p1``."""
     total = p0 + p1
     z = math.sqrt(2.0) * float(special.erfcinv(max(2.0 * alpha, 1e-300)))  # Pr[Z > z] = α
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -284,6 +284,26 @@ def wilson(p: np.ndarray, n: np.ndarray, z: float, upper: bool) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
+def selection_masses(
+    k0: np.ndarray, n0: np.ndarray, k1: np.ndarray, n1: np.ndarray, z_selection: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson lower bound of p0 and upper bound of p1 at ``z_selection`` from selection
+    counts (checked arguments): what a selection score takes the masses to be.
+
+    Args:
+        k0: Selection counts on D.
+        n0: Selection draws on D.
+        k1: Selection counts on D'.
+        n1: Selection draws on D'.
+        z_selection: The selection's Wilson quantile.
+
+    Returns:
+        (lower mass on D, upper mass on D').
+    """
+    lower = wilson(k0 / n0, n0, z_selection, upper=False)
+    return lower, wilson(k1 / n1, n1, z_selection, upper=True)
+
+
 def pessimistic_masses(
     k0: np.ndarray,
     n0: np.ndarray,
@@ -309,8 +329,7 @@ def pessimistic_masses(
     Returns:
         (lower mass on D, upper mass on D'), arrays of the broadcast shape.
     """
-    p0 = wilson(k0 / n0, n0, z_selection, upper=False)
-    p1 = wilson(k1 / n1, n1, z_selection, upper=True)
+    p0, p1 = selection_masses(k0, n0, k1, n1, z_selection)
     z = float(special.ndtri(1.0 - alpha / 2.0))
     if not math.isfinite(z):  # 1 − α/2 rounds to 1 for α below 1e-16: the same quantile
         z = math.sqrt(2.0) * float(special.erfcinv(max(alpha, 1e-300)))  # z(1e-300) ≈ 37.0
@@ -335,5 +354,6 @@ __all__ = [
     "cp_lower",
     "cp_upper",
     "pessimistic_masses",
+    "selection_masses",
     "wilson",
 ]
