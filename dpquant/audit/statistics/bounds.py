@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
 from dpquant.audit.statistics.counts import (
     MAX_DRAWS_PLANNED,
@@ -40,6 +39,7 @@ from dpquant.audit.statistics.counts import (
     check_z,
     cp_lower,
     cp_upper,
+    one_sided_z,
     pessimistic_masses,
     selection_masses,
     wilson,
@@ -225,7 +225,7 @@ def selection_score(
 def _poisson_score(p0: np.ndarray, p1: np.ndarray, n_eval: int, alpha: float) -> np.ndarray:
     """:func:`selection_score` with ``poisson``, from the selection's masses ``p0``, ``p1``."""
     total = p0 + p1
-    z = math.sqrt(2.0) * float(special.erfcinv(max(2.0 * alpha, 1e-300)))  # Pr[Z > z] = α
+    z = one_sided_z(alpha)
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = np.where(total > 0, p0 / np.where(total > 0, total, 1.0), 0.0)
         lower = wilson(theta, np.maximum(n_eval * total, 1e-300), z, upper=False)

@@ -284,6 +284,19 @@ def wilson(p: np.ndarray, n: np.ndarray, z: float, upper: bool) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
+def one_sided_z(level: float) -> float:
+    """The normal quantile z with Pr[Z > z] = ``level`` (a checked level in (0, 1)), accurate
+    down to the smallest levels: √2·erfc⁻¹(2·level), 2·level taken at least 1e-300.
+
+    Args:
+        level: The upper tail's mass.
+
+    Returns:
+        z.
+    """
+    return math.sqrt(2.0) * float(special.erfcinv(max(2.0 * level, 1e-300)))
+
+
 def selection_masses(
     k0: np.ndarray, n0: np.ndarray, k1: np.ndarray, n1: np.ndarray, z_selection: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -332,7 +345,7 @@ def pessimistic_masses(
     p0, p1 = selection_masses(k0, n0, k1, n1, z_selection)
     z = float(special.ndtri(1.0 - alpha / 2.0))
     if not math.isfinite(z):  # 1 − α/2 rounds to 1 for α below 1e-16: the same quantile
-        z = math.sqrt(2.0) * float(special.erfcinv(max(alpha, 1e-300)))  # z(1e-300) ≈ 37.0
+        z = one_sided_z(alpha / 2.0)  # z(1e-300) ≈ 37.0
     lo = wilson(p0, np.asarray(float(n_eval)), z, upper=False)
     hi = wilson(p1, np.asarray(float(n_eval)), z, upper=True)
     return lo, hi
@@ -353,6 +366,7 @@ __all__ = [
     "check_z",
     "cp_lower",
     "cp_upper",
+    "one_sided_z",
     "pessimistic_masses",
     "selection_masses",
     "wilson",
