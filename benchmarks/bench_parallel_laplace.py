@@ -16,7 +16,8 @@ average before and after); exits 1 when the bound or the time misses.
 Why a budget (``notes/auditor.md``, "Issue 39: the parallel Laplace on its records"): the default
 audit's final stage evaluates 280 000 draws a side at α/4, where the count event, the best event
 there is (up to the draws between the centres it is the likelihood ratio), promises at most
-0.144 = 0.29·ε by its exact binomial laws: no event reaches 0.35·ε there. 0.35·ε needs 608 000
+0.172 = 0.34·ε by its exact binomial laws with the Poisson counts a pure claim's audit uses
+(0.144 = 0.29·ε with fixed counts): no event reaches 0.35·ε there. 0.35·ε needs 608 000
 evaluation draws a side at α/4, or 547 000 at α; ``max_draws`` = 4·10^6 evaluates 10^6 a side at
 α (promise 0.199 = 0.40·ε). Such a budgeted audit of a pure claim counts its event among Poisson
 numbers of draws (:mod:`dpquant.audit.statistics.poisson_counts`): the count's tails {C ≥ k},

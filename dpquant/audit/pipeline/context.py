@@ -235,13 +235,15 @@ class AuditContext:
 
     @property
     def poisson_counts(self) -> bool:
-        """Whether the evaluation counts its draws in Poisson numbers
-        (:mod:`dpquant.audit.statistics.poisson_counts`): in an audit with ``max_draws`` of a
-        pure-DP claim. At the exponential-mechanism median's best events the fixed counts'
-        rectangle needs 1.6 to 1.9 times the draws for the conditional bound
-        (``notes/auditor.md``, "Poissonized counts"); the default audit keeps the fixed counts
-        its reports have always had."""
-        return self.max_draws is not None and self.claim.delta == 0
+        """Whether the evaluation may count its draws in Poisson numbers
+        (:mod:`dpquant.audit.statistics.poisson_counts`): for a pure-DP claim (the conditional
+        bound is of p0/p1, without δ). Each evaluated event is then counted so
+        when that promises the larger bound at its selection masses
+        (:func:`dpquant.audit.pipeline.stage3_evaluation.counts_poisson`): at the
+        exponential-mechanism median's best events the fixed counts' rectangle needs 1.6 to 1.9
+        times the draws for the conditional bound (``notes/auditor.md``, "Poissonized
+        counts")."""
+        return self.claim.delta == 0
 
     @property
     def tighten(self) -> bool:

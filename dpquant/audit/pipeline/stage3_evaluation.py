@@ -6,8 +6,9 @@ most :data:`dpquant.audit.pipeline.budget.SELECT_MAX`), on which the best event 
 best :data:`dpquant.audit.pipeline.plan.CARRIED` (one when tightening, ranked by its event counted on fresh
 *ranking* draws) get fresh *evaluation* draws, and
 ε_lb = ln((p0_L − δ)/p1_U) with one-sided Clopper–Pearson bounds at α/(2·CARRIED·ROUNDS) each
-(:func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`); with ``max_draws`` and a pure claim,
-the event is counted among Poisson numbers of the draws and bounded given its total count
+(:func:`dpquant.audit.statistics.bounds.epsilon_lower_bound`); for a pure claim, an event that
+promises more so (:func:`counts_poisson`: all but those of large mass) is counted among Poisson
+numbers of the draws instead and bounded given its total count
 (:attr:`dpquant.audit.pipeline.context.AuditContext.poisson_counts`). First on an eighth of the planned budget, then,
 unless that already shows a violation, on all of it. The evaluation draws are counted block by
 block (:data:`EVAL_BLOCK`), so an audit's memory does not grow with its budget (DP-Sniper's
@@ -60,6 +61,8 @@ from dpquant.audit.statistics.bounds import (
 )
 from dpquant.audit.statistics.poisson_counts import (
     poisson_epsilon_lower_bound,
+    poisson_expected_bound,
+    poisson_rate,
     poisson_ratio_interval,
     poisson_sizes,
 )
@@ -313,6 +316,35 @@ POISSON_KEY = 2
 the side, 0 or 1, and the chunk)."""
 
 
+def counts_poisson(ctx: AuditContext, s: Scored, n: int, tail: float) -> bool:
+    """Whether a finalist's event ``s`` is counted among Poisson numbers of its ``n`` evaluation
+    draws a side rather than among all of them: for a pure-DP claim
+    (:attr:`dpquant.audit.pipeline.context.AuditContext.poisson_counts`), when the conditional
+    bound promises more at the event's selection masses than the fixed counts' Clopper–Pearson
+    rectangle does (:func:`dpquant.audit.statistics.poisson_counts.poisson_expected_bound`
+    against :func:`dpquant.audit.statistics.bounds.expected_bound`). It does for all but events
+    of large mass: the rectangle's binomial counts vary less than Poisson ones when p0 is near 1
+    (at 280 000 draws a side and the default α, masses 0.09 and 0.035 promise 0.884 against
+    0.862, masses 0.9 and 0.33 promise 0.984 against 0.986; ``notes/auditor.md``, "Poissonized
+    counts"). Chosen before any evaluation draw, so either bound keeps its level.
+
+    Args:
+        ctx: The audit.
+        s: The event, with its selection masses (``p0`` on the side it is likelier on).
+        n: Its evaluation draws per side.
+        tail: The chance each side's count may lose to its cap (:data:`POISSON_TAIL_SHARE` of
+            the evaluation's α).
+
+    Returns:
+        True to count Poisson numbers of draws.
+    """
+    if not ctx.poisson_counts or s.p0 <= 0:
+        return False
+    fixed = float(expected_bound(s.p0, s.p1, n, ctx.claim.delta, ctx.alpha_eval))
+    rate = poisson_rate(n, tail)
+    return poisson_expected_bound(s.p0, s.p1, rate, ctx.alpha_eval - 2 * tail) > fixed
+
+
 def _evaluate(
     ctx: AuditContext, chosen: list[Chosen], carried: list[int], r: int
 ) -> tuple[list[EvaluatedCandidate], Best]:
@@ -322,18 +354,20 @@ def _evaluate(
     pairs = [
         pair_jobs(c.d0, c.d1, n, (EVAL, r, i)) for i, (c, _, n) in zip(carried, taken, strict=True)
     ]
-    poisson = ctx.poisson_counts
     tail = ctx.alpha_eval * POISSON_TAIL_SHARE
+    poissons = [counts_poisson(ctx, s, n, tail) for _, s, n in taken]
     limits = [
         poisson_sizes(n, tail, chunk_rng(ctx.seed, (EVAL, r, i, POISSON_KEY)))
         if poisson
         else (n, n)
-        for i, (_, _, n) in zip(carried, taken, strict=True)
+        for i, (_, _, n), poisson in zip(carried, taken, poissons, strict=True)
     ]
     counted = _count_hits(ctx, pairs, [s.event for _, s, _ in taken], limits)
     results = []
     best: Best = (-math.inf, None, None)
-    for (c, s, _), (m0, m1), ((h0, h1), (a, b)) in zip(taken, limits, counted, strict=True):
+    for (c, s, _), poisson, (m0, m1), ((h0, h1), (a, b)) in zip(
+        taken, poissons, limits, counted, strict=True
+    ):
         (k0, n0), (k1, n1) = ((h0, m0), (h1, m1)) if s.forward else ((h1, m1), (h0, m0))
         if poisson:
             level = ctx.alpha_eval - 2 * tail  # a capped count: module docstring of poisson_counts
@@ -416,5 +450,6 @@ __all__ = [
     "RANK_SHARE",
     "WitnessDraws",
     "blackbox_stage",
+    "counts_poisson",
     "witness_conformance",
 ]

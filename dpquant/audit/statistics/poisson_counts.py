@@ -160,7 +160,8 @@ def poisson_expected_bound(p0: float, p1: float, rate: float, alpha: float) -> f
         alpha: The level, in (0, 1).
 
     Returns:
-        The bound; −inf when p0 = 0.
+        The bound; −inf when p0 = 0 or when the expected total count λ·(p0 + p1) is below one
+        (no bound at counts that small).
 
     Raises:
         ValueError: an argument out of range, naming it.
@@ -171,7 +172,7 @@ def poisson_expected_bound(p0: float, p1: float, rate: float, alpha: float) -> f
         0 < rate <= MAX_COUNT
     ):
         raise ParameterError("rate", f"must be a real in (0, {MAX_COUNT}]", repr(rate))
-    if p0 == 0:
+    if p0 == 0 or rate * (p0 + p1) < 1:
         return -math.inf
     k0, s = np.asarray(rate * p0), np.asarray(rate * (p0 + p1))
     return float(_log_odds(cp_lower(k0, s, alpha)))

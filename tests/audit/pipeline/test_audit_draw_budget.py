@@ -275,12 +275,17 @@ def test_the_cross_fitted_screens_score_for_the_evaluation_they_plan(monkeypatch
     assert seen and not any(seen)
 
 
-def test_poisson_counts_only_for_pure_dp_claims_with_a_budget() -> None:
-    """The default audit counts fixed numbers of draws, as its reports always have; so does a
-    budgeted audit of an (ε, δ) claim (the conditional bound is of p0/p1, without δ)."""
+def test_poisson_counts_for_pure_dp_claims_with_or_without_a_budget() -> None:
+    """A pure claim's events are counted in Poisson numbers of draws where that promises more,
+    in the default audit as with a budget (randomized response's); an (ε, δ) claim's never (the
+    conditional bound is of p0/p1, without δ)."""
     mech = RandomizedResponse(1.0)
     default = audit_mechanism(mech, mode="blackbox", seed=0, samples=20_000)
-    assert {e.counting for e in default.blackbox.evaluated} == {"fixed"}
+    assert {e.counting for e in default.blackbox.evaluated} == {"poisson"}
+    level = default.blackbox.alpha_per_candidate * (1 - 2 * POISSON_TAIL_SHARE)
+    for e in default.blackbox.evaluated:  # the conditional bound of its counts, at α − 2τ
+        assert e.epsilon_lower_bound == poisson_epsilon_lower_bound(e.k0, e.k1, level)
+        assert e.n0 <= 14_000 and e.n1 <= 14_000  # counted among the draws made (70 % a side)
     budgeted = audit_mechanism(mech, mode="blackbox", seed=0, max_draws=200_000)
     assert {e.counting for e in budgeted.blackbox.evaluated} == {"poisson"}
     approx = from_callable(
@@ -289,5 +294,8 @@ def test_poisson_counts_only_for_pure_dp_claims_with_a_budget() -> None:
         (0.0, 1.0),
         vectorized=True,
     )
-    r = audit_mechanism(approx, mode="blackbox", seed=0, max_draws=200_000)
-    assert {e.counting for e in r.blackbox.evaluated} == {"fixed"}
+    for r in (
+        audit_mechanism(approx, mode="blackbox", seed=0, max_draws=200_000),
+        audit_mechanism(approx, mode="blackbox", seed=0, samples=20_000),
+    ):
+        assert {e.counting for e in r.blackbox.evaluated} == {"fixed"}

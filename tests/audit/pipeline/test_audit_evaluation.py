@@ -169,8 +169,9 @@ def test_an_evaluation_counted_block_by_block_counts_the_same_draws(
     monkeypatch, name, pair
 ) -> None:
     """With blocks of one chunk (65 536 draws per side instead of 2^20), the evaluation of
-    200 000 draws per side is counted in three blocks and gives the same counts and bounds; the
-    witness keeps only the first block."""
+    200 000 draws per side is counted in three blocks and gives the same counts and bounds (its
+    event counted among the first Poisson numbers of the 140 000 evaluation draws, which end
+    within the last block); the witness keeps only the first block."""
     from dpquant.audit.pipeline.context import Candidate
     from dpquant.audit.suites.classic import entry
 
@@ -180,7 +181,9 @@ def test_an_evaluation_counted_block_by_block_counts_the_same_draws(
     monkeypatch.setattr(evaluation, "EVAL_BLOCK", 1)
     blocks = evaluation.blackbox_stage(_context(mech, 200_000, True), finalists, False)
     assert whole[0].evaluated == blocks[0].evaluated and whole[2] == blocks[2]
-    assert whole[0].evaluated[0].n0 == 140_000
+    (evaluated,) = whole[0].evaluated
+    assert evaluated.counting == "poisson"
+    assert 131_072 < min(evaluated.n0, evaluated.n1) and max(evaluated.n0, evaluated.n1) <= 140_000
     assert len(whole[3][1]) == 140_000 and len(blocks[3][1]) == 65_536
 
 
@@ -230,3 +233,42 @@ def test_a_tightening_audit_ranks_finalists_on_fresh_draws_not_on_their_selectio
     assert ranks[0] > ranks[1] and ranks[1] < 0.05
     assert abs(ranks[0] - true_promise) < 0.02
     assert ctx.ledger.by_stage["ranking"] == 4 * (selection_size(budget) // evaluation.RANK_SHARE)
+
+
+@pytest.mark.parametrize(
+    "p0, p1, delta, poisson",
+    [
+        (0.09, 0.035, 0.0, True),  # the EM median's best events: 0.884 against 0.862
+        (0.02, 0.0073, 0.0, True),
+        (0.9, 0.33, 0.0, False),  # a large event: binomial counts vary less (0.986 against 0.984)
+        (0.09, 0.035, 1e-6, False),  # an (ε, δ) claim: the conditional bound has no δ
+        (0.0, 0.035, 0.0, False),  # nothing to count
+    ],
+)
+def test_an_event_is_counted_in_poisson_numbers_when_that_promises_more(
+    p0, p1, delta, poisson
+) -> None:
+    """counts_poisson: the conditional bound's promise at the selection masses against the fixed
+    counts' rectangle, at 280 000 evaluation draws a side and the default audit's α; never for an
+    (ε, δ) claim."""
+    from dpquant.audit.events.families import Event, Scored
+    from dpquant.audit.statistics.bounds import expected_bound
+    from dpquant.audit.statistics.poisson_counts import poisson_expected_bound, poisson_rate
+
+    mech = _LaplaceSum()
+    if delta > 0:
+        mech = from_callable(
+            lambda d, size, rng: d[0] + rng.laplace(size=size),
+            PrivacyClaim(1.0, delta, "replace_one"),
+            (0.0, 1.0),
+            vectorized=True,
+        )
+    ctx = _context(mech, 400_000)
+    s = Scored(Event("interval", lo=0.5), True, 0.0, p0, p1)
+    tail = ctx.alpha_eval * evaluation.POISSON_TAIL_SHARE
+    assert evaluation.counts_poisson(ctx, s, 280_000, tail) is poisson
+    if delta == 0 and p0 > 0:  # the choice is the larger promise
+        fixed = float(expected_bound(p0, p1, 280_000, 0.0, ctx.alpha_eval))
+        rate = poisson_rate(280_000, tail)
+        promised = poisson_expected_bound(p0, p1, rate, ctx.alpha_eval - 2 * tail)
+        assert (promised > fixed) is poisson and abs(promised - fixed) > 1e-3

@@ -137,6 +137,13 @@ def test_no_count_on_d_is_no_bound() -> None:
     assert poisson_epsilon_lower_bound(12, 0, 0.05) > 0
 
 
+def test_an_expected_total_below_one_count_promises_no_bound() -> None:
+    """Below one expected count in all (λ·(p0 + p1) < 1) there is no bound at the expected counts
+    (a planning value, never an error: a tiny budget's event); from one count on there is one."""
+    assert poisson_expected_bound(0.3, 0.1, 2.0, 0.05) == -math.inf
+    assert poisson_expected_bound(0.9, 0.0, 2.0, 0.05) > -math.inf
+
+
 @pytest.mark.parametrize(
     ("call", "name"),
     [
