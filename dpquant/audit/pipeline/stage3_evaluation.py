@@ -209,7 +209,8 @@ def _ranks(ctx: AuditContext, chosen: list[Chosen], budgets: list[int], r: int) 
     """How each finalist ranks for evaluation: its event's selection score; or, when the audit is
     to ``tighten`` its bound (one candidate carried), the bound its event promises at its
     evaluation draws with masses counted on fresh *ranking* draws (1/:data:`RANK_SHARE` of its
-    selection draws per side), without the selection's Wilson penalty.
+    selection draws per side), without the selection's Wilson penalty, counted as its evaluation
+    would count it (the larger of the fixed and the Poisson counts' promises, :func:`_promises`).
 
     The penalty keeps a finalist's choice among thousands of events off slivers resting on a few
     draws; between a handful of finalists it would count a rare event's selection noise once more
@@ -231,7 +232,7 @@ def _ranks(ctx: AuditContext, chosen: list[Chosen], budgets: list[int], r: int) 
     ranks = []
     for (_, s, n_eval), n, ((h0, h1), _) in zip(chosen, sizes, counted, strict=True):
         k0, k1 = (h0, h1) if s.forward else (h1, h0)
-        ranks.append(float(expected_bound(k0 / n, k1 / n, n_eval, ctx.claim.delta, ctx.alpha_eval)))
+        ranks.append(max(_promises(ctx, k0 / n, k1 / n, n_eval)))
     return ranks
 
 
@@ -316,7 +317,7 @@ POISSON_KEY = 2
 the side, 0 or 1, and the chunk)."""
 
 
-def counts_poisson(ctx: AuditContext, s: Scored, n: int, tail: float) -> bool:
+def counts_poisson(ctx: AuditContext, s: Scored, n: int) -> bool:
     """Whether a finalist's event ``s`` is counted among Poisson numbers of its ``n`` evaluation
     draws a side rather than among all of them: for a pure-DP claim
     (:attr:`dpquant.audit.pipeline.context.AuditContext.poisson_counts`), when the conditional
@@ -331,18 +332,26 @@ def counts_poisson(ctx: AuditContext, s: Scored, n: int, tail: float) -> bool:
     Args:
         ctx: The audit.
         s: The event, with its selection masses (``p0`` on the side it is likelier on).
-        n: Its evaluation draws per side.
-        tail: The chance each side's count may lose to its cap (:data:`POISSON_TAIL_SHARE` of
-            the evaluation's α).
+        n: Its evaluation draws per side (each side's count may lose
+            :data:`POISSON_TAIL_SHARE` of the evaluation's α to its cap).
 
     Returns:
         True to count Poisson numbers of draws.
     """
-    if not ctx.poisson_counts or s.p0 <= 0:
-        return False
-    fixed = float(expected_bound(s.p0, s.p1, n, ctx.claim.delta, ctx.alpha_eval))
-    rate = poisson_rate(n, tail)
-    return poisson_expected_bound(s.p0, s.p1, rate, ctx.alpha_eval - 2 * tail) > fixed
+    fixed, poisson = _promises(ctx, s.p0, s.p1, n)
+    return poisson > fixed
+
+
+def _promises(ctx: AuditContext, p0: float, p1: float, n: int) -> tuple[float, float]:
+    """The bounds ``n`` evaluation draws a side promise for an event of masses ``p0``, ``p1``:
+    counted in fixed numbers, and in Poisson numbers (−inf unless the claim is pure); the larger
+    is what :func:`counts_poisson` will count it for."""
+    fixed = float(expected_bound(p0, p1, n, ctx.claim.delta, ctx.alpha_eval))
+    if not ctx.poisson_counts or p0 <= 0:
+        return fixed, -math.inf
+    tail = ctx.alpha_eval * POISSON_TAIL_SHARE
+    level = ctx.alpha_eval - 2 * tail
+    return fixed, poisson_expected_bound(p0, p1, poisson_rate(n, tail), level)
 
 
 def _evaluate(
@@ -355,7 +364,7 @@ def _evaluate(
         pair_jobs(c.d0, c.d1, n, (EVAL, r, i)) for i, (c, _, n) in zip(carried, taken, strict=True)
     ]
     tail = ctx.alpha_eval * POISSON_TAIL_SHARE
-    poissons = [counts_poisson(ctx, s, n, tail) for _, s, n in taken]
+    poissons = [counts_poisson(ctx, s, n) for _, s, n in taken]
     limits = [
         poisson_sizes(n, tail, chunk_rng(ctx.seed, (EVAL, r, i, POISSON_KEY)))
         if poisson
