@@ -349,9 +349,16 @@ def _promises(ctx: AuditContext, p0: float, p1: float, n: int) -> tuple[float, f
     fixed = float(expected_bound(p0, p1, n, ctx.claim.delta, ctx.alpha_eval))
     if not ctx.poisson_counts or p0 <= 0:
         return fixed, -math.inf
-    tail = ctx.alpha_eval * POISSON_TAIL_SHARE
-    level = ctx.alpha_eval - 2 * tail
+    tail, level = _poisson_levels(ctx)
     return fixed, poisson_expected_bound(p0, p1, poisson_rate(n, tail), level)
+
+
+def _poisson_levels(ctx: AuditContext) -> tuple[float, float]:
+    """The chance each side's Poisson count may lose to its cap (:data:`POISSON_TAIL_SHARE` of
+    the evaluation's α), and the level its conditional bound is then taken at (α − 2·tail: a
+    capped count, module docstring of :mod:`dpquant.audit.statistics.poisson_counts`)."""
+    tail = ctx.alpha_eval * POISSON_TAIL_SHARE
+    return tail, ctx.alpha_eval - 2 * tail
 
 
 def _evaluate(
@@ -363,7 +370,7 @@ def _evaluate(
     pairs = [
         pair_jobs(c.d0, c.d1, n, (EVAL, r, i)) for i, (c, _, n) in zip(carried, taken, strict=True)
     ]
-    tail = ctx.alpha_eval * POISSON_TAIL_SHARE
+    tail, level = _poisson_levels(ctx)
     poissons = [counts_poisson(ctx, s, n) for _, s, n in taken]
     limits = [
         poisson_sizes(n, tail, chunk_rng(ctx.seed, (EVAL, r, i, POISSON_KEY)))
@@ -379,7 +386,6 @@ def _evaluate(
     ):
         (k0, n0), (k1, n1) = ((h0, m0), (h1, m1)) if s.forward else ((h1, m1), (h0, m0))
         if poisson:
-            level = ctx.alpha_eval - 2 * tail  # a capped count: module docstring of poisson_counts
             bound = poisson_epsilon_lower_bound(k0, k1, level)
             lo, hi = poisson_ratio_interval(k0, k1, level)
         else:
