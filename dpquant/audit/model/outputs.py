@@ -41,6 +41,7 @@ import numbers
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -112,10 +113,13 @@ class Outputs:
     def width(self) -> int:
         return self.values.shape[1]
 
-    @property
+    @cached_property
     def numeric(self) -> np.ndarray:
-        """Boolean mask of the numeric draws."""
-        return self.atoms == NUMERIC
+        """Boolean mask of the numeric draws (read-only: computed once, as the stages ask for
+        it many times per batch of draws)."""
+        mask = np.asarray(self.atoms == NUMERIC, dtype=bool)
+        mask.flags.writeable = False
+        return mask
 
     def atom_counts(self) -> dict[str, int]:
         counts = Counter(self.atoms.tolist())

@@ -27,9 +27,9 @@ probe grid until it meets a *rank shift*; a few hundred draws a side cannot tell
 (loss 0.93, on an event of mass 7 %) from pairs of loss 0.75 among the hundreds of the full
 family, and a penalised score prefers the latter's larger events. So a budgeted search screens
 only the shapes where the worst pairs of a statistic of ranks lie, a quarter of which are near
-the worst case, and scores the candidates of its middle and last screens by cross-fitting (the
-event chosen on one half of the draws counted on the other, with no penalty:
-:func:`dpquant.audit.pipeline.stage2_screening._cross_fitted`).
+the worst case, and scores the candidates of each screen by cross-fitting (the event chosen on
+one half of the draws counted on the other, with no penalty:
+:func:`dpquant.audit.pipeline.stage2_screening._held_out`).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ hundred candidates with millions of draws each before its first verdict; the res
 budget evaluates the finalist."""
 SCREEN_SHARES = (0.5, 0.3, 0.2)
 """How the search's draws are split between its three screens (all candidates, the best
-``SCREEN_TOPS[0]``, the best ``SCREEN_TOPS[1]``; the last two cross-fitted)."""
+``SCREEN_TOPS[0]``, the best ``SCREEN_TOPS[1]``; each cross-fitted)."""
 SCREEN_TOPS = (8, 2)
 """Candidates kept after the first and after the second screen."""
 MIN_SCREEN = 16

@@ -86,9 +86,13 @@ def _screen(
 ) -> list[Scored]:
     """``size`` draws per side for every candidate, each scored by its best event (the bound
     the evaluation draws would give, :func:`dpquant.audit.events.families.best_event`), or, with
-    ``cross_fit``, by that event's score on the other half of its draws (:func:`_cross_fitted`);
-    with ``keep``, the best (the first of the highest score) keeps its draws (``drawn``) to
-    choose its event in the final stage."""
+    ``cross_fit``, by its held-out score (:func:`_held_out`); with ``keep``, the best (the first
+    of the highest score) keeps its draws (``drawn``) to choose its event in the final stage.
+
+    With ``cross_fit`` only the scores rank the candidates, so a candidate's event is chosen on
+    all its draws (:func:`_cross_fitted`) only where it is used: for the best so far of a screen
+    that keeps its draws (its masses plan the final stage's budget, ``prior``). The others carry
+    the event their first half chose."""
     keyed = [(c, ctx.next_key()) for c in candidates]
     group = max(1, SCREEN_HELD // (2 * size))
     scored: list[Scored] = []
@@ -97,9 +101,10 @@ def _screen(
         part = keyed[start : start + group]
         outs = ctx.draw([pair_jobs(c.d0, c.d1, size, (stage, key)) for c, key in part])
         for (c, _), (a, b) in zip(part, outs, strict=True):
-            score = _cross_fitted if cross_fit else _best_event
-            sc = score(ctx, c, a, b, z)
+            sc = _held_out(ctx, c, a, b, z) if cross_fit else _best_event(ctx, c, a, b, z)
             if keep and (not scored or sc.expected > top):
+                if cross_fit:  # as _cross_fitted scores it, without choosing the halves again
+                    sc = replace(_best_event(ctx, c, a, b, z), expected=sc.expected)
                 c.drawn = (a, b)
             top = max(top, sc.expected)
             scored.append(sc)
@@ -114,11 +119,28 @@ def _best_event(ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs, z: floa
 
 
 def _cross_fitted(ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs, z: float) -> Scored:
-    """Candidate ``c``'s best event on all its draws, scored without the winner's curse: the
-    event chosen on each half of the draws (Wilson level ``z``) is counted on the other half and
-    scored there at its plug-in masses (Wilson level 0), and the two scores are averaged
-    (two-fold cross-fitting, as in Chernozhukov et al., "Double/debiased machine learning",
-    2018, section 3).
+    """Candidate ``c``'s best event on all its draws (Wilson level ``z``), with its held-out
+    score (:func:`_held_out`) as its ``expected``.
+
+    Args:
+        ctx: The audit.
+        c: The candidate.
+        a: Its draws on D.
+        b: Its draws on D'.
+        z: The Wilson level of each choice.
+
+    Returns:
+        The best event on all the draws, scored without the winner's curse.
+    """
+    held = _held_out(ctx, c, a, b, z)
+    return replace(_best_event(ctx, c, a, b, z), expected=held.expected)
+
+
+def _held_out(ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs, z: float) -> Scored:
+    """Candidate ``c`` scored without the winner's curse: the event chosen on each half of the
+    draws (Wilson level ``z``) is counted on the other half and scored there at its plug-in
+    masses (Wilson level 0), and the two scores are averaged (two-fold cross-fitting, as in
+    Chernozhukov et al., "Double/debiased machine learning", 2018, section 3).
 
     Why (``notes/auditor.md``, "Tight bounds from fewer draws"): the score of the best of a few
     hundred events on the draws that chose it is biased upwards, by more for a rarer event, and
@@ -134,28 +156,33 @@ def _cross_fitted(ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs, z: fl
         z: The Wilson level of each half's choice.
 
     Returns:
-        The best event on all the draws (at level ``z``), with the cross-fitted score as its
-        ``expected``.
+        The event the first half chose, with the averaged held-out score as its ``expected``
+        (its masses are the first half's: only the score is meant to be read).
     """
     (a1, a2), (b1, b2) = a.halves(), b.halves()
-    scores = []
-    for (sa, sb), (ea, eb) in (((a1, b1), (a2, b2)), ((a2, b2), (a1, b1))):
-        chosen = _best_event(ctx, c, sa, sb, z)
-        ka, kb = int(chosen.event.indicator(ea).sum()), int(chosen.event.indicator(eb).sum())
-        k0, n0, k1, n1 = (ka, len(ea), kb, len(eb)) if chosen.forward else (kb, len(eb), ka, len(ea))
-        held = selection_score(
-            np.array([k0]),
-            n0,
-            np.array([k1]),
-            n1,
-            ctx.n_eval,
-            ctx.claim.delta,
-            ctx.alpha_eval,
-            0.0,
-            ctx.poisson_counts,
-        )
-        scores.append(float(held[0]))
-    return replace(_best_event(ctx, c, a, b, z), expected=float(np.mean(scores)))
+    folds = (((a1, b1), (a2, b2)), ((a2, b2), (a1, b1)))  # (choose on, count on)
+    chosen = [_best_event(ctx, c, sa, sb, z) for (sa, sb), _ in folds]
+    scores = [_plug_in(ctx, ch, ea, eb) for ch, (_, (ea, eb)) in zip(chosen, folds, strict=True)]
+    return replace(chosen[0], expected=float(np.mean(scores)))
+
+
+def _plug_in(ctx: AuditContext, chosen: Scored, a: Outputs, b: Outputs) -> float:
+    """The score of ``chosen``'s event counted on draws ``a`` (on D) and ``b`` (on D') that did
+    not choose it, at its plug-in masses (Wilson level 0)."""
+    ka, kb = int(chosen.event.indicator(a).sum()), int(chosen.event.indicator(b).sum())
+    k0, n0, k1, n1 = (ka, len(a), kb, len(b)) if chosen.forward else (kb, len(b), ka, len(a))
+    held = selection_score(
+        np.array([k0]),
+        n0,
+        np.array([k1]),
+        n1,
+        ctx.n_eval,
+        ctx.claim.delta,
+        ctx.alpha_eval,
+        0.0,
+        ctx.poisson_counts,
+    )
+    return float(held[0])
 
 
 def screening_stage(ctx: AuditContext, given: list[Candidate]) -> list[Candidate]:
@@ -223,16 +250,18 @@ def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candi
     violation (unless the audit is to ``tighten``); then the candidates (the given pairs, or the
     crash scan's pairs and :func:`dpquant.audit.pipeline.context.budget_family`) screened by successive halving
     within the search's share of the budget (:func:`dpquant.audit.pipeline.budget.screen_sizes`), with no
-    local search. Every screen after the first scores its candidates by cross-fitting
-    (:func:`_cross_fitted`: no winner's curse, so no penalty on rare events; between the last
+    local search. Every screen scores its candidates by cross-fitting
+    (:func:`_held_out`: no winner's curse, so no penalty on rare events; between the last
     two the penalty would count a rare event's noise once more and prefer a common event of
     smaller log-ratio, as :func:`dpquant.audit.pipeline.stage3_evaluation._ranks` explains, and
     without it or cross-fitting the winner's curse of the events of pairs of expected bound
     0.77·ε carried them on the exponential-mechanism median: ``notes/auditor.md``, "A
-    cross-fitted last screen"). A single screen of at most two candidates compares them
-    without the penalty. The best of the last screen keeps its draws and its event's masses
-    (``prior``): the finalist's event is chosen on them, so every draw the search leaves
-    evaluates it."""
+    cross-fitted last screen"); the first screen too, whose few hundred draws a side for each
+    of a few hundred candidates let the in-sample best events of null-like pairs outrank the
+    good ones (``notes/auditor.md``, "Where the search loses its good pairs"). A single screen
+    of at most two candidates compares them without the penalty. The best of the last screen
+    keeps its draws and its event's masses (``prior``): the finalist's event is chosen on them,
+    so every draw the search leaves evaluates it."""
     assert ctx.max_draws is not None
     candidates = list(given)
     if not given:
@@ -251,7 +280,7 @@ def _budgeted_screening(ctx: AuditContext, given: list[Candidate]) -> list[Candi
     sizes = screen_sizes(left, len(candidates))
     for j, (count, size) in enumerate(sizes):
         last = j == len(sizes) - 1
-        fit = 0 < j  # the middle and last screens: cross-fitted (:func:`_cross_fitted`)
+        fit = len(sizes) > 1  # every screen of a halving: cross-fitted (:func:`_held_out`)
         z = 0.0 if count <= SCREEN_TOPS[-1] and not fit else SELECTION_Z
         scores = _screen(ctx, ranked[:count], size, z=z, keep=last, cross_fit=fit)
         scored = sorted(zip(ranked[:count], scores, strict=True), key=lambda t: -t[1].expected)

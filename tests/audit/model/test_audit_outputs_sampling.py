@@ -66,6 +66,17 @@ def test_normalise_mixes_raised_atoms_and_numbers_in_object_arrays() -> None:
     assert str(Raised.of(ValueError("boom"))) == "raised:ValueError"
 
 
+def test_the_numeric_mask_is_computed_once_and_cannot_be_written() -> None:
+    """The stages ask for the mask many times per batch: it is kept, so it is read-only (a
+    caller that wrote into it would change every later reading)."""
+    out = normalise([1.0, "a symbol", 2.0], 3)
+    mask = out.numeric
+    assert mask.tolist() == [True, False, True] and out.numeric is mask
+    with pytest.raises(ValueError, match="read-only"):
+        mask[0] = False
+    assert out.numeric.tolist() == [True, False, True]
+
+
 def test_normalise_names_non_numeric_objects_as_atoms() -> None:
     out = normalise([None, "x", True, float("nan"), 3], 5)
     assert list(out.atoms) == ["None", "'x'", "bool:True", "nan", NUMERIC]

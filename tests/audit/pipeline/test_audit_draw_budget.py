@@ -209,9 +209,9 @@ def test_budgeted_bounds_stay_below_the_true_loss_of_correct_mechanisms() -> Non
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_issue_21_blackbox_audit_of_the_em_median_reaches_tightness_0_8_within_a_million(seed):
-    """Pure black-box mode, 10^6 draws in all: ε_lb ≥ 0.8 at the claim ε = 1 (129 of seeds
-    0–129 and 128 of 130–259 reach it; notes/auditor.md, "A total budget of draws" and "Tight
-    bounds from fewer draws"). The default
+    """Pure black-box mode, 10^6 draws in all: ε_lb ≥ 0.8 at the claim ε = 1 (each of seeds
+    0–259 reaches it; notes/auditor.md, "A total budget of draws" and "Where the search loses
+    its good pairs"). The default
     search needs 12.4 M draws for 0.85."""
     r = budgeted_audit(em_median(), MILLION, mode="blackbox", seed=seed)
     assert r.samples_used <= MILLION and r.mode == "blackbox"
