@@ -47,6 +47,7 @@ import numpy as np
 
 import dpquant.audit.pipeline.stage2_screening as screening
 from dpquant.audit import audit_mechanism
+from dpquant.audit.model.limits import MAX_MAX_DRAWS, MIN_MAX_DRAWS
 from dpquant.audit.pipeline.stage3_evaluation import POISSON_TAIL_SHARE
 from dpquant.audit.statistics.poisson_counts import poisson_expected_bound, poisson_rate
 from dpquant.audit.statistics.power import cell_masses
@@ -216,9 +217,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--budget", type=int, default=1_000_000)
     args = parser.parse_args(argv)
-    if min(args.epsilons) <= 0 or args.seeds < 1 or args.first_seed < 0 or args.budget < 1000:
+    if (
+        not all(math.isfinite(e) and e > 0 for e in args.epsilons)
+        or args.seeds < 1
+        or args.first_seed < 0
+        or not MIN_MAX_DRAWS <= args.budget <= MAX_MAX_DRAWS
+    ):
         parser.error(
-            "epsilons must be positive, --seeds at least 1, --first-seed at least 0, --budget at least 1000"
+            "epsilons must be positive and finite, --seeds at least 1, --first-seed at least 0, "
+            f"--budget in [{MIN_MAX_DRAWS}, {MAX_MAX_DRAWS}] (an audit's max_draws)"
         )
     for epsilon in args.epsilons:
         study(epsilon, range(args.first_seed, args.first_seed + args.seeds), args.budget)

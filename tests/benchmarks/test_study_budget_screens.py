@@ -59,3 +59,23 @@ def test_recorded_screens_are_the_searchs_and_leave_the_report_unchanged() -> No
     assert counts[0] > counts[-1] >= 1
     assert counts == [n for n, _ in screen_sizes(budget // 2, counts[0])]
     assert out.lost == study.classify(out.tightness, out.screens)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--epsilons", "nan"],
+        ["--epsilons", "inf"],
+        ["--epsilons", "0"],
+        ["--seeds", "0"],
+        ["--first-seed", "-1"],
+        ["--budget", "99999"],
+        ["--budget", str(10**13)],
+        ["--budget", "many"],
+    ],
+)
+def test_the_study_refuses_bad_arguments_before_any_audit(argv, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        study.main(argv)
+    assert exit_.value.code == 2
+    assert "usage" in capsys.readouterr().err

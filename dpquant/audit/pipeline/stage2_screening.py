@@ -103,8 +103,8 @@ def _screen(
         for (c, _), (a, b) in zip(part, outs, strict=True):
             sc = _held_out(ctx, c, a, b, z) if cross_fit else _best_event(ctx, c, a, b, z)
             if keep and (not scored or sc.expected > top):
-                if cross_fit:  # as _cross_fitted scores it, without choosing the halves again
-                    sc = replace(_best_event(ctx, c, a, b, z), expected=sc.expected)
+                if cross_fit:  # its event on all its draws, its held-out score kept
+                    sc = _cross_fitted(ctx, c, a, b, z, held=sc)
                 c.drawn = (a, b)
             top = max(top, sc.expected)
             scored.append(sc)
@@ -118,7 +118,14 @@ def _best_event(ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs, z: floa
     return best_event(a, b, ctx.n_eval, ctx.claim.delta, ctx.alpha_eval, families, z)
 
 
-def _cross_fitted(ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs, z: float) -> Scored:
+def _cross_fitted(
+    ctx: AuditContext,
+    c: Candidate,
+    a: Outputs,
+    b: Outputs,
+    z: float,
+    held: Scored | None = None,
+) -> Scored:
     """Candidate ``c``'s best event on all its draws (Wilson level ``z``), with its held-out
     score (:func:`_held_out`) as its ``expected``.
 
@@ -128,11 +135,13 @@ def _cross_fitted(ctx: AuditContext, c: Candidate, a: Outputs, b: Outputs, z: fl
         a: Its draws on D.
         b: Its draws on D'.
         z: The Wilson level of each choice.
+        held: Its :func:`_held_out` on these draws when already computed (None: computed here).
 
     Returns:
         The best event on all the draws, scored without the winner's curse.
     """
-    held = _held_out(ctx, c, a, b, z)
+    if held is None:
+        held = _held_out(ctx, c, a, b, z)
     return replace(_best_event(ctx, c, a, b, z), expected=held.expected)
 
 
