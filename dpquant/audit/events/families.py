@@ -34,6 +34,7 @@ estimates of the two masses (:func:`dpquant.audit.statistics.bounds.selection_sc
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -424,12 +425,12 @@ def _structured_candidates(
     tb, nb = b.padded(length)
     parts: list[tuple[Sequence[Event], np.ndarray, np.ndarray]] = []
     for i in range(length):
-        symbols = sorted((set(ta[:, i]) | set(tb[:, i])) - {""})
+        ca, cb = Counter(ta[:, i].tolist()), Counter(tb[:, i].tolist())
+        symbols = sorted((set(ca) | set(cb)) - {""})
         events = [Event("token", ("pos", i), atom=str(t)) for t in symbols]
         parts.append(
-            (events, np.array([np.sum(ta[:, i] == t) for t in symbols]),
-             np.array([np.sum(tb[:, i] == t) for t in symbols]))
-        )  # fmt: skip
+            (events, np.array([ca[t] for t in symbols]), np.array([cb[t] for t in symbols]))
+        )
         if np.isfinite(na[:, i]).any() or np.isfinite(nb[:, i]).any():
             parts.append(_interval_candidates(na[:, i], nb[:, i], ("pos", i)))
     for t in sorted((set(ta.ravel()) | set(tb.ravel())) - {"", "#"}):

@@ -47,8 +47,7 @@ finish in twenty minutes), so a wider output is projected on its coordinates and
 def project(out: Outputs, projection: Projection) -> np.ndarray:
     """Numeric values of one projection (NaN on atom draws)."""
     if projection and projection[0] == "pos":  # a position of structured draws
-        _, numbers = out.padded(projection[1] + 1)
-        return numbers[:, projection[1]]
+        return out.number_column(projection[1])
     v = out.values
     if not projection:
         return v[:, 0]

@@ -96,11 +96,14 @@ class Outputs:
         return 0 if self.tokens is None else self.tokens.shape[1]
 
     def padded(self, length: int) -> tuple[np.ndarray, np.ndarray]:
-        """``tokens`` and ``numbers`` padded to ``length`` positions (``""`` and NaN).
+        """``tokens`` and ``numbers`` padded to ``length`` positions (``""`` and NaN); read-only
+        views of the draws' own arrays when they have ``length`` positions already.
 
         Args:
             length: The positions wanted, at least the longest draw's.
         """
+        if self.tokens is not None and self.numbers is not None and length == self.positions():
+            return _read_only(self.tokens), _read_only(self.numbers)
         tokens = np.full((len(self), length), "", dtype=object)
         numbers = np.full((len(self), length), np.nan)
         if self.tokens is not None and self.numbers is not None:
@@ -108,6 +111,17 @@ class Outputs:
             tokens[:, :k] = self.tokens[:, :k]
             numbers[:, :k] = self.numbers[:, :k]
         return tokens, numbers
+
+    def number_column(self, position: int) -> np.ndarray:
+        """The numbers of structured draws at one position (NaN where there is none), as
+        ``padded(position + 1)[1][:, position]`` without padding the other positions.
+
+        Args:
+            position: A position, 0 or more.
+        """
+        if self.numbers is None or position >= self.positions():
+            return np.full(len(self), np.nan)
+        return self.numbers[:, position].copy()
 
     @property
     def width(self) -> int:
@@ -122,9 +136,15 @@ class Outputs:
         return mask
 
     def atom_counts(self) -> dict[str, int]:
-        counts = Counter(self.atoms.tolist())
-        counts.pop(NUMERIC, None)
-        return {str(a): int(c) for a, c in sorted(counts.items())}
+        """The number of draws of each atom, by name in sorted order (a new dict on each call)."""
+        return dict(self._atom_counts)
+
+    @cached_property
+    def _atom_counts(self) -> tuple[tuple[str, int], ...]:
+        if self.numeric.all():
+            return ()
+        counts = Counter(self.atoms[~self.numeric].tolist())
+        return tuple((str(a), int(c)) for a, c in sorted(counts.items()))
 
     def as_atoms(self) -> Outputs:
         """The same draws with every numeric row made the atom ``length:<k>`` (used when draws
@@ -196,6 +216,13 @@ class Outputs:
             width: The numeric rows' width (k).
         """
         return Outputs(np.empty((0, width)), np.empty(0, dtype=object))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that cannot be written to."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _real(x: Any) -> tuple[float | None, str]:
