@@ -424,16 +424,19 @@ def _structured_candidates(
     ta, na = a.padded(length)
     tb, nb = b.padded(length)
     parts: list[tuple[Sequence[Event], np.ndarray, np.ndarray]] = []
+    seen: set[Any] = set()  # every position's tokens
     for i in range(length):
         ca, cb = Counter(ta[:, i].tolist()), Counter(tb[:, i].tolist())
-        symbols = sorted((set(ca) | set(cb)) - {""})
+        here = set(ca) | set(cb)
+        seen |= here
+        symbols = sorted(here - {""})
         events = [Event("token", ("pos", i), atom=str(t)) for t in symbols]
         parts.append(
             (events, np.array([ca[t] for t in symbols]), np.array([cb[t] for t in symbols]))
         )
         if np.isfinite(na[:, i]).any() or np.isfinite(nb[:, i]).any():
             parts.append(_interval_candidates(na[:, i], nb[:, i], ("pos", i)))
-    for t in sorted((set(ta.ravel()) | set(tb.ravel())) - {"", "#"}):
+    for t in sorted(seen - {"", "#"}):
         ca, cb = np.count_nonzero(ta == t, axis=1), np.count_nonzero(tb == t, axis=1)
         levels = np.arange(1, max(ca.max(initial=0), cb.max(initial=0)) + 1)
         events = [Event("token_count", atom=str(t), lo=float(c)) for c in levels]

@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from dpquant.errors import recorded_name
+from dpquant.reference.validation import check_int
 
 NUMERIC = ""  # the atom name of a numeric draw
 TIMEOUT = "timeout"  # the atom of a draw that exceeded the audit's per-draw time limit
@@ -84,8 +85,12 @@ class Outputs:
         ``padded(position + 1)[1][:, position]`` without padding the other positions.
 
         Args:
-            position: A position, 0 or more.
+            position: A position, an integer 0 or more.
+
+        Raises:
+            ValueError: ``position`` is not an integer 0 or more.
         """
+        position = check_int(position, "position", minimum=0)
         if self.numbers is None or position >= self.positions():
             return np.full(len(self), np.nan)
         return self.numbers[:, position].copy()
@@ -98,9 +103,7 @@ class Outputs:
     def numeric(self) -> np.ndarray:
         """Boolean mask of the numeric draws (read-only: computed once, as the stages ask for
         it many times per batch of draws)."""
-        mask = np.asarray(self.atoms == NUMERIC, dtype=bool)
-        mask.flags.writeable = False
-        return mask
+        return _read_only(np.asarray(self.atoms == NUMERIC, dtype=bool))
 
     def atom_counts(self) -> dict[str, int]:
         """The number of draws of each atom, by name in sorted order (a new dict on each call)."""

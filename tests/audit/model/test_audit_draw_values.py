@@ -42,6 +42,9 @@ def test_padding_to_the_draws_own_length_reads_their_arrays_and_cannot_write_the
         assert np.array_equal(column, out.padded(4)[1][:, position], equal_nan=True)
         column[:] = 7.0  # a copy as well
     assert out.numbers[0, 1] == 2.5
+    for bad in (-1, 1.0, True, "0", None):
+        with pytest.raises(ValueError, match="position"):
+            out.number_column(bad)  # type: ignore[arg-type]
     plain = normalise([1.0, 2.0], 2)
     assert np.isnan(plain.number_column(0)).all() and plain.padded(1)[0].tolist() == [[""], [""]]
 
