@@ -124,8 +124,8 @@ ENVELOPE_CACHE_SIZE = 16_384
 at most about 50 MB; :func:`clear_envelope_cache` frees them). The auditor's exact stage on the
 registry's constants visits about 8,700 data sets: this many keeps a whole audit's envelopes, so a
 second audit of the same constants in the process (the paper mode, whose Ψ outside H is the
-extension's, or another sample size, output or event option, as in ``dpquant audit --all``)
-reuses them instead of cycling through a smaller cache with no hit (the four audits of
+extension's, or another sample size, output or event option) reuses them instead of cycling
+through a smaller cache with no hit (the four audits of
 ``tests/reference/private_median/test_tzamos20_audit.py``: 35.0 s → 23.5 s in one process,
 issue 39)."""
 
