@@ -29,7 +29,7 @@ def _study() -> ModuleType:
     spec = importlib.util.spec_from_file_location("study_fukuchi19_rates", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("study_fukuchi19_rates", module)
+    sys.modules["study_fukuchi19_rates"] = module  # its dataclass looks its module up there
     spec.loader.exec_module(module)
     return module
 
