@@ -177,6 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.n0 < args.n1 <= 24:
         parser.error("need 2 <= --n0 < --n1 <= 24")
+    for name, values in (("--alphas", args.alphas or []), ("--epsilons", args.epsilons)):
+        if not all(math.isfinite(v) and v > 0 for v in values):
+            parser.error(f"{name}: each must be a finite number > 0, got {values}")
     failed = 0
     print(f"slope per doubling of N, n = {args.n0} -> {args.n1}, tolerance ±{TOLERANCE:.0%}")
     print(f"{'corollary':>9} {'alpha':>6} {'eps':>5} {'slope interval':>20} {'secant':>8}")

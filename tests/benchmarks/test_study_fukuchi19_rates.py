@@ -27,7 +27,17 @@ def test_the_study_passes_the_lower_alpha_smoke_size_and_fails_a_size_where_the_
 
 @pytest.mark.parametrize(
     "argv",
-    [["--n0", "16", "--n1", "14"], ["--n0", "1"], ["--n1", "30"], ["--corollary", "3"]],
+    [
+        ["--n0", "16", "--n1", "14"],
+        ["--n0", "1"],
+        ["--n1", "30"],
+        ["--corollary", "3"],
+        ["--alphas", "nan"],
+        ["--alphas", "-1"],
+        ["--epsilons", "inf"],
+        ["--epsilons", "0"],
+        ["--epsilons", "one"],
+    ],
 )
 def test_the_study_refuses_sizes_and_corollaries_outside_its_range(argv: list[str]) -> None:
     study = load_script("study_fukuchi19_rates")
